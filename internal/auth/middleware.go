@@ -1,0 +1,117 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Authenticator establishes the signed-in user of each HTTP request from its
+// bearer token. It is safe for concurrent use.
+type Authenticator struct {
+	verifier *Verifier
+	users    calendar.UserService
+	logger   *slog.Logger
+	cache    *identityCache
+}
+
+// NewAuthenticator returns an Authenticator that verifies tokens with v and finds
+// or creates their users with users. logger receives failures that clients are
+// not told about; nil means slog.Default().
+func NewAuthenticator(v *Verifier, users calendar.UserService, logger *slog.Logger) *Authenticator {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Authenticator{
+		verifier: v,
+		users:    users,
+		logger:   logger,
+		cache:    newIdentityCache(identityTTL, identityCacheLimit, time.Now),
+	}
+}
+
+// Middleware records the request's viewer in its context for calendar.ViewerID.
+// It never rejects a request: anonymous clients may still use what needs no user
+// (introspection, for one), and a bad token makes only the operations that need a
+// user fail, with CodeUnauthenticated and the reason.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		values := r.Header.Values("Authorization")
+		if len(values) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(a.viewerContext(r.Context(), values)))
+	})
+}
+
+// Forget drops id from the identity cache, so that its next request asks the
+// user service again. Call it when the identity's user is deleted.
+func (a *Authenticator) Forget(id calendar.Identity) {
+	a.cache.forget(id)
+}
+
+// viewerContext returns ctx with the viewer, or the reason there is none, for the
+// given Authorization header values.
+func (a *Authenticator) viewerContext(ctx context.Context, header []string) context.Context {
+	raw, ok := bearerToken(header)
+	if !ok {
+		return calendar.WithViewerError(ctx, calendar.Errorf(calendar.CodeUnauthenticated,
+			"malformed Authorization header: want Bearer <token>"))
+	}
+	claims, err := a.verifier.Verify(ctx, raw)
+	if err != nil {
+		// A bad token is the client's problem, so no more than Debug; Verify's
+		// message is safe to pass on.
+		a.logger.DebugContext(ctx, "token rejected", "error", err)
+		return calendar.WithViewerError(ctx, calendar.Errorf(calendar.CodeUnauthenticated, "%s", err.Error()))
+	}
+	userID, err := a.userID(ctx, claims)
+	if err != nil {
+		return calendar.WithViewerError(ctx, err)
+	}
+	return calendar.WithViewer(ctx, userID)
+}
+
+// bearerToken returns the token of a single "Bearer <token>" header; the scheme
+// is case-insensitive (RFC 9110 section 11.1).
+func bearerToken(header []string) (string, bool) {
+	if len(header) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(header[0], " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
+		return "", false
+	}
+	return token, true
+}
+
+// userID returns the ID of the user who signs in as claims say, from the cache
+// or else from the user service. Domain errors are returned as they are so that
+// their code reaches the client; anything else is logged here, the last place
+// that knows the request, and replaced by a CodeInternal error safe to show.
+func (a *Authenticator) userID(ctx context.Context, claims Claims) (string, error) {
+	id := calendar.Identity{Provider: claims.Issuer, Subject: claims.Subject}
+	if userID, ok := a.cache.get(id); ok {
+		return userID, nil
+	}
+	userID, err := a.users.ResolveIdentity(ctx, calendar.SignUp{Identity: id, Email: claims.Email, Name: claims.Name})
+	if err == nil && userID == "" {
+		err = errors.New("user service returned an empty user ID")
+	}
+	if err != nil {
+		if calendar.ErrorCode(err) != calendar.CodeInternal {
+			return "", err
+		}
+		a.logger.ErrorContext(ctx, "resolve identity", "provider", id.Provider, "subject", id.Subject, "error", err)
+		return "", calendar.Errorf(calendar.CodeInternal, "could not establish the signed-in user")
+	}
+	a.cache.put(id, userID)
+	return userID, nil
+}

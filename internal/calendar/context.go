@@ -1,0 +1,34 @@
+package calendar
+
+import "context"
+
+type viewerKey struct{}
+
+type viewerState struct {
+	userID string
+	err    error
+}
+
+// WithViewer returns a context whose signed-in user is userID.
+func WithViewer(ctx context.Context, userID string) context.Context {
+	return context.WithValue(ctx, viewerKey{}, viewerState{userID: userID})
+}
+
+// WithViewerError returns a context recording why no user is signed in (an expired
+// token, say), so that operations needing one can say why.
+func WithViewerError(ctx context.Context, err error) context.Context {
+	return context.WithValue(ctx, viewerKey{}, viewerState{err: err})
+}
+
+// ViewerID returns the signed-in user's ID. Without one it returns the error recorded
+// by WithViewerError or a CodeUnauthenticated error.
+func ViewerID(ctx context.Context) (string, error) {
+	st, _ := ctx.Value(viewerKey{}).(viewerState)
+	if st.userID != "" {
+		return st.userID, nil
+	}
+	if st.err != nil {
+		return "", st.err
+	}
+	return "", Errorf(CodeUnauthenticated, "sign in required: send Authorization: Bearer <token>")
+}

@@ -1,0 +1,115 @@
+package calendar
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Role is what a member may do on a calendar.
+type Role string
+
+// The roles, from most to least powerful.
+const (
+	RoleOwner  Role = "OWNER"  // also edits and deletes the calendar and manages members
+	RoleWriter Role = "WRITER" // also writes entries
+	RoleReader Role = "READER" // reads
+)
+
+// Action is something a member may or may not do on a calendar.
+type Action int
+
+// The actions roles are checked against.
+const (
+	ActionRead         Action = iota // see the calendar, its entries and its members
+	ActionWriteEntries               // create, change and delete entries
+	ActionManage                     // edit or delete the calendar, manage members
+)
+
+// String describes the action for error messages: "your role cannot <action>".
+func (a Action) String() string {
+	switch a {
+	case ActionRead:
+		return "read this calendar"
+	case ActionWriteEntries:
+		return "write entries on this calendar"
+	case ActionManage:
+		return "edit this calendar or manage its members"
+	}
+	return "do that"
+}
+
+var allowed = map[Action][]Role{
+	ActionRead:         {RoleOwner, RoleWriter, RoleReader},
+	ActionWriteEntries: {RoleOwner, RoleWriter},
+	ActionManage:       {RoleOwner},
+}
+
+// Valid reports whether r is one of the defined roles.
+func (r Role) Valid() bool {
+	return r == RoleOwner || r == RoleWriter || r == RoleReader
+}
+
+// Can reports whether a member with role r may perform a.
+func (r Role) Can(a Action) bool { return slices.Contains(allowed[a], r) }
+
+// RolesAllowed lists the roles that may perform a; stores turn it into a condition
+// on the member's role inside the write.
+func RolesAllowed(a Action) []Role { return slices.Clone(allowed[a]) }
+
+// ValidateRole checks a role given as input.
+func ValidateRole(field string, r Role) error {
+	if !r.Valid() {
+		return Invalidf(field, "%s must be OWNER, WRITER or READER, got %q", field, r)
+	}
+	return nil
+}
+
+// MembershipKey identifies a membership: one user on one calendar.
+type MembershipKey struct {
+	CalendarID string
+	UserID     string
+}
+
+// Membership gives a user a role on a calendar.
+type Membership struct {
+	CalendarID string
+	UserID     string
+	Role       Role
+	Version    int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Key returns the membership's key.
+func (m *Membership) Key() MembershipKey {
+	return MembershipKey{CalendarID: m.CalendarID, UserID: m.UserID}
+}
+
+// MembershipPage is one page of a membership connection. Cursors[i] is the opaque
+// cursor of Memberships[i].
+type MembershipPage struct {
+	Memberships []*Membership
+	Cursors     []string
+	HasNextPage bool
+}
+
+// MembershipService manages who is on a calendar, for the signed-in viewer. The
+// viewer's role is checked inside the write. A calendar always keeps an owner.
+type MembershipService interface {
+	// AddMember gives the user with email a role on the calendar. Errors:
+	// CodeUnauthenticated, CodeNotFound (calendar, or no user with that email),
+	// CodeForbidden (viewer not an owner), CodeInvalid, CodeAlreadyExists.
+	AddMember(ctx context.Context, calendarID, email string, role Role) (*Membership, error)
+
+	// ChangeRole changes a member's role. Errors: CodeUnauthenticated, CodeNotFound,
+	// CodeForbidden, CodeInvalid, CodeVersionConflict, CodeLastOwner.
+	ChangeRole(ctx context.Context, key MembershipKey, role Role, expectedVersion int) (*Membership, error)
+
+	// RemoveMember removes a member. Errors: as ChangeRole.
+	RemoveMember(ctx context.Context, key MembershipKey, expectedVersion int) error
+
+	// LeaveCalendar removes the viewer's own membership. Errors: CodeUnauthenticated,
+	// CodeNotFound, CodeLastOwner.
+	LeaveCalendar(ctx context.Context, calendarID string) error
+}

@@ -1,0 +1,172 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// access is what a write learned about the viewer's standing on a calendar.
+type access struct {
+	viewer   string
+	calendar *calendar.Calendar
+	member   *calendar.Membership
+	items    map[itemKey]item // the calendar, the membership and any extra keys read
+}
+
+// access reads a calendar, the viewer's membership and any extra items in one
+// BatchGetItem and checks that the viewer may perform a. A non-member gets
+// CodeNotFound, so a calendar's existence is not revealed. The check is repeated
+// inside the write (roleCheck), so a concurrent change of role cannot slip by.
+func (s *Store) access(ctx context.Context, calendarID string, a calendar.Action, extra ...itemKey) (*access, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := calendar.ValidateID("id", calendarID); err != nil {
+		return nil, err
+	}
+	ck, mk := calendarKey(calendarID), membershipKey(calendarID, viewer)
+	items, err := s.batchGet(ctx, append([]itemKey{ck, mk}, extra...))
+	if err != nil {
+		return nil, err
+	}
+	if items[ck] == nil || items[mk] == nil {
+		return nil, errCalendarNotFound()
+	}
+	cal, err := unmarshal[calendarRecord](items[ck])
+	if err != nil {
+		return nil, err
+	}
+	mem, err := unmarshal[membershipRecord](items[mk])
+	if err != nil {
+		return nil, err
+	}
+	acc := &access{viewer: viewer, calendar: cal.calendar(), member: mem.membership(), items: items}
+	if !acc.member.Role.Can(a) {
+		return nil, errForbidden(acc.member.Role, a)
+	}
+	return acc, nil
+}
+
+func errCalendarNotFound() error {
+	return calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+}
+
+func errForbidden(r calendar.Role, a calendar.Action) error {
+	return calendar.Errorf(calendar.CodeForbidden, "your role on this calendar (%s) cannot %s", r, a)
+}
+
+// roleCheck is the in-transaction guard that the user still holds a role allowed
+// to perform a.
+func roleCheck(calendarID, userID string, a calendar.Action) txOp {
+	return opCheck(membershipKey(calendarID, userID), roleIn(calendar.RolesAllowed(a)), explainRole(a))
+}
+
+func explainRole(a calendar.Action) explainFunc {
+	return func(old item) error {
+		if old == nil {
+			return errCalendarNotFound()
+		}
+		m, _ := unmarshal[membershipRecord](old)
+		return errForbidden(calendar.Role(m.Role), a)
+	}
+}
+
+// CreateCalendar implements calendar.CalendarService: the calendar, its owner
+// tally and the viewer's OWNER membership are written in one transaction.
+func (s *Store) CreateCalendar(ctx context.Context, n calendar.NewCalendar) (*calendar.Calendar, *calendar.Membership, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := n.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	now := s.timestamp()
+	c.ID, c.Version, c.CreatedAt, c.UpdatedAt = s.newID(), 1, now, now
+	m := &calendar.Membership{CalendarID: c.ID, UserID: viewer, Role: calendar.RoleOwner, Version: 1, CreatedAt: now, UpdatedAt: now}
+	collision := mustBeNew(calendar.CodeInternal, "calendar ID collision")
+	err = s.transact(ctx,
+		opCheck(userKey(viewer), exists(), mustBeNew(calendar.CodeUnauthenticated, "your account no longer exists")),
+		opPut(calendarKey(c.ID), newCalendarRecord(&c), notExists(), collision),
+		opPut(ownerTallyKey(c.ID), newOwnerTallyRecord(c.ID, 1), notExists(), collision),
+		opPut(membershipKey(c.ID, viewer), newMembershipRecord(m), notExists(), collision),
+	)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create calendar: %w", err)
+	}
+	return &c, m, nil
+}
+
+// UpdateCalendar implements calendar.CalendarService.
+func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (*calendar.Calendar, error) {
+	acc, err := s.access(ctx, u.ID, calendar.ActionManage)
+	if err != nil {
+		return nil, err
+	}
+	if acc.calendar.Version != u.ExpectedVersion {
+		return nil, versionMismatch("calendar", u.ExpectedVersion)(acc.items[calendarKey(u.ID)])
+	}
+	updated, err := u.Apply(*acc.calendar)
+	if err != nil {
+		return nil, err
+	}
+	updated.Version, updated.UpdatedAt = acc.calendar.Version+1, s.timestamp()
+	err = s.transact(ctx,
+		roleCheck(u.ID, acc.viewer, calendar.ActionManage),
+		opPut(calendarKey(u.ID), newCalendarRecord(&updated), versionIs(u.ExpectedVersion), versionMismatch("calendar", u.ExpectedVersion)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("update calendar %s: %w", u.ID, err)
+	}
+	return &updated, nil
+}
+
+// DeleteCalendar implements calendar.CalendarService. The calendar, its owner
+// tally and the viewer's membership go in one transaction, which makes the
+// calendar invisible at once; the other members' memberships are removed right
+// after. Should that clean-up stop halfway, what is left is harmless: reads skip
+// memberships whose calendar is gone.
+func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion int) error {
+	acc, err := s.access(ctx, id, calendar.ActionManage)
+	if err != nil {
+		return err
+	}
+	if acc.calendar.Version != expectedVersion {
+		return versionMismatch("calendar", expectedVersion)(acc.items[calendarKey(id)])
+	}
+	err = s.transact(ctx,
+		opDelete(membershipKey(id, acc.viewer), roleIn(calendar.RolesAllowed(calendar.ActionManage)), explainRole(calendar.ActionManage)),
+		opDelete(calendarKey(id), versionIs(expectedVersion), versionMismatch("calendar", expectedVersion)),
+		opDelete(ownerTallyKey(id), exists(), mustBeNew(calendar.CodeInternal, "owner tally missing")),
+	)
+	if err != nil {
+		return fmt.Errorf("delete calendar %s: %w", id, err)
+	}
+	if err := s.removeMemberships(ctx, id); err != nil {
+		s.log.ErrorContext(ctx, "removing a deleted calendar's memberships", "calendar", id, "err", err)
+	}
+	return nil
+}
+
+// removeMemberships deletes every membership of a calendar, a page at a time.
+func (s *Store) removeMemberships(ctx context.Context, calendarID string) error {
+	for {
+		res, err := s.queryPage(ctx, membersQuery(calendarID, calendar.Page{First: calendar.MaxPageSize}))
+		if err != nil || len(res.items) == 0 {
+			return err
+		}
+		writes := make([]types.WriteRequest, len(res.items))
+		for i, it := range res.items {
+			writes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it).av()}}
+		}
+		if err := s.batchWrite(ctx, writes); err != nil {
+			return err
+		}
+	}
+}

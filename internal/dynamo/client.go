@@ -1,0 +1,57 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// ClientConfig says how to reach DynamoDB. The zero value uses the standard AWS
+// configuration: AWS_REGION, the credential chain, and AWS_ENDPOINT_URL_DYNAMODB or
+// AWS_ENDPOINT_URL when set.
+type ClientConfig struct {
+	// Endpoint overrides the endpoint (the embedded engine's loopback URL).
+	Endpoint string
+	// Local marks a local engine (embedded, DynamoDB Local). They accept any
+	// credentials, so fixed ones are used: the same for every command, because
+	// DynamoDB Local keeps a separate database per access key unless run with
+	// -sharedDb. Asking the default chain instead could stall on EC2 metadata.
+	// The region defaults to us-east-1.
+	Local bool
+	// Options are applied to the client, e.g. WithRecorder or WithLatency.
+	Options []func(*dynamodb.Options)
+}
+
+// NewClient builds a DynamoDB client. It keeps the SDK's default retryer.
+func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
+	// Many concurrent Queries in one wave must not queue for idle connections.
+	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConns = 256
+		t.MaxIdleConnsPerHost = 256
+	})
+	loaders := []func(*config.LoadOptions) error{config.WithHTTPClient(httpClient)}
+	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if cc.Local {
+		if cfg.Region == "" {
+			cfg.Region = "us-east-1"
+		}
+		cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
+	}
+	if cfg.Region == "" {
+		return nil, fmt.Errorf("no AWS region configured: set AWS_REGION")
+	}
+	opts := append([]func(*dynamodb.Options){}, cc.Options...)
+	if cc.Endpoint != "" {
+		opts = append(opts, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(cc.Endpoint) })
+	}
+	return dynamodb.NewFromConfig(cfg, opts...), nil
+}

@@ -1,0 +1,125 @@
+package dynamo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
+)
+
+// fixture is a store on a fresh table with helpers to act as several users.
+type fixture struct {
+	t     *testing.T
+	store *dynamo.Store
+	db    *dynamodb.Client
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	s, db := dynamotest.Store(t)
+	return &fixture{t: t, store: s, db: db}
+}
+
+// user signs up a user with the email and returns a context acting as them.
+func (f *fixture) user(email string) context.Context {
+	f.t.Helper()
+	id, err := f.store.ResolveIdentity(context.Background(), calendar.SignUp{
+		Identity: calendar.Identity{Provider: "test", Subject: email}, Email: email,
+	})
+	if err != nil {
+		f.t.Fatalf("sign up %s: %v", email, err)
+	}
+	return calendar.WithViewer(context.Background(), id)
+}
+
+func viewer(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	id, err := calendar.ViewerID(ctx)
+	if err != nil {
+		t.Fatalf("viewer: %v", err)
+	}
+	return id
+}
+
+// calendarOf creates a calendar owned by the context's user.
+func (f *fixture) calendarOf(ctx context.Context, name string) *calendar.Calendar {
+	f.t.Helper()
+	c, _, err := f.store.CreateCalendar(ctx, calendar.NewCalendar{Name: name})
+	if err != nil {
+		f.t.Fatalf("create calendar %s: %v", name, err)
+	}
+	return c
+}
+
+// share adds the user of member to the calendar with a role and returns the membership.
+func (f *fixture) share(owner context.Context, cal *calendar.Calendar, member context.Context, email string, role calendar.Role) *calendar.Membership {
+	f.t.Helper()
+	m, err := f.store.AddMember(owner, cal.ID, email, role)
+	if err != nil {
+		f.t.Fatalf("add %s as %s: %v", email, role, err)
+	}
+	if m.UserID != viewer(f.t, member) {
+		f.t.Fatalf("added user %s, want %s", m.UserID, viewer(f.t, member))
+	}
+	return m
+}
+
+// items returns every item of the table as plain Go values, sorted by key, for
+// comparing the whole table after a write.
+func (f *fixture) items() []map[string]any {
+	f.t.Helper()
+	var all []map[string]any
+	in := &dynamodb.ScanInput{TableName: aws.String(f.store.Table()), ConsistentRead: aws.Bool(true)}
+	for {
+		out, err := f.db.Scan(context.Background(), in)
+		if err != nil {
+			f.t.Fatalf("scan: %v", err)
+		}
+		for _, it := range out.Items {
+			var m map[string]any
+			if err := attributevalue.UnmarshalMap(it, &m); err != nil {
+				f.t.Fatalf("unmarshal: %v", err)
+			}
+			all = append(all, m)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	sort.Slice(all, func(i, j int) bool {
+		return fmt.Sprint(all[i]["PK"], all[i]["SK"]) < fmt.Sprint(all[j]["PK"], all[j]["SK"])
+	})
+	return all
+}
+
+// countEntities counts the table's items by entityType.
+func (f *fixture) countEntities() map[string]int {
+	f.t.Helper()
+	n := map[string]int{}
+	for _, it := range f.items() {
+		n[fmt.Sprint(it["entityType"])]++
+	}
+	return n
+}
+
+// wantCode fails unless err carries the code.
+func wantCode(t *testing.T, err error, want calendar.Code) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want %s", want)
+	}
+	var de *calendar.Error
+	if got := calendar.ErrorCode(err); got != want || !errors.As(err, &de) && want != calendar.CodeInternal {
+		t.Fatalf("got %v (code %s), want code %s", err, got, want)
+	}
+}

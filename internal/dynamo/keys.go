@@ -1,0 +1,106 @@
+package dynamo
+
+import "strings"
+
+// Attribute and index names of the table. Every item has PK and SK; the GSI key
+// attributes are present only on items that belong in that index (sparse indexes).
+const (
+	attrPK     = "PK"
+	attrSK     = "SK"
+	attrGSI1PK = "GSI1PK"
+	attrGSI1SK = "GSI1SK"
+	attrGSI3PK = "GSI3PK"
+	attrGSI3SK = "GSI3SK"
+
+	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
+	indexGSI1 = "GSI1"
+	// indexGSI3 maps a sign-in identity to its user (seed 001's access pattern 8).
+	indexGSI3 = "GSI3"
+)
+
+// Entity types, stored in every item's entityType attribute so that exports and
+// consistency checks can tell items apart without parsing keys.
+const (
+	entityUser       = "USER"
+	entityEmail      = "EMAIL"
+	entityIdentity   = "IDENTITY"
+	entityCalendar   = "CALENDAR"
+	entityOwnerTally = "OWNER_TALLY"
+	entityMembership = "MEMBERSHIP"
+)
+
+// Key prefixes that queries match with begins_with.
+const (
+	prefixCalendar = "CAL#"
+	prefixMember   = "MEMBER#"
+)
+
+// itemKey is an item's primary key.
+type itemKey struct {
+	PK string
+	SK string
+}
+
+// indexKey is an item's key in one GSI.
+type indexKey struct {
+	PK string
+	SK string
+}
+
+// userKey: the user item. PK = SK = USER#<userID>.
+func userKey(userID string) itemKey {
+	return itemKey{PK: "USER#" + userID, SK: "USER#" + userID}
+}
+
+// emailKey: the uniqueness item that reserves an email for one user, written in
+// the same transaction as the user (a GSI cannot enforce uniqueness).
+func emailKey(email string) itemKey {
+	return itemKey{PK: "EMAIL#" + email, SK: "EMAIL#" + email}
+}
+
+// identityKey: the uniqueness item that reserves a sign-in identity for one user,
+// so concurrent first sign-ins create exactly one user.
+func identityKey(provider, subject string) itemKey {
+	k := "IDENT#" + escape(provider) + "#" + escape(subject)
+	return itemKey{PK: k, SK: k}
+}
+
+// identityIndexKey: the user item's GSI3 key, found by provider and subject.
+func identityIndexKey(provider, subject, userID string) indexKey {
+	return indexKey{PK: "PROV#" + escape(provider) + "#" + escape(subject), SK: "USER#" + userID}
+}
+
+// calendarKey: the calendar item. PK = SK = CAL#<calendarID>.
+func calendarKey(calendarID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: prefixCalendar + calendarID}
+}
+
+// ownerTallyKey: the item counting a calendar's owners, so a transaction can
+// refuse to remove the last one. It sits in the calendar's partition.
+func ownerTallyKey(calendarID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: "OWNERS"}
+}
+
+// membershipKey: a user's membership of a calendar, in the calendar's partition so
+// that one Query lists a calendar's members.
+func membershipKey(calendarID, userID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: prefixMember + userID}
+}
+
+// membershipIndexKey: the membership's GSI1 key, so that one Query lists a user's
+// calendars.
+func membershipIndexKey(calendarID, userID string) indexKey {
+	return indexKey{PK: "USER#" + userID, SK: prefixCalendar + calendarID}
+}
+
+// userPartition is the GSI1 partition of a user's memberships.
+func userPartition(userID string) string { return "USER#" + userID }
+
+// calendarPartition is the table partition holding a calendar and its members.
+func calendarPartition(calendarID string) string { return prefixCalendar + calendarID }
+
+// escape keeps a free-form key component from forging a "#" separator, so two
+// different (provider, subject) pairs can never produce the same key.
+func escape(s string) string {
+	return strings.NewReplacer("%", "%25", "#", "%23").Replace(s)
+}

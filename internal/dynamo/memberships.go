@@ -1,0 +1,204 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// AddMember implements calendar.MembershipService.
+func (s *Store) AddMember(ctx context.Context, calendarID, email string, role calendar.Role) (*calendar.Membership, error) {
+	if err := calendar.ValidateRole("role", role); err != nil {
+		return nil, err
+	}
+	email, err := calendar.NormalizeEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	ek := emailKey(email)
+	acc, err := s.access(ctx, calendarID, calendar.ActionManage, ek)
+	if err != nil {
+		return nil, err
+	}
+	if acc.items[ek] == nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s", email)
+	}
+	userID := stringAttr(acc.items[ek], "userId")
+	if userID == acc.viewer {
+		return nil, calendar.Errorf(calendar.CodeAlreadyExists, "you are already a member of this calendar")
+	}
+	now := s.timestamp()
+	m := &calendar.Membership{CalendarID: calendarID, UserID: userID, Role: role, Version: 1, CreatedAt: now, UpdatedAt: now}
+	ops := []txOp{
+		roleCheck(calendarID, acc.viewer, calendar.ActionManage),
+		opCheck(userKey(userID), exists(), mustBeNew(calendar.CodeNotFound, "no user has the email %s", email)),
+		opPut(membershipKey(calendarID, userID), newMembershipRecord(m), notExists(),
+			mustBeNew(calendar.CodeAlreadyExists, "%s is already a member of this calendar", email)),
+	}
+	if role == calendar.RoleOwner {
+		ops = append(ops, ownerTally(calendarID, +1))
+	}
+	if err := s.transact(ctx, ops...); err != nil {
+		return nil, fmt.Errorf("add member to calendar %s: %w", calendarID, err)
+	}
+	return m, nil
+}
+
+// ChangeRole implements calendar.MembershipService.
+func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role calendar.Role, expectedVersion int) (*calendar.Membership, error) {
+	if err := calendar.ValidateRole("role", role); err != nil {
+		return nil, err
+	}
+	acc, target, err := s.memberAccess(ctx, key, expectedVersion)
+	if err != nil {
+		return nil, err
+	}
+	if target.Role == role {
+		return target, nil
+	}
+	updated := *target
+	updated.Role, updated.Version, updated.UpdatedAt = role, target.Version+1, s.timestamp()
+	var ops []txOp
+	if key.UserID != acc.viewer {
+		ops = append(ops, roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
+	}
+	ops = append(ops, opPut(membershipKey(key.CalendarID, key.UserID), newMembershipRecord(&updated),
+		versionIs(expectedVersion), versionMismatch("membership", expectedVersion)))
+	switch {
+	case target.Role == calendar.RoleOwner:
+		ops = append(ops, ownerTally(key.CalendarID, -1))
+	case role == calendar.RoleOwner:
+		ops = append(ops, ownerTally(key.CalendarID, +1))
+	}
+	if err := s.transact(ctx, ops...); err != nil {
+		return nil, fmt.Errorf("change role in calendar %s: %w", key.CalendarID, err)
+	}
+	return &updated, nil
+}
+
+// RemoveMember implements calendar.MembershipService.
+func (s *Store) RemoveMember(ctx context.Context, key calendar.MembershipKey, expectedVersion int) error {
+	acc, target, err := s.memberAccess(ctx, key, expectedVersion)
+	if err != nil {
+		return err
+	}
+	var ops []txOp
+	if key.UserID != acc.viewer {
+		ops = append(ops, roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
+	}
+	ops = append(ops, opDelete(membershipKey(key.CalendarID, key.UserID),
+		versionIs(expectedVersion), versionMismatch("membership", expectedVersion)))
+	if target.Role == calendar.RoleOwner {
+		ops = append(ops, ownerTally(key.CalendarID, -1))
+	}
+	if err := s.transact(ctx, ops...); err != nil {
+		return fmt.Errorf("remove member from calendar %s: %w", key.CalendarID, err)
+	}
+	return nil
+}
+
+// LeaveCalendar implements calendar.MembershipService.
+func (s *Store) LeaveCalendar(ctx context.Context, calendarID string) error {
+	acc, err := s.access(ctx, calendarID, calendar.ActionRead)
+	if err != nil {
+		return err
+	}
+	m := acc.member
+	ops := []txOp{opDelete(membershipKey(calendarID, acc.viewer), versionIs(m.Version), func(old item) error {
+		if old == nil {
+			return errCalendarNotFound()
+		}
+		return calendar.Errorf(calendar.CodeVersionConflict, "your membership changed meanwhile: try again")
+	})}
+	if m.Role == calendar.RoleOwner {
+		ops = append(ops, ownerTally(calendarID, -1))
+	}
+	if err := s.transact(ctx, ops...); err != nil {
+		return fmt.Errorf("leave calendar %s: %w", calendarID, err)
+	}
+	return nil
+}
+
+// memberAccess checks that the viewer manages key's calendar and reads the target
+// membership, which must exist with the expected version.
+func (s *Store) memberAccess(ctx context.Context, key calendar.MembershipKey, expectedVersion int) (*access, *calendar.Membership, error) {
+	if err := calendar.ValidateID("userId", key.UserID); err != nil {
+		return nil, nil, err
+	}
+	mk := membershipKey(key.CalendarID, key.UserID)
+	acc, err := s.access(ctx, key.CalendarID, calendar.ActionManage, mk)
+	if err != nil {
+		return nil, nil, err
+	}
+	if acc.items[mk] == nil {
+		return nil, nil, calendar.Errorf(calendar.CodeNotFound, "membership not found")
+	}
+	rec, err := unmarshal[membershipRecord](acc.items[mk])
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.Version != expectedVersion {
+		return nil, nil, versionMismatch("membership", expectedVersion)(acc.items[mk])
+	}
+	return acc, rec.membership(), nil
+}
+
+// ownerTally changes a calendar's owner count by delta inside the transaction. A
+// decrease is conditional on another owner remaining: this is what guarantees,
+// even under concurrent demotions, that a calendar never loses its last owner.
+func ownerTally(calendarID string, delta int) txOp {
+	owners := expression.Name("owners")
+	cond := exists()
+	if delta < 0 {
+		cond = cond.And(owners.GreaterThan(expression.Value(-delta)))
+	}
+	upd := expression.Set(owners, owners.Plus(expression.Value(delta)))
+	return opUpdate(ownerTallyKey(calendarID), upd, cond, func(old item) error {
+		if old == nil {
+			return errCalendarNotFound()
+		}
+		return calendar.Errorf(calendar.CodeLastOwner, "a calendar must keep at least one owner: make someone else an owner first")
+	})
+}
+
+// MembershipsOfUser implements calendar.Reader with a GSI1 Query.
+func (s *Store) MembershipsOfUser(ctx context.Context, userID string, p calendar.Page) (*calendar.MembershipPage, error) {
+	q := pageQuery{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK,
+		partition: userPartition(userID), prefix: prefixCalendar, page: p,
+		valid: func(key map[string]string) bool {
+			k := membershipKey(strings.TrimPrefix(key[attrGSI1SK], prefixCalendar), userID)
+			return key[attrPK] == k.PK && key[attrSK] == k.SK
+		},
+	}
+	return s.membershipPage(ctx, q)
+}
+
+// MembershipsOfCalendar implements calendar.Reader with a table Query.
+func (s *Store) MembershipsOfCalendar(ctx context.Context, calendarID string, p calendar.Page) (*calendar.MembershipPage, error) {
+	return s.membershipPage(ctx, membersQuery(calendarID, p))
+}
+
+func membersQuery(calendarID string, p calendar.Page) pageQuery {
+	return pageQuery{pkAttr: attrPK, skAttr: attrSK, partition: calendarPartition(calendarID), prefix: prefixMember, page: p}
+}
+
+func (s *Store) membershipPage(ctx context.Context, q pageQuery) (*calendar.MembershipPage, error) {
+	res, err := s.queryPage(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	page := &calendar.MembershipPage{Cursors: res.cursors, HasNextPage: res.hasNext}
+	for _, it := range res.items {
+		r, err := unmarshal[membershipRecord](it)
+		if err != nil {
+			return nil, err
+		}
+		page.Memberships = append(page.Memberships, r.membership())
+	}
+	return page, nil
+}

@@ -1,0 +1,144 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// pageQuery pages through the items of one partition (of the table or of a GSI)
+// whose sort key starts with a prefix, in sort-key order.
+type pageQuery struct {
+	index     string // "" for the table itself
+	pkAttr    string
+	skAttr    string
+	partition string
+	prefix    string
+	page      calendar.Page
+	// valid optionally checks the rest of a decoded cursor key, for indexes whose
+	// table key follows from the index key.
+	valid func(key map[string]string) bool
+}
+
+// pageResult is one page: the items, each item's cursor, and whether more follow.
+type pageResult struct {
+	items   []item
+	cursors []string
+	hasNext bool
+}
+
+// maxCursorLength bounds the cursors a client can send.
+const maxCursorLength = 2048
+
+// queryPage runs q. It asks for one item more than the page holds, to know
+// whether another page follows, and keeps querying when DynamoDB stops early at
+// its 1 MB response limit. Table queries are strongly consistent; GSI queries
+// cannot be.
+func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) {
+	if err := q.page.Validate(); err != nil {
+		return pageResult{}, err
+	}
+	start, err := q.decodeCursor(q.page.After)
+	if err != nil {
+		return pageResult{}, err
+	}
+	cond := expression.Key(q.pkAttr).Equal(expression.Value(q.partition)).
+		And(expression.KeyBeginsWith(expression.Key(q.skAttr), q.prefix))
+	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
+	if err != nil {
+		return pageResult{}, fmt.Errorf("build key condition: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ExclusiveStartKey: start, ConsistentRead: aws.Bool(q.index == ""),
+	}
+	if q.index != "" {
+		in.IndexName = aws.String(q.index)
+	}
+	var items []item
+	for {
+		in.Limit = aws.Int32(int32(q.page.First + 1 - len(items)))
+		out, err := s.db.Query(ctx, in)
+		if err != nil {
+			return pageResult{}, fmt.Errorf("query %s %s: %w", q.partition, q.prefix, err)
+		}
+		items = append(items, out.Items...)
+		if len(items) > q.page.First || len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	res := pageResult{hasNext: len(items) > q.page.First, items: items[:min(len(items), q.page.First)]}
+	for _, it := range res.items {
+		res.cursors = append(res.cursors, q.encodeCursor(it))
+	}
+	return res, nil
+}
+
+// keyAttrs are the attributes of a key in q's index: DynamoDB's LastEvaluatedKey
+// for a GSI holds the table key as well as the index key.
+func (q pageQuery) keyAttrs() []string {
+	attrs := []string{attrPK, attrSK}
+	if q.index != "" {
+		attrs = append(attrs, q.pkAttr, q.skAttr)
+	}
+	slices.Sort(attrs)
+	return slices.Compact(attrs)
+}
+
+// encodeCursor makes an item's opaque cursor: its key in q's index, the same thing
+// DynamoDB returns as LastEvaluatedKey when a page ends at that item.
+func (q pageQuery) encodeCursor(it item) string {
+	key := map[string]string{}
+	for _, a := range q.keyAttrs() {
+		key[a] = stringAttr(it, a)
+	}
+	b, _ := json.Marshal(key) // a map of strings always marshals
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeCursor turns a cursor back into an ExclusiveStartKey, refusing anything
+// that is not a key of q's own partition: a cursor from another query, or a forged
+// one, must not start a read elsewhere.
+func (q pageQuery) decodeCursor(cursor string) (item, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	bad := calendar.Invalidf("after", "after is not a cursor of this list")
+	if len(cursor) > maxCursorLength {
+		return nil, bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return nil, bad
+	}
+	var key map[string]string
+	if err := json.Unmarshal(raw, &key); err != nil {
+		return nil, bad
+	}
+	if !slices.Equal(slices.Sorted(maps.Keys(key)), q.keyAttrs()) ||
+		key[q.pkAttr] != q.partition || !strings.HasPrefix(key[q.skAttr], q.prefix) ||
+		(q.valid != nil && !q.valid(key)) {
+		return nil, bad
+	}
+	start := make(item, len(key))
+	for a, v := range key {
+		if v == "" {
+			return nil, bad
+		}
+		start[a] = &types.AttributeValueMemberS{Value: v}
+	}
+	return start, nil
+}

@@ -1,0 +1,185 @@
+package dynamo
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// item is one DynamoDB item as the SDK represents it.
+type item = map[string]types.AttributeValue
+
+// Storage records: what is written to the table, separate from the domain types so
+// that keys and bookkeeping never leak into the domain. Empty optional attributes
+// are omitted rather than stored as empty values.
+
+type userRecord struct {
+	PK         string    `dynamodbav:"PK"`
+	SK         string    `dynamodbav:"SK"`
+	GSI3PK     string    `dynamodbav:"GSI3PK,omitempty"`
+	GSI3SK     string    `dynamodbav:"GSI3SK,omitempty"`
+	EntityType string    `dynamodbav:"entityType"`
+	ID         string    `dynamodbav:"id"`
+	Name       string    `dynamodbav:"name"`
+	Email      string    `dynamodbav:"email"`
+	Provider   string    `dynamodbav:"provider,omitempty"`
+	Subject    string    `dynamodbav:"subject,omitempty"`
+	Version    int       `dynamodbav:"version"`
+	CreatedAt  time.Time `dynamodbav:"createdAt"`
+	UpdatedAt  time.Time `dynamodbav:"updatedAt"`
+}
+
+// guardRecord reserves a unique value (an email, an identity) for one user.
+type guardRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"entityType"`
+	UserID     string `dynamodbav:"userId"`
+}
+
+type calendarRecord struct {
+	PK          string    `dynamodbav:"PK"`
+	SK          string    `dynamodbav:"SK"`
+	EntityType  string    `dynamodbav:"entityType"`
+	ID          string    `dynamodbav:"id"`
+	Name        string    `dynamodbav:"name"`
+	Color       string    `dynamodbav:"color"`
+	Description string    `dynamodbav:"description,omitempty"`
+	TimeZone    string    `dynamodbav:"timeZone"`
+	IsResource  bool      `dynamodbav:"isResource"`
+	Version     int       `dynamodbav:"version"`
+	CreatedAt   time.Time `dynamodbav:"createdAt"`
+	UpdatedAt   time.Time `dynamodbav:"updatedAt"`
+}
+
+// ownerTallyRecord counts a calendar's owners; see ownerTallyKey.
+type ownerTallyRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"entityType"`
+	CalendarID string `dynamodbav:"calendarId"`
+	Owners     int    `dynamodbav:"owners"`
+}
+
+type membershipRecord struct {
+	PK         string    `dynamodbav:"PK"`
+	SK         string    `dynamodbav:"SK"`
+	GSI1PK     string    `dynamodbav:"GSI1PK"`
+	GSI1SK     string    `dynamodbav:"GSI1SK"`
+	EntityType string    `dynamodbav:"entityType"`
+	CalendarID string    `dynamodbav:"calendarId"`
+	UserID     string    `dynamodbav:"userId"`
+	Role       string    `dynamodbav:"role"`
+	Version    int       `dynamodbav:"version"`
+	CreatedAt  time.Time `dynamodbav:"createdAt"`
+	UpdatedAt  time.Time `dynamodbav:"updatedAt"`
+}
+
+func newUserRecord(u *calendar.User) userRecord {
+	k := userKey(u.ID)
+	r := userRecord{
+		PK: k.PK, SK: k.SK, EntityType: entityUser,
+		ID: u.ID, Name: u.Name, Email: u.Email,
+		Provider: u.Identity.Provider, Subject: u.Identity.Subject,
+		Version: u.Version, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
+	}
+	if u.Identity.Provider != "" {
+		ik := identityIndexKey(u.Identity.Provider, u.Identity.Subject, u.ID)
+		r.GSI3PK, r.GSI3SK = ik.PK, ik.SK
+	}
+	return r
+}
+
+func (r userRecord) user() *calendar.User {
+	return &calendar.User{
+		ID: r.ID, Name: r.Name, Email: r.Email,
+		Identity: calendar.Identity{Provider: r.Provider, Subject: r.Subject},
+		Version:  r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+func newGuardRecord(k itemKey, entityType, userID string) guardRecord {
+	return guardRecord{PK: k.PK, SK: k.SK, EntityType: entityType, UserID: userID}
+}
+
+func newCalendarRecord(c *calendar.Calendar) calendarRecord {
+	k := calendarKey(c.ID)
+	return calendarRecord{
+		PK: k.PK, SK: k.SK, EntityType: entityCalendar,
+		ID: c.ID, Name: c.Name, Color: c.Color, Description: c.Description,
+		TimeZone: c.TimeZone, IsResource: c.IsResource,
+		Version: c.Version, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+	}
+}
+
+func (r calendarRecord) calendar() *calendar.Calendar {
+	return &calendar.Calendar{
+		ID: r.ID, Name: r.Name, Color: r.Color, Description: r.Description,
+		TimeZone: r.TimeZone, IsResource: r.IsResource,
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+func newOwnerTallyRecord(calendarID string, owners int) ownerTallyRecord {
+	k := ownerTallyKey(calendarID)
+	return ownerTallyRecord{PK: k.PK, SK: k.SK, EntityType: entityOwnerTally, CalendarID: calendarID, Owners: owners}
+}
+
+func newMembershipRecord(m *calendar.Membership) membershipRecord {
+	k := membershipKey(m.CalendarID, m.UserID)
+	ik := membershipIndexKey(m.CalendarID, m.UserID)
+	return membershipRecord{
+		PK: k.PK, SK: k.SK, GSI1PK: ik.PK, GSI1SK: ik.SK, EntityType: entityMembership,
+		CalendarID: m.CalendarID, UserID: m.UserID, Role: string(m.Role),
+		Version: m.Version, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+	}
+}
+
+func (r membershipRecord) membership() *calendar.Membership {
+	return &calendar.Membership{
+		CalendarID: r.CalendarID, UserID: r.UserID, Role: calendar.Role(r.Role),
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+// marshal turns a record into an item.
+func marshal(record any) (item, error) {
+	it, err := attributevalue.MarshalMap(record)
+	if err != nil {
+		return nil, fmt.Errorf("marshal %T: %w", record, err)
+	}
+	return it, nil
+}
+
+// unmarshal decodes an item into a record of type R.
+func unmarshal[R any](it item) (R, error) {
+	var r R
+	if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+		return r, fmt.Errorf("unmarshal %T: %w", r, err)
+	}
+	return r, nil
+}
+
+// keyOf reads an item's primary key.
+func keyOf(it item) itemKey {
+	return itemKey{PK: stringAttr(it, attrPK), SK: stringAttr(it, attrSK)}
+}
+
+func stringAttr(it item, name string) string {
+	if s, ok := it[name].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// av returns the key as an SDK key map.
+func (k itemKey) av() item {
+	return item{
+		attrPK: &types.AttributeValueMemberS{Value: k.PK},
+		attrSK: &types.AttributeValueMemberS{Value: k.SK},
+	}
+}

@@ -1,0 +1,69 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Store implements calendar.Service on one DynamoDB table.
+type Store struct {
+	db    *dynamodb.Client
+	table string
+	now   func() time.Time
+	newID func() string
+	log   *slog.Logger
+}
+
+var _ calendar.Service = (*Store)(nil)
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock used for timestamps (tests inject a fixed one).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithIDs sets the ID generator (tests inject a deterministic one).
+func WithIDs(newID func() string) Option { return func(s *Store) { s.newID = newID } }
+
+// WithLogger sets where the store reports work it finishes after answering, such
+// as removing a deleted calendar's memberships.
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
+
+// New returns a Store on the named table. IDs default to UUIDv7, which sort by
+// creation time, so lists ordered by ID are ordered by age.
+func New(db *dynamodb.Client, table string, opts ...Option) *Store {
+	s := &Store{
+		db:    db,
+		table: table,
+		now:   func() time.Time { return time.Now().UTC() },
+		newID: func() string { return uuid.Must(uuid.NewV7()).String() },
+		log:   slog.Default(),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Table returns the table name.
+func (s *Store) Table() string { return s.table }
+
+// Ping checks that the table is reachable, for readiness probes.
+func (s *Store) Ping(ctx context.Context) error {
+	if _, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)}); err != nil {
+		return fmt.Errorf("describe table %s: %w", s.table, err)
+	}
+	return nil
+}
+
+// timestamp returns the current time at millisecond precision, so that what is
+// stored and what is returned compare equal.
+func (s *Store) timestamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }

@@ -1,0 +1,154 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// indexes are the table's global secondary indexes, all projecting every attribute.
+var indexes = []struct{ name, pk, sk string }{
+	{indexGSI1, attrGSI1PK, attrGSI1SK},
+	{indexGSI3, attrGSI3PK, attrGSI3SK},
+}
+
+// EnsureTable creates the table with its indexes when it does not exist, adds any
+// index it lacks, and waits until the table and its indexes are active.
+func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
+	desc, err := describe(ctx, db, table)
+	if err != nil {
+		return err
+	}
+	if desc == nil {
+		if err := createTable(ctx, db, table); err != nil {
+			return err
+		}
+	} else if err := addMissingIndexes(ctx, db, table, desc); err != nil {
+		return err
+	}
+	return waitActive(ctx, db, table)
+}
+
+// describe returns the table's description, or nil when it does not exist.
+func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.TableDescription, error) {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if _, ok := errors.AsType[*types.ResourceNotFoundException](err); ok {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("describe table %s: %w", table, err)
+	}
+	return out.Table, nil
+}
+
+func createTable(ctx context.Context, db *dynamodb.Client, table string) error {
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(table),
+		BillingMode: types.BillingModePayPerRequest,
+		KeySchema:   keySchema(attrPK, attrSK),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
+		},
+	}
+	for _, ix := range indexes {
+		in.AttributeDefinitions = append(in.AttributeDefinitions,
+			types.AttributeDefinition{AttributeName: aws.String(ix.pk), AttributeType: types.ScalarAttributeTypeS},
+			types.AttributeDefinition{AttributeName: aws.String(ix.sk), AttributeType: types.ScalarAttributeTypeS})
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName:  aws.String(ix.name),
+			KeySchema:  keySchema(ix.pk, ix.sk),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		})
+	}
+	_, err := db.CreateTable(ctx, in)
+	if _, ok := errors.AsType[*types.ResourceInUseException](err); ok {
+		return nil // created concurrently by another process
+	}
+	if err != nil {
+		return fmt.Errorf("create table %s: %w", table, err)
+	}
+	return nil
+}
+
+// addMissingIndexes adds indexes introduced after the table was created. DynamoDB
+// creates one index per UpdateTable call.
+func addMissingIndexes(ctx context.Context, db *dynamodb.Client, table string, desc *types.TableDescription) error {
+	have := map[string]bool{}
+	for _, g := range desc.GlobalSecondaryIndexes {
+		have[aws.ToString(g.IndexName)] = true
+	}
+	for _, ix := range indexes {
+		if have[ix.name] {
+			continue
+		}
+		_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(table),
+			AttributeDefinitions: []types.AttributeDefinition{
+				{AttributeName: aws.String(ix.pk), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(ix.sk), AttributeType: types.ScalarAttributeTypeS},
+			},
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName:  aws.String(ix.name),
+				KeySchema:  keySchema(ix.pk, ix.sk),
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			}}},
+		})
+		if err != nil {
+			return fmt.Errorf("add index %s to table %s: %w", ix.name, table, err)
+		}
+		if err := waitActive(ctx, db, table); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitActive polls until the table and all its indexes are ACTIVE. An engine that
+// reports no status (the embedded one) counts as active.
+func waitActive(ctx context.Context, db *dynamodb.Client, table string) error {
+	for delay := 50 * time.Millisecond; ; delay = min(2*delay, 2*time.Second) {
+		desc, err := describe(ctx, db, table)
+		if err != nil {
+			return err
+		}
+		if desc != nil && active(desc) {
+			return nil
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return fmt.Errorf("wait for table %s to become active: %w", table, err)
+		}
+	}
+}
+
+func active(desc *types.TableDescription) bool {
+	if desc.TableStatus != "" && desc.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, g := range desc.GlobalSecondaryIndexes {
+		if g.IndexStatus != "" && g.IndexStatus != types.IndexStatusActive {
+			return false
+		}
+	}
+	return true
+}
+
+// DeleteTable deletes the table; tests use it to clean up.
+func DeleteTable(ctx context.Context, db *dynamodb.Client, table string) error {
+	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
+		return fmt.Errorf("delete table %s: %w", table, err)
+	}
+	return nil
+}
+
+func keySchema(pk, sk string) []types.KeySchemaElement {
+	return []types.KeySchemaElement{
+		{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
+		{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
+	}
+}

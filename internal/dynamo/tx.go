@@ -1,0 +1,217 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Transactions: every write that touches more than one item is one
+// TransactWriteItems call built from txOps. Limits (DynamoDB's): at most 100
+// actions, never two on the same item, 4 MB in total. Each conditional action
+// carries an explanation that turns its failed condition into the precise domain
+// error; when the condition of more than one action fails, the first in order
+// wins, so callers put permission checks first.
+
+// txOp is one action of a write and how to explain its condition failing.
+type txOp struct {
+	action types.TransactWriteItem
+	key    itemKey
+	// failed explains a failed condition given the item as it was, nil if absent.
+	failed func(old item) error
+	err    error // a construction error, reported by apply
+}
+
+// explainFunc builds a txOp's failure explanation.
+type explainFunc = func(old item) error
+
+func opPut(key itemKey, record any, cond expression.ConditionBuilder, failed explainFunc) txOp {
+	it, err := marshal(record)
+	op := txOp{key: key, failed: failed, err: err}
+	expr, err := buildCondition(cond)
+	if op.err == nil {
+		op.err = err
+	}
+	op.action.Put = &types.Put{
+		Item: it, ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	return op
+}
+
+func opDelete(key itemKey, cond expression.ConditionBuilder, failed explainFunc) txOp {
+	expr, err := buildCondition(cond)
+	op := txOp{key: key, failed: failed, err: err}
+	op.action.Delete = &types.Delete{
+		Key: key.av(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	return op
+}
+
+func opCheck(key itemKey, cond expression.ConditionBuilder, failed explainFunc) txOp {
+	expr, err := buildCondition(cond)
+	op := txOp{key: key, failed: failed, err: err}
+	op.action.ConditionCheck = &types.ConditionCheck{
+		Key: key.av(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	return op
+}
+
+func opUpdate(key itemKey, upd expression.UpdateBuilder, cond expression.ConditionBuilder, failed explainFunc) txOp {
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	op := txOp{key: key, failed: failed, err: err}
+	op.action.Update = &types.Update{
+		Key: key.av(), UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	return op
+}
+
+func buildCondition(cond expression.ConditionBuilder) (expression.Expression, error) {
+	return expression.NewBuilder().WithCondition(cond).Build()
+}
+
+// transact applies ops atomically. Cancellations caused by contention or
+// throttling are retried with backoff; a failed condition is returned as the
+// failing op's explanation.
+func (s *Store) transact(ctx context.Context, ops ...txOp) error {
+	in := &dynamodb.TransactWriteItemsInput{}
+	for _, op := range ops {
+		if op.err != nil {
+			return fmt.Errorf("build transaction: %w", op.err)
+		}
+		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
+	}
+	for attempt := 1; ; attempt++ {
+		_, err := s.db.TransactWriteItems(ctx, in)
+		if err == nil {
+			return nil
+		}
+		tce, ok := errors.AsType[*types.TransactionCanceledException](err)
+		if !ok {
+			return fmt.Errorf("transact %d items: %w", len(ops), err)
+		}
+		for i, r := range tce.CancellationReasons {
+			if aws.ToString(r.Code) == "ConditionalCheckFailed" && i < len(ops) {
+				return s.explain(ctx, ops[i], r.Item)
+			}
+		}
+		if !retryableCancellation(tce) || attempt == maxAttempts {
+			return fmt.Errorf("transaction cancelled after %d attempts (%s): %w", attempt, reasonCodes(tce), err)
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return fmt.Errorf("transaction retry: %w", err)
+		}
+	}
+}
+
+// explain turns a failed condition into op's domain error. DynamoDB returns the
+// item as it was when asked to, but not every engine does for every action, so an
+// absent item is confirmed with a consistent read.
+func (s *Store) explain(ctx context.Context, op txOp, old item) error {
+	if op.failed == nil {
+		return fmt.Errorf("condition failed on %s/%s with no explanation", op.key.PK, op.key.SK)
+	}
+	if len(old) == 0 {
+		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(s.table), Key: op.key.av(), ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return fmt.Errorf("read %s/%s after failed condition: %w", op.key.PK, op.key.SK, err)
+		}
+		old = out.Item
+	}
+	if len(old) == 0 {
+		old = nil
+	}
+	return op.failed(old)
+}
+
+func withTable(a types.TransactWriteItem, table string) types.TransactWriteItem {
+	switch {
+	case a.Put != nil:
+		a.Put.TableName = aws.String(table)
+	case a.Delete != nil:
+		a.Delete.TableName = aws.String(table)
+	case a.Update != nil:
+		a.Update.TableName = aws.String(table)
+	case a.ConditionCheck != nil:
+		a.ConditionCheck.TableName = aws.String(table)
+	}
+	return a
+}
+
+func reasonCodes(tce *types.TransactionCanceledException) string {
+	codes := make([]string, len(tce.CancellationReasons))
+	for i, r := range tce.CancellationReasons {
+		codes[i] = aws.ToString(r.Code)
+	}
+	return strings.Join(codes, ",")
+}
+
+// write applies ops. A single Put or Delete goes out as a plain conditional
+// PutItem or DeleteItem, which costs half a transaction; anything else is one
+// transaction.
+func (s *Store) write(ctx context.Context, ops ...txOp) error {
+	if len(ops) != 1 || ops[0].err != nil || (ops[0].action.Put == nil && ops[0].action.Delete == nil) {
+		return s.transact(ctx, ops...)
+	}
+	op := ops[0]
+	var err error
+	if p := op.action.Put; p != nil {
+		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(s.table), Item: p.Item, ConditionExpression: p.ConditionExpression,
+			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+	} else {
+		d := op.action.Delete
+		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: aws.String(s.table), Key: d.Key, ConditionExpression: d.ConditionExpression,
+			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+	}
+	if ccf, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {
+		return s.explain(ctx, op, ccf.Item)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s/%s: %w", op.key.PK, op.key.SK, err)
+	}
+	return nil
+}
+
+// Conditions used by the writes.
+
+func notExists() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrPK))
+}
+
+func exists() expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(attrPK))
+}
+
+func versionIs(v int) expression.ConditionBuilder {
+	return exists().And(expression.Name("version").Equal(expression.Value(v)))
+}
+
+// roleIn holds when a membership exists with one of roles.
+func roleIn[R ~string](roles []R) expression.ConditionBuilder {
+	ops := make([]expression.OperandBuilder, len(roles))
+	for i, r := range roles {
+		ops[i] = expression.Value(string(r))
+	}
+	return exists().And(expression.Name("role").In(ops[0], ops[1:]...))
+}

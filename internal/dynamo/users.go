@@ -1,0 +1,139 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// errIdentityTaken reports that another request registered the same identity
+// first; the caller then reads whom it was registered to.
+var errIdentityTaken = errors.New("identity already registered")
+
+// ResolveIdentity implements calendar.UserService. The lookup goes through GSI3;
+// creation is one transaction that reserves the identity and the email with
+// uniqueness items, so concurrent first sign-ins create exactly one user. GSI3 is
+// eventually consistent, so a user created a moment ago can be missed by the
+// lookup: the identity reservation then fails and the consistent read of the
+// reservation finds the user.
+func (s *Store) ResolveIdentity(ctx context.Context, su calendar.SignUp) (string, error) {
+	su, err := su.Normalize()
+	if err != nil {
+		return "", err
+	}
+	id, err := s.userIDByIdentity(ctx, su.Identity)
+	if err != nil || id != "" {
+		return id, err
+	}
+	id, err = s.createUser(ctx, su)
+	if errors.Is(err, errIdentityTaken) {
+		return s.userIDFromGuard(ctx, identityKey(su.Identity.Provider, su.Identity.Subject))
+	}
+	return id, err
+}
+
+func (s *Store) userIDByIdentity(ctx context.Context, ident calendar.Identity) (string, error) {
+	ik := identityIndexKey(ident.Provider, ident.Subject, "")
+	expr, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key(attrGSI3PK).Equal(expression.Value(ik.PK))).Build()
+	if err != nil {
+		return "", fmt.Errorf("build identity lookup: %w", err)
+	}
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String(indexGSI3),
+		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(),
+		ExpressionAttributeValues: expr.Values(), Limit: aws.Int32(1),
+	})
+	if err != nil {
+		return "", fmt.Errorf("look up identity: %w", err)
+	}
+	if len(out.Items) == 0 {
+		return "", nil
+	}
+	return stringAttr(out.Items[0], "id"), nil
+}
+
+func (s *Store) createUser(ctx context.Context, su calendar.SignUp) (string, error) {
+	now := s.timestamp()
+	u := &calendar.User{
+		ID: s.newID(), Name: su.Name, Email: su.Email, Identity: su.Identity,
+		Version: 1, CreatedAt: now, UpdatedAt: now,
+	}
+	ik, ek, uk := identityKey(su.Identity.Provider, su.Identity.Subject), emailKey(u.Email), userKey(u.ID)
+	err := s.transact(ctx,
+		opPut(ik, newGuardRecord(ik, entityIdentity, u.ID), notExists(), func(item) error { return errIdentityTaken }),
+		opPut(ek, newGuardRecord(ek, entityEmail, u.ID), notExists(),
+			mustBeNew(calendar.CodeAlreadyExists, "the email %s is already registered to another account", u.Email)),
+		opPut(uk, newUserRecord(u), notExists(), mustBeNew(calendar.CodeInternal, "user ID collision")),
+	)
+	if err != nil {
+		return "", fmt.Errorf("create user for %s: %w", u.Email, err)
+	}
+	return u.ID, nil
+}
+
+func (s *Store) userIDFromGuard(ctx context.Context, k itemKey) (string, error) {
+	it, err := s.getItem(ctx, k)
+	if err != nil {
+		return "", err
+	}
+	if it == nil {
+		return "", fmt.Errorf("uniqueness item %s vanished", k.PK)
+	}
+	return stringAttr(it, "userId"), nil
+}
+
+// userIDByEmail returns the ID of the user with the email, or a CodeNotFound error.
+func (s *Store) userIDByEmail(ctx context.Context, email string) (string, error) {
+	email, err := calendar.NormalizeEmail(email)
+	if err != nil {
+		return "", err
+	}
+	it, err := s.getItem(ctx, emailKey(email))
+	if err != nil {
+		return "", err
+	}
+	if it == nil {
+		return "", calendar.Errorf(calendar.CodeNotFound, "no user has the email %s", email)
+	}
+	return stringAttr(it, "userId"), nil
+}
+
+// UpdateProfile implements calendar.UserService.
+func (s *Store) UpdateProfile(ctx context.Context, upd calendar.ProfileUpdate) (*calendar.User, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := s.getItem(ctx, userKey(viewer))
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "user not found")
+	}
+	rec, err := unmarshal[userRecord](it)
+	if err != nil {
+		return nil, err
+	}
+	u := rec.user()
+	if u.Version != upd.ExpectedVersion {
+		return nil, versionMismatch("user", upd.ExpectedVersion)(it)
+	}
+	updated, err := upd.Apply(*u)
+	if err != nil {
+		return nil, err
+	}
+	updated.Version, updated.UpdatedAt = u.Version+1, s.timestamp()
+	op := opPut(userKey(u.ID), newUserRecord(&updated), versionIs(u.Version), versionMismatch("user", upd.ExpectedVersion))
+	if err := s.write(ctx, op); err != nil {
+		return nil, err
+	}
+	return &updated, nil
+}
