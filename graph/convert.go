@@ -1,0 +1,69 @@
+package graph
+
+import (
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// page turns connection arguments into a page request; a null first means the
+// default size.
+func page(first *int, after *string) calendar.Page {
+	p := calendar.Page{First: calendar.DefaultPageSize}
+	if first != nil {
+		p.First = *first
+	}
+	if after != nil {
+		p.After = *after
+	}
+	return p
+}
+
+// membershipConnection converts a page to its Relay connection.
+func membershipConnection(p *calendar.MembershipPage) *model.MembershipConnection {
+	conn := &model.MembershipConnection{
+		Edges:    make([]*model.MembershipEdge, len(p.Memberships)),
+		PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage},
+	}
+	for i, m := range p.Memberships {
+		conn.Edges[i] = &model.MembershipEdge{Cursor: p.Cursors[i], Node: m}
+	}
+	if n := len(p.Cursors); n > 0 {
+		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &p.Cursors[0], &p.Cursors[n-1]
+	}
+	return conn
+}
+
+// orEmpty reads an optional input: omitted and null both give the zero value.
+func orEmpty[T any](o graphql.Omittable[*T]) T {
+	var zero T
+	if v := o.Value(); v != nil {
+		return *v
+	}
+	return zero
+}
+
+// notNull converts an optional field that may be omitted but not set to null.
+func notNull[T any](field string, o graphql.Omittable[*T]) (calendar.Change[T], error) {
+	v, set := o.ValueOK()
+	if !set {
+		return calendar.Change[T]{}, nil
+	}
+	if v == nil {
+		return calendar.Change[T]{}, calendar.Invalidf(field, "%s cannot be null; omit it to leave it unchanged", field)
+	}
+	return calendar.Set(*v), nil
+}
+
+// nullClears converts an optional field where null means "remove it".
+func nullClears(o graphql.Omittable[*string]) calendar.Change[string] {
+	v, set := o.ValueOK()
+	if !set {
+		return calendar.Change[string]{}
+	}
+	if v == nil {
+		return calendar.Set("")
+	}
+	return calendar.Set(*v)
+}

@@ -1,0 +1,46 @@
+package graph
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// MaxComplexity bounds how much one operation may ask for. A connection counts
+// its children once per requested item (`first`), so nested lists multiply:
+// 50 calendars with 20 members each is about 7,000.
+const MaxComplexity = 25000
+
+// NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
+// GraphQL-over-HTTP spec, answering application/graphql-response+json unless the
+// client asks for application/json. Reads need loader.Middleware around it.
+func NewHandler(svc calendar.Service, logger *slog.Logger) http.Handler {
+	cfg := Config{Resolvers: &Resolver{Service: svc}}
+	cfg.Complexity.Viewer.Calendars = connectionComplexity
+	cfg.Complexity.Calendar.Members = connectionComplexity
+	srv := handler.New(NewExecutableSchema(cfg))
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
+	srv.AddTransport(transport.POST{UseGrapQLResponseJsonByDefault: true})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.SetErrorPresenter(presentError(logger))
+	srv.SetRecoverFunc(recoverPanic(logger))
+	return srv
+}
+
+func connectionComplexity(child int, first *int, _ *string) int {
+	n := calendar.DefaultPageSize
+	if first != nil && *first > 0 {
+		n = *first
+	}
+	return 1 + child*n
+}

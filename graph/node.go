@@ -1,0 +1,59 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
+)
+
+// node fetches any object by global ID through the authorizing loaders.
+func node(ctx context.Context, gid string) (model.Node, error) {
+	kind, _, err := decodeGID("id", gid)
+	if err != nil {
+		return nil, err
+	}
+	l := loader.For(ctx)
+	switch kind {
+	case kindUser:
+		id, err := decodeAs("id", kindUser, gid)
+		if err != nil {
+			return nil, err
+		}
+		return l.User(ctx, id)
+	case kindCalendar:
+		id, err := decodeCalendarID("id", gid)
+		if err != nil {
+			return nil, err
+		}
+		return l.Calendar(ctx, id)
+	case kindMembership:
+		key, err := decodeMembershipID("id", gid)
+		if err != nil {
+			return nil, err
+		}
+		return l.Membership(ctx, key)
+	}
+	return nil, calendar.Invalidf("id", "id is not a calgraph ID")
+}
+
+// calendarUpdate converts updateCalendar's input.
+func calendarUpdate(in model.UpdateCalendarInput) (calendar.CalendarUpdate, error) {
+	id, err := decodeCalendarID("id", in.ID)
+	if err != nil {
+		return calendar.CalendarUpdate{}, err
+	}
+	u := calendar.CalendarUpdate{ID: id, ExpectedVersion: in.ExpectedVersion, Description: nullClears(in.Description)}
+	if u.Name, err = notNull("name", in.Name); err != nil {
+		return u, err
+	}
+	if u.Color, err = notNull("color", in.Color); err != nil {
+		return u, err
+	}
+	if u.TimeZone, err = notNull("timeZone", in.TimeZone); err != nil {
+		return u, err
+	}
+	u.IsResource, err = notNull("isResource", in.IsResource)
+	return u, err
+}

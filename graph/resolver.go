@@ -1,0 +1,15 @@
+// Package graph is calgraph's GraphQL layer: the gqlgen executable schema, thin
+// resolvers that unpack arguments, call a service (mutations) or a loader
+// (reads) and convert the result, and the one place where domain error codes
+// become `extensions.code`.
+package graph
+
+import (
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Resolver is the root resolver. Reads go through the per-request loaders in the
+// context (package loader), writes through Service.
+type Resolver struct {
+	Service calendar.Service
+}

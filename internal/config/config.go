@@ -1,0 +1,153 @@
+// Package config reads calgraph's settings from the environment and command-line
+// flags (flags win), applies defaults and validates them once. Every setting is
+// declared in one table, which also produces the README's configuration table.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Store modes.
+const (
+	StoreAuto     = "auto"     // embedded unless an AWS endpoint override is set
+	StoreEmbedded = "embedded" // minidyn in-process, persisted to a snapshot file
+	StoreDynamoDB = "dynamodb" // DynamoDB Local or AWS through the standard AWS settings
+)
+
+// Config is calgraph's resolved configuration.
+type Config struct {
+	Addr             string
+	Store            string // StoreEmbedded or StoreDynamoDB once resolved
+	Endpoint         string // the AWS endpoint override in effect, if any
+	Table            string
+	CreateTable      bool
+	DataDir          string
+	SnapshotInterval time.Duration
+	JWTSecret        string
+	JWKSURL          string
+	JWTIssuer        string
+	JWTAudience      string
+	DevTokens        bool
+	DevEmail         string
+	CORSOrigins      []string
+	MaxBodyBytes     int64
+	ShutdownTimeout  time.Duration
+	LogFormat        string
+	LogLevel         string
+
+	devTokens string // "auto", "true" or "false" until resolved
+	cors      string // "auto", "none" or a list until resolved
+}
+
+// SnapshotPath is the embedded mode's snapshot file.
+func (c Config) SnapshotPath() string { return filepath.Join(c.DataDir, "snapshot.jsonl") }
+
+// DevKeyPath is the file holding the local signing key for dev tokens.
+func (c Config) DevKeyPath() string { return filepath.Join(c.DataDir, "dev-signing-key") }
+
+// LocalEndpoint reports whether the store is a local engine (the embedded one,
+// or DynamoDB Local over plain http), which takes fixed credentials.
+func (c Config) LocalEndpoint() bool {
+	return c.Store == StoreEmbedded || strings.HasPrefix(c.Endpoint, "http://")
+}
+
+// Load reads the settings: environment variables first, then flags registered on
+// fs and parsed from args. It returns the validated configuration.
+func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	raw := map[string]string{}
+	for _, s := range settings {
+		raw[s.Flag] = s.Default
+		if v := getenv(s.Env); v != "" {
+			raw[s.Flag] = v
+		}
+		fs.Func(s.Flag, s.Usage+" (env "+s.Env+")", func(v string) error { raw[s.Flag] = v; return nil })
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	var errs []error
+	for _, s := range settings {
+		if err := s.set(&c, raw[s.Flag]); err != nil {
+			errs = append(errs, fmt.Errorf("-%s / %s: %w", s.Flag, s.Env, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, err
+	}
+	return c.resolve(getenv)
+}
+
+// resolve applies the defaults that depend on other settings and checks the
+// settings against each other.
+func (c Config) resolve(getenv func(string) string) (Config, error) {
+	c.Endpoint = getenv("AWS_ENDPOINT_URL_DYNAMODB")
+	if c.Endpoint == "" {
+		c.Endpoint = getenv("AWS_ENDPOINT_URL")
+	}
+	if c.Store == StoreAuto {
+		c.Store = StoreEmbedded
+		if c.Endpoint != "" {
+			c.Store = StoreDynamoDB
+		}
+	}
+	if c.Store == StoreEmbedded {
+		c.Endpoint = ""
+		c.CreateTable = true
+	}
+	external := c.JWTSecret != "" || c.JWKSURL != ""
+	c.DevTokens = c.devTokens == "true" || (c.devTokens == "auto" && c.Store == StoreEmbedded && !external)
+	if c.DevTokens && external {
+		return c, errors.New("dev tokens cannot be combined with CALGRAPH_JWT_SECRET or CALGRAPH_JWKS_URL: turn one off")
+	}
+	switch {
+	case c.cors == "auto" && c.DevTokens:
+		c.CORSOrigins = []string{"http://localhost:*", "http://127.0.0.1:*"}
+	case c.cors == "auto" || c.cors == "none":
+		c.CORSOrigins = nil
+	default:
+		for _, o := range strings.Split(c.cors, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.CORSOrigins = append(c.CORSOrigins, o)
+			}
+		}
+	}
+	if !c.DevTokens && c.JWTSecret == "" && c.JWKSURL == "" {
+		return c, errors.New("no way to verify tokens: set CALGRAPH_JWT_SECRET, CALGRAPH_JWKS_URL or CALGRAPH_DEV_TOKENS=true")
+	}
+	if c.JWKSURL != "" && c.JWTIssuer == "" {
+		return c, errors.New("CALGRAPH_JWKS_URL needs CALGRAPH_JWT_ISSUER: tokens from any issuer sharing that key set would be accepted")
+	}
+	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
+		return c, errors.New("CALGRAPH_JWT_SECRET must be at least 32 bytes")
+	}
+	if c.Endpoint != "" {
+		if u, err := url.Parse(c.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
+			return c, fmt.Errorf("AWS endpoint %q is not a URL", c.Endpoint)
+		}
+	}
+	return c, nil
+}
+
+func parseBool(v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%q is not true or false", v)
+	}
+	return b, nil
+}
+
+func parseDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration like 30s", v)
+	}
+	return d, nil
+}

@@ -1,0 +1,106 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Setting is one configuration knob: a flag, its environment variable, its
+// default and how it is applied.
+type Setting struct {
+	Flag    string
+	Env     string
+	Default string
+	Usage   string
+	set     func(c *Config, v string) error
+}
+
+// Settings lists every setting, in the order the README documents them.
+func Settings() []Setting { return slices.Clone(settings) }
+
+var settings = []Setting{
+	{"addr", "CALGRAPH_ADDR", "localhost:8080", "address to listen on; use :8080 to accept connections from other hosts",
+		func(c *Config, v string) error { c.Addr = v; return nil }},
+	{"store", "CALGRAPH_STORE", StoreAuto, "auto, embedded or dynamodb; auto picks dynamodb when AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL is set",
+		func(c *Config, v string) error {
+			if v != StoreAuto && v != StoreEmbedded && v != StoreDynamoDB {
+				return fmt.Errorf("%q is not auto, embedded or dynamodb", v)
+			}
+			c.Store = v
+			return nil
+		}},
+	{"table", "CALGRAPH_TABLE", "calgraph", "DynamoDB table name",
+		func(c *Config, v string) error {
+			if len(v) < 3 || len(v) > 255 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" {
+				return fmt.Errorf("%q is not a DynamoDB table name", v)
+			}
+			c.Table = v
+			return nil
+		}},
+	{"create-table", "CALGRAPH_CREATE_TABLE", "true", "create the table and its indexes at start when missing (always on in embedded mode); turn off in production",
+		func(c *Config, v string) (err error) { c.CreateTable, err = parseBool(v); return err }},
+	{"data-dir", "CALGRAPH_DATA_DIR", "calgraph-data", "embedded mode: directory of the snapshot file and the dev signing key",
+		func(c *Config, v string) error { c.DataDir = v; return nonEmpty(v) }},
+	{"snapshot-interval", "CALGRAPH_SNAPSHOT_INTERVAL", "10s", "embedded mode: how often the snapshot is written when data changed (and always at shutdown)",
+		func(c *Config, v string) (err error) { c.SnapshotInterval, err = parseDuration(v); return err }},
+	{"jwt-secret", "CALGRAPH_JWT_SECRET", "", "HMAC secret (at least 32 bytes) for HS256 tokens",
+		func(c *Config, v string) error { c.JWTSecret = v; return nil }},
+	{"jwks-url", "CALGRAPH_JWKS_URL", "", "issuer's JWKS URL for RS256/ES256 tokens; needs -jwt-issuer",
+		func(c *Config, v string) error { c.JWKSURL = v; return nil }},
+	{"jwt-issuer", "CALGRAPH_JWT_ISSUER", "", "required iss claim of tokens",
+		func(c *Config, v string) error { c.JWTIssuer = v; return nil }},
+	{"jwt-audience", "CALGRAPH_JWT_AUDIENCE", "", "required aud claim of tokens",
+		func(c *Config, v string) error { c.JWTAudience = v; return nil }},
+	{"dev-tokens", "CALGRAPH_DEV_TOKENS", "auto", "accept tokens signed by a local key kept in the data directory, print one at start; auto means on in embedded mode only",
+		func(c *Config, v string) error {
+			if v == "auto" {
+				c.devTokens = v
+				return nil
+			}
+			b, err := parseBool(v)
+			c.devTokens = strconv.FormatBool(b)
+			return err
+		}},
+	{"dev-email", "CALGRAPH_DEV_EMAIL", "dev@example.com", "email of the user whose dev token is printed at start",
+		func(c *Config, v string) error { c.DevEmail = v; return nonEmpty(v) }},
+	{"cors-origins", "CALGRAPH_CORS_ORIGINS", "auto", "comma-separated browser origins allowed to call the API (one * wildcard each), or none; auto allows http://localhost:* and http://127.0.0.1:* when dev tokens are on",
+		func(c *Config, v string) error { c.cors = v; return nil }},
+	{"max-body-bytes", "CALGRAPH_MAX_BODY_BYTES", "1048576", "largest request body accepted",
+		func(c *Config, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1024 {
+				return fmt.Errorf("%q is not a number of bytes of at least 1024", v)
+			}
+			c.MaxBodyBytes = n
+			return nil
+		}},
+	{"shutdown-timeout", "CALGRAPH_SHUTDOWN_TIMEOUT", "20s", "how long a graceful shutdown waits for in-flight requests",
+		func(c *Config, v string) (err error) { c.ShutdownTimeout, err = parseDuration(v); return err }},
+	{"log-format", "CALGRAPH_LOG_FORMAT", "text", "text or json",
+		func(c *Config, v string) error {
+			if v != "text" && v != "json" {
+				return fmt.Errorf("%q is not text or json", v)
+			}
+			c.LogFormat = v
+			return nil
+		}},
+	{"log-level", "CALGRAPH_LOG_LEVEL", "info", "debug, info, warn or error",
+		func(c *Config, v string) error {
+			var l slog.Level
+			if err := l.UnmarshalText([]byte(v)); err != nil {
+				return fmt.Errorf("%q is not debug, info, warn or error", v)
+			}
+			c.LogLevel = v
+			return nil
+		}},
+}
+
+func nonEmpty(v string) error {
+	if v == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	return nil
+}

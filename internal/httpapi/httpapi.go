@@ -1,0 +1,78 @@
+// Package httpapi is calgraph's HTTP edge: routes (GraphiQL, the GraphQL
+// endpoint, the SDL, health and readiness probes) and the middleware every
+// request passes through (request IDs, structured logs, panic recovery, CORS, a
+// body size limit).
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/rs/cors"
+)
+
+// Config configures the edge.
+type Config struct {
+	// AllowedOrigins lists the browser origins allowed to call the API; an entry
+	// may hold one "*" wildcard, as in "http://localhost:*".
+	AllowedOrigins []string
+	// MaxBodyBytes bounds a request body.
+	MaxBodyBytes int64
+	// SDL is the schema text served at /schema.graphql for code generators.
+	SDL []byte
+	// GraphiQLHeaders pre-fill GraphiQL's headers editor (a dev token in local runs).
+	GraphiQLHeaders map[string]string
+}
+
+// Routes served.
+const (
+	PathGraphiQL = "/"
+	PathQuery    = "/query"
+	PathSchema   = "/schema.graphql"
+	PathHealth   = "/healthz"
+	PathReady    = "/readyz"
+)
+
+// New returns the server's handler. graphql serves PathQuery; ready reports
+// whether the store is reachable.
+func New(cfg Config, graphql http.Handler, ready func(context.Context) error, logger *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+PathGraphiQL+"{$}", playground.Handler("calgraph", PathQuery,
+		playground.WithGraphiqlUiHeaders(cfg.GraphiQLHeaders),
+		playground.WithGraphiqlEnablePluginExplorer(true)))
+	mux.Handle(PathQuery, limitBody(cfg.MaxBodyBytes, graphql))
+	mux.HandleFunc("GET "+PathSchema, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(cfg.SDL)
+	})
+	mux.HandleFunc("GET "+PathHealth, func(w http.ResponseWriter, _ *http.Request) {
+		writeText(w, http.StatusOK, "ok")
+	})
+	mux.HandleFunc("GET "+PathReady, func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := ready(ctx); err != nil {
+			logger.WarnContext(ctx, "not ready", "err", err)
+			writeText(w, http.StatusServiceUnavailable, "store unreachable")
+			return
+		}
+		writeText(w, http.StatusOK, "ready")
+	})
+	c := cors.New(cors.Options{
+		AllowedOrigins: cfg.AllowedOrigins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", HeaderRequestID},
+		ExposedHeaders: []string{HeaderRequestID},
+		MaxAge:         600,
+	})
+	return requestID(logRequests(logger, recoverPanics(logger, c.Handler(mux))))
+}
+
+func writeText(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(text + "\n"))
+}

@@ -1,0 +1,168 @@
+package loader
+
+import (
+	"context"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// The authorized reads. Each says who may see what.
+
+// Viewer returns the signed-in user.
+func (l *Loaders) Viewer(ctx context.Context) (*calendar.User, error) {
+	id, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.User(ctx, id)
+}
+
+// User returns a user the viewer may see: through node(id) only themself, since
+// other users are reached through memberships (UserOf).
+func (l *Loaders) User(ctx context.Context, id string) (*calendar.User, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if id != viewer {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "user not found")
+	}
+	u, err := l.users.Load(ctx, id)()
+	if err == nil && u == nil {
+		err = calendar.Errorf(calendar.CodeUnauthenticated, "your account no longer exists")
+	}
+	return u, err
+}
+
+// ViewerRole returns the viewer's role on a calendar, or CodeNotFound when the
+// viewer is not a member (existence is not revealed).
+func (l *Loaders) ViewerRole(ctx context.Context, calendarID string) (calendar.Role, error) {
+	m, err := l.viewerMembership(ctx, calendarID)
+	if err != nil {
+		return "", err
+	}
+	return m.Role, nil
+}
+
+func (l *Loaders) viewerMembership(ctx context.Context, calendarID string) (*calendar.Membership, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := calendar.ValidateID("id", calendarID); err != nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+	}
+	m, err := l.memberships.Load(ctx, calendar.MembershipKey{CalendarID: calendarID, UserID: viewer})()
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+	}
+	return m, nil
+}
+
+// Calendar returns a calendar the viewer is a member of. The membership and the
+// calendar are loaded concurrently, in one round trip.
+func (l *Loaders) Calendar(ctx context.Context, id string) (*calendar.Calendar, error) {
+	if err := calendar.ValidateID("id", id); err != nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+	}
+	calThunk := l.calendars.Load(ctx, id)
+	if _, err := l.viewerMembership(ctx, id); err != nil {
+		return nil, err
+	}
+	c, err := calThunk()
+	if err == nil && c == nil {
+		err = calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+	}
+	return c, err
+}
+
+// Membership returns a membership of a calendar the viewer is a member of.
+func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*calendar.Membership, error) {
+	if err := calendar.ValidateID("id", key.UserID); err != nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "membership not found")
+	}
+	thunk := l.memberships.Load(ctx, key)
+	if _, err := l.viewerMembership(ctx, key.CalendarID); err != nil {
+		return nil, err
+	}
+	m, err := thunk()
+	if err == nil && m == nil {
+		err = calendar.Errorf(calendar.CodeNotFound, "membership not found")
+	}
+	return m, err
+}
+
+// ViewerCalendars returns a page of the viewer's memberships. It reads their
+// calendars at once, in ⌈n/100⌉ BatchGetItem calls of one wave, so that the
+// page's calendar fields cost nothing more, and leaves out memberships whose
+// calendar was deleted and not yet cleaned up.
+func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calendar.MembershipPage, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := l.reader.MembershipsOfUser(ctx, viewer, p)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(page.Memberships))
+	for i, m := range page.Memberships {
+		ids[i] = m.CalendarID
+	}
+	cals, err := l.reader.CalendarsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	kept := &calendar.MembershipPage{HasNextPage: page.HasNextPage}
+	for i, m := range page.Memberships {
+		c := cals[m.CalendarID]
+		if c == nil {
+			continue
+		}
+		l.Prime(ctx, m, c)
+		kept.Memberships = append(kept.Memberships, m)
+		kept.Cursors = append(kept.Cursors, page.Cursors[i])
+	}
+	return kept, nil
+}
+
+// Members returns a page of a calendar's memberships, to any member. Their users
+// are requested at once, so the page's user fields share one batch.
+func (l *Loaders) Members(ctx context.Context, calendarID string, p calendar.Page) (*calendar.MembershipPage, error) {
+	if _, err := l.viewerMembership(ctx, calendarID); err != nil {
+		return nil, err
+	}
+	page, err := l.reader.MembershipsOfCalendar(ctx, calendarID, p)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(page.Memberships))
+	for i, m := range page.Memberships {
+		l.Prime(ctx, m)
+		ids[i] = m.UserID
+	}
+	l.users.LoadMany(ctx, ids)
+	return page, nil
+}
+
+// CalendarOf returns the calendar of a membership the viewer was shown.
+func (l *Loaders) CalendarOf(ctx context.Context, m *calendar.Membership) (*calendar.Calendar, error) {
+	c, err := l.calendars.Load(ctx, m.CalendarID)()
+	if err == nil && c == nil {
+		err = calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+	}
+	return c, err
+}
+
+// UserOf returns the user of a membership the viewer was shown: members of a
+// calendar see each other.
+func (l *Loaders) UserOf(ctx context.Context, m *calendar.Membership) (*calendar.User, error) {
+	u, err := l.users.Load(ctx, m.UserID)()
+	if err == nil && u == nil {
+		err = calendar.Errorf(calendar.CodeNotFound, "user not found")
+	}
+	return u, err
+}
