@@ -53,20 +53,26 @@ func (r *Recorder) add(c Call) {
 // trips on the critical path. Calls that overlap are in the same wave. Give each
 // call some latency (WithLatency) so that calls issued together visibly overlap.
 func Waves(calls []Call) int {
-	calls = slices.Clone(calls)
-	slices.SortStableFunc(calls, func(a, b Call) int { return a.Start.Compare(b.Start) })
-	depth := make([]int, len(calls))
 	longest := 0
-	for i, c := range calls {
-		depth[i] = 1
-		for j := range i {
-			if !calls[j].End.After(c.Start) {
-				depth[i] = max(depth[i], depth[j]+1)
-			}
-		}
-		longest = max(longest, depth[i])
+	for _, w := range WaveOf(calls) {
+		longest = max(longest, w)
 	}
 	return longest
+}
+
+// WaveOf numbers each call's wave (1-based), for calls in start order as Calls
+// returns them: one more than the latest wave that ended before it started.
+func WaveOf(calls []Call) []int {
+	wave := make([]int, len(calls))
+	for i, c := range calls {
+		wave[i] = 1
+		for j := range i {
+			if !calls[j].End.After(c.Start) {
+				wave[i] = max(wave[i], wave[j]+1)
+			}
+		}
+	}
+	return wave
 }
 
 // WithRecorder returns a client option that records every call in r.

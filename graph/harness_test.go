@@ -1,0 +1,224 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/calgraph/calgraph/graph"
+	"github.com/calgraph/calgraph/internal/auth"
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
+	"github.com/calgraph/calgraph/internal/httpapi"
+	"github.com/calgraph/calgraph/internal/loader"
+)
+
+var testSecret = []byte("0123456789abcdef0123456789abcdef-test")
+
+// env is the whole API wired as server.go wires it, over a fresh table, served
+// by httptest, with every DynamoDB call recorded.
+type env struct {
+	t      *testing.T
+	url    string
+	store  *dynamo.Store
+	rec    *dynamo.Recorder
+	logs   *syncBuffer
+	tokens sync.Map // email -> token
+}
+
+type envOptions struct {
+	latency time.Duration
+}
+
+func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
+	t.Helper()
+	var o envOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	rec := &dynamo.Recorder{}
+	clientOpts := []func(*dynamodb.Options){dynamo.WithRecorder(rec)}
+	if o.latency > 0 {
+		clientOpts = append(clientOpts, dynamo.WithLatency(o.latency))
+	}
+	db := dynamotest.Client(t, clientOpts...)
+	store := dynamo.New(db, dynamotest.Table(t, db))
+	logs := &syncBuffer{}
+	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
+	verifier, err := auth.NewVerifier(context.Background(), auth.Config{
+		HMACSecret: testSecret, Issuer: auth.LocalIssuer, Audience: auth.LocalAudience,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	authn := auth.NewAuthenticator(verifier, store, logger)
+	api := loader.Middleware(store, authn.Middleware(graph.NewHandler(store, logger)))
+	h := httpapi.New(httpapi.Config{MaxBodyBytes: 64 << 10, SDL: []byte("schema")}, api, store.Ping, logger)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs}
+}
+
+func withLatency(d time.Duration) func(*envOptions) { return func(o *envOptions) { o.latency = d } }
+
+// token returns a dev token for email.
+func (e *env) token(email string) string {
+	e.t.Helper()
+	if tok, ok := e.tokens.Load(email); ok {
+		return tok.(string)
+	}
+	tok, err := auth.Mint(testSecret, email, "", time.Now(), time.Hour)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.tokens.Store(email, tok)
+	return tok
+}
+
+// tokenFor signs a token for an arbitrary subject and email.
+func (e *env) tokenFor(subject, email string, exp time.Time) string {
+	e.t.Helper()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+		"iss": auth.LocalIssuer, "aud": auth.LocalAudience, "sub": subject, "email": email,
+		"iat": time.Now().Add(-2 * time.Hour).Unix(), "exp": exp.Unix(),
+	}).SignedString(testSecret)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return tok
+}
+
+// gqlError is one entry of a response's errors.
+type gqlError struct {
+	Message    string `json:"message"`
+	Path       []any  `json:"path"`
+	Extensions struct {
+		Code  string `json:"code"`
+		Field string `json:"field"`
+	} `json:"extensions"`
+}
+
+type response struct {
+	Status int
+	Data   map[string]any `json:"data"`
+	Errors []gqlError     `json:"errors"`
+	Raw    string
+}
+
+// code returns the first error's code, or "" when there is none.
+func (r response) code() string {
+	if len(r.Errors) == 0 {
+		return ""
+	}
+	return r.Errors[0].Extensions.Code
+}
+
+// do posts a GraphQL operation with the bearer token (none when empty).
+func (e *env) do(token, query string, vars map[string]any) response {
+	e.t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/query", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return e.send(req)
+}
+
+func (e *env) send(req *http.Request) response {
+	e.t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatalf("POST /query: %v", err)
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(res.Body)
+	r := response{Status: res.StatusCode, Raw: buf.String()}
+	if err := json.Unmarshal(buf.Bytes(), &r); err != nil {
+		e.t.Fatalf("response %d is not JSON: %v\n%s", res.StatusCode, err, buf.String())
+	}
+	return r
+}
+
+// must runs an operation that has to succeed and returns its data.
+func (e *env) must(token, query string, vars map[string]any) map[string]any {
+	e.t.Helper()
+	r := e.do(token, query, vars)
+	if len(r.Errors) > 0 {
+		e.t.Fatalf("%s\nfailed: %s", strings.TrimSpace(query), r.Raw)
+	}
+	return r.Data
+}
+
+// get walks a decoded JSON value along a path like "createCalendar.calendar.id".
+func get(v any, path string) any {
+	for _, p := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[p]
+		case []any:
+			var i int
+			fmt.Sscan(p, &i)
+			if i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func str(v any, path string) string { s, _ := get(v, path).(string); return s }
+func num(v any, path string) int    { f, _ := get(v, path).(float64); return int(f) }
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// emailOf reads the email claim back out of one of env's tokens.
+func emailOf(token string) string {
+	claims := jwt.MapClaims{}
+	_, _, _ = jwt.NewParser().ParseUnverified(token, claims)
+	s, _ := claims["email"].(string)
+	return s
+}
+
+// countUsers counts the user items in env's table.
+func countUsers(t *testing.T, e *env) int {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := e.store.Export(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(buf.String(), `"entityType":{"S":"USER"}`)
+}
+
+// dynamoClient returns a client for env's engine.
+func dynamoClient(e *env) *dynamodb.Client { return dynamotest.Client(e.t) }

@@ -1,0 +1,169 @@
+package graph_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/dynamo"
+)
+
+func TestTokens(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name, token, wantCode, wantMessage string
+	}{
+		{"no token", "", "UNAUTHENTICATED", "sign in required"},
+		{"garbage", "not.a.jwt", "UNAUTHENTICATED", "invalid token"},
+		{"expired", e.tokenFor("late", "late@example.com", time.Now().Add(-time.Hour)), "UNAUTHENTICATED", "token expired"},
+		{"valid", e.token("fine@example.com"), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.do(tt.token, `{ viewer { user { email } } }`, nil)
+			if r.code() != tt.wantCode || (tt.wantMessage != "" && !strings.Contains(r.Errors[0].Message, tt.wantMessage)) {
+				t.Fatalf("got %s, want code %q with %q", r.Raw, tt.wantCode, tt.wantMessage)
+			}
+			// Introspection stays open whatever the token.
+			if r := e.do(tt.token, `{ __schema { queryType { name } } }`, nil); len(r.Errors) > 0 {
+				t.Fatalf("introspection failed: %s", r.Raw)
+			}
+		})
+	}
+}
+
+func TestInternalErrorsAreHidden(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("hidden@example.com")
+	e.must(tok, provision, nil)
+	// Pull the table away: every store call now fails with an AWS error naming it.
+	if err := dynamo.DeleteTable(context.Background(), dynamoClient(e), e.store.Table()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dynamo.EnsureTable(context.Background(), dynamoClient(e), e.store.Table()) })
+	r := e.do(tok, `mutation { createCalendar(input: {name: "x"}) { calendar { id } } }`, nil)
+	if r.code() != "INTERNAL_SERVER_ERROR" || r.Errors[0].Message != "internal error" {
+		t.Fatalf("got %s, want a bare INTERNAL_SERVER_ERROR", r.Raw)
+	}
+	for _, leak := range []string{e.store.Table(), "ResourceNotFound", "dynamodb", "goroutine"} {
+		if strings.Contains(r.Raw, leak) {
+			t.Errorf("response leaks %q: %s", leak, r.Raw)
+		}
+	}
+	if !strings.Contains(e.logs.String(), "ResourceNotFoundException") {
+		t.Errorf("the log lacks the failure's detail:\n%s", e.logs.String())
+	}
+	res, err := http.Get(e.url + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("got /readyz %d with the table gone, want 503", res.StatusCode)
+	}
+}
+
+func TestGraphQLOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("http@example.com")
+	get := func(query string, accept string) *http.Response {
+		req, _ := http.NewRequest(http.MethodGet, e.url+"/query?query="+url.QueryEscape(query), nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	post := func(body, contentType string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, e.url+"/query", strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	tests := []struct {
+		name        string
+		res         func() *http.Response
+		status      int
+		contentType string
+	}{
+		{"GET query", func() *http.Response { return get(`{ viewer { user { email } } }`, "") }, 200, "application/graphql-response+json"},
+		{"GET asking for application/json", func() *http.Response { return get(`{ viewer { user { email } } }`, "application/json") }, 200, "application/json"},
+		{"GET mutation is refused", func() *http.Response {
+			return get(`mutation { createCalendar(input: {name: "x"}) { calendar { id } } }`, "")
+		}, 406, ""},
+		{"syntax error", func() *http.Response { return post(`{"query": "{ viewer { "}`, "application/json") }, 400, "application/graphql-response+json"},
+		{"unknown field", func() *http.Response { return post(`{"query": "{ nope }"}`, "application/json") }, 400, "application/graphql-response+json"},
+		{"body too large", func() *http.Response {
+			return post(`{"query": "{ viewer { user { id } } }", "variables": {"x": "`+strings.Repeat("a", 70<<10)+`"}}`, "application/json")
+		}, 413, "application/json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := tt.res()
+			if res.StatusCode != tt.status {
+				t.Fatalf("got status %d, want %d", res.StatusCode, tt.status)
+			}
+			if ct := res.Header.Get("Content-Type"); tt.contentType != "" && !strings.HasPrefix(ct, tt.contentType) {
+				t.Fatalf("got Content-Type %q, want %q", ct, tt.contentType)
+			}
+		})
+	}
+}
+
+func TestComplexityLimit(t *testing.T) {
+	e := newEnv(t)
+	e.must(e.token("big@example.com"), provision, nil)
+	e.rec.Reset()
+	r := e.do(e.token("big@example.com"), `{ viewer { calendars(first: 100) { edges { node { calendar {
+		members(first: 100) { edges { node { id role user { name } } } } } } } } } }`, nil)
+	if r.code() != "COMPLEXITY_LIMIT_EXCEEDED" || r.Data != nil {
+		t.Fatalf("got %s, want COMPLEXITY_LIMIT_EXCEEDED and no data", r.Raw)
+	}
+	if len(e.rec.Calls()) != 0 {
+		t.Errorf("got %d DynamoDB calls for a refused query, want 0", len(e.rec.Calls()))
+	}
+}
+
+func TestEdgeRoutes(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/healthz", 200, "ok"},
+		{"/readyz", 200, "ready"},
+		{"/schema.graphql", 200, "schema"},
+		{"/", 200, "graphiql"},
+		{"/nope", 404, ""},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			res, err := http.Get(e.url + tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var b strings.Builder
+			_, _ = io.Copy(&b, res.Body)
+			if res.StatusCode != tt.status || !strings.Contains(strings.ToLower(b.String()), tt.body) {
+				t.Fatalf("got %d %q, want %d containing %q", res.StatusCode, b.String(), tt.status, tt.body)
+			}
+			if res.Header.Get("X-Request-Id") == "" {
+				t.Errorf("no X-Request-Id header")
+			}
+		})
+	}
+}
