@@ -129,7 +129,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 			err = errors.Join(err, st.close())
 		}
 	}()
-	endpoint := ""
+	endpoint := cfg.Endpoint // read through getenv, which the SDK does not see in tests
 	if cfg.Store == config.StoreEmbedded {
 		if st.unlock, err = embedded.LockDir(cfg.DataDir); err != nil {
 			return nil, err

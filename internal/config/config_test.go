@@ -1,0 +1,106 @@
+package config_test
+
+import (
+	"flag"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/config"
+)
+
+func load(t *testing.T, env map[string]string, args ...string) (config.Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return config.Load(fs, args, func(k string) string { return env[k] })
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Store != config.StoreEmbedded || !c.DevTokens || !c.CreateTable || c.Addr != "localhost:8080" ||
+		c.Table != "calgraph" || c.SnapshotInterval != 10*time.Second || c.MaxBodyBytes != 1<<20 {
+		t.Fatalf("got %+v, want embedded defaults", c)
+	}
+	if !slices.Equal(c.CORSOrigins, []string{"http://localhost:*", "http://127.0.0.1:*"}) {
+		t.Fatalf("got CORS origins %v, want localhost ones", c.CORSOrigins)
+	}
+	if c.SnapshotPath() != "calgraph-data/snapshot.jsonl" || !c.LocalEndpoint() {
+		t.Fatalf("got snapshot %q local %v", c.SnapshotPath(), c.LocalEndpoint())
+	}
+}
+
+func TestModes(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       map[string]string
+		args      []string
+		wantStore string
+		wantDev   bool
+		wantLocal bool
+		wantCORS  int
+	}{
+		{"endpoint picks dynamodb", map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "http://localhost:8000", "CALGRAPH_DEV_TOKENS": "true"}, nil,
+			config.StoreDynamoDB, true, true, 2},
+		{"generic endpoint too", map[string]string{"AWS_ENDPOINT_URL": "http://ddb:8000", "CALGRAPH_JWT_SECRET": strings.Repeat("s", 32)}, nil,
+			config.StoreDynamoDB, false, true, 0},
+		{"AWS proper", map[string]string{"CALGRAPH_STORE": "dynamodb", "CALGRAPH_JWKS_URL": "https://id.example/jwks", "CALGRAPH_JWT_ISSUER": "https://id.example/"}, nil,
+			config.StoreDynamoDB, false, false, 0},
+		{"flag beats env", map[string]string{"CALGRAPH_STORE": "dynamodb"}, []string{"-store", "embedded"},
+			config.StoreEmbedded, true, true, 2},
+		{"explicit origins", map[string]string{"CALGRAPH_CORS_ORIGINS": "https://app.example, https://*.example.org"}, nil,
+			config.StoreEmbedded, true, true, 2},
+		{"no origins", map[string]string{"CALGRAPH_CORS_ORIGINS": "none"}, nil,
+			config.StoreEmbedded, true, true, 0},
+		{"secret turns dev tokens off", map[string]string{"CALGRAPH_JWT_SECRET": strings.Repeat("s", 32)}, nil,
+			config.StoreEmbedded, false, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(t, tt.env, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Store != tt.wantStore || c.DevTokens != tt.wantDev || c.LocalEndpoint() != tt.wantLocal || len(c.CORSOrigins) != tt.wantCORS {
+				t.Fatalf("got store %s dev %v local %v cors %v; want %s %v %v %d",
+					c.Store, c.DevTokens, c.LocalEndpoint(), c.CORSOrigins, tt.wantStore, tt.wantDev, tt.wantLocal, tt.wantCORS)
+			}
+		})
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"unknown store", map[string]string{"CALGRAPH_STORE": "s3"}, nil, "CALGRAPH_STORE"},
+		{"bad table", nil, []string{"-table", "a b"}, "table"},
+		{"bad duration", map[string]string{"CALGRAPH_SNAPSHOT_INTERVAL": "soon"}, nil, "SNAPSHOT_INTERVAL"},
+		{"negative duration", map[string]string{"CALGRAPH_SHUTDOWN_TIMEOUT": "-1s"}, nil, "SHUTDOWN_TIMEOUT"},
+		{"bad bool", map[string]string{"CALGRAPH_CREATE_TABLE": "maybe"}, nil, "CREATE_TABLE"},
+		{"tiny body limit", map[string]string{"CALGRAPH_MAX_BODY_BYTES": "10"}, nil, "MAX_BODY_BYTES"},
+		{"bad log level", map[string]string{"CALGRAPH_LOG_LEVEL": "loud"}, nil, "LOG_LEVEL"},
+		{"no verification", map[string]string{"CALGRAPH_STORE": "dynamodb"}, nil, "no way to verify tokens"},
+		{"JWKS without issuer", map[string]string{"CALGRAPH_JWKS_URL": "https://id.example/jwks"}, nil, "ISSUER"},
+		{"short secret", map[string]string{"CALGRAPH_JWT_SECRET": "short"}, nil, "32 bytes"},
+		{"dev tokens with a secret", map[string]string{"CALGRAPH_JWT_SECRET": strings.Repeat("s", 32), "CALGRAPH_DEV_TOKENS": "true"}, nil, "cannot be combined"},
+		{"endpoint not a URL", map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "localhost", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not a URL"},
+		{"unknown flag", nil, []string{"-nope"}, "nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.env, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error mentioning %q", err, tt.want)
+			}
+		})
+	}
+}

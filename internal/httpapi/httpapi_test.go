@@ -1,0 +1,121 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/calgraph/calgraph/internal/httpapi"
+)
+
+// newServer serves the edge around a GraphQL stand-in that echoes the body size
+// (or panics when asked to) and a readiness check that reports ready.
+func newServer(t *testing.T, logs io.Writer) *httptest.Server {
+	t.Helper()
+	graphql := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if string(b) == "panic" {
+			panic("boom")
+		}
+		w.Write([]byte(strings.Repeat("x", len(b))))
+	})
+	cfg := httpapi.Config{AllowedOrigins: []string{"http://localhost:*", "https://app.example"}, MaxBodyBytes: 1024, SDL: []byte("type Query")}
+	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
+	srv := httptest.NewServer(httpapi.New(cfg, graphql, func(context.Context) error { return nil }, logger))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestCORS(t *testing.T) {
+	srv := newServer(t, io.Discard)
+	tests := []struct {
+		origin string
+		allow  bool
+	}{
+		{"http://localhost:5173", true},
+		{"https://app.example", true},
+		{"https://evil.example", false},
+		{"http://localhost.evil.example", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.origin, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/query", nil)
+			req.Header.Set("Origin", tt.origin)
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			req.Header.Set("Access-Control-Request-Headers", "authorization,content-type")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			got := res.Header.Get("Access-Control-Allow-Origin") == tt.origin
+			if got != tt.allow {
+				t.Fatalf("got allowed %v (header %q), want %v", got, res.Header.Get("Access-Control-Allow-Origin"), tt.allow)
+			}
+		})
+	}
+}
+
+func TestRequestIDs(t *testing.T) {
+	var logs bytes.Buffer
+	srv := newServer(t, &logs)
+	for _, tt := range []struct{ sent, want string }{
+		{"client-chosen-id-1", "client-chosen-id-1"},
+		{"bad id with spaces", ""},
+		{"", ""},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/healthz", nil)
+		if tt.sent != "" {
+			req.Header.Set(httpapi.HeaderRequestID, tt.sent)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		got := res.Header.Get(httpapi.HeaderRequestID)
+		if got == "" || (tt.want != "" && got != tt.want) || (tt.want == "" && got == tt.sent) {
+			t.Errorf("sent %q, got request ID %q", tt.sent, got)
+		}
+		if !strings.Contains(logs.String(), "request_id="+got) {
+			t.Errorf("access log lacks request_id=%s:\n%s", got, logs.String())
+		}
+	}
+}
+
+func TestBodyLimitAndPanics(t *testing.T) {
+	var logs bytes.Buffer
+	srv := newServer(t, &logs)
+	post := func(body io.Reader) *http.Response {
+		res, err := http.Post(srv.URL+"/query", "application/json", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := post(strings.NewReader(strings.Repeat("a", 1024))); res.StatusCode != 200 {
+		t.Errorf("body at the limit: got %d, want 200", res.StatusCode)
+	}
+	if res := post(strings.NewReader(strings.Repeat("a", 1025))); res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("body over the limit: got %d, want 413", res.StatusCode)
+	}
+	// Without Content-Length (chunked), the limit still holds.
+	if res := post(io.MultiReader(strings.NewReader(strings.Repeat("a", 2000)))); res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("chunked body over the limit: got %d, want 413", res.StatusCode)
+	}
+	if res := post(strings.NewReader("panic")); res.StatusCode != http.StatusInternalServerError {
+		t.Errorf("panicking handler: got %d, want 500", res.StatusCode)
+	}
+	if !strings.Contains(logs.String(), "boom") {
+		t.Errorf("the panic was not logged:\n%s", logs.String())
+	}
+	if res := post(strings.NewReader("{}")); res.StatusCode != 200 {
+		t.Errorf("after a panic: got %d, want the server still serving", res.StatusCode)
+	}
+}
