@@ -144,10 +144,12 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 		return nil, err
 	}
 	st.store = dynamo.New(db, cfg.Table, dynamo.WithLogger(logger))
+	prepare := st.store.Ping
 	if cfg.CreateTable || createTable {
-		if err := dynamo.EnsureTable(ctx, db, cfg.Table); err != nil {
-			return nil, err
-		}
+		prepare = func(ctx context.Context) error { return dynamo.EnsureTable(ctx, db, cfg.Table) }
+	}
+	if err := waitForStore(ctx, logger, prepare); err != nil {
+		return nil, err
 	}
 	if st.engine != nil {
 		n, err := embedded.Load(ctx, cfg.SnapshotPath(), st.store)
@@ -161,6 +163,29 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 		}
 	}
 	return st, nil
+}
+
+// storeWait is how long start-up waits for DynamoDB to answer: under docker
+// compose, DynamoDB Local starts alongside calgraph.
+const storeWait = time.Minute
+
+// waitForStore runs prepare until it succeeds, retrying every second for up to
+// storeWait.
+func waitForStore(ctx context.Context, logger *slog.Logger, prepare func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
+	for {
+		err := prepare(ctx)
+		if err == nil {
+			return nil
+		}
+		logger.Warn("DynamoDB is not ready yet; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("DynamoDB not ready after %s: %w", storeWait, err)
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // close writes the final snapshot, stops the engine and releases the data
@@ -258,7 +283,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	if st.snaps != nil {
 		go st.snaps.Run(snapCtx, st.cfg.SnapshotInterval)
 	}
-	printBanner(stdout, st.cfg, "http://"+ln.Addr().String(), devToken)
+	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 
 	select {
 	case err := <-served:
@@ -308,6 +333,16 @@ func printToken(cfg config.Config, opt options, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, tok)
 	return nil
+}
+
+// baseURL is the URL to print for a listener: a wildcard address is reachable
+// as localhost.
+func baseURL(addr net.Addr) string {
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 func printBanner(w io.Writer, cfg config.Config, url, devToken string) {
