@@ -86,13 +86,17 @@ func (e *env) token(email string) string {
 	return tok
 }
 
-// tokenFor signs a token for an arbitrary subject and email.
-func (e *env) tokenFor(subject, email string, exp time.Time) string {
+// tokenFor signs a token for an arbitrary subject and email, with extra claims.
+func (e *env) tokenFor(subject, email string, exp time.Time, extra ...any) string {
 	e.t.Helper()
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+	claims := jwt.MapClaims{
 		"iss": auth.LocalIssuer, "aud": auth.LocalAudience, "sub": subject, "email": email,
 		"iat": time.Now().Add(-2 * time.Hour).Unix(), "exp": exp.Unix(),
-	}).SignedString(testSecret)
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		claims[extra[i].(string)] = extra[i+1]
+	}
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(testSecret)
 	if err != nil {
 		e.t.Fatal(err)
 	}

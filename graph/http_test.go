@@ -20,6 +20,9 @@ func TestTokens(t *testing.T) {
 		{"no token", "", "UNAUTHENTICATED", "sign in required"},
 		{"garbage", "not.a.jwt", "UNAUTHENTICATED", "invalid token"},
 		{"expired", e.tokenFor("late", "late@example.com", time.Now().Add(-time.Hour)), "UNAUTHENTICATED", "token expired"},
+		{"unverified email", e.tokenFor("unverified", "victim@example.com", time.Now().Add(time.Hour), "email_verified", false), "UNAUTHENTICATED", "not verified"},
+		{"unverified email, as a string", e.tokenFor("unverified2", "victim@example.com", time.Now().Add(time.Hour), "email_verified", "false"), "UNAUTHENTICATED", "not verified"},
+		{"verified email", e.tokenFor("verified", "verified@example.com", time.Now().Add(time.Hour), "email_verified", true), "", ""},
 		{"valid", e.token("fine@example.com"), "", ""},
 	}
 	for _, tt := range tests {

@@ -101,7 +101,9 @@ func (a *Authenticator) userID(ctx context.Context, claims Claims) (string, erro
 	if userID, ok := a.cache.get(id); ok {
 		return userID, nil
 	}
-	userID, err := a.users.ResolveIdentity(ctx, calendar.SignUp{Identity: id, Email: claims.Email, Name: claims.Name})
+	userID, err := a.users.ResolveIdentity(ctx, calendar.SignUp{
+		Identity: id, Email: claims.Email, Name: claims.Name, EmailUnverified: claims.EmailUnverified,
+	})
 	if err == nil && userID == "" {
 		err = errors.New("user service returned an empty user ID")
 	}

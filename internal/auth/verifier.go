@@ -57,11 +57,14 @@ type Config struct {
 
 // Claims are the verified facts a token states about its holder.
 type Claims struct {
-	Issuer    string
-	Subject   string
-	Email     string // may be empty; the user service decides whether it is usable
-	Name      string // may be empty
-	ExpiresAt time.Time
+	Issuer  string
+	Subject string
+	Email   string // may be empty; the user service decides whether it is usable
+	Name    string // may be empty
+	// EmailUnverified is set when the token says its issuer has not verified the
+	// email (email_verified false): such an email must not claim an account.
+	EmailUnverified bool
+	ExpiresAt       time.Time
 }
 
 // Verifier checks bearer JWTs. It is safe for concurrent use.
@@ -147,11 +150,12 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		return Claims{}, v.classify(tok, err)
 	}
 	return Claims{
-		Issuer:    c.Issuer,
-		Subject:   c.Subject,
-		Email:     c.Email,
-		Name:      c.name(),
-		ExpiresAt: c.ExpiresAt.Time,
+		Issuer:          c.Issuer,
+		Subject:         c.Subject,
+		Email:           c.Email,
+		Name:            c.name(),
+		ExpiresAt:       c.ExpiresAt.Time,
+		EmailUnverified: c.EmailVerified == false || c.EmailVerified == "false",
 	}, nil
 }
 
@@ -187,6 +191,8 @@ type tokenClaims struct {
 	Email             string `json:"email,omitempty"`
 	Name              string `json:"name,omitempty"`
 	PreferredUsername string `json:"preferred_username,omitempty"`
+	// EmailVerified is a boolean in OIDC, a string in some providers' tokens.
+	EmailVerified any `json:"email_verified,omitempty"`
 }
 
 // Validate adds the sub requirement to the library's checks, so that a token

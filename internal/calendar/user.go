@@ -46,6 +46,10 @@ type SignUp struct {
 	Identity Identity
 	Email    string
 	Name     string
+	// EmailUnverified is set when the token's issuer says it has not verified
+	// the email: such a token may sign in an existing user, never create one,
+	// or anyone could claim someone else's address.
+	EmailUnverified bool
 }
 
 // Normalize validates the sign-up and returns it with the email normalized and a
@@ -53,6 +57,9 @@ type SignUp struct {
 func (s SignUp) Normalize() (SignUp, error) {
 	if err := s.Identity.Validate(); err != nil {
 		return s, err
+	}
+	if s.EmailUnverified {
+		return s, Errorf(CodeUnauthenticated, "your identity provider has not verified the email in your token: verify it there, then sign in again")
 	}
 	email, err := NormalizeEmail(s.Email)
 	if err != nil {

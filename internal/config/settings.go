@@ -54,7 +54,7 @@ var settings = []Setting{
 		func(c *Config, v string) error { c.JWTIssuer = v; return nil }},
 	{"jwt-audience", "CALGRAPH_JWT_AUDIENCE", "", "required aud claim of tokens",
 		func(c *Config, v string) error { c.JWTAudience = v; return nil }},
-	{"dev-tokens", "CALGRAPH_DEV_TOKENS", "auto", "accept tokens signed by a local key kept in the data directory, print one at start; auto means on in embedded mode only",
+	{"dev-tokens", "CALGRAPH_DEV_TOKENS", "auto", "accept tokens signed by a local key kept in the data directory, print one at start; auto means on in embedded mode when no JWT secret or JWKS is set",
 		func(c *Config, v string) error {
 			if v == "auto" {
 				c.devTokens = v
@@ -103,4 +103,18 @@ func nonEmpty(v string) error {
 		return fmt.Errorf("must not be empty")
 	}
 	return nil
+}
+
+// MarkdownTable renders the settings as the README's configuration table.
+func MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
+	for _, s := range settings {
+		def := "`" + s.Default + "`"
+		if s.Default == "" {
+			def = "(none)"
+		}
+		fmt.Fprintf(&b, "| `-%s` | `%s` | %s | %s |\n", s.Flag, s.Env, def, s.Usage)
+	}
+	return b.String()
 }

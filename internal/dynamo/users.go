@@ -23,13 +23,17 @@ var errIdentityTaken = errors.New("identity already registered")
 // lookup: the identity reservation then fails and the consistent read of the
 // reservation finds the user.
 func (s *Store) ResolveIdentity(ctx context.Context, su calendar.SignUp) (string, error) {
-	su, err := su.Normalize()
-	if err != nil {
+	if err := su.Identity.Validate(); err != nil {
 		return "", err
 	}
 	id, err := s.userIDByIdentity(ctx, su.Identity)
 	if err != nil || id != "" {
 		return id, err
+	}
+	// Only a new user needs usable claims: an existing one signs in whatever
+	// their token now says about their email.
+	if su, err = su.Normalize(); err != nil {
+		return "", err
 	}
 	id, err = s.createUser(ctx, su)
 	if errors.Is(err, errIdentityTaken) {

@@ -25,6 +25,8 @@ func TestResolveIdentity(t *testing.T) {
 		wantCode calendar.Code
 	}{
 		{"same identity finds the user", calendar.SignUp{Identity: calendar.Identity{Provider: "https://issuer.example", Subject: "s1"}, Email: "other@example.com"}, first, -1},
+		{"same identity, token without email", calendar.SignUp{Identity: calendar.Identity{Provider: "https://issuer.example", Subject: "s1"}, EmailUnverified: true}, first, -1},
+		{"new identity with an unverified email", calendar.SignUp{Identity: calendar.Identity{Provider: "https://issuer.example", Subject: "s9"}, Email: "free@example.com", EmailUnverified: true}, "", calendar.CodeUnauthenticated},
 		{"email of another user", calendar.SignUp{Identity: calendar.Identity{Provider: "https://issuer.example", Subject: "s2"}, Email: "ada@example.com"}, "", calendar.CodeAlreadyExists},
 		{"email differs only in case", calendar.SignUp{Identity: calendar.Identity{Provider: "other", Subject: "s1"}, Email: "ADA@EXAMPLE.COM"}, "", calendar.CodeAlreadyExists},
 		{"no email", calendar.SignUp{Identity: calendar.Identity{Provider: "p", Subject: "s3"}}, "", calendar.CodeUnauthenticated},
