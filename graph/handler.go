@@ -9,6 +9,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -34,7 +35,28 @@ func NewHandler(svc calendar.Service, logger *slog.Logger) http.Handler {
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
-	return srv
+	return refuseGETMutations(srv)
+}
+
+// refuseGETMutations answers 405 Method Not Allowed to a GET that would run a
+// mutation, as the GraphQL-over-HTTP spec requires (gqlgen itself answers 406).
+func refuseGETMutations(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			q := r.URL.Query()
+			doc, err := parser.ParseQuery(&ast.Source{Input: q.Get("query")})
+			if err == nil {
+				if op := doc.Operations.ForName(q.Get("operationName")); op != nil && op.Operation != ast.Query {
+					w.Header().Set("Allow", http.MethodPost)
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusMethodNotAllowed)
+					_, _ = w.Write([]byte(`{"errors":[{"message":"mutations must be sent with POST"}]}` + "\n"))
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func connectionComplexity(child int, first *int, _ *string) int {

@@ -106,7 +106,7 @@ func TestGraphQLOverHTTP(t *testing.T) {
 		{"GET asking for application/json", func() *http.Response { return get(`{ viewer { user { email } } }`, "application/json") }, 200, "application/json"},
 		{"GET mutation is refused", func() *http.Response {
 			return get(`mutation { createCalendar(input: {name: "x"}) { calendar { id } } }`, "")
-		}, 406, ""},
+		}, 405, "application/json"},
 		{"syntax error", func() *http.Response { return post(`{"query": "{ viewer { "}`, "application/json") }, 400, "application/graphql-response+json"},
 		{"unknown field", func() *http.Response { return post(`{"query": "{ nope }"}`, "application/json") }, 400, "application/graphql-response+json"},
 		{"body too large", func() *http.Response {
