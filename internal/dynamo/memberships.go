@@ -25,7 +25,7 @@ func (s *Store) AddMember(ctx context.Context, calendarID, email string, role ca
 		return nil, err
 	}
 	if acc.items[ek] == nil {
-		return nil, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s", email)
+		return nil, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: they must sign in once before they can be added", email)
 	}
 	userID := stringAttr(acc.items[ek], "userId")
 	if userID == acc.viewer {
