@@ -30,7 +30,10 @@ import (
 	"time"
 	_ "time/tzdata" // time zone validation must not depend on the host's zoneinfo
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/calgraph/calgraph/graph"
+	"github.com/calgraph/calgraph/internal/atomicfile"
 	"github.com/calgraph/calgraph/internal/auth"
 	"github.com/calgraph/calgraph/internal/config"
 	"github.com/calgraph/calgraph/internal/demo"
@@ -43,61 +46,71 @@ import (
 //go:embed schema.graphqls
 var schemaSDL []byte
 
-// devTokenTTL is how long a printed or minted dev token stays valid.
-const devTokenTTL = 30 * 24 * time.Hour
+const (
+	// devTokenTTL is how long a printed or minted dev token stays valid.
+	devTokenTTL = 30 * 24 * time.Hour
+	// storeWait is how long start-up waits for DynamoDB to answer at all: under
+	// docker compose, DynamoDB Local starts alongside calgraph.
+	storeWait = time.Minute
+)
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "calgraph:", err)
 		os.Exit(1)
 	}
 }
 
-// options are the flags of individual commands.
-type options struct {
-	email, name, file string
-	ttl               time.Duration
+// command is one run of a subcommand, with its flags and streams.
+type command struct {
+	name                     string
+	email, displayName, file string
+	ttl                      time.Duration
+	stdin                    io.Reader
+	stdout                   io.Writer
 }
 
 // run executes one command until it finishes or ctx ends (the server's graceful
 // shutdown). End-to-end tests call it directly.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cmd := "serve"
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := command{name: "serve", stdin: stdin, stdout: stdout}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+		cmd.name, args = args[0], args[1:]
 	}
-	fs := flag.NewFlagSet("calgraph "+cmd, flag.ContinueOnError)
+	fs := flag.NewFlagSet("calgraph "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var opt options
-	switch cmd {
+	switch cmd.name {
 	case "token":
-		fs.StringVar(&opt.email, "email", "", "email of the user the token signs in")
-		fs.StringVar(&opt.name, "name", "", "display name carried by the token")
-		fs.DurationVar(&opt.ttl, "ttl", devTokenTTL, "how long the token stays valid")
+		fs.StringVar(&cmd.email, "email", "", "email of the user the token signs in")
+		fs.StringVar(&cmd.displayName, "name", "", "display name carried by the token")
+		fs.DurationVar(&cmd.ttl, "ttl", devTokenTTL, "how long the token stays valid")
 	case "export":
-		fs.StringVar(&opt.file, "o", "-", "file to write, - for stdout")
+		fs.StringVar(&cmd.file, "o", "-", "file to write, - for stdout")
 	case "import":
-		fs.StringVar(&opt.file, "i", "-", "file to read, - for stdin")
+		fs.StringVar(&cmd.file, "i", "-", "file to read, - for stdin")
 	case "serve", "init-table", "seed":
 	default:
-		return fmt.Errorf("unknown command %q: want serve, init-table, seed, token, export or import", cmd)
+		return fmt.Errorf("unknown command %q: want serve, init-table, seed, token, export or import", cmd.name)
 	}
 	cfg, err := config.Load(fs, args, getenv)
 	if err != nil {
 		return err
 	}
-	logger := newLogger(cfg, stderr)
-	if cmd == "token" {
-		return printToken(cfg, opt, stdout)
+	if cmd.name == "token" {
+		return printToken(cfg, cmd)
 	}
-	st, err := open(ctx, cfg, logger, cmd == "init-table")
+	if cmd.name == "serve" {
+		if err := cfg.CheckAuth(); err != nil {
+			return err
+		}
+	}
+	st, err := open(ctx, cfg, newLogger(cfg, stderr), cmd.name == "init-table")
 	if err != nil {
 		return err
 	}
-	err = st.do(ctx, cmd, opt, stdout)
-	return errors.Join(err, st.close())
+	return errors.Join(st.do(ctx, cmd), st.close())
 }
 
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
@@ -112,7 +125,7 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 }
 
 // stack is what every command but token runs on: the store and, in embedded
-// mode, the engine, the data directory lock and the snapshotter.
+// mode, the engine, the data directory lock and the snapshot.
 type stack struct {
 	cfg    config.Config
 	log    *slog.Logger
@@ -131,58 +144,62 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	}()
 	endpoint := cfg.Endpoint // read through getenv, which the SDK does not see in tests
 	if cfg.Store == config.StoreEmbedded {
-		if st.unlock, err = embedded.LockDir(cfg.DataDir); err != nil {
+		if endpoint, err = st.startEmbedded(); err != nil {
 			return nil, err
 		}
-		if st.engine, err = embedded.Start(logger); err != nil {
-			return nil, err
-		}
-		endpoint = st.engine.URL()
 	}
 	db, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Local: cfg.LocalEndpoint()})
 	if err != nil {
 		return nil, err
 	}
 	st.store = dynamo.New(db, cfg.Table, dynamo.WithLogger(logger))
-	prepare := st.store.Ping
-	if cfg.CreateTable || createTable {
-		prepare = func(ctx context.Context) error { return dynamo.EnsureTable(ctx, db, cfg.Table) }
-	}
-	if err := waitForStore(ctx, logger, prepare); err != nil {
+	if err := waitForStore(ctx, logger, db, cfg.Table); err != nil {
 		return nil, err
 	}
+	if cfg.CreateTable || createTable {
+		if err := dynamo.EnsureTable(ctx, db, cfg.Table); err != nil {
+			return nil, err
+		}
+	}
 	if st.engine != nil {
-		n, err := embedded.Load(ctx, cfg.SnapshotPath(), st.store)
+		// Only a snapshotter that loaded may save: saving after a failed load
+		// would replace the damaged snapshot with an empty table.
+		snaps := embedded.NewSnapshotter(cfg.SnapshotPath(), st.store, logger)
+		n, err := snaps.Load(ctx)
 		if err != nil {
 			return nil, err
 		}
+		st.snaps = snaps
 		logger.Info("embedded engine started", "snapshot", cfg.SnapshotPath(), "items", n)
-		st.snaps = embedded.NewSnapshotter(cfg.SnapshotPath(), st.store, logger)
-		if err := st.snaps.Baseline(ctx); err != nil {
-			return nil, err
-		}
 	}
 	return st, nil
 }
 
-// storeWait is how long start-up waits for DynamoDB to answer: under docker
-// compose, DynamoDB Local starts alongside calgraph.
-const storeWait = time.Minute
+// startEmbedded locks the data directory and starts the engine.
+func (st *stack) startEmbedded() (endpoint string, err error) {
+	if st.unlock, err = embedded.LockDir(st.cfg.DataDir); err != nil {
+		return "", err
+	}
+	if st.engine, err = embedded.Start(st.log); err != nil {
+		return "", err
+	}
+	return st.engine.URL(), nil
+}
 
-// waitForStore runs prepare until it succeeds, retrying every second for up to
-// storeWait.
-func waitForStore(ctx context.Context, logger *slog.Logger, prepare func(context.Context) error) error {
+// waitForStore waits up to storeWait for DynamoDB to answer (a missing table
+// counts as an answer), retrying every second.
+func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client, table string) error {
 	ctx, cancel := context.WithTimeout(ctx, storeWait)
 	defer cancel()
 	for {
-		err := prepare(ctx)
+		err := dynamo.Reachable(ctx, db, table)
 		if err == nil {
 			return nil
 		}
-		logger.Warn("DynamoDB is not ready yet; retrying", "err", err)
+		logger.Warn("DynamoDB is not reachable yet; retrying", "err", err)
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("DynamoDB not ready after %s: %w", storeWait, err)
+			return fmt.Errorf("DynamoDB not reachable after %s: %w", storeWait, err)
 		case <-time.After(time.Second):
 		}
 	}
@@ -210,69 +227,57 @@ func (st *stack) close() error {
 	return errors.Join(errs...)
 }
 
-func (st *stack) do(ctx context.Context, cmd string, opt options, stdout io.Writer) error {
-	switch cmd {
+func (st *stack) do(ctx context.Context, cmd command) error {
+	switch cmd.name {
 	case "serve":
-		return st.serve(ctx, stdout)
+		return st.serve(ctx, cmd.stdout)
 	case "init-table":
-		fmt.Fprintf(stdout, "table %s is ready\n", st.cfg.Table)
+		fmt.Fprintf(cmd.stdout, "table %s is ready\n", st.cfg.Table)
 	case "seed":
 		created, err := demo.Seed(ctx, st.store, auth.LocalIssuer)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "demo data %s; sign in with: calgraph token -email alice@example.com\n",
-			map[bool]string{true: "created", false: "already present"}[created])
+		fmt.Fprintf(cmd.stdout, "demo data: %d calendars created; sign in with: calgraph token -email alice@example.com\n", created)
 	case "export":
-		return withFile(opt.file, os.Stdout, os.Create, func(f io.ReadWriter) error {
-			n, err := st.store.Export(ctx, f)
+		export := func(w io.Writer) error {
+			n, err := st.store.Export(ctx, w)
 			st.log.Info("exported", "items", n)
 			return err
-		})
+		}
+		if cmd.file == "-" {
+			return export(cmd.stdout)
+		}
+		return atomicfile.Write(cmd.file, export)
 	case "import":
-		return withFile(opt.file, os.Stdin, os.Open, func(f io.ReadWriter) error {
-			n, err := st.store.Import(ctx, f)
-			st.log.Info("imported", "items", n)
-			return err
-		})
+		in := cmd.stdin
+		if cmd.file != "-" {
+			f, err := os.Open(cmd.file)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in = f
+		}
+		n, err := st.store.Import(ctx, in)
+		st.log.Info("imported", "items", n)
+		return err
 	}
 	return nil
 }
 
-// withFile runs fn on the named file, or on std for "-".
-func withFile(name string, std *os.File, openFile func(string) (*os.File, error), fn func(io.ReadWriter) error) error {
-	if name == "-" {
-		return fn(std)
-	}
-	f, err := openFile(name)
-	if err != nil {
-		return err
-	}
-	return errors.Join(fn(f), f.Close())
-}
-
 // serve runs the HTTP server until ctx ends, then drains in-flight requests.
 func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
-	verifier, devSecret, err := newVerifier(ctx, st.cfg)
+	handler, devToken, err := st.api(ctx)
 	if err != nil {
 		return err
-	}
-	authn := auth.NewAuthenticator(verifier, st.store, st.log)
-	api := loader.Middleware(st.store, authn.Middleware(graph.NewHandler(st.store, st.log)))
-	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, MaxBodyBytes: st.cfg.MaxBodyBytes, SDL: schemaSDL}
-	var devToken string
-	if devSecret != nil {
-		if devToken, err = auth.Mint(devSecret, st.cfg.DevEmail, "", time.Now(), devTokenTTL); err != nil {
-			return err
-		}
-		edge.GraphiQLHeaders = map[string]string{"Authorization": "Bearer " + devToken}
 	}
 	ln, err := net.Listen("tcp", st.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", st.cfg.Addr, err)
 	}
 	srv := &http.Server{
-		Handler:           httpapi.New(edge, api, st.store.Ping, st.log),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 	}
@@ -284,20 +289,39 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 		go st.snaps.Run(snapCtx, st.cfg.SnapshotInterval)
 	}
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
-
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	st.log.Info("shutting down: draining requests", "timeout", st.cfg.ShutdownTimeout)
+	stopSnaps()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), st.cfg.ShutdownTimeout)
 	defer cancel()
-	stopSnaps()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
 	return nil
+}
+
+// api assembles the HTTP handler; with dev tokens it also mints the one to print.
+func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
+	verifier, devSecret, err := newVerifier(ctx, st.cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	authn := auth.NewAuthenticator(verifier, st.store, st.log)
+	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes})
+	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, SDL: schemaSDL}
+	var devToken string
+	if devSecret != nil {
+		if devToken, err = auth.Mint(devSecret, st.cfg.DevEmail, "", time.Now(), devTokenTTL); err != nil {
+			return nil, "", err
+		}
+		edge.GraphiQLHeaders = map[string]string{"Authorization": "Bearer " + devToken}
+	}
+	api := loader.Middleware(st.store, authn.Middleware(gql))
+	return httpapi.New(edge, api, st.store.Ping, st.log), devToken, nil
 }
 
 // newVerifier builds the token verifier. With dev tokens it also returns the
@@ -316,22 +340,22 @@ func newVerifier(ctx context.Context, cfg config.Config) (*auth.Verifier, []byte
 	return v, secret, err
 }
 
-func printToken(cfg config.Config, opt options, stdout io.Writer) error {
+func printToken(cfg config.Config, cmd command) error {
 	if !cfg.DevTokens {
 		return errors.New("dev tokens are off (CALGRAPH_DEV_TOKENS); mint tokens with your identity provider")
 	}
-	if opt.email == "" {
+	if cmd.email == "" {
 		return errors.New("token needs -email")
 	}
 	secret, err := auth.LoadOrCreateSecret(cfg.DevKeyPath())
 	if err != nil {
 		return err
 	}
-	tok, err := auth.Mint(secret, opt.email, opt.name, time.Now(), opt.ttl)
+	tok, err := auth.Mint(secret, cmd.email, cmd.displayName, time.Now(), cmd.ttl)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, tok)
+	fmt.Fprintln(cmd.stdout, tok)
 	return nil
 }
 
@@ -354,9 +378,14 @@ func printBanner(w io.Writer, cfg config.Config, url, devToken string) {
 	}
 	fmt.Fprintf(w, "calgraph listening on %s (%s, table %s)\n", url, where, cfg.Table)
 	fmt.Fprintf(w, "  GraphiQL:  %s/\n  endpoint:  %s/query\n  schema:    %s/schema.graphql\n", url, url, url)
-	if devToken != "" {
-		fmt.Fprintf(w, "\nDev token for %s (valid %s; GraphiQL has it pre-filled):\n  Authorization: Bearer %s\n",
-			cfg.DevEmail, "30 days", devToken)
-		fmt.Fprintf(w, "Other users: go run . token -email bob@example.com   Demo data: go run . seed (server stopped)\n")
+	if devToken == "" {
+		return
 	}
+	fmt.Fprintf(w, "\nDev token for %s (valid 30 days; GraphiQL has it pre-filled):\n  Authorization: Bearer %s\n",
+		cfg.DevEmail, devToken)
+	dataDir := ""
+	if cfg.DataDir != "calgraph-data" {
+		dataDir = " -data-dir " + cfg.DataDir
+	}
+	fmt.Fprintf(w, "Tokens for other users: go run . token%s -email bob@example.com\n", dataDir)
 }

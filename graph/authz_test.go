@@ -110,7 +110,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 				return map[string]any{"m": w.readerMembershipID, "v": w.readerMembershipVersion}
 			},
 			want{ok, forbid, forbid, absent, unauth}},
-		{"leave calendar", `mutation($id: ID!) { leaveCalendar(input: {calendarId: $id}) { removedMembershipId } }`,
+		{"leave calendar", `mutation($id: ID!) { leaveCalendar(input: {calendarId: $id, expectedVersion: 1}) { removedMembershipId } }`,
 			func(w world) map[string]any { return map[string]any{"id": w.calendarID} },
 			want{"LAST_OWNER", ok, ok, absent, unauth}},
 	}

@@ -29,8 +29,11 @@ func membershipConnection(p *calendar.MembershipPage) *model.MembershipConnectio
 	for i, m := range p.Memberships {
 		conn.Edges[i] = &model.MembershipEdge{Cursor: p.Cursors[i], Node: m}
 	}
-	if n := len(p.Cursors); n > 0 {
-		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &p.Cursors[0], &p.Cursors[n-1]
+	if len(p.Cursors) > 0 {
+		conn.PageInfo.StartCursor = &p.Cursors[0]
+	}
+	if p.EndCursor != "" {
+		conn.PageInfo.EndCursor = &p.EndCursor
 	}
 	return conn
 }

@@ -2,10 +2,13 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"runtime/debug"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -27,10 +30,15 @@ var extensionCodes = map[calendar.Code]string{
 	calendar.CodeLastOwner:       "LAST_OWNER",
 }
 
+// codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a
+// wrong method or media type, a body over the limit.
+const codeBadRequest = "BAD_REQUEST"
+
 // presentError shapes every error a client sees. Domain errors keep their
 // message and get their code; GraphQL's own parse and validation errors pass
-// through; anything else is an internal failure, logged in full and shown as a
-// bare "internal error" so no AWS text, table name or stack leaks.
+// through; a request gqlgen could not read gets BAD_REQUEST; anything else is an
+// internal failure, logged in full and shown as a bare "internal error" so no
+// AWS text, table name or stack leaks.
 func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
@@ -44,6 +52,15 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		if _, ok := gqlErr.Extensions["code"]; ok && gqlErr.Err == nil {
 			return gqlErr // a parse or validation error from gqlgen itself
+		}
+		if gqlErr.Path == nil && gqlErr.Err == nil {
+			// gqlgen could not read the request (a body that is not JSON, say);
+			// its message quotes the whole body, which is cut off here.
+			msg, _, _ := strings.Cut(gqlErr.Message, " body:")
+			logger.DebugContext(ctx, "bad request", "err", msg)
+			gqlErr.Message = msg
+			gqlErr.Extensions = map[string]any{"code": codeBadRequest}
+			return gqlErr
 		}
 		logger.ErrorContext(ctx, "request failed", "path", gqlErr.Path.String(), "err", err)
 		gqlErr.Message = "internal error"
@@ -59,4 +76,14 @@ func recoverPanic(logger *slog.Logger) graphql.RecoverFunc {
 		logger.ErrorContext(ctx, "resolver panicked", "panic", p, "stack", string(debug.Stack()))
 		return fmt.Errorf("panic: %v", p)
 	}
+}
+
+// writeRequestError answers a request refused before GraphQL ran.
+func writeRequestError(w http.ResponseWriter, status int, msg string) {
+	body, _ := json.Marshal(map[string]any{"errors": []map[string]any{
+		{"message": msg, "extensions": map[string]any{"code": codeBadRequest}},
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
 }

@@ -863,7 +863,10 @@ type PageInfo {
   hasPreviousPage: Boolean!
   "The cursor of the first item on this page, or null when the page is empty."
   startCursor: String
-  "The cursor of the last item on this page, or null when the page is empty. Pass it as ` + "`" + `after` + "`" + ` for the next page."
+  """
+  Where the next page starts: pass it as ` + "`" + `after` + "`" + `. Usually the cursor of the last
+  item on this page; null when nothing was read.
+  """
   endCursor: String
 }
 
@@ -1021,6 +1024,8 @@ type RemoveMemberPayload {
 input LeaveCalendarInput {
   "The calendar's global ID."
   calendarId: ID!
+  "The version of the viewer's own membership; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
 }
 
 "Result of leaveCalendar."
@@ -4526,7 +4531,7 @@ func (ec *executionContext) unmarshalInputLeaveCalendarInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId"}
+	fieldsInOrder := [...]string{"calendarId", "expectedVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -4540,6 +4545,13 @@ func (ec *executionContext) unmarshalInputLeaveCalendarInput(ctx context.Context
 				return it, err
 			}
 			it.CalendarID = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
 		}
 	}
 	return it, nil

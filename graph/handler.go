@@ -9,7 +9,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -19,10 +18,16 @@ import (
 // 50 calendars with 20 members each is about 7,000.
 const MaxComplexity = 25000
 
+// Options configure the GraphQL endpoint.
+type Options struct {
+	// MaxBodyBytes bounds a request body; larger ones get 413.
+	MaxBodyBytes int64
+}
+
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
 // GraphQL-over-HTTP spec, answering application/graphql-response+json unless the
 // client asks for application/json. Reads need loader.Middleware around it.
-func NewHandler(svc calendar.Service, logger *slog.Logger) http.Handler {
+func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
 	cfg := Config{Resolvers: &Resolver{Service: svc}}
 	cfg.Complexity.Viewer.Calendars = connectionComplexity
 	cfg.Complexity.Calendar.Members = connectionComplexity
@@ -35,28 +40,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger) http.Handler {
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
-	return refuseGETMutations(srv)
-}
-
-// refuseGETMutations answers 405 Method Not Allowed to a GET that would run a
-// mutation, as the GraphQL-over-HTTP spec requires (gqlgen itself answers 406).
-func refuseGETMutations(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			q := r.URL.Query()
-			doc, err := parser.ParseQuery(&ast.Source{Input: q.Get("query")})
-			if err == nil {
-				if op := doc.Operations.ForName(q.Get("operationName")); op != nil && op.Operation != ast.Query {
-					w.Header().Set("Allow", http.MethodPost)
-					w.Header().Set("Content-Type", "application/json")
-					w.WriteHeader(http.StatusMethodNotAllowed)
-					_, _ = w.Write([]byte(`{"errors":[{"message":"mutations must be sent with POST"}]}` + "\n"))
-					return
-				}
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
+	return checkRequest(opts.MaxBodyBytes, srv)
 }
 
 func connectionComplexity(child int, first *int, _ *string) int {

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -13,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/calgraph/calgraph/graph"
@@ -63,8 +66,8 @@ func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
 		t.Fatal(err)
 	}
 	authn := auth.NewAuthenticator(verifier, store, logger)
-	api := loader.Middleware(store, authn.Middleware(graph.NewHandler(store, logger)))
-	h := httpapi.New(httpapi.Config{MaxBodyBytes: 64 << 10, SDL: []byte("schema")}, api, store.Ping, logger)
+	api := loader.Middleware(store, authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10})))
+	h := httpapi.New(httpapi.Config{SDL: []byte("schema")}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs}
@@ -226,3 +229,27 @@ func countUsers(t *testing.T, e *env) int {
 
 // dynamoClient returns a client for env's engine.
 func dynamoClient(e *env) *dynamodb.Client { return dynamotest.Client(e.t) }
+
+// putRaw writes an item as given, as a process that was cut off halfway would
+// have left it.
+func (e *env) putRaw(attrs map[string]string) {
+	e.t.Helper()
+	it := map[string]types.AttributeValue{}
+	for k, v := range attrs {
+		it[k] = &types.AttributeValueMemberS{Value: v}
+	}
+	_, err := dynamoClient(e).PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(e.store.Table()), Item: it})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// decodeUserID turns a User's global ID back into the user's ID.
+func decodeUserID(t *testing.T, gid string) string {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(gid)
+	if err != nil || !strings.HasPrefix(string(raw), "User:") {
+		t.Fatalf("%q is not a User ID", gid)
+	}
+	return strings.TrimPrefix(string(raw), "User:")
+}

@@ -73,54 +73,70 @@ func TestInternalErrorsAreHidden(t *testing.T) {
 func TestGraphQLOverHTTP(t *testing.T) {
 	e := newEnv(t)
 	tok := e.token("http@example.com")
-	get := func(query string, accept string) *http.Response {
-		req, _ := http.NewRequest(http.MethodGet, e.url+"/query?query="+url.QueryEscape(query), nil)
+	send := func(method, query, accept, contentType string, body io.Reader) (*http.Response, string) {
+		req, _ := http.NewRequest(method, e.url+"/query"+query, body)
 		req.Header.Set("Authorization", "Bearer "+tok)
 		if accept != "" {
 			req.Header.Set("Accept", accept)
 		}
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
-		return res
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
 	}
-	post := func(body, contentType string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, e.url+"/query", strings.NewReader(body))
-		req.Header.Set("Content-Type", contentType)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+	get := func(query, accept string) func() (*http.Response, string) {
+		return func() (*http.Response, string) {
+			return send(http.MethodGet, "?query="+url.QueryEscape(query), accept, "", nil)
 		}
-		res.Body.Close()
-		return res
 	}
+	post := func(body, contentType string) func() (*http.Response, string) {
+		return func() (*http.Response, string) {
+			return send(http.MethodPost, "", "", contentType, io.MultiReader(strings.NewReader(body)))
+		}
+	}
+	big := `{"query": "{ viewer { user { id } } }", "variables": {"x": "` + strings.Repeat("a", 70<<10) + `"}}`
 	tests := []struct {
 		name        string
-		res         func() *http.Response
+		do          func() (*http.Response, string)
 		status      int
 		contentType string
+		code        string
 	}{
-		{"GET query", func() *http.Response { return get(`{ viewer { user { email } } }`, "") }, 200, "application/graphql-response+json"},
-		{"GET asking for application/json", func() *http.Response { return get(`{ viewer { user { email } } }`, "application/json") }, 200, "application/json"},
-		{"GET mutation is refused", func() *http.Response {
-			return get(`mutation { createCalendar(input: {name: "x"}) { calendar { id } } }`, "")
-		}, 405, "application/json"},
-		{"syntax error", func() *http.Response { return post(`{"query": "{ viewer { "}`, "application/json") }, 400, "application/graphql-response+json"},
-		{"unknown field", func() *http.Response { return post(`{"query": "{ nope }"}`, "application/json") }, 400, "application/graphql-response+json"},
-		{"body too large", func() *http.Response {
-			return post(`{"query": "{ viewer { user { id } } }", "variables": {"x": "`+strings.Repeat("a", 70<<10)+`"}}`, "application/json")
-		}, 413, "application/json"},
+		{"GET query", get(`{ viewer { user { email } } }`, ""), 200, "application/graphql-response+json", ""},
+		{"GET asking for application/json", get(`{ viewer { user { email } } }`, "application/json"), 200, "application/json", ""},
+		{"GET mutation", get(`mutation { createCalendar(input: {name: "x"}) { calendar { id } } }`, ""), 405, "application/json", "BAD_REQUEST"},
+		{"GET variables not an object", func() (*http.Response, string) {
+			return send(http.MethodGet, "?query="+url.QueryEscape(`{ viewer { user { id } } }`)+"&variables=oops", "", "", nil)
+		}, 400, "application/json", "BAD_REQUEST"},
+		{"PUT", func() (*http.Response, string) {
+			return send(http.MethodPut, "", "", "application/json", strings.NewReader("{}"))
+		}, 405, "application/json", "BAD_REQUEST"},
+		{"POST as text", post(`{ viewer { user { id } } }`, "text/plain"), 415, "application/json", "BAD_REQUEST"},
+		{"POST body not JSON", post(`{"query": "{ viewer { user { id } } }", oops}`, "application/json"), 400, "application/graphql-response+json", "BAD_REQUEST"},
+		{"syntax error", post(`{"query": "{ viewer { "}`, "application/json"), 400, "application/graphql-response+json", "GRAPHQL_PARSE_FAILED"},
+		{"unknown field", post(`{"query": "{ nope }"}`, "application/json"), 400, "application/graphql-response+json", "GRAPHQL_VALIDATION_FAILED"},
+		{"body too large", post(big, "application/json"), 413, "application/json", "BAD_REQUEST"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := tt.res()
+			res, body := tt.do()
 			if res.StatusCode != tt.status {
-				t.Fatalf("got status %d, want %d", res.StatusCode, tt.status)
+				t.Fatalf("got status %d, want %d: %s", res.StatusCode, tt.status, body)
 			}
-			if ct := res.Header.Get("Content-Type"); tt.contentType != "" && !strings.HasPrefix(ct, tt.contentType) {
+			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, tt.contentType) {
 				t.Fatalf("got Content-Type %q, want %q", ct, tt.contentType)
+			}
+			if tt.code != "" && !strings.Contains(body, `"code":"`+tt.code+`"`) {
+				t.Fatalf("got %s, want code %s", body, tt.code)
+			}
+			if strings.Contains(body, "oops}") || strings.Contains(body, "INTERNAL") {
+				t.Fatalf("the error echoes the body or claims an internal failure: %s", body)
 			}
 		})
 	}

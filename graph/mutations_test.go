@@ -26,6 +26,8 @@ func TestVersionConflicts(t *testing.T) {
 		{"remove member", `mutation($m: ID!) { removeMember(input: {membershipId: $m, expectedVersion: 9}) { removedMembershipId } }`,
 			map[string]any{"m": w.readerMembershipID}},
 		{"update profile", `mutation { updateProfile(input: {expectedVersion: 7, name: "X"}) { user { name } } }`, nil},
+		{"leave calendar", `mutation($id: ID!) { leaveCalendar(input: {calendarId: $id, expectedVersion: 4}) { removedMembershipId } }`,
+			map[string]any{"id": w.calendarID}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,5 +206,50 @@ func TestConcurrentSignUpsWithOneEmail(t *testing.T) {
 	}
 	if n := countUsers(t, e); n != 1 {
 		t.Fatalf("got %d users in the table, want 1", n)
+	}
+}
+
+// TestPagingPastLeftovers pages through the viewer's calendars when some of
+// their memberships outlived their calendar (a deletion's clean-up that
+// stopped halfway): the leftovers are skipped and paging never gets stuck.
+func TestPagingPastLeftovers(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("left@example.com")
+	userID := decodeUserID(t, str(e.must(tok, provision, nil), "viewer.user.id"))
+	var want []string
+	for i := range 3 {
+		name := fmt.Sprint("kept ", i)
+		e.must(tok, `mutation($n: String!) { createCalendar(input: {name: $n}) { calendar { id } } }`, map[string]any{"n": name})
+		want = append(want, name)
+	}
+	// Leftover memberships of calendars that no longer exist, sorting first.
+	for i := range 5 {
+		e.putRaw(map[string]string{
+			"PK": fmt.Sprintf("CAL#00000000-0000-7000-8000-00000000000%d", i), "SK": "MEMBER#" + userID,
+			"GSI1PK": "USER#" + userID, "GSI1SK": fmt.Sprintf("CAL#00000000-0000-7000-8000-00000000000%d", i),
+			"entityType": "MEMBERSHIP", "role": "OWNER",
+		})
+	}
+	var got []string
+	var after any
+	for page := 0; ; page++ {
+		if page == 10 {
+			t.Fatalf("still paging after 10 pages: stuck")
+		}
+		d := e.must(tok, `query($a: String) { viewer { calendars(first: 2, after: $a) {
+			edges { node { calendar { name } } } pageInfo { hasNextPage endCursor } } } }`, map[string]any{"a": after})
+		for _, edge := range get(d, "viewer.calendars.edges").([]any) {
+			got = append(got, str(edge, "node.calendar.name"))
+		}
+		if get(d, "viewer.calendars.pageInfo.hasNextPage") != true {
+			break
+		}
+		after = get(d, "viewer.calendars.pageInfo.endCursor")
+		if after == nil {
+			t.Fatalf("hasNextPage without an endCursor: %v", d)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }

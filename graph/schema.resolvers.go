@@ -140,14 +140,10 @@ func (r *mutationResolver) LeaveCalendar(ctx context.Context, input model.LeaveC
 	if err != nil {
 		return nil, err
 	}
-	viewer, err := calendar.ViewerID(ctx)
+	key, err := r.Service.LeaveCalendar(ctx, id, input.ExpectedVersion)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Service.LeaveCalendar(ctx, id); err != nil {
-		return nil, err
-	}
-	key := calendar.MembershipKey{CalendarID: id, UserID: viewer}
 	loader.For(ctx).ForgetMembership(ctx, key)
 	return &model.LeaveCalendarPayload{RemovedMembershipID: membershipGID(key)}, nil
 }

@@ -79,6 +79,8 @@ type DeleteCalendarPayload struct {
 type LeaveCalendarInput struct {
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
+	// The version of the viewer's own membership; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
 }
 
 // Result of leaveCalendar.
@@ -115,7 +117,8 @@ type PageInfo struct {
 	HasPreviousPage bool `json:"hasPreviousPage"`
 	// The cursor of the first item on this page, or null when the page is empty.
 	StartCursor *string `json:"startCursor,omitempty"`
-	// The cursor of the last item on this page, or null when the page is empty. Pass it as `after` for the next page.
+	// Where the next page starts: pass it as `after`. Usually the cursor of the last
+	// item on this page; null when nothing was read.
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 

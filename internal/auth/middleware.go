@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -93,9 +94,10 @@ func bearerToken(header []string) (string, bool) {
 }
 
 // userID returns the ID of the user who signs in as claims say, from the cache
-// or else from the user service. Domain errors are returned as they are so that
-// their code reaches the client; anything else is logged here, the last place
-// that knows the request, and replaced by a CodeInternal error safe to show.
+// or else from the user service. Errors are returned as they are: a domain
+// error's code reaches the client, and anything else is an internal error,
+// which the GraphQL layer logs in full and shows as "internal error" when an
+// operation needs the user.
 func (a *Authenticator) userID(ctx context.Context, claims Claims) (string, error) {
 	id := calendar.Identity{Provider: claims.Issuer, Subject: claims.Subject}
 	if userID, ok := a.cache.get(id); ok {
@@ -108,11 +110,7 @@ func (a *Authenticator) userID(ctx context.Context, claims Claims) (string, erro
 		err = errors.New("user service returned an empty user ID")
 	}
 	if err != nil {
-		if calendar.ErrorCode(err) != calendar.CodeInternal {
-			return "", err
-		}
-		a.logger.ErrorContext(ctx, "resolve identity", "provider", id.Provider, "subject", id.Subject, "error", err)
-		return "", calendar.Errorf(calendar.CodeInternal, "could not establish the signed-in user")
+		return "", fmt.Errorf("establish the user signing in with %s: %w", id.Provider, err)
 	}
 	a.cache.put(id, userID)
 	return userID, nil

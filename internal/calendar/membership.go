@@ -87,10 +87,13 @@ func (m *Membership) Key() MembershipKey {
 }
 
 // MembershipPage is one page of a membership connection. Cursors[i] is the opaque
-// cursor of Memberships[i].
+// cursor of Memberships[i]. EndCursor is where the next page starts: the cursor of
+// the last item read, which a reader may have left out of Memberships (a
+// membership of a deleted calendar), so paging never gets stuck.
 type MembershipPage struct {
 	Memberships []*Membership
 	Cursors     []string
+	EndCursor   string
 	HasNextPage bool
 }
 
@@ -109,7 +112,8 @@ type MembershipService interface {
 	// RemoveMember removes a member. Errors: as ChangeRole.
 	RemoveMember(ctx context.Context, key MembershipKey, expectedVersion int) error
 
-	// LeaveCalendar removes the viewer's own membership. Errors: CodeUnauthenticated,
-	// CodeNotFound, CodeLastOwner.
-	LeaveCalendar(ctx context.Context, calendarID string) error
+	// LeaveCalendar removes the viewer's own membership, which must still have the
+	// expected version, and returns its key. Errors: CodeUnauthenticated,
+	// CodeNotFound, CodeVersionConflict, CodeLastOwner.
+	LeaveCalendar(ctx context.Context, calendarID string, expectedVersion int) (MembershipKey, error)
 }

@@ -8,8 +8,15 @@ import "context"
 //
 // The map-returning methods omit missing items rather than failing.
 type Reader interface {
+	// UsersByID reads users by ID, all in one round trip. Errors: internal only.
 	UsersByID(ctx context.Context, ids []string) (map[string]*User, error)
+
+	// CalendarsByID reads calendars by ID, all in one round trip. Errors:
+	// internal only.
 	CalendarsByID(ctx context.Context, ids []string) (map[string]*Calendar, error)
+
+	// MembershipsByKey reads memberships by key, all in one round trip. Errors:
+	// internal only.
 	MembershipsByKey(ctx context.Context, keys []MembershipKey) (map[MembershipKey]*Membership, error)
 
 	// MembershipsOfUser pages through a user's memberships, ordered by calendar ID.

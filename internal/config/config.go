@@ -88,6 +88,16 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, 
 // resolve applies the defaults that depend on other settings and checks the
 // settings against each other.
 func (c Config) resolve(getenv func(string) string) (Config, error) {
+	c.resolveStore(getenv)
+	if c.Endpoint != "" {
+		if u, err := url.Parse(c.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
+			return c, fmt.Errorf("AWS endpoint %q is not a URL", c.Endpoint)
+		}
+	}
+	return c, c.resolveAuth()
+}
+
+func (c *Config) resolveStore(getenv func(string) string) {
 	c.Endpoint = getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if c.Endpoint == "" {
 		c.Endpoint = getenv("AWS_ENDPOINT_URL")
@@ -102,10 +112,13 @@ func (c Config) resolve(getenv func(string) string) (Config, error) {
 		c.Endpoint = ""
 		c.CreateTable = true
 	}
+}
+
+func (c *Config) resolveAuth() error {
 	external := c.JWTSecret != "" || c.JWKSURL != ""
 	c.DevTokens = c.devTokens == "true" || (c.devTokens == "auto" && c.Store == StoreEmbedded && !external)
 	if c.DevTokens && external {
-		return c, errors.New("dev tokens cannot be combined with CALGRAPH_JWT_SECRET or CALGRAPH_JWKS_URL: turn one off")
+		return errors.New("dev tokens cannot be combined with CALGRAPH_JWT_SECRET or CALGRAPH_JWKS_URL: turn one off")
 	}
 	switch {
 	case c.cors == "auto" && c.DevTokens:
@@ -119,21 +132,22 @@ func (c Config) resolve(getenv func(string) string) (Config, error) {
 			}
 		}
 	}
-	if !c.DevTokens && c.JWTSecret == "" && c.JWKSURL == "" {
-		return c, errors.New("no way to verify tokens: set CALGRAPH_JWT_SECRET, CALGRAPH_JWKS_URL or CALGRAPH_DEV_TOKENS=true")
-	}
 	if c.JWKSURL != "" && c.JWTIssuer == "" {
-		return c, errors.New("CALGRAPH_JWKS_URL needs CALGRAPH_JWT_ISSUER: tokens from any issuer sharing that key set would be accepted")
+		return errors.New("CALGRAPH_JWKS_URL needs CALGRAPH_JWT_ISSUER: tokens from any issuer sharing that key set would be accepted")
 	}
 	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
-		return c, errors.New("CALGRAPH_JWT_SECRET must be at least 32 bytes")
+		return errors.New("CALGRAPH_JWT_SECRET must be at least 32 bytes")
 	}
-	if c.Endpoint != "" {
-		if u, err := url.Parse(c.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
-			return c, fmt.Errorf("AWS endpoint %q is not a URL", c.Endpoint)
-		}
+	return nil
+}
+
+// CheckAuth reports a server that could verify no token at all. Only serving
+// needs this; the other commands never see a token.
+func (c Config) CheckAuth() error {
+	if !c.DevTokens && c.JWTSecret == "" && c.JWKSURL == "" {
+		return errors.New("no way to verify tokens: set CALGRAPH_JWT_SECRET, CALGRAPH_JWKS_URL or CALGRAPH_DEV_TOKENS=true")
 	}
-	return c, nil
+	return nil
 }
 
 func parseBool(v string) (bool, error) {

@@ -88,7 +88,6 @@ func TestInvalid(t *testing.T) {
 		{"bad bool", map[string]string{"CALGRAPH_CREATE_TABLE": "maybe"}, nil, "CREATE_TABLE"},
 		{"tiny body limit", map[string]string{"CALGRAPH_MAX_BODY_BYTES": "10"}, nil, "MAX_BODY_BYTES"},
 		{"bad log level", map[string]string{"CALGRAPH_LOG_LEVEL": "loud"}, nil, "LOG_LEVEL"},
-		{"no verification", map[string]string{"CALGRAPH_STORE": "dynamodb"}, nil, "no way to verify tokens"},
 		{"JWKS without issuer", map[string]string{"CALGRAPH_JWKS_URL": "https://id.example/jwks"}, nil, "ISSUER"},
 		{"short secret", map[string]string{"CALGRAPH_JWT_SECRET": "short"}, nil, "32 bytes"},
 		{"dev tokens with a secret", map[string]string{"CALGRAPH_JWT_SECRET": strings.Repeat("s", 32), "CALGRAPH_DEV_TOKENS": "true"}, nil, "cannot be combined"},
@@ -102,5 +101,18 @@ func TestInvalid(t *testing.T) {
 				t.Fatalf("got %v, want an error mentioning %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestCheckAuth(t *testing.T) {
+	c, err := load(t, map[string]string{"CALGRAPH_STORE": "dynamodb"})
+	if err != nil {
+		t.Fatalf("loading without token settings must work for commands that need none: %v", err)
+	}
+	if err := c.CheckAuth(); err == nil || !strings.Contains(err.Error(), "no way to verify tokens") {
+		t.Fatalf("got %v, want serving refused without a way to verify tokens", err)
+	}
+	if c, _ := load(t, nil); c.CheckAuth() != nil {
+		t.Fatalf("embedded defaults must be able to serve")
 	}
 }

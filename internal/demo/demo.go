@@ -16,55 +16,97 @@ var Users = []struct{ Email, Name string }{
 	{"bob@example.com", "Bob Marley"},
 }
 
-// Seed creates the demo users (signed in with identity provider, the dev-token
-// issuer, and their email as subject) and three calendars shared among them.
-// It does nothing when the first demo user already has calendars, so running
-// it twice is harmless. It returns whether it created anything.
-func Seed(ctx context.Context, svc calendar.Service, provider string) (bool, error) {
-	ctxs := make([]context.Context, len(Users))
+type share struct {
+	email string
+	role  calendar.Role
+}
+
+// calendars are the demo calendars: their owner (an index into Users), the
+// calendar, and who it is shared with.
+var calendars = []struct {
+	owner  int
+	cal    calendar.NewCalendar
+	shares []share
+}{
+	{0, calendar.NewCalendar{Name: "Team", Color: "#22C55E", Description: "Shared team calendar", TimeZone: "Europe/Paris"},
+		[]share{{"alice@example.com", calendar.RoleWriter}, {"bob@example.com", calendar.RoleReader}}},
+	{0, calendar.NewCalendar{Name: "Personal", Color: "#8B5CF6", TimeZone: "America/New_York"}, nil},
+	{1, calendar.NewCalendar{Name: "Room 101", Color: "#F97316", Description: "Meeting room, bookable", TimeZone: "Europe/Paris", IsResource: true},
+		[]share{{"dev@example.com", calendar.RoleWriter}, {"bob@example.com", calendar.RoleWriter}}},
+}
+
+// Seed creates whatever part of the demo data is missing: the users (signed in
+// with identity provider, the dev-token issuer, and their email as subject),
+// each demo calendar its owner does not yet own under that name, and each
+// missing share. Running it again, or after a run that stopped halfway,
+// completes the set without duplicating anything. It returns how many
+// calendars it created.
+func Seed(ctx context.Context, svc calendar.Service, provider string) (int, error) {
+	as := make([]context.Context, len(Users))
 	for i, u := range Users {
 		id, err := svc.ResolveIdentity(ctx, calendar.SignUp{
 			Identity: calendar.Identity{Provider: provider, Subject: u.Email}, Email: u.Email, Name: u.Name,
 		})
 		if err != nil {
-			return false, fmt.Errorf("seed user %s: %w", u.Email, err)
+			return 0, fmt.Errorf("seed user %s: %w", u.Email, err)
 		}
-		ctxs[i] = calendar.WithViewer(ctx, id)
+		as[i] = calendar.WithViewer(ctx, id)
 	}
-	dev, alice := ctxs[0], ctxs[1]
-	devID, _ := calendar.ViewerID(dev)
-	existing, err := svc.MembershipsOfUser(dev, devID, calendar.Page{First: 1})
-	if err != nil {
-		return false, fmt.Errorf("seed: %w", err)
-	}
-	if len(existing.Memberships) > 0 {
-		return false, nil
-	}
-	type share struct {
-		email string
-		role  calendar.Role
-	}
-	calendars := []struct {
-		owner  context.Context
-		cal    calendar.NewCalendar
-		shares []share
-	}{
-		{dev, calendar.NewCalendar{Name: "Team", Color: "#22C55E", Description: "Shared team calendar", TimeZone: "Europe/Paris"},
-			[]share{{"alice@example.com", calendar.RoleWriter}, {"bob@example.com", calendar.RoleReader}}},
-		{dev, calendar.NewCalendar{Name: "Personal", Color: "#8B5CF6", TimeZone: "America/New_York"}, nil},
-		{alice, calendar.NewCalendar{Name: "Room 101", Color: "#F97316", Description: "Meeting room, bookable", TimeZone: "Europe/Paris", IsResource: true},
-			[]share{{"dev@example.com", calendar.RoleWriter}, {"bob@example.com", calendar.RoleWriter}}},
-	}
+	created := 0
 	for _, c := range calendars {
-		created, _, err := svc.CreateCalendar(c.owner, c.cal)
+		owner := as[c.owner]
+		id, isNew, err := ensureCalendar(owner, svc, c.cal)
 		if err != nil {
-			return false, fmt.Errorf("seed calendar %s: %w", c.cal.Name, err)
+			return created, fmt.Errorf("seed calendar %s: %w", c.cal.Name, err)
+		}
+		if isNew {
+			created++
 		}
 		for _, s := range c.shares {
-			if _, err := svc.AddMember(c.owner, created.ID, s.email, s.role); err != nil {
-				return false, fmt.Errorf("seed calendar %s: share with %s: %w", c.cal.Name, s.email, err)
+			_, err := svc.AddMember(owner, id, s.email, s.role)
+			if err != nil && calendar.ErrorCode(err) != calendar.CodeAlreadyExists {
+				return created, fmt.Errorf("seed calendar %s: share with %s: %w", c.cal.Name, s.email, err)
 			}
 		}
 	}
-	return true, nil
+	return created, nil
+}
+
+// ensureCalendar returns the ID of the viewer's owned calendar with n's name,
+// creating it when there is none.
+func ensureCalendar(ctx context.Context, svc calendar.Service, n calendar.NewCalendar) (string, bool, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	for p := (calendar.Page{First: calendar.MaxPageSize}); ; {
+		page, err := svc.MembershipsOfUser(ctx, viewer, p)
+		if err != nil {
+			return "", false, err
+		}
+		ids := make([]string, 0, len(page.Memberships))
+		for _, m := range page.Memberships {
+			if m.Role == calendar.RoleOwner {
+				ids = append(ids, m.CalendarID)
+			}
+		}
+		cals, err := svc.CalendarsByID(ctx, ids)
+		if err != nil {
+			return "", false, err
+		}
+		for _, c := range cals {
+			if c.Name == n.Name {
+				return c.ID, false, nil
+			}
+		}
+		if !page.HasNextPage {
+			break
+		}
+		p.After = page.EndCursor
+	}
+	c, _, err := svc.CreateCalendar(ctx, n)
+	if err != nil {
+		return "", false, err
+	}
+	return c.ID, true, nil
 }

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -148,7 +149,12 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 	if err != nil {
 		return fmt.Errorf("delete calendar %s: %w", id, err)
 	}
-	if err := s.removeMemberships(ctx, id); err != nil {
+	// The clean-up must not stop when the client hangs up: the calendar is gone
+	// already and the memberships should follow.
+	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := s.removeMemberships(cleanup, id); err != nil {
+		// The delete itself succeeded; leftovers are skipped by reads.
 		s.log.ErrorContext(ctx, "removing a deleted calendar's memberships", "calendar", id, "err", err)
 	}
 	return nil

@@ -19,10 +19,10 @@ type ClientConfig struct {
 	// Endpoint overrides the endpoint (the embedded engine's loopback URL).
 	Endpoint string
 	// Local marks a local engine (embedded, DynamoDB Local). They accept any
-	// credentials, so fixed ones are used: the same for every command, because
-	// DynamoDB Local keeps a separate database per access key unless run with
-	// -sharedDb. Asking the default chain instead could stall on EC2 metadata.
-	// The region defaults to us-east-1.
+	// credentials, so fixed ones and region us-east-1 are used: the same for
+	// every command, because DynamoDB Local keeps a separate database per access
+	// key and region unless run with -sharedDb. Asking the default credential
+	// chain instead could also stall on EC2 metadata.
 	Local bool
 	// Options are applied to the client, e.g. WithRecorder or WithLatency.
 	Options []func(*dynamodb.Options)
@@ -41,9 +41,7 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
 	if cc.Local {
-		if cfg.Region == "" {
-			cfg.Region = "us-east-1"
-		}
+		cfg.Region = "us-east-1"
 		cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
 	}
 	if cfg.Region == "" {

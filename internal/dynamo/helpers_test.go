@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -100,6 +101,20 @@ func (f *fixture) items() []map[string]any {
 		return fmt.Sprint(all[i]["PK"], all[i]["SK"]) < fmt.Sprint(all[j]["PK"], all[j]["SK"])
 	})
 	return all
+}
+
+// deleteRaw deletes an item by its raw key, as a concurrent process would.
+func (f *fixture) deleteRaw(pk, sk string) {
+	f.t.Helper()
+	_, err := f.db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{
+		TableName: aws.String(f.store.Table()),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk},
+		},
+	})
+	if err != nil {
+		f.t.Fatalf("delete %s/%s: %v", pk, sk, err)
+	}
 }
 
 // countEntities counts the table's items by entityType.

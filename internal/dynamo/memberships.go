@@ -39,9 +39,11 @@ func (s *Store) AddMember(ctx context.Context, calendarID, email string, role ca
 		opPut(membershipKey(calendarID, userID), newMembershipRecord(m), notExists(),
 			mustBeNew(calendar.CodeAlreadyExists, "%s is already a member of this calendar", email)),
 	}
+	delta := 0
 	if role == calendar.RoleOwner {
-		ops = append(ops, ownerTally(calendarID, +1))
+		delta = +1
 	}
+	ops = append(ops, calendarStillThere(calendarID, delta))
 	if err := s.transact(ctx, ops...); err != nil {
 		return nil, fmt.Errorf("add member to calendar %s: %w", calendarID, err)
 	}
@@ -68,12 +70,14 @@ func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role
 	}
 	ops = append(ops, opPut(membershipKey(key.CalendarID, key.UserID), newMembershipRecord(&updated),
 		versionIs(expectedVersion), versionMismatch("membership", expectedVersion)))
+	delta := 0
 	switch {
 	case target.Role == calendar.RoleOwner:
-		ops = append(ops, ownerTally(key.CalendarID, -1))
+		delta = -1
 	case role == calendar.RoleOwner:
-		ops = append(ops, ownerTally(key.CalendarID, +1))
+		delta = +1
 	}
+	ops = append(ops, calendarStillThere(key.CalendarID, delta))
 	if err := s.transact(ctx, ops...); err != nil {
 		return nil, fmt.Errorf("change role in calendar %s: %w", key.CalendarID, err)
 	}
@@ -101,26 +105,40 @@ func (s *Store) RemoveMember(ctx context.Context, key calendar.MembershipKey, ex
 	return nil
 }
 
-// LeaveCalendar implements calendar.MembershipService.
-func (s *Store) LeaveCalendar(ctx context.Context, calendarID string) error {
-	acc, err := s.access(ctx, calendarID, calendar.ActionRead)
+// LeaveCalendar implements calendar.MembershipService. A membership whose
+// calendar was deleted (and not yet cleaned up) can be left too.
+func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVersion int) (calendar.MembershipKey, error) {
+	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
-		return err
+		return calendar.MembershipKey{}, err
 	}
-	m := acc.member
-	ops := []txOp{opDelete(membershipKey(calendarID, acc.viewer), versionIs(m.Version), func(old item) error {
-		if old == nil {
-			return errCalendarNotFound()
-		}
-		return calendar.Errorf(calendar.CodeVersionConflict, "your membership changed meanwhile: try again")
-	})}
-	if m.Role == calendar.RoleOwner {
+	if err := calendar.ValidateID("calendarId", calendarID); err != nil {
+		return calendar.MembershipKey{}, err
+	}
+	key := calendar.MembershipKey{CalendarID: calendarID, UserID: viewer}
+	mk := membershipKey(calendarID, viewer)
+	items, err := s.batchGet(ctx, []itemKey{mk, ownerTallyKey(calendarID)})
+	if err != nil {
+		return key, err
+	}
+	if items[mk] == nil {
+		return key, errCalendarNotFound()
+	}
+	m, err := unmarshal[membershipRecord](items[mk])
+	if err != nil {
+		return key, err
+	}
+	if m.Version != expectedVersion {
+		return key, versionMismatch("membership", expectedVersion)(items[mk])
+	}
+	ops := []txOp{opDelete(mk, versionIs(expectedVersion), versionMismatch("membership", expectedVersion))}
+	if m.Role == string(calendar.RoleOwner) && items[ownerTallyKey(calendarID)] != nil {
 		ops = append(ops, ownerTally(calendarID, -1))
 	}
 	if err := s.transact(ctx, ops...); err != nil {
-		return fmt.Errorf("leave calendar %s: %w", calendarID, err)
+		return key, fmt.Errorf("leave calendar %s: %w", calendarID, err)
 	}
-	return nil
+	return key, nil
 }
 
 // memberAccess checks that the viewer manages key's calendar and reads the target
@@ -165,6 +183,16 @@ func ownerTally(calendarID string, delta int) txOp {
 	})
 }
 
+// calendarStillThere guards a membership write against a concurrent deletion of
+// the calendar: it changes the owner tally by delta (which only exists while the
+// calendar does), or with no change in owners, checks that the calendar exists.
+func calendarStillThere(calendarID string, delta int) txOp {
+	if delta != 0 {
+		return ownerTally(calendarID, delta)
+	}
+	return opCheck(calendarKey(calendarID), exists(), func(item) error { return errCalendarNotFound() })
+}
+
 // MembershipsOfUser implements calendar.Reader with a GSI1 Query.
 func (s *Store) MembershipsOfUser(ctx context.Context, userID string, p calendar.Page) (*calendar.MembershipPage, error) {
 	q := pageQuery{
@@ -193,6 +221,9 @@ func (s *Store) membershipPage(ctx context.Context, q pageQuery) (*calendar.Memb
 		return nil, err
 	}
 	page := &calendar.MembershipPage{Cursors: res.cursors, HasNextPage: res.hasNext}
+	if n := len(res.cursors); n > 0 {
+		page.EndCursor = res.cursors[n-1]
+	}
 	for _, it := range res.items {
 		r, err := unmarshal[membershipRecord](it)
 		if err != nil {

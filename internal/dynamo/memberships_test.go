@@ -76,8 +76,9 @@ func TestAddMemberInput(t *testing.T) {
 func TestLastOwner(t *testing.T) {
 	f := newFixture(t)
 	r := f.roles()
-	wantCode(t, f.store.LeaveCalendar(r.owner, r.cal.ID), calendar.CodeLastOwner)
-	_, err := f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
+	_, err := f.store.LeaveCalendar(r.owner, r.cal.ID, r.ownerM.Version)
+	wantCode(t, err, calendar.CodeLastOwner)
+	_, err = f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
 	wantCode(t, err, calendar.CodeLastOwner)
 	wantCode(t, f.store.RemoveMember(r.owner, r.ownerM.Key(), r.ownerM.Version), calendar.CodeLastOwner)
 
@@ -85,14 +86,17 @@ func TestLastOwner(t *testing.T) {
 	if err != nil {
 		t.Fatalf("promote writer: %v", err)
 	}
-	if err := f.store.LeaveCalendar(r.owner, r.cal.ID); err != nil {
+	if _, err := f.store.LeaveCalendar(r.owner, r.cal.ID, r.ownerM.Version); err != nil {
 		t.Fatalf("owner leaves with another owner left: %v", err)
 	}
 	wantCode(t, f.store.RemoveMember(r.writer, promoted.Key(), promoted.Version), calendar.CodeLastOwner)
-	if err := f.store.LeaveCalendar(r.reader, r.cal.ID); err != nil {
+	_, err = f.store.LeaveCalendar(r.reader, r.cal.ID, 9)
+	wantCode(t, err, calendar.CodeVersionConflict)
+	if _, err := f.store.LeaveCalendar(r.reader, r.cal.ID, r.readerM.Version); err != nil {
 		t.Fatalf("reader leaves: %v", err)
 	}
-	wantCode(t, f.store.LeaveCalendar(r.reader, r.cal.ID), calendar.CodeNotFound)
+	_, err = f.store.LeaveCalendar(r.reader, r.cal.ID, r.readerM.Version)
+	wantCode(t, err, calendar.CodeNotFound)
 }
 
 func TestConcurrentDemotionsKeepAnOwner(t *testing.T) {

@@ -10,18 +10,16 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// getItem reads one item with a strongly consistent GetItem; nil when absent.
-func (s *Store) getItem(ctx context.Context, k itemKey) (item, error) {
+// getItem reads one item with a strongly consistent GetItem and reports
+// whether it exists.
+func (s *Store) getItem(ctx context.Context, k itemKey) (item, bool, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: k.av(), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("get %s/%s: %w", k.PK, k.SK, err)
+		return nil, false, fmt.Errorf("get %s/%s: %w", k.PK, k.SK, err)
 	}
-	if len(out.Item) == 0 {
-		return nil, nil
-	}
-	return out.Item, nil
+	return out.Item, len(out.Item) > 0, nil
 }
 
 // UsersByID implements calendar.Reader.

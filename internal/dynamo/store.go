@@ -20,6 +20,11 @@ type Store struct {
 	now   func() time.Time
 	newID func() string
 	log   *slog.Logger
+
+	// beforeTransact, when set (only by tests), runs just before each
+	// transaction is sent: the gap between a write's read and its transaction
+	// where a concurrent change can slip in.
+	beforeTransact func(ctx context.Context)
 }
 
 var _ calendar.Service = (*Store)(nil)

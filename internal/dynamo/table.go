@@ -20,11 +20,11 @@ var indexes = []struct{ name, pk, sk string }{
 // EnsureTable creates the table with its indexes when it does not exist, adds any
 // index it lacks, and waits until the table and its indexes are active.
 func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
-	desc, err := describe(ctx, db, table)
+	desc, found, err := describe(ctx, db, table)
 	if err != nil {
 		return err
 	}
-	if desc == nil {
+	if !found {
 		if err := createTable(ctx, db, table); err != nil {
 			return err
 		}
@@ -34,16 +34,23 @@ func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
 	return waitActive(ctx, db, table)
 }
 
-// describe returns the table's description, or nil when it does not exist.
-func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.TableDescription, error) {
+// describe returns the table's description and whether the table exists.
+func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.TableDescription, bool, error) {
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	if _, ok := errors.AsType[*types.ResourceNotFoundException](err); ok {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("describe table %s: %w", table, err)
+		return nil, false, fmt.Errorf("describe table %s: %w", table, err)
 	}
-	return out.Table, nil
+	return out.Table, true, nil
+}
+
+// Reachable reports whether DynamoDB answers at all, whether or not the table
+// exists yet: start-up waits for this before creating the table.
+func Reachable(ctx context.Context, db *dynamodb.Client, table string) error {
+	_, _, err := describe(ctx, db, table)
+	return err
 }
 
 func createTable(ctx context.Context, db *dynamodb.Client, table string) error {
@@ -113,11 +120,11 @@ func addMissingIndexes(ctx context.Context, db *dynamodb.Client, table string, d
 // reports no status (the embedded one) counts as active.
 func waitActive(ctx context.Context, db *dynamodb.Client, table string) error {
 	for delay := 50 * time.Millisecond; ; delay = min(2*delay, 2*time.Second) {
-		desc, err := describe(ctx, db, table)
+		desc, found, err := describe(ctx, db, table)
 		if err != nil {
 			return err
 		}
-		if desc != nil && active(desc) {
+		if found && active(desc) {
 			return nil
 		}
 		if err := sleep(ctx, delay); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
 )
 
 // Transactions: every write that touches more than one item is one
@@ -94,7 +95,13 @@ func (s *Store) transact(ctx context.Context, ops ...txOp) error {
 		}
 		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
 	}
+	if s.beforeTransact != nil {
+		s.beforeTransact(ctx)
+	}
 	for attempt := 1; ; attempt++ {
+		// A fresh token per attempt: a retry after a cancellation is a new
+		// transaction, and must not be mistaken for a replay of the first one.
+		in.ClientRequestToken = aws.String(uuid.NewString())
 		_, err := s.db.TransactWriteItems(ctx, in)
 		if err == nil {
 			return nil

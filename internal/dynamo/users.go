@@ -26,8 +26,8 @@ func (s *Store) ResolveIdentity(ctx context.Context, su calendar.SignUp) (string
 	if err := su.Identity.Validate(); err != nil {
 		return "", err
 	}
-	id, err := s.userIDByIdentity(ctx, su.Identity)
-	if err != nil || id != "" {
+	id, found, err := s.userIDByIdentity(ctx, su.Identity)
+	if err != nil || found {
 		return id, err
 	}
 	// Only a new user needs usable claims: an existing one signs in whatever
@@ -42,12 +42,13 @@ func (s *Store) ResolveIdentity(ctx context.Context, su calendar.SignUp) (string
 	return id, err
 }
 
-func (s *Store) userIDByIdentity(ctx context.Context, ident calendar.Identity) (string, error) {
+// userIDByIdentity looks the identity up in GSI3 and reports whether it found it.
+func (s *Store) userIDByIdentity(ctx context.Context, ident calendar.Identity) (string, bool, error) {
 	ik := identityIndexKey(ident.Provider, ident.Subject, "")
 	expr, err := expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrGSI3PK).Equal(expression.Value(ik.PK))).Build()
 	if err != nil {
-		return "", fmt.Errorf("build identity lookup: %w", err)
+		return "", false, fmt.Errorf("build identity lookup: %w", err)
 	}
 	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
 		TableName: aws.String(s.table), IndexName: aws.String(indexGSI3),
@@ -55,12 +56,12 @@ func (s *Store) userIDByIdentity(ctx context.Context, ident calendar.Identity) (
 		ExpressionAttributeValues: expr.Values(), Limit: aws.Int32(1),
 	})
 	if err != nil {
-		return "", fmt.Errorf("look up identity: %w", err)
+		return "", false, fmt.Errorf("look up identity: %w", err)
 	}
 	if len(out.Items) == 0 {
-		return "", nil
+		return "", false, nil
 	}
-	return stringAttr(out.Items[0], "id"), nil
+	return stringAttr(out.Items[0], "id"), true, nil
 }
 
 func (s *Store) createUser(ctx context.Context, su calendar.SignUp) (string, error) {
@@ -83,28 +84,12 @@ func (s *Store) createUser(ctx context.Context, su calendar.SignUp) (string, err
 }
 
 func (s *Store) userIDFromGuard(ctx context.Context, k itemKey) (string, error) {
-	it, err := s.getItem(ctx, k)
+	it, found, err := s.getItem(ctx, k)
 	if err != nil {
 		return "", err
 	}
-	if it == nil {
+	if !found {
 		return "", fmt.Errorf("uniqueness item %s vanished", k.PK)
-	}
-	return stringAttr(it, "userId"), nil
-}
-
-// userIDByEmail returns the ID of the user with the email, or a CodeNotFound error.
-func (s *Store) userIDByEmail(ctx context.Context, email string) (string, error) {
-	email, err := calendar.NormalizeEmail(email)
-	if err != nil {
-		return "", err
-	}
-	it, err := s.getItem(ctx, emailKey(email))
-	if err != nil {
-		return "", err
-	}
-	if it == nil {
-		return "", calendar.Errorf(calendar.CodeNotFound, "no user has the email %s", email)
 	}
 	return stringAttr(it, "userId"), nil
 }
@@ -115,11 +100,11 @@ func (s *Store) UpdateProfile(ctx context.Context, upd calendar.ProfileUpdate) (
 	if err != nil {
 		return nil, err
 	}
-	it, err := s.getItem(ctx, userKey(viewer))
+	it, found, err := s.getItem(ctx, userKey(viewer))
 	if err != nil {
 		return nil, err
 	}
-	if it == nil {
+	if !found {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "user not found")
 	}
 	rec, err := unmarshal[userRecord](it)

@@ -69,9 +69,6 @@ func EngineName() string {
 // Client returns a client for the test endpoint with the SDK's default retryer.
 func Client(t testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
-	// The sandbox's CA bundle setting breaks custom HTTP clients; local engines
-	// speak plain HTTP anyway.
-	os.Unsetenv("AWS_CA_BUNDLE")
 	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: Endpoint(t), Local: true, Options: opts})
 	if err != nil {
 		t.Fatalf("DynamoDB client: %v", err)

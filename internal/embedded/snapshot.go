@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/calgraph/calgraph/internal/atomicfile"
 )
 
 // Dumper copies the table to and from DynamoDB's JSON export format; the store
@@ -22,75 +25,126 @@ type Dumper interface {
 	Import(ctx context.Context, r io.Reader) (int, error)
 }
 
-// Load restores the snapshot at path and returns how many items it held. A
-// missing file is a fresh start. Any other failure (unreadable, truncated,
-// corrupt) is returned, and the caller must not start: running on would soon
-// overwrite the only copy of the data with an empty table.
-func Load(ctx context.Context, path string, d Dumper) (int, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("open snapshot: %w", err)
-	}
-	defer f.Close()
-	n, err := d.Import(ctx, f)
-	if err != nil {
-		return 0, fmt.Errorf("snapshot %s is unusable and was left untouched; move it aside or restore a good copy to start: %w", path, err)
-	}
-	return n, nil
+// manifest sits next to the snapshot, as DynamoDB's own exports carry one: it
+// lets a load tell a complete snapshot from one cut short, even at a line
+// boundary. It is written before the snapshot and names the previous snapshot's
+// checksum too, so a crash between the two renames still leaves a pair that
+// matches.
+type manifest struct {
+	Format         string `json:"format"`
+	Items          int    `json:"items"`
+	SHA256         string `json:"sha256"`
+	PreviousSHA256 string `json:"previousSha256,omitempty"`
 }
 
-// Snapshotter writes the table to a snapshot file, atomically, when it changed.
+const manifestFormat = "calgraph-snapshot/1"
+
+// Snapshotter keeps the table in a snapshot file between runs of the embedded
+// engine: it loads it at start and saves it, atomically, when the data changed.
 type Snapshotter struct {
 	path   string
 	dumper Dumper
 	log    *slog.Logger
 
-	mu      sync.Mutex // one save at a time
-	lastSum [sha256.Size]byte
+	mu       sync.Mutex // one load or save at a time
+	loaded   bool       // Save refuses to run before a successful Load
+	exported [sha256.Size]byte
+	onDisk   string // checksum of the snapshot file as it is now; "" when there is none
 }
 
-// NewSnapshotter returns a Snapshotter writing to path.
+// NewSnapshotter returns a Snapshotter for the snapshot at path; its manifest is
+// path + ".manifest.json".
 func NewSnapshotter(path string, d Dumper, logger *slog.Logger) *Snapshotter {
 	return &Snapshotter{path: path, dumper: d, log: logger}
 }
 
-// Save exports the table and, if anything changed since the last save, replaces
-// the snapshot atomically: a temporary file in the same directory, fsync,
-// rename over the old file, fsync the directory. A crash at any point leaves
-// either the old snapshot or the new one, never a torn one.
+func (s *Snapshotter) manifestPath() string { return s.path + ".manifest.json" }
+
+// Load restores the snapshot and returns how many items it held. A missing file
+// is a fresh start. Any other failure (unreadable, truncated, corrupt, not
+// matching its manifest) is returned, and the caller must not start: running
+// on would soon overwrite the only copy of the data with an empty table.
+func (s *Snapshotter) Load(ctx context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, s.baseline(ctx)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read snapshot: %w", err)
+	}
+	sum := checksum(data)
+	if err := s.verify(sum); err != nil {
+		return 0, fmt.Errorf("snapshot %s was left untouched; move it aside or restore a good copy to start: %w", s.path, err)
+	}
+	n, err := s.dumper.Import(ctx, bytes.NewReader(data))
+	if err != nil {
+		return 0, fmt.Errorf("snapshot %s is unusable and was left untouched; move it aside or restore a good copy to start: %w", s.path, err)
+	}
+	s.onDisk = sum
+	return n, s.baseline(ctx)
+}
+
+// verify checks the snapshot's checksum against its manifest. A snapshot
+// without a manifest (an `export` copied into place, say) is accepted.
+func (s *Snapshotter) verify(sum string) error {
+	raw, err := os.ReadFile(s.manifestPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn("snapshot has no manifest; loading it unverified", "path", s.path)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read manifest: %w", err)
+	}
+	var m manifest
+	if err := json.Unmarshal(raw, &m); err != nil || m.Format != manifestFormat {
+		return fmt.Errorf("manifest %s is not a calgraph snapshot manifest", s.manifestPath())
+	}
+	if sum != m.SHA256 && sum != m.PreviousSHA256 {
+		return fmt.Errorf("the snapshot does not match its manifest (%d items, sha256 %s): it is truncated or damaged", m.Items, m.SHA256)
+	}
+	return nil
+}
+
+// baseline records the table's current contents as what the snapshot holds
+// and allows saving.
+func (s *Snapshotter) baseline(ctx context.Context) error {
+	var buf bytes.Buffer
+	if _, err := s.dumper.Export(ctx, &buf); err != nil {
+		return fmt.Errorf("snapshot baseline: %w", err)
+	}
+	s.exported, s.loaded = sha256.Sum256(buf.Bytes()), true
+	return nil
+}
+
+// Save exports the table and, if anything changed since the last save or load
+// (or there is no snapshot file yet), replaces the manifest and then the
+// snapshot, each atomically. It refuses to run before a successful Load.
 func (s *Snapshotter) Save(ctx context.Context) (saved bool, items int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.loaded {
+		return false, 0, errors.New("snapshot: not saving over a snapshot that was not loaded")
+	}
 	var buf bytes.Buffer
 	n, err := s.dumper.Export(ctx, &buf)
 	if err != nil {
 		return false, 0, fmt.Errorf("snapshot: %w", err)
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	if sum == s.lastSum {
+	if sha256.Sum256(buf.Bytes()) == s.exported && s.onDisk != "" {
 		return false, n, nil
 	}
-	if err := writeAtomically(s.path, buf.Bytes()); err != nil {
+	sum := checksum(buf.Bytes())
+	m, _ := json.Marshal(manifest{Format: manifestFormat, Items: n, SHA256: sum, PreviousSHA256: s.onDisk})
+	if err := atomicfile.Write(s.manifestPath(), writeBytes(m)); err != nil {
+		return false, n, fmt.Errorf("snapshot manifest: %w", err)
+	}
+	if err := atomicfile.Write(s.path, writeBytes(buf.Bytes())); err != nil {
 		return false, n, fmt.Errorf("snapshot: %w", err)
 	}
-	s.lastSum = sum
+	s.exported, s.onDisk = sha256.Sum256(buf.Bytes()), sum
 	return true, n, nil
-}
-
-// Baseline records the table's current contents as already saved, so that a
-// table just loaded from the snapshot is not written back unchanged.
-func (s *Snapshotter) Baseline(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var buf bytes.Buffer
-	if _, err := s.dumper.Export(ctx, &buf); err != nil {
-		return fmt.Errorf("snapshot baseline: %w", err)
-	}
-	s.lastSum = sha256.Sum256(buf.Bytes())
-	return nil
 }
 
 // Run saves every interval until ctx ends. Failures are logged and retried at
@@ -112,45 +166,14 @@ func (s *Snapshotter) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-func writeAtomically(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	return syncDir(dir)
+func checksum(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
+func writeBytes(b []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }

@@ -19,8 +19,6 @@ type Config struct {
 	// AllowedOrigins lists the browser origins allowed to call the API; an entry
 	// may hold one "*" wildcard, as in "http://localhost:*".
 	AllowedOrigins []string
-	// MaxBodyBytes bounds a request body.
-	MaxBodyBytes int64
 	// SDL is the schema text served at /schema.graphql for code generators.
 	SDL []byte
 	// GraphiQLHeaders pre-fill GraphiQL's headers editor (a dev token in local runs).
@@ -43,7 +41,7 @@ func New(cfg Config, graphql http.Handler, ready func(context.Context) error, lo
 	mux.Handle("GET "+PathGraphiQL+"{$}", playground.Handler("calgraph", PathQuery,
 		playground.WithGraphiqlUiHeaders(cfg.GraphiQLHeaders),
 		playground.WithGraphiqlEnablePluginExplorer(true)))
-	mux.Handle(PathQuery, limitBody(cfg.MaxBodyBytes, graphql))
+	mux.Handle(PathQuery, graphql)
 	mux.HandleFunc("GET "+PathSchema, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write(cfg.SDL)

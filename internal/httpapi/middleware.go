@@ -1,12 +1,9 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -111,32 +108,4 @@ func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// limitBody refuses bodies over max bytes with 413 before they reach GraphQL,
-// reading at most max+1 bytes of them.
-func limitBody(max int64, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Method == http.MethodGet {
-			next.ServeHTTP(w, r)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
-		if int64(len(body)) > max || r.ContentLength > max {
-			writeGraphQLError(w, http.StatusRequestEntityTooLarge, "request body is larger than the limit")
-			return
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			writeGraphQLError(w, http.StatusBadRequest, "could not read the request body")
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
-	})
-}
-
-func writeGraphQLError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(`{"errors":[{"message":"` + msg + `","extensions":{"code":"BAD_USER_INPUT"}}]}` + "\n"))
 }

@@ -79,13 +79,14 @@ func (l *Loaders) Calendar(ctx context.Context, id string) (*calendar.Calendar, 
 	return c, err
 }
 
-// Membership returns a membership of a calendar the viewer is a member of.
+// Membership returns a membership of a calendar the viewer is a member of; the
+// calendar must still exist.
 func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*calendar.Membership, error) {
 	if err := calendar.ValidateID("id", key.UserID); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "membership not found")
 	}
 	thunk := l.memberships.Load(ctx, key)
-	if _, err := l.viewerMembership(ctx, key.CalendarID); err != nil {
+	if _, err := l.Calendar(ctx, key.CalendarID); err != nil {
 		return nil, err
 	}
 	m, err := thunk()
@@ -116,7 +117,7 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 	if err != nil {
 		return nil, err
 	}
-	kept := &calendar.MembershipPage{HasNextPage: page.HasNextPage}
+	kept := &calendar.MembershipPage{HasNextPage: page.HasNextPage, EndCursor: page.EndCursor}
 	for i, m := range page.Memberships {
 		c := cals[m.CalendarID]
 		if c == nil {

@@ -1,0 +1,82 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+)
+
+// checkRequest refuses, before any GraphQL runs, the requests the
+// GraphQL-over-HTTP spec says a server must refuse, each with a BAD_REQUEST
+// error and the spec's status: an unknown method (405), a GET that would run a
+// mutation (405) or carries variables that are not a JSON object (400), a POST
+// that is not JSON (415) or is larger than maxBody (413).
+func checkRequest(maxBody int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet:
+			if status, msg := checkGET(r); status != 0 {
+				if status == http.StatusMethodNotAllowed {
+					w.Header().Set("Allow", http.MethodPost)
+				}
+				writeRequestError(w, status, msg)
+				return
+			}
+		case http.MethodPost:
+			if status, msg := checkPOST(r, maxBody); status != 0 {
+				writeRequestError(w, status, msg)
+				return
+			}
+		case http.MethodOptions:
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			writeRequestError(w, http.StatusMethodNotAllowed, "use GET for queries or POST")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func checkGET(r *http.Request) (int, string) {
+	q := r.URL.Query()
+	for _, name := range []string{"variables", "extensions"} {
+		if v := q.Get(name); v != "" {
+			var obj map[string]any
+			if json.Unmarshal([]byte(v), &obj) != nil {
+				return http.StatusBadRequest, name + " must be a JSON object"
+			}
+		}
+	}
+	doc, err := parser.ParseQuery(&ast.Source{Input: q.Get("query")})
+	if err == nil {
+		if op := doc.Operations.ForName(q.Get("operationName")); op != nil && op.Operation != ast.Query {
+			return http.StatusMethodNotAllowed, "mutations must be sent with POST"
+		}
+	}
+	return 0, ""
+}
+
+// checkPOST checks the media type and reads the body (at most maxBody+1 bytes),
+// putting it back for the GraphQL handler.
+func checkPOST(r *http.Request, maxBody int64) (int, string) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, "send the operation as application/json"
+	}
+	if r.ContentLength > maxBody {
+		return http.StatusRequestEntityTooLarge, "the request body is larger than the limit"
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return http.StatusBadRequest, "could not read the request body"
+	}
+	if int64(len(body)) > maxBody {
+		return http.StatusRequestEntityTooLarge, "the request body is larger than the limit"
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return 0, ""
+}

@@ -1,0 +1,7 @@
+package dynamo
+
+import "context"
+
+// SetBeforeTransact installs a hook that runs just before each transaction is
+// sent, so tests can change the world between a write's read and its write.
+func SetBeforeTransact(s *Store, hook func(ctx context.Context)) { s.beforeTransact = hook }
