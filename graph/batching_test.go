@@ -61,8 +61,8 @@ func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 }
 
 // seedCalendars gives the user n calendars, each shared with members, writing
-// straight to the store without the added latency.
-func seedCalendars(t *testing.T, e *env, owner string, n int, members []string) {
+// straight to the store without the added latency, and returns their IDs.
+func seedCalendars(t *testing.T, e *env, owner string, n int, members []string) []string {
 	t.Helper()
 	s := dynamo.New(dynamoClient(e), e.store.Table())
 	ctx := context.Background()
@@ -77,17 +77,20 @@ func seedCalendars(t *testing.T, e *env, owner string, n int, members []string) 
 	for _, m := range members {
 		as(m)
 	}
+	var ids []string
 	for i := range n {
 		c, _, err := s.CreateCalendar(ownerCtx, calendar.NewCalendar{Name: fmt.Sprint("cal ", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
+		ids = append(ids, c.ID)
 		for _, m := range members {
 			if _, err := s.AddMember(ownerCtx, c.ID, m, calendar.RoleReader); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
+	return ids
 }
 
 func describe(plan map[string]int) string {
@@ -97,4 +100,76 @@ func describe(plan map[string]int) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestWeekViewRequestPlan checks the canonical week view — the viewer's N
+// calendars with their entries in a week, and each entry's calendar — costs one
+// Query for memberships, one BatchGetItem for the calendars (and the viewer's
+// preferences), N Queries for entries in one concurrent wave, and nothing per
+// entry: three waves whatever N is.
+func TestWeekViewRequestPlan(t *testing.T) {
+	for _, n := range []int{1, 5, 50} {
+		for _, zone := range []string{"", `, timeZone: "Europe/Paris"`} {
+			t.Run(fmt.Sprintf("N=%d%s", n, map[bool]string{true: " preferred zone", false: " asked zone"}[zone == ""]), func(t *testing.T) {
+				e := newEnv(t, withLatency(callLatency))
+				tok := e.token("week@example.com")
+				e.must(tok, provision, nil)
+				cals := seedCalendars(t, e, "week@example.com", n, nil)
+				seedEntries(t, e, "week@example.com", cals, 3)
+
+				e.rec.Reset()
+				d := e.must(tok, `{ viewer { calendars(first: 100) { edges { node { calendar { id name
+					entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}`+zone+`) {
+						timeZone entries { title calendar { name } } } } } } } } }`, nil)
+				if got := len(get(d, "viewer.calendars.edges").([]any)); got != n {
+					t.Fatalf("got %d calendars, want %d", got, n)
+				}
+				if got := len(get(d, "viewer.calendars.edges.0.node.calendar.entries.entries").([]any)); got != 3 {
+					t.Fatalf("got %d entries in the first calendar, want 3", got)
+				}
+				calls := e.rec.Calls()
+				waves := dynamo.WaveOf(calls)
+				plan := map[string]int{}
+				for i, c := range calls {
+					plan[fmt.Sprintf("wave %d %s %s", waves[i], c.Op, c.Index)]++
+				}
+				want := map[string]int{
+					"wave 1 Query GSI1":    1,
+					"wave 2 BatchGetItem ": 1,
+					"wave 3 Query LSI1":    n,
+				}
+				if len(calls) != 2+n || dynamo.Waves(calls) != 3 {
+					t.Fatalf("got %d calls in %d waves, want %d in 3; plan:\n%s", len(calls), dynamo.Waves(calls), 2+n, describe(plan))
+				}
+				for k, v := range want {
+					if plan[k] != v {
+						t.Errorf("got %d × %q, want %d; plan:\n%s", plan[k], k, v, describe(plan))
+					}
+				}
+			})
+		}
+	}
+}
+
+// seedEntries gives each calendar perEach entries in the week of 23 November
+// 2026, written straight to the store.
+func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int) {
+	t.Helper()
+	s := dynamo.New(dynamoClient(e), e.store.Table())
+	ctx := context.Background()
+	id, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: owner}, Email: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := calendar.WithViewer(ctx, id)
+	for _, cal := range cals {
+		for i := range perEach {
+			start := time.Date(2026, 11, 23+i, 9, 0, 0, 0, time.UTC)
+			_, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i),
+				Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

@@ -11,7 +11,10 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/calgraph/calgraph/graph/model"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -45,8 +48,8 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		if de, ok := errors.AsType[*calendar.Error](err); ok && de.Code != calendar.CodeInternal {
 			gqlErr.Message = de.Message
 			gqlErr.Extensions = map[string]any{"code": extensionCodes[de.Code]}
-			if de.Field != "" {
-				gqlErr.Extensions["field"] = de.Field
+			if field := fieldOf(de, gqlErr.Path); field != "" {
+				gqlErr.Extensions["field"] = field
 			}
 			return gqlErr
 		}
@@ -67,6 +70,20 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		gqlErr.Extensions = map[string]any{"code": extensionCodes[calendar.CodeInternal]}
 		return gqlErr
 	}
+}
+
+// fieldOf names the input field of a validation error; for an error raised
+// while reading an input value, the last name on its path.
+func fieldOf(de *calendar.Error, path ast.Path) string {
+	if de.Field != model.FieldFromPath {
+		return de.Field
+	}
+	for i := len(path) - 1; i >= 0; i-- {
+		if name, ok := path[i].(ast.PathName); ok {
+			return string(name)
+		}
+	}
+	return ""
 }
 
 // recoverPanic turns a resolver panic into an internal error and logs its stack:

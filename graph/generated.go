@@ -30,10 +30,14 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AllDayEntry() AllDayEntryResolver
 	Calendar() CalendarResolver
 	Membership() MembershipResolver
+	MultiDayEntry() MultiDayEntryResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Task() TaskResolver
+	TimedEntry() TimedEntryResolver
 	User() UserResolver
 	Viewer() ViewerResolver
 }
@@ -46,14 +50,34 @@ type ComplexityRoot struct {
 		Membership func(childComplexity int) int
 	}
 
+	AllDayEntry struct {
+		Calendar    func(childComplexity int) int
+		Color       func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Date        func(childComplexity int) int
+		Description func(childComplexity int) int
+		ICalUID     func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		Location    func(childComplexity int) int
+		Reminders   func(childComplexity int) int
+		Sequence    func(childComplexity int) int
+		Tags        func(childComplexity int) int
+		Title       func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+		Version     func(childComplexity int) int
+	}
+
 	Calendar struct {
 		Color       func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		Description func(childComplexity int) int
+		Entries     func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter) int
 		ID          func(childComplexity int) int
 		IsResource  func(childComplexity int) int
 		Members     func(childComplexity int, first *int, after *string) int
 		Name        func(childComplexity int) int
+		Tasks       func(childComplexity int, completed *bool, first *int, after *string) int
 		TimeZone    func(childComplexity int) int
 		UpdatedAt   func(childComplexity int) int
 		Version     func(childComplexity int) int
@@ -64,13 +88,32 @@ type ComplexityRoot struct {
 		Membership func(childComplexity int) int
 	}
 
+	CompleteTaskPayload struct {
+		Task func(childComplexity int) int
+	}
+
 	CreateCalendarPayload struct {
 		Calendar   func(childComplexity int) int
 		Membership func(childComplexity int) int
 	}
 
+	CreateEntryPayload struct {
+		Entry func(childComplexity int) int
+	}
+
 	DeleteCalendarPayload struct {
 		DeletedCalendarID func(childComplexity int) int
+	}
+
+	DeleteEntryPayload struct {
+		DeletedEntryID func(childComplexity int) int
+	}
+
+	EntryView struct {
+		End      func(childComplexity int) int
+		Entries  func(childComplexity int) int
+		Start    func(childComplexity int) int
+		TimeZone func(childComplexity int) int
 	}
 
 	LeaveCalendarPayload struct {
@@ -97,15 +140,46 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	MoveEntryPayload struct {
+		Entry      func(childComplexity int) int
+		PreviousID func(childComplexity int) int
+	}
+
+	MultiDayEntry struct {
+		Calendar    func(childComplexity int) int
+		Color       func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Description func(childComplexity int) int
+		EndDate     func(childComplexity int) int
+		ICalUID     func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		Location    func(childComplexity int) int
+		Reminders   func(childComplexity int) int
+		Sequence    func(childComplexity int) int
+		StartDate   func(childComplexity int) int
+		Tags        func(childComplexity int) int
+		Title       func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+		Version     func(childComplexity int) int
+	}
+
 	Mutation struct {
-		AddMember        func(childComplexity int, input model.AddMemberInput) int
-		ChangeMemberRole func(childComplexity int, input model.ChangeMemberRoleInput) int
-		CreateCalendar   func(childComplexity int, input model.CreateCalendarInput) int
-		DeleteCalendar   func(childComplexity int, input model.DeleteCalendarInput) int
-		LeaveCalendar    func(childComplexity int, input model.LeaveCalendarInput) int
-		RemoveMember     func(childComplexity int, input model.RemoveMemberInput) int
-		UpdateCalendar   func(childComplexity int, input model.UpdateCalendarInput) int
-		UpdateProfile    func(childComplexity int, input model.UpdateProfileInput) int
+		AddMember         func(childComplexity int, input model.AddMemberInput) int
+		ChangeMemberRole  func(childComplexity int, input model.ChangeMemberRoleInput) int
+		CompleteTask      func(childComplexity int, input model.CompleteTaskInput) int
+		CreateCalendar    func(childComplexity int, input model.CreateCalendarInput) int
+		CreateEntry       func(childComplexity int, input model.CreateEntryInput) int
+		DeleteCalendar    func(childComplexity int, input model.DeleteCalendarInput) int
+		DeleteEntry       func(childComplexity int, input model.DeleteEntryInput) int
+		LeaveCalendar     func(childComplexity int, input model.LeaveCalendarInput) int
+		MoveEntry         func(childComplexity int, input model.MoveEntryInput) int
+		RemoveMember      func(childComplexity int, input model.RemoveMemberInput) int
+		ReopenTask        func(childComplexity int, input model.ReopenTaskInput) int
+		UpdateCalendar    func(childComplexity int, input model.UpdateCalendarInput) int
+		UpdateEntry       func(childComplexity int, input model.UpdateEntryInput) int
+		UpdatePreferences func(childComplexity int, input model.UpdatePreferencesInput) int
+		UpdateProfile     func(childComplexity int, input model.UpdateProfileInput) int
 	}
 
 	PageInfo struct {
@@ -113,6 +187,14 @@ type ComplexityRoot struct {
 		HasNextPage     func(childComplexity int) int
 		HasPreviousPage func(childComplexity int) int
 		StartCursor     func(childComplexity int) int
+	}
+
+	Preferences struct {
+		DefaultEntryDurationMinutes func(childComplexity int) int
+		DefaultReminders            func(childComplexity int) int
+		Theme                       func(childComplexity int) int
+		TimeZone                    func(childComplexity int) int
+		WeekStart                   func(childComplexity int) int
 	}
 
 	Query struct {
@@ -125,8 +207,73 @@ type ComplexityRoot struct {
 		RemovedMembershipID func(childComplexity int) int
 	}
 
+	ReopenTaskPayload struct {
+		Task func(childComplexity int) int
+	}
+
+	Task struct {
+		Calendar    func(childComplexity int) int
+		Color       func(childComplexity int) int
+		Completed   func(childComplexity int) int
+		CompletedAt func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Description func(childComplexity int) int
+		Due         func(childComplexity int) int
+		DueDate     func(childComplexity int) int
+		ICalUID     func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		Location    func(childComplexity int) int
+		Reminders   func(childComplexity int) int
+		Sequence    func(childComplexity int) int
+		Tags        func(childComplexity int) int
+		TimeZone    func(childComplexity int) int
+		Title       func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+		Version     func(childComplexity int) int
+	}
+
+	TaskConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	TaskEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TimedEntry struct {
+		Calendar    func(childComplexity int) int
+		Color       func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Description func(childComplexity int) int
+		End         func(childComplexity int) int
+		ICalUID     func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		Location    func(childComplexity int) int
+		Reminders   func(childComplexity int) int
+		Sequence    func(childComplexity int) int
+		Start       func(childComplexity int) int
+		Tags        func(childComplexity int) int
+		TimeZone    func(childComplexity int) int
+		Title       func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+		Version     func(childComplexity int) int
+	}
+
 	UpdateCalendarPayload struct {
 		Calendar func(childComplexity int) int
+	}
+
+	UpdateEntryPayload struct {
+		Entry func(childComplexity int) int
+	}
+
+	UpdatePreferencesPayload struct {
+		Preferences func(childComplexity int) int
+		User        func(childComplexity int) int
 	}
 
 	UpdateProfilePayload struct {
@@ -143,8 +290,10 @@ type ComplexityRoot struct {
 	}
 
 	Viewer struct {
-		Calendars func(childComplexity int, first *int, after *string) int
-		User      func(childComplexity int) int
+		Agenda      func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter) int
+		Calendars   func(childComplexity int, first *int, after *string) int
+		Preferences func(childComplexity int) int
+		User        func(childComplexity int) int
 	}
 }
 
@@ -152,12 +301,18 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AllDayEntryResolver interface {
+	ID(ctx context.Context, obj *model.AllDayEntry) (string, error)
+	Calendar(ctx context.Context, obj *model.AllDayEntry) (*calendar.Calendar, error)
+}
 type CalendarResolver interface {
 	ID(ctx context.Context, obj *calendar.Calendar) (string, error)
 
 	Description(ctx context.Context, obj *calendar.Calendar) (*string, error)
 
 	ViewerRole(ctx context.Context, obj *calendar.Calendar) (calendar.Role, error)
+	Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter) (*model.EntryView, error)
+	Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error)
 	Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error)
 }
 type MembershipResolver interface {
@@ -165,6 +320,10 @@ type MembershipResolver interface {
 
 	Calendar(ctx context.Context, obj *calendar.Membership) (*calendar.Calendar, error)
 	User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error)
+}
+type MultiDayEntryResolver interface {
+	ID(ctx context.Context, obj *model.MultiDayEntry) (string, error)
+	Calendar(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Calendar, error)
 }
 type MutationResolver interface {
 	UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error)
@@ -175,17 +334,34 @@ type MutationResolver interface {
 	ChangeMemberRole(ctx context.Context, input model.ChangeMemberRoleInput) (*model.ChangeMemberRolePayload, error)
 	RemoveMember(ctx context.Context, input model.RemoveMemberInput) (*model.RemoveMemberPayload, error)
 	LeaveCalendar(ctx context.Context, input model.LeaveCalendarInput) (*model.LeaveCalendarPayload, error)
+	UpdatePreferences(ctx context.Context, input model.UpdatePreferencesInput) (*model.UpdatePreferencesPayload, error)
+	CreateEntry(ctx context.Context, input model.CreateEntryInput) (*model.CreateEntryPayload, error)
+	UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.UpdateEntryPayload, error)
+	DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error)
+	CompleteTask(ctx context.Context, input model.CompleteTaskInput) (*model.CompleteTaskPayload, error)
+	ReopenTask(ctx context.Context, input model.ReopenTaskInput) (*model.ReopenTaskPayload, error)
+	MoveEntry(ctx context.Context, input model.MoveEntryInput) (*model.MoveEntryPayload, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Node(ctx context.Context, id string) (model.Node, error)
 	Calendar(ctx context.Context, id string) (*calendar.Calendar, error)
 }
+type TaskResolver interface {
+	ID(ctx context.Context, obj *model.Task) (string, error)
+	Calendar(ctx context.Context, obj *model.Task) (*calendar.Calendar, error)
+}
+type TimedEntryResolver interface {
+	ID(ctx context.Context, obj *model.TimedEntry) (string, error)
+	Calendar(ctx context.Context, obj *model.TimedEntry) (*calendar.Calendar, error)
+}
 type UserResolver interface {
 	ID(ctx context.Context, obj *calendar.User) (string, error)
 }
 type ViewerResolver interface {
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
+	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
+	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
 }
 
@@ -214,6 +390,97 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AddMemberPayload.Membership(childComplexity), true
 
+	case "AllDayEntry.calendar":
+		if e.ComplexityRoot.AllDayEntry.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Calendar(childComplexity), true
+	case "AllDayEntry.color":
+		if e.ComplexityRoot.AllDayEntry.Color == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Color(childComplexity), true
+	case "AllDayEntry.createdAt":
+		if e.ComplexityRoot.AllDayEntry.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.CreatedAt(childComplexity), true
+	case "AllDayEntry.date":
+		if e.ComplexityRoot.AllDayEntry.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Date(childComplexity), true
+	case "AllDayEntry.description":
+		if e.ComplexityRoot.AllDayEntry.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Description(childComplexity), true
+	case "AllDayEntry.icalUid":
+		if e.ComplexityRoot.AllDayEntry.ICalUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.ICalUID(childComplexity), true
+	case "AllDayEntry.id":
+		if e.ComplexityRoot.AllDayEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.ID(childComplexity), true
+	case "AllDayEntry.kind":
+		if e.ComplexityRoot.AllDayEntry.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Kind(childComplexity), true
+	case "AllDayEntry.location":
+		if e.ComplexityRoot.AllDayEntry.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Location(childComplexity), true
+	case "AllDayEntry.reminders":
+		if e.ComplexityRoot.AllDayEntry.Reminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Reminders(childComplexity), true
+	case "AllDayEntry.sequence":
+		if e.ComplexityRoot.AllDayEntry.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Sequence(childComplexity), true
+	case "AllDayEntry.tags":
+		if e.ComplexityRoot.AllDayEntry.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Tags(childComplexity), true
+	case "AllDayEntry.title":
+		if e.ComplexityRoot.AllDayEntry.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Title(childComplexity), true
+	case "AllDayEntry.updatedAt":
+		if e.ComplexityRoot.AllDayEntry.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.UpdatedAt(childComplexity), true
+	case "AllDayEntry.version":
+		if e.ComplexityRoot.AllDayEntry.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Version(childComplexity), true
+
 	case "Calendar.color":
 		if e.ComplexityRoot.Calendar.Color == nil {
 			break
@@ -232,6 +499,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.Description(childComplexity), true
+	case "Calendar.entries":
+		if e.ComplexityRoot.Calendar.Entries == nil {
+			break
+		}
+
+		args, err := ec.field_Calendar_entries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Calendar.Entries(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["filter"].(*model.EntryFilter)), true
 	case "Calendar.id":
 		if e.ComplexityRoot.Calendar.ID == nil {
 			break
@@ -261,6 +539,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.Name(childComplexity), true
+	case "Calendar.tasks":
+		if e.ComplexityRoot.Calendar.Tasks == nil {
+			break
+		}
+
+		args, err := ec.field_Calendar_tasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Calendar.Tasks(childComplexity, args["completed"].(*bool), args["first"].(*int), args["after"].(*string)), true
 	case "Calendar.timeZone":
 		if e.ComplexityRoot.Calendar.TimeZone == nil {
 			break
@@ -293,6 +582,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ChangeMemberRolePayload.Membership(childComplexity), true
 
+	case "CompleteTaskPayload.task":
+		if e.ComplexityRoot.CompleteTaskPayload.Task == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CompleteTaskPayload.Task(childComplexity), true
+
 	case "CreateCalendarPayload.calendar":
 		if e.ComplexityRoot.CreateCalendarPayload.Calendar == nil {
 			break
@@ -306,12 +602,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateCalendarPayload.Membership(childComplexity), true
 
+	case "CreateEntryPayload.entry":
+		if e.ComplexityRoot.CreateEntryPayload.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateEntryPayload.Entry(childComplexity), true
+
 	case "DeleteCalendarPayload.deletedCalendarId":
 		if e.ComplexityRoot.DeleteCalendarPayload.DeletedCalendarID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.DeleteCalendarPayload.DeletedCalendarID(childComplexity), true
+
+	case "DeleteEntryPayload.deletedEntryId":
+		if e.ComplexityRoot.DeleteEntryPayload.DeletedEntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteEntryPayload.DeletedEntryID(childComplexity), true
+
+	case "EntryView.end":
+		if e.ComplexityRoot.EntryView.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryView.End(childComplexity), true
+	case "EntryView.entries":
+		if e.ComplexityRoot.EntryView.Entries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryView.Entries(childComplexity), true
+	case "EntryView.start":
+		if e.ComplexityRoot.EntryView.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryView.Start(childComplexity), true
+	case "EntryView.timeZone":
+		if e.ComplexityRoot.EntryView.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryView.TimeZone(childComplexity), true
 
 	case "LeaveCalendarPayload.removedMembershipId":
 		if e.ComplexityRoot.LeaveCalendarPayload.RemovedMembershipID == nil {
@@ -389,6 +724,116 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MembershipEdge.Node(childComplexity), true
 
+	case "MoveEntryPayload.entry":
+		if e.ComplexityRoot.MoveEntryPayload.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntryPayload.Entry(childComplexity), true
+	case "MoveEntryPayload.previousId":
+		if e.ComplexityRoot.MoveEntryPayload.PreviousID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntryPayload.PreviousID(childComplexity), true
+
+	case "MultiDayEntry.calendar":
+		if e.ComplexityRoot.MultiDayEntry.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Calendar(childComplexity), true
+	case "MultiDayEntry.color":
+		if e.ComplexityRoot.MultiDayEntry.Color == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Color(childComplexity), true
+	case "MultiDayEntry.createdAt":
+		if e.ComplexityRoot.MultiDayEntry.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.CreatedAt(childComplexity), true
+	case "MultiDayEntry.description":
+		if e.ComplexityRoot.MultiDayEntry.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Description(childComplexity), true
+	case "MultiDayEntry.endDate":
+		if e.ComplexityRoot.MultiDayEntry.EndDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.EndDate(childComplexity), true
+	case "MultiDayEntry.icalUid":
+		if e.ComplexityRoot.MultiDayEntry.ICalUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.ICalUID(childComplexity), true
+	case "MultiDayEntry.id":
+		if e.ComplexityRoot.MultiDayEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.ID(childComplexity), true
+	case "MultiDayEntry.kind":
+		if e.ComplexityRoot.MultiDayEntry.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Kind(childComplexity), true
+	case "MultiDayEntry.location":
+		if e.ComplexityRoot.MultiDayEntry.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Location(childComplexity), true
+	case "MultiDayEntry.reminders":
+		if e.ComplexityRoot.MultiDayEntry.Reminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Reminders(childComplexity), true
+	case "MultiDayEntry.sequence":
+		if e.ComplexityRoot.MultiDayEntry.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Sequence(childComplexity), true
+	case "MultiDayEntry.startDate":
+		if e.ComplexityRoot.MultiDayEntry.StartDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.StartDate(childComplexity), true
+	case "MultiDayEntry.tags":
+		if e.ComplexityRoot.MultiDayEntry.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Tags(childComplexity), true
+	case "MultiDayEntry.title":
+		if e.ComplexityRoot.MultiDayEntry.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Title(childComplexity), true
+	case "MultiDayEntry.updatedAt":
+		if e.ComplexityRoot.MultiDayEntry.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.UpdatedAt(childComplexity), true
+	case "MultiDayEntry.version":
+		if e.ComplexityRoot.MultiDayEntry.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Version(childComplexity), true
+
 	case "Mutation.addMember":
 		if e.ComplexityRoot.Mutation.AddMember == nil {
 			break
@@ -411,6 +856,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ChangeMemberRole(childComplexity, args["input"].(model.ChangeMemberRoleInput)), true
+	case "Mutation.completeTask":
+		if e.ComplexityRoot.Mutation.CompleteTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_completeTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CompleteTask(childComplexity, args["input"].(model.CompleteTaskInput)), true
 	case "Mutation.createCalendar":
 		if e.ComplexityRoot.Mutation.CreateCalendar == nil {
 			break
@@ -422,6 +878,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCalendar(childComplexity, args["input"].(model.CreateCalendarInput)), true
+	case "Mutation.createEntry":
+		if e.ComplexityRoot.Mutation.CreateEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateEntry(childComplexity, args["input"].(model.CreateEntryInput)), true
 	case "Mutation.deleteCalendar":
 		if e.ComplexityRoot.Mutation.DeleteCalendar == nil {
 			break
@@ -433,6 +900,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCalendar(childComplexity, args["input"].(model.DeleteCalendarInput)), true
+	case "Mutation.deleteEntry":
+		if e.ComplexityRoot.Mutation.DeleteEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteEntry(childComplexity, args["input"].(model.DeleteEntryInput)), true
 	case "Mutation.leaveCalendar":
 		if e.ComplexityRoot.Mutation.LeaveCalendar == nil {
 			break
@@ -444,6 +922,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.LeaveCalendar(childComplexity, args["input"].(model.LeaveCalendarInput)), true
+	case "Mutation.moveEntry":
+		if e.ComplexityRoot.Mutation.MoveEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_moveEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MoveEntry(childComplexity, args["input"].(model.MoveEntryInput)), true
 	case "Mutation.removeMember":
 		if e.ComplexityRoot.Mutation.RemoveMember == nil {
 			break
@@ -455,6 +944,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveMember(childComplexity, args["input"].(model.RemoveMemberInput)), true
+	case "Mutation.reopenTask":
+		if e.ComplexityRoot.Mutation.ReopenTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reopenTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReopenTask(childComplexity, args["input"].(model.ReopenTaskInput)), true
 	case "Mutation.updateCalendar":
 		if e.ComplexityRoot.Mutation.UpdateCalendar == nil {
 			break
@@ -466,6 +966,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCalendar(childComplexity, args["input"].(model.UpdateCalendarInput)), true
+	case "Mutation.updateEntry":
+		if e.ComplexityRoot.Mutation.UpdateEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateEntry(childComplexity, args["input"].(model.UpdateEntryInput)), true
+	case "Mutation.updatePreferences":
+		if e.ComplexityRoot.Mutation.UpdatePreferences == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updatePreferences_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdatePreferences(childComplexity, args["input"].(model.UpdatePreferencesInput)), true
 	case "Mutation.updateProfile":
 		if e.ComplexityRoot.Mutation.UpdateProfile == nil {
 			break
@@ -502,6 +1024,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
+	case "Preferences.defaultEntryDurationMinutes":
+		if e.ComplexityRoot.Preferences.DefaultEntryDurationMinutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.DefaultEntryDurationMinutes(childComplexity), true
+	case "Preferences.defaultReminders":
+		if e.ComplexityRoot.Preferences.DefaultReminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.DefaultReminders(childComplexity), true
+	case "Preferences.theme":
+		if e.ComplexityRoot.Preferences.Theme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.Theme(childComplexity), true
+	case "Preferences.timeZone":
+		if e.ComplexityRoot.Preferences.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.TimeZone(childComplexity), true
+	case "Preferences.weekStart":
+		if e.ComplexityRoot.Preferences.WeekStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.WeekStart(childComplexity), true
 
 	case "Query.calendar":
 		if e.ComplexityRoot.Query.Calendar == nil {
@@ -540,12 +1093,283 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RemoveMemberPayload.RemovedMembershipID(childComplexity), true
 
+	case "ReopenTaskPayload.task":
+		if e.ComplexityRoot.ReopenTaskPayload.Task == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReopenTaskPayload.Task(childComplexity), true
+
+	case "Task.calendar":
+		if e.ComplexityRoot.Task.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Calendar(childComplexity), true
+	case "Task.color":
+		if e.ComplexityRoot.Task.Color == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Color(childComplexity), true
+	case "Task.completed":
+		if e.ComplexityRoot.Task.Completed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Completed(childComplexity), true
+	case "Task.completedAt":
+		if e.ComplexityRoot.Task.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CompletedAt(childComplexity), true
+	case "Task.createdAt":
+		if e.ComplexityRoot.Task.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CreatedAt(childComplexity), true
+	case "Task.description":
+		if e.ComplexityRoot.Task.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Description(childComplexity), true
+	case "Task.due":
+		if e.ComplexityRoot.Task.Due == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Due(childComplexity), true
+	case "Task.dueDate":
+		if e.ComplexityRoot.Task.DueDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.DueDate(childComplexity), true
+	case "Task.icalUid":
+		if e.ComplexityRoot.Task.ICalUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ICalUID(childComplexity), true
+	case "Task.id":
+		if e.ComplexityRoot.Task.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ID(childComplexity), true
+	case "Task.kind":
+		if e.ComplexityRoot.Task.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Kind(childComplexity), true
+	case "Task.location":
+		if e.ComplexityRoot.Task.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Location(childComplexity), true
+	case "Task.reminders":
+		if e.ComplexityRoot.Task.Reminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Reminders(childComplexity), true
+	case "Task.sequence":
+		if e.ComplexityRoot.Task.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Sequence(childComplexity), true
+	case "Task.tags":
+		if e.ComplexityRoot.Task.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Tags(childComplexity), true
+	case "Task.timeZone":
+		if e.ComplexityRoot.Task.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.TimeZone(childComplexity), true
+	case "Task.title":
+		if e.ComplexityRoot.Task.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Title(childComplexity), true
+	case "Task.updatedAt":
+		if e.ComplexityRoot.Task.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.UpdatedAt(childComplexity), true
+	case "Task.version":
+		if e.ComplexityRoot.Task.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Version(childComplexity), true
+
+	case "TaskConnection.edges":
+		if e.ComplexityRoot.TaskConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskConnection.Edges(childComplexity), true
+	case "TaskConnection.pageInfo":
+		if e.ComplexityRoot.TaskConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskConnection.PageInfo(childComplexity), true
+
+	case "TaskEdge.cursor":
+		if e.ComplexityRoot.TaskEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskEdge.Cursor(childComplexity), true
+	case "TaskEdge.node":
+		if e.ComplexityRoot.TaskEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
+
+	case "TimedEntry.calendar":
+		if e.ComplexityRoot.TimedEntry.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Calendar(childComplexity), true
+	case "TimedEntry.color":
+		if e.ComplexityRoot.TimedEntry.Color == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Color(childComplexity), true
+	case "TimedEntry.createdAt":
+		if e.ComplexityRoot.TimedEntry.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.CreatedAt(childComplexity), true
+	case "TimedEntry.description":
+		if e.ComplexityRoot.TimedEntry.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Description(childComplexity), true
+	case "TimedEntry.end":
+		if e.ComplexityRoot.TimedEntry.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.End(childComplexity), true
+	case "TimedEntry.icalUid":
+		if e.ComplexityRoot.TimedEntry.ICalUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.ICalUID(childComplexity), true
+	case "TimedEntry.id":
+		if e.ComplexityRoot.TimedEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.ID(childComplexity), true
+	case "TimedEntry.kind":
+		if e.ComplexityRoot.TimedEntry.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Kind(childComplexity), true
+	case "TimedEntry.location":
+		if e.ComplexityRoot.TimedEntry.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Location(childComplexity), true
+	case "TimedEntry.reminders":
+		if e.ComplexityRoot.TimedEntry.Reminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Reminders(childComplexity), true
+	case "TimedEntry.sequence":
+		if e.ComplexityRoot.TimedEntry.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Sequence(childComplexity), true
+	case "TimedEntry.start":
+		if e.ComplexityRoot.TimedEntry.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Start(childComplexity), true
+	case "TimedEntry.tags":
+		if e.ComplexityRoot.TimedEntry.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Tags(childComplexity), true
+	case "TimedEntry.timeZone":
+		if e.ComplexityRoot.TimedEntry.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.TimeZone(childComplexity), true
+	case "TimedEntry.title":
+		if e.ComplexityRoot.TimedEntry.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Title(childComplexity), true
+	case "TimedEntry.updatedAt":
+		if e.ComplexityRoot.TimedEntry.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.UpdatedAt(childComplexity), true
+	case "TimedEntry.version":
+		if e.ComplexityRoot.TimedEntry.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Version(childComplexity), true
+
 	case "UpdateCalendarPayload.calendar":
 		if e.ComplexityRoot.UpdateCalendarPayload.Calendar == nil {
 			break
 		}
 
 		return e.ComplexityRoot.UpdateCalendarPayload.Calendar(childComplexity), true
+
+	case "UpdateEntryPayload.entry":
+		if e.ComplexityRoot.UpdateEntryPayload.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateEntryPayload.Entry(childComplexity), true
+
+	case "UpdatePreferencesPayload.preferences":
+		if e.ComplexityRoot.UpdatePreferencesPayload.Preferences == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdatePreferencesPayload.Preferences(childComplexity), true
+	case "UpdatePreferencesPayload.user":
+		if e.ComplexityRoot.UpdatePreferencesPayload.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdatePreferencesPayload.User(childComplexity), true
 
 	case "UpdateProfilePayload.user":
 		if e.ComplexityRoot.UpdateProfilePayload.User == nil {
@@ -591,6 +1415,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.User.Version(childComplexity), true
 
+	case "Viewer.agenda":
+		if e.ComplexityRoot.Viewer.Agenda == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_agenda_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter)), true
 	case "Viewer.calendars":
 		if e.ComplexityRoot.Viewer.Calendars == nil {
 			break
@@ -602,6 +1437,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Calendars(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Viewer.preferences":
+		if e.ComplexityRoot.Viewer.Preferences == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Preferences(childComplexity), true
 	case "Viewer.user":
 		if e.ComplexityRoot.Viewer.User == nil {
 			break
@@ -618,12 +1459,28 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAddMemberInput,
+		ec.unmarshalInputAllDayTimingInput,
 		ec.unmarshalInputChangeMemberRoleInput,
+		ec.unmarshalInputCompleteTaskInput,
 		ec.unmarshalInputCreateCalendarInput,
+		ec.unmarshalInputCreateEntryInput,
+		ec.unmarshalInputDateRangeInput,
 		ec.unmarshalInputDeleteCalendarInput,
+		ec.unmarshalInputDeleteEntryInput,
+		ec.unmarshalInputEntryFilter,
+		ec.unmarshalInputEntryTimingInput,
+		ec.unmarshalInputInstantRangeInput,
 		ec.unmarshalInputLeaveCalendarInput,
+		ec.unmarshalInputMoveEntryInput,
+		ec.unmarshalInputMultiDayTimingInput,
 		ec.unmarshalInputRemoveMemberInput,
+		ec.unmarshalInputReopenTaskInput,
+		ec.unmarshalInputTaskDueInput,
+		ec.unmarshalInputTimeRangeInput,
+		ec.unmarshalInputTimedTimingInput,
 		ec.unmarshalInputUpdateCalendarInput,
+		ec.unmarshalInputUpdateEntryInput,
+		ec.unmarshalInputUpdatePreferencesInput,
 		ec.unmarshalInputUpdateProfileInput,
 	)
 	first := true
@@ -726,6 +1583,12 @@ interface Node {
 "An instant as an RFC 3339 timestamp with an offset, for example ` + "`" + `2026-11-21T09:30:00Z` + "`" + `."
 scalar DateTime
 
+"""
+A calendar day as ` + "`" + `YYYY-MM-DD` + "`" + `, for example ` + "`" + `2026-11-21` + "`" + `, without a time zone:
+the same day wherever it is seen, placed in a zone only when a view reads it.
+"""
+scalar Date
+
 "What a member may do on a calendar. Each role includes the rights of the roles below it."
 enum Role {
   "Edits and deletes the calendar, manages members, and writes and reads entries."
@@ -756,6 +1619,26 @@ type Query {
 type Viewer {
   "The signed-in user's own profile."
   user: User!
+
+  "The signed-in user's preferences: the defaults of views and new entries."
+  preferences: Preferences!
+
+  """
+  The viewer's entries across their calendars in a range, merged in view order
+  (by start; whole-day entries first at the same start). Each entry's ` + "`" + `calendar` + "`" + `
+  and its ` + "`" + `viewerRole` + "`" + ` come with it at no extra cost. Dates are read in
+  ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone, else UTC.
+  """
+  agenda(
+    "The range: whole days or instants. At most 366 days."
+    range: TimeRangeInput!
+    "The IANA zone dates are read in."
+    timeZone: String
+    "Only these calendars (global IDs); all of the viewer's calendars (up to 500) when omitted."
+    calendarIds: [ID!]
+    "Only entries of these kinds, or with any of these tags."
+    filter: EntryFilter
+  ): EntryView!
 
   """
   The calendars the viewer is a member of, as memberships (role and calendar),
@@ -812,6 +1695,35 @@ type Calendar implements Node {
   updatedAt: DateTime!
   "The viewer's role on this calendar."
   viewerRole: Role!
+  """
+  The calendar's entries that happen in a range, each once, in view order (by
+  start; whole-day entries first at the same start). An entry counts when it
+  overlaps the range: one ending exactly at its start, or starting exactly at its
+  end, does not. Dates are read in ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone,
+  else the calendar's.
+  """
+  entries(
+    "The range: whole days or instants. At most 366 days and 5,000 entries."
+    range: TimeRangeInput!
+    "The IANA zone dates are read in."
+    timeZone: String
+    "Only entries of these kinds, or with any of these tags."
+    filter: EntryFilter
+  ): EntryView!
+
+  """
+  The calendar's tasks: open ones by due date, earliest first, or completed ones
+  by completion, latest first.
+  """
+  tasks(
+    "List completed tasks instead of open ones."
+    completed: Boolean = false
+    "How many tasks to return, 1 to 100."
+    first: Int = 20
+    "Return tasks after this cursor."
+    after: String
+  ): TaskConnection!
+
   "The calendar's members with their roles, ordered by when each user first signed in."
   members(
     "How many memberships to return, 1 to 100."
@@ -853,6 +1765,296 @@ type MembershipEdge {
   cursor: String!
   "The membership."
   node: Membership!
+}
+
+"A user's defaults for views and new entries."
+type Preferences {
+  "The IANA zone views are read in when none is asked for, or null to use each calendar's."
+  timeZone: String
+  "The first day of the week in the user's week views."
+  weekStart: Weekday!
+  "How long a new timed entry lasts when it is given no end, in minutes."
+  defaultEntryDurationMinutes: Int!
+  "The reminders a new entry gets when it is given none, in minutes before it starts."
+  defaultReminders: [Int!]!
+  "The look the user prefers."
+  theme: Theme!
+}
+
+"A day of the week."
+enum Weekday {
+  MONDAY
+  TUESDAY
+  WEDNESDAY
+  THURSDAY
+  FRIDAY
+  SATURDAY
+  SUNDAY
+}
+
+"The look a user prefers."
+enum Theme {
+  "Follow the operating system."
+  SYSTEM
+  LIGHT
+  DARK
+}
+
+"What sort of entry an entry is."
+enum EntryKind {
+  "From one instant to a later one, in a time zone."
+  TIMED
+  "One whole day."
+  ALL_DAY
+  "Two or more whole days."
+  MULTI_DAY
+  "Something to do, due on a date or at an instant."
+  TASK
+}
+
+"""
+Something on a calendar. The concrete type tells its kind and carries its
+timing: TimedEntry, AllDayEntry, MultiDayEntry or Task.
+"""
+interface Entry {
+  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  id: ID!
+  "The calendar the entry is on."
+  calendar: Calendar!
+  "The entry's kind."
+  kind: EntryKind!
+  "The title, 1 to 500 characters."
+  title: String!
+  "A longer description, up to 10 KB, or null."
+  description: String
+  "Where it happens, up to 500 characters, or null."
+  location: String
+  "The entry's color as ` + "`" + `#RRGGBB` + "`" + `, or null to use the calendar's."
+  color: String
+  "Tags, sorted: up to 20, each up to 50 characters."
+  tags: [String!]!
+  "When to remind, in minutes before the entry starts, ascending: up to 5."
+  reminders: [Int!]!
+  "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
+  icalUid: String!
+  "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
+  sequence: Int!
+  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  version: Int!
+  "When the entry was created."
+  createdAt: DateTime!
+  "When the entry last changed."
+  updatedAt: DateTime!
+}
+
+"An entry from one instant to a later one."
+type TimedEntry implements Entry & Node {
+  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  id: ID!
+  "The calendar the entry is on."
+  calendar: Calendar!
+  "Always TIMED."
+  kind: EntryKind!
+  "The title, 1 to 500 characters."
+  title: String!
+  "A longer description, up to 10 KB, or null."
+  description: String
+  "Where it happens, up to 500 characters, or null."
+  location: String
+  "The entry's color as ` + "`" + `#RRGGBB` + "`" + `, or null to use the calendar's."
+  color: String
+  "Tags, sorted: up to 20, each up to 50 characters."
+  tags: [String!]!
+  "When to remind, in minutes before the entry starts, ascending: up to 5."
+  reminders: [Int!]!
+  "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
+  icalUid: String!
+  "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
+  sequence: Int!
+  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  version: Int!
+  "When the entry was created."
+  createdAt: DateTime!
+  "When the entry last changed."
+  updatedAt: DateTime!
+  "When it starts."
+  start: DateTime!
+  "When it ends (exclusive), after start and at most 366 days later."
+  end: DateTime!
+  "The IANA zone the entry was set in, for showing its local times."
+  timeZone: String!
+}
+
+"An entry that takes one whole day."
+type AllDayEntry implements Entry & Node {
+  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  id: ID!
+  "The calendar the entry is on."
+  calendar: Calendar!
+  "Always ALL_DAY."
+  kind: EntryKind!
+  "The title, 1 to 500 characters."
+  title: String!
+  "A longer description, up to 10 KB, or null."
+  description: String
+  "Where it happens, up to 500 characters, or null."
+  location: String
+  "The entry's color as ` + "`" + `#RRGGBB` + "`" + `, or null to use the calendar's."
+  color: String
+  "Tags, sorted: up to 20, each up to 50 characters."
+  tags: [String!]!
+  "When to remind, in minutes before the entry starts, ascending: up to 5."
+  reminders: [Int!]!
+  "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
+  icalUid: String!
+  "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
+  sequence: Int!
+  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  version: Int!
+  "When the entry was created."
+  createdAt: DateTime!
+  "When the entry last changed."
+  updatedAt: DateTime!
+  "The day."
+  date: Date!
+}
+
+"An entry that takes two or more whole days."
+type MultiDayEntry implements Entry & Node {
+  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  id: ID!
+  "The calendar the entry is on."
+  calendar: Calendar!
+  "Always MULTI_DAY."
+  kind: EntryKind!
+  "The title, 1 to 500 characters."
+  title: String!
+  "A longer description, up to 10 KB, or null."
+  description: String
+  "Where it happens, up to 500 characters, or null."
+  location: String
+  "The entry's color as ` + "`" + `#RRGGBB` + "`" + `, or null to use the calendar's."
+  color: String
+  "Tags, sorted: up to 20, each up to 50 characters."
+  tags: [String!]!
+  "When to remind, in minutes before the entry starts, ascending: up to 5."
+  reminders: [Int!]!
+  "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
+  icalUid: String!
+  "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
+  sequence: Int!
+  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  version: Int!
+  "When the entry was created."
+  createdAt: DateTime!
+  "When the entry last changed."
+  updatedAt: DateTime!
+  "The first day."
+  startDate: Date!
+  "The day after the last day (exclusive), two to 366 days after startDate."
+  endDate: Date!
+}
+
+"Something to do, due on a date or at an instant, that can be completed."
+type Task implements Entry & Node {
+  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  id: ID!
+  "The calendar the entry is on."
+  calendar: Calendar!
+  "Always TASK."
+  kind: EntryKind!
+  "The title, 1 to 500 characters."
+  title: String!
+  "A longer description, up to 10 KB, or null."
+  description: String
+  "Where it happens, up to 500 characters, or null."
+  location: String
+  "The entry's color as ` + "`" + `#RRGGBB` + "`" + `, or null to use the calendar's."
+  color: String
+  "Tags, sorted: up to 20, each up to 50 characters."
+  tags: [String!]!
+  "When to remind, in minutes before the task is due, ascending: up to 5."
+  reminders: [Int!]!
+  "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
+  icalUid: String!
+  "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
+  sequence: Int!
+  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  version: Int!
+  "When the task was created."
+  createdAt: DateTime!
+  "When the task last changed."
+  updatedAt: DateTime!
+  "The day it is due, when it is due on a day (otherwise null and ` + "`" + `due` + "`" + ` is set)."
+  dueDate: Date
+  "The instant it is due, when it is due at an instant (otherwise null and ` + "`" + `dueDate` + "`" + ` is set)."
+  due: DateTime
+  "The IANA zone of ` + "`" + `due` + "`" + `, or null for a task due on a day."
+  timeZone: String
+  "Whether it is done."
+  completed: Boolean!
+  "When it was completed, or null while open."
+  completedAt: DateTime
+}
+
+"Entries in a range, as a view shows them."
+type EntryView {
+  "The IANA zone dates were read in: the one asked for, else the viewer's preference, else the calendar's (UTC for an agenda)."
+  timeZone: String!
+  "The start of the range, as an instant."
+  start: DateTime!
+  "The end of the range (exclusive), as an instant."
+  end: DateTime!
+  "The entries that overlap the range, each once, in view order."
+  entries: [Entry!]!
+}
+
+"A page of tasks (Relay cursor connection)."
+type TaskConnection {
+  "The tasks on this page, each with its cursor."
+  edges: [TaskEdge!]!
+  "Where this page sits in the whole list."
+  pageInfo: PageInfo!
+}
+
+"A task and its position in a list."
+type TaskEdge {
+  "An opaque cursor: pass it as ` + "`" + `after` + "`" + ` to continue after this task."
+  cursor: String!
+  "The task."
+  node: Task!
+}
+
+"A range of time: whole days read in a time zone, or instants. Give exactly one."
+input TimeRangeInput @oneOf {
+  "Whole days: from ` + "`" + `start` + "`" + ` up to, not including, ` + "`" + `end` + "`" + `."
+  dates: DateRangeInput
+  "Instants: from ` + "`" + `start` + "`" + ` up to, not including, ` + "`" + `end` + "`" + `."
+  instants: InstantRangeInput
+}
+
+"A range of whole days."
+input DateRangeInput {
+  "The first day."
+  start: Date!
+  "The day after the last one (exclusive); a week view is start + 7 days."
+  end: Date!
+}
+
+"A range of instants."
+input InstantRangeInput {
+  "The first instant."
+  start: DateTime!
+  "The end (exclusive)."
+  end: DateTime!
+}
+
+"Narrows a view. Empty or omitted lists do not filter."
+input EntryFilter {
+  "Only entries of these kinds."
+  kinds: [EntryKind!]
+  "Only entries with at least one of these tags."
+  tags: [String!]
 }
 
 "Paging information for a connection (Relay). Connections page forward only."
@@ -898,6 +2100,35 @@ type Mutation {
 
   "Removes the viewer from a calendar. The last owner cannot leave: delete the calendar or promote someone first."
   leaveCalendar(input: LeaveCalendarInput!): LeaveCalendarPayload!
+
+  "Changes the viewer's preferences. They share the user's version."
+  updatePreferences(input: UpdatePreferencesInput!): UpdatePreferencesPayload!
+
+  "Creates an entry (owners and writers). Omitted fields take the viewer's preferences."
+  createEntry(input: CreateEntryInput!): CreateEntryPayload!
+
+  """
+  Changes an entry (owners and writers). Omitted fields are left unchanged;
+  ` + "`" + `description` + "`" + `, ` + "`" + `location` + "`" + ` and ` + "`" + `color` + "`" + ` set to null remove them; ` + "`" + `tags` + "`" + ` and
+  ` + "`" + `reminders` + "`" + ` set to null empty them; a new ` + "`" + `timing` + "`" + ` replaces the old one and may
+  change the kind.
+  """
+  updateEntry(input: UpdateEntryInput!): UpdateEntryPayload!
+
+  "Deletes an entry (owners and writers)."
+  deleteEntry(input: DeleteEntryInput!): DeleteEntryPayload!
+
+  "Marks a task completed now (owners and writers). Completing a completed task changes nothing."
+  completeTask(input: CompleteTaskInput!): CompleteTaskPayload!
+
+  "Marks a completed task open again (owners and writers)."
+  reopenTask(input: ReopenTaskInput!): ReopenTaskPayload!
+
+  """
+  Moves an entry to another calendar; the viewer must write entries on both. The
+  entry keeps its iCalendar UID and gets a new global ID.
+  """
+  moveEntry(input: MoveEntryInput!): MoveEntryPayload!
 }
 
 "Input of updateProfile."
@@ -1033,6 +2264,190 @@ type LeaveCalendarPayload {
   "The global ID of the membership the viewer gave up."
   removedMembershipId: ID!
 }
+
+"Input of updatePreferences. Only the fields present change."
+input UpdatePreferencesInput {
+  "The user's current version; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
+  "An IANA zone, or null to use each calendar's."
+  timeZone: String
+  "The first day of the week."
+  weekStart: Weekday
+  "How long a new timed entry lasts when given no end: 5 to 1440 minutes."
+  defaultEntryDurationMinutes: Int
+  "The reminders new entries get when given none; null empties them."
+  defaultReminders: [Int!]
+  "The look the user prefers."
+  theme: Theme
+}
+
+"Result of updatePreferences."
+type UpdatePreferencesPayload {
+  "The updated preferences."
+  preferences: Preferences!
+  "The user, with the new version."
+  user: User!
+}
+
+"When an entry happens, which also sets its kind. Give exactly one."
+input EntryTimingInput @oneOf {
+  "A TIMED entry."
+  timed: TimedTimingInput
+  "An ALL_DAY entry."
+  allDay: AllDayTimingInput
+  "A MULTI_DAY entry."
+  multiDay: MultiDayTimingInput
+  "A TASK."
+  task: TaskDueInput
+}
+
+"When a timed entry happens."
+input TimedTimingInput {
+  "When it starts."
+  start: DateTime!
+  "When it ends (exclusive); defaults to start plus the viewer's default duration."
+  end: DateTime
+  "The IANA zone it is set in; defaults to the viewer's preferred zone, else the calendar's."
+  timeZone: String
+}
+
+"The day of an all-day entry."
+input AllDayTimingInput {
+  "The day."
+  date: Date!
+}
+
+"The days of a multi-day entry."
+input MultiDayTimingInput {
+  "The first day."
+  startDate: Date!
+  "The day after the last (exclusive): at least two days after startDate."
+  endDate: Date!
+}
+
+"When a task is due: give dueDate or due."
+input TaskDueInput {
+  "Due on this day."
+  dueDate: Date
+  "Due at this instant."
+  due: DateTime
+  "The IANA zone of ` + "`" + `due` + "`" + `; defaults to the viewer's preferred zone, else the calendar's."
+  timeZone: String
+}
+
+"Input of createEntry."
+input CreateEntryInput {
+  "The calendar's global ID."
+  calendarId: ID!
+  "When it happens, and so its kind."
+  timing: EntryTimingInput!
+  "The title, 1 to 500 characters."
+  title: String!
+  "A description, up to 10 KB."
+  description: String
+  "Where it happens, up to 500 characters."
+  location: String
+  "A color as ` + "`" + `#RRGGBB` + "`" + `; the calendar's color when omitted."
+  color: String
+  "Up to 20 tags of up to 50 characters."
+  tags: [String!]
+  "Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted."
+  reminders: [Int!]
+}
+
+"Result of createEntry."
+type CreateEntryPayload {
+  "The new entry."
+  entry: Entry!
+}
+
+"Input of updateEntry. Only the fields present change."
+input UpdateEntryInput {
+  "The entry's global ID."
+  id: ID!
+  "The entry's current version; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
+  "A new timing, which may change the kind."
+  timing: EntryTimingInput
+  "A new title."
+  title: String
+  "A new description, or null to remove it."
+  description: String
+  "A new location, or null to remove it."
+  location: String
+  "A new color, or null to use the calendar's."
+  color: String
+  "New tags, or null for none."
+  tags: [String!]
+  "New reminders, or null for none."
+  reminders: [Int!]
+}
+
+"Result of updateEntry."
+type UpdateEntryPayload {
+  "The updated entry."
+  entry: Entry!
+}
+
+"Input of deleteEntry."
+input DeleteEntryInput {
+  "The entry's global ID."
+  id: ID!
+  "The entry's current version; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
+}
+
+"Result of deleteEntry."
+type DeleteEntryPayload {
+  "The global ID of the deleted entry."
+  deletedEntryId: ID!
+}
+
+"Input of completeTask."
+input CompleteTaskInput {
+  "The task's global ID."
+  id: ID!
+  "The task's current version; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
+}
+
+"Result of completeTask."
+type CompleteTaskPayload {
+  "The completed task."
+  task: Task!
+}
+
+"Input of reopenTask."
+input ReopenTaskInput {
+  "The task's global ID."
+  id: ID!
+  "The task's current version; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
+}
+
+"Result of reopenTask."
+type ReopenTaskPayload {
+  "The reopened task."
+  task: Task!
+}
+
+"Input of moveEntry."
+input MoveEntryInput {
+  "The entry's global ID."
+  id: ID!
+  "The entry's current version; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
+  "The global ID of the calendar to move it to."
+  toCalendarId: ID!
+}
+
+"Result of moveEntry."
+type MoveEntryPayload {
+  "The entry in its new calendar, with its new global ID."
+  entry: Entry!
+  "The entry's global ID before the move."
+  previousId: ID!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -1071,6 +2486,10 @@ func (ec *executionContext) childFields_Calendar(ctx context.Context, field grap
 		return ec.fieldContext_Calendar_updatedAt(ctx, field)
 	case "viewerRole":
 		return ec.fieldContext_Calendar_viewerRole(ctx, field)
+	case "entries":
+		return ec.fieldContext_Calendar_entries(ctx, field)
+	case "tasks":
+		return ec.fieldContext_Calendar_tasks(ctx, field)
 	case "members":
 		return ec.fieldContext_Calendar_members(ctx, field)
 	}
@@ -1085,6 +2504,14 @@ func (ec *executionContext) childFields_ChangeMemberRolePayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type ChangeMemberRolePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CompleteTaskPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "task":
+		return ec.fieldContext_CompleteTaskPayload_task(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CompleteTaskPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "calendar":
@@ -1095,12 +2522,42 @@ func (ec *executionContext) childFields_CreateCalendarPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type CreateCalendarPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entry":
+		return ec.fieldContext_CreateEntryPayload_entry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateEntryPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedCalendarId":
 		return ec.fieldContext_DeleteCalendarPayload_deletedCalendarId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteCalendarPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedEntryId":
+		return ec.fieldContext_DeleteEntryPayload_deletedEntryId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteEntryPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_EntryView(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_EntryView_timeZone(ctx, field)
+	case "start":
+		return ec.fieldContext_EntryView_start(ctx, field)
+	case "end":
+		return ec.fieldContext_EntryView_end(ctx, field)
+	case "entries":
+		return ec.fieldContext_EntryView_entries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryView", field.Name)
 }
 
 func (ec *executionContext) childFields_LeaveCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1151,6 +2608,16 @@ func (ec *executionContext) childFields_MembershipEdge(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type MembershipEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_MoveEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entry":
+		return ec.fieldContext_MoveEntryPayload_entry(ctx, field)
+	case "previousId":
+		return ec.fieldContext_MoveEntryPayload_previousId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MoveEntryPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -1165,6 +2632,22 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Preferences(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_Preferences_timeZone(ctx, field)
+	case "weekStart":
+		return ec.fieldContext_Preferences_weekStart(ctx, field)
+	case "defaultEntryDurationMinutes":
+		return ec.fieldContext_Preferences_defaultEntryDurationMinutes(ctx, field)
+	case "defaultReminders":
+		return ec.fieldContext_Preferences_defaultReminders(ctx, field)
+	case "theme":
+		return ec.fieldContext_Preferences_theme(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Preferences", field.Name)
+}
+
 func (ec *executionContext) childFields_RemoveMemberPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "removedMembershipId":
@@ -1173,12 +2656,102 @@ func (ec *executionContext) childFields_RemoveMemberPayload(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type RemoveMemberPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ReopenTaskPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "task":
+		return ec.fieldContext_ReopenTaskPayload_task(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReopenTaskPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Task_id(ctx, field)
+	case "calendar":
+		return ec.fieldContext_Task_calendar(ctx, field)
+	case "kind":
+		return ec.fieldContext_Task_kind(ctx, field)
+	case "title":
+		return ec.fieldContext_Task_title(ctx, field)
+	case "description":
+		return ec.fieldContext_Task_description(ctx, field)
+	case "location":
+		return ec.fieldContext_Task_location(ctx, field)
+	case "color":
+		return ec.fieldContext_Task_color(ctx, field)
+	case "tags":
+		return ec.fieldContext_Task_tags(ctx, field)
+	case "reminders":
+		return ec.fieldContext_Task_reminders(ctx, field)
+	case "icalUid":
+		return ec.fieldContext_Task_icalUid(ctx, field)
+	case "sequence":
+		return ec.fieldContext_Task_sequence(ctx, field)
+	case "version":
+		return ec.fieldContext_Task_version(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Task_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Task_updatedAt(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_Task_dueDate(ctx, field)
+	case "due":
+		return ec.fieldContext_Task_due(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_Task_timeZone(ctx, field)
+	case "completed":
+		return ec.fieldContext_Task_completed(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_Task_completedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TaskConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TaskConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TaskEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TaskEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_UpdateCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "calendar":
 		return ec.fieldContext_UpdateCalendarPayload_calendar(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateCalendarPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entry":
+		return ec.fieldContext_UpdateEntryPayload_entry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateEntryPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdatePreferencesPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "preferences":
+		return ec.fieldContext_UpdatePreferencesPayload_preferences(ctx, field)
+	case "user":
+		return ec.fieldContext_UpdatePreferencesPayload_user(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdatePreferencesPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateProfilePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1211,6 +2784,10 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 	switch field.Name {
 	case "user":
 		return ec.fieldContext_Viewer_user(ctx, field)
+	case "preferences":
+		return ec.fieldContext_Viewer_preferences(ctx, field)
+	case "agenda":
+		return ec.fieldContext_Viewer_agenda(ctx, field)
 	case "calendars":
 		return ec.fieldContext_Viewer_calendars(ctx, field)
 	}
@@ -1333,6 +2910,36 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Calendar_entries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (model.TimeRangeInput, error) {
+			return ec.unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["range"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.EntryFilter, error) {
+			return ec.unmarshalOEntryFilter2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Calendar_members_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1352,6 +2959,36 @@ func (ec *executionContext) field_Calendar_members_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Calendar_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "completed",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["completed"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -1383,12 +3020,40 @@ func (ec *executionContext) field_Mutation_changeMemberRole_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_completeTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CompleteTaskInput, error) {
+			return ec.unmarshalNCompleteTaskInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCompleteTaskInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateCalendarInput, error) {
 			return ec.unmarshalNCreateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createEntry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateEntryInput, error) {
+			return ec.unmarshalNCreateEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateEntryInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1411,12 +3076,40 @@ func (ec *executionContext) field_Mutation_deleteCalendar_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteEntry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteEntryInput, error) {
+			return ec.unmarshalNDeleteEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteEntryInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_leaveCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.LeaveCalendarInput, error) {
 			return ec.unmarshalNLeaveCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐLeaveCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_moveEntry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MoveEntryInput, error) {
+			return ec.unmarshalNMoveEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMoveEntryInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1439,12 +3132,54 @@ func (ec *executionContext) field_Mutation_removeMember_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_reopenTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ReopenTaskInput, error) {
+			return ec.unmarshalNReopenTaskInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReopenTaskInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateCalendarInput, error) {
 			return ec.unmarshalNUpdateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateEntry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateEntryInput, error) {
+			return ec.unmarshalNUpdateEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateEntryInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updatePreferences_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdatePreferencesInput, error) {
+			return ec.unmarshalNUpdatePreferencesInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdatePreferencesInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1506,6 +3241,44 @@ func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (model.TimeRangeInput, error) {
+			return ec.unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["range"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "calendarIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calendarIds"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.EntryFilter, error) {
+			return ec.unmarshalOEntryFilter2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg3
 	return args, nil
 }
 
@@ -1621,6 +3394,360 @@ func (ec *executionContext) fieldContext_AddMemberPayload_membership(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().Calendar(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Kind) graphql.Marshaler {
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_reminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reminders(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_icalUid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ICalUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
@@ -1853,6 +3980,94 @@ func (ec *executionContext) fieldContext_Calendar_viewerRole(_ context.Context, 
 	return graphql.NewScalarFieldContext("Calendar", field, true, true, errors.New("field of type Role does not have child fields"))
 }
 
+func (ec *executionContext) _Calendar_entries(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_entries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Calendar().Entries(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["filter"].(*model.EntryFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
+			return ec.marshalNEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_entries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Calendar_entries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calendar_tasks(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Calendar().Tasks(ctx, obj, fc.Args["completed"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
+			return ec.marshalNTaskConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Calendar_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Calendar_members(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1929,6 +4144,38 @@ func (ec *executionContext) fieldContext_ChangeMemberRolePayload_membership(_ co
 	return fc, nil
 }
 
+func (ec *executionContext) _CompleteTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.CompleteTaskPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CompleteTaskPayload_task(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Task, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CompleteTaskPayload_task(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CompleteTaskPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.CreateCalendarPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1993,6 +4240,38 @@ func (ec *executionContext) fieldContext_CreateCalendarPayload_membership(_ cont
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.CreateEntryPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateEntryPayload_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateEntryPayload_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateEntryPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2014,6 +4293,130 @@ func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context
 }
 func (ec *executionContext) fieldContext_DeleteCalendarPayload_deletedCalendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DeleteCalendarPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteEntryPayload_deletedEntryId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteEntryPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteEntryPayload_deletedEntryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedEntryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteEntryPayload_deletedEntryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteEntryPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EntryView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryView_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryView_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryView", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EntryView_start(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryView_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryView_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _EntryView_end(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryView_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryView_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _EntryView_entries(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryView_entries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryView_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EntryView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _LeaveCalendarPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.LeaveCalendarPayload) (ret graphql.Marshaler) {
@@ -2335,6 +4738,438 @@ func (ec *executionContext) fieldContext_MembershipEdge_node(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _MoveEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.MoveEntryPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MoveEntryPayload_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MoveEntryPayload_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MoveEntryPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MoveEntryPayload_previousId(ctx context.Context, field graphql.CollectedField, obj *model.MoveEntryPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MoveEntryPayload_previousId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviousID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MoveEntryPayload_previousId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MoveEntryPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().Calendar(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Kind) graphql.Marshaler {
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_reminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reminders(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_icalUid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ICalUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_startDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_endDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_endDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_updateProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -2689,6 +5524,314 @@ func (ec *executionContext) fieldContext_Mutation_leaveCalendar(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updatePreferences(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updatePreferences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdatePreferences(ctx, fc.Args["input"].(model.UpdatePreferencesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdatePreferencesPayload) graphql.Marshaler {
+			return ec.marshalNUpdatePreferencesPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdatePreferencesPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updatePreferences(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdatePreferencesPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updatePreferences_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createEntry(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createEntry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateEntry(ctx, fc.Args["input"].(model.CreateEntryInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateEntryPayload) graphql.Marshaler {
+			return ec.marshalNCreateEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateEntryPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createEntry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateEntryPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateEntry(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateEntry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateEntry(ctx, fc.Args["input"].(model.UpdateEntryInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateEntryPayload) graphql.Marshaler {
+			return ec.marshalNUpdateEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateEntryPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateEntry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateEntryPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteEntry(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteEntry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteEntry(ctx, fc.Args["input"].(model.DeleteEntryInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteEntryPayload) graphql.Marshaler {
+			return ec.marshalNDeleteEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteEntryPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteEntry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteEntryPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_completeTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_completeTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CompleteTask(ctx, fc.Args["input"].(model.CompleteTaskInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CompleteTaskPayload) graphql.Marshaler {
+			return ec.marshalNCompleteTaskPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCompleteTaskPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_completeTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CompleteTaskPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_completeTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reopenTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reopenTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReopenTask(ctx, fc.Args["input"].(model.ReopenTaskInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReopenTaskPayload) graphql.Marshaler {
+			return ec.marshalNReopenTaskPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReopenTaskPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reopenTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReopenTaskPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reopenTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_moveEntry(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_moveEntry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MoveEntry(ctx, fc.Args["input"].(model.MoveEntryInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MoveEntryPayload) graphql.Marshaler {
+			return ec.marshalNMoveEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMoveEntryPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_moveEntry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MoveEntryPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_moveEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2779,6 +5922,121 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_weekStart(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_weekStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeekStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_weekStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Weekday does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_defaultEntryDurationMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_defaultEntryDurationMinutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultEntryDurationMinutes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_defaultEntryDurationMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_defaultReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultReminders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_defaultReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_theme(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_theme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Theme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Theme) graphql.Marshaler {
+			return ec.marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_theme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Theme does not have child fields"))
 }
 
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -3000,6 +6258,1003 @@ func (ec *executionContext) fieldContext_RemoveMemberPayload_removedMembershipId
 	return graphql.NewScalarFieldContext("RemoveMemberPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _ReopenTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.ReopenTaskPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReopenTaskPayload_task(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Task, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReopenTaskPayload_task(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReopenTaskPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Task_calendar(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().Calendar(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_kind(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Kind) graphql.Marshaler {
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+}
+
+func (ec *executionContext) _Task_title(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_description(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_location(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_color(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_tags(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_reminders(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_reminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reminders(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_icalUid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ICalUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_sequence(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Task_version(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Task_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Task_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Task_due(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_due(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Due(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_due(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Task_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_completed(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_completed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Completed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_completed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Task_completedAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TaskEdge) graphql.Marshaler {
+			return ec.marshalNTaskEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().Calendar(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Kind) graphql.Marshaler {
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_reminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reminders(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_icalUid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ICalUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_start(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_end(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _UpdateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3027,6 +7282,102 @@ func (ec *executionContext) fieldContext_UpdateCalendarPayload_calendar(_ contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.UpdateEntryPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateEntryPayload_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateEntryPayload_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateEntryPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdatePreferencesPayload_preferences(ctx context.Context, field graphql.CollectedField, obj *model.UpdatePreferencesPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdatePreferencesPayload_preferences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Preferences, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Preferences) graphql.Marshaler {
+			return ec.marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPreferences(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdatePreferencesPayload_preferences(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdatePreferencesPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Preferences(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdatePreferencesPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.UpdatePreferencesPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdatePreferencesPayload_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdatePreferencesPayload_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdatePreferencesPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3230,6 +7581,82 @@ func (ec *executionContext) fieldContext_Viewer_user(_ context.Context, field gr
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_preferences(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_preferences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().Preferences(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Preferences) graphql.Marshaler {
+			return ec.marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPreferences(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_preferences(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Preferences(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_agenda(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_agenda(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
+			return ec.marshalNEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_agenda(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_agenda_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -4381,6 +8808,36 @@ func (ec *executionContext) unmarshalInputAddMemberInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAllDayTimingInput(ctx context.Context, obj any) (model.AllDayTimingInput, error) {
+	var it model.AllDayTimingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"date"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputChangeMemberRoleInput(ctx context.Context, obj any) (model.ChangeMemberRoleInput, error) {
 	var it model.ChangeMemberRoleInput
 	if obj == nil {
@@ -4413,6 +8870,43 @@ func (ec *executionContext) unmarshalInputChangeMemberRoleInput(ctx context.Cont
 				return it, err
 			}
 			it.Role = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCompleteTaskInput(ctx context.Context, obj any) (model.CompleteTaskInput, error) {
+	var it model.CompleteTaskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "expectedVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		case "expectedVersion":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
 			data, err := ec.unmarshalNInt2int(ctx, v)
@@ -4483,6 +8977,122 @@ func (ec *executionContext) unmarshalInputCreateCalendarInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, obj any) (model.CreateEntryInput, error) {
+	var it model.CreateEntryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"calendarId", "timing", "title", "description", "location", "color", "tags", "reminders"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "timing":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timing"))
+			data, err := ec.unmarshalNEntryTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryTimingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Timing = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "location":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("location"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Location = graphql.OmittableOf(data)
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "reminders":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reminders"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reminders = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDateRangeInput(ctx context.Context, obj any) (model.DateRangeInput, error) {
+	var it model.DateRangeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDeleteCalendarInput(ctx context.Context, obj any) (model.DeleteCalendarInput, error) {
 	var it model.DeleteCalendarInput
 	if obj == nil {
@@ -4515,6 +9125,168 @@ func (ec *executionContext) unmarshalInputDeleteCalendarInput(ctx context.Contex
 				return it, err
 			}
 			it.ExpectedVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteEntryInput(ctx context.Context, obj any) (model.DeleteEntryInput, error) {
+	var it model.DeleteEntryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "expectedVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputEntryFilter(ctx context.Context, obj any) (model.EntryFilter, error) {
+	var it model.EntryFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kinds", "tags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kinds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kinds"))
+			data, err := ec.unmarshalOEntryKind2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKindᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kinds = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputEntryTimingInput(ctx context.Context, obj any) (model.EntryTimingInput, error) {
+	var it model.EntryTimingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"timed", "allDay", "multiDay", "task"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "timed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timed"))
+			data, err := ec.unmarshalOTimedTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimedTimingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Timed = graphql.OmittableOf(data)
+		case "allDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allDay"))
+			data, err := ec.unmarshalOAllDayTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAllDayTimingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllDay = graphql.OmittableOf(data)
+		case "multiDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("multiDay"))
+			data, err := ec.unmarshalOMultiDayTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMultiDayTimingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MultiDay = graphql.OmittableOf(data)
+		case "task":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("task"))
+			data, err := ec.unmarshalOTaskDueInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskDueInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Task = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInstantRangeInput(ctx context.Context, obj any) (model.InstantRangeInput, error) {
+	var it model.InstantRangeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
 		}
 	}
 	return it, nil
@@ -4557,6 +9329,87 @@ func (ec *executionContext) unmarshalInputLeaveCalendarInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMoveEntryInput(ctx context.Context, obj any) (model.MoveEntryInput, error) {
+	var it model.MoveEntryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "expectedVersion", "toCalendarId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		case "toCalendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toCalendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToCalendarID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMultiDayTimingInput(ctx context.Context, obj any) (model.MultiDayTimingInput, error) {
+	var it model.MultiDayTimingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputRemoveMemberInput(ctx context.Context, obj any) (model.RemoveMemberInput, error) {
 	var it model.RemoveMemberInput
 	if obj == nil {
@@ -4589,6 +9442,168 @@ func (ec *executionContext) unmarshalInputRemoveMemberInput(ctx context.Context,
 				return it, err
 			}
 			it.ExpectedVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReopenTaskInput(ctx context.Context, obj any) (model.ReopenTaskInput, error) {
+	var it model.ReopenTaskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "expectedVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTaskDueInput(ctx context.Context, obj any) (model.TaskDueInput, error) {
+	var it model.TaskDueInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"dueDate", "due", "timeZone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "dueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueDate = graphql.OmittableOf(data)
+		case "due":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("due"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Due = graphql.OmittableOf(data)
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTimeRangeInput(ctx context.Context, obj any) (model.TimeRangeInput, error) {
+	var it model.TimeRangeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"dates", "instants"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "dates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dates"))
+			data, err := ec.unmarshalODateRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDateRangeInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dates = graphql.OmittableOf(data)
+		case "instants":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instants"))
+			data, err := ec.unmarshalOInstantRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInstantRangeInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Instants = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTimedTimingInput(ctx context.Context, obj any) (model.TimedTimingInput, error) {
+	var it model.TimedTimingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end", "timeZone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = graphql.OmittableOf(data)
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -4666,6 +9681,157 @@ func (ec *executionContext) unmarshalInputUpdateCalendarInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, obj any) (model.UpdateEntryInput, error) {
+	var it model.UpdateEntryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "expectedVersion", "timing", "title", "description", "location", "color", "tags", "reminders"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		case "timing":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timing"))
+			data, err := ec.unmarshalOEntryTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryTimingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Timing = graphql.OmittableOf(data)
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "location":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("location"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Location = graphql.OmittableOf(data)
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "reminders":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reminders"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reminders = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Context, obj any) (model.UpdatePreferencesInput, error) {
+	var it model.UpdatePreferencesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = graphql.OmittableOf(data)
+		case "weekStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekStart"))
+			data, err := ec.unmarshalOWeekday2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WeekStart = graphql.OmittableOf(data)
+		case "defaultEntryDurationMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultEntryDurationMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultEntryDurationMinutes = graphql.OmittableOf(data)
+		case "defaultReminders":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultReminders"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultReminders = graphql.OmittableOf(data)
+		case "theme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("theme"))
+			data, err := ec.unmarshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Theme = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateProfileInput(ctx context.Context, obj any) (model.UpdateProfileInput, error) {
 	var it model.UpdateProfileInput
 	if obj == nil {
@@ -4707,10 +9873,79 @@ func (ec *executionContext) unmarshalInputUpdateProfileInput(ctx context.Context
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, obj model.Entry) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.TimedEntry:
+		return ec._TimedEntry(ctx, sel, &obj)
+	case *model.TimedEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TimedEntry(ctx, sel, obj)
+	case model.Task:
+		return ec._Task(ctx, sel, &obj)
+	case *model.Task:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Task(ctx, sel, obj)
+	case model.MultiDayEntry:
+		return ec._MultiDayEntry(ctx, sel, &obj)
+	case *model.MultiDayEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MultiDayEntry(ctx, sel, obj)
+	case model.AllDayEntry:
+		return ec._AllDayEntry(ctx, sel, &obj)
+	case *model.AllDayEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AllDayEntry(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Entry must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj model.Node) graphql.Marshaler {
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.TimedEntry:
+		return ec._TimedEntry(ctx, sel, &obj)
+	case *model.TimedEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TimedEntry(ctx, sel, obj)
+	case model.Task:
+		return ec._Task(ctx, sel, &obj)
+	case *model.Task:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Task(ctx, sel, obj)
+	case model.MultiDayEntry:
+		return ec._MultiDayEntry(ctx, sel, &obj)
+	case *model.MultiDayEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MultiDayEntry(ctx, sel, obj)
+	case model.AllDayEntry:
+		return ec._AllDayEntry(ctx, sel, &obj)
+	case *model.AllDayEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AllDayEntry(ctx, sel, obj)
 	case calendar.User:
 		return ec._User(ctx, sel, &obj)
 	case *calendar.User:
@@ -4761,6 +9996,180 @@ func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.Selec
 			out.Values[i] = ec._AddMemberPayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var allDayEntryImplementors = []string{"AllDayEntry", "Entry", "Node"}
+
+func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionSet, obj *model.AllDayEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, allDayEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AllDayEntry")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_calendar(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "kind":
+			out.Values[i] = ec._AllDayEntry_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._AllDayEntry_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._AllDayEntry_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._AllDayEntry_location(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "color":
+			out.Values[i] = ec._AllDayEntry_color(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tags":
+			out.Values[i] = ec._AllDayEntry_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminders":
+			out.Values[i] = ec._AllDayEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "icalUid":
+			out.Values[i] = ec._AllDayEntry_icalUid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sequence":
+			out.Values[i] = ec._AllDayEntry_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._AllDayEntry_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._AllDayEntry_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AllDayEntry_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "date":
+			out.Values[i] = ec._AllDayEntry_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -4944,6 +10353,82 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "entries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_entries(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_tasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "members":
 			field := field
 
@@ -5041,6 +10526,44 @@ func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel as
 	return out
 }
 
+var completeTaskPayloadImplementors = []string{"CompleteTaskPayload"}
+
+func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CompleteTaskPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, completeTaskPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CompleteTaskPayload")
+		case "task":
+			out.Values[i] = ec._CompleteTaskPayload_task(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createCalendarPayloadImplementors = []string{"CreateCalendarPayload"}
 
 func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateCalendarPayload) graphql.Marshaler {
@@ -5084,6 +10607,44 @@ func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.
 	return out
 }
 
+var createEntryPayloadImplementors = []string{"CreateEntryPayload"}
+
+func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateEntryPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createEntryPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateEntryPayload")
+		case "entry":
+			out.Values[i] = ec._CreateEntryPayload_entry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var deleteCalendarPayloadImplementors = []string{"DeleteCalendarPayload"}
 
 func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteCalendarPayload) graphql.Marshaler {
@@ -5098,6 +10659,97 @@ func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.
 			out.Values[i] = graphql.MarshalString("DeleteCalendarPayload")
 		case "deletedCalendarId":
 			out.Values[i] = ec._DeleteCalendarPayload_deletedCalendarId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deleteEntryPayloadImplementors = []string{"DeleteEntryPayload"}
+
+func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteEntryPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEntryPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteEntryPayload")
+		case "deletedEntryId":
+			out.Values[i] = ec._DeleteEntryPayload_deletedEntryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var entryViewImplementors = []string{"EntryView"}
+
+func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet, obj *model.EntryView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entryViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EntryView")
+		case "timeZone":
+			out.Values[i] = ec._EntryView_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._EntryView_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._EntryView_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entries":
+			out.Values[i] = ec._EntryView_entries(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -5413,6 +11065,228 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var moveEntryPayloadImplementors = []string{"MoveEntryPayload"}
+
+func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MoveEntryPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, moveEntryPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MoveEntryPayload")
+		case "entry":
+			out.Values[i] = ec._MoveEntryPayload_entry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "previousId":
+			out.Values[i] = ec._MoveEntryPayload_previousId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var multiDayEntryImplementors = []string{"MultiDayEntry", "Entry", "Node"}
+
+func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.SelectionSet, obj *model.MultiDayEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, multiDayEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MultiDayEntry")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_calendar(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "kind":
+			out.Values[i] = ec._MultiDayEntry_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._MultiDayEntry_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._MultiDayEntry_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._MultiDayEntry_location(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "color":
+			out.Values[i] = ec._MultiDayEntry_color(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tags":
+			out.Values[i] = ec._MultiDayEntry_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminders":
+			out.Values[i] = ec._MultiDayEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "icalUid":
+			out.Values[i] = ec._MultiDayEntry_icalUid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sequence":
+			out.Values[i] = ec._MultiDayEntry_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._MultiDayEntry_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._MultiDayEntry_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._MultiDayEntry_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startDate":
+			out.Values[i] = ec._MultiDayEntry_startDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "endDate":
+			out.Values[i] = ec._MultiDayEntry_endDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -5489,6 +11363,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updatePreferences":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updatePreferences(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createEntry":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateEntry":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteEntry":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completeTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_completeTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reopenTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reopenTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "moveEntry":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_moveEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5540,6 +11463,64 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var preferencesImplementors = []string{"Preferences"}
+
+func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionSet, obj *model.Preferences) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, preferencesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Preferences")
+		case "timeZone":
+			out.Values[i] = ec._Preferences_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "weekStart":
+			out.Values[i] = ec._Preferences_weekStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defaultEntryDurationMinutes":
+			out.Values[i] = ec._Preferences_defaultEntryDurationMinutes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defaultReminders":
+			out.Values[i] = ec._Preferences_defaultReminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "theme":
+			out.Values[i] = ec._Preferences_theme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -5722,6 +11703,508 @@ func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.Se
 	return out
 }
 
+var reopenTaskPayloadImplementors = []string{"ReopenTaskPayload"}
+
+func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReopenTaskPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reopenTaskPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReopenTaskPayload")
+		case "task":
+			out.Values[i] = ec._ReopenTaskPayload_task(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var taskImplementors = []string{"Task", "Entry", "Node"}
+
+func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *model.Task) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Task")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_calendar(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "kind":
+			out.Values[i] = ec._Task_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._Task_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Task_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._Task_location(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "color":
+			out.Values[i] = ec._Task_color(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tags":
+			out.Values[i] = ec._Task_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminders":
+			out.Values[i] = ec._Task_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "icalUid":
+			out.Values[i] = ec._Task_icalUid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sequence":
+			out.Values[i] = ec._Task_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._Task_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Task_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Task_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueDate":
+			out.Values[i] = ec._Task_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "due":
+			out.Values[i] = ec._Task_due(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeZone":
+			out.Values[i] = ec._Task_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "completed":
+			out.Values[i] = ec._Task_completed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "completedAt":
+			out.Values[i] = ec._Task_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var taskConnectionImplementors = []string{"TaskConnection"}
+
+func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TaskConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskConnection")
+		case "edges":
+			out.Values[i] = ec._TaskConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TaskConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var taskEdgeImplementors = []string{"TaskEdge"}
+
+func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TaskEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskEdge")
+		case "cursor":
+			out.Values[i] = ec._TaskEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TaskEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var timedEntryImplementors = []string{"TimedEntry", "Entry", "Node"}
+
+func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSet, obj *model.TimedEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timedEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimedEntry")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_calendar(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "kind":
+			out.Values[i] = ec._TimedEntry_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._TimedEntry_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._TimedEntry_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._TimedEntry_location(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "color":
+			out.Values[i] = ec._TimedEntry_color(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tags":
+			out.Values[i] = ec._TimedEntry_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminders":
+			out.Values[i] = ec._TimedEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "icalUid":
+			out.Values[i] = ec._TimedEntry_icalUid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sequence":
+			out.Values[i] = ec._TimedEntry_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._TimedEntry_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._TimedEntry_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._TimedEntry_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._TimedEntry_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end":
+			out.Values[i] = ec._TimedEntry_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeZone":
+			out.Values[i] = ec._TimedEntry_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var updateCalendarPayloadImplementors = []string{"UpdateCalendarPayload"}
 
 func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateCalendarPayload) graphql.Marshaler {
@@ -5736,6 +12219,87 @@ func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.
 			out.Values[i] = graphql.MarshalString("UpdateCalendarPayload")
 		case "calendar":
 			out.Values[i] = ec._UpdateCalendarPayload_calendar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var updateEntryPayloadImplementors = []string{"UpdateEntryPayload"}
+
+func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateEntryPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateEntryPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateEntryPayload")
+		case "entry":
+			out.Values[i] = ec._UpdateEntryPayload_entry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var updatePreferencesPayloadImplementors = []string{"UpdatePreferencesPayload"}
+
+func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdatePreferencesPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updatePreferencesPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdatePreferencesPayload")
+		case "preferences":
+			out.Values[i] = ec._UpdatePreferencesPayload_preferences(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "user":
+			out.Values[i] = ec._UpdatePreferencesPayload_user(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -5916,6 +12480,82 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 					}
 				}()
 				res = ec._Viewer_user(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "preferences":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_preferences(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "agenda":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_agenda(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -6451,6 +13091,21 @@ func (ec *executionContext) marshalNChangeMemberRolePayload2ᚖgithubᚗcomᚋca
 	return ec._ChangeMemberRolePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCompleteTaskInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCompleteTaskInput(ctx context.Context, v any) (model.CompleteTaskInput, error) {
+	res, err := ec.unmarshalInputCompleteTaskInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCompleteTaskPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCompleteTaskPayload(ctx context.Context, sel ast.SelectionSet, v *model.CompleteTaskPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CompleteTaskPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateCalendarInput(ctx context.Context, v any) (model.CreateCalendarInput, error) {
 	res, err := ec.unmarshalInputCreateCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6466,14 +13121,45 @@ func (ec *executionContext) marshalNCreateCalendarPayload2ᚖgithubᚗcomᚋcalg
 	return ec._CreateCalendarPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateEntryInput(ctx context.Context, v any) (model.CreateEntryInput, error) {
+	res, err := ec.unmarshalInputCreateEntryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateEntryPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateEntryPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateEntryPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx context.Context, v any) (calendar.Date, error) {
+	res, err := model.UnmarshalDate(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx context.Context, sel ast.SelectionSet, v calendar.Date) graphql.Marshaler {
+	_ = sel
+	res := model.MarshalDate(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := model.UnmarshalDateTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(v)
+	res := model.MarshalDateTime(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -6495,6 +13181,94 @@ func (ec *executionContext) marshalNDeleteCalendarPayload2ᚖgithubᚗcomᚋcalg
 		return graphql.Null
 	}
 	return ec._DeleteCalendarPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteEntryInput(ctx context.Context, v any) (model.DeleteEntryInput, error) {
+	res, err := ec.unmarshalInputDeleteEntryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteEntryPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteEntryPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteEntryPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx context.Context, sel ast.SelectionSet, v model.Entry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Entry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Entry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx context.Context, v any) (calendar.Kind, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx context.Context, sel ast.SelectionSet, v calendar.Kind) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind = map[string]calendar.Kind{
+		"TIMED":     calendar.KindTimed,
+		"ALL_DAY":   calendar.KindAllDay,
+		"MULTI_DAY": calendar.KindMultiDay,
+		"TASK":      calendar.KindTask,
+	}
+	marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind = map[calendar.Kind]string{
+		calendar.KindTimed:    "TIMED",
+		calendar.KindAllDay:   "ALL_DAY",
+		calendar.KindMultiDay: "MULTI_DAY",
+		calendar.KindTask:     "TASK",
+	}
+)
+
+func (ec *executionContext) unmarshalNEntryTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryTimingInput(ctx context.Context, v any) (*model.EntryTimingInput, error) {
+	res, err := ec.unmarshalInputEntryTimingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryView(ctx context.Context, sel ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EntryView(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -6527,6 +13301,35 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNLeaveCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐLeaveCalendarInput(ctx context.Context, v any) (model.LeaveCalendarInput, error) {
@@ -6590,6 +13393,21 @@ func (ec *executionContext) marshalNMembershipEdge2ᚖgithubᚗcomᚋcalgraphᚋ
 	return ec._MembershipEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNMoveEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMoveEntryInput(ctx context.Context, v any) (model.MoveEntryInput, error) {
+	res, err := ec.unmarshalInputMoveEntryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMoveEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMoveEntryPayload(ctx context.Context, sel ast.SelectionSet, v *model.MoveEntryPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MoveEntryPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -6598,6 +13416,16 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgra
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPreferences(ctx context.Context, sel ast.SelectionSet, v *model.Preferences) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Preferences(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRemoveMemberInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRemoveMemberInput(ctx context.Context, v any) (model.RemoveMemberInput, error) {
@@ -6613,6 +13441,21 @@ func (ec *executionContext) marshalNRemoveMemberPayload2ᚖgithubᚗcomᚋcalgra
 		return graphql.Null
 	}
 	return ec._RemoveMemberPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReopenTaskInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReopenTaskInput(ctx context.Context, v any) (model.ReopenTaskInput, error) {
+	res, err := ec.unmarshalInputReopenTaskInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReopenTaskPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReopenTaskPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReopenTaskPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReopenTaskPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole(ctx context.Context, v any) (calendar.Role, error) {
@@ -6661,6 +13504,116 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTask2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTask(ctx context.Context, sel ast.SelectionSet, v *model.Task) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Task(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTaskConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskConnection(ctx context.Context, sel ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TaskConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTaskEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TaskEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTaskEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTaskEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskEdge(ctx context.Context, sel ast.SelectionSet, v *model.TaskEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TaskEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx context.Context, v any) (calendar.Theme, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx context.Context, sel ast.SelectionSet, v calendar.Theme) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme = map[string]calendar.Theme{
+		"SYSTEM": calendar.ThemeSystem,
+		"LIGHT":  calendar.ThemeLight,
+		"DARK":   calendar.ThemeDark,
+	}
+	marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme = map[calendar.Theme]string{
+		calendar.ThemeSystem: "SYSTEM",
+		calendar.ThemeLight:  "LIGHT",
+		calendar.ThemeDark:   "DARK",
+	}
+)
+
+func (ec *executionContext) unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx context.Context, v any) (model.TimeRangeInput, error) {
+	res, err := ec.unmarshalInputTimeRangeInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarInput(ctx context.Context, v any) (model.UpdateCalendarInput, error) {
 	res, err := ec.unmarshalInputUpdateCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6674,6 +13627,36 @@ func (ec *executionContext) marshalNUpdateCalendarPayload2ᚖgithubᚗcomᚋcalg
 		return graphql.Null
 	}
 	return ec._UpdateCalendarPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateEntryInput(ctx context.Context, v any) (model.UpdateEntryInput, error) {
+	res, err := ec.unmarshalInputUpdateEntryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateEntryPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateEntryPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdateEntryPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdatePreferencesInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdatePreferencesInput(ctx context.Context, v any) (model.UpdatePreferencesInput, error) {
+	res, err := ec.unmarshalInputUpdatePreferencesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdatePreferencesPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdatePreferencesPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdatePreferencesPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdatePreferencesPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateProfileInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateProfileInput(ctx context.Context, v any) (model.UpdateProfileInput, error) {
@@ -6709,6 +13692,16 @@ func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋcalgraphᚋcalgraph
 		return graphql.Null
 	}
 	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, v any) (model.Weekday, error) {
+	var res model.Weekday
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, sel ast.SelectionSet, v model.Weekday) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -6851,6 +13844,14 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAllDayTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAllDayTimingInput(ctx context.Context, v any) (*model.AllDayTimingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAllDayTimingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6881,6 +13882,180 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx context.Context, v any) (*calendar.Date, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := model.UnmarshalDate(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx context.Context, sel ast.SelectionSet, v *calendar.Date) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := model.MarshalDate(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalODateRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDateRangeInput(ctx context.Context, v any) (*model.DateRangeInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDateRangeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := model.UnmarshalDateTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := model.MarshalDateTime(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOEntryFilter2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryFilter(ctx context.Context, v any) (*model.EntryFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEntryFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOEntryKind2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKindᚄ(ctx context.Context, v any) ([]calendar.Kind, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]calendar.Kind, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOEntryKind2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKindᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.Kind) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOEntryTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryTimingInput(ctx context.Context, v any) (*model.EntryTimingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEntryTimingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOInstantRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInstantRangeInput(ctx context.Context, v any) (*model.InstantRangeInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInstantRangeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -6899,11 +14074,54 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) unmarshalOMultiDayTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMultiDayTimingInput(ctx context.Context, v any) (*model.MultiDayTimingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMultiDayTimingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalONode2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v model.Node) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -6922,6 +14140,70 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOTaskDueInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskDueInput(ctx context.Context, v any) (*model.TaskDueInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTaskDueInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx context.Context, v any) (*calendar.Theme, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx context.Context, sel ast.SelectionSet, v *calendar.Theme) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[*v])
+	return res
+}
+
+var (
+	unmarshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme = map[string]calendar.Theme{
+		"SYSTEM": calendar.ThemeSystem,
+		"LIGHT":  calendar.ThemeLight,
+		"DARK":   calendar.ThemeDark,
+	}
+	marshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme = map[calendar.Theme]string{
+		calendar.ThemeSystem: "SYSTEM",
+		calendar.ThemeLight:  "LIGHT",
+		calendar.ThemeDark:   "DARK",
+	}
+)
+
+func (ec *executionContext) unmarshalOTimedTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimedTimingInput(ctx context.Context, v any) (*model.TimedTimingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTimedTimingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOWeekday2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, v any) (*model.Weekday, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Weekday)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWeekday2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, sel ast.SelectionSet, v *model.Weekday) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

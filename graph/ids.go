@@ -49,7 +49,7 @@ func decodeAs(field, kind, gid string) (string, error) {
 	if k != kind {
 		return "", calendar.Invalidf(field, "%s is not a %s ID", field, kind)
 	}
-	if kind != kindMembership {
+	if kind != kindMembership && kind != kindEntry {
 		if err := calendar.ValidateID(field, key); err != nil {
 			return "", err
 		}
@@ -69,4 +69,22 @@ func decodeMembershipID(field, gid string) (calendar.MembershipKey, error) {
 		return calendar.MembershipKey{}, calendar.Invalidf(field, "%s is not a Membership ID", field)
 	}
 	return calendar.MembershipKey{CalendarID: cal, UserID: user}, nil
+}
+
+const kindEntry = "Entry"
+
+// entryGID is an entry's global ID; it includes the calendar, so a moved entry
+// gets a new one.
+func entryGID(k calendar.EntryKey) string { return globalID(kindEntry, k.CalendarID+":"+k.EntryID) }
+
+func decodeEntryID(field, gid string) (calendar.EntryKey, error) {
+	key, err := decodeAs(field, kindEntry, gid)
+	if err != nil {
+		return calendar.EntryKey{}, err
+	}
+	cal, entry, _ := strings.Cut(key, ":")
+	if calendar.ValidateID(field, cal) != nil || calendar.ValidateID(field, entry) != nil {
+		return calendar.EntryKey{}, calendar.Invalidf(field, "%s is not an Entry ID", field)
+	}
+	return calendar.EntryKey{CalendarID: cal, EntryID: entry}, nil
 }

@@ -34,6 +34,16 @@ func node(ctx context.Context, gid string) (model.Node, error) {
 			return nil, err
 		}
 		return l.Membership(ctx, key)
+	case kindEntry:
+		key, err := decodeEntryID("id", gid)
+		if err != nil {
+			return nil, err
+		}
+		e, err := l.Entry(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		return model.EntryOf(e), nil
 	}
 	return nil, calendar.Invalidf("id", "id is not a calgraph ID")
 }

@@ -13,6 +13,14 @@ import (
 	"github.com/calgraph/calgraph/internal/loader"
 )
 
+func (r *allDayEntryResolver) ID(ctx context.Context, obj *model.AllDayEntry) (string, error) {
+	return entryGID(obj.Key()), nil
+}
+
+func (r *allDayEntryResolver) Calendar(ctx context.Context, obj *model.AllDayEntry) (*calendar.Calendar, error) {
+	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
+}
+
 func (r *calendarResolver) ID(ctx context.Context, obj *calendar.Calendar) (string, error) {
 	return calendarGID(obj.ID), nil
 }
@@ -26,6 +34,26 @@ func (r *calendarResolver) Description(ctx context.Context, obj *calendar.Calend
 
 func (r *calendarResolver) ViewerRole(ctx context.Context, obj *calendar.Calendar) (calendar.Role, error) {
 	return loader.For(ctx).ViewerRole(ctx, obj.ID)
+}
+
+func (r *calendarResolver) Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter) (*model.EntryView, error) {
+	spec, err := rangeSpec(rangeArg, timeZone)
+	if err != nil {
+		return nil, err
+	}
+	v, err := loader.For(ctx).Entries(ctx, obj.ID, spec, entryFilter(filter))
+	if err != nil {
+		return nil, err
+	}
+	return entryView(v), nil
+}
+
+func (r *calendarResolver) Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error) {
+	p, err := loader.For(ctx).Tasks(ctx, obj.ID, completed != nil && *completed, page(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return taskConnection(p), nil
 }
 
 func (r *calendarResolver) Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error) {
@@ -46,6 +74,14 @@ func (r *membershipResolver) Calendar(ctx context.Context, obj *calendar.Members
 
 func (r *membershipResolver) User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error) {
 	return loader.For(ctx).UserOf(ctx, obj)
+}
+
+func (r *multiDayEntryResolver) ID(ctx context.Context, obj *model.MultiDayEntry) (string, error) {
+	return entryGID(obj.Key()), nil
+}
+
+func (r *multiDayEntryResolver) Calendar(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Calendar, error) {
+	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
 }
 
 func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error) {
@@ -148,6 +184,91 @@ func (r *mutationResolver) LeaveCalendar(ctx context.Context, input model.LeaveC
 	return &model.LeaveCalendarPayload{RemovedMembershipID: membershipGID(key)}, nil
 }
 
+func (r *mutationResolver) UpdatePreferences(ctx context.Context, input model.UpdatePreferencesInput) (*model.UpdatePreferencesPayload, error) {
+	upd, err := preferencesUpdate(input)
+	if err != nil {
+		return nil, err
+	}
+	u, err := r.Service.UpdatePreferences(ctx, upd)
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).Prime(ctx, u)
+	return &model.UpdatePreferencesPayload{Preferences: preferences(u.Preferences), User: u}, nil
+}
+
+func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEntryInput) (*model.CreateEntryPayload, error) {
+	n, err := newEntry(input)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Service.CreateEntry(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).Prime(ctx, e)
+	return &model.CreateEntryPayload{Entry: model.EntryOf(e)}, nil
+}
+
+func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.UpdateEntryPayload, error) {
+	upd, err := entryUpdate(input)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Service.UpdateEntry(ctx, upd)
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).Prime(ctx, e)
+	return &model.UpdateEntryPayload{Entry: model.EntryOf(e)}, nil
+}
+
+func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error) {
+	key, err := decodeEntryID("id", input.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Service.DeleteEntry(ctx, key, input.ExpectedVersion); err != nil {
+		return nil, err
+	}
+	loader.For(ctx).ForgetEntry(ctx, key)
+	return &model.DeleteEntryPayload{DeletedEntryID: input.ID}, nil
+}
+
+func (r *mutationResolver) CompleteTask(ctx context.Context, input model.CompleteTaskInput) (*model.CompleteTaskPayload, error) {
+	t, err := r.setCompleted(ctx, input.ID, input.ExpectedVersion, true)
+	if err != nil {
+		return nil, err
+	}
+	return &model.CompleteTaskPayload{Task: t}, nil
+}
+
+func (r *mutationResolver) ReopenTask(ctx context.Context, input model.ReopenTaskInput) (*model.ReopenTaskPayload, error) {
+	t, err := r.setCompleted(ctx, input.ID, input.ExpectedVersion, false)
+	if err != nil {
+		return nil, err
+	}
+	return &model.ReopenTaskPayload{Task: t}, nil
+}
+
+func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryInput) (*model.MoveEntryPayload, error) {
+	key, err := decodeEntryID("id", input.ID)
+	if err != nil {
+		return nil, err
+	}
+	to, err := decodeCalendarID("toCalendarId", input.ToCalendarID)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Service.MoveEntry(ctx, key, input.ExpectedVersion, to)
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).ForgetEntry(ctx, key)
+	loader.For(ctx).Prime(ctx, e)
+	return &model.MoveEntryPayload{Entry: model.EntryOf(e), PreviousID: input.ID}, nil
+}
+
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	if _, err := calendar.ViewerID(ctx); err != nil {
 		return nil, err
@@ -167,12 +288,52 @@ func (r *queryResolver) Calendar(ctx context.Context, id string) (*calendar.Cale
 	return loader.For(ctx).Calendar(ctx, cid)
 }
 
+func (r *taskResolver) ID(ctx context.Context, obj *model.Task) (string, error) {
+	return entryGID(obj.Key()), nil
+}
+
+func (r *taskResolver) Calendar(ctx context.Context, obj *model.Task) (*calendar.Calendar, error) {
+	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
+}
+
+func (r *timedEntryResolver) ID(ctx context.Context, obj *model.TimedEntry) (string, error) {
+	return entryGID(obj.Key()), nil
+}
+
+func (r *timedEntryResolver) Calendar(ctx context.Context, obj *model.TimedEntry) (*calendar.Calendar, error) {
+	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
+}
+
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {
 	return userGID(obj.ID), nil
 }
 
 func (r *viewerResolver) User(ctx context.Context, obj *model.Viewer) (*calendar.User, error) {
 	return loader.For(ctx).Viewer(ctx)
+}
+
+func (r *viewerResolver) Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error) {
+	u, err := loader.For(ctx).Viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return preferences(u.Preferences), nil
+}
+
+func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter) (*model.EntryView, error) {
+	spec, err := rangeSpec(rangeArg, timeZone)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := decodeCalendarIDs("calendarIds", calendarIds)
+	if err != nil {
+		return nil, err
+	}
+	v, err := loader.For(ctx).Agenda(ctx, ids, spec, entryFilter(filter))
+	if err != nil {
+		return nil, err
+	}
+	return entryView(v), nil
 }
 
 func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error) {
@@ -183,23 +344,35 @@ func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first
 	return membershipConnection(p), nil
 }
 
+func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }
+
 func (r *Resolver) Calendar() CalendarResolver { return &calendarResolver{r} }
 
 func (r *Resolver) Membership() MembershipResolver { return &membershipResolver{r} }
 
+func (r *Resolver) MultiDayEntry() MultiDayEntryResolver { return &multiDayEntryResolver{r} }
+
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
+
+func (r *Resolver) Task() TaskResolver { return &taskResolver{r} }
+
+func (r *Resolver) TimedEntry() TimedEntryResolver { return &timedEntryResolver{r} }
 
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
 func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 
 type (
-	calendarResolver   struct{ *Resolver }
-	membershipResolver struct{ *Resolver }
-	mutationResolver   struct{ *Resolver }
-	queryResolver      struct{ *Resolver }
-	userResolver       struct{ *Resolver }
-	viewerResolver     struct{ *Resolver }
+	allDayEntryResolver   struct{ *Resolver }
+	calendarResolver      struct{ *Resolver }
+	membershipResolver    struct{ *Resolver }
+	multiDayEntryResolver struct{ *Resolver }
+	mutationResolver      struct{ *Resolver }
+	queryResolver         struct{ *Resolver }
+	taskResolver          struct{ *Resolver }
+	timedEntryResolver    struct{ *Resolver }
+	userResolver          struct{ *Resolver }
+	viewerResolver        struct{ *Resolver }
 )

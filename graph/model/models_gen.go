@@ -3,6 +3,12 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -23,6 +29,12 @@ type AddMemberPayload struct {
 	Membership *calendar.Membership `json:"membership"`
 }
 
+// The day of an all-day entry.
+type AllDayTimingInput struct {
+	// The day.
+	Date calendar.Date `json:"date"`
+}
+
 // Input of changeMemberRole.
 type ChangeMemberRoleInput struct {
 	// The membership's global ID.
@@ -37,6 +49,20 @@ type ChangeMemberRoleInput struct {
 type ChangeMemberRolePayload struct {
 	// The membership with its new role.
 	Membership *calendar.Membership `json:"membership"`
+}
+
+// Input of completeTask.
+type CompleteTaskInput struct {
+	// The task's global ID.
+	ID string `json:"id"`
+	// The task's current version; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
+}
+
+// Result of completeTask.
+type CompleteTaskPayload struct {
+	// The completed task.
+	Task *Task `json:"task"`
 }
 
 // Input of createCalendar.
@@ -61,6 +87,40 @@ type CreateCalendarPayload struct {
 	Membership *calendar.Membership `json:"membership"`
 }
 
+// Input of createEntry.
+type CreateEntryInput struct {
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// When it happens, and so its kind.
+	Timing *EntryTimingInput `json:"timing"`
+	// The title, 1 to 500 characters.
+	Title string `json:"title"`
+	// A description, up to 10 KB.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	// Where it happens, up to 500 characters.
+	Location graphql.Omittable[*string] `json:"location,omitempty"`
+	// A color as `#RRGGBB`; the calendar's color when omitted.
+	Color graphql.Omittable[*string] `json:"color,omitempty"`
+	// Up to 20 tags of up to 50 characters.
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+	// Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted.
+	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+}
+
+// Result of createEntry.
+type CreateEntryPayload struct {
+	// The new entry.
+	Entry Entry `json:"entry"`
+}
+
+// A range of whole days.
+type DateRangeInput struct {
+	// The first day.
+	Start calendar.Date `json:"start"`
+	// The day after the last one (exclusive); a week view is start + 7 days.
+	End calendar.Date `json:"end"`
+}
+
 // Input of deleteCalendar.
 type DeleteCalendarInput struct {
 	// The calendar's global ID.
@@ -73,6 +133,60 @@ type DeleteCalendarInput struct {
 type DeleteCalendarPayload struct {
 	// The global ID of the deleted calendar.
 	DeletedCalendarID string `json:"deletedCalendarId"`
+}
+
+// Input of deleteEntry.
+type DeleteEntryInput struct {
+	// The entry's global ID.
+	ID string `json:"id"`
+	// The entry's current version; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
+}
+
+// Result of deleteEntry.
+type DeleteEntryPayload struct {
+	// The global ID of the deleted entry.
+	DeletedEntryID string `json:"deletedEntryId"`
+}
+
+// Narrows a view. Empty or omitted lists do not filter.
+type EntryFilter struct {
+	// Only entries of these kinds.
+	Kinds graphql.Omittable[[]calendar.Kind] `json:"kinds,omitempty"`
+	// Only entries with at least one of these tags.
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+}
+
+// When an entry happens, which also sets its kind. Give exactly one.
+type EntryTimingInput struct {
+	// A TIMED entry.
+	Timed graphql.Omittable[*TimedTimingInput] `json:"timed,omitempty"`
+	// An ALL_DAY entry.
+	AllDay graphql.Omittable[*AllDayTimingInput] `json:"allDay,omitempty"`
+	// A MULTI_DAY entry.
+	MultiDay graphql.Omittable[*MultiDayTimingInput] `json:"multiDay,omitempty"`
+	// A TASK.
+	Task graphql.Omittable[*TaskDueInput] `json:"task,omitempty"`
+}
+
+// Entries in a range, as a view shows them.
+type EntryView struct {
+	// The IANA zone dates were read in: the one asked for, else the viewer's preference, else the calendar's (UTC for an agenda).
+	TimeZone string `json:"timeZone"`
+	// The start of the range, as an instant.
+	Start time.Time `json:"start"`
+	// The end of the range (exclusive), as an instant.
+	End time.Time `json:"end"`
+	// The entries that overlap the range, each once, in view order.
+	Entries []Entry `json:"entries"`
+}
+
+// A range of instants.
+type InstantRangeInput struct {
+	// The first instant.
+	Start time.Time `json:"start"`
+	// The end (exclusive).
+	End time.Time `json:"end"`
 }
 
 // Input of leaveCalendar.
@@ -105,6 +219,32 @@ type MembershipEdge struct {
 	Node *calendar.Membership `json:"node"`
 }
 
+// Input of moveEntry.
+type MoveEntryInput struct {
+	// The entry's global ID.
+	ID string `json:"id"`
+	// The entry's current version; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
+	// The global ID of the calendar to move it to.
+	ToCalendarID string `json:"toCalendarId"`
+}
+
+// Result of moveEntry.
+type MoveEntryPayload struct {
+	// The entry in its new calendar, with its new global ID.
+	Entry Entry `json:"entry"`
+	// The entry's global ID before the move.
+	PreviousID string `json:"previousId"`
+}
+
+// The days of a multi-day entry.
+type MultiDayTimingInput struct {
+	// The first day.
+	StartDate calendar.Date `json:"startDate"`
+	// The day after the last (exclusive): at least two days after startDate.
+	EndDate calendar.Date `json:"endDate"`
+}
+
 // The entry points for writing. Each mutation takes one input object and returns a payload.
 type Mutation struct {
 }
@@ -120,6 +260,20 @@ type PageInfo struct {
 	// Where the next page starts: pass it as `after`. Usually the cursor of the last
 	// item on this page; null when nothing was read.
 	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// A user's defaults for views and new entries.
+type Preferences struct {
+	// The IANA zone views are read in when none is asked for, or null to use each calendar's.
+	TimeZone *string `json:"timeZone,omitempty"`
+	// The first day of the week in the user's week views.
+	WeekStart Weekday `json:"weekStart"`
+	// How long a new timed entry lasts when it is given no end, in minutes.
+	DefaultEntryDurationMinutes int `json:"defaultEntryDurationMinutes"`
+	// The reminders a new entry gets when it is given none, in minutes before it starts.
+	DefaultReminders []int `json:"defaultReminders"`
+	// The look the user prefers.
+	Theme calendar.Theme `json:"theme"`
 }
 
 // The entry points for reading.
@@ -138,6 +292,64 @@ type RemoveMemberInput struct {
 type RemoveMemberPayload struct {
 	// The global ID of the removed membership.
 	RemovedMembershipID string `json:"removedMembershipId"`
+}
+
+// Input of reopenTask.
+type ReopenTaskInput struct {
+	// The task's global ID.
+	ID string `json:"id"`
+	// The task's current version; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
+}
+
+// Result of reopenTask.
+type ReopenTaskPayload struct {
+	// The reopened task.
+	Task *Task `json:"task"`
+}
+
+// A page of tasks (Relay cursor connection).
+type TaskConnection struct {
+	// The tasks on this page, each with its cursor.
+	Edges []*TaskEdge `json:"edges"`
+	// Where this page sits in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// When a task is due: give dueDate or due.
+type TaskDueInput struct {
+	// Due on this day.
+	DueDate graphql.Omittable[*calendar.Date] `json:"dueDate,omitempty"`
+	// Due at this instant.
+	Due graphql.Omittable[*time.Time] `json:"due,omitempty"`
+	// The IANA zone of `due`; defaults to the viewer's preferred zone, else the calendar's.
+	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
+}
+
+// A task and its position in a list.
+type TaskEdge struct {
+	// An opaque cursor: pass it as `after` to continue after this task.
+	Cursor string `json:"cursor"`
+	// The task.
+	Node *Task `json:"node"`
+}
+
+// A range of time: whole days read in a time zone, or instants. Give exactly one.
+type TimeRangeInput struct {
+	// Whole days: from `start` up to, not including, `end`.
+	Dates graphql.Omittable[*DateRangeInput] `json:"dates,omitempty"`
+	// Instants: from `start` up to, not including, `end`.
+	Instants graphql.Omittable[*InstantRangeInput] `json:"instants,omitempty"`
+}
+
+// When a timed entry happens.
+type TimedTimingInput struct {
+	// When it starts.
+	Start time.Time `json:"start"`
+	// When it ends (exclusive); defaults to start plus the viewer's default duration.
+	End graphql.Omittable[*time.Time] `json:"end,omitempty"`
+	// The IANA zone it is set in; defaults to the viewer's preferred zone, else the calendar's.
+	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
 }
 
 // Input of updateCalendar. Only the fields present change.
@@ -164,6 +376,58 @@ type UpdateCalendarPayload struct {
 	Calendar *calendar.Calendar `json:"calendar"`
 }
 
+// Input of updateEntry. Only the fields present change.
+type UpdateEntryInput struct {
+	// The entry's global ID.
+	ID string `json:"id"`
+	// The entry's current version; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
+	// A new timing, which may change the kind.
+	Timing graphql.Omittable[*EntryTimingInput] `json:"timing,omitempty"`
+	// A new title.
+	Title graphql.Omittable[*string] `json:"title,omitempty"`
+	// A new description, or null to remove it.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	// A new location, or null to remove it.
+	Location graphql.Omittable[*string] `json:"location,omitempty"`
+	// A new color, or null to use the calendar's.
+	Color graphql.Omittable[*string] `json:"color,omitempty"`
+	// New tags, or null for none.
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+	// New reminders, or null for none.
+	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+}
+
+// Result of updateEntry.
+type UpdateEntryPayload struct {
+	// The updated entry.
+	Entry Entry `json:"entry"`
+}
+
+// Input of updatePreferences. Only the fields present change.
+type UpdatePreferencesInput struct {
+	// The user's current version; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
+	// An IANA zone, or null to use each calendar's.
+	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
+	// The first day of the week.
+	WeekStart graphql.Omittable[*Weekday] `json:"weekStart,omitempty"`
+	// How long a new timed entry lasts when given no end: 5 to 1440 minutes.
+	DefaultEntryDurationMinutes graphql.Omittable[*int] `json:"defaultEntryDurationMinutes,omitempty"`
+	// The reminders new entries get when given none; null empties them.
+	DefaultReminders graphql.Omittable[[]int] `json:"defaultReminders,omitempty"`
+	// The look the user prefers.
+	Theme graphql.Omittable[*calendar.Theme] `json:"theme,omitempty"`
+}
+
+// Result of updatePreferences.
+type UpdatePreferencesPayload struct {
+	// The updated preferences.
+	Preferences *Preferences `json:"preferences"`
+	// The user, with the new version.
+	User *calendar.User `json:"user"`
+}
+
 // Input of updateProfile.
 type UpdateProfileInput struct {
 	// The profile's current version; a stale version fails with VERSION_CONFLICT.
@@ -176,4 +440,70 @@ type UpdateProfileInput struct {
 type UpdateProfilePayload struct {
 	// The updated profile.
 	User *calendar.User `json:"user"`
+}
+
+// A day of the week.
+type Weekday string
+
+const (
+	WeekdayMonday    Weekday = "MONDAY"
+	WeekdayTuesday   Weekday = "TUESDAY"
+	WeekdayWednesday Weekday = "WEDNESDAY"
+	WeekdayThursday  Weekday = "THURSDAY"
+	WeekdayFriday    Weekday = "FRIDAY"
+	WeekdaySaturday  Weekday = "SATURDAY"
+	WeekdaySunday    Weekday = "SUNDAY"
+)
+
+var AllWeekday = []Weekday{
+	WeekdayMonday,
+	WeekdayTuesday,
+	WeekdayWednesday,
+	WeekdayThursday,
+	WeekdayFriday,
+	WeekdaySaturday,
+	WeekdaySunday,
+}
+
+func (e Weekday) IsValid() bool {
+	switch e {
+	case WeekdayMonday, WeekdayTuesday, WeekdayWednesday, WeekdayThursday, WeekdayFriday, WeekdaySaturday, WeekdaySunday:
+		return true
+	}
+	return false
+}
+
+func (e Weekday) String() string {
+	return string(e)
+}
+
+func (e *Weekday) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Weekday(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Weekday", str)
+	}
+	return nil
+}
+
+func (e Weekday) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Weekday) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Weekday) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

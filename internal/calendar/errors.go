@@ -97,3 +97,11 @@ func ErrorField(err error) string {
 	}
 	return ""
 }
+
+// ErrorOr returns err when it is not nil, else fallback.
+func ErrorOr(err, fallback error) error {
+	if err != nil {
+		return err
+	}
+	return fallback
+}

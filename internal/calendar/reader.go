@@ -2,22 +2,35 @@ package calendar
 
 import "context"
 
-// Reader is the batched read side of the store that the per-request loaders are
-// built on. It does not authorize: whoever hands its results to a client checks
-// the viewer's role first (the loaders do, with Role.Can).
-//
-// The map-returning methods omit missing items rather than failing.
+// Keys names items to read in one batch: a request level's loaders gather
+// whatever their resolvers ask for into one of these.
+type Keys struct {
+	Users       []string
+	Calendars   []string
+	Memberships []MembershipKey
+	Entries     []EntryKey
+}
+
+// Empty reports whether k names nothing.
+func (k Keys) Empty() bool {
+	return len(k.Users)+len(k.Calendars)+len(k.Memberships)+len(k.Entries) == 0
+}
+
+// Items is what a batch read found. Missing items are absent from the maps.
+type Items struct {
+	Users       map[string]*User
+	Calendars   map[string]*Calendar
+	Memberships map[MembershipKey]*Membership
+	Entries     map[EntryKey]*Entry
+}
+
+// Reader is the read side of the store that the per-request loaders are built
+// on. It does not authorize: whoever hands its results to a client checks the
+// viewer's role first (the loaders do, with Role.Can).
 type Reader interface {
-	// UsersByID reads users by ID, all in one round trip. Errors: internal only.
-	UsersByID(ctx context.Context, ids []string) (map[string]*User, error)
-
-	// CalendarsByID reads calendars by ID, all in one round trip. Errors:
-	// internal only.
-	CalendarsByID(ctx context.Context, ids []string) (map[string]*Calendar, error)
-
-	// MembershipsByKey reads memberships by key, all in one round trip. Errors:
-	// internal only.
-	MembershipsByKey(ctx context.Context, keys []MembershipKey) (map[MembershipKey]*Membership, error)
+	// Read reads any mix of users, calendars, memberships and entries in one
+	// round trip, with strongly consistent reads. Errors: internal only.
+	Read(ctx context.Context, k Keys) (*Items, error)
 
 	// MembershipsOfUser pages through a user's memberships, ordered by calendar ID.
 	// Errors: CodeInvalid (bad page or cursor).
@@ -26,12 +39,16 @@ type Reader interface {
 	// MembershipsOfCalendar pages through a calendar's memberships, ordered by user
 	// ID. Errors: CodeInvalid (bad page or cursor).
 	MembershipsOfCalendar(ctx context.Context, calendarID string, p Page) (*MembershipPage, error)
+
+	EntryReader
 }
 
 // Service is everything calgraph's API needs from a store.
 type Service interface {
 	Reader
 	UserService
+	PreferencesService
 	CalendarService
 	MembershipService
+	EntryService
 }

@@ -15,13 +15,15 @@ const MaxNameLength = 200
 // User is a person who signs in. Email is unique across users (case-insensitive);
 // Identity is the OAuth/OIDC identity the user signs in with.
 type User struct {
-	ID        string
-	Name      string
-	Email     string
-	Identity  Identity
-	Version   int
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID       string
+	Name     string
+	Email    string
+	Identity Identity
+	// Preferences share the user's version: changing them bumps it.
+	Preferences Preferences
+	Version     int
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Identity is an external sign-in identity: the token issuer and its subject.

@@ -41,6 +41,7 @@ type Config struct {
 	ShutdownTimeout  time.Duration
 	LogFormat        string
 	LogLevel         string
+	ICalDomain       string
 
 	devTokens string // "auto", "true" or "false" until resolved
 	cors      string // "auto", "none" or a list until resolved

@@ -79,6 +79,14 @@ var settings = []Setting{
 		}},
 	{"shutdown-timeout", "CALGRAPH_SHUTDOWN_TIMEOUT", "20s", "how long a graceful shutdown waits for in-flight requests",
 		func(c *Config, v string) (err error) { c.ShutdownTimeout, err = parseDuration(v); return err }},
+	{"ical-domain", "CALGRAPH_ICAL_DOMAIN", "calgraph.local", "domain of new entries' iCalendar UIDs (<id>@<domain>); existing UIDs never change",
+		func(c *Config, v string) error {
+			if v == "" || strings.ContainsAny(v, "@ \t\n") {
+				return fmt.Errorf("%q is not a domain name", v)
+			}
+			c.ICalDomain = v
+			return nil
+		}},
 	{"log-format", "CALGRAPH_LOG_FORMAT", "text", "text or json",
 		func(c *Config, v string) error {
 			if v != "text" && v != "json" {

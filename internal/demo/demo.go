@@ -90,11 +90,11 @@ func ensureCalendar(ctx context.Context, svc calendar.Service, n calendar.NewCal
 				ids = append(ids, m.CalendarID)
 			}
 		}
-		cals, err := svc.CalendarsByID(ctx, ids)
+		found, err := svc.Read(ctx, calendar.Keys{Calendars: ids})
 		if err != nil {
 			return "", false, err
 		}
-		for _, c := range cals {
+		for _, c := range found.Calendars {
 			if c.Name == n.Name {
 				return c.ID, false, nil
 			}

@@ -38,12 +38,12 @@ func TestBatchGetChunksAndDeduplicates(t *testing.T) {
 	keys = append(keys, "00000000-0000-7000-8000-000000000000")
 
 	rec.Reset()
-	users, err := s.UsersByID(context.Background(), keys)
+	found, err := s.Read(context.Background(), calendar.Keys{Users: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(users) != 250 {
-		t.Fatalf("got %d users, want 250 (missing IDs are left out)", len(users))
+	if len(found.Users) != 250 {
+		t.Fatalf("got %d users, want 250 (missing IDs are left out)", len(found.Users))
 	}
 	calls := rec.Calls()
 	if len(calls) != 3 {
@@ -80,12 +80,12 @@ func TestBatchGetResendsUnprocessedKeys(t *testing.T) {
 	defer engine.Faults().ClearUnprocessedItems()
 
 	rec.Reset()
-	users, err := s.UsersByID(context.Background(), ids)
+	found, err := s.Read(context.Background(), calendar.Keys{Users: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(users) != 30 {
-		t.Fatalf("got %d users, want all 30", len(users))
+	if len(found.Users) != 30 {
+		t.Fatalf("got %d users, want all 30", len(found.Users))
 	}
 	if n := len(rec.Calls()); n < 2 {
 		t.Fatalf("got %d BatchGetItem calls, want the unprocessed keys re-sent", n)

@@ -40,6 +40,7 @@ func TestCreateCalendarWritesExactlyTheseItems(t *testing.T) {
 		{"PK": "IDENT#test#ada@example.com", "SK": "IDENT#test#ada@example.com", "entityType": "IDENTITY", "userId": u},
 		{"PK": "USER#" + u, "SK": "USER#" + u, "GSI3PK": "PROV#test#ada@example.com", "GSI3SK": "USER#" + u, "entityType": "USER",
 			"id": u, "name": "ada", "email": "ada@example.com", "provider": "test", "subject": "ada@example.com",
+			"prefWeekStart": "MONDAY", "prefDefaultDurationMinutes": 60.0, "prefTheme": "SYSTEM",
 			"version": 1.0, "createdAt": ts, "updatedAt": ts},
 	}
 	if diff := cmp.Diff(want, f.items()); diff != "" {
@@ -61,11 +62,11 @@ func (f *fixture) roles() roles {
 	r.cal = f.calendarOf(r.owner, "Team")
 	r.writerM = f.share(r.owner, r.cal, r.writer, "writer@example.com", calendar.RoleWriter)
 	r.readerM = f.share(r.owner, r.cal, r.reader, "reader@example.com", calendar.RoleReader)
-	ms, err := f.store.MembershipsByKey(r.owner, []calendar.MembershipKey{{CalendarID: r.cal.ID, UserID: viewer(f.t, r.owner)}})
+	found, err := f.store.Read(r.owner, calendar.Keys{Memberships: []calendar.MembershipKey{{CalendarID: r.cal.ID, UserID: viewer(f.t, r.owner)}}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	for _, m := range ms {
+	for _, m := range found.Memberships {
 		r.ownerM = m
 	}
 	return r

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -137,4 +138,11 @@ func wantCode(t *testing.T, err error, want calendar.Code) {
 	if got := calendar.ErrorCode(err); got != want || !errors.As(err, &de) && want != calendar.CodeInternal {
 		t.Fatalf("got %v (code %s), want code %s", err, got, want)
 	}
+}
+
+// withClock returns the fixture's store on the same table with a fixed clock.
+func withClock(f *fixture, now string) *dynamo.Store {
+	f.t.Helper()
+	t := at(now)
+	return dynamo.New(f.db, f.store.Table(), dynamo.WithClock(func() time.Time { return t }))
 }

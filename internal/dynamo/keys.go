@@ -1,6 +1,10 @@
 package dynamo
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Attribute and index names of the table. Every item has PK and SK; the GSI key
 // attributes are present only on items that belong in that index (sparse indexes).
@@ -11,11 +15,18 @@ const (
 	attrGSI1SK = "GSI1SK"
 	attrGSI3PK = "GSI3PK"
 	attrGSI3SK = "GSI3SK"
+	attrLSI1SK = "LSI1SK"
+	attrLSI2SK = "LSI2SK"
 
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"
 	// indexGSI3 maps a sign-in identity to its user (seed 001's access pattern 8).
 	indexGSI3 = "GSI3"
+	// indexLSI1 orders a calendar's entries (and their pieces) by where their
+	// reach starts: one strongly consistent Query answers a range view.
+	indexLSI1 = "LSI1"
+	// indexLSI2 orders a calendar's tasks: open by due, completed by completion.
+	indexLSI2 = "LSI2"
 )
 
 // Entity types, stored in every item's entityType attribute so that exports and
@@ -27,12 +38,17 @@ const (
 	entityCalendar   = "CALENDAR"
 	entityOwnerTally = "OWNER_TALLY"
 	entityMembership = "MEMBERSHIP"
+	entityEntry      = "ENTRY"
+	entityEntryPiece = "ENTRY_PIECE"
 )
 
 // Key prefixes that queries match with begins_with.
 const (
-	prefixCalendar = "CAL#"
-	prefixMember   = "MEMBER#"
+	prefixCalendar  = "CAL#"
+	prefixMember    = "MEMBER#"
+	prefixReach     = "SPAN#"
+	prefixOpenTasks = "TASK#OPEN#"
+	prefixDoneTasks = "TASK#DONE#"
 )
 
 // itemKey is an item's primary key.
@@ -92,6 +108,40 @@ func membershipKey(calendarID, userID string) itemKey {
 func membershipIndexKey(calendarID, userID string) indexKey {
 	return indexKey{PK: "USER#" + userID, SK: prefixCalendar + calendarID}
 }
+
+// entryKey: an entry, in its calendar's partition.
+func entryKey(calendarID, entryID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: "ENTRY#" + entryID}
+}
+
+// entryPieceKey: piece n (1-based) of a long entry, a full copy of the entry
+// that makes it findable by a range query far from its start (see pieces.go).
+func entryPieceKey(calendarID, entryID string, n int) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: fmt.Sprintf("ENTRY#%s#P%02d", entryID, n)}
+}
+
+// reachSortKey: LSI1 sort key of an entry or piece whose reach starts at start.
+func reachSortKey(start time.Time, entryID string, piece int) string {
+	return fmt.Sprintf("%s%s#%s#%02d", prefixReach, instantKey(start), entryID, piece)
+}
+
+// reachBound: an LSI1 sort key bound for pieces starting at t.
+func reachBound(t time.Time) string { return prefixReach + instantKey(t) }
+
+// openTaskSortKey: LSI2 sort key of an open task, ordered by when it is due
+// (a due date counts from its midnight UTC).
+func openTaskSortKey(due time.Time, entryID string) string {
+	return prefixOpenTasks + instantKey(due) + "#" + entryID
+}
+
+// doneTaskSortKey: LSI2 sort key of a completed task, ordered by completion.
+func doneTaskSortKey(completedAt time.Time, entryID string) string {
+	return prefixDoneTasks + instantKey(completedAt) + "#" + entryID
+}
+
+// instantKey formats an instant so that keys sort in time order: UTC, fixed
+// width (four-digit years are guaranteed by calendar.ValidateInstant).
+func instantKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // userPartition is the GSI1 partition of a user's memberships.
 func userPartition(userID string) string { return "USER#" + userID }

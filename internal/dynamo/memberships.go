@@ -212,7 +212,7 @@ func (s *Store) MembershipsOfCalendar(ctx context.Context, calendarID string, p 
 }
 
 func membersQuery(calendarID string, p calendar.Page) pageQuery {
-	return pageQuery{pkAttr: attrPK, skAttr: attrSK, partition: calendarPartition(calendarID), prefix: prefixMember, page: p}
+	return pageQuery{pkAttr: attrPK, skAttr: attrSK, partition: calendarPartition(calendarID), prefix: prefixMember, consistent: true, page: p}
 }
 
 func (s *Store) membershipPage(ctx context.Context, q pageQuery) (*calendar.MembershipPage, error) {

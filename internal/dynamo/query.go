@@ -20,12 +20,14 @@ import (
 // pageQuery pages through the items of one partition (of the table or of a GSI)
 // whose sort key starts with a prefix, in sort-key order.
 type pageQuery struct {
-	index     string // "" for the table itself
-	pkAttr    string
-	skAttr    string
-	partition string
-	prefix    string
-	page      calendar.Page
+	index      string // "" for the table itself
+	pkAttr     string
+	skAttr     string
+	partition  string
+	prefix     string
+	descending bool
+	consistent bool // the table and its LSIs can read consistently; GSIs cannot
+	page       calendar.Page
 	// valid optionally checks the rest of a decoded cursor key, for indexes whose
 	// table key follows from the index key.
 	valid func(key map[string]string) bool
@@ -43,8 +45,7 @@ const maxCursorLength = 2048
 
 // queryPage runs q. It asks for one item more than the page holds, to know
 // whether another page follows, and keeps querying when DynamoDB stops early at
-// its 1 MB response limit. Table queries are strongly consistent; GSI queries
-// cannot be.
+// its 1 MB response limit.
 func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) {
 	if err := q.page.Validate(); err != nil {
 		return pageResult{}, err
@@ -62,7 +63,7 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ExclusiveStartKey: start, ConsistentRead: aws.Bool(q.index == ""),
+		ExclusiveStartKey: start, ConsistentRead: aws.Bool(q.consistent), ScanIndexForward: aws.Bool(!q.descending),
 	}
 	if q.index != "" {
 		in.IndexName = aws.String(q.index)
@@ -88,12 +89,9 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 }
 
 // keyAttrs are the attributes of a key in q's index: DynamoDB's LastEvaluatedKey
-// for a GSI holds the table key as well as the index key.
+// for an index holds the table key as well as the index key.
 func (q pageQuery) keyAttrs() []string {
-	attrs := []string{attrPK, attrSK}
-	if q.index != "" {
-		attrs = append(attrs, q.pkAttr, q.skAttr)
-	}
+	attrs := []string{attrPK, attrSK, q.pkAttr, q.skAttr}
 	slices.Sort(attrs)
 	return slices.Compact(attrs)
 }

@@ -22,43 +22,67 @@ func (s *Store) getItem(ctx context.Context, k itemKey) (item, bool, error) {
 	return out.Item, len(out.Item) > 0, nil
 }
 
-// UsersByID implements calendar.Reader.
-func (s *Store) UsersByID(ctx context.Context, ids []string) (map[string]*calendar.User, error) {
-	return readMany(ctx, s, ids, userKey, func(r userRecord) (string, *calendar.User) { return r.ID, r.user() })
-}
-
-// CalendarsByID implements calendar.Reader.
-func (s *Store) CalendarsByID(ctx context.Context, ids []string) (map[string]*calendar.Calendar, error) {
-	return readMany(ctx, s, ids, calendarKey, func(r calendarRecord) (string, *calendar.Calendar) { return r.ID, r.calendar() })
-}
-
-// MembershipsByKey implements calendar.Reader.
-func (s *Store) MembershipsByKey(ctx context.Context, keys []calendar.MembershipKey) (map[calendar.MembershipKey]*calendar.Membership, error) {
-	toKey := func(k calendar.MembershipKey) itemKey { return membershipKey(k.CalendarID, k.UserID) }
-	return readMany(ctx, s, keys, toKey, func(r membershipRecord) (calendar.MembershipKey, *calendar.Membership) {
-		m := r.membership()
-		return m.Key(), m
-	})
-}
-
-// readMany batch-reads records of type R by ID and maps them to domain values.
-func readMany[ID comparable, R, V any](ctx context.Context, s *Store, ids []ID, key func(ID) itemKey, conv func(R) (ID, V)) (map[ID]V, error) {
-	keys := make([]itemKey, len(ids))
-	for i, id := range ids {
-		keys[i] = key(id)
+// Read implements calendar.Reader: whatever mix of items is asked for goes into
+// one batch of BatchGetItem calls.
+func (s *Store) Read(ctx context.Context, k calendar.Keys) (*calendar.Items, error) {
+	out := &calendar.Items{
+		Users: map[string]*calendar.User{}, Calendars: map[string]*calendar.Calendar{},
+		Memberships: map[calendar.MembershipKey]*calendar.Membership{}, Entries: map[calendar.EntryKey]*calendar.Entry{},
 	}
-	items, err := s.batchGet(ctx, keys)
+	var keys []itemKey
+	for _, id := range k.Users {
+		keys = append(keys, userKey(id))
+	}
+	for _, id := range k.Calendars {
+		keys = append(keys, calendarKey(id))
+	}
+	for _, m := range k.Memberships {
+		keys = append(keys, membershipKey(m.CalendarID, m.UserID))
+	}
+	for _, e := range k.Entries {
+		keys = append(keys, entryKey(e.CalendarID, e.EntryID))
+	}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	found, err := s.batchGet(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[ID]V, len(items))
-	for _, it := range items {
-		r, err := unmarshal[R](it)
-		if err != nil {
+	for _, it := range found {
+		if err := file(out, it); err != nil {
 			return nil, err
 		}
-		id, v := conv(r)
-		out[id] = v
 	}
 	return out, nil
+}
+
+// file decodes an item and adds it to the map of its entity type.
+func file(out *calendar.Items, it item) error {
+	switch stringAttr(it, "entityType") {
+	case entityUser:
+		r, err := unmarshal[userRecord](it)
+		out.Users[r.ID] = r.user()
+		return err
+	case entityCalendar:
+		r, err := unmarshal[calendarRecord](it)
+		out.Calendars[r.ID] = r.calendar()
+		return err
+	case entityMembership:
+		r, err := unmarshal[membershipRecord](it)
+		m := r.membership()
+		out.Memberships[m.Key()] = m
+		return err
+	case entityEntry:
+		r, err := unmarshal[entryRecord](it)
+		if err != nil {
+			return err
+		}
+		e, err := r.entry()
+		if err == nil {
+			out.Entries[e.Key()] = e
+		}
+		return err
+	}
+	return fmt.Errorf("read: unexpected item %s/%s", stringAttr(it, attrPK), stringAttr(it, attrSK))
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -31,6 +32,41 @@ type userRecord struct {
 	Version    int       `dynamodbav:"version"`
 	CreatedAt  time.Time `dynamodbav:"createdAt"`
 	UpdatedAt  time.Time `dynamodbav:"updatedAt"`
+	preferencesRecord
+}
+
+// preferencesRecord holds a user's preferences on the user item. Unset values
+// (absent on users created before preferences existed) read as the defaults.
+type preferencesRecord struct {
+	TimeZone         string `dynamodbav:"prefTimeZone,omitempty"`
+	WeekStart        string `dynamodbav:"prefWeekStart,omitempty"`
+	DurationMinutes  int    `dynamodbav:"prefDefaultDurationMinutes,omitempty"`
+	DefaultReminders []int  `dynamodbav:"prefDefaultReminders,omitempty,numberset"`
+	Theme            string `dynamodbav:"prefTheme,omitempty"`
+}
+
+func newPreferencesRecord(p calendar.Preferences) preferencesRecord {
+	return preferencesRecord{
+		TimeZone: p.TimeZone, WeekStart: strings.ToUpper(p.WeekStart.String()),
+		DurationMinutes: int(p.DefaultDuration / time.Minute), DefaultReminders: p.DefaultReminders, Theme: string(p.Theme),
+	}
+}
+
+func (r preferencesRecord) preferences() calendar.Preferences {
+	p := calendar.DefaultPreferences()
+	p.TimeZone, p.DefaultReminders = r.TimeZone, r.DefaultReminders
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if strings.EqualFold(r.WeekStart, d.String()) {
+			p.WeekStart = d
+		}
+	}
+	if r.DurationMinutes > 0 {
+		p.DefaultDuration = time.Duration(r.DurationMinutes) * time.Minute
+	}
+	if r.Theme != "" {
+		p.Theme = calendar.Theme(r.Theme)
+	}
+	return p
 }
 
 // guardRecord reserves a unique value (an email, an identity) for one user.
@@ -86,6 +122,7 @@ func newUserRecord(u *calendar.User) userRecord {
 		ID: u.ID, Name: u.Name, Email: u.Email,
 		Provider: u.Identity.Provider, Subject: u.Identity.Subject,
 		Version: u.Version, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
+		preferencesRecord: newPreferencesRecord(u.Preferences),
 	}
 	if u.Identity.Provider != "" {
 		ik := identityIndexKey(u.Identity.Provider, u.Identity.Subject, u.ID)
@@ -97,8 +134,9 @@ func newUserRecord(u *calendar.User) userRecord {
 func (r userRecord) user() *calendar.User {
 	return &calendar.User{
 		ID: r.ID, Name: r.Name, Email: r.Email,
-		Identity: calendar.Identity{Provider: r.Provider, Subject: r.Subject},
-		Version:  r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Identity:    calendar.Identity{Provider: r.Provider, Subject: r.Subject},
+		Preferences: r.preferences(),
+		Version:     r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 }
 

@@ -15,11 +15,12 @@ import (
 
 // Store implements calendar.Service on one DynamoDB table.
 type Store struct {
-	db    *dynamodb.Client
-	table string
-	now   func() time.Time
-	newID func() string
-	log   *slog.Logger
+	db         *dynamodb.Client
+	table      string
+	now        func() time.Time
+	newID      func() string
+	log        *slog.Logger
+	icalDomain string
 
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction
@@ -38,6 +39,10 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // WithIDs sets the ID generator (tests inject a deterministic one).
 func WithIDs(newID func() string) Option { return func(s *Store) { s.newID = newID } }
 
+// WithICalDomain sets the domain of new entries' iCalendar UIDs
+// ("<id>@<domain>"); existing UIDs never change.
+func WithICalDomain(domain string) Option { return func(s *Store) { s.icalDomain = domain } }
+
 // WithLogger sets where the store reports work it finishes after answering, such
 // as removing a deleted calendar's memberships.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
@@ -51,6 +56,8 @@ func New(db *dynamodb.Client, table string, opts ...Option) *Store {
 		now:   func() time.Time { return time.Now().UTC() },
 		newID: func() string { return uuid.Must(uuid.NewV7()).String() },
 		log:   slog.Default(),
+
+		icalDomain: "calgraph.local",
 	}
 	for _, o := range opts {
 		o(s)

@@ -17,6 +17,14 @@ var indexes = []struct{ name, pk, sk string }{
 	{indexGSI3, attrGSI3PK, attrGSI3SK},
 }
 
+// localIndexes are the table's local secondary indexes, projecting every
+// attribute: they allow strongly consistent range reads within a calendar's
+// partition, and can only be created with the table.
+var localIndexes = []struct{ name, sk string }{
+	{indexLSI1, attrLSI1SK},
+	{indexLSI2, attrLSI2SK},
+}
+
 // EnsureTable creates the table with its indexes when it does not exist, adds any
 // index it lacks, and waits until the table and its indexes are active.
 func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
@@ -28,10 +36,31 @@ func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
 		if err := createTable(ctx, db, table); err != nil {
 			return err
 		}
-	} else if err := addMissingIndexes(ctx, db, table, desc); err != nil {
-		return err
+	} else {
+		if err := checkLocalIndexes(table, desc); err != nil {
+			return err
+		}
+		if err := addMissingIndexes(ctx, db, table, desc); err != nil {
+			return err
+		}
 	}
 	return waitActive(ctx, db, table)
+}
+
+// checkLocalIndexes refuses a table created before a local index existed:
+// DynamoDB cannot add one to an existing table.
+func checkLocalIndexes(table string, desc *types.TableDescription) error {
+	have := map[string]bool{}
+	for _, l := range desc.LocalSecondaryIndexes {
+		have[aws.ToString(l.IndexName)] = true
+	}
+	for _, l := range localIndexes {
+		if !have[l.name] {
+			return fmt.Errorf("table %s lacks the local index %s, which DynamoDB cannot add to an existing table: "+
+				"export the table (calgraph export), delete it, and import into the new one calgraph creates (calgraph import)", table, l.name)
+		}
+	}
+	return nil
 }
 
 // describe returns the table's description and whether the table exists.
@@ -62,6 +91,15 @@ func createTable(ctx context.Context, db *dynamodb.Client, table string) error {
 			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
 		},
+	}
+	for _, l := range localIndexes {
+		in.AttributeDefinitions = append(in.AttributeDefinitions,
+			types.AttributeDefinition{AttributeName: aws.String(l.sk), AttributeType: types.ScalarAttributeTypeS})
+		in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+			IndexName:  aws.String(l.name),
+			KeySchema:  keySchema(attrPK, l.sk),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		})
 	}
 	for _, ix := range indexes {
 		in.AttributeDefinitions = append(in.AttributeDefinitions,

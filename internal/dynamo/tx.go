@@ -42,7 +42,7 @@ func opPut(key itemKey, record any, cond expression.ConditionBuilder, failed exp
 	op.action.Put = &types.Put{
 		Item: it, ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: returnOld(expr),
 	}
 	return op
 }
@@ -53,7 +53,7 @@ func opDelete(key itemKey, cond expression.ConditionBuilder, failed explainFunc)
 	op.action.Delete = &types.Delete{
 		Key: key.av(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: returnOld(expr),
 	}
 	return op
 }
@@ -80,8 +80,23 @@ func opUpdate(key itemKey, upd expression.UpdateBuilder, cond expression.Conditi
 	return op
 }
 
+// noCondition is the condition of an action that cannot fail, such as writing
+// an entry's pieces once the entry item's own condition holds.
+func noCondition() expression.ConditionBuilder { return expression.ConditionBuilder{} }
+
 func buildCondition(cond expression.ConditionBuilder) (expression.Expression, error) {
+	if !cond.IsSet() {
+		return expression.Expression{}, nil
+	}
 	return expression.NewBuilder().WithCondition(cond).Build()
+}
+
+// returnOld asks for the item as it was when a condition exists to fail.
+func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFailure {
+	if expr.Condition() == nil {
+		return ""
+	}
+	return types.ReturnValuesOnConditionCheckFailureAllOld
 }
 
 // transact applies ops atomically. Cancellations caused by contention or
@@ -181,14 +196,14 @@ func (s *Store) write(ctx context.Context, ops ...txOp) error {
 		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(s.table), Item: p.Item, ConditionExpression: p.ConditionExpression,
 			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
 		})
 	} else {
 		d := op.action.Delete
 		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: aws.String(s.table), Key: d.Key, ConditionExpression: d.ConditionExpression,
 			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
 		})
 	}
 	if ccf, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {

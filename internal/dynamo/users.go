@@ -68,7 +68,7 @@ func (s *Store) createUser(ctx context.Context, su calendar.SignUp) (string, err
 	now := s.timestamp()
 	u := &calendar.User{
 		ID: s.newID(), Name: su.Name, Email: su.Email, Identity: su.Identity,
-		Version: 1, CreatedAt: now, UpdatedAt: now,
+		Preferences: calendar.DefaultPreferences(), Version: 1, CreatedAt: now, UpdatedAt: now,
 	}
 	ik, ek, uk := identityKey(su.Identity.Provider, su.Identity.Subject), emailKey(u.Email), userKey(u.ID)
 	err := s.transact(ctx,
@@ -96,6 +96,22 @@ func (s *Store) userIDFromGuard(ctx context.Context, k itemKey) (string, error) 
 
 // UpdateProfile implements calendar.UserService.
 func (s *Store) UpdateProfile(ctx context.Context, upd calendar.ProfileUpdate) (*calendar.User, error) {
+	return s.updateUser(ctx, upd.ExpectedVersion, upd.Apply)
+}
+
+// UpdatePreferences implements calendar.PreferencesService; preferences live on
+// the user item and share its version.
+func (s *Store) UpdatePreferences(ctx context.Context, upd calendar.PreferencesUpdate) (*calendar.User, error) {
+	return s.updateUser(ctx, upd.ExpectedVersion, func(u calendar.User) (calendar.User, error) {
+		p, err := upd.Apply(u.Preferences)
+		u.Preferences = p
+		return u, err
+	})
+}
+
+// updateUser reads the viewer, checks the version, applies change and writes
+// the whole user item back under a version condition.
+func (s *Store) updateUser(ctx context.Context, expectedVersion int, change func(calendar.User) (calendar.User, error)) (*calendar.User, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return nil, err
@@ -112,15 +128,15 @@ func (s *Store) UpdateProfile(ctx context.Context, upd calendar.ProfileUpdate) (
 		return nil, err
 	}
 	u := rec.user()
-	if u.Version != upd.ExpectedVersion {
-		return nil, versionMismatch("user", upd.ExpectedVersion)(it)
+	if u.Version != expectedVersion {
+		return nil, versionMismatch("user", expectedVersion)(it)
 	}
-	updated, err := upd.Apply(*u)
+	updated, err := change(*u)
 	if err != nil {
 		return nil, err
 	}
 	updated.Version, updated.UpdatedAt = u.Version+1, s.timestamp()
-	op := opPut(userKey(u.ID), newUserRecord(&updated), versionIs(u.Version), versionMismatch("user", upd.ExpectedVersion))
+	op := opPut(userKey(u.ID), newUserRecord(&updated), versionIs(u.Version), versionMismatch("user", expectedVersion))
 	if err := s.write(ctx, op); err != nil {
 		return nil, err
 	}

@@ -1,13 +1,15 @@
-// Package loader is calgraph's read side for one GraphQL request: per-request
-// dataloaders (graph-gophers/dataloader) over the store's batched reads, and the
+// Package loader is calgraph's read side for one GraphQL request: a per-request
+// dataloader (graph-gophers/dataloader) over the store's batched reads, and the
 // authorization of every read. An object reaches a client only through a method
 // here, and each method checks the viewer's membership first, so "can the viewer
 // see this?" is answered in this one package.
 //
-// Loaders batch what resolvers ask for within a short window into one
-// BatchGetItem, cache it for the rest of the request, and are primed with what a
-// list query or a mutation already read, so a nested query costs one DynamoDB
-// round trip per level, not one per object.
+// Whatever the resolvers of one query level ask for (users, calendars,
+// memberships, entries) within a short window goes into one Reader.Read, that
+// is one BatchGetItem wave; results are cached for the rest of the request, and
+// list queries and mutations prime the cache with what they already read. A
+// nested query therefore costs one DynamoDB round trip per level, not one per
+// object.
 package loader
 
 import (
@@ -20,42 +22,102 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// batchWait is how long a loader collects keys before sending one batch: long
+// batchWait is how long the loader collects keys before sending one batch: long
 // enough for the resolvers of one list to queue up, short next to a round trip.
 const batchWait = 2 * time.Millisecond
 
+// ref names one item the loader can read.
+type ref struct {
+	kind kind
+	a, b string // the ID, or a membership's calendar and user, or an entry's calendar and entry
+}
+
+type kind uint8
+
+const (
+	kindUser kind = iota
+	kindCalendar
+	kindMembership
+	kindEntry
+)
+
 // Loaders are one request's loaders. Create them per request (Middleware): their
-// caches must never outlive it.
+// cache must never outlive it.
 type Loaders struct {
-	reader      calendar.Reader
-	users       *dataloader.Loader[string, *calendar.User]
-	calendars   *dataloader.Loader[string, *calendar.Calendar]
-	memberships *dataloader.Loader[calendar.MembershipKey, *calendar.Membership]
+	reader calendar.Reader
+	items  *dataloader.Loader[ref, any]
 }
 
 // New returns fresh loaders reading from r.
 func New(r calendar.Reader) *Loaders {
-	return &Loaders{
-		reader:      r,
-		users:       newLoader(r.UsersByID),
-		calendars:   newLoader(r.CalendarsByID),
-		memberships: newLoader(r.MembershipsByKey),
+	l := &Loaders{reader: r}
+	l.items = dataloader.NewBatchedLoader(l.batch, dataloader.WithWait[ref, any](batchWait))
+	return l
+}
+
+// batch reads every ref of one window with a single Reader.Read. A missing item
+// loads as nil, not as an error: callers decide what absence means.
+func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[any] {
+	var k calendar.Keys
+	for _, r := range refs {
+		switch r.kind {
+		case kindUser:
+			k.Users = append(k.Users, r.a)
+		case kindCalendar:
+			k.Calendars = append(k.Calendars, r.a)
+		case kindMembership:
+			k.Memberships = append(k.Memberships, calendar.MembershipKey{CalendarID: r.a, UserID: r.b})
+		case kindEntry:
+			k.Entries = append(k.Entries, calendar.EntryKey{CalendarID: r.a, EntryID: r.b})
+		}
+	}
+	found, err := l.reader.Read(ctx, k)
+	results := make([]*dataloader.Result[any], len(refs))
+	for i, r := range refs {
+		results[i] = &dataloader.Result[any]{Error: err}
+		if err == nil {
+			results[i].Data = lookup(found, r)
+		}
+	}
+	return results
+}
+
+// lookup returns the item r names, or an untyped nil when it is missing.
+func lookup(found *calendar.Items, r ref) any {
+	var v any
+	var ok bool
+	switch r.kind {
+	case kindUser:
+		v, ok = found.Users[r.a]
+	case kindCalendar:
+		v, ok = found.Calendars[r.a]
+	case kindMembership:
+		v, ok = found.Memberships[calendar.MembershipKey{CalendarID: r.a, UserID: r.b}]
+	case kindEntry:
+		v, ok = found.Entries[calendar.EntryKey{CalendarID: r.a, EntryID: r.b}]
+	}
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+// load starts loading r and returns a function that waits for it.
+func load[V any](ctx context.Context, l *Loaders, r ref) func() (*V, error) {
+	thunk := l.items.Load(ctx, r)
+	return func() (*V, error) {
+		v, err := thunk()
+		item, _ := v.(*V)
+		return item, err
 	}
 }
 
-// newLoader wraps a batched read. A missing item loads as nil, not as an error:
-// callers decide what absence means.
-func newLoader[K comparable, V any](read func(context.Context, []K) (map[K]*V, error)) *dataloader.Loader[K, *V] {
-	batch := func(ctx context.Context, keys []K) []*dataloader.Result[*V] {
-		found, err := read(ctx, keys)
-		results := make([]*dataloader.Result[*V], len(keys))
-		for i, k := range keys {
-			results[i] = &dataloader.Result[*V]{Data: found[k], Error: err}
-		}
-		return results
-	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, *V](batchWait))
+func userRef(id string) ref     { return ref{kind: kindUser, a: id} }
+func calendarRef(id string) ref { return ref{kind: kindCalendar, a: id} }
+func membershipRef(k calendar.MembershipKey) ref {
+	return ref{kind: kindMembership, a: k.CalendarID, b: k.UserID}
 }
+func entryRef(k calendar.EntryKey) ref { return ref{kind: kindEntry, a: k.CalendarID, b: k.EntryID} }
 
 type ctxKey struct{}
 
@@ -81,22 +143,29 @@ func For(ctx context.Context) *Loaders {
 	return l
 }
 
-// Prime records objects a mutation has just written, replacing whatever this
-// request had loaded before, so that the payload's nested fields see them.
+// Prime records objects already read or just written, replacing whatever this
+// request had loaded before, so that nested fields see them without a read.
 func (l *Loaders) Prime(ctx context.Context, objs ...any) {
 	for _, o := range objs {
 		switch o := o.(type) {
-		case *calendar.Calendar:
-			l.calendars.Clear(ctx, o.ID).Prime(ctx, o.ID, o)
-		case *calendar.Membership:
-			l.memberships.Clear(ctx, o.Key()).Prime(ctx, o.Key(), o)
 		case *calendar.User:
-			l.users.Clear(ctx, o.ID).Prime(ctx, o.ID, o)
+			l.items.Clear(ctx, userRef(o.ID)).Prime(ctx, userRef(o.ID), o)
+		case *calendar.Calendar:
+			l.items.Clear(ctx, calendarRef(o.ID)).Prime(ctx, calendarRef(o.ID), o)
+		case *calendar.Membership:
+			l.items.Clear(ctx, membershipRef(o.Key())).Prime(ctx, membershipRef(o.Key()), o)
+		case *calendar.Entry:
+			l.items.Clear(ctx, entryRef(o.Key())).Prime(ctx, entryRef(o.Key()), o)
 		}
 	}
 }
 
 // ForgetMembership drops a membership a mutation has just removed.
 func (l *Loaders) ForgetMembership(ctx context.Context, key calendar.MembershipKey) {
-	l.memberships.Clear(ctx, key)
+	l.items.Clear(ctx, membershipRef(key))
+}
+
+// ForgetEntry drops an entry a mutation has just deleted or moved away.
+func (l *Loaders) ForgetEntry(ctx context.Context, key calendar.EntryKey) {
+	l.items.Clear(ctx, entryRef(key))
 }

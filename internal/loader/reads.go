@@ -27,12 +27,15 @@ func (l *Loaders) User(ctx context.Context, id string) (*calendar.User, error) {
 	if id != viewer {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "user not found")
 	}
-	u, err := l.users.Load(ctx, id)()
+	u, err := load[calendar.User](ctx, l, userRef(id))()
 	if err == nil && u == nil {
 		err = calendar.Errorf(calendar.CodeUnauthenticated, "your account no longer exists")
 	}
 	return u, err
 }
+
+// batchGetLimit is how many keys one BatchGetItem call reads.
+const batchGetLimit = 100
 
 // ViewerRole returns the viewer's role on a calendar, or CodeNotFound when the
 // viewer is not a member (existence is not revealed).
@@ -52,7 +55,7 @@ func (l *Loaders) viewerMembership(ctx context.Context, calendarID string) (*cal
 	if err := calendar.ValidateID("id", calendarID); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
-	m, err := l.memberships.Load(ctx, calendar.MembershipKey{CalendarID: calendarID, UserID: viewer})()
+	m, err := load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: calendarID, UserID: viewer}))()
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +71,7 @@ func (l *Loaders) Calendar(ctx context.Context, id string) (*calendar.Calendar, 
 	if err := calendar.ValidateID("id", id); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
-	calThunk := l.calendars.Load(ctx, id)
+	calThunk := load[calendar.Calendar](ctx, l, calendarRef(id))
 	if _, err := l.viewerMembership(ctx, id); err != nil {
 		return nil, err
 	}
@@ -85,7 +88,7 @@ func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*
 	if err := calendar.ValidateID("id", key.UserID); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "membership not found")
 	}
-	thunk := l.memberships.Load(ctx, key)
+	thunk := load[calendar.Membership](ctx, l, membershipRef(key))
 	if _, err := l.Calendar(ctx, key.CalendarID); err != nil {
 		return nil, err
 	}
@@ -98,8 +101,9 @@ func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*
 
 // ViewerCalendars returns a page of the viewer's memberships. It reads their
 // calendars at once, in ⌈n/100⌉ BatchGetItem calls of one wave, so that the
-// page's calendar fields cost nothing more, and leaves out memberships whose
-// calendar was deleted and not yet cleaned up.
+// page's calendar fields cost no read of their own; the viewer (whose
+// preferences entry views default to) rides along when the last call has room.
+// It leaves out memberships whose calendar was deleted and not yet cleaned up.
 func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calendar.MembershipPage, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
@@ -109,17 +113,23 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(page.Memberships))
-	for i, m := range page.Memberships {
-		ids[i] = m.CalendarID
+	var k calendar.Keys
+	for _, m := range page.Memberships {
+		k.Calendars = append(k.Calendars, m.CalendarID)
 	}
-	cals, err := l.reader.CalendarsByID(ctx, ids)
+	if len(k.Calendars)%batchGetLimit != 0 {
+		k.Users = []string{viewer}
+	}
+	found, err := l.reader.Read(ctx, k)
 	if err != nil {
 		return nil, err
 	}
+	if u := found.Users[viewer]; u != nil {
+		l.Prime(ctx, u)
+	}
 	kept := &calendar.MembershipPage{HasNextPage: page.HasNextPage, EndCursor: page.EndCursor}
 	for i, m := range page.Memberships {
-		c := cals[m.CalendarID]
+		c := found.Calendars[m.CalendarID]
 		if c == nil {
 			continue
 		}
@@ -140,18 +150,16 @@ func (l *Loaders) Members(ctx context.Context, calendarID string, p calendar.Pag
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(page.Memberships))
-	for i, m := range page.Memberships {
+	for _, m := range page.Memberships {
 		l.Prime(ctx, m)
-		ids[i] = m.UserID
+		load[calendar.User](ctx, l, userRef(m.UserID)) // start the batch; UserOf waits
 	}
-	l.users.LoadMany(ctx, ids)
 	return page, nil
 }
 
 // CalendarOf returns the calendar of a membership the viewer was shown.
 func (l *Loaders) CalendarOf(ctx context.Context, m *calendar.Membership) (*calendar.Calendar, error) {
-	c, err := l.calendars.Load(ctx, m.CalendarID)()
+	c, err := load[calendar.Calendar](ctx, l, calendarRef(m.CalendarID))()
 	if err == nil && c == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
@@ -161,7 +169,7 @@ func (l *Loaders) CalendarOf(ctx context.Context, m *calendar.Membership) (*cale
 // UserOf returns the user of a membership the viewer was shown: members of a
 // calendar see each other.
 func (l *Loaders) UserOf(ctx context.Context, m *calendar.Membership) (*calendar.User, error) {
-	u, err := l.users.Load(ctx, m.UserID)()
+	u, err := load[calendar.User](ctx, l, userRef(m.UserID))()
 	if err == nil && u == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "user not found")
 	}

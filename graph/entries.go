@@ -1,0 +1,201 @@
+package graph
+
+import (
+	"context"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
+)
+
+// Conversions between the entry and view inputs and outputs and the domain.
+
+func newEntry(in model.CreateEntryInput) (calendar.NewEntry, error) {
+	calID, err := decodeCalendarID("calendarId", in.CalendarID)
+	if err != nil {
+		return calendar.NewEntry{}, err
+	}
+	t, err := timing(in.Timing)
+	n := calendar.NewEntry{
+		CalendarID: calID, Timing: t, Title: in.Title,
+		Description: orEmpty(in.Description), Location: orEmpty(in.Location), Color: orEmpty(in.Color), Tags: in.Tags.Value(),
+	}
+	if r := in.Reminders.Value(); r != nil {
+		n.Reminders = calendar.Set(r)
+	}
+	return n, err
+}
+
+func entryUpdate(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
+	key, err := decodeEntryID("id", in.ID)
+	if err != nil {
+		return calendar.EntryUpdate{}, err
+	}
+	u := calendar.EntryUpdate{
+		Key: key, ExpectedVersion: in.ExpectedVersion,
+		Description: nullClears(in.Description), Location: nullClears(in.Location), Color: nullClears(in.Color),
+		Tags: nullEmpties(in.Tags), Reminders: nullEmpties(in.Reminders),
+	}
+	if u.Title, err = notNull("title", in.Title); err != nil {
+		return u, err
+	}
+	if t, set := in.Timing.ValueOK(); set {
+		if t == nil {
+			return u, calendar.Invalidf("timing", "timing cannot be null; omit it to leave it unchanged")
+		}
+		tm, err := timing(t)
+		u.Timing = calendar.Set(tm)
+		return u, err
+	}
+	return u, nil
+}
+
+// timing converts the one-of timing input; the domain checks that exactly one
+// variant is set.
+func timing(in *model.EntryTimingInput) (calendar.Timing, error) {
+	var t calendar.Timing
+	if in == nil {
+		return t, nil
+	}
+	if v := in.Timed.Value(); v != nil {
+		t.Timed = &calendar.TimedTiming{Start: v.Start, End: orEmpty(v.End), TimeZone: orEmpty(v.TimeZone)}
+	}
+	if v := in.AllDay.Value(); v != nil {
+		t.AllDay = &v.Date
+	}
+	if v := in.MultiDay.Value(); v != nil {
+		t.MultiDay = &calendar.DaySpan{Start: v.StartDate, End: v.EndDate}
+	}
+	if v := in.Task.Value(); v != nil {
+		t.Task = &calendar.TaskDue{Date: v.DueDate.Value(), At: v.Due.Value(), TimeZone: orEmpty(v.TimeZone)}
+	}
+	return t, nil
+}
+
+// nullEmpties converts an optional list where null means "none".
+func nullEmpties[T any](o graphql.Omittable[[]T]) calendar.Change[[]T] {
+	v, set := o.ValueOK()
+	if !set {
+		return calendar.Change[[]T]{}
+	}
+	return calendar.Set(v)
+}
+
+// rangeSpec converts a one-of time range and the zone argument.
+func rangeSpec(in model.TimeRangeInput, zone *string) (calendar.RangeSpec, error) {
+	s := calendar.RangeSpec{}
+	if zone != nil {
+		s.TimeZone = *zone
+	}
+	dates, instants := in.Dates.Value(), in.Instants.Value()
+	switch {
+	case (dates == nil) == (instants == nil):
+		return s, calendar.Invalidf("range", "give exactly one of range.dates or range.instants")
+	case dates != nil:
+		s.FromDate, s.ToDate = dates.Start, dates.End
+	default:
+		s.From, s.To = instants.Start, instants.End
+	}
+	return s, nil
+}
+
+func entryFilter(in *model.EntryFilter) calendar.Filter {
+	if in == nil {
+		return calendar.Filter{}
+	}
+	return calendar.Filter{Kinds: in.Kinds.Value(), Tags: in.Tags.Value()}
+}
+
+func entryView(v *loader.View) *model.EntryView {
+	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries)}
+}
+
+func taskConnection(p *calendar.TaskPage) *model.TaskConnection {
+	conn := &model.TaskConnection{Edges: make([]*model.TaskEdge, len(p.Tasks)), PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage}}
+	for i, t := range p.Tasks {
+		conn.Edges[i] = &model.TaskEdge{Cursor: p.Cursors[i], Node: model.TaskOf(t)}
+	}
+	if len(p.Cursors) > 0 {
+		conn.PageInfo.StartCursor = &p.Cursors[0]
+	}
+	if p.EndCursor != "" {
+		conn.PageInfo.EndCursor = &p.EndCursor
+	}
+	return conn
+}
+
+var weekdays = []model.Weekday{
+	model.WeekdaySunday, model.WeekdayMonday, model.WeekdayTuesday, model.WeekdayWednesday,
+	model.WeekdayThursday, model.WeekdayFriday, model.WeekdaySaturday,
+}
+
+func preferences(p calendar.Preferences) *model.Preferences {
+	out := &model.Preferences{
+		WeekStart: weekdays[p.WeekStart], DefaultEntryDurationMinutes: int(p.DefaultDuration / time.Minute),
+		DefaultReminders: p.DefaultReminders, Theme: p.Theme,
+	}
+	if out.DefaultReminders == nil {
+		out.DefaultReminders = []int{}
+	}
+	if p.TimeZone != "" {
+		out.TimeZone = &p.TimeZone
+	}
+	return out
+}
+
+func preferencesUpdate(in model.UpdatePreferencesInput) (calendar.PreferencesUpdate, error) {
+	u := calendar.PreferencesUpdate{ExpectedVersion: in.ExpectedVersion, TimeZone: nullClears(in.TimeZone), DefaultReminders: nullEmpties(in.DefaultReminders)}
+	var err error
+	var week calendar.Change[model.Weekday]
+	if week, err = notNull("weekStart", in.WeekStart); err != nil {
+		return u, err
+	}
+	if week.Set {
+		for d, w := range weekdays {
+			if w == week.Value {
+				u.WeekStart = calendar.Set(time.Weekday(d))
+			}
+		}
+	}
+	minutes, err := notNull("defaultEntryDurationMinutes", in.DefaultEntryDurationMinutes)
+	if minutes.Set {
+		u.DefaultDuration = calendar.Set(time.Duration(minutes.Value) * time.Minute)
+	}
+	if err != nil {
+		return u, err
+	}
+	u.Theme, err = notNull("theme", in.Theme)
+	return u, err
+}
+
+func decodeCalendarIDs(field string, gids []string) ([]string, error) {
+	if gids == nil {
+		return nil, nil
+	}
+	ids := make([]string, len(gids))
+	for i, gid := range gids {
+		id, err := decodeCalendarID(field, gid)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// setCompleted completes or reopens a task for completeTask and reopenTask.
+func (r *mutationResolver) setCompleted(ctx context.Context, gid string, expectedVersion int, completed bool) (*model.Task, error) {
+	key, err := decodeEntryID("id", gid)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Service.SetTaskCompleted(ctx, key, expectedVersion, completed)
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).Prime(ctx, e)
+	return model.TaskOf(e), nil
+}

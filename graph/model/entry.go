@@ -1,0 +1,117 @@
+package model
+
+import (
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Entry is an entry as GraphQL shows it: a TimedEntry, AllDayEntry,
+// MultiDayEntry or Task, each wrapping the domain entry, so that typed clients
+// see exactly the timing fields of each kind.
+type Entry interface {
+	Domain() *calendar.Entry
+}
+
+// entryFields are the fields every kind shares.
+type entryFields struct{ *calendar.Entry }
+
+// Domain returns the wrapped entry.
+func (e entryFields) Domain() *calendar.Entry { return e.Entry }
+
+// Description is null when empty.
+func (e entryFields) Description() *string { return optional(e.Entry.Description) }
+
+// Location is null when empty.
+func (e entryFields) Location() *string { return optional(e.Entry.Location) }
+
+// Color is null when the entry uses its calendar's.
+func (e entryFields) Color() *string { return optional(e.Entry.Color) }
+
+// Tags is never null.
+func (e entryFields) Tags() []string { return nonNil(e.Entry.Tags) }
+
+// Reminders is never null.
+func (e entryFields) Reminders() []int { return nonNil(e.Entry.Reminders) }
+
+// TimedEntry is a TIMED entry.
+type TimedEntry struct{ entryFields }
+
+// AllDayEntry is an ALL_DAY entry.
+type AllDayEntry struct{ entryFields }
+
+// Date is the entry's day.
+func (e AllDayEntry) Date() calendar.Date { return e.StartDate }
+
+// MultiDayEntry is a MULTI_DAY entry.
+type MultiDayEntry struct{ entryFields }
+
+// Task is a TASK.
+type Task struct{ entryFields }
+
+// DueDate is the day a task is due on, if it is due on a day.
+func (t Task) DueDate() *calendar.Date {
+	if !t.Dated() {
+		return nil
+	}
+	return &t.StartDate
+}
+
+// Due is the instant a task is due at, if it is due at an instant.
+func (t Task) Due() *time.Time {
+	if t.Dated() {
+		return nil
+	}
+	return &t.Start
+}
+
+// TimeZone is the zone of Due, or null.
+func (t Task) TimeZone() *string { return optional(t.Entry.TimeZone) }
+
+// CompletedAt is null while the task is open.
+func (t Task) CompletedAt() *time.Time {
+	if t.Entry.CompletedAt.IsZero() {
+		return nil
+	}
+	return &t.Entry.CompletedAt
+}
+
+// EntryOf wraps a domain entry in the GraphQL type of its kind.
+func EntryOf(e *calendar.Entry) Entry {
+	f := entryFields{e}
+	switch e.Kind {
+	case calendar.KindTimed:
+		return &TimedEntry{f}
+	case calendar.KindAllDay:
+		return &AllDayEntry{f}
+	case calendar.KindMultiDay:
+		return &MultiDayEntry{f}
+	}
+	return &Task{f}
+}
+
+// EntriesOf wraps a list of domain entries.
+func EntriesOf(es []*calendar.Entry) []Entry {
+	out := make([]Entry, len(es))
+	for i, e := range es {
+		out[i] = EntryOf(e)
+	}
+	return out
+}
+
+// TaskOf wraps a domain task.
+func TaskOf(e *calendar.Entry) *Task { return &Task{entryFields{e}} }
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+package calendar
+
+import (
+	"fmt"
+	"time"
+)
+
+// Date is a calendar day without a time zone: the day of an all-day entry, the
+// bounds of a multi-day one, a task's due date. It means the same day wherever
+// the viewer is, so it only becomes instants in a given zone.
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// Dates and instants are accepted within these years: key formats use four-digit
+// years, and nothing in a calendar needs more.
+const (
+	MinYear = 1900
+	MaxYear = 2999
+)
+
+// ParseDate reads a "YYYY-MM-DD" date. field names the input for errors.
+func ParseDate(field, s string) (Date, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil || len(s) != len(time.DateOnly) {
+		return Date{}, Invalidf(field, "%s must be a date like 2026-11-21, got %q", field, s)
+	}
+	d := DateOf(t)
+	if d.Year < MinYear || d.Year > MaxYear {
+		return Date{}, Invalidf(field, "%s must be between %d and %d", field, MinYear, MaxYear)
+	}
+	return d, nil
+}
+
+// DateOf returns the date of t in t's location.
+func DateOf(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date{Year: y, Month: m, Day: d}
+}
+
+// String formats the date as "YYYY-MM-DD".
+func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
+
+// IsZero reports whether d is the zero Date (no date).
+func (d Date) IsZero() bool { return d == Date{} }
+
+// In returns the first instant of the day in loc (midnight, or the first moment
+// after a DST gap at midnight).
+func (d Date) In(loc *time.Location) time.Time {
+	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
+}
+
+// AddDays returns the date n days later (earlier for negative n).
+func (d Date) AddDays(n int) Date { return DateOf(d.utc().AddDate(0, 0, n)) }
+
+// DaysUntil returns the number of days from d to e (negative when e is before d).
+func (d Date) DaysUntil(e Date) int { return int(e.utc().Sub(d.utc()).Hours() / 24) }
+
+// Before reports whether d is an earlier day than e.
+func (d Date) Before(e Date) bool { return d.utc().Before(e.utc()) }
+
+func (d Date) utc() time.Time { return d.In(time.UTC) }
+
+// ValidateInstant checks that t lies within the supported years.
+func ValidateInstant(field string, t time.Time) error {
+	if y := t.UTC().Year(); y < MinYear || y > MaxYear {
+		return Invalidf(field, "%s must be between the years %d and %d", field, MinYear, MaxYear)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// entryAccess reads, in one BatchGetItem, what an entry write needs (the
+// calendar, the viewer's membership and preferences, and extra items) and
+// checks that the viewer writes entries there. It returns the defaults for
+// entries the viewer writes on that calendar.
+func (s *Store) entryAccess(ctx context.Context, calendarID string, extra ...itemKey) (*access, calendar.Defaults, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, calendar.Defaults{}, err
+	}
+	acc, err := s.access(ctx, calendarID, calendar.ActionWriteEntries, append(extra, userKey(viewer))...)
+	if err != nil {
+		return nil, calendar.Defaults{}, err
+	}
+	prefs := calendar.DefaultPreferences()
+	if it := acc.items[userKey(viewer)]; it != nil {
+		r, err := unmarshal[userRecord](it)
+		if err != nil {
+			return nil, calendar.Defaults{}, err
+		}
+		prefs = r.preferences()
+	}
+	return acc, prefs.EntryDefaults(acc.calendar), nil
+}
+
+// existingEntry reads an entry out of what entryAccess read.
+func existingEntry(acc *access, key calendar.EntryKey, expectedVersion int) (*calendar.Entry, int, error) {
+	it := acc.items[entryKey(key.CalendarID, key.EntryID)]
+	if it == nil {
+		return nil, 0, calendar.Errorf(calendar.CodeNotFound, "entry not found")
+	}
+	r, err := unmarshal[entryRecord](it)
+	if err != nil {
+		return nil, 0, err
+	}
+	e, err := r.entry()
+	if err != nil {
+		return nil, 0, err
+	}
+	if e.Version != expectedVersion {
+		return nil, 0, versionMismatch("entry", expectedVersion)(it)
+	}
+	return e, r.Pieces, nil
+}
+
+func validEntryKey(key calendar.EntryKey) error {
+	if err := calendar.ValidateID("id", key.CalendarID); err != nil {
+		return err
+	}
+	return calendar.ValidateID("id", key.EntryID)
+}
+
+// CreateEntry implements calendar.EntryService.
+func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, error) {
+	acc, defaults, err := s.entryAccess(ctx, n.CalendarID)
+	if err != nil {
+		return nil, err
+	}
+	e, err := n.Build(defaults)
+	if err != nil {
+		return nil, err
+	}
+	now := s.timestamp()
+	e.ID = s.newID()
+	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt = e.ID+"@"+s.icalDomain, 1, now, now
+	ops := []txOp{roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries), calendarStillThere(n.CalendarID, 0)}
+	ops = append(ops, entryWrites(&e, notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
+	if err := s.transact(ctx, ops...); err != nil {
+		return nil, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
+	}
+	return &e, nil
+}
+
+// UpdateEntry implements calendar.EntryService.
+func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calendar.Entry, error) {
+	if err := validEntryKey(u.Key); err != nil {
+		return nil, err
+	}
+	acc, defaults, err := s.entryAccess(ctx, u.Key.CalendarID, entryKey(u.Key.CalendarID, u.Key.EntryID))
+	if err != nil {
+		return nil, err
+	}
+	old, pieces, err := existingEntry(acc, u.Key, u.ExpectedVersion)
+	if err != nil {
+		return nil, err
+	}
+	e, err := u.Apply(*old, defaults)
+	if err != nil {
+		return nil, err
+	}
+	return s.rewriteEntry(ctx, acc, e, u.ExpectedVersion, pieces)
+}
+
+// SetTaskCompleted implements calendar.EntryService.
+func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, error) {
+	if err := validEntryKey(key); err != nil {
+		return nil, err
+	}
+	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
+	if err != nil {
+		return nil, err
+	}
+	old, pieces, err := existingEntry(acc, key, expectedVersion)
+	if err != nil {
+		return nil, err
+	}
+	e, changed, err := calendar.SetCompleted(*old, completed, s.timestamp())
+	if err != nil || !changed {
+		return old, err
+	}
+	return s.rewriteEntry(ctx, acc, e, expectedVersion, pieces)
+}
+
+// rewriteEntry writes a changed entry over its previous version, which had
+// oldPieces pieces, with the next version number.
+func (s *Store) rewriteEntry(ctx context.Context, acc *access, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, error) {
+	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
+	ops := []txOp{roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
+	ops = append(ops, entryWrites(&e, versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
+	if err := s.transact(ctx, ops...); err != nil {
+		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
+	}
+	return &e, nil
+}
+
+// DeleteEntry implements calendar.EntryService.
+func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int) error {
+	if err := validEntryKey(key); err != nil {
+		return err
+	}
+	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
+	if err != nil {
+		return err
+	}
+	old, pieces, err := existingEntry(acc, key, expectedVersion)
+	if err != nil {
+		return err
+	}
+	ops := []txOp{roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
+	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	if err := s.transact(ctx, ops...); err != nil {
+		return fmt.Errorf("delete entry %s: %w", key.EntryID, err)
+	}
+	return nil
+}
+
+// entryWrites returns the actions that write e: its entry item under cond, its
+// pieces, and deletes of pieces it had beyond its new count.
+func entryWrites(e *calendar.Entry, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
+	records := entryRecords(e)
+	ops := []txOp{opPut(entryKey(e.CalendarID, e.ID), records[0], cond, failed)}
+	for _, r := range records[1:] {
+		ops = append(ops, opPut(itemKey{PK: r.PK, SK: r.SK}, r, noCondition(), nil))
+	}
+	for n := len(records); n < oldPieces; n++ {
+		ops = append(ops, opDelete(entryPieceKey(e.CalendarID, e.ID, n), noCondition(), nil))
+	}
+	return ops
+}
+
+// entryDeletes returns the actions that delete e (under cond) and its pieces.
+func entryDeletes(e *calendar.Entry, pieces int, cond expression.ConditionBuilder, failed explainFunc) []txOp {
+	ops := []txOp{opDelete(entryKey(e.CalendarID, e.ID), cond, failed)}
+	for n := 1; n < pieces; n++ {
+		ops = append(ops, opDelete(entryPieceKey(e.CalendarID, e.ID, n), noCondition(), nil))
+	}
+	return ops
+}
+
+// MoveEntry implements calendar.EntryService: one transaction deletes the entry
+// and its pieces from the old calendar and puts them in the new one (seed 003's
+// reschedule), so it is in exactly one calendar at every moment.
+func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int, toCalendarID string) (*calendar.Entry, error) {
+	if err := validEntryKey(key); err != nil {
+		return nil, err
+	}
+	if err := calendar.ValidateID("toCalendarId", toCalendarID); err != nil {
+		return nil, err
+	}
+	if toCalendarID == key.CalendarID {
+		return nil, calendar.Invalidf("toCalendarId", "the entry is already in that calendar")
+	}
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tk, tm := calendarKey(toCalendarID), membershipKey(toCalendarID, viewer)
+	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID), tk, tm)
+	if err != nil {
+		return nil, err
+	}
+	if err := canWriteTo(acc, tk, tm); err != nil {
+		return nil, err
+	}
+	old, pieces, err := existingEntry(acc, key, expectedVersion)
+	if err != nil {
+		return nil, err
+	}
+	moved := *old
+	moved.CalendarID, moved.Version, moved.UpdatedAt = toCalendarID, expectedVersion+1, s.timestamp()
+	ops := []txOp{
+		roleCheck(key.CalendarID, viewer, calendar.ActionWriteEntries),
+		roleCheck(toCalendarID, viewer, calendar.ActionWriteEntries),
+		calendarStillThere(toCalendarID, 0),
+	}
+	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	ops = append(ops, entryWrites(&moved, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
+	if err := s.transact(ctx, ops...); err != nil {
+		return nil, fmt.Errorf("move entry %s: %w", key.EntryID, err)
+	}
+	return &moved, nil
+}
+
+// canWriteTo checks the viewer's standing on a move's target calendar.
+func canWriteTo(acc *access, calendarItem, membershipItem itemKey) error {
+	if acc.items[calendarItem] == nil || acc.items[membershipItem] == nil {
+		return calendar.Errorf(calendar.CodeNotFound, "target calendar not found")
+	}
+	m, err := unmarshal[membershipRecord](acc.items[membershipItem])
+	if err != nil {
+		return err
+	}
+	if !calendar.Role(m.Role).Can(calendar.ActionWriteEntries) {
+		return calendar.Errorf(calendar.CodeForbidden, "your role on the target calendar (%s) cannot %s", m.Role, calendar.ActionWriteEntries)
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package loader
+
+import (
+	"context"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// View is what a range view shows: the range as read (with its zone) and the
+// entries in it, in view order.
+type View struct {
+	Range    calendar.Range
+	ZoneName string
+	Entries  []*calendar.Entry
+}
+
+// Entries returns a calendar's entries in a range, to any member: one Query,
+// run while the viewer's preferences and the calendar (for the default zone)
+// load, when they are not loaded already.
+func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := l.viewerMembership(ctx, calendarID); err != nil {
+		return nil, err
+	}
+	prefs := l.viewerPreferences(ctx)
+	cal := load[calendar.Calendar](ctx, l, calendarRef(calendarID))
+	from, to := spec.Window()
+	candidates, err := l.reader.EntriesReaching(ctx, calendarID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	p, err := prefs()
+	if err != nil {
+		return nil, err
+	}
+	c, err := cal()
+	if err != nil {
+		return nil, err
+	}
+	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, c), candidates, f)
+}
+
+// Agenda returns the viewer's entries across the given calendars (all of the
+// viewer's when ids is nil) in a range, merged into view order; each entry's
+// calendar is loaded with them. Dates are read in the asked zone, else the
+// viewer's, else UTC.
+func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	ids, err := l.agendaCalendars(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	prefs := l.viewerPreferences(ctx)
+	for _, id := range ids {
+		load[calendar.Calendar](ctx, l, calendarRef(id)) // one batch with the preferences, beside the Queries
+	}
+	from, to := spec.Window()
+	var mu sync.Mutex
+	var candidates []*calendar.Entry
+	g, gctx := errgroup.WithContext(ctx)
+	for _, id := range ids {
+		g.Go(func() error {
+			found, err := l.reader.EntriesReaching(gctx, id, from, to)
+			mu.Lock()
+			defer mu.Unlock()
+			candidates = append(candidates, found...)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	p, err := prefs()
+	if err != nil {
+		return nil, err
+	}
+	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, f)
+}
+
+// agendaCalendars checks that the viewer is a member of each calendar asked
+// for, or lists all of theirs.
+func (l *Loaders) agendaCalendars(ctx context.Context, ids []string) ([]string, error) {
+	if ids == nil {
+		return l.allViewerCalendars(ctx)
+	}
+	checks := make([]func() (*calendar.Membership, error), len(ids))
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range ids {
+		if err := calendar.ValidateID("calendarIds", id); err != nil {
+			return nil, err
+		}
+		checks[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
+	}
+	for _, check := range checks {
+		if m, err := check(); err != nil || m == nil {
+			return nil, calendar.ErrorOr(err, calendar.Errorf(calendar.CodeNotFound, "calendar not found"))
+		}
+	}
+	return ids, nil
+}
+
+// maxAgendaCalendars bounds an agenda over all the viewer's calendars.
+const maxAgendaCalendars = 5 * calendar.MaxPageSize
+
+func (l *Loaders) allViewerCalendars(ctx context.Context) ([]string, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for p := (calendar.Page{First: calendar.MaxPageSize}); ; {
+		page, err := l.reader.MembershipsOfUser(ctx, viewer, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Memberships {
+			l.Prime(ctx, m)
+			ids = append(ids, m.CalendarID)
+		}
+		if !page.HasNextPage || len(ids) >= maxAgendaCalendars {
+			return ids, nil
+		}
+		p.After = page.EndCursor
+	}
+}
+
+// viewerPreferences starts loading the viewer and returns a function that
+// waits for their preferences.
+func (l *Loaders) viewerPreferences(ctx context.Context) func() (calendar.Preferences, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return func() (calendar.Preferences, error) { return calendar.Preferences{}, err }
+	}
+	u := load[calendar.User](ctx, l, userRef(viewer))
+	return func() (calendar.Preferences, error) {
+		user, err := u()
+		if err != nil || user == nil {
+			return calendar.DefaultPreferences(), err
+		}
+		return user.Preferences, nil
+	}
+}
+
+func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string, candidates []*calendar.Entry, f calendar.Filter) (*View, error) {
+	r, err := spec.Resolve(zone)
+	if err != nil {
+		return nil, err
+	}
+	selected := calendar.Select(candidates, r, f)
+	if len(selected) > calendar.MaxViewEntries {
+		return nil, calendar.Invalidf("range", "this range holds more than %d entries: narrow it", calendar.MaxViewEntries)
+	}
+	for _, e := range selected {
+		l.Prime(ctx, e)
+	}
+	return &View{Range: r, ZoneName: zone, Entries: selected}, nil
+}
+
+// Entry returns an entry of a calendar the viewer is a member of.
+func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.Entry, error) {
+	if calendar.ValidateID("id", key.EntryID) != nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "entry not found")
+	}
+	thunk := load[calendar.Entry](ctx, l, entryRef(key))
+	if _, err := l.viewerMembership(ctx, key.CalendarID); err != nil {
+		return nil, err
+	}
+	e, err := thunk()
+	if err == nil && e == nil {
+		err = calendar.Errorf(calendar.CodeNotFound, "entry not found")
+	}
+	return e, err
+}
+
+// CalendarOfEntry returns the calendar of an entry the viewer was shown.
+func (l *Loaders) CalendarOfEntry(ctx context.Context, e *calendar.Entry) (*calendar.Calendar, error) {
+	c, err := load[calendar.Calendar](ctx, l, calendarRef(e.CalendarID))()
+	if err == nil && c == nil {
+		err = calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+	}
+	return c, err
+}
+
+// Tasks returns a page of a calendar's open or completed tasks, to any member.
+func (l *Loaders) Tasks(ctx context.Context, calendarID string, completed bool, p calendar.Page) (*calendar.TaskPage, error) {
+	if _, err := l.viewerMembership(ctx, calendarID); err != nil {
+		return nil, err
+	}
+	page, err := l.reader.Tasks(ctx, calendarID, completed, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range page.Tasks {
+		l.Prime(ctx, t)
+	}
+	return page, nil
+}
