@@ -234,7 +234,7 @@ func (st *stack) do(ctx context.Context, cmd command) error {
 	case "init-table":
 		fmt.Fprintf(cmd.stdout, "table %s is ready\n", st.cfg.Table)
 	case "seed":
-		created, err := demo.Seed(ctx, st.store, auth.LocalIssuer)
+		created, err := demo.Seed(ctx, st.store, auth.LocalIssuer, time.Now())
 		if err != nil {
 			return err
 		}

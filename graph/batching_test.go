@@ -62,7 +62,7 @@ func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 
 // seedCalendars gives the user n calendars, each shared with members, writing
 // straight to the store without the added latency, and returns their IDs.
-func seedCalendars(t *testing.T, e *env, owner string, n int, members []string) []string {
+func seedCalendars(t testing.TB, e *env, owner string, n int, members []string) []string {
 	t.Helper()
 	s := dynamo.New(dynamoClient(e), e.store.Table())
 	ctx := context.Background()

@@ -14,7 +14,7 @@ import (
 // Conversions between the entry and view inputs and outputs and the domain.
 
 func newEntry(in model.CreateEntryInput) (calendar.NewEntry, error) {
-	calID, err := decodeCalendarID("calendarId", in.CalendarID)
+	calID, err := model.DecodeCalendarID("calendarId", in.CalendarID)
 	if err != nil {
 		return calendar.NewEntry{}, err
 	}
@@ -30,7 +30,7 @@ func newEntry(in model.CreateEntryInput) (calendar.NewEntry, error) {
 }
 
 func entryUpdate(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
-	key, err := decodeEntryID("id", in.ID)
+	key, err := model.DecodeEntryID("id", in.ID)
 	if err != nil {
 		return calendar.EntryUpdate{}, err
 	}
@@ -110,13 +110,13 @@ func entryFilter(in *model.EntryFilter) calendar.Filter {
 }
 
 func entryView(v *loader.View) *model.EntryView {
-	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries)}
+	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries, v.Calendars)}
 }
 
-func taskConnection(p *calendar.TaskPage) *model.TaskConnection {
+func taskConnection(p *calendar.TaskPage, cal *calendar.Calendar) *model.TaskConnection {
 	conn := &model.TaskConnection{Edges: make([]*model.TaskEdge, len(p.Tasks)), PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage}}
 	for i, t := range p.Tasks {
-		conn.Edges[i] = &model.TaskEdge{Cursor: p.Cursors[i], Node: model.TaskOf(t)}
+		conn.Edges[i] = &model.TaskEdge{Cursor: p.Cursors[i], Node: model.TaskOf(t, cal)}
 	}
 	if len(p.Cursors) > 0 {
 		conn.PageInfo.StartCursor = &p.Cursors[0]
@@ -177,7 +177,7 @@ func decodeCalendarIDs(field string, gids []string) ([]string, error) {
 	}
 	ids := make([]string, len(gids))
 	for i, gid := range gids {
-		id, err := decodeCalendarID(field, gid)
+		id, err := model.DecodeCalendarID(field, gid)
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +188,7 @@ func decodeCalendarIDs(field string, gids []string) ([]string, error) {
 
 // setCompleted completes or reopens a task for completeTask and reopenTask.
 func (r *mutationResolver) setCompleted(ctx context.Context, gid string, expectedVersion int, completed bool) (*model.Task, error) {
-	key, err := decodeEntryID("id", gid)
+	key, err := model.DecodeEntryID("id", gid)
 	if err != nil {
 		return nil, err
 	}
@@ -197,5 +197,20 @@ func (r *mutationResolver) setCompleted(ctx context.Context, gid string, expecte
 		return nil, err
 	}
 	loader.For(ctx).Prime(ctx, e)
-	return model.TaskOf(e), nil
+	cal, err := loader.For(ctx).CalendarOfEntry(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return model.TaskOf(e, cal), nil
+}
+
+// entryOut primes the loaders with an entry a mutation wrote and wraps it, on
+// its calendar, for the payload.
+func entryOut(ctx context.Context, e *calendar.Entry) (model.Entry, error) {
+	loader.For(ctx).Prime(ctx, e)
+	cal, err := loader.For(ctx).CalendarOfEntry(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return model.EntryOf(e, cal), nil
 }

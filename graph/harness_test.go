@@ -32,7 +32,7 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef-test")
 // env is the whole API wired as server.go wires it, over a fresh table, served
 // by httptest, with every DynamoDB call recorded.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	url    string
 	store  *dynamo.Store
 	rec    *dynamo.Recorder
@@ -42,9 +42,10 @@ type env struct {
 
 type envOptions struct {
 	latency time.Duration
+	table   string // an existing table to serve, instead of a fresh one
 }
 
-func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
+func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	t.Helper()
 	var o envOptions
 	for _, f := range opts {
@@ -56,7 +57,11 @@ func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
 		clientOpts = append(clientOpts, dynamo.WithLatency(o.latency))
 	}
 	db := dynamotest.Client(t, clientOpts...)
-	store := dynamo.New(db, dynamotest.Table(t, db))
+	table := o.table
+	if table == "" {
+		table = dynamotest.Table(t, db)
+	}
+	store := dynamo.New(db, table)
 	logs := &syncBuffer{}
 	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
 	verifier, err := auth.NewVerifier(context.Background(), auth.Config{

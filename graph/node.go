@@ -10,32 +10,32 @@ import (
 
 // node fetches any object by global ID through the authorizing loaders.
 func node(ctx context.Context, gid string) (model.Node, error) {
-	kind, _, err := decodeGID("id", gid)
+	kind, _, err := model.DecodeGID("id", gid)
 	if err != nil {
 		return nil, err
 	}
 	l := loader.For(ctx)
 	switch kind {
-	case kindUser:
-		id, err := decodeAs("id", kindUser, gid)
+	case model.KindUser:
+		id, err := model.DecodeAs("id", model.KindUser, gid)
 		if err != nil {
 			return nil, err
 		}
 		return l.User(ctx, id)
-	case kindCalendar:
-		id, err := decodeCalendarID("id", gid)
+	case model.KindCalendar:
+		id, err := model.DecodeCalendarID("id", gid)
 		if err != nil {
 			return nil, err
 		}
 		return l.Calendar(ctx, id)
-	case kindMembership:
-		key, err := decodeMembershipID("id", gid)
+	case model.KindMembership:
+		key, err := model.DecodeMembershipID("id", gid)
 		if err != nil {
 			return nil, err
 		}
 		return l.Membership(ctx, key)
-	case kindEntry:
-		key, err := decodeEntryID("id", gid)
+	case model.KindEntry:
+		key, err := model.DecodeEntryID("id", gid)
 		if err != nil {
 			return nil, err
 		}
@@ -43,14 +43,18 @@ func node(ctx context.Context, gid string) (model.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return model.EntryOf(e), nil
+		cal, err := l.CalendarOfEntry(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		return model.EntryOf(e, cal), nil
 	}
 	return nil, calendar.Invalidf("id", "id is not a calgraph ID")
 }
 
 // calendarUpdate converts updateCalendar's input.
 func calendarUpdate(in model.UpdateCalendarInput) (calendar.CalendarUpdate, error) {
-	id, err := decodeCalendarID("id", in.ID)
+	id, err := model.DecodeCalendarID("id", in.ID)
 	if err != nil {
 		return calendar.CalendarUpdate{}, err
 	}

@@ -13,16 +13,8 @@ import (
 	"github.com/calgraph/calgraph/internal/loader"
 )
 
-func (r *allDayEntryResolver) ID(ctx context.Context, obj *model.AllDayEntry) (string, error) {
-	return entryGID(obj.Key()), nil
-}
-
-func (r *allDayEntryResolver) Calendar(ctx context.Context, obj *model.AllDayEntry) (*calendar.Calendar, error) {
-	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
-}
-
 func (r *calendarResolver) ID(ctx context.Context, obj *calendar.Calendar) (string, error) {
-	return calendarGID(obj.ID), nil
+	return model.CalendarGID(obj.ID), nil
 }
 
 func (r *calendarResolver) Description(ctx context.Context, obj *calendar.Calendar) (*string, error) {
@@ -53,7 +45,7 @@ func (r *calendarResolver) Tasks(ctx context.Context, obj *calendar.Calendar, co
 	if err != nil {
 		return nil, err
 	}
-	return taskConnection(p), nil
+	return taskConnection(p, obj), nil
 }
 
 func (r *calendarResolver) Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error) {
@@ -65,7 +57,7 @@ func (r *calendarResolver) Members(ctx context.Context, obj *calendar.Calendar, 
 }
 
 func (r *membershipResolver) ID(ctx context.Context, obj *calendar.Membership) (string, error) {
-	return membershipGID(obj.Key()), nil
+	return model.MembershipGID(obj.Key()), nil
 }
 
 func (r *membershipResolver) Calendar(ctx context.Context, obj *calendar.Membership) (*calendar.Calendar, error) {
@@ -74,14 +66,6 @@ func (r *membershipResolver) Calendar(ctx context.Context, obj *calendar.Members
 
 func (r *membershipResolver) User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error) {
 	return loader.For(ctx).UserOf(ctx, obj)
-}
-
-func (r *multiDayEntryResolver) ID(ctx context.Context, obj *model.MultiDayEntry) (string, error) {
-	return entryGID(obj.Key()), nil
-}
-
-func (r *multiDayEntryResolver) Calendar(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Calendar, error) {
-	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
 }
 
 func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error) {
@@ -123,7 +107,7 @@ func (r *mutationResolver) UpdateCalendar(ctx context.Context, input model.Updat
 }
 
 func (r *mutationResolver) DeleteCalendar(ctx context.Context, input model.DeleteCalendarInput) (*model.DeleteCalendarPayload, error) {
-	id, err := decodeCalendarID("id", input.ID)
+	id, err := model.DecodeCalendarID("id", input.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +118,7 @@ func (r *mutationResolver) DeleteCalendar(ctx context.Context, input model.Delet
 }
 
 func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberInput) (*model.AddMemberPayload, error) {
-	id, err := decodeCalendarID("calendarId", input.CalendarID)
+	id, err := model.DecodeCalendarID("calendarId", input.CalendarID)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +131,7 @@ func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberI
 }
 
 func (r *mutationResolver) ChangeMemberRole(ctx context.Context, input model.ChangeMemberRoleInput) (*model.ChangeMemberRolePayload, error) {
-	key, err := decodeMembershipID("membershipId", input.MembershipID)
+	key, err := model.DecodeMembershipID("membershipId", input.MembershipID)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +144,7 @@ func (r *mutationResolver) ChangeMemberRole(ctx context.Context, input model.Cha
 }
 
 func (r *mutationResolver) RemoveMember(ctx context.Context, input model.RemoveMemberInput) (*model.RemoveMemberPayload, error) {
-	key, err := decodeMembershipID("membershipId", input.MembershipID)
+	key, err := model.DecodeMembershipID("membershipId", input.MembershipID)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +156,7 @@ func (r *mutationResolver) RemoveMember(ctx context.Context, input model.RemoveM
 }
 
 func (r *mutationResolver) LeaveCalendar(ctx context.Context, input model.LeaveCalendarInput) (*model.LeaveCalendarPayload, error) {
-	id, err := decodeCalendarID("calendarId", input.CalendarID)
+	id, err := model.DecodeCalendarID("calendarId", input.CalendarID)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +165,7 @@ func (r *mutationResolver) LeaveCalendar(ctx context.Context, input model.LeaveC
 		return nil, err
 	}
 	loader.For(ctx).ForgetMembership(ctx, key)
-	return &model.LeaveCalendarPayload{RemovedMembershipID: membershipGID(key)}, nil
+	return &model.LeaveCalendarPayload{RemovedMembershipID: model.MembershipGID(key)}, nil
 }
 
 func (r *mutationResolver) UpdatePreferences(ctx context.Context, input model.UpdatePreferencesInput) (*model.UpdatePreferencesPayload, error) {
@@ -206,8 +190,11 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, e)
-	return &model.CreateEntryPayload{Entry: model.EntryOf(e)}, nil
+	out, err := entryOut(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return &model.CreateEntryPayload{Entry: out}, nil
 }
 
 func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.UpdateEntryPayload, error) {
@@ -219,12 +206,15 @@ func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEn
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, e)
-	return &model.UpdateEntryPayload{Entry: model.EntryOf(e)}, nil
+	out, err := entryOut(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return &model.UpdateEntryPayload{Entry: out}, nil
 }
 
 func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error) {
-	key, err := decodeEntryID("id", input.ID)
+	key, err := model.DecodeEntryID("id", input.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -252,11 +242,11 @@ func (r *mutationResolver) ReopenTask(ctx context.Context, input model.ReopenTas
 }
 
 func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryInput) (*model.MoveEntryPayload, error) {
-	key, err := decodeEntryID("id", input.ID)
+	key, err := model.DecodeEntryID("id", input.ID)
 	if err != nil {
 		return nil, err
 	}
-	to, err := decodeCalendarID("toCalendarId", input.ToCalendarID)
+	to, err := model.DecodeCalendarID("toCalendarId", input.ToCalendarID)
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +255,11 @@ func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryI
 		return nil, err
 	}
 	loader.For(ctx).ForgetEntry(ctx, key)
-	loader.For(ctx).Prime(ctx, e)
-	return &model.MoveEntryPayload{Entry: model.EntryOf(e), PreviousID: input.ID}, nil
+	out, err := entryOut(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return &model.MoveEntryPayload{Entry: out, PreviousID: input.ID}, nil
 }
 
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
@@ -281,31 +274,15 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 }
 
 func (r *queryResolver) Calendar(ctx context.Context, id string) (*calendar.Calendar, error) {
-	cid, err := decodeCalendarID("id", id)
+	cid, err := model.DecodeCalendarID("id", id)
 	if err != nil {
 		return nil, err
 	}
 	return loader.For(ctx).Calendar(ctx, cid)
 }
 
-func (r *taskResolver) ID(ctx context.Context, obj *model.Task) (string, error) {
-	return entryGID(obj.Key()), nil
-}
-
-func (r *taskResolver) Calendar(ctx context.Context, obj *model.Task) (*calendar.Calendar, error) {
-	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
-}
-
-func (r *timedEntryResolver) ID(ctx context.Context, obj *model.TimedEntry) (string, error) {
-	return entryGID(obj.Key()), nil
-}
-
-func (r *timedEntryResolver) Calendar(ctx context.Context, obj *model.TimedEntry) (*calendar.Calendar, error) {
-	return loader.For(ctx).CalendarOfEntry(ctx, obj.Entry)
-}
-
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {
-	return userGID(obj.ID), nil
+	return model.UserGID(obj.ID), nil
 }
 
 func (r *viewerResolver) User(ctx context.Context, obj *model.Viewer) (*calendar.User, error) {
@@ -344,35 +321,23 @@ func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first
 	return membershipConnection(p), nil
 }
 
-func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }
-
 func (r *Resolver) Calendar() CalendarResolver { return &calendarResolver{r} }
 
 func (r *Resolver) Membership() MembershipResolver { return &membershipResolver{r} }
 
-func (r *Resolver) MultiDayEntry() MultiDayEntryResolver { return &multiDayEntryResolver{r} }
-
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
-
-func (r *Resolver) Task() TaskResolver { return &taskResolver{r} }
-
-func (r *Resolver) TimedEntry() TimedEntryResolver { return &timedEntryResolver{r} }
 
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
 func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 
 type (
-	allDayEntryResolver   struct{ *Resolver }
-	calendarResolver      struct{ *Resolver }
-	membershipResolver    struct{ *Resolver }
-	multiDayEntryResolver struct{ *Resolver }
-	mutationResolver      struct{ *Resolver }
-	queryResolver         struct{ *Resolver }
-	taskResolver          struct{ *Resolver }
-	timedEntryResolver    struct{ *Resolver }
-	userResolver          struct{ *Resolver }
-	viewerResolver        struct{ *Resolver }
+	calendarResolver   struct{ *Resolver }
+	membershipResolver struct{ *Resolver }
+	mutationResolver   struct{ *Resolver }
+	queryResolver      struct{ *Resolver }
+	userResolver       struct{ *Resolver }
+	viewerResolver     struct{ *Resolver }
 )

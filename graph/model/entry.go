@@ -13,11 +13,24 @@ type Entry interface {
 	Domain() *calendar.Entry
 }
 
-// entryFields are the fields every kind shares.
-type entryFields struct{ *calendar.Entry }
+// entryFields are the fields every kind shares. The entry's calendar is
+// attached when the entry is wrapped (it is always loaded by then), and the ID
+// computed on the spot, so neither needs a resolver: gqlgen runs each resolver
+// field in a goroutine of its own, which for hundreds of entries costs more than
+// the whole read.
+type entryFields struct {
+	*calendar.Entry
+	cal *calendar.Calendar
+}
 
 // Domain returns the wrapped entry.
 func (e entryFields) Domain() *calendar.Entry { return e.Entry }
+
+// ID is the entry's global ID.
+func (e entryFields) ID() string { return EntryGID(e.Key()) }
+
+// Calendar is the calendar the entry is on.
+func (e entryFields) Calendar() *calendar.Calendar { return e.cal }
 
 // Description is null when empty.
 func (e entryFields) Description() *string { return optional(e.Entry.Description) }
@@ -76,9 +89,9 @@ func (t Task) CompletedAt() *time.Time {
 	return &t.Entry.CompletedAt
 }
 
-// EntryOf wraps a domain entry in the GraphQL type of its kind.
-func EntryOf(e *calendar.Entry) Entry {
-	f := entryFields{e}
+// EntryOf wraps a domain entry, on cal, in the GraphQL type of its kind.
+func EntryOf(e *calendar.Entry, cal *calendar.Calendar) Entry {
+	f := entryFields{e, cal}
 	switch e.Kind {
 	case calendar.KindTimed:
 		return &TimedEntry{f}
@@ -90,17 +103,17 @@ func EntryOf(e *calendar.Entry) Entry {
 	return &Task{f}
 }
 
-// EntriesOf wraps a list of domain entries.
-func EntriesOf(es []*calendar.Entry) []Entry {
+// EntriesOf wraps a list of domain entries, each on its calendar in cals.
+func EntriesOf(es []*calendar.Entry, cals map[string]*calendar.Calendar) []Entry {
 	out := make([]Entry, len(es))
 	for i, e := range es {
-		out[i] = EntryOf(e)
+		out[i] = EntryOf(e, cals[e.CalendarID])
 	}
 	return out
 }
 
-// TaskOf wraps a domain task.
-func TaskOf(e *calendar.Entry) *Task { return &Task{entryFields{e}} }
+// TaskOf wraps a domain task on cal.
+func TaskOf(e *calendar.Entry, cal *calendar.Calendar) *Task { return &Task{entryFields{e, cal}} }
 
 func optional(s string) *string {
 	if s == "" {

@@ -5,6 +5,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -37,11 +38,11 @@ var calendars = []struct {
 
 // Seed creates whatever part of the demo data is missing: the users (signed in
 // with identity provider, the dev-token issuer, and their email as subject),
-// each demo calendar its owner does not yet own under that name, and each
-// missing share. Running it again, or after a run that stopped halfway,
-// completes the set without duplicating anything. It returns how many
-// calendars it created.
-func Seed(ctx context.Context, svc calendar.Service, provider string) (int, error) {
+// each demo calendar its owner does not yet own under that name, with entries
+// around the week of now, and each missing share. Running it again, or after a
+// run that stopped halfway, completes the set without duplicating anything. It
+// returns how many calendars it created.
+func Seed(ctx context.Context, svc calendar.Service, provider string, now time.Time) (int, error) {
 	as := make([]context.Context, len(Users))
 	for i, u := range Users {
 		id, err := svc.ResolveIdentity(ctx, calendar.SignUp{
@@ -61,6 +62,9 @@ func Seed(ctx context.Context, svc calendar.Service, provider string) (int, erro
 		}
 		if isNew {
 			created++
+			if err := addEntries(owner, svc, id, c.cal.Name, now); err != nil {
+				return created, fmt.Errorf("seed calendar %s: %w", c.cal.Name, err)
+			}
 		}
 		for _, s := range c.shares {
 			_, err := svc.AddMember(owner, id, s.email, s.role)
@@ -109,4 +113,40 @@ func ensureCalendar(ctx context.Context, svc calendar.Service, n calendar.NewCal
 		return "", false, err
 	}
 	return c.ID, true, nil
+}
+
+// addEntries puts a few entries of every kind around the week of now on a
+// newly created demo calendar.
+func addEntries(ctx context.Context, svc calendar.Service, calendarID, name string, now time.Time) error {
+	monday := calendar.DateOf(now).AddDays(-(int(now.Weekday()) + 6) % 7)
+	at := func(days, hour int) time.Time {
+		return monday.AddDays(days).In(time.UTC).Add(time.Duration(hour) * time.Hour)
+	}
+	date := func(days int) *calendar.Date { d := monday.AddDays(days); return &d }
+	var entries []calendar.NewEntry
+	switch name {
+	case "Team":
+		for d := range 5 {
+			entries = append(entries, calendar.NewEntry{Title: "Standup", Tags: []string{"work"}, Timing: calendar.Timing{
+				Timed: &calendar.TimedTiming{Start: at(d, 8), End: at(d, 8).Add(15 * time.Minute), TimeZone: "Europe/Paris"}}})
+		}
+		entries = append(entries,
+			calendar.NewEntry{Title: "Team offsite", Location: "Lyon", Tags: []string{"work"}, Timing: calendar.Timing{AllDay: date(9)}},
+			calendar.NewEntry{Title: "Conference", Timing: calendar.Timing{MultiDay: &calendar.DaySpan{Start: *date(2), End: *date(5)}}},
+			calendar.NewEntry{Title: "Write the quarterly report", Timing: calendar.Timing{Task: &calendar.TaskDue{Date: date(4)}}})
+	case "Personal":
+		entries = append(entries,
+			calendar.NewEntry{Title: "Dentist", Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: at(1, 19), End: at(1, 20)}}},
+			calendar.NewEntry{Title: "Pay rent", Timing: calendar.Timing{Task: &calendar.TaskDue{Date: date(3)}}})
+	case "Room 101":
+		entries = append(entries, calendar.NewEntry{Title: "Design review", Timing: calendar.Timing{
+			Timed: &calendar.TimedTiming{Start: at(2, 13), End: at(2, 15), TimeZone: "Europe/Paris"}}})
+	}
+	for _, n := range entries {
+		n.CalendarID = calendarID
+		if _, err := svc.CreateEntry(ctx, n); err != nil {
+			return fmt.Errorf("entry %s: %w", n.Title, err)
+		}
+	}
+	return nil
 }

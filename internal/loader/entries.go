@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -9,12 +10,13 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// View is what a range view shows: the range as read (with its zone) and the
-// entries in it, in view order.
+// View is what a range view shows: the range as read (with its zone), the
+// entries in it, in view order, and their calendars by ID.
 type View struct {
-	Range    calendar.Range
-	ZoneName string
-	Entries  []*calendar.Entry
+	Range     calendar.Range
+	ZoneName  string
+	Entries   []*calendar.Entry
+	Calendars map[string]*calendar.Calendar
 }
 
 // Entries returns a calendar's entries in a range, to any member: one Query,
@@ -42,7 +44,7 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 	if err != nil {
 		return nil, err
 	}
-	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, c), candidates, f)
+	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, c), candidates, f, map[string]*calendar.Calendar{calendarID: c})
 }
 
 // Agenda returns the viewer's entries across the given calendars (all of the
@@ -58,8 +60,9 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 		return nil, err
 	}
 	prefs := l.viewerPreferences(ctx)
-	for _, id := range ids {
-		load[calendar.Calendar](ctx, l, calendarRef(id)) // one batch with the preferences, beside the Queries
+	cals := make([]func() (*calendar.Calendar, error), len(ids))
+	for i, id := range ids {
+		cals[i] = load[calendar.Calendar](ctx, l, calendarRef(id)) // one batch with the preferences, beside the Queries
 	}
 	from, to := spec.Window()
 	var mu sync.Mutex
@@ -81,7 +84,13 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	if err != nil {
 		return nil, err
 	}
-	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, f)
+	byID := make(map[string]*calendar.Calendar, len(ids))
+	for i, id := range ids {
+		if byID[id], err = cals[i](); err != nil {
+			return nil, err
+		}
+	}
+	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, f, byID)
 }
 
 // agendaCalendars checks that the viewer is a member of each calendar asked
@@ -151,19 +160,21 @@ func (l *Loaders) viewerPreferences(ctx context.Context) func() (calendar.Prefer
 	}
 }
 
-func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string, candidates []*calendar.Entry, f calendar.Filter) (*View, error) {
+func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string, candidates []*calendar.Entry,
+	f calendar.Filter, cals map[string]*calendar.Calendar) (*View, error) {
 	r, err := spec.Resolve(zone)
 	if err != nil {
 		return nil, err
 	}
 	selected := calendar.Select(candidates, r, f)
+	selected = slices.DeleteFunc(selected, func(e *calendar.Entry) bool { return cals[e.CalendarID] == nil })
 	if len(selected) > calendar.MaxViewEntries {
 		return nil, calendar.Invalidf("range", "this range holds more than %d entries: narrow it", calendar.MaxViewEntries)
 	}
 	for _, e := range selected {
 		l.Prime(ctx, e)
 	}
-	return &View{Range: r, ZoneName: zone, Entries: selected}, nil
+	return &View{Range: r, ZoneName: zone, Entries: selected, Calendars: cals}, nil
 }
 
 // Entry returns an entry of a calendar the viewer is a member of.

@@ -1,4 +1,4 @@
-package graph
+package model
 
 import (
 	"encoding/base64"
@@ -11,24 +11,32 @@ import (
 // types, and decodable to the type node(id:) must fetch. A membership's key is
 // "<calendarID>:<userID>".
 
+// The types of global IDs.
 const (
-	kindUser       = "User"
-	kindCalendar   = "Calendar"
-	kindMembership = "Membership"
+	KindUser       = "User"
+	KindCalendar   = "Calendar"
+	KindMembership = "Membership"
+	KindEntry      = "Entry"
 )
 
-func globalID(kind, key string) string {
+// GlobalID encodes a global ID.
+func GlobalID(kind, key string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(kind + ":" + key))
 }
 
-func userGID(id string) string     { return globalID(kindUser, id) }
-func calendarGID(id string) string { return globalID(kindCalendar, id) }
-func membershipGID(k calendar.MembershipKey) string {
-	return globalID(kindMembership, k.CalendarID+":"+k.UserID)
+// UserGID is a user's global ID.
+func UserGID(id string) string { return GlobalID(KindUser, id) }
+
+// CalendarGID is a calendar's global ID.
+func CalendarGID(id string) string { return GlobalID(KindCalendar, id) }
+
+// MembershipGID is a membership's global ID.
+func MembershipGID(k calendar.MembershipKey) string {
+	return GlobalID(KindMembership, k.CalendarID+":"+k.UserID)
 }
 
-// decodeGID splits a global ID into its type and key.
-func decodeGID(field, gid string) (kind, key string, err error) {
+// DecodeGID splits a global ID into its type and key.
+func DecodeGID(field, gid string) (kind, key string, err error) {
 	raw, err := base64.RawURLEncoding.DecodeString(gid)
 	if err != nil || len(gid) > 200 {
 		return "", "", calendar.Invalidf(field, "%s is not a calgraph ID", field)
@@ -40,16 +48,16 @@ func decodeGID(field, gid string) (kind, key string, err error) {
 	return kind, key, nil
 }
 
-// decodeAs decodes a global ID that must be of the given type.
-func decodeAs(field, kind, gid string) (string, error) {
-	k, key, err := decodeGID(field, gid)
+// DecodeAs decodes a global ID that must be of the given type.
+func DecodeAs(field, kind, gid string) (string, error) {
+	k, key, err := DecodeGID(field, gid)
 	if err != nil {
 		return "", err
 	}
 	if k != kind {
 		return "", calendar.Invalidf(field, "%s is not a %s ID", field, kind)
 	}
-	if kind != kindMembership && kind != kindEntry {
+	if kind != KindMembership && kind != KindEntry {
 		if err := calendar.ValidateID(field, key); err != nil {
 			return "", err
 		}
@@ -57,10 +65,12 @@ func decodeAs(field, kind, gid string) (string, error) {
 	return key, nil
 }
 
-func decodeCalendarID(field, gid string) (string, error) { return decodeAs(field, kindCalendar, gid) }
+// DecodeCalendarID decodes a calendar's global ID.
+func DecodeCalendarID(field, gid string) (string, error) { return DecodeAs(field, KindCalendar, gid) }
 
-func decodeMembershipID(field, gid string) (calendar.MembershipKey, error) {
-	key, err := decodeAs(field, kindMembership, gid)
+// DecodeMembershipID decodes a membership's global ID.
+func DecodeMembershipID(field, gid string) (calendar.MembershipKey, error) {
+	key, err := DecodeAs(field, KindMembership, gid)
 	if err != nil {
 		return calendar.MembershipKey{}, err
 	}
@@ -71,14 +81,13 @@ func decodeMembershipID(field, gid string) (calendar.MembershipKey, error) {
 	return calendar.MembershipKey{CalendarID: cal, UserID: user}, nil
 }
 
-const kindEntry = "Entry"
-
-// entryGID is an entry's global ID; it includes the calendar, so a moved entry
+// EntryGID is an entry's global ID; it includes the calendar, so a moved entry
 // gets a new one.
-func entryGID(k calendar.EntryKey) string { return globalID(kindEntry, k.CalendarID+":"+k.EntryID) }
+func EntryGID(k calendar.EntryKey) string { return GlobalID(KindEntry, k.CalendarID+":"+k.EntryID) }
 
-func decodeEntryID(field, gid string) (calendar.EntryKey, error) {
-	key, err := decodeAs(field, kindEntry, gid)
+// DecodeEntryID decodes an entry's global ID.
+func DecodeEntryID(field, gid string) (calendar.EntryKey, error) {
+	key, err := DecodeAs(field, KindEntry, gid)
 	if err != nil {
 		return calendar.EntryKey{}, err
 	}

@@ -1,0 +1,203 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
+)
+
+// The benchmarks run the canonical week view and the agenda through the real
+// HTTP handler against a realistic data set in Amazon's DynamoDB Local (the
+// embedded engine's Query cost grows with table size, so it cannot stand in):
+//
+//	CALGRAPH_TEST_DYNAMODB=http://127.0.0.1:8000 CALGRAPH_BENCH_LATENCY=5ms \
+//	  go test ./graph -run XXX -bench . -benchtime 200x
+//
+// CALGRAPH_BENCH_LATENCY adds that latency to every DynamoDB call, to show that
+// a request's latency tracks its waves times the per-call latency, not its
+// number of calls. Reported per request: latency percentiles, throughput (one
+// client at a time), process CPU (server and the in-process client; DynamoDB
+// Local runs in its own process), DynamoDB calls and waves.
+
+const (
+	benchCalendars = 20
+	benchEntries   = 5000
+)
+
+const weekViewQuery = `{ viewer { calendars(first: 20) { edges { node { role calendar { id name color
+	entries(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { timeZone entries {
+		__typename id title color tags calendar { id name }
+		... on TimedEntry { start end timeZone } ... on AllDayEntry { date }
+		... on MultiDayEntry { startDate endDate } ... on Task { dueDate due completed } } } } } } } } }`
+
+const agendaQuery = `{ viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { timeZone entries {
+	__typename id title calendar { id name color viewerRole }
+	... on TimedEntry { start end } ... on AllDayEntry { date } ... on MultiDayEntry { startDate endDate } ... on Task { dueDate due } } } } }`
+
+func BenchmarkWeekView(b *testing.B) { benchmarkQuery(b, weekViewQuery) }
+
+func BenchmarkAgenda(b *testing.B) { benchmarkQuery(b, agendaQuery) }
+
+func benchmarkQuery(b *testing.B, query string) {
+	if os.Getenv(dynamotest.EnvEndpoint) == "" {
+		b.Skip("set " + dynamotest.EnvEndpoint + " to DynamoDB Local's endpoint: the embedded engine cannot be a benchmark backend")
+	}
+	var opts []func(*envOptions)
+	if l := os.Getenv("CALGRAPH_BENCH_LATENCY"); l != "" {
+		d, err := time.ParseDuration(l)
+		if err != nil {
+			b.Fatalf("CALGRAPH_BENCH_LATENCY: %v", err)
+		}
+		opts = append(opts, withLatency(d))
+	}
+	e, tok := benchData(b, opts)
+	for range 20 { // warm the identity cache, the query cache and DynamoDB Local
+		e.must(tok, query, nil)
+	}
+
+	latencies := make([]time.Duration, 0, b.N)
+	calls, waves := 0, 0
+	cpuBefore := cpuTime()
+	b.ResetTimer()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	for range b.N {
+		e.rec.Reset()
+		start := time.Now()
+		e.post(tok, body)
+		latencies = append(latencies, time.Since(start))
+		c := e.rec.Calls()
+		calls, waves = calls+len(c), waves+dynamo.Waves(c)
+	}
+	b.StopTimer()
+	cpu := cpuTime() - cpuBefore
+	if os.Getenv("CALGRAPH_BENCH_TRACE") != "" {
+		b.Logf("latencies in order: %v", latencies)
+	}
+	slices.Sort(latencies)
+	var total time.Duration
+	for _, l := range latencies {
+		total += l
+	}
+	b.ReportMetric(float64(b.N)/total.Seconds(), "req/s")
+	b.ReportMetric(ms(latencies[len(latencies)/2]), "p50-ms")
+	b.ReportMetric(ms(latencies[min(len(latencies)-1, len(latencies)*99/100)]), "p99-ms")
+	b.ReportMetric(ms(cpu)/float64(b.N), "cpu-ms/req")
+	b.ReportMetric(float64(calls)/float64(b.N), "ddb-calls/req")
+	b.ReportMetric(float64(waves)/float64(b.N), "ddb-waves/req")
+}
+
+// post sends a prepared operation and checks its answer without decoding it,
+// so the client's own work stays small next to the server's.
+func (e *env) post(token string, body []byte) {
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/query", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || bytes.Contains(out, []byte(`"errors"`)) {
+		e.t.Fatalf("status %d: %s", res.StatusCode, out)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchTable is the seeded table, shared by every benchmark run of the process:
+// Go runs a benchmark several times while it sizes b.N.
+var benchTable struct {
+	once sync.Once
+	name string
+}
+
+// benchData returns an env serving the seeded table (seeding it on first use)
+// and the token of the user who owns the data.
+func benchData(b *testing.B, opts []func(*envOptions)) (*env, string) {
+	b.Helper()
+	benchTable.once.Do(func() { benchTable.name = seedBenchTable(b) })
+	if benchTable.name == "" {
+		b.Fatal("seeding the benchmark table failed")
+	}
+	opts = append(opts, func(o *envOptions) { o.table = benchTable.name })
+	e := newEnv(b, opts...)
+	return e, e.token("bench@example.com")
+}
+
+// seedBenchTable creates a table (kept until the process ends) holding 20
+// calendars and 5,000 entries of bench@example.com.
+func seedBenchTable(b *testing.B) string {
+	db := dynamotest.Client(b)
+	name := fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	if err := dynamo.EnsureTable(context.Background(), db, name); err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b, func(o *envOptions) { o.table = name })
+	e.must(e.token("bench@example.com"), provision, nil)
+	cals := seedCalendars(b, e, "bench@example.com", benchCalendars, []string{"m1@example.com"})
+	s := dynamo.New(dynamoClient(e), name)
+	id, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "bench@example.com"}, Email: "bench@example.com"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := calendar.WithViewer(context.Background(), id)
+	rng := rand.New(rand.NewPCG(1, 2))
+	work := make(chan calendar.NewEntry)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for n := range work {
+				if _, err := s.CreateEntry(ctx, n); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	for i := range benchEntries {
+		work <- benchEntry(rng, cals[i%len(cals)], i)
+	}
+	close(work)
+	wg.Wait()
+	return name
+}
+
+// benchEntry makes a plausible entry in 2026: mostly one-hour meetings, some
+// all-day and multi-day entries, and tasks.
+func benchEntry(rng *rand.Rand, cal string, i int) calendar.NewEntry {
+	n := calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i), Tags: []string{[]string{"work", "home", "sport"}[i%3]}}
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(365))
+	date := calendar.DateOf(day)
+	switch r := rng.IntN(100); {
+	case r < 70:
+		start := day.Add(time.Duration(7+rng.IntN(12)) * time.Hour)
+		n.Timing.Timed = &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "Europe/Paris"}
+	case r < 85:
+		n.Timing.AllDay = &date
+	case r < 90:
+		n.Timing.MultiDay = &calendar.DaySpan{Start: date, End: date.AddDays(2 + rng.IntN(9))}
+	default:
+		n.Timing.Task = &calendar.TaskDue{Date: &date}
+	}
+	return n
+}
