@@ -60,6 +60,10 @@ func timing(in *model.EntryTimingInput) (calendar.Timing, error) {
 	if in == nil {
 		return t, nil
 	}
+	if err := noNullChoice("timing", in.Timed.IsSet() && in.Timed.Value() == nil, in.AllDay.IsSet() && in.AllDay.Value() == nil,
+		in.MultiDay.IsSet() && in.MultiDay.Value() == nil, in.Task.IsSet() && in.Task.Value() == nil); err != nil {
+		return t, err
+	}
 	if v := in.Timed.Value(); v != nil {
 		t.Timed = &calendar.TimedTiming{Start: v.Start, End: orEmpty(v.End), TimeZone: orEmpty(v.TimeZone)}
 	}
@@ -73,6 +77,17 @@ func timing(in *model.EntryTimingInput) (calendar.Timing, error) {
 		t.Task = &calendar.TaskDue{Date: v.DueDate.Value(), At: v.Due.Value(), TimeZone: orEmpty(v.TimeZone)}
 	}
 	return t, nil
+}
+
+// noNullChoice refuses a one-of input naming a choice with null: the spec
+// wants exactly one key, with a value.
+func noNullChoice(field string, nullChoices ...bool) error {
+	for _, null := range nullChoices {
+		if null {
+			return calendar.Invalidf(field, "%s takes exactly one choice, and it cannot be null", field)
+		}
+	}
+	return nil
 }
 
 // nullEmpties converts an optional list where null means "none".
@@ -89,6 +104,9 @@ func rangeSpec(in model.TimeRangeInput, zone *string) (calendar.RangeSpec, error
 	s := calendar.RangeSpec{}
 	if zone != nil {
 		s.TimeZone = *zone
+	}
+	if err := noNullChoice("range", in.Dates.IsSet() && in.Dates.Value() == nil, in.Instants.IsSet() && in.Instants.Value() == nil); err != nil {
+		return s, err
 	}
 	dates, instants := in.Dates.Value(), in.Instants.Value()
 	switch {
@@ -161,11 +179,11 @@ func preferencesUpdate(in model.UpdatePreferencesInput) (calendar.PreferencesUpd
 		}
 	}
 	minutes, err := notNull("defaultEntryDurationMinutes", in.DefaultEntryDurationMinutes)
-	if minutes.Set {
-		u.DefaultDuration = calendar.Set(time.Duration(minutes.Value) * time.Minute)
-	}
 	if err != nil {
 		return u, err
+	}
+	if minutes.Set {
+		u.DefaultDuration = calendar.Set(time.Duration(minutes.Value) * time.Minute)
 	}
 	u.Theme, err = notNull("theme", in.Theme)
 	return u, err

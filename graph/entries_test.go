@@ -2,6 +2,8 @@ package graph_test
 
 import (
 	"fmt"
+
+	"github.com/calgraph/calgraph/graph/model"
 	"slices"
 	"strings"
 	"testing"
@@ -57,7 +59,7 @@ func TestEntryAuthorizationMatrix(t *testing.T) {
 		{"complete task", `mutation($id: ID!) { completeTask(input: {id: $id, expectedVersion: 1}) { task { completed } } }`,
 			func(w entryWorld, _ string) map[string]any { return map[string]any{"id": w.taskID} },
 			want{ok, ok, forbid, absent, unauth}},
-		{"reopen task", `mutation($id: ID!) { reopenTask(input: {id: $id, expectedVersion: 1}) { task { completed } } }`,
+		{"reopen task", `mutation($id: ID!) { reopenTask(input: {id: $id, expectedVersion: 2}) { task { completed } } }`,
 			func(w entryWorld, _ string) map[string]any { return map[string]any{"id": w.taskID} },
 			want{ok, ok, forbid, absent, unauth}},
 		{"delete entry", `mutation($id: ID!) { deleteEntry(input: {id: $id, expectedVersion: 1}) { deletedEntryId } }`,
@@ -82,6 +84,9 @@ func TestEntryAuthorizationMatrix(t *testing.T) {
 			for i, a := range actors {
 				t.Run(a.name, func(t *testing.T) {
 					w := e.entryWorld(a.name)
+					if op.name == "reopen task" {
+						e.must(w.owner, `mutation($id: ID!) { completeTask(input: {id: $id, expectedVersion: 1}) { task { completed } } }`, map[string]any{"id": w.taskID})
+					}
 					r := e.do(a.token(w.world), op.query, op.vars(w, a.name))
 					if got := r.code(); got != op.want[i] {
 						t.Fatalf("got code %q, want %q\n%s", got, op.want[i], r.Raw)
@@ -227,5 +232,24 @@ func TestMoveEntryThroughTheAPI(t *testing.T) {
 	}
 	if !strings.Contains(str(d, "moveEntry.entry.icalUid"), "@calgraph.local") {
 		t.Errorf("icalUid %q", str(d, "moveEntry.entry.icalUid"))
+	}
+}
+
+func TestAgendaLimitsAndOneOfNulls(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("limits@example.com")
+	var ids []string
+	for i := range 501 {
+		ids = append(ids, model.CalendarGID(fmt.Sprintf("00000000-0000-7000-8000-%012d", i)))
+	}
+	r := e.do(tok, `query($ids: [ID!]) { viewer { agenda(range: {dates: {start: "2026-01-01", end: "2026-01-02"}}, calendarIds: $ids) { timeZone } } }`,
+		map[string]any{"ids": ids})
+	if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions.Field != "calendarIds" {
+		t.Fatalf("501 calendars: got %s", r.Raw)
+	}
+	r = e.do(tok, `query($r: TimeRangeInput!) { viewer { agenda(range: $r) { timeZone } } }`,
+		map[string]any{"r": map[string]any{"dates": map[string]any{"start": "2026-01-01", "end": "2026-01-02"}, "instants": nil}})
+	if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions.Field != "range" {
+		t.Fatalf("a null choice beside a real one: got %s", r.Raw)
 	}
 }

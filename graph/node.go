@@ -35,21 +35,26 @@ func node(ctx context.Context, gid string) (model.Node, error) {
 		}
 		return l.Membership(ctx, key)
 	case model.KindEntry:
-		key, err := model.DecodeEntryID("id", gid)
-		if err != nil {
-			return nil, err
-		}
-		e, err := l.Entry(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		cal, err := l.CalendarOfEntry(ctx, e)
-		if err != nil {
-			return nil, err
-		}
-		return model.EntryOf(e, cal), nil
+		return entryNode(ctx, gid)
 	}
 	return nil, calendar.Invalidf("id", "id is not a calgraph ID")
+}
+
+func entryNode(ctx context.Context, gid string) (model.Node, error) {
+	key, err := model.DecodeEntryID("id", gid)
+	if err != nil {
+		return nil, err
+	}
+	l := loader.For(ctx)
+	e, err := l.Entry(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := l.CalendarOfEntry(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return model.EntryOf(e, cal), nil
 }
 
 // calendarUpdate converts updateCalendar's input.

@@ -15,9 +15,8 @@ type Entry interface {
 
 // entryFields are the fields every kind shares. The entry's calendar is
 // attached when the entry is wrapped (it is always loaded by then), and the ID
-// computed on the spot, so neither needs a resolver: gqlgen runs each resolver
-// field in a goroutine of its own, which for hundreds of entries costs more than
-// the whole read.
+// computed on the spot, so neither needs a resolver: gqlgen runs resolver
+// fields in goroutines of their own, and these are on every entry of a view.
 type entryFields struct {
 	*calendar.Entry
 	cal *calendar.Calendar

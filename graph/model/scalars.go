@@ -22,8 +22,10 @@ func MarshalDateTime(t time.Time) graphql.Marshaler {
 	})
 }
 
-// UnmarshalDateTime reads an RFC 3339 timestamp with an offset. Its errors are
-// domain validation errors, so clients get BAD_USER_INPUT.
+// UnmarshalDateTime reads an RFC 3339 timestamp with an offset, keeping
+// milliseconds (finer digits are dropped, as everything calgraph stores keeps
+// milliseconds). Its errors are domain validation errors, so clients get
+// BAD_USER_INPUT.
 func UnmarshalDateTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
@@ -33,6 +35,7 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, calendar.Invalidf(FieldFromPath, "%q is not an RFC 3339 timestamp like 2026-11-21T09:30:00Z", truncate(s))
 	}
+	t = t.Truncate(time.Millisecond)
 	return t, calendar.ValidateInstant(FieldFromPath, t)
 }
 

@@ -15,23 +15,34 @@ type Date struct {
 }
 
 // Dates and instants are accepted within these years: key formats use four-digit
-// years, and nothing in a calendar needs more.
+// years, and nothing in a calendar needs more. The day after the last one
+// (MaxYear+1-01-01) is accepted too, as the exclusive end of a range or entry.
 const (
 	MinYear = 1900
 	MaxYear = 2999
 )
 
-// ParseDate reads a "YYYY-MM-DD" date. field names the input for errors.
+// ParseDate reads a "YYYY-MM-DD" date given as input. field names the input
+// for errors.
 func ParseDate(field, s string) (Date, error) {
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil || len(s) != len(time.DateOnly) {
+	d, err := ReadDate(s)
+	if err != nil {
 		return Date{}, Invalidf(field, "%s must be a date like 2026-11-21, got %q", field, s)
 	}
-	d := DateOf(t)
-	if d.Year < MinYear || d.Year > MaxYear {
+	if d.Year < MinYear || (d.Year > MaxYear && d != (Date{MaxYear + 1, time.January, 1})) {
 		return Date{}, Invalidf(field, "%s must be between %d and %d", field, MinYear, MaxYear)
 	}
 	return d, nil
+}
+
+// ReadDate reads a "YYYY-MM-DD" date without the input limits, for dates the
+// store wrote (an entry's exclusive end can be the day after MaxYear ends).
+func ReadDate(s string) (Date, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil || len(s) != len(time.DateOnly) {
+		return Date{}, fmt.Errorf("%q is not a date", s)
+	}
+	return DateOf(t), nil
 }
 
 // DateOf returns the date of t in t's location.
@@ -63,9 +74,11 @@ func (d Date) Before(e Date) bool { return d.utc().Before(e.utc()) }
 
 func (d Date) utc() time.Time { return d.In(time.UTC) }
 
-// ValidateInstant checks that t lies within the supported years.
+// ValidateInstant checks that t lies within the supported years, up to the
+// first instant after they end.
 func ValidateInstant(field string, t time.Time) error {
-	if y := t.UTC().Year(); y < MinYear || y > MaxYear {
+	last := time.Date(MaxYear+1, time.January, 1, 0, 0, 0, 0, time.UTC)
+	if y := t.UTC().Year(); y < MinYear || t.After(last) {
 		return Invalidf(field, "%s must be between the years %d and %d", field, MinYear, MaxYear)
 	}
 	return nil

@@ -159,9 +159,17 @@ type EntryUpdate struct {
 
 // Apply validates the update and returns e with it applied, its Sequence
 // incremented when the change is significant in RFC 5545's sense (when or
-// where it happens).
+// where it happens). A new timing that leaves out its zone or end keeps the
+// entry's own rather than taking the defaults: moving a meeting keeps its
+// length and zone.
 func (u EntryUpdate) Apply(e Entry, d Defaults) (Entry, error) {
 	before := e
+	if e.TimeZone != "" {
+		d.TimeZone = e.TimeZone
+	}
+	if e.End.After(e.Start) {
+		d.Duration = e.End.Sub(e.Start)
+	}
 	if u.Timing.Set {
 		if err := u.Timing.Value.apply(&e, d); err != nil {
 			return e, err

@@ -18,10 +18,13 @@ func mustDate(t *testing.T, s string) calendar.Date {
 }
 
 func TestDates(t *testing.T) {
-	for _, bad := range []string{"2026-02-29", "2026-13-01", "26-01-01", "2026-1-1", "1899-12-31", "3000-01-01", "", "2026-01-01T00:00:00Z"} {
+	for _, bad := range []string{"2026-02-29", "2026-13-01", "26-01-01", "2026-1-1", "1899-12-31", "3000-01-02", "", "2026-01-01T00:00:00Z"} {
 		if _, err := calendar.ParseDate("d", bad); calendar.ErrorField(err) != "d" {
 			t.Errorf("ParseDate(%q): got %v, want an error about d", bad, err)
 		}
+	}
+	if _, err := calendar.ParseDate("d", "3000-01-01"); err != nil {
+		t.Errorf("the exclusive end after the last supported day: %v", err)
 	}
 	d := mustDate(t, "2024-02-28")
 	if got := d.AddDays(1).String(); got != "2024-02-29" {

@@ -36,6 +36,10 @@ type Reader interface {
 	// Errors: CodeInvalid (bad page or cursor).
 	MembershipsOfUser(ctx context.Context, userID string, p Page) (*MembershipPage, error)
 
+	// AllMembershipsOfUser returns up to max of a user's memberships, ordered by
+	// calendar ID, in one Query (more only past DynamoDB's 1 MB pages).
+	AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*Membership, error)
+
 	// MembershipsOfCalendar pages through a calendar's memberships, ordered by user
 	// ID. Errors: CodeInvalid (bad page or cursor).
 	MembershipsOfCalendar(ctx context.Context, calendarID string, p Page) (*MembershipPage, error)

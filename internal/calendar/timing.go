@@ -50,6 +50,7 @@ func (t Timing) apply(e *Entry, d Defaults) error {
 		err = t.Timed.apply(e, d)
 	case t.AllDay != nil:
 		e.Kind, e.StartDate, e.EndDate = KindAllDay, *t.AllDay, t.AllDay.AddDays(1)
+		err = lastDay("date", *t.AllDay)
 	case t.MultiDay != nil:
 		err = t.MultiDay.apply(e)
 	default:
@@ -105,7 +106,7 @@ func (t TaskDue) apply(e *Entry, d Defaults) error {
 		return Invalidf("due", "a task is due either on a date (dueDate) or at an instant (due), not both or neither")
 	case t.Date != nil:
 		e.StartDate, e.EndDate = *t.Date, t.Date.AddDays(1)
-		return nil
+		return lastDay("dueDate", *t.Date)
 	}
 	zone, err := zoneOrDefault("timeZone", t.TimeZone, d)
 	if err != nil {
@@ -126,4 +127,13 @@ func zoneOrDefault(field, zone string, d Defaults) (string, error) {
 		zone = DefaultTimeZone
 	}
 	return zone, ValidateTimeZone(field, zone)
+}
+
+// lastDay refuses a whole day that is not within the supported years (the
+// exclusive end date given alone as the day).
+func lastDay(field string, d Date) error {
+	if d.Year > MaxYear {
+		return Invalidf(field, "%s must be between %d and %d", field, MinYear, MaxYear)
+	}
+	return nil
 }

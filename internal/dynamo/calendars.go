@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -130,9 +133,10 @@ func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (
 
 // DeleteCalendar implements calendar.CalendarService. The calendar, its owner
 // tally and the viewer's membership go in one transaction, which makes the
-// calendar invisible at once; the other members' memberships are removed right
-// after. Should that clean-up stop halfway, what is left is harmless: reads skip
-// memberships whose calendar is gone.
+// calendar invisible at once; everything else in its partition (the other
+// memberships, entries and their pieces) is removed right after. Should that
+// clean-up stop halfway, what is left is invisible: reads skip memberships
+// whose calendar is gone, and entries are only reached through their calendar.
 func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion int) error {
 	acc, err := s.access(ctx, id, calendar.ActionManage)
 	if err != nil {
@@ -150,29 +154,43 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 		return fmt.Errorf("delete calendar %s: %w", id, err)
 	}
 	// The clean-up must not stop when the client hangs up: the calendar is gone
-	// already and the memberships should follow.
-	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	// already and its items should follow.
+	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
-	if err := s.removeMemberships(cleanup, id); err != nil {
-		// The delete itself succeeded; leftovers are skipped by reads.
-		s.log.ErrorContext(ctx, "removing a deleted calendar's memberships", "calendar", id, "err", err)
+	if err := s.removePartition(cleanup, calendarPartition(id)); err != nil {
+		// The delete itself succeeded; what is left cannot be reached.
+		s.log.ErrorContext(ctx, "removing a deleted calendar's items", "calendar", id, "err", err)
 	}
 	return nil
 }
 
-// removeMemberships deletes every membership of a calendar, a page at a time.
-func (s *Store) removeMemberships(ctx context.Context, calendarID string) error {
+// removePartition deletes every item of a partition, a page of keys at a time.
+func (s *Store) removePartition(ctx context.Context, partition string) error {
+	expr, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(partition))).
+		WithProjection(expression.NamesList(expression.Name(attrPK), expression.Name(attrSK))).Build()
+	if err != nil {
+		return fmt.Errorf("build partition query: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true), KeyConditionExpression: expr.KeyCondition(),
+		ProjectionExpression: expr.Projection(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
 	for {
-		res, err := s.queryPage(ctx, membersQuery(calendarID, calendar.Page{First: calendar.MaxPageSize}))
-		if err != nil || len(res.items) == 0 {
-			return err
+		out, err := s.db.Query(ctx, in)
+		if err != nil {
+			return fmt.Errorf("list partition %s: %w", partition, err)
 		}
-		writes := make([]types.WriteRequest, len(res.items))
-		for i, it := range res.items {
+		writes := make([]types.WriteRequest, len(out.Items))
+		for i, it := range out.Items {
 			writes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it).av()}}
 		}
 		if err := s.batchWrite(ctx, writes); err != nil {
 			return err
 		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }

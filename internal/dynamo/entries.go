@@ -159,6 +159,9 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 func entryWrites(e *calendar.Entry, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
 	records := entryRecords(e)
 	ops := []txOp{opPut(entryKey(e.CalendarID, e.ID), records[0], cond, failed)}
+	if len(records) > maxPieces {
+		ops[0].err = fmt.Errorf("entry %s needs %d pieces; the limit is %d", e.ID, len(records), maxPieces)
+	}
 	for _, r := range records[1:] {
 		ops = append(ops, opPut(itemKey{PK: r.PK, SK: r.SK}, r, noCondition(), nil))
 	}
@@ -181,6 +184,10 @@ func entryDeletes(e *calendar.Entry, pieces int, cond expression.ConditionBuilde
 // and its pieces from the old calendar and puts them in the new one (seed 003's
 // reschedule), so it is in exactly one calendar at every moment.
 func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int, toCalendarID string) (*calendar.Entry, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if err := validEntryKey(key); err != nil {
 		return nil, err
 	}
@@ -189,10 +196,6 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	}
 	if toCalendarID == key.CalendarID {
 		return nil, calendar.Invalidf("toCalendarId", "the entry is already in that calendar")
-	}
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return nil, err
 	}
 	tk, tm := calendarKey(toCalendarID), membershipKey(toCalendarID, viewer)
 	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID), tk, tm)

@@ -19,8 +19,10 @@ const maxCandidates = 2 * calendar.MaxViewEntries
 // EntriesReaching implements calendar.EntryReader with one strongly consistent
 // LSI1 Query over the calendar's partition (more only past 1 MB of results).
 func (s *Store) EntriesReaching(ctx context.Context, calendarID string, from, to time.Time) ([]*calendar.Entry, error) {
+	// The upper bound takes in every key of to's millisecond: keys hold
+	// milliseconds and to may have more; Select drops what does not overlap.
 	cond := expression.Key(attrPK).Equal(expression.Value(calendarPartition(calendarID))).
-		And(expression.Key(attrLSI1SK).Between(expression.Value(reachBound(from.Add(-pieceSpan))), expression.Value(reachBound(to))))
+		And(expression.Key(attrLSI1SK).Between(expression.Value(reachBound(from.Add(-pieceSpan))), expression.Value(reachBound(to)+"~")))
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
 	if err != nil {
 		return nil, fmt.Errorf("build range condition: %w", err)

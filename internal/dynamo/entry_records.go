@@ -99,7 +99,7 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 		dst *calendar.Date
 	}{{r.StartDate, &e.StartDate}, {r.EndDate, &e.EndDate}} {
 		if f.raw != "" {
-			if *f.dst, err = calendar.ParseDate("date", f.raw); err != nil {
+			if *f.dst, err = calendar.ReadDate(f.raw); err != nil {
 				return nil, fmt.Errorf("entry %s: %w", r.ID, err)
 			}
 		}

@@ -29,6 +29,22 @@ func TestEntryWritesByRole(t *testing.T) {
 		{"delete", func(f *fixture, _ roles, e *calendar.Entry, ctx context.Context) error {
 			return f.store.DeleteEntry(ctx, e.Key(), e.Version)
 		}},
+		{"reopen", func(f *fixture, r roles, e *calendar.Entry, ctx context.Context) error {
+			done, err := f.store.SetTaskCompleted(r.owner, e.Key(), e.Version, true)
+			if err != nil {
+				f.t.Fatal(err)
+			}
+			_, err = f.store.SetTaskCompleted(ctx, e.Key(), done.Version, false)
+			return err
+		}},
+		{"move", func(f *fixture, r roles, e *calendar.Entry, ctx context.Context) error {
+			to := r.cal.ID
+			if viewerOrEmpty(ctx) != "" {
+				to = f.calendarOf(ctx, "own").ID
+			}
+			_, err := f.store.MoveEntry(ctx, e.Key(), e.Version, to)
+			return err
+		}},
 	}
 	actors := []struct {
 		name string
@@ -140,4 +156,9 @@ func TestConcurrentEntryUpdatesWithOneVersion(t *testing.T) {
 	if won != 1 {
 		t.Fatalf("got %d successful updates with version 1, want exactly 1", won)
 	}
+}
+
+func viewerOrEmpty(ctx context.Context) string {
+	id, _ := calendar.ViewerID(ctx)
+	return id
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -204,6 +206,39 @@ func (s *Store) MembershipsOfUser(ctx context.Context, userID string, p calendar
 		},
 	}
 	return s.membershipPage(ctx, q)
+}
+
+// AllMembershipsOfUser implements calendar.Reader with a GSI1 Query.
+func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*calendar.Membership, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI1PK).Equal(expression.Value(userPartition(userID))).
+		And(expression.KeyBeginsWith(expression.Key(attrGSI1SK), prefixCalendar))).Build()
+	if err != nil {
+		return nil, fmt.Errorf("build memberships query: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String(indexGSI1), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	var out []*calendar.Membership
+	for len(out) < max {
+		in.Limit = aws.Int32(int32(max - len(out)))
+		page, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("query memberships of %s: %w", userID, err)
+		}
+		for _, it := range page.Items {
+			r, err := unmarshal[membershipRecord](it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r.membership())
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	return out, nil
 }
 
 // MembershipsOfCalendar implements calendar.Reader with a table Query.

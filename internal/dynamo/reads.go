@@ -50,15 +50,15 @@ func (s *Store) Read(ctx context.Context, k calendar.Keys) (*calendar.Items, err
 		return nil, err
 	}
 	for _, it := range found {
-		if err := file(out, it); err != nil {
+		if err := addItem(out, it); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// file decodes an item and adds it to the map of its entity type.
-func file(out *calendar.Items, it item) error {
+// addItem decodes an item and adds it to the map of its entity type.
+func addItem(out *calendar.Items, it item) error {
 	switch stringAttr(it, "entityType") {
 	case entityUser:
 		r, err := unmarshal[userRecord](it)

@@ -48,9 +48,10 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 }
 
 // Agenda returns the viewer's entries across the given calendars (all of the
-// viewer's when ids is nil) in a range, merged into view order; each entry's
-// calendar is loaded with them. Dates are read in the asked zone, else the
-// viewer's, else UTC.
+// viewer's, up to maxAgendaCalendars, when ids is nil) in a range, merged into
+// view order; each entry's calendar is loaded with them. Dates are read in the
+// asked zone, else the viewer's, else UTC. The calendars' Queries run as one
+// wave beside the read of the calendars and preferences.
 func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -62,22 +63,10 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	prefs := l.viewerPreferences(ctx)
 	cals := make([]func() (*calendar.Calendar, error), len(ids))
 	for i, id := range ids {
-		cals[i] = load[calendar.Calendar](ctx, l, calendarRef(id)) // one batch with the preferences, beside the Queries
+		cals[i] = load[calendar.Calendar](ctx, l, calendarRef(id))
 	}
-	from, to := spec.Window()
-	var mu sync.Mutex
-	var candidates []*calendar.Entry
-	g, gctx := errgroup.WithContext(ctx)
-	for _, id := range ids {
-		g.Go(func() error {
-			found, err := l.reader.EntriesReaching(gctx, id, from, to)
-			mu.Lock()
-			defer mu.Unlock()
-			candidates = append(candidates, found...)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	candidates, err := l.agendaCandidates(ctx, ids, spec)
+	if err != nil {
 		return nil, err
 	}
 	p, err := prefs()
@@ -93,21 +82,51 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, f, byID)
 }
 
+// maxAgendaCandidates bounds what an agenda holds in memory across calendars.
+const maxAgendaCandidates = 4 * calendar.MaxViewEntries
+
+// agendaCandidates queries every calendar's entries concurrently.
+func (l *Loaders) agendaCandidates(ctx context.Context, ids []string, spec calendar.RangeSpec) ([]*calendar.Entry, error) {
+	from, to := spec.Window()
+	var mu sync.Mutex
+	var candidates []*calendar.Entry
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxAgendaCalendars)
+	for _, id := range ids {
+		g.Go(func() error {
+			found, err := l.reader.EntriesReaching(gctx, id, from, to)
+			mu.Lock()
+			defer mu.Unlock()
+			if candidates = append(candidates, found...); len(candidates) > maxAgendaCandidates {
+				return calendar.Invalidf("range", "this range holds too many entries: narrow it or choose fewer calendars")
+			}
+			return err
+		})
+	}
+	return candidates, g.Wait()
+}
+
 // agendaCalendars checks that the viewer is a member of each calendar asked
 // for, or lists all of theirs.
 func (l *Loaders) agendaCalendars(ctx context.Context, ids []string) ([]string, error) {
-	if ids == nil {
-		return l.allViewerCalendars(ctx)
-	}
-	checks := make([]func() (*calendar.Membership, error), len(ids))
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for i, id := range ids {
-		if err := calendar.ValidateID("calendarIds", id); err != nil {
-			return nil, err
+	if ids == nil {
+		ms, err := l.reader.AllMembershipsOfUser(ctx, viewer, maxAgendaCalendars)
+		for _, m := range ms {
+			l.Prime(ctx, m)
+			ids = append(ids, m.CalendarID)
 		}
+		return ids, err
+	}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	if len(ids) > maxAgendaCalendars {
+		return nil, calendar.Invalidf("calendarIds", "an agenda covers at most %d calendars", maxAgendaCalendars)
+	}
+	checks := make([]func() (*calendar.Membership, error), len(ids))
+	for i, id := range ids {
 		checks[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
 	}
 	for _, check := range checks {
@@ -118,30 +137,8 @@ func (l *Loaders) agendaCalendars(ctx context.Context, ids []string) ([]string, 
 	return ids, nil
 }
 
-// maxAgendaCalendars bounds an agenda over all the viewer's calendars.
+// maxAgendaCalendars bounds how many calendars one agenda covers.
 const maxAgendaCalendars = 5 * calendar.MaxPageSize
-
-func (l *Loaders) allViewerCalendars(ctx context.Context) ([]string, error) {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for p := (calendar.Page{First: calendar.MaxPageSize}); ; {
-		page, err := l.reader.MembershipsOfUser(ctx, viewer, p)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range page.Memberships {
-			l.Prime(ctx, m)
-			ids = append(ids, m.CalendarID)
-		}
-		if !page.HasNextPage || len(ids) >= maxAgendaCalendars {
-			return ids, nil
-		}
-		p.After = page.EndCursor
-	}
-}
 
 // viewerPreferences starts loading the viewer and returns a function that
 // waits for their preferences.
@@ -183,6 +180,7 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 		return nil, calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
 	thunk := load[calendar.Entry](ctx, l, entryRef(key))
+	load[calendar.Calendar](ctx, l, calendarRef(key.CalendarID)) // same batch, for the entry's calendar field
 	if _, err := l.viewerMembership(ctx, key.CalendarID); err != nil {
 		return nil, err
 	}
