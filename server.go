@@ -41,6 +41,7 @@ import (
 	"github.com/calgraph/calgraph/internal/embedded"
 	"github.com/calgraph/calgraph/internal/httpapi"
 	"github.com/calgraph/calgraph/internal/loader"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 //go:embed schema.graphqls
@@ -152,7 +153,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	if err != nil {
 		return nil, err
 	}
-	st.store = dynamo.New(db, cfg.Table, dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain))
+	st.store = dynamo.New(db, cfg.Table, dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain), dynamo.WithRecurrence(recurrence.Engine{}))
 	if err := waitForStore(ctx, logger, db, cfg.Table); err != nil {
 		return nil, err
 	}
@@ -320,7 +321,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		}
 		edge.GraphiQLHeaders = map[string]string{"Authorization": "Bearer " + devToken}
 	}
-	api := loader.Middleware(st.store, authn.Middleware(gql))
+	api := loader.Middleware(st.store, recurrence.Engine{}, authn.Middleware(gql))
 	return httpapi.New(edge, api, st.store.Ping, st.log), devToken, nil
 }
 

@@ -26,21 +26,80 @@ func newEntry(in model.CreateEntryInput) (calendar.NewEntry, error) {
 	if r := in.Reminders.Value(); r != nil {
 		n.Reminders = calendar.Set(r)
 	}
+	n.Recurrence = recurrence(in.Recurrence.Value())
 	return n, err
 }
 
-func entryUpdate(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
-	key, err := model.DecodeEntryID("id", in.ID)
-	if err != nil {
-		return calendar.EntryUpdate{}, err
+func recurrence(in *model.RecurrenceInput) *calendar.Recurrence {
+	if in == nil {
+		return nil
 	}
+	return &calendar.Recurrence{Rule: in.Rule, RDates: values(in.Rdates.Value()), ExDates: values(in.Exdates.Value())}
+}
+
+func values[T any](ps []*T) []T {
+	var out []T
+	for _, p := range ps {
+		out = append(out, *p)
+	}
+	return out
+}
+
+// target is what an entry mutation addresses: a single entry or series, or an
+// occurrence of a series with the scope of the change.
+type target struct {
+	entry      calendar.EntryKey
+	occurrence *calendar.OccurrenceKey
+	scope      calendar.Scope
+}
+
+// editTarget decodes an entry mutation's id and scope: an occurrence takes
+// any scope (THIS by default), a single entry or series only ALL.
+func editTarget(gid string, scope graphql.Omittable[*calendar.Scope]) (target, error) {
+	entry, occ, err := model.DecodeEntryOrOccurrenceID("id", gid)
+	if err != nil {
+		return target{}, err
+	}
+	t := target{occurrence: occ, scope: calendar.ScopeThis}
+	if s := scope.Value(); s != nil {
+		t.scope = *s
+	}
+	if entry != nil {
+		t.entry = *entry
+		if s := scope.Value(); s != nil && *s != calendar.ScopeAll {
+			return t, calendar.Invalidf("scope", "scope %s applies to an occurrence of a series: pass the occurrence's id", *s)
+		}
+	} else {
+		t.entry = calendar.EntryKey{CalendarID: occ.CalendarID, EntryID: occ.SeriesID}
+	}
+	return t, nil
+}
+
+func entryUpdate(in model.UpdateEntryInput) (calendar.EntryUpdate, target, error) {
+	t, err := editTarget(in.ID, in.Scope)
+	if err != nil {
+		return calendar.EntryUpdate{}, t, err
+	}
+	u, err := entryChange(in)
+	u.Key = t.entry
+	return u, t, err
+}
+
+func entryChange(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
 	u := calendar.EntryUpdate{
-		Key: key, ExpectedVersion: in.ExpectedVersion,
-		Description: nullClears(in.Description), Location: nullClears(in.Location), Color: nullClears(in.Color),
+		ExpectedVersion: in.ExpectedVersion,
+		Description:     nullClears(in.Description), Location: nullClears(in.Location), Color: nullClears(in.Color),
 		Tags: nullEmpties(in.Tags), Reminders: nullEmpties(in.Reminders),
 	}
+	var err error
 	if u.Title, err = notNull("title", in.Title); err != nil {
 		return u, err
+	}
+	if r, set := in.Recurrence.ValueOK(); set {
+		if r == nil {
+			return u, calendar.Invalidf("recurrence", "recurrence cannot be null; end a series by deleting with scope THIS_AND_FOLLOWING")
+		}
+		u.Recurrence = calendar.Set(*recurrence(r))
 	}
 	if t, set := in.Timing.ValueOK(); set {
 		if t == nil {
@@ -120,11 +179,12 @@ func rangeSpec(in model.TimeRangeInput, zone *string) (calendar.RangeSpec, error
 	return s, nil
 }
 
-func entryFilter(in *model.EntryFilter) calendar.Filter {
-	if in == nil {
-		return calendar.Filter{}
+func entryFilter(in *model.EntryFilter, includeCancelled *bool) calendar.Filter {
+	f := calendar.Filter{IncludeCancelled: includeCancelled != nil && *includeCancelled}
+	if in != nil {
+		f.Kinds, f.Tags = in.Kinds.Value(), in.Tags.Value()
 	}
-	return calendar.Filter{Kinds: in.Kinds.Value(), Tags: in.Tags.Value()}
+	return f
 }
 
 func entryView(v *loader.View) *model.EntryView {
@@ -231,4 +291,21 @@ func entryOut(ctx context.Context, e *calendar.Entry) (model.Entry, error) {
 		return nil, err
 	}
 	return model.EntryOf(e, cal), nil
+}
+
+// seriesOf returns the series of an occurrence, or nil for other entries.
+func seriesOf(ctx context.Context, e *calendar.Entry) (model.Entry, error) {
+	if !e.IsOccurrence() {
+		return nil, nil
+	}
+	l := loader.For(ctx)
+	m, err := l.SeriesOf(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := l.CalendarOfEntry(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	return model.EntryOf(m, cal), nil
 }

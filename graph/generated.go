@@ -30,10 +30,14 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AllDayEntry() AllDayEntryResolver
 	Calendar() CalendarResolver
 	Membership() MembershipResolver
+	MultiDayEntry() MultiDayEntryResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Task() TaskResolver
+	TimedEntry() TimedEntryResolver
 	User() UserResolver
 	Viewer() ViewerResolver
 }
@@ -47,28 +51,35 @@ type ComplexityRoot struct {
 	}
 
 	AllDayEntry struct {
-		Calendar    func(childComplexity int) int
-		Color       func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Date        func(childComplexity int) int
-		Description func(childComplexity int) int
-		ICalUID     func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Kind        func(childComplexity int) int
-		Location    func(childComplexity int) int
-		Reminders   func(childComplexity int) int
-		Sequence    func(childComplexity int) int
-		Tags        func(childComplexity int) int
-		Title       func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
-		Version     func(childComplexity int) int
+		Calendar         func(childComplexity int) int
+		Color            func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		Date             func(childComplexity int) int
+		Description      func(childComplexity int) int
+		ICalUID          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		IsException      func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		Location         func(childComplexity int) int
+		OriginalDate     func(childComplexity int) int
+		OriginalStart    func(childComplexity int) int
+		PreviousSeriesID func(childComplexity int) int
+		Recurrence       func(childComplexity int) int
+		Reminders        func(childComplexity int) int
+		Sequence         func(childComplexity int) int
+		Series           func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Tags             func(childComplexity int) int
+		Title            func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		Version          func(childComplexity int) int
 	}
 
 	Calendar struct {
 		Color       func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		Description func(childComplexity int) int
-		Entries     func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter) int
+		Entries     func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) int
 		ID          func(childComplexity int) int
 		IsResource  func(childComplexity int) int
 		Members     func(childComplexity int, first *int, after *string) int
@@ -142,22 +153,28 @@ type ComplexityRoot struct {
 	}
 
 	MultiDayEntry struct {
-		Calendar    func(childComplexity int) int
-		Color       func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		EndDate     func(childComplexity int) int
-		ICalUID     func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Kind        func(childComplexity int) int
-		Location    func(childComplexity int) int
-		Reminders   func(childComplexity int) int
-		Sequence    func(childComplexity int) int
-		StartDate   func(childComplexity int) int
-		Tags        func(childComplexity int) int
-		Title       func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
-		Version     func(childComplexity int) int
+		Calendar         func(childComplexity int) int
+		Color            func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		Description      func(childComplexity int) int
+		EndDate          func(childComplexity int) int
+		ICalUID          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		IsException      func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		Location         func(childComplexity int) int
+		OriginalStart    func(childComplexity int) int
+		PreviousSeriesID func(childComplexity int) int
+		Recurrence       func(childComplexity int) int
+		Reminders        func(childComplexity int) int
+		Sequence         func(childComplexity int) int
+		Series           func(childComplexity int) int
+		StartDate        func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Tags             func(childComplexity int) int
+		Title            func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		Version          func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -199,6 +216,12 @@ type ComplexityRoot struct {
 		Viewer   func(childComplexity int) int
 	}
 
+	Recurrence struct {
+		ExDates func(childComplexity int) int
+		RDates  func(childComplexity int) int
+		Rule    func(childComplexity int) int
+	}
+
 	RemoveMemberPayload struct {
 		RemovedMembershipID func(childComplexity int) int
 	}
@@ -208,25 +231,31 @@ type ComplexityRoot struct {
 	}
 
 	Task struct {
-		Calendar    func(childComplexity int) int
-		Color       func(childComplexity int) int
-		Completed   func(childComplexity int) int
-		CompletedAt func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		Due         func(childComplexity int) int
-		DueDate     func(childComplexity int) int
-		ICalUID     func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Kind        func(childComplexity int) int
-		Location    func(childComplexity int) int
-		Reminders   func(childComplexity int) int
-		Sequence    func(childComplexity int) int
-		Tags        func(childComplexity int) int
-		TimeZone    func(childComplexity int) int
-		Title       func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
-		Version     func(childComplexity int) int
+		Calendar         func(childComplexity int) int
+		Color            func(childComplexity int) int
+		Completed        func(childComplexity int) int
+		CompletedAt      func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		Description      func(childComplexity int) int
+		Due              func(childComplexity int) int
+		DueDate          func(childComplexity int) int
+		ICalUID          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		IsException      func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		Location         func(childComplexity int) int
+		OriginalStart    func(childComplexity int) int
+		PreviousSeriesID func(childComplexity int) int
+		Recurrence       func(childComplexity int) int
+		Reminders        func(childComplexity int) int
+		Sequence         func(childComplexity int) int
+		Series           func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Tags             func(childComplexity int) int
+		TimeZone         func(childComplexity int) int
+		Title            func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		Version          func(childComplexity int) int
 	}
 
 	TaskConnection struct {
@@ -240,23 +269,29 @@ type ComplexityRoot struct {
 	}
 
 	TimedEntry struct {
-		Calendar    func(childComplexity int) int
-		Color       func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		End         func(childComplexity int) int
-		ICalUID     func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Kind        func(childComplexity int) int
-		Location    func(childComplexity int) int
-		Reminders   func(childComplexity int) int
-		Sequence    func(childComplexity int) int
-		Start       func(childComplexity int) int
-		Tags        func(childComplexity int) int
-		TimeZone    func(childComplexity int) int
-		Title       func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
-		Version     func(childComplexity int) int
+		Calendar         func(childComplexity int) int
+		Color            func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		Description      func(childComplexity int) int
+		End              func(childComplexity int) int
+		ICalUID          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		IsException      func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		Location         func(childComplexity int) int
+		OriginalStart    func(childComplexity int) int
+		PreviousSeriesID func(childComplexity int) int
+		Recurrence       func(childComplexity int) int
+		Reminders        func(childComplexity int) int
+		Sequence         func(childComplexity int) int
+		Series           func(childComplexity int) int
+		Start            func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Tags             func(childComplexity int) int
+		TimeZone         func(childComplexity int) int
+		Title            func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		Version          func(childComplexity int) int
 	}
 
 	UpdateCalendarPayload struct {
@@ -286,7 +321,7 @@ type ComplexityRoot struct {
 	}
 
 	Viewer struct {
-		Agenda      func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter) int
+		Agenda      func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
 		Calendars   func(childComplexity int, first *int, after *string) int
 		Preferences func(childComplexity int) int
 		User        func(childComplexity int) int
@@ -297,13 +332,16 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AllDayEntryResolver interface {
+	Series(ctx context.Context, obj *model.AllDayEntry) (model.Entry, error)
+}
 type CalendarResolver interface {
 	ID(ctx context.Context, obj *calendar.Calendar) (string, error)
 
 	Description(ctx context.Context, obj *calendar.Calendar) (*string, error)
 
 	ViewerRole(ctx context.Context, obj *calendar.Calendar) (calendar.Role, error)
-	Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter) (*model.EntryView, error)
+	Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
 	Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error)
 	Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error)
 }
@@ -312,6 +350,9 @@ type MembershipResolver interface {
 
 	Calendar(ctx context.Context, obj *calendar.Membership) (*calendar.Calendar, error)
 	User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error)
+}
+type MultiDayEntryResolver interface {
+	Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error)
 }
 type MutationResolver interface {
 	UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error)
@@ -335,13 +376,19 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
 	Calendar(ctx context.Context, id string) (*calendar.Calendar, error)
 }
+type TaskResolver interface {
+	Series(ctx context.Context, obj *model.Task) (model.Entry, error)
+}
+type TimedEntryResolver interface {
+	Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error)
+}
 type UserResolver interface {
 	ID(ctx context.Context, obj *calendar.User) (string, error)
 }
 type ViewerResolver interface {
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
-	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter) (*model.EntryView, error)
+	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
 }
 
@@ -412,6 +459,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.ID(childComplexity), true
+	case "AllDayEntry.isException":
+		if e.ComplexityRoot.AllDayEntry.IsException == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.IsException(childComplexity), true
 	case "AllDayEntry.kind":
 		if e.ComplexityRoot.AllDayEntry.Kind == nil {
 			break
@@ -424,6 +477,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Location(childComplexity), true
+	case "AllDayEntry.originalDate":
+		if e.ComplexityRoot.AllDayEntry.OriginalDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.OriginalDate(childComplexity), true
+	case "AllDayEntry.originalStart":
+		if e.ComplexityRoot.AllDayEntry.OriginalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.OriginalStart(childComplexity), true
+	case "AllDayEntry.previousSeriesId":
+		if e.ComplexityRoot.AllDayEntry.PreviousSeriesID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.PreviousSeriesID(childComplexity), true
+	case "AllDayEntry.recurrence":
+		if e.ComplexityRoot.AllDayEntry.Recurrence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Recurrence(childComplexity), true
 	case "AllDayEntry.reminders":
 		if e.ComplexityRoot.AllDayEntry.Reminders == nil {
 			break
@@ -436,6 +513,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Sequence(childComplexity), true
+	case "AllDayEntry.series":
+		if e.ComplexityRoot.AllDayEntry.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Series(childComplexity), true
+	case "AllDayEntry.status":
+		if e.ComplexityRoot.AllDayEntry.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Status(childComplexity), true
 	case "AllDayEntry.tags":
 		if e.ComplexityRoot.AllDayEntry.Tags == nil {
 			break
@@ -489,7 +578,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Calendar.Entries(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["filter"].(*model.EntryFilter)), true
+		return e.ComplexityRoot.Calendar.Entries(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool)), true
 	case "Calendar.id":
 		if e.ComplexityRoot.Calendar.ID == nil {
 			break
@@ -759,6 +848,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.ID(childComplexity), true
+	case "MultiDayEntry.isException":
+		if e.ComplexityRoot.MultiDayEntry.IsException == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.IsException(childComplexity), true
 	case "MultiDayEntry.kind":
 		if e.ComplexityRoot.MultiDayEntry.Kind == nil {
 			break
@@ -771,6 +866,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Location(childComplexity), true
+	case "MultiDayEntry.originalStart":
+		if e.ComplexityRoot.MultiDayEntry.OriginalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.OriginalStart(childComplexity), true
+	case "MultiDayEntry.previousSeriesId":
+		if e.ComplexityRoot.MultiDayEntry.PreviousSeriesID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.PreviousSeriesID(childComplexity), true
+	case "MultiDayEntry.recurrence":
+		if e.ComplexityRoot.MultiDayEntry.Recurrence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Recurrence(childComplexity), true
 	case "MultiDayEntry.reminders":
 		if e.ComplexityRoot.MultiDayEntry.Reminders == nil {
 			break
@@ -783,12 +896,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Sequence(childComplexity), true
+	case "MultiDayEntry.series":
+		if e.ComplexityRoot.MultiDayEntry.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Series(childComplexity), true
 	case "MultiDayEntry.startDate":
 		if e.ComplexityRoot.MultiDayEntry.StartDate == nil {
 			break
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.StartDate(childComplexity), true
+	case "MultiDayEntry.status":
+		if e.ComplexityRoot.MultiDayEntry.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Status(childComplexity), true
 	case "MultiDayEntry.tags":
 		if e.ComplexityRoot.MultiDayEntry.Tags == nil {
 			break
@@ -1066,6 +1191,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
+	case "Recurrence.exdates":
+		if e.ComplexityRoot.Recurrence.ExDates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Recurrence.ExDates(childComplexity), true
+	case "Recurrence.rdates":
+		if e.ComplexityRoot.Recurrence.RDates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Recurrence.RDates(childComplexity), true
+	case "Recurrence.rule":
+		if e.ComplexityRoot.Recurrence.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Recurrence.Rule(childComplexity), true
+
 	case "RemoveMemberPayload.removedMembershipId":
 		if e.ComplexityRoot.RemoveMemberPayload.RemovedMembershipID == nil {
 			break
@@ -1140,6 +1284,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.ID(childComplexity), true
+	case "Task.isException":
+		if e.ComplexityRoot.Task.IsException == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.IsException(childComplexity), true
 	case "Task.kind":
 		if e.ComplexityRoot.Task.Kind == nil {
 			break
@@ -1152,6 +1302,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Location(childComplexity), true
+	case "Task.originalStart":
+		if e.ComplexityRoot.Task.OriginalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.OriginalStart(childComplexity), true
+	case "Task.previousSeriesId":
+		if e.ComplexityRoot.Task.PreviousSeriesID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.PreviousSeriesID(childComplexity), true
+	case "Task.recurrence":
+		if e.ComplexityRoot.Task.Recurrence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Recurrence(childComplexity), true
 	case "Task.reminders":
 		if e.ComplexityRoot.Task.Reminders == nil {
 			break
@@ -1164,6 +1332,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Sequence(childComplexity), true
+	case "Task.series":
+		if e.ComplexityRoot.Task.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Series(childComplexity), true
+	case "Task.status":
+		if e.ComplexityRoot.Task.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Status(childComplexity), true
 	case "Task.tags":
 		if e.ComplexityRoot.Task.Tags == nil {
 			break
@@ -1263,6 +1443,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.ID(childComplexity), true
+	case "TimedEntry.isException":
+		if e.ComplexityRoot.TimedEntry.IsException == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.IsException(childComplexity), true
 	case "TimedEntry.kind":
 		if e.ComplexityRoot.TimedEntry.Kind == nil {
 			break
@@ -1275,6 +1461,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Location(childComplexity), true
+	case "TimedEntry.originalStart":
+		if e.ComplexityRoot.TimedEntry.OriginalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.OriginalStart(childComplexity), true
+	case "TimedEntry.previousSeriesId":
+		if e.ComplexityRoot.TimedEntry.PreviousSeriesID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.PreviousSeriesID(childComplexity), true
+	case "TimedEntry.recurrence":
+		if e.ComplexityRoot.TimedEntry.Recurrence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Recurrence(childComplexity), true
 	case "TimedEntry.reminders":
 		if e.ComplexityRoot.TimedEntry.Reminders == nil {
 			break
@@ -1287,12 +1491,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Sequence(childComplexity), true
+	case "TimedEntry.series":
+		if e.ComplexityRoot.TimedEntry.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Series(childComplexity), true
 	case "TimedEntry.start":
 		if e.ComplexityRoot.TimedEntry.Start == nil {
 			break
 		}
 
 		return e.ComplexityRoot.TimedEntry.Start(childComplexity), true
+	case "TimedEntry.status":
+		if e.ComplexityRoot.TimedEntry.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Status(childComplexity), true
 	case "TimedEntry.tags":
 		if e.ComplexityRoot.TimedEntry.Tags == nil {
 			break
@@ -1405,7 +1621,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter)), true
+		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool)), true
 	case "Viewer.calendars":
 		if e.ComplexityRoot.Viewer.Calendars == nil {
 			break
@@ -1453,6 +1669,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputLeaveCalendarInput,
 		ec.unmarshalInputMoveEntryInput,
 		ec.unmarshalInputMultiDayTimingInput,
+		ec.unmarshalInputRecurrenceInput,
 		ec.unmarshalInputRemoveMemberInput,
 		ec.unmarshalInputReopenTaskInput,
 		ec.unmarshalInputTaskDueInput,
@@ -1618,6 +1835,8 @@ type Viewer {
     calendarIds: [ID!]
     "Only entries of these kinds, or with any of these tags."
     filter: EntryFilter
+    "Also return cancelled occurrences of series, with status CANCELLED."
+    includeCancelled: Boolean = false
   ): EntryView!
 
   """
@@ -1689,6 +1908,8 @@ type Calendar implements Node {
     timeZone: String
     "Only entries of these kinds, or with any of these tags."
     filter: EntryFilter
+    "Also return cancelled occurrences of series, with status CANCELLED."
+    includeCancelled: Boolean = false
   ): EntryView!
 
   """
@@ -1795,9 +2016,18 @@ enum EntryKind {
 """
 Something on a calendar. The concrete type tells its kind and carries its
 timing: TimedEntry, AllDayEntry, MultiDayEntry or Task.
+
+A timed or all-day entry can be a series: it has a ` + "`" + `recurrence` + "`" + `, and its own
+timing is that of its first occurrence. Views show a series as its occurrences,
+each with its ` + "`" + `series` + "`" + ` and ` + "`" + `originalStart` + "`" + `; an occurrence changed on its own is
+an exception (` + "`" + `isException` + "`" + `).
 """
 interface Entry {
-  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  """
+  The entry's global ID. Moving the entry to another calendar gives it a new
+  one. An occurrence of a series has an ID made of its series' and its original
+  start, the same in every view.
+  """
   id: ID!
   "The calendar the entry is on."
   calendar: Calendar!
@@ -1819,17 +2049,40 @@ interface Entry {
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
   sequence: Int!
-  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  """
+  Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `. An
+  occurrence's version changes whenever it or its series changes.
+  """
   version: Int!
   "When the entry was created."
   createdAt: DateTime!
   "When the entry last changed."
   updatedAt: DateTime!
+  "For an occurrence of a series: the series (with ` + "`" + `recurrence` + "`" + ` set). Null otherwise."
+  series: Entry
+  "On a series: its recurrence. Null on single entries and occurrences."
+  recurrence: Recurrence
+  """
+  For an occurrence: when its series' rule starts it, its RFC 5545 RECURRENCE-ID
+  (midnight UTC of its day for an all-day series). It stays the same when the
+  occurrence is moved. Null otherwise.
+  """
+  originalStart: DateTime
+  "Whether this is an occurrence changed or cancelled on its own (an exception of its series)."
+  isException: Boolean!
+  "CANCELLED for a cancelled occurrence (shown only when a view asks for them), else CONFIRMED."
+  status: EntryStatus!
+  "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
+  previousSeriesId: ID
 }
 
 "An entry from one instant to a later one."
 type TimedEntry implements Entry & Node {
-  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  """
+  The entry's global ID. Moving the entry to another calendar gives it a new
+  one. An occurrence of a series has an ID made of its series' and its original
+  start, the same in every view.
+  """
   id: ID!
   "The calendar the entry is on."
   calendar: Calendar!
@@ -1851,12 +2104,31 @@ type TimedEntry implements Entry & Node {
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
   sequence: Int!
-  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  """
+  Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `. An
+  occurrence's version changes whenever it or its series changes.
+  """
   version: Int!
   "When the entry was created."
   createdAt: DateTime!
   "When the entry last changed."
   updatedAt: DateTime!
+  "For an occurrence of a series: the series (with ` + "`" + `recurrence` + "`" + ` set). Null otherwise."
+  series: Entry
+  "On a series: its recurrence. Null on single entries and occurrences."
+  recurrence: Recurrence
+  """
+  For an occurrence: when its series' rule starts it, its RFC 5545 RECURRENCE-ID
+  (midnight UTC of its day for an all-day series). It stays the same when the
+  occurrence is moved. Null otherwise.
+  """
+  originalStart: DateTime
+  "Whether this is an occurrence changed or cancelled on its own (an exception of its series)."
+  isException: Boolean!
+  "CANCELLED for a cancelled occurrence (shown only when a view asks for them), else CONFIRMED."
+  status: EntryStatus!
+  "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
+  previousSeriesId: ID
   "When it starts."
   start: DateTime!
   "When it ends (exclusive), after start and at most 366 days later."
@@ -1867,7 +2139,11 @@ type TimedEntry implements Entry & Node {
 
 "An entry that takes one whole day."
 type AllDayEntry implements Entry & Node {
-  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  """
+  The entry's global ID. Moving the entry to another calendar gives it a new
+  one. An occurrence of a series has an ID made of its series' and its original
+  start, the same in every view.
+  """
   id: ID!
   "The calendar the entry is on."
   calendar: Calendar!
@@ -1889,19 +2165,44 @@ type AllDayEntry implements Entry & Node {
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
   sequence: Int!
-  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  """
+  Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `. An
+  occurrence's version changes whenever it or its series changes.
+  """
   version: Int!
   "When the entry was created."
   createdAt: DateTime!
   "When the entry last changed."
   updatedAt: DateTime!
+  "For an occurrence of a series: the series (with ` + "`" + `recurrence` + "`" + ` set). Null otherwise."
+  series: Entry
+  "On a series: its recurrence. Null on single entries and occurrences."
+  recurrence: Recurrence
+  """
+  For an occurrence: when its series' rule starts it, its RFC 5545 RECURRENCE-ID
+  (midnight UTC of its day for an all-day series). It stays the same when the
+  occurrence is moved. Null otherwise.
+  """
+  originalStart: DateTime
+  "Whether this is an occurrence changed or cancelled on its own (an exception of its series)."
+  isException: Boolean!
+  "CANCELLED for a cancelled occurrence (shown only when a view asks for them), else CONFIRMED."
+  status: EntryStatus!
+  "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
+  previousSeriesId: ID
   "The day."
   date: Date!
+  "For an occurrence: the day its series' rule puts it on. Null otherwise."
+  originalDate: Date
 }
 
 "An entry that takes two or more whole days."
 type MultiDayEntry implements Entry & Node {
-  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  """
+  The entry's global ID. Moving the entry to another calendar gives it a new
+  one. An occurrence of a series has an ID made of its series' and its original
+  start, the same in every view.
+  """
   id: ID!
   "The calendar the entry is on."
   calendar: Calendar!
@@ -1923,12 +2224,31 @@ type MultiDayEntry implements Entry & Node {
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
   sequence: Int!
-  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  """
+  Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `. An
+  occurrence's version changes whenever it or its series changes.
+  """
   version: Int!
   "When the entry was created."
   createdAt: DateTime!
   "When the entry last changed."
   updatedAt: DateTime!
+  "For an occurrence of a series: the series (with ` + "`" + `recurrence` + "`" + ` set). Null otherwise."
+  series: Entry
+  "On a series: its recurrence. Null on single entries and occurrences."
+  recurrence: Recurrence
+  """
+  For an occurrence: when its series' rule starts it, its RFC 5545 RECURRENCE-ID
+  (midnight UTC of its day for an all-day series). It stays the same when the
+  occurrence is moved. Null otherwise.
+  """
+  originalStart: DateTime
+  "Whether this is an occurrence changed or cancelled on its own (an exception of its series)."
+  isException: Boolean!
+  "CANCELLED for a cancelled occurrence (shown only when a view asks for them), else CONFIRMED."
+  status: EntryStatus!
+  "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
+  previousSeriesId: ID
   "The first day."
   startDate: Date!
   "The day after the last day (exclusive), two to 366 days after startDate."
@@ -1937,7 +2257,11 @@ type MultiDayEntry implements Entry & Node {
 
 "Something to do, due on a date or at an instant, that can be completed."
 type Task implements Entry & Node {
-  "The entry's global ID. Moving the entry to another calendar gives it a new one."
+  """
+  The entry's global ID. Moving the entry to another calendar gives it a new
+  one. An occurrence of a series has an ID made of its series' and its original
+  start, the same in every view.
+  """
   id: ID!
   "The calendar the entry is on."
   calendar: Calendar!
@@ -1959,12 +2283,31 @@ type Task implements Entry & Node {
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
   sequence: Int!
-  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `."
+  """
+  Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + `. An
+  occurrence's version changes whenever it or its series changes.
+  """
   version: Int!
   "When the task was created."
   createdAt: DateTime!
   "When the task last changed."
   updatedAt: DateTime!
+  "For an occurrence of a series: the series (with ` + "`" + `recurrence` + "`" + ` set). Null otherwise."
+  series: Entry
+  "On a series: its recurrence. Null on single entries and occurrences."
+  recurrence: Recurrence
+  """
+  For an occurrence: when its series' rule starts it, its RFC 5545 RECURRENCE-ID
+  (midnight UTC of its day for an all-day series). It stays the same when the
+  occurrence is moved. Null otherwise.
+  """
+  originalStart: DateTime
+  "Whether this is an occurrence changed or cancelled on its own (an exception of its series)."
+  isException: Boolean!
+  "CANCELLED for a cancelled occurrence (shown only when a view asks for them), else CONFIRMED."
+  status: EntryStatus!
+  "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
+  previousSeriesId: ID
   "The day it is due, when it is due on a day (otherwise null and ` + "`" + `due` + "`" + ` is set)."
   dueDate: Date
   "The instant it is due, when it is due at an instant (otherwise null and ` + "`" + `dueDate` + "`" + ` is set)."
@@ -1975,6 +2318,38 @@ type Task implements Entry & Node {
   completed: Boolean!
   "When it was completed, or null while open."
   completedAt: DateTime
+}
+
+"A series' recurrence set (RFC 5545)."
+type Recurrence {
+  "The RRULE value, for example ` + "`" + `FREQ=WEEKLY;BYDAY=MO,WE` + "`" + ` or ` + "`" + `FREQ=MONTHLY;BYDAY=-1FR;COUNT=12` + "`" + `."
+  rule: String!
+  "Extra occurrence starts (RDATE). For an all-day series, midnight UTC of each extra day."
+  rdates: [DateTime!]!
+  "Excluded occurrence starts (EXDATE). For an all-day series, midnight UTC of each excluded day."
+  exdates: [DateTime!]!
+}
+
+"Whether an entry takes place."
+enum EntryStatus {
+  "It takes place."
+  CONFIRMED
+  "A cancelled occurrence of a series."
+  CANCELLED
+}
+
+"Which occurrences of a series a change applies to."
+enum EditScope {
+  "Only this occurrence: it becomes an exception of its series."
+  THIS
+  """
+  This occurrence and the ones after it: the series ends before it and a new
+  series (with its own iCalendar UID and ` + "`" + `previousSeriesId` + "`" + `) starts from it,
+  taking the later exceptions along.
+  """
+  THIS_AND_FOLLOWING
+  "The whole series. Fields its exceptions set themselves stay as they are."
+  ALL
 }
 
 "Entries in a range, as a view shows them."
@@ -2091,11 +2466,12 @@ type Mutation {
   Changes an entry (owners and writers). Omitted fields are left unchanged;
   ` + "`" + `description` + "`" + `, ` + "`" + `location` + "`" + ` and ` + "`" + `color` + "`" + ` set to null remove them; ` + "`" + `tags` + "`" + ` and
   ` + "`" + `reminders` + "`" + ` set to null empty them; a new ` + "`" + `timing` + "`" + ` replaces the old one and may
-  change the kind.
+  change the kind (not a series' kind). For an occurrence, ` + "`" + `scope` + "`" + ` says which
+  occurrences change; a new timing with scope ALL moves every occurrence alike.
   """
   updateEntry(input: UpdateEntryInput!): UpdateEntryPayload!
 
-  "Deletes an entry (owners and writers)."
+  "Deletes an entry (owners and writers), or cancels occurrences of a series (see ` + "`" + `scope` + "`" + `)."
   deleteEntry(input: DeleteEntryInput!): DeleteEntryPayload!
 
   "Marks a task completed now (owners and writers). Completing a completed task changes nothing."
@@ -2295,6 +2671,8 @@ input TimedTimingInput {
 input AllDayTimingInput {
   "The day."
   date: Date!
+  "For an occurrence: the day its series' rule puts it on. Null otherwise."
+  originalDate: Date
 }
 
 "The days of a multi-day entry."
@@ -2333,6 +2711,26 @@ input CreateEntryInput {
   tags: [String!]
   "Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted."
   reminders: [Int!]
+  """
+  Makes the entry a series whose first occurrence is ` + "`" + `timing` + "`" + ` (TIMED or ALL_DAY
+  only). The rule must start on that first occurrence.
+  """
+  recurrence: RecurrenceInput
+}
+
+"A recurrence set (RFC 5545)."
+input RecurrenceInput {
+  """
+  An RRULE value: FREQ (DAILY, WEEKLY, MONTHLY or YEARLY), INTERVAL, COUNT or
+  UNTIL, BYDAY (with ordinals like 2MO or -1FR), BYMONTHDAY (negative counts
+  from the month's end), BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST.
+  Occurrences keep the series' time of day in its time zone.
+  """
+  rule: String!
+  "Extra occurrence starts (RDATE); for an all-day series, midnight UTC of each day. Up to 500."
+  rdates: [DateTime!]
+  "Excluded occurrence starts (EXDATE); for an all-day series, midnight UTC of each day. Up to 500."
+  exdates: [DateTime!]
 }
 
 "Result of createEntry."
@@ -2343,10 +2741,15 @@ type CreateEntryPayload {
 
 "Input of updateEntry. Only the fields present change."
 input UpdateEntryInput {
-  "The entry's global ID."
+  "The global ID of the entry, series or occurrence."
   id: ID!
-  "The entry's current version; a stale version fails with VERSION_CONFLICT."
+  "Its current version; a stale version fails with VERSION_CONFLICT."
   expectedVersion: Int!
+  """
+  For an occurrence: which occurrences to change, THIS by default. A series or
+  single entry takes only ALL.
+  """
+  scope: EditScope
   "A new timing, which may change the kind."
   timing: EntryTimingInput
   "A new title."
@@ -2361,20 +2764,35 @@ input UpdateEntryInput {
   tags: [String!]
   "New reminders, or null for none."
   reminders: [Int!]
+  """
+  A new recurrence for a series (scope ALL), or one that makes a single timed or
+  all-day entry a series. It cannot be null: end a series by deleting with
+  scope THIS_AND_FOLLOWING.
+  """
+  recurrence: RecurrenceInput
 }
 
 "Result of updateEntry."
 type UpdateEntryPayload {
-  "The updated entry."
+  """
+  The updated entry: for an occurrence, the occurrence (THIS), the new series
+  (THIS_AND_FOLLOWING) or the series (ALL).
+  """
   entry: Entry!
 }
 
 "Input of deleteEntry."
 input DeleteEntryInput {
-  "The entry's global ID."
+  "The global ID of the entry, series or occurrence."
   id: ID!
-  "The entry's current version; a stale version fails with VERSION_CONFLICT."
+  "Its current version; a stale version fails with VERSION_CONFLICT."
   expectedVersion: Int!
+  """
+  For an occurrence: THIS (the default) cancels it, THIS_AND_FOLLOWING ends the
+  series before it, ALL deletes the series with its exceptions. A series or
+  single entry takes only ALL.
+  """
+  scope: EditScope
 }
 
 "Result of deleteEntry."
@@ -2628,6 +3046,18 @@ func (ec *executionContext) childFields_Preferences(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type Preferences", field.Name)
 }
 
+func (ec *executionContext) childFields_Recurrence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rule":
+		return ec.fieldContext_Recurrence_rule(ctx, field)
+	case "rdates":
+		return ec.fieldContext_Recurrence_rdates(ctx, field)
+	case "exdates":
+		return ec.fieldContext_Recurrence_exdates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Recurrence", field.Name)
+}
+
 func (ec *executionContext) childFields_RemoveMemberPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "removedMembershipId":
@@ -2674,6 +3104,18 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Task_updatedAt(ctx, field)
+	case "series":
+		return ec.fieldContext_Task_series(ctx, field)
+	case "recurrence":
+		return ec.fieldContext_Task_recurrence(ctx, field)
+	case "originalStart":
+		return ec.fieldContext_Task_originalStart(ctx, field)
+	case "isException":
+		return ec.fieldContext_Task_isException(ctx, field)
+	case "status":
+		return ec.fieldContext_Task_status(ctx, field)
+	case "previousSeriesId":
+		return ec.fieldContext_Task_previousSeriesId(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_Task_dueDate(ctx, field)
 	case "due":
@@ -2917,6 +3359,14 @@ func (ec *executionContext) field_Calendar_entries_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "includeCancelled",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeCancelled"] = arg3
 	return args, nil
 }
 
@@ -3259,6 +3709,14 @@ func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["filter"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "includeCancelled",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeCancelled"] = arg4
 	return args, nil
 }
 
@@ -3707,6 +4165,162 @@ func (ec *executionContext) fieldContext_AllDayEntry_updatedAt(_ context.Context
 	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _AllDayEntry_series(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().Series(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_recurrence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recurrence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Recurrence) graphql.Marshaler {
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_recurrence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Recurrence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_originalStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OriginalStart(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_isException(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsException, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntryStatus) graphql.Marshaler {
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_previousSeriesId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviousSeriesID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3727,6 +4341,29 @@ func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_originalDate(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_originalDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OriginalDate(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_originalDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
 }
 
@@ -3970,7 +4607,7 @@ func (ec *executionContext) _Calendar_entries(ctx context.Context, field graphql
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Calendar().Entries(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["filter"].(*model.EntryFilter))
+			return ec.Resolvers.Calendar().Entries(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
@@ -5106,6 +5743,162 @@ func (ec *executionContext) fieldContext_MultiDayEntry_updatedAt(_ context.Conte
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _MultiDayEntry_series(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().Series(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_recurrence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recurrence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Recurrence) graphql.Marshaler {
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_recurrence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Recurrence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_originalStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OriginalStart(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_isException(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsException, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntryStatus) graphql.Marshaler {
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_previousSeriesId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviousSeriesID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6215,6 +7008,75 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Recurrence_rule(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Recurrence_rule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Recurrence_rule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Recurrence_rdates(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Recurrence_rdates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RDates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2ᚕtimeᚐTimeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Recurrence_rdates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Recurrence_exdates(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Recurrence_exdates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExDates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2ᚕtimeᚐTimeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Recurrence_exdates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _RemoveMemberPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.RemoveMemberPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6599,6 +7461,162 @@ func (ec *executionContext) _Task_updatedAt(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Task_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Task_series(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().Series(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_recurrence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recurrence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Recurrence) graphql.Marshaler {
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_recurrence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Recurrence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_originalStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OriginalStart(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Task_isException(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_isException(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsException, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Task_status(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntryStatus) graphql.Marshaler {
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Task_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_previousSeriesId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviousSeriesID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -7166,6 +8184,162 @@ func (ec *executionContext) fieldContext_TimedEntry_updatedAt(_ context.Context,
 	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _TimedEntry_series(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().Series(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_recurrence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recurrence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Recurrence) graphql.Marshaler {
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_recurrence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Recurrence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_originalStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OriginalStart(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_isException(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsException, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntryStatus) graphql.Marshaler {
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_previousSeriesId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviousSeriesID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _TimedEntry_start(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7607,7 +8781,7 @@ func (ec *executionContext) _Viewer_agenda(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter))
+			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
@@ -8799,7 +9973,7 @@ func (ec *executionContext) unmarshalInputAllDayTimingInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"date"}
+	fieldsInOrder := [...]string{"date", "originalDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -8813,6 +9987,13 @@ func (ec *executionContext) unmarshalInputAllDayTimingInput(ctx context.Context,
 				return it, err
 			}
 			it.Date = data
+		case "originalDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("originalDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OriginalDate = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -8968,7 +10149,7 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId", "timing", "title", "description", "location", "color", "tags", "reminders"}
+	fieldsInOrder := [...]string{"calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -9031,6 +10212,13 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reminders = graphql.OmittableOf(data)
+		case "recurrence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
+			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Recurrence = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -9121,7 +10309,7 @@ func (ec *executionContext) unmarshalInputDeleteEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion"}
+	fieldsInOrder := [...]string{"id", "expectedVersion", "scope"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -9142,6 +10330,13 @@ func (ec *executionContext) unmarshalInputDeleteEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.ExpectedVersion = data
+		case "scope":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scope"))
+			data, err := ec.unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scope = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -9385,6 +10580,50 @@ func (ec *executionContext) unmarshalInputMultiDayTimingInput(ctx context.Contex
 				return it, err
 			}
 			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRecurrenceInput(ctx context.Context, obj any) (model.RecurrenceInput, error) {
+	var it model.RecurrenceInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rule", "rdates", "exdates"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rule":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rule"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rule = data
+		case "rdates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rdates"))
+			data, err := ec.unmarshalODateTime2ᚕᚖtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rdates = graphql.OmittableOf(data)
+		case "exdates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exdates"))
+			data, err := ec.unmarshalODateTime2ᚕᚖtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Exdates = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -9672,7 +10911,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion", "timing", "title", "description", "location", "color", "tags", "reminders"}
+	fieldsInOrder := [...]string{"id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -9693,6 +10932,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.ExpectedVersion = data
+		case "scope":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scope"))
+			data, err := ec.unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scope = graphql.OmittableOf(data)
 		case "timing":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timing"))
 			data, err := ec.unmarshalOEntryTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryTimingInput(ctx, v)
@@ -9742,6 +10988,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reminders = graphql.OmittableOf(data)
+		case "recurrence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
+			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Recurrence = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -10013,77 +11266,145 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 		case "id":
 			out.Values[i] = ec._AllDayEntry_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calendar":
 			out.Values[i] = ec._AllDayEntry_calendar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
 			out.Values[i] = ec._AllDayEntry_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "title":
 			out.Values[i] = ec._AllDayEntry_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "description":
 			out.Values[i] = ec._AllDayEntry_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "location":
 			out.Values[i] = ec._AllDayEntry_location(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "color":
 			out.Values[i] = ec._AllDayEntry_color(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tags":
 			out.Values[i] = ec._AllDayEntry_tags(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reminders":
 			out.Values[i] = ec._AllDayEntry_reminders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "icalUid":
 			out.Values[i] = ec._AllDayEntry_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sequence":
 			out.Values[i] = ec._AllDayEntry_sequence(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "version":
 			out.Values[i] = ec._AllDayEntry_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._AllDayEntry_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._AllDayEntry_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "series":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_series(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recurrence":
+			out.Values[i] = ec._AllDayEntry_recurrence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "originalStart":
+			out.Values[i] = ec._AllDayEntry_originalStart(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isException":
+			out.Values[i] = ec._AllDayEntry_isException(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._AllDayEntry_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "previousSeriesId":
+			out.Values[i] = ec._AllDayEntry_previousSeriesId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "date":
 			out.Values[i] = ec._AllDayEntry_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "originalDate":
+			out.Values[i] = ec._AllDayEntry_originalDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11037,82 +12358,145 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 		case "id":
 			out.Values[i] = ec._MultiDayEntry_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calendar":
 			out.Values[i] = ec._MultiDayEntry_calendar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
 			out.Values[i] = ec._MultiDayEntry_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "title":
 			out.Values[i] = ec._MultiDayEntry_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "description":
 			out.Values[i] = ec._MultiDayEntry_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "location":
 			out.Values[i] = ec._MultiDayEntry_location(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "color":
 			out.Values[i] = ec._MultiDayEntry_color(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tags":
 			out.Values[i] = ec._MultiDayEntry_tags(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reminders":
 			out.Values[i] = ec._MultiDayEntry_reminders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "icalUid":
 			out.Values[i] = ec._MultiDayEntry_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sequence":
 			out.Values[i] = ec._MultiDayEntry_sequence(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "version":
 			out.Values[i] = ec._MultiDayEntry_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._MultiDayEntry_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._MultiDayEntry_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "series":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_series(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recurrence":
+			out.Values[i] = ec._MultiDayEntry_recurrence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "originalStart":
+			out.Values[i] = ec._MultiDayEntry_originalStart(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isException":
+			out.Values[i] = ec._MultiDayEntry_isException(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._MultiDayEntry_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "previousSeriesId":
+			out.Values[i] = ec._MultiDayEntry_previousSeriesId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "startDate":
 			out.Values[i] = ec._MultiDayEntry_startDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "endDate":
 			out.Values[i] = ec._MultiDayEntry_endDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11513,6 +12897,54 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var recurrenceImplementors = []string{"Recurrence"}
+
+func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSet, obj *calendar.Recurrence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recurrenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Recurrence")
+		case "rule":
+			out.Values[i] = ec._Recurrence_rule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rdates":
+			out.Values[i] = ec._Recurrence_rdates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exdates":
+			out.Values[i] = ec._Recurrence_exdates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
 
 func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RemoveMemberPayload) graphql.Marshaler {
@@ -11604,97 +13036,160 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 		case "id":
 			out.Values[i] = ec._Task_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calendar":
 			out.Values[i] = ec._Task_calendar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
 			out.Values[i] = ec._Task_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "title":
 			out.Values[i] = ec._Task_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "description":
 			out.Values[i] = ec._Task_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "location":
 			out.Values[i] = ec._Task_location(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "color":
 			out.Values[i] = ec._Task_color(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tags":
 			out.Values[i] = ec._Task_tags(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reminders":
 			out.Values[i] = ec._Task_reminders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "icalUid":
 			out.Values[i] = ec._Task_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sequence":
 			out.Values[i] = ec._Task_sequence(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "version":
 			out.Values[i] = ec._Task_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._Task_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._Task_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "series":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_series(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recurrence":
+			out.Values[i] = ec._Task_recurrence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "originalStart":
+			out.Values[i] = ec._Task_originalStart(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isException":
+			out.Values[i] = ec._Task_isException(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Task_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "previousSeriesId":
+			out.Values[i] = ec._Task_previousSeriesId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "dueDate":
 			out.Values[i] = ec._Task_dueDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "due":
 			out.Values[i] = ec._Task_due(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "timeZone":
 			out.Values[i] = ec._Task_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "completed":
 			out.Values[i] = ec._Task_completed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "completedAt":
 			out.Values[i] = ec._Task_completedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11818,87 +13313,150 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 		case "id":
 			out.Values[i] = ec._TimedEntry_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calendar":
 			out.Values[i] = ec._TimedEntry_calendar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
 			out.Values[i] = ec._TimedEntry_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "title":
 			out.Values[i] = ec._TimedEntry_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "description":
 			out.Values[i] = ec._TimedEntry_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "location":
 			out.Values[i] = ec._TimedEntry_location(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "color":
 			out.Values[i] = ec._TimedEntry_color(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tags":
 			out.Values[i] = ec._TimedEntry_tags(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reminders":
 			out.Values[i] = ec._TimedEntry_reminders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "icalUid":
 			out.Values[i] = ec._TimedEntry_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sequence":
 			out.Values[i] = ec._TimedEntry_sequence(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "version":
 			out.Values[i] = ec._TimedEntry_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._TimedEntry_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._TimedEntry_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "series":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_series(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recurrence":
+			out.Values[i] = ec._TimedEntry_recurrence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "originalStart":
+			out.Values[i] = ec._TimedEntry_originalStart(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isException":
+			out.Values[i] = ec._TimedEntry_isException(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._TimedEntry_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "previousSeriesId":
+			out.Values[i] = ec._TimedEntry_previousSeriesId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "start":
 			out.Values[i] = ec._TimedEntry_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "end":
 			out.Values[i] = ec._TimedEntry_end(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "timeZone":
 			out.Values[i] = ec._TimedEntry_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -12884,6 +14442,57 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) unmarshalNDateTime2ᚕtimeᚐTimeᚄ(ctx context.Context, v any) ([]time.Time, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]time.Time, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDateTime2timeᚐTime(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNDateTime2ᚕtimeᚐTimeᚄ(ctx context.Context, sel ast.SelectionSet, v []time.Time) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNDateTime2timeᚐTime(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNDateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	res, err := model.UnmarshalDateTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := model.MarshalDateTime(*v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNDeleteCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteCalendarInput(ctx context.Context, v any) (model.DeleteCalendarInput, error) {
 	res, err := ec.unmarshalInputDeleteCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12971,6 +14580,16 @@ var (
 		calendar.KindTask:     "TASK",
 	}
 )
+
+func (ec *executionContext) unmarshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx context.Context, v any) (model.EntryStatus, error) {
+	var res model.EntryStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx context.Context, sel ast.SelectionSet, v model.EntryStatus) graphql.Marshaler {
+	return v
+}
 
 func (ec *executionContext) unmarshalNEntryTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryTimingInput(ctx context.Context, v any) (*model.EntryTimingInput, error) {
 	res, err := ec.unmarshalInputEntryTimingInput(ctx, v)
@@ -13624,6 +15243,41 @@ func (ec *executionContext) unmarshalODateRangeInput2ᚖgithubᚗcomᚋcalgraph�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalODateTime2ᚕᚖtimeᚐTimeᚄ(ctx context.Context, v any) ([]*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*time.Time, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDateTime2ᚖtimeᚐTime(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalODateTime2ᚕᚖtimeᚐTimeᚄ(ctx context.Context, sel ast.SelectionSet, v []*time.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNDateTime2ᚖtimeᚐTime(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -13640,6 +15294,45 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	_ = ctx
 	res := model.MarshalDateTime(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx context.Context, v any) (*calendar.Scope, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx context.Context, sel ast.SelectionSet, v *calendar.Scope) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope[*v])
+	return res
+}
+
+var (
+	unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope = map[string]calendar.Scope{
+		"THIS":               calendar.ScopeThis,
+		"THIS_AND_FOLLOWING": calendar.ScopeThisAndFollowing,
+		"ALL":                calendar.ScopeAll,
+	}
+	marshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope = map[calendar.Scope]string{
+		calendar.ScopeThis:             "THIS",
+		calendar.ScopeThisAndFollowing: "THIS_AND_FOLLOWING",
+		calendar.ScopeAll:              "ALL",
+	}
+)
+
+func (ec *executionContext) marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx context.Context, sel ast.SelectionSet, v model.Entry) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Entry(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOEntryFilter2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryFilter(ctx context.Context, v any) (*model.EntryFilter, error) {
@@ -13729,6 +15422,24 @@ func (ec *executionContext) marshalOID2ᚕstringᚄ(ctx context.Context, sel ast
 	return ret
 }
 
+func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalID(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOInstantRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInstantRangeInput(ctx context.Context, v any) (*model.InstantRangeInput, error) {
 	if v == nil {
 		return nil, nil
@@ -13803,6 +15514,21 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋcalgraphᚋcalgraphᚋgr
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx context.Context, sel ast.SelectionSet, v *calendar.Recurrence) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Recurrence(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx context.Context, v any) (*model.RecurrenceInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRecurrenceInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -25,6 +25,7 @@ import (
 	"github.com/calgraph/calgraph/internal/dynamotest"
 	"github.com/calgraph/calgraph/internal/httpapi"
 	"github.com/calgraph/calgraph/internal/loader"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 var testSecret = []byte("0123456789abcdef0123456789abcdef-test")
@@ -71,7 +72,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		t.Fatal(err)
 	}
 	authn := auth.NewAuthenticator(verifier, store, logger)
-	api := loader.Middleware(store, authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10})))
+	api := loader.Middleware(store, recurrence.Engine{}, authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10})))
 	h := httpapi.New(httpapi.Config{SDL: []byte("schema")}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

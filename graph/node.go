@@ -36,6 +36,8 @@ func node(ctx context.Context, gid string) (model.Node, error) {
 		return l.Membership(ctx, key)
 	case model.KindEntry:
 		return entryNode(ctx, gid)
+	case model.KindOccurrence:
+		return occurrenceNode(ctx, gid)
 	}
 	return nil, calendar.Invalidf("id", "id is not a calgraph ID")
 }
@@ -47,6 +49,23 @@ func entryNode(ctx context.Context, gid string) (model.Node, error) {
 	}
 	l := loader.For(ctx)
 	e, err := l.Entry(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := l.CalendarOfEntry(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return model.EntryOf(e, cal), nil
+}
+
+func occurrenceNode(ctx context.Context, gid string) (model.Node, error) {
+	key, err := model.DecodeOccurrenceID("id", gid)
+	if err != nil {
+		return nil, err
+	}
+	l := loader.For(ctx)
+	e, err := l.Occurrence(ctx, key)
 	if err != nil {
 		return nil, err
 	}

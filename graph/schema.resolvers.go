@@ -13,6 +13,10 @@ import (
 	"github.com/calgraph/calgraph/internal/loader"
 )
 
+func (r *allDayEntryResolver) Series(ctx context.Context, obj *model.AllDayEntry) (model.Entry, error) {
+	return seriesOf(ctx, obj.Domain())
+}
+
 func (r *calendarResolver) ID(ctx context.Context, obj *calendar.Calendar) (string, error) {
 	return model.CalendarGID(obj.ID), nil
 }
@@ -28,12 +32,12 @@ func (r *calendarResolver) ViewerRole(ctx context.Context, obj *calendar.Calenda
 	return loader.For(ctx).ViewerRole(ctx, obj.ID)
 }
 
-func (r *calendarResolver) Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter) (*model.EntryView, error) {
+func (r *calendarResolver) Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error) {
 	spec, err := rangeSpec(rangeArg, timeZone)
 	if err != nil {
 		return nil, err
 	}
-	v, err := loader.For(ctx).Entries(ctx, obj.ID, spec, entryFilter(filter))
+	v, err := loader.For(ctx).Entries(ctx, obj.ID, spec, entryFilter(filter, includeCancelled))
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +70,10 @@ func (r *membershipResolver) Calendar(ctx context.Context, obj *calendar.Members
 
 func (r *membershipResolver) User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error) {
 	return loader.For(ctx).UserOf(ctx, obj)
+}
+
+func (r *multiDayEntryResolver) Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error) {
+	return seriesOf(ctx, obj.Domain())
 }
 
 func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error) {
@@ -198,14 +206,20 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 }
 
 func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.UpdateEntryPayload, error) {
-	upd, err := entryUpdate(input)
+	upd, t, err := entryUpdate(input)
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Service.UpdateEntry(ctx, upd)
+	var e *calendar.Entry
+	if t.occurrence != nil {
+		e, err = r.Service.UpdateOccurrence(ctx, *t.occurrence, t.scope, upd)
+	} else {
+		e, err = r.Service.UpdateEntry(ctx, upd)
+	}
 	if err != nil {
 		return nil, err
 	}
+	loader.For(ctx).ForgetEntry(ctx, t.entry)
 	out, err := entryOut(ctx, e)
 	if err != nil {
 		return nil, err
@@ -214,14 +228,19 @@ func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEn
 }
 
 func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error) {
-	key, err := model.DecodeEntryID("id", input.ID)
+	t, err := editTarget(input.ID, input.Scope)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Service.DeleteEntry(ctx, key, input.ExpectedVersion); err != nil {
+	if t.occurrence != nil {
+		err = r.Service.DeleteOccurrence(ctx, *t.occurrence, t.scope, input.ExpectedVersion)
+	} else {
+		err = r.Service.DeleteEntry(ctx, t.entry, input.ExpectedVersion)
+	}
+	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).ForgetEntry(ctx, key)
+	loader.For(ctx).ForgetEntry(ctx, t.entry)
 	return &model.DeleteEntryPayload{DeletedEntryID: input.ID}, nil
 }
 
@@ -242,19 +261,22 @@ func (r *mutationResolver) ReopenTask(ctx context.Context, input model.ReopenTas
 }
 
 func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryInput) (*model.MoveEntryPayload, error) {
-	key, err := model.DecodeEntryID("id", input.ID)
+	key, occ, err := model.DecodeEntryOrOccurrenceID("id", input.ID)
 	if err != nil {
 		return nil, err
+	}
+	if occ != nil {
+		return nil, calendar.Invalidf("id", "an occurrence of a series cannot be moved to another calendar on its own")
 	}
 	to, err := model.DecodeCalendarID("toCalendarId", input.ToCalendarID)
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Service.MoveEntry(ctx, key, input.ExpectedVersion, to)
+	e, err := r.Service.MoveEntry(ctx, *key, input.ExpectedVersion, to)
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).ForgetEntry(ctx, key)
+	loader.For(ctx).ForgetEntry(ctx, *key)
 	out, err := entryOut(ctx, e)
 	if err != nil {
 		return nil, err
@@ -281,6 +303,14 @@ func (r *queryResolver) Calendar(ctx context.Context, id string) (*calendar.Cale
 	return loader.For(ctx).Calendar(ctx, cid)
 }
 
+func (r *taskResolver) Series(ctx context.Context, obj *model.Task) (model.Entry, error) {
+	return seriesOf(ctx, obj.Domain())
+}
+
+func (r *timedEntryResolver) Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error) {
+	return seriesOf(ctx, obj.Domain())
+}
+
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {
 	return model.UserGID(obj.ID), nil
 }
@@ -297,7 +327,7 @@ func (r *viewerResolver) Preferences(ctx context.Context, obj *model.Viewer) (*m
 	return preferences(u.Preferences), nil
 }
 
-func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter) (*model.EntryView, error) {
+func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error) {
 	spec, err := rangeSpec(rangeArg, timeZone)
 	if err != nil {
 		return nil, err
@@ -306,7 +336,7 @@ func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg
 	if err != nil {
 		return nil, err
 	}
-	v, err := loader.For(ctx).Agenda(ctx, ids, spec, entryFilter(filter))
+	v, err := loader.For(ctx).Agenda(ctx, ids, spec, entryFilter(filter, includeCancelled))
 	if err != nil {
 		return nil, err
 	}
@@ -321,23 +351,35 @@ func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first
 	return membershipConnection(p), nil
 }
 
+func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }
+
 func (r *Resolver) Calendar() CalendarResolver { return &calendarResolver{r} }
 
 func (r *Resolver) Membership() MembershipResolver { return &membershipResolver{r} }
 
+func (r *Resolver) MultiDayEntry() MultiDayEntryResolver { return &multiDayEntryResolver{r} }
+
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
+
+func (r *Resolver) Task() TaskResolver { return &taskResolver{r} }
+
+func (r *Resolver) TimedEntry() TimedEntryResolver { return &timedEntryResolver{r} }
 
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
 func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 
 type (
-	calendarResolver   struct{ *Resolver }
-	membershipResolver struct{ *Resolver }
-	mutationResolver   struct{ *Resolver }
-	queryResolver      struct{ *Resolver }
-	userResolver       struct{ *Resolver }
-	viewerResolver     struct{ *Resolver }
+	allDayEntryResolver   struct{ *Resolver }
+	calendarResolver      struct{ *Resolver }
+	membershipResolver    struct{ *Resolver }
+	multiDayEntryResolver struct{ *Resolver }
+	mutationResolver      struct{ *Resolver }
+	queryResolver         struct{ *Resolver }
+	taskResolver          struct{ *Resolver }
+	timedEntryResolver    struct{ *Resolver }
+	userResolver          struct{ *Resolver }
+	viewerResolver        struct{ *Resolver }
 )

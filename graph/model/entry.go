@@ -25,8 +25,38 @@ type entryFields struct {
 // Domain returns the wrapped entry.
 func (e entryFields) Domain() *calendar.Entry { return e.Entry }
 
-// ID is the entry's global ID.
-func (e entryFields) ID() string { return EntryGID(e.Key()) }
+// ID is the entry's global ID, or its occurrence's.
+func (e entryFields) ID() string {
+	if e.IsOccurrence() {
+		return OccurrenceGID(e.CalendarID, e.Entry.ID)
+	}
+	return EntryGID(e.Key())
+}
+
+// OriginalStart is an occurrence's RECURRENCE-ID, or null.
+func (e entryFields) OriginalStart() *time.Time {
+	if !e.IsOccurrence() {
+		return nil
+	}
+	return &e.Entry.OriginalStart
+}
+
+// Status is CANCELLED for a cancelled occurrence.
+func (e entryFields) Status() EntryStatus {
+	if e.Cancelled {
+		return EntryStatusCancelled
+	}
+	return EntryStatusConfirmed
+}
+
+// PreviousSeriesID is the global ID of the series a split series continues.
+func (e entryFields) PreviousSeriesID() *string {
+	if e.Entry.PreviousSeriesID == "" {
+		return nil
+	}
+	id := EntryGID(calendar.EntryKey{CalendarID: e.CalendarID, EntryID: e.Entry.PreviousSeriesID})
+	return &id
+}
 
 // Calendar is the calendar the entry is on.
 func (e entryFields) Calendar() *calendar.Calendar { return e.cal }
@@ -54,6 +84,15 @@ type AllDayEntry struct{ entryFields }
 
 // Date is the entry's day.
 func (e AllDayEntry) Date() calendar.Date { return e.StartDate }
+
+// OriginalDate is the day an occurrence's series puts it on, or null.
+func (e AllDayEntry) OriginalDate() *calendar.Date {
+	if !e.IsOccurrence() {
+		return nil
+	}
+	d := calendar.DateOf(e.Entry.OriginalStart.UTC())
+	return &d
+}
 
 // MultiDayEntry is a MULTI_DAY entry.
 type MultiDayEntry struct{ entryFields }

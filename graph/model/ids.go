@@ -17,6 +17,7 @@ const (
 	KindCalendar   = "Calendar"
 	KindMembership = "Membership"
 	KindEntry      = "Entry"
+	KindOccurrence = "Occurrence"
 )
 
 // GlobalID encodes a global ID.
@@ -57,7 +58,7 @@ func DecodeAs(field, kind, gid string) (string, error) {
 	if k != kind {
 		return "", calendar.Invalidf(field, "%s is not a %s ID", field, kind)
 	}
-	if kind != KindMembership && kind != KindEntry {
+	if kind != KindMembership && kind != KindEntry && kind != KindOccurrence {
 		if err := calendar.ValidateID(field, key); err != nil {
 			return "", err
 		}
@@ -96,4 +97,40 @@ func DecodeEntryID(field, gid string) (calendar.EntryKey, error) {
 		return calendar.EntryKey{}, calendar.Invalidf(field, "%s is not an Entry ID", field)
 	}
 	return calendar.EntryKey{CalendarID: cal, EntryID: entry}, nil
+}
+
+// OccurrenceGID is the global ID of an occurrence of a series: its calendar
+// and its occurrence ID (the series' ID and its original start).
+func OccurrenceGID(calendarID, occurrenceID string) string {
+	return GlobalID(KindOccurrence, calendarID+":"+occurrenceID)
+}
+
+// DecodeOccurrenceID decodes an occurrence's global ID.
+func DecodeOccurrenceID(field, gid string) (calendar.OccurrenceKey, error) {
+	key, err := DecodeAs(field, KindOccurrence, gid)
+	if err != nil {
+		return calendar.OccurrenceKey{}, err
+	}
+	cal, occ, _ := strings.Cut(key, ":")
+	k, err := calendar.ParseOccurrenceID(field, occ)
+	if err != nil || calendar.ValidateID(field, cal) != nil {
+		return calendar.OccurrenceKey{}, calendar.Invalidf(field, "%s is not an Occurrence ID", field)
+	}
+	k.CalendarID = cal
+	return k, nil
+}
+
+// DecodeEntryOrOccurrenceID decodes the global ID of an entry (single or
+// series) or of an occurrence; exactly one of the results is set.
+func DecodeEntryOrOccurrenceID(field, gid string) (*calendar.EntryKey, *calendar.OccurrenceKey, error) {
+	kind, _, err := DecodeGID(field, gid)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kind == KindOccurrence {
+		k, err := DecodeOccurrenceID(field, gid)
+		return nil, &k, err
+	}
+	k, err := DecodeEntryID(field, gid)
+	return &k, nil, err
 }

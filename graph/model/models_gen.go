@@ -33,6 +33,8 @@ type AddMemberPayload struct {
 type AllDayTimingInput struct {
 	// The day.
 	Date calendar.Date `json:"date"`
+	// For an occurrence: the day its series' rule puts it on. Null otherwise.
+	OriginalDate graphql.Omittable[*calendar.Date] `json:"originalDate,omitempty"`
 }
 
 // Input of changeMemberRole.
@@ -105,6 +107,9 @@ type CreateEntryInput struct {
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted.
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+	// Makes the entry a series whose first occurrence is `timing` (TIMED or ALL_DAY
+	// only). The rule must start on that first occurrence.
+	Recurrence graphql.Omittable[*RecurrenceInput] `json:"recurrence,omitempty"`
 }
 
 // Result of createEntry.
@@ -137,10 +142,14 @@ type DeleteCalendarPayload struct {
 
 // Input of deleteEntry.
 type DeleteEntryInput struct {
-	// The entry's global ID.
+	// The global ID of the entry, series or occurrence.
 	ID string `json:"id"`
-	// The entry's current version; a stale version fails with VERSION_CONFLICT.
+	// Its current version; a stale version fails with VERSION_CONFLICT.
 	ExpectedVersion int `json:"expectedVersion"`
+	// For an occurrence: THIS (the default) cancels it, THIS_AND_FOLLOWING ends the
+	// series before it, ALL deletes the series with its exceptions. A series or
+	// single entry takes only ALL.
+	Scope graphql.Omittable[*calendar.Scope] `json:"scope,omitempty"`
 }
 
 // Result of deleteEntry.
@@ -280,6 +289,19 @@ type Preferences struct {
 type Query struct {
 }
 
+// A recurrence set (RFC 5545).
+type RecurrenceInput struct {
+	// An RRULE value: FREQ (DAILY, WEEKLY, MONTHLY or YEARLY), INTERVAL, COUNT or
+	// UNTIL, BYDAY (with ordinals like 2MO or -1FR), BYMONTHDAY (negative counts
+	// from the month's end), BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST.
+	// Occurrences keep the series' time of day in its time zone.
+	Rule string `json:"rule"`
+	// Extra occurrence starts (RDATE); for an all-day series, midnight UTC of each day. Up to 500.
+	Rdates graphql.Omittable[[]*time.Time] `json:"rdates,omitempty"`
+	// Excluded occurrence starts (EXDATE); for an all-day series, midnight UTC of each day. Up to 500.
+	Exdates graphql.Omittable[[]*time.Time] `json:"exdates,omitempty"`
+}
+
 // Input of removeMember.
 type RemoveMemberInput struct {
 	// The membership's global ID.
@@ -378,10 +400,13 @@ type UpdateCalendarPayload struct {
 
 // Input of updateEntry. Only the fields present change.
 type UpdateEntryInput struct {
-	// The entry's global ID.
+	// The global ID of the entry, series or occurrence.
 	ID string `json:"id"`
-	// The entry's current version; a stale version fails with VERSION_CONFLICT.
+	// Its current version; a stale version fails with VERSION_CONFLICT.
 	ExpectedVersion int `json:"expectedVersion"`
+	// For an occurrence: which occurrences to change, THIS by default. A series or
+	// single entry takes only ALL.
+	Scope graphql.Omittable[*calendar.Scope] `json:"scope,omitempty"`
 	// A new timing, which may change the kind.
 	Timing graphql.Omittable[*EntryTimingInput] `json:"timing,omitempty"`
 	// A new title.
@@ -396,11 +421,16 @@ type UpdateEntryInput struct {
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// New reminders, or null for none.
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+	// A new recurrence for a series (scope ALL), or one that makes a single timed or
+	// all-day entry a series. It cannot be null: end a series by deleting with
+	// scope THIS_AND_FOLLOWING.
+	Recurrence graphql.Omittable[*RecurrenceInput] `json:"recurrence,omitempty"`
 }
 
 // Result of updateEntry.
 type UpdateEntryPayload struct {
-	// The updated entry.
+	// The updated entry: for an occurrence, the occurrence (THIS), the new series
+	// (THIS_AND_FOLLOWING) or the series (ALL).
 	Entry Entry `json:"entry"`
 }
 
@@ -440,6 +470,64 @@ type UpdateProfileInput struct {
 type UpdateProfilePayload struct {
 	// The updated profile.
 	User *calendar.User `json:"user"`
+}
+
+// Whether an entry takes place.
+type EntryStatus string
+
+const (
+	// It takes place.
+	EntryStatusConfirmed EntryStatus = "CONFIRMED"
+	// A cancelled occurrence of a series.
+	EntryStatusCancelled EntryStatus = "CANCELLED"
+)
+
+var AllEntryStatus = []EntryStatus{
+	EntryStatusConfirmed,
+	EntryStatusCancelled,
+}
+
+func (e EntryStatus) IsValid() bool {
+	switch e {
+	case EntryStatusConfirmed, EntryStatusCancelled:
+		return true
+	}
+	return false
+}
+
+func (e EntryStatus) String() string {
+	return string(e)
+}
+
+func (e *EntryStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EntryStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EntryStatus", str)
+	}
+	return nil
+}
+
+func (e EntryStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EntryStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EntryStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // A day of the week.

@@ -83,3 +83,25 @@ func ValidateInstant(field string, t time.Time) error {
 	}
 	return nil
 }
+
+// WallClock returns the instant at which the clock in loc shows the given day
+// and time, read as RFC 5545 section 3.3.5 reads local times: where the time
+// happens twice (clocks going back) the first one, and where it does not
+// happen at all (clocks going forward) with the offset in force before the gap,
+// so 02:30 on the day New York jumps from 02:00 to 03:00 is 03:30 EDT.
+func WallClock(d Date, hour, min, sec, nsec int, loc *time.Location) time.Time {
+	wall := time.Date(d.Year, d.Month, d.Day, hour, min, sec, nsec, time.UTC)
+	_, before := wall.Add(-24 * time.Hour).In(loc).Zone()
+	_, after := wall.Add(24 * time.Hour).In(loc).Zone()
+	var best time.Time
+	for _, off := range []int{before, after} {
+		c := wall.Add(-time.Duration(off) * time.Second).In(loc)
+		if DateOf(c) == d && c.Hour() == hour && c.Minute() == min && c.Second() == sec && (best.IsZero() || c.Before(best)) {
+			best = c
+		}
+	}
+	if best.IsZero() { // in a gap
+		best = wall.Add(-time.Duration(before) * time.Second).In(loc)
+	}
+	return best
+}

@@ -64,6 +64,24 @@ type Entry struct {
 	Version     int
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+
+	// Recurrence is set on a series: the entry's own timing is then that of
+	// its first occurrence (RFC 5545's DTSTART and DTEND).
+	Recurrence *Recurrence
+	// SeriesID is set on an occurrence of a series, generated or an exception.
+	SeriesID string
+	// OriginalStart and OriginalEnd are when an occurrence happens by its
+	// series' rule; OriginalStart is its RFC 5545 RECURRENCE-ID (midnight UTC of
+	// its day for a series of whole days, as is OriginalEnd).
+	OriginalStart, OriginalEnd time.Time
+	// IsException marks an occurrence changed or cancelled on its own.
+	IsException bool
+	// Cancelled marks a cancelled occurrence.
+	Cancelled bool
+	// Overrides lists the fields an exception sets itself (see FieldTiming).
+	Overrides []string
+	// PreviousSeriesID is set on a series split off another (THIS_AND_FOLLOWING).
+	PreviousSeriesID string
 }
 
 // Key returns the entry's key.
@@ -98,11 +116,35 @@ const zoneReach = 16 * time.Hour
 
 // Reach returns the widest interval in which the entry can happen, whichever
 // zone it is seen in. Stores index entries by it, so a range query needs no zone.
+// An exception reaches over both where it happens and where its series would
+// have put it, so that a view of either finds it.
 func (e *Entry) Reach() (start, end time.Time) {
+	start, end = e.Start, e.End
 	if e.Dated() {
-		return e.StartDate.In(time.UTC).Add(-zoneReach), e.EndDate.In(time.UTC).Add(zoneReach)
+		start, end = e.StartDate.In(time.UTC).Add(-zoneReach), e.EndDate.In(time.UTC).Add(zoneReach)
 	}
-	return e.Start, e.End
+	if e.IsException {
+		os, oe := e.OriginalStart, e.OriginalEnd
+		if e.Dated() {
+			os, oe = os.Add(-zoneReach), oe.Add(zoneReach)
+		}
+		start, end = minTime(start, os), maxTime(end, oe)
+	}
+	return start, end
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // Defaults fill what a new or changed entry leaves out; they come from the
@@ -113,9 +155,11 @@ type Defaults struct {
 	Reminders []int
 }
 
-// NewEntry is the input for creating an entry.
+// NewEntry is the input for creating an entry; with Recurrence set it creates
+// a series whose first occurrence is Timing.
 type NewEntry struct {
 	CalendarID  string
+	Recurrence  *Recurrence
 	Timing      Timing
 	Title       string
 	Description string
@@ -128,7 +172,7 @@ type NewEntry struct {
 // Build validates n and returns the entry it describes, without ID, ICalUID,
 // version or timestamps (the store sets those).
 func (n NewEntry) Build(d Defaults) (Entry, error) {
-	e := Entry{CalendarID: n.CalendarID, Sequence: 0}
+	e := Entry{CalendarID: n.CalendarID, Sequence: 0, Recurrence: n.Recurrence}
 	if err := n.Timing.apply(&e, d); err != nil {
 		return e, err
 	}
@@ -155,6 +199,8 @@ type EntryUpdate struct {
 	Color           Change[string]
 	Tags            Change[[]string]
 	Reminders       Change[[]int]
+	// Recurrence changes a series' rule (scope ALL); it cannot be removed.
+	Recurrence Change[Recurrence]
 }
 
 // Apply validates the update and returns e with it applied, its Sequence
@@ -177,6 +223,13 @@ func (u EntryUpdate) Apply(e Entry, d Defaults) (Entry, error) {
 	}
 	if err := u.applyFields(&e); err != nil {
 		return e, err
+	}
+	if u.Recurrence.Set {
+		if e.Recurrence == nil {
+			return e, Invalidf("recurrence", "only a series has a recurrence: edit the series, not an occurrence")
+		}
+		r := u.Recurrence.Value
+		e.Recurrence = &r
 	}
 	if significant(before, e) {
 		e.Sequence++
@@ -225,7 +278,15 @@ func (u EntryUpdate) applyFields(e *Entry) error {
 // significant reports an RFC 5545 significant change: timing, place or status.
 func significant(a, b Entry) bool {
 	return a.Kind != b.Kind || !a.Start.Equal(b.Start) || !a.End.Equal(b.End) || a.TimeZone != b.TimeZone ||
-		a.StartDate != b.StartDate || a.EndDate != b.EndDate || a.Location != b.Location || a.Completed != b.Completed
+		a.StartDate != b.StartDate || a.EndDate != b.EndDate || a.Location != b.Location || a.Completed != b.Completed ||
+		a.Cancelled != b.Cancelled || !sameRecurrence(a.Recurrence, b.Recurrence)
+}
+
+func sameRecurrence(a, b *Recurrence) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Rule == b.Rule && slices.EqualFunc(a.RDates, b.RDates, time.Time.Equal) && slices.EqualFunc(a.ExDates, b.ExDates, time.Time.Equal)
 }
 
 // SetCompleted marks a task completed at now, or open again. Only tasks can be

@@ -45,6 +45,7 @@ type Reader interface {
 	MembershipsOfCalendar(ctx context.Context, calendarID string, p Page) (*MembershipPage, error)
 
 	EntryReader
+	SeriesReader
 }
 
 // Service is everything calgraph's API needs from a store.
@@ -55,4 +56,5 @@ type Service interface {
 	CalendarService
 	MembershipService
 	EntryService
+	SeriesService
 }

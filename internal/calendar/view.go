@@ -80,10 +80,12 @@ func ViewZone(asked string, prefs Preferences, cal *Calendar) string {
 }
 
 // Filter narrows a view: to entries of the given kinds, and to entries with
-// any of the given tags. Empty lists do not filter.
+// any of the given tags. Empty lists do not filter. Cancelled occurrences of
+// series are left out unless IncludeCancelled is set.
 type Filter struct {
-	Kinds []Kind
-	Tags  []string
+	Kinds            []Kind
+	Tags             []string
+	IncludeCancelled bool
 }
 
 func (f Filter) keeps(e *Entry) bool {

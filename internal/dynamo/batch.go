@@ -116,3 +116,23 @@ func dedupe[K comparable](keys []K) []K {
 	}
 	return out
 }
+
+// writeUnconditionally applies the puts and deletes of ops with
+// BatchWriteItem, ignoring their conditions: for items nothing reads yet, or
+// any more (see applySeriesEdit).
+func (s *Store) writeUnconditionally(ctx context.Context, ops []txOp) error {
+	writes := make([]types.WriteRequest, 0, len(ops))
+	for _, op := range ops {
+		switch {
+		case op.err != nil:
+			return op.err
+		case op.action.Put != nil:
+			writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: op.action.Put.Item}})
+		case op.action.Delete != nil:
+			writes = append(writes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: op.action.Delete.Key}})
+		default:
+			return fmt.Errorf("write %s/%s: only puts and deletes can be batched", op.key.PK, op.key.SK)
+		}
+	}
+	return s.batchWrite(ctx, writes)
+}

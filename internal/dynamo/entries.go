@@ -70,11 +70,16 @@ func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	if err != nil {
 		return nil, err
 	}
+	if e.IsSeries() {
+		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
+			return nil, err
+		}
+	}
 	now := s.timestamp()
 	e.ID = s.newID()
 	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt = e.ID+"@"+s.icalDomain, 1, now, now
 	ops := []txOp{roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries), calendarStillThere(n.CalendarID, 0)}
-	ops = append(ops, entryWrites(&e, notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
+	ops = append(ops, entryWrites(&e, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
 	if err := s.transact(ctx, ops...); err != nil {
 		return nil, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
 	}
@@ -94,11 +99,36 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 	if err != nil {
 		return nil, err
 	}
+	if old.IsSeries() {
+		edit, err := s.editSeries(ctx, wholeSeries(u.Key), calendar.SeriesEditInput{Scope: calendar.ScopeAll, Update: u})
+		if err != nil {
+			return nil, err
+		}
+		return edit.Result, nil
+	}
 	e, err := u.Apply(*old, defaults)
 	if err != nil {
 		return nil, err
 	}
+	if e.IsSeries() { // a single entry made to repeat: it becomes a series under its ID
+		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
+			return nil, err
+		}
+	}
 	return s.rewriteEntry(ctx, acc, e, u.ExpectedVersion, pieces)
+}
+
+// wholeSeries addresses a series as a whole.
+func wholeSeries(k calendar.EntryKey) calendar.OccurrenceKey {
+	return calendar.OccurrenceKey{CalendarID: k.CalendarID, SeriesID: k.EntryID}
+}
+
+// placement is where an entry's items go; for a series, beyond its master.
+func (s *Store) placement(e *calendar.Entry) placement {
+	if e.IsSeries() {
+		return s.seriesPlacement(e, "")
+	}
+	return placement{}
 }
 
 // SetTaskCompleted implements calendar.EntryService.
@@ -126,7 +156,7 @@ func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, exp
 func (s *Store) rewriteEntry(ctx context.Context, acc *access, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, error) {
 	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
 	ops := []txOp{roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
-	ops = append(ops, entryWrites(&e, versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
+	ops = append(ops, entryWrites(&e, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
 	if err := s.transact(ctx, ops...); err != nil {
 		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
@@ -146,6 +176,12 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	if err != nil {
 		return err
 	}
+	if old.IsSeries() {
+		_, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
+			Scope: calendar.ScopeAll, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
+		})
+		return err
+	}
 	ops := []txOp{roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
 	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
 	if err := s.transact(ctx, ops...); err != nil {
@@ -156,9 +192,9 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 
 // entryWrites returns the actions that write e: its entry item under cond, its
 // pieces, and deletes of pieces it had beyond its new count.
-func entryWrites(e *calendar.Entry, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
-	records := entryRecords(e)
-	ops := []txOp{opPut(entryKey(e.CalendarID, e.ID), records[0], cond, failed)}
+func entryWrites(e *calendar.Entry, pl placement, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
+	records := entryRecords(e, pl)
+	ops := []txOp{opPut(itemKey{PK: records[0].PK, SK: records[0].SK}, records[0], cond, failed)}
 	if len(records) > maxPieces {
 		ops[0].err = fmt.Errorf("entry %s needs %d pieces; the limit is %d", e.ID, len(records), maxPieces)
 	}
@@ -166,7 +202,7 @@ func entryWrites(e *calendar.Entry, cond expression.ConditionBuilder, failed exp
 		ops = append(ops, opPut(itemKey{PK: r.PK, SK: r.SK}, r, noCondition(), nil))
 	}
 	for n := len(records); n < oldPieces; n++ {
-		ops = append(ops, opDelete(entryPieceKey(e.CalendarID, e.ID, n), noCondition(), nil))
+		ops = append(ops, opDelete(entryPieceKey(e.CalendarID, records[0].ID, n), noCondition(), nil))
 	}
 	return ops
 }
@@ -209,6 +245,9 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	if err != nil {
 		return nil, err
 	}
+	if old.IsSeries() {
+		return nil, calendar.Invalidf("id", "a series cannot be moved to another calendar: create it there and delete it here")
+	}
 	moved := *old
 	moved.CalendarID, moved.Version, moved.UpdatedAt = toCalendarID, expectedVersion+1, s.timestamp()
 	ops := []txOp{
@@ -217,7 +256,7 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 		calendarStillThere(toCalendarID, 0),
 	}
 	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
-	ops = append(ops, entryWrites(&moved, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
+	ops = append(ops, entryWrites(&moved, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
 	if err := s.transact(ctx, ops...); err != nil {
 		return nil, fmt.Errorf("move entry %s: %w", key.EntryID, err)
 	}

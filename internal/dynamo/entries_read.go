@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -16,39 +17,97 @@ import (
 // of the view plus those of the lookback (see pieces.go).
 const maxCandidates = 2 * calendar.MaxViewEntries
 
-// EntriesReaching implements calendar.EntryReader with one strongly consistent
-// LSI1 Query over the calendar's partition (more only past 1 MB of results).
+// maxSeries bounds the series one calendar's range view may expand.
+const maxSeries = calendar.MaxViewEntries
+
+// seriesLookback is how long before a range a series may have ended and still
+// matter to it: an occurrence can be moved at most this far (see
+// calendar.SeriesEdit), and its exception is found on LSI1 by the range, so
+// its series must be found too.
+const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
+
+// EntriesReaching implements calendar.EntryReader with two strongly consistent
+// Queries of the calendar's partition, sent at once: LSI1 for the single
+// entries and exceptions reaching into the window, LSI2 for the series that
+// have not ended long enough before it. Exceptions are returned only when
+// their series is, in its current generation.
 func (s *Store) EntriesReaching(ctx context.Context, calendarID string, from, to time.Time) ([]*calendar.Entry, error) {
-	// The upper bound takes in every key of to's millisecond: keys hold
-	// milliseconds and to may have more; Select drops what does not overlap.
-	cond := expression.Key(attrPK).Equal(expression.Value(calendarPartition(calendarID))).
-		And(expression.Key(attrLSI1SK).Between(expression.Value(reachBound(from.Add(-pieceSpan))), expression.Value(reachBound(to)+"~")))
+	var spans, series []item
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		// The upper bound takes in every key of to's millisecond: keys hold
+		// milliseconds and to may have more; Select drops what does not overlap.
+		spans, err = s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID),
+			reachBound(from.Add(-pieceSpan)), reachBound(to)+"~", maxCandidates)
+		return err
+	})
+	g.Go(func() (err error) {
+		series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID),
+			seriesBound(from.Add(-seriesLookback)), prefixSeries+"~", maxSeries)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
+	}
+	gens := map[string]string{}
+	var entries []*calendar.Entry
+	for _, it := range series {
+		r, err := unmarshal[entryRecord](it)
+		if err != nil {
+			return nil, err
+		}
+		e, err := r.entry()
+		if err != nil {
+			return nil, err
+		}
+		gens[e.ID] = r.Gen
+		entries = append(entries, e)
+	}
+	for _, it := range spans {
+		r, err := unmarshal[entryRecord](it)
+		if err != nil {
+			return nil, err
+		}
+		if gen, ok := gens[r.SeriesID]; r.SeriesID != "" && (!ok || gen != r.Gen) {
+			continue // an exception of a series out of range, or left from an earlier generation
+		}
+		e, err := r.entry()
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+// queryBetween reads the items of a partition whose sort key (in index, or
+// the table when index is "") lies in [lo, hi], with strongly consistent
+// reads, refusing more than max.
+func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, hi string, max int) ([]item, error) {
+	cond := expression.Key(attrPK).Equal(expression.Value(partition)).
+		And(expression.Key(skAttr).Between(expression.Value(lo), expression.Value(hi)))
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
 	if err != nil {
-		return nil, fmt.Errorf("build range condition: %w", err)
+		return nil, fmt.Errorf("build key condition: %w", err)
 	}
 	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(indexLSI1), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
-	var entries []*calendar.Entry
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	var items []item
 	for {
 		out, err := s.db.Query(ctx, in)
 		if err != nil {
-			return nil, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
+			return nil, err
 		}
-		if len(entries)+len(out.Items) > maxCandidates {
+		if items = append(items, out.Items...); len(items) > max {
 			return nil, calendar.Invalidf("range", "this range holds too many entries: narrow it")
 		}
-		for _, it := range out.Items {
-			e, err := decodeEntryItem(it)
-			if err != nil {
-				return nil, err
-			}
-			entries = append(entries, e)
-		}
 		if len(out.LastEvaluatedKey) == 0 {
-			return entries, nil
+			return items, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}

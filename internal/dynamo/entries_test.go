@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 func at(s string) time.Time {
@@ -50,6 +51,9 @@ func (f *fixture) view(ctx context.Context, cal string, spec calendar.RangeSpec,
 	from, to := spec.Window()
 	candidates, err := f.store.EntriesReaching(ctx, cal, from, to)
 	if err != nil {
+		f.t.Fatal(err)
+	}
+	if candidates, err = calendar.Expand(recurrence.Engine{}, candidates, from, to, false); err != nil {
 		f.t.Fatal(err)
 	}
 	r, err := spec.Resolve(zone)

@@ -10,10 +10,15 @@ import (
 // entryRecord is an entry item (Piece 0) or one of its pieces: every piece is a
 // full copy, so a range Query returns everything a view shows. Only the entry
 // item of a task carries LSI2SK, so each task appears once in a timeline.
+//
+// The same record stores a series' master (Rule set, no LSI1SK, LSI2SK by
+// where the series ends) and its exceptions (SeriesID set), which are stored
+// like entries with pieces; Gen is the generation of a series' exceptions
+// that is current (on the master) or that an exception belongs to.
 type entryRecord struct {
 	PK          string    `dynamodbav:"PK"`
 	SK          string    `dynamodbav:"SK"`
-	LSI1SK      string    `dynamodbav:"LSI1SK"`
+	LSI1SK      string    `dynamodbav:"LSI1SK,omitempty"`
 	LSI2SK      string    `dynamodbav:"LSI2SK,omitempty"`
 	EntityType  string    `dynamodbav:"entityType"`
 	Piece       int       `dynamodbav:"piece"`
@@ -39,11 +44,42 @@ type entryRecord struct {
 	Version     int       `dynamodbav:"version"`
 	CreatedAt   time.Time `dynamodbav:"createdAt"`
 	UpdatedAt   time.Time `dynamodbav:"updatedAt"`
+
+	Rule             string   `dynamodbav:"rrule,omitempty"`
+	RDates           []string `dynamodbav:"rdates,omitempty"`
+	ExDates          []string `dynamodbav:"exdates,omitempty"`
+	PreviousSeriesID string   `dynamodbav:"previousSeriesId,omitempty"`
+	Gen              string   `dynamodbav:"gen,omitempty"`
+	SeriesID         string   `dynamodbav:"seriesId,omitempty"`
+	OriginalStart    string   `dynamodbav:"originalStart,omitempty"`
+	OriginalEnd      string   `dynamodbav:"originalEnd,omitempty"`
+	Cancelled        bool     `dynamodbav:"cancelled,omitempty"`
+	Overrides        []string `dynamodbav:"overrides,omitempty,stringset"`
 }
 
-// entryRecords returns the entry item and its pieces.
-func entryRecords(e *calendar.Entry) []entryRecord {
+// placement is what decides where a series' items go beyond the entry itself:
+// the generation of its exceptions, and for a master where its last
+// occurrence's reach ends (zero when it never ends).
+type placement struct {
+	gen       string
+	seriesEnd time.Time
+}
+
+// storageID is the ID an entry's items are stored under.
+func storageID(e *calendar.Entry, gen string) string {
+	if e.IsException {
+		return exceptionID(e.SeriesID, gen, e.OriginalStart)
+	}
+	return e.ID
+}
+
+// entryRecords returns the entry item and its pieces (a series' master has
+// none: it is found through LSI2).
+func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 	starts := pieceStarts(e)
+	if e.IsSeries() {
+		starts = starts[:1]
+	}
 	base := entryRecord{
 		EntityType: entityEntry, Pieces: len(starts),
 		ID: e.ID, CalendarID: e.CalendarID, Kind: string(e.Kind), Title: e.Title,
@@ -52,17 +88,33 @@ func entryRecords(e *calendar.Entry) []entryRecord {
 		StartDate: formatDate(e.StartDate), EndDate: formatDate(e.EndDate),
 		Completed: e.Completed, CompletedAt: formatTime(e.CompletedAt),
 		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+		PreviousSeriesID: e.PreviousSeriesID, Cancelled: e.Cancelled, Overrides: e.Overrides,
+	}
+	switch {
+	case e.IsSeries():
+		base.EntityType, base.Gen, base.Rule = entitySeries, pl.gen, e.Recurrence.Rule
+		base.RDates, base.ExDates = formatTimes(e.Recurrence.RDates), formatTimes(e.Recurrence.ExDates)
+	case e.IsException:
+		base.EntityType, base.Gen, base.SeriesID = entityException, pl.gen, e.SeriesID
+		base.ID = storageID(e, pl.gen)
+		base.OriginalStart, base.OriginalEnd = formatTime(e.OriginalStart), formatTime(e.OriginalEnd)
 	}
 	records := make([]entryRecord, len(starts))
 	for n, start := range starts {
 		r := base
-		k := entryKey(e.CalendarID, e.ID)
-		if n > 0 {
-			k, r.EntityType = entryPieceKey(e.CalendarID, e.ID, n), entityEntryPiece
-		} else if e.Kind == calendar.KindTask {
+		k := entryKey(e.CalendarID, base.ID)
+		switch {
+		case n > 0:
+			k, r.EntityType = entryPieceKey(e.CalendarID, base.ID, n), entityEntryPiece
+		case e.Kind == calendar.KindTask:
 			r.LSI2SK = taskSortKey(e)
+		case e.IsSeries():
+			r.LSI2SK = seriesSortKey(pl.seriesEnd, e.ID)
 		}
-		r.PK, r.SK, r.Piece, r.LSI1SK = k.PK, k.SK, n, reachSortKey(start, e.ID, n)
+		r.PK, r.SK, r.Piece = k.PK, k.SK, n
+		if !e.IsSeries() {
+			r.LSI1SK = reachSortKey(start, base.ID, n)
+		}
 		records[n] = r
 	}
 	return records
@@ -82,12 +134,14 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 		Description: r.Description, Location: r.Location, Color: r.Color, Tags: r.Tags, Reminders: r.Reminders,
 		TimeZone: r.TimeZone, Completed: r.Completed,
 		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		PreviousSeriesID: r.PreviousSeriesID, SeriesID: r.SeriesID, IsException: r.SeriesID != "",
+		Cancelled: r.Cancelled, Overrides: r.Overrides,
 	}
 	var err error
 	for _, f := range []struct {
 		raw string
 		dst *time.Time
-	}{{r.Start, &e.Start}, {r.End, &e.End}, {r.CompletedAt, &e.CompletedAt}} {
+	}{{r.Start, &e.Start}, {r.End, &e.End}, {r.CompletedAt, &e.CompletedAt}, {r.OriginalStart, &e.OriginalStart}, {r.OriginalEnd, &e.OriginalEnd}} {
 		if f.raw != "" {
 			if *f.dst, err = time.Parse(time.RFC3339Nano, f.raw); err != nil {
 				return nil, fmt.Errorf("entry %s: %w", r.ID, err)
@@ -104,7 +158,39 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 			}
 		}
 	}
+	if r.Rule != "" {
+		e.Recurrence = &calendar.Recurrence{Rule: r.Rule}
+		if e.Recurrence.RDates, err = parseTimes(r.RDates); err == nil {
+			e.Recurrence.ExDates, err = parseTimes(r.ExDates)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("series %s: %w", r.ID, err)
+		}
+	}
+	if e.IsException {
+		e.ID = calendar.OccurrenceID(r.SeriesID, e.OriginalStart)
+	}
 	return e, nil
+}
+
+func formatTimes(ts []time.Time) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, formatTime(t))
+	}
+	return out
+}
+
+func parseTimes(raw []string) ([]time.Time, error) {
+	var out []time.Time
+	for _, s := range raw {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 func formatTime(t time.Time) string {

@@ -5,3 +5,7 @@ import "context"
 // SetBeforeTransact installs a hook that runs just before each transaction is
 // sent, so tests can change the world between a write's read and its write.
 func SetBeforeTransact(s *Store, hook func(ctx context.Context)) { s.beforeTransact = hook }
+
+// SetMaxSeriesActions lowers how many actions a series change puts in one
+// transaction, so tests reach the three-step path with few exceptions.
+func SetMaxSeriesActions(s *Store, n int) { s.maxSeriesActions = n }

@@ -25,7 +25,8 @@ const (
 	// indexLSI1 orders a calendar's entries (and their pieces) by where their
 	// reach starts: one strongly consistent Query answers a range view.
 	indexLSI1 = "LSI1"
-	// indexLSI2 orders a calendar's tasks: open by due, completed by completion.
+	// indexLSI2 orders a calendar's tasks (open by due, completed by
+	// completion) and its series (by where their last occurrence ends).
 	indexLSI2 = "LSI2"
 )
 
@@ -40,6 +41,8 @@ const (
 	entityMembership = "MEMBERSHIP"
 	entityEntry      = "ENTRY"
 	entityEntryPiece = "ENTRY_PIECE"
+	entitySeries     = "SERIES"
+	entityException  = "EXCEPTION"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -49,6 +52,7 @@ const (
 	prefixReach     = "SPAN#"
 	prefixOpenTasks = "TASK#OPEN#"
 	prefixDoneTasks = "TASK#DONE#"
+	prefixSeries    = "SERIES#"
 )
 
 // itemKey is an item's primary key.
@@ -119,6 +123,40 @@ func entryKey(calendarID, entryID string) itemKey {
 func entryPieceKey(calendarID, entryID string, n int) itemKey {
 	return itemKey{PK: prefixCalendar + calendarID, SK: fmt.Sprintf("ENTRY#%s#P%02d", entryID, n)}
 }
+
+// A series' master is an entry item (entryKey) that carries no LSI1 key, as
+// its occurrences may go on forever, but an LSI2 key ordering it by where its
+// last occurrence ends (seriesSortKey). Its exceptions sit right after it in
+// the partition, so one Query reads a series whole (seriesKeyRange), and are
+// stored like entries under the ID exceptionID makes, so they and their
+// pieces are on LSI1 like any entry.
+
+// exceptionID: the storage ID of the exception of series seriesID at an
+// original start, in generation gen of the series' exceptions (a change of the
+// series' timing or rule writes a new generation; see series_writes.go).
+func exceptionID(seriesID, gen string, originalStart time.Time) string {
+	return seriesID + "#X" + gen + "#" + instantKey(originalStart)
+}
+
+// seriesKeyRange: the sort keys of a series' master, exceptions and their
+// pieces, for a Query with SK BETWEEN first AND last. IDs have a fixed
+// length, so no other entry's keys fall inside.
+func seriesKeyRange(seriesID string) (first, last string) {
+	k := entryKey("", seriesID).SK
+	return k, k + "#~"
+}
+
+// seriesSortKey: LSI2 sort key of a series whose last occurrence's reach ends
+// at end; forever when end is zero.
+func seriesSortKey(end time.Time, seriesID string) string {
+	if end.IsZero() {
+		return prefixSeries + "9999-12-31T23:59:59.999Z#" + seriesID
+	}
+	return prefixSeries + instantKey(end) + "#" + seriesID
+}
+
+// seriesBound: an LSI2 sort key bound for series ending at t.
+func seriesBound(t time.Time) string { return prefixSeries + instantKey(t) }
 
 // reachSortKey: LSI1 sort key of an entry or piece whose reach starts at start.
 func reachSortKey(start time.Time, entryID string, piece int) string {

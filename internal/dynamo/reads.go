@@ -73,7 +73,7 @@ func addItem(out *calendar.Items, it item) error {
 		m := r.membership()
 		out.Memberships[m.Key()] = m
 		return err
-	case entityEntry:
+	case entityEntry, entitySeries:
 		r, err := unmarshal[entryRecord](it)
 		if err != nil {
 			return err

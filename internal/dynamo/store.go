@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // Store implements calendar.Service on one DynamoDB table.
@@ -21,6 +22,11 @@ type Store struct {
 	newID      func() string
 	log        *slog.Logger
 	icalDomain string
+	recur      calendar.RecurrenceEngine
+
+	// maxSeriesActions is how many actions a change of a series puts in one
+	// transaction; larger changes take three steps (see applySeriesEdit).
+	maxSeriesActions int
 
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction
@@ -28,7 +34,11 @@ type Store struct {
 	beforeTransact func(ctx context.Context)
 }
 
-var _ calendar.Service = (*Store)(nil)
+var (
+	_ calendar.Service       = (*Store)(nil)
+	_ calendar.SeriesService = (*Store)(nil)
+	_ calendar.SeriesReader  = (*Store)(nil)
+)
 
 // Option configures a Store.
 type Option func(*Store)
@@ -42,6 +52,10 @@ func WithIDs(newID func() string) Option { return func(s *Store) { s.newID = new
 // WithICalDomain sets the domain of new entries' iCalendar UIDs
 // ("<id>@<domain>"); existing UIDs never change.
 func WithICalDomain(domain string) Option { return func(s *Store) { s.icalDomain = domain } }
+
+// WithRecurrence sets the engine that expands series (recurrence.Engine by
+// default).
+func WithRecurrence(eng calendar.RecurrenceEngine) Option { return func(s *Store) { s.recur = eng } }
 
 // WithLogger sets where the store reports work it finishes after answering, such
 // as removing a deleted calendar's memberships.
@@ -58,6 +72,9 @@ func New(db *dynamodb.Client, table string, opts ...Option) *Store {
 		log:   slog.Default(),
 
 		icalDomain: "calgraph.local",
+		recur:      recurrence.Engine{},
+
+		maxSeriesActions: maxTxActions,
 	}
 	for _, o := range opts {
 		o(s)

@@ -163,13 +163,24 @@ func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range candidates {
+		if e.IsSeries() {
+			l.Prime(ctx, e) // for the series field of its occurrences
+		}
+	}
+	from, to := spec.Window()
+	if candidates, err = calendar.Expand(l.engine, candidates, from, to, f.IncludeCancelled); err != nil {
+		return nil, err
+	}
 	selected := calendar.Select(candidates, r, f)
 	selected = slices.DeleteFunc(selected, func(e *calendar.Entry) bool { return cals[e.CalendarID] == nil })
 	if len(selected) > calendar.MaxViewEntries {
 		return nil, calendar.Invalidf("range", "this range holds more than %d entries: narrow it", calendar.MaxViewEntries)
 	}
 	for _, e := range selected {
-		l.Prime(ctx, e)
+		if !e.IsOccurrence() {
+			l.Prime(ctx, e)
+		}
 	}
 	return &View{Range: r, ZoneName: zone, Entries: selected, Calendars: cals}, nil
 }
@@ -213,4 +224,36 @@ func (l *Loaders) Tasks(ctx context.Context, calendarID string, completed bool, 
 		l.Prime(ctx, t)
 	}
 	return page, nil
+}
+
+// Occurrence returns an occurrence of a series on a calendar the viewer is a
+// member of, cancelled or not.
+func (l *Loaders) Occurrence(ctx context.Context, key calendar.OccurrenceKey) (*calendar.Entry, error) {
+	notFound := calendar.Errorf(calendar.CodeNotFound, "entry not found")
+	if calendar.ValidateID("id", key.SeriesID) != nil || calendar.ValidateID("id", key.CalendarID) != nil {
+		return nil, notFound
+	}
+	load[calendar.Calendar](ctx, l, calendarRef(key.CalendarID)) // same batch, for the entry's calendar field
+	if _, err := l.viewerMembership(ctx, key.CalendarID); err != nil {
+		return nil, err
+	}
+	s, err := l.reader.Series(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
+	if err != nil || s == nil {
+		return nil, calendar.ErrorOr(err, notFound)
+	}
+	l.Prime(ctx, s.Master)
+	occ, ok := s.Occurrence(l.engine, key.OriginalStart)
+	if !ok {
+		return nil, notFound
+	}
+	return occ, nil
+}
+
+// SeriesOf returns the series of an occurrence the viewer was shown.
+func (l *Loaders) SeriesOf(ctx context.Context, occ *calendar.Entry) (*calendar.Entry, error) {
+	m, err := load[calendar.Entry](ctx, l, entryRef(calendar.EntryKey{CalendarID: occ.CalendarID, EntryID: occ.SeriesID}))()
+	if err == nil && m == nil {
+		err = calendar.Errorf(calendar.CodeNotFound, "series not found")
+	}
+	return m, err
 }

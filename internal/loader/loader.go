@@ -45,12 +45,13 @@ const (
 // cache must never outlive it.
 type Loaders struct {
 	reader calendar.Reader
+	engine calendar.RecurrenceEngine
 	items  *dataloader.Loader[ref, any]
 }
 
-// New returns fresh loaders reading from r.
-func New(r calendar.Reader) *Loaders {
-	l := &Loaders{reader: r}
+// New returns fresh loaders reading from r and expanding series with eng.
+func New(r calendar.Reader, eng calendar.RecurrenceEngine) *Loaders {
+	l := &Loaders{reader: r, engine: eng}
 	l.items = dataloader.NewBatchedLoader(l.batch, dataloader.WithWait[ref, any](batchWait))
 	return l
 }
@@ -122,9 +123,9 @@ func entryRef(k calendar.EntryKey) ref { return ref{kind: kindEntry, a: k.Calend
 type ctxKey struct{}
 
 // Middleware gives every request its own Loaders.
-func Middleware(r calendar.Reader, next http.Handler) http.Handler {
+func Middleware(r calendar.Reader, eng calendar.RecurrenceEngine, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		next.ServeHTTP(w, req.WithContext(WithLoaders(req.Context(), New(r))))
+		next.ServeHTTP(w, req.WithContext(WithLoaders(req.Context(), New(r, eng))))
 	})
 }
 
