@@ -199,7 +199,8 @@ type EntryUpdate struct {
 	Color           Change[string]
 	Tags            Change[[]string]
 	Reminders       Change[[]int]
-	// Recurrence changes a series' rule (scope ALL); it cannot be removed.
+	// Recurrence changes a series' recurrence, or makes a single entry a
+	// series; it cannot be removed.
 	Recurrence Change[Recurrence]
 }
 
@@ -225,9 +226,6 @@ func (u EntryUpdate) Apply(e Entry, d Defaults) (Entry, error) {
 		return e, err
 	}
 	if u.Recurrence.Set {
-		if e.Recurrence == nil {
-			return e, Invalidf("recurrence", "only a series has a recurrence: edit the series, not an occurrence")
-		}
 		r := u.Recurrence.Value
 		e.Recurrence = &r
 	}

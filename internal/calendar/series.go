@@ -245,7 +245,7 @@ func mergeOverrides(a, b []string) []string {
 // SeriesReader reads series for views and edits; like Reader it does not
 // authorize.
 type SeriesReader interface {
-	// Series returns a series with its exceptions, or nil when there is none.
+	// Series returns a series with its exceptions. Errors: CodeNotFound.
 	Series(ctx context.Context, key EntryKey) (*Series, error)
 }
 

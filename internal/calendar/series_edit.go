@@ -40,10 +40,6 @@ type SeriesEdit struct {
 	Drop       []*Entry
 	Split      *Entry
 	Result     *Entry // what the change returns; nil for a delete
-	// Carry returns what an exception of Old becomes in Master or Split (nil
-	// when it is dropped), for a store that has to carry over an exception
-	// changed while a write too large for one transaction was under way.
-	Carry func(old *Entry) *Entry
 }
 
 // MasterChanged reports whether the master is rewritten (not only checked).
@@ -55,7 +51,6 @@ func (e *SeriesEdit) MasterChanged() bool { return e.Master != e.Old.Master }
 // CodeInvalid, CodeVersionConflict.
 func PlanSeriesEdit(eng RecurrenceEngine, in SeriesEditInput) (*SeriesEdit, error) {
 	p := &planner{eng: eng, in: in, s: in.Series, m: in.Series.Master, edit: &SeriesEdit{Old: in.Series, Master: in.Series.Master}}
-	p.edit.Carry = func(*Entry) *Entry { return nil }
 	if in.Occurrence.IsZero() {
 		if in.Scope != ScopeAll {
 			return nil, Invalidf("scope", "a change to a whole series has scope ALL; address an occurrence for THIS or THIS_AND_FOLLOWING")
@@ -221,9 +216,8 @@ func (p *planner) all() (*SeriesEdit, error) {
 		return p.edit, nil // exceptions follow by themselves
 	}
 	p.edit.Regenerate, p.edit.Drop = true, p.s.Exceptions
-	p.edit.Carry = func(old *Entry) *Entry { return p.carry(old, p.m, &m, nil) }
 	for _, x := range p.s.Exceptions {
-		if c := p.edit.Carry(x); c != nil {
+		if c := p.carry(x, p.m, &m, nil); c != nil {
 			p.edit.Put = append(p.edit.Put, c)
 		}
 	}
@@ -311,17 +305,12 @@ func (p *planner) following() (*SeriesEdit, error) {
 	own := func(o []string) []string {
 		return slices.DeleteFunc(slices.Clone(o), func(f string) bool { return slices.Contains(set, f) })
 	}
-	p.edit.Carry = func(x *Entry) *Entry {
-		if x.OriginalStart.Before(p.orig) {
-			return nil
-		}
-		if x.OriginalStart.Equal(p.orig) {
-			return p.carry(x, base, &split, own)
-		}
-		return p.carry(x, base, &split, nil)
-	}
 	for _, x := range later {
-		if c := p.edit.Carry(x); c != nil {
+		keep := own
+		if !x.OriginalStart.Equal(p.orig) {
+			keep = nil
+		}
+		if c := p.carry(x, base, &split, keep); c != nil {
 			p.edit.Put = append(p.edit.Put, c)
 		}
 	}

@@ -50,6 +50,7 @@ type entryRecord struct {
 	ExDates          []string `dynamodbav:"exdates,omitempty"`
 	PreviousSeriesID string   `dynamodbav:"previousSeriesId,omitempty"`
 	Gen              string   `dynamodbav:"gen,omitempty"`
+	Xrev             int      `dynamodbav:"xrev,omitempty"`
 	SeriesID         string   `dynamodbav:"seriesId,omitempty"`
 	OriginalStart    string   `dynamodbav:"originalStart,omitempty"`
 	OriginalEnd      string   `dynamodbav:"originalEnd,omitempty"`

@@ -17,6 +17,7 @@ const (
 	attrGSI3SK = "GSI3SK"
 	attrLSI1SK = "LSI1SK"
 	attrLSI2SK = "LSI2SK"
+	attrXrev   = "xrev" // a series master's exception revision (series.go)
 
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"

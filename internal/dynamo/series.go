@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -16,6 +17,7 @@ import (
 type storedSeries struct {
 	*calendar.Series
 	gen    string         // the current generation of its exceptions
+	xrev   int            // the master's exception revision (see masterUnchanged)
 	pieces map[string]int // items per exception, by occurrence ID
 }
 
@@ -51,7 +53,7 @@ func (s *Store) readSeries(ctx context.Context, calendarID, seriesID string) (*s
 	if err != nil {
 		return nil, err
 	}
-	st := &storedSeries{Series: &calendar.Series{Master: master}, gen: records[0].Gen, pieces: map[string]int{}}
+	st := &storedSeries{Series: &calendar.Series{Master: master}, gen: records[0].Gen, xrev: records[0].Xrev, pieces: map[string]int{}}
 	for _, r := range records[1:] { // in key order, so by original start
 		if r.Piece > 0 || r.Gen != st.gen {
 			continue // pieces, and exceptions left from an earlier generation (see applySeriesEdit)
@@ -68,12 +70,16 @@ func (s *Store) readSeries(ctx context.Context, calendarID, seriesID string) (*s
 
 // Series implements calendar.SeriesReader.
 func (s *Store) Series(ctx context.Context, key calendar.EntryKey) (*calendar.Series, error) {
+	notFound := calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	if validEntryKey(key) != nil {
-		return nil, nil
+		return nil, notFound
 	}
 	st, err := s.readSeries(ctx, key.CalendarID, key.EntryID)
-	if err != nil || st == nil {
+	if err != nil {
 		return nil, err
+	}
+	if st == nil {
+		return nil, notFound
 	}
 	return st.Series, nil
 }
@@ -147,136 +153,128 @@ func seriesChanged(what string) explainFunc {
 // maxTxActions is how many actions one transaction may hold (DynamoDB's limit).
 const maxTxActions = 100
 
+// A series' master carries, besides its version, an exception revision
+// (xrev): every write of one exception increments it, under a check of the
+// master's version, and every write of the master is conditioned on both. So
+// a change of one occurrence and a change of the series as a whole exclude
+// each other (one of them fails with VERSION_CONFLICT), while changes of
+// different occurrences do not, and occurrence versions (the master's version
+// plus the exception's) do not move when another occurrence changes.
+
+// masterUnchanged is the condition on a master as it was read.
+func masterUnchanged(st *storedSeries) expression.ConditionBuilder {
+	x := expression.Name(attrXrev)
+	rev := x.Equal(expression.Value(st.xrev))
+	if st.xrev == 0 {
+		rev = expression.AttributeNotExists(x).Or(rev)
+	}
+	return versionIs(st.Master.Version).And(rev)
+}
+
 // applySeriesEdit writes a planned change. When it fits in one transaction it
-// is one: the master's new version (or a check of its version), the new
-// series of a split, and every exception written or deleted, each under a
-// condition on what was read, so a concurrent change to any of them fails the
-// whole with VERSION_CONFLICT.
+// is one: the master's new version (or, for a change of one occurrence, its
+// exception revision), the new series of a split, and every exception written
+// or deleted, each conditioned on what was read, so a concurrent change to any
+// of them fails the whole with VERSION_CONFLICT.
 //
 // A larger change (a split or retiming of a series with many exceptions) is
 // made so that at no moment both or neither of the old and new states show:
 //  1. the new exceptions are written first where nothing reads them yet: under
 //     the series split off, which does not exist yet, or under a new
 //     generation of the series' exceptions, which is not current yet;
-//  2. one transaction then switches: it writes the master (with the new
-//     generation) and the new series, conditioned on the master's version;
-//  3. the exceptions left behind, now unread, are deleted, after carrying over
-//     any that a concurrent change wrote between steps 1 and 2 (exception
-//     writes check the master's version, so none can land after step 2).
+//  2. one transaction then switches, writing the master (with the new
+//     generation) and the new series, conditioned on the master as read: an
+//     exception written since the read changed its revision and fails it;
+//  3. the exceptions left behind, which nothing reads any more, are deleted.
 //
 // Should the process stop between the steps, what is left behind is never
 // read: exceptions of a generation or series that never became current.
 func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit) error {
-	master := edit.Old.Master
-	cal := master.CalendarID
 	gen := st.gen
 	if edit.Regenerate {
 		gen = s.newID()
 	}
-	mk := entryKey(cal, master.ID)
-	ops := []txOp{roleCheck(cal, acc.viewer, calendar.ActionWriteEntries)}
-	switch {
-	case edit.Master == nil:
-		ops = append(ops, opDelete(mk, versionIs(master.Version), seriesChanged("series")))
-	case edit.MasterChanged():
-		ops = append(ops, opPut(mk, entryRecords(edit.Master, s.seriesPlacement(edit.Master, gen))[0], versionIs(master.Version), seriesChanged("series")))
-	default:
-		ops = append(ops, opCheck(mk, versionIs(master.Version), seriesChanged("series")))
-	}
-	if sp := edit.Split; sp != nil {
-		ops = append(ops, opPut(entryKey(cal, sp.ID), entryRecords(sp, s.seriesPlacement(sp, ""))[0], notExists(),
-			mustBeNew(calendar.CodeInternal, "series ID collision")))
-	}
+	ops := append([]txOp{roleCheck(st.Master.CalendarID, acc.viewer, calendar.ActionWriteEntries)}, s.masterWrites(st, edit, gen)...)
 	var inPlace, fresh []txOp
 	for _, x := range edit.Put {
-		if edit.Split != nil && x.SeriesID == edit.Split.ID {
+		switch {
+		case edit.Split != nil && x.SeriesID == edit.Split.ID:
 			fresh = append(fresh, exceptionWrites(x, "", notExists(), 0)...)
-			continue
-		}
-		if edit.Regenerate {
+		case edit.Regenerate:
 			fresh = append(fresh, exceptionWrites(x, gen, notExists(), 0)...)
-			continue
+		default:
+			cond, pieces := notExists(), 0
+			if prev := edit.Old.Exception(x.OriginalStart); prev != nil {
+				cond, pieces = versionIs(prev.Version), st.pieces[prev.ID]
+			}
+			inPlace = append(inPlace, exceptionWrites(x, gen, cond, pieces)...)
 		}
-		cond, pieces := notExists(), 0
-		if prev := edit.Old.Exception(x.OriginalStart); prev != nil {
-			cond, pieces = versionIs(prev.Version), st.pieces[prev.ID]
-		}
-		inPlace = append(inPlace, exceptionWrites(x, gen, cond, pieces)...)
 	}
 	var drops []txOp
 	for _, x := range edit.Drop {
 		drops = append(drops, exceptionDeletes(x, st.gen, st.pieces[x.ID], versionIs(x.Version))...)
 	}
 	if len(ops)+len(inPlace)+len(fresh)+len(drops) <= s.maxSeriesActions {
-		return s.transact(ctx, append(append(append(ops, inPlace...), fresh...), drops...)...)
+		return s.transact(ctx, slices.Concat(ops, inPlace, fresh, drops)...)
 	}
 	if len(inPlace) > 0 {
 		return fmt.Errorf("a change of one occurrence needs %d actions", len(ops)+len(inPlace))
 	}
+	// The change cannot be undone once it is made, nor should its clean-up
+	// stop when the client hangs up.
+	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
 	if err := s.writeUnconditionally(ctx, fresh); err != nil {
+		s.removeQuietly(finish, fresh)
 		return err
 	}
 	if err := s.transact(ctx, ops...); err != nil {
+		s.removeQuietly(finish, fresh)
 		return err
 	}
-	// The change is made; finishing it must not stop when the client hangs up.
-	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-	defer cancel()
-	if err := s.finishSeriesEdit(finish, st, edit, gen); err != nil {
-		s.log.ErrorContext(ctx, "finishing a large series change", "series", master.ID, "err", err)
+	var left []txOp
+	for _, x := range edit.Drop {
+		left = append(left, exceptionDeletes(x, st.gen, st.pieces[x.ID], noCondition())...)
 	}
+	s.removeQuietly(finish, left)
 	return nil
 }
 
-// finishSeriesEdit is step 3 of a large change: every exception of the old
-// generation that is no longer current is carried over if it changed after it
-// was read (or was written since), then deleted.
-func (s *Store) finishSeriesEdit(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, gen string) error {
-	old := edit.Old.Master
-	records, err := s.seriesRecords(ctx, old.CalendarID, old.ID)
-	if err != nil {
-		return err
+// masterWrites returns the actions on the master and on a split-off series.
+func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen string) []txOp {
+	cal, master := st.Master.CalendarID, st.Master
+	mk := entryKey(cal, master.ID)
+	var ops []txOp
+	switch {
+	case edit.Master == nil:
+		ops = append(ops, opDelete(mk, masterUnchanged(st), seriesChanged("series")))
+	case edit.MasterChanged():
+		r := entryRecords(edit.Master, s.seriesPlacement(edit.Master, gen))[0]
+		r.Xrev = st.xrev
+		ops = append(ops, opPut(mk, r, masterUnchanged(st), seriesChanged("series")))
+	default:
+		ops = append(ops, opUpdate(mk, expression.Add(expression.Name(attrXrev), expression.Value(1)),
+			versionIs(master.Version), seriesChanged("series")))
 	}
-	planned := map[string]*calendar.Entry{}
-	for _, x := range edit.Put {
-		planned[x.ID] = x
+	if sp := edit.Split; sp != nil {
+		ops = append(ops, opPut(entryKey(cal, sp.ID), entryRecords(sp, s.seriesPlacement(sp, ""))[0], notExists(),
+			mustBeNew(calendar.CodeInternal, "series ID collision")))
 	}
-	var deletes []txOp
-	for _, r := range records {
-		if r.Piece > 0 || r.SeriesID == "" || r.Gen != st.gen {
-			continue
-		}
-		x, err := r.entry()
-		if err != nil {
-			return err
-		}
-		if edit.Master != nil && !edit.Regenerate && s.recur.Has(edit.Master, x.OriginalStart) {
-			continue // still an exception of the series as it is now
-		}
-		if read := edit.Old.Exception(x.OriginalStart); read == nil || read.Version != x.Version {
-			if err := s.carryLate(ctx, x, edit, planned, gen); err != nil {
-				s.log.ErrorContext(ctx, "carrying over an exception changed during a series change", "occurrence", x.ID, "err", err)
-			}
-		}
-		deletes = append(deletes, exceptionDeletes(x, st.gen, r.Pieces, noCondition())...)
-	}
-	return s.writeUnconditionally(ctx, deletes)
+	return ops
 }
 
-// carryLate carries over an exception that changed after it was read.
-func (s *Store) carryLate(ctx context.Context, x *calendar.Entry, edit *calendar.SeriesEdit, planned map[string]*calendar.Entry, gen string) error {
-	c := edit.Carry(x)
-	if c == nil {
-		return nil
+// removeQuietly deletes items that nothing reads, logging what it cannot.
+func (s *Store) removeQuietly(ctx context.Context, ops []txOp) {
+	var deletes []txOp
+	for _, op := range ops {
+		if op.action.Put != nil {
+			op = opDelete(op.key, noCondition(), nil)
+		}
+		deletes = append(deletes, op)
 	}
-	if edit.Split != nil && c.SeriesID == edit.Split.ID {
-		gen = ""
+	if err := s.writeUnconditionally(ctx, deletes); err != nil {
+		s.log.ErrorContext(ctx, "removing unread exceptions of a series change", "err", err)
 	}
-	cond := notExists()
-	if p := planned[c.ID]; p != nil {
-		cond = versionIs(p.Version)
-	}
-	return s.transact(ctx, exceptionWrites(c, gen, cond, 0)...)
 }
 
 // exceptionWrites returns the actions that write an exception in generation

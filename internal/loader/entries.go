@@ -238,8 +238,8 @@ func (l *Loaders) Occurrence(ctx context.Context, key calendar.OccurrenceKey) (*
 		return nil, err
 	}
 	s, err := l.reader.Series(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
-	if err != nil || s == nil {
-		return nil, calendar.ErrorOr(err, notFound)
+	if err != nil {
+		return nil, err
 	}
 	l.Prime(ctx, s.Master)
 	occ, ok := s.Occurrence(l.engine, key.OriginalStart)

@@ -1,0 +1,177 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+)
+
+// TestSeriesChangesExcludeEachOther runs a second change of the same series
+// between the first one's read and its write: the second lands, the first
+// fails with VERSION_CONFLICT and writes nothing.
+func TestSeriesChangesExcludeEachOther(t *testing.T) {
+	type change func(f *fixture, ctx context.Context, view []*calendar.Entry) error
+	this := func(when, t string) change {
+		return func(f *fixture, ctx context.Context, view []*calendar.Entry) error {
+			occ := find(f.t, view, paris, when)
+			u := title(t)
+			u.ExpectedVersion = occ.Version
+			_, err := f.store.UpdateOccurrence(ctx, occKey(occ), calendar.ScopeThis, u)
+			return err
+		}
+	}
+	scoped := func(scope calendar.Scope, when, t string) change {
+		return func(f *fixture, ctx context.Context, view []*calendar.Entry) error {
+			occ := find(f.t, view, paris, when)
+			u := title(t)
+			u.ExpectedVersion = occ.Version
+			_, err := f.store.UpdateOccurrence(ctx, occKey(occ), scope, u)
+			return err
+		}
+	}
+	cancelFollowing := func(when string) change {
+		return func(f *fixture, ctx context.Context, view []*calendar.Entry) error {
+			occ := find(f.t, view, paris, when)
+			return f.store.DeleteOccurrence(ctx, occKey(occ), calendar.ScopeThisAndFollowing, occ.Version)
+		}
+	}
+	tests := []struct {
+		name          string
+		first, second change
+	}{
+		{"ALL and ALL", scoped(calendar.ScopeAll, "01-19 09:00", "a"), scoped(calendar.ScopeAll, "01-19 09:00", "b")},
+		{"THIS and THIS of one occurrence", this("02-09 09:00", "a"), this("02-09 09:00", "b")},
+		{"ALL, then THIS of another occurrence", scoped(calendar.ScopeAll, "01-19 09:00", "a"), this("02-23 09:00", "b")},
+		{"THIS, then ALL through another occurrence", this("02-23 09:00", "a"), scoped(calendar.ScopeAll, "01-19 09:00", "b")},
+		{"a split, then THIS after it", scoped(calendar.ScopeThisAndFollowing, "02-02 09:00", "a"), this("02-23 09:00", "b")},
+		{"THIS, then a split before it", this("02-23 09:00", "a"), scoped(calendar.ScopeThisAndFollowing, "02-02 09:00", "b")},
+		{"ending the series, then THIS after the end", cancelFollowing("02-02 09:00"), this("02-23 09:00", "b")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			ada, cal := syncSeries(f)
+			view := f.occurrences(ada, cal.ID, eightWeeks, paris, false)
+			interleave(t, f.store, func() {
+				if err := tt.second(f, ada, view); err != nil {
+					t.Errorf("the change made meanwhile: %v", err)
+				}
+			})
+			err := tt.first(f, ada, view)
+			wantCode(t, err, calendar.CodeVersionConflict)
+		})
+	}
+}
+
+// TestConcurrentSeriesEdits sends the same kind of change from many
+// goroutines at once, all with the version they read: exactly one wins.
+func TestConcurrentSeriesEdits(t *testing.T) {
+	for _, scope := range []calendar.Scope{calendar.ScopeThis, calendar.ScopeAll, calendar.ScopeThisAndFollowing} {
+		t.Run(string(scope), func(t *testing.T) {
+			f := newFixture(t)
+			ada, cal := syncSeries(f)
+			occ := find(t, f.occurrences(ada, cal.ID, eightWeeks, paris, false), paris, "02-02 09:00")
+			const n = 8
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					u := title(fmt.Sprint("by ", i))
+					u.ExpectedVersion = occ.Version
+					_, errs[i] = f.store.UpdateOccurrence(ada, occKey(occ), scope, u)
+				})
+			}
+			wg.Wait()
+			won := 0
+			for _, err := range errs {
+				switch code := calendar.ErrorCode(err); {
+				case err == nil:
+					won++
+				case code == calendar.CodeVersionConflict:
+				case code == calendar.CodeNotFound && scope == calendar.ScopeThisAndFollowing:
+					// read after the winning split: the occurrence is in the new series now
+				default:
+					t.Errorf("got %v, want success or VERSION_CONFLICT", err)
+				}
+			}
+			if won != 1 {
+				t.Fatalf("%d of %d concurrent %s changes won, want exactly 1", won, n, scope)
+			}
+		})
+	}
+	t.Run("THIS of different occurrences", func(t *testing.T) {
+		f := newFixture(t)
+		ada, cal := syncSeries(f)
+		view := f.occurrences(ada, cal.ID, eightWeeks, paris, false)
+		var wg sync.WaitGroup
+		for _, when := range []string{"01-05 09:00", "01-19 09:00", "02-02 09:00", "02-23 09:00"} {
+			occ := find(t, view, paris, when)
+			wg.Go(func() {
+				u := title("changed " + when)
+				u.ExpectedVersion = occ.Version
+				if _, err := f.store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeThis, u); err != nil {
+					t.Errorf("%s: %v", when, err)
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// TestLargeSeriesChanges lowers the actions per transaction so that a split
+// and a retiming take the three-step path, and checks the outcome is the same
+// as in one transaction, with nothing left behind.
+func TestLargeSeriesChanges(t *testing.T) {
+	f := newFixture(t)
+	dynamo.SetMaxSeriesActions(f.store, 6)
+	ada, cal := syncSeries(f)
+	view := f.occurrences(ada, cal.ID, eightWeeks, paris, false)
+	u := title("Sync v2")
+	u.Timing = calendar.Set(timed("2026-01-19T09:00:00Z", "2026-01-19T10:00:00Z", paris))
+	f.edit(ada, find(t, view, paris, "01-19 09:00"), calendar.ScopeThisAndFollowing, u)
+	wantShown(t, "after a large split", f.occurrences(ada, cal.ID, eightWeeks, paris, true), paris,
+		"Sync @ Mon 01-05 09:00", "Sync (moved) @ Tue 01-13 10:00", "Sync v2 @ Mon 01-19 10:00", "Sync v2 @ Mon 01-26 10:00 (cancelled)",
+		"Sync v2 @ Mon 02-02 10:00", "Sync with guests @ Mon 02-09 10:00", "Sync v2 @ Mon 02-16 10:00 (cancelled)", "Sync v2 @ Mon 02-23 10:00")
+	if n := f.countEntities()["EXCEPTION"]; n != 4 {
+		t.Fatalf("%d exception items, want 4: the old ones after the split are deleted", n)
+	}
+
+	view = f.occurrences(ada, cal.ID, eightWeeks, paris, false)
+	f.edit(ada, find(t, view, paris, "02-02 10:00"), calendar.ScopeAll, calendar.EntryUpdate{
+		Timing: calendar.Set(timed("2026-02-02T07:00:00Z", "2026-02-02T08:00:00Z", paris))}) // 08:00 from now on
+	wantShown(t, "after a large retiming", f.occurrences(ada, cal.ID, eightWeeks, paris, true)[2:], paris,
+		"Sync v2 @ Mon 01-19 08:00", "Sync v2 @ Mon 01-26 08:00 (cancelled)", "Sync v2 @ Mon 02-02 08:00",
+		"Sync with guests @ Mon 02-09 08:00", "Sync v2 @ Mon 02-16 08:00 (cancelled)", "Sync v2 @ Mon 02-23 08:00")
+	if n := f.countEntities()["EXCEPTION"]; n != 4 {
+		t.Fatalf("%d exception items, want 4: the old generation is deleted", n)
+	}
+}
+
+// TestLargeSeriesChangeInterrupted changes an occurrence between a large
+// split's first step and its switch: the split fails, the occurrence's change
+// stands, and the split's first step leaves nothing behind.
+func TestLargeSeriesChangeInterrupted(t *testing.T) {
+	f := newFixture(t)
+	dynamo.SetMaxSeriesActions(f.store, 6)
+	ada, cal := syncSeries(f)
+	view := f.occurrences(ada, cal.ID, eightWeeks, paris, false)
+	before := f.countEntities()
+	interleave(t, f.store, func() {
+		f.edit(ada, find(t, view, paris, "02-23 09:00"), calendar.ScopeThis, title("changed meanwhile"))
+	})
+	u := title("Sync v2")
+	u.ExpectedVersion = find(t, view, paris, "01-19 09:00").Version
+	_, err := f.store.UpdateOccurrence(ada, occKey(find(t, view, paris, "01-19 09:00")), calendar.ScopeThisAndFollowing, u)
+	wantCode(t, err, calendar.CodeVersionConflict)
+	wantShown(t, "after the failed split", f.occurrences(ada, cal.ID, eightWeeks, paris, false), paris,
+		"Sync @ Mon 01-05 09:00", "Sync (moved) @ Tue 01-13 10:00", "Sync @ Mon 01-19 09:00",
+		"Sync @ Mon 02-02 09:00", "Sync with guests @ Mon 02-09 09:00", "changed meanwhile @ Mon 02-23 09:00")
+	after := f.countEntities()
+	if after["EXCEPTION"] != before["EXCEPTION"]+1 || after["SERIES"] != before["SERIES"] {
+		t.Fatalf("items before %v, after %v: want only the one new exception", before, after)
+	}
+}
