@@ -1,0 +1,164 @@
+package graph_test
+
+import (
+	"slices"
+	"testing"
+)
+
+const occurrenceFields = `id title version isException status originalStart
+	series { id ... on TimedEntry { recurrence { rule exdates } } }
+	... on TimedEntry { start }`
+
+// weekly creates the writer's weekly Monday 09:00 Paris stand-up from
+// 5 January 2026 and returns its global ID.
+func (e *env) weekly(w world) string {
+	e.t.Helper()
+	d := e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Stand-up",
+		timing: {timed: {start: "2026-01-05T08:00:00Z", end: "2026-01-05T08:15:00Z", timeZone: "Europe/Paris"}},
+		recurrence: {rule: "FREQ=WEEKLY;BYDAY=MO"}}) { entry { id ... on TimedEntry { recurrence { rule } } } } }`,
+		map[string]any{"c": w.calendarID})
+	if str(d, "createEntry.entry.recurrence.rule") != "FREQ=WEEKLY;BYDAY=MO" {
+		e.t.Fatalf("created %v", d)
+	}
+	return str(d, "createEntry.entry.id")
+}
+
+// january returns the occurrences in January 2026 as the token sees them.
+func (e *env) january(token, calendarID string, cancelled bool) []any {
+	e.t.Helper()
+	d := e.must(token, `query($c: ID!, $x: Boolean) { calendar(id: $c) { entries(range: {dates: {start: "2026-01-01", end: "2026-02-01"}},
+		timeZone: "Europe/Paris", includeCancelled: $x) { entries { `+occurrenceFields+` } } } }`, map[string]any{"c": calendarID, "x": cancelled})
+	return get(d, "calendar.entries.entries").([]any)
+}
+
+func titles(es []any) []string {
+	var out []string
+	for _, e := range es {
+		s := str(e, "title") + " " + str(e, "start")
+		if str(e, "status") == "CANCELLED" {
+			s += " CANCELLED"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestSeriesThroughTheAPI(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("s")
+	seriesID := e.weekly(w)
+	occ := e.january(w.reader, w.calendarID, false)
+	if got := titles(occ); !slices.Equal(got, []string{"Stand-up 2026-01-05T08:00:00Z", "Stand-up 2026-01-12T08:00:00Z",
+		"Stand-up 2026-01-19T08:00:00Z", "Stand-up 2026-01-26T08:00:00Z"}) {
+		t.Fatalf("January: %q", got)
+	}
+	if str(occ[1], "series.id") != seriesID || str(occ[1], "originalStart") != "2026-01-12T08:00:00Z" || str(occ[1], "id") == seriesID {
+		t.Fatalf("an occurrence: %v", occ[1])
+	}
+	// An occurrence's ID is the same in every view and through node.
+	d := e.must(w.reader, `query($id: ID!) { node(id: $id) { ... on Entry { `+occurrenceFields+` } } }`, map[string]any{"id": str(occ[1], "id")})
+	if str(d, "node.id") != str(occ[1], "id") || str(d, "node.title") != "Stand-up" {
+		t.Fatalf("node of an occurrence: %v", d)
+	}
+
+	// THIS is the default scope of an occurrence.
+	d = e.must(w.writer, `mutation($id: ID!, $v: Int!) { updateEntry(input: {id: $id, expectedVersion: $v, title: "Retro"}) {
+		entry { `+occurrenceFields+` } } }`, map[string]any{"id": str(occ[1], "id"), "v": num(occ[1], "version")})
+	if get(d, "updateEntry.entry.isException") != true || str(d, "updateEntry.entry.id") != str(occ[1], "id") {
+		t.Fatalf("the changed occurrence: %v", d)
+	}
+	e.must(w.writer, `mutation($id: ID!, $v: Int!) { deleteEntry(input: {id: $id, expectedVersion: $v}) { deletedEntryId } }`,
+		map[string]any{"id": str(occ[2], "id"), "v": num(occ[2], "version")})
+	if got := titles(e.january(w.reader, w.calendarID, true)); !slices.Equal(got, []string{"Stand-up 2026-01-05T08:00:00Z",
+		"Retro 2026-01-12T08:00:00Z", "Stand-up 2026-01-19T08:00:00Z CANCELLED", "Stand-up 2026-01-26T08:00:00Z"}) {
+		t.Fatalf("with the cancelled one: %q", got)
+	}
+	if got := len(e.january(w.reader, w.calendarID, false)); got != 3 {
+		t.Fatalf("%d occurrences without the cancelled one, want 3", got)
+	}
+
+	// THIS_AND_FOLLOWING returns the new series, linked to the old one.
+	d = e.must(w.writer, `mutation($id: ID!, $v: Int!) { updateEntry(input: {id: $id, expectedVersion: $v, scope: THIS_AND_FOLLOWING, title: "Stand-up v2"}) {
+		entry { id previousSeriesId icalUid ... on TimedEntry { recurrence { rule } } } } }`,
+		map[string]any{"id": str(occ[3], "id"), "v": num(occ[3], "version")})
+	if str(d, "updateEntry.entry.previousSeriesId") != seriesID || str(d, "updateEntry.entry.recurrence.rule") != "FREQ=WEEKLY;BYDAY=MO" {
+		t.Fatalf("the split: %v", d)
+	}
+	after := e.january(w.reader, w.calendarID, false)
+	if str(after[2], "title") != "Stand-up v2" || str(after[2], "series.id") != str(d, "updateEntry.entry.id") ||
+		str(after[0], "series.recurrence.rule") != "FREQ=WEEKLY;UNTIL=20260126T075959Z;BYDAY=MO" {
+		t.Fatalf("after the split: %v", after)
+	}
+
+	// The series itself takes only ALL; deleting it removes its exceptions.
+	r := e.do(w.writer, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 2, scope: THIS, title: "x"}) { entry { id } } }`,
+		map[string]any{"id": seriesID})
+	if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions.Field != "scope" {
+		t.Fatalf("scope THIS on a series: %s", r.Raw)
+	}
+	d = e.must(w.reader, `query($id: ID!) { node(id: $id) { ... on Entry { version } } }`, map[string]any{"id": seriesID})
+	e.must(w.writer, `mutation($id: ID!, $v: Int!) { deleteEntry(input: {id: $id, expectedVersion: $v}) { deletedEntryId } }`,
+		map[string]any{"id": seriesID, "v": num(d, "node.version")})
+	if got := titles(e.january(w.reader, w.calendarID, true)); !slices.Equal(got, []string{"Stand-up v2 2026-01-26T08:00:00Z"}) {
+		t.Fatalf("after deleting the first series: %q", got)
+	}
+	r = e.do(w.reader, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": str(occ[1], "id")})
+	if r.code() != "NOT_FOUND" {
+		t.Fatalf("an occurrence of a deleted series: %s", r.Raw)
+	}
+}
+
+func TestSeriesAuthorizationAndErrors(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("se")
+	e.weekly(w)
+	occ := e.january(w.owner, w.calendarID, false)[0]
+	id, v := str(occ, "id"), num(occ, "version")
+	update := `mutation($id: ID!, $v: Int!) { updateEntry(input: {id: $id, expectedVersion: $v, title: "x"}) { entry { id } } }`
+	for i, a := range actors {
+		t.Run("THIS by "+a.name, func(t *testing.T) {
+			r := e.do(a.token(w), `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id})
+			if want := (want{ok, ok, ok, absent, unauth})[i]; r.code() != want {
+				t.Fatalf("node: got %s, want %q", r.Raw, want)
+			}
+			if a.name == "owner" || a.name == "writer" {
+				return // their change would make the others' versions stale
+			}
+			r = e.do(a.token(w), update, map[string]any{"id": id, "v": v})
+			if want := (want{ok, ok, forbid, absent, unauth})[i]; r.code() != want {
+				t.Fatalf("update: got %s, want %q", r.Raw, want)
+			}
+		})
+	}
+	tests := []struct {
+		name, query string
+		vars        map[string]any
+		code, field string
+	}{
+		{"invalid rule", `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "x", timing: {timed: {start: "2026-01-05T08:00:00Z"}},
+			recurrence: {rule: "FREQ=SOMETIMES"}}) { entry { id } } }`, map[string]any{"c": w.calendarID}, "BAD_USER_INPUT", "recurrence.rule"},
+		{"UNTIL before start", `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "x", timing: {timed: {start: "2026-01-05T08:00:00Z"}},
+			recurrence: {rule: "FREQ=DAILY;UNTIL=20250101T000000Z"}}) { entry { id } } }`, map[string]any{"c": w.calendarID}, "BAD_USER_INPUT", "recurrence.rule"},
+		{"recurring task", `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "x", timing: {task: {dueDate: "2026-01-05"}},
+			recurrence: {rule: "FREQ=DAILY"}}) { entry { id } } }`, map[string]any{"c": w.calendarID}, "BAD_USER_INPUT", "recurrence"},
+		{"stale occurrence", update, map[string]any{"id": id, "v": v + 1}, "VERSION_CONFLICT", ""},
+		{"null recurrence", `mutation($id: ID!, $v: Int!) { updateEntry(input: {id: $id, expectedVersion: $v, scope: ALL, recurrence: null}) { entry { id } } }`,
+			map[string]any{"id": id, "v": v}, "BAD_USER_INPUT", "recurrence"},
+		{"move an occurrence", `mutation($id: ID!, $c: ID!) { moveEntry(input: {id: $id, expectedVersion: 1, toCalendarId: $c}) { previousId } }`,
+			map[string]any{"id": id, "c": w.calendarID}, "BAD_USER_INPUT", "id"},
+		{"complete an occurrence", `mutation($id: ID!) { completeTask(input: {id: $id, expectedVersion: 1}) { task { id } } }`,
+			map[string]any{"id": id}, "BAD_USER_INPUT", "id"},
+		{"forged occurrence ID", `query { node(id: "T2NjdXJyZW5jZTp4OnkvMjAyNg") { id } }`, nil, "BAD_USER_INPUT", "id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.do(w.owner, tt.query, tt.vars)
+			if r.code() != tt.code || (tt.field != "" && r.Errors[0].Extensions.Field != tt.field) {
+				t.Fatalf("got %s, want %s about %q", r.Raw, tt.code, tt.field)
+			}
+		})
+	}
+	if got := titles(e.january(w.owner, w.calendarID, true)); len(got) != 4 || got[0] != "Stand-up 2026-01-05T08:00:00Z" {
+		t.Fatalf("the refused writes changed the series: %q", got)
+	}
+}

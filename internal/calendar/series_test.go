@@ -1,0 +1,169 @@
+package calendar_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/recurrence"
+)
+
+func utcTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestWallClock(t *testing.T) {
+	tests := []struct {
+		name, zone, day string
+		hour, min       int
+		want            string
+	}{
+		{"an ordinary day", "America/New_York", "2026-03-01", 9, 0, "2026-03-01T14:00:00Z"},
+		{"in the spring-forward gap: the offset before it", "America/New_York", "2026-03-08", 2, 30, "2026-03-08T07:30:00Z"},
+		{"twice in the fall-back hour: the first", "America/New_York", "2026-11-01", 1, 30, "2026-11-01T05:30:00Z"},
+		{"the hour after fall-back", "America/New_York", "2026-11-01", 2, 30, "2026-11-01T07:30:00Z"},
+		{"southern hemisphere gap", "Australia/Sydney", "2026-10-04", 2, 30, "2026-10-03T16:30:00Z"},
+		{"Paris summer", "Europe/Paris", "2026-07-01", 9, 0, "2026-07-01T07:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			loc, _ := time.LoadLocation(tt.zone)
+			got := calendar.WallClock(mustDate(t, tt.day), tt.hour, tt.min, 0, 0, loc)
+			if want := utcTime(t, tt.want); !got.Equal(want) {
+				t.Fatalf("got %v, want %v", got.UTC(), want)
+			}
+		})
+	}
+}
+
+func TestOccurrenceIDs(t *testing.T) {
+	sid := "01234567-89ab-cdef-0123-456789abcdef"
+	start := utcTime(t, "2026-03-08T07:30:00Z")
+	id := calendar.OccurrenceID(sid, start)
+	if id != sid+"/20260308T073000Z" {
+		t.Fatalf("got %q", id)
+	}
+	k, err := calendar.ParseOccurrenceID("id", id)
+	if err != nil || k.SeriesID != sid || !k.OriginalStart.Equal(start) {
+		t.Fatalf("parse: %+v, %v", k, err)
+	}
+	for _, bad := range []string{"", sid, sid + "/", sid + "/2026", "x/20260308T073000Z", sid + "/20260308T073000", sid + "/18000101T000000Z"} {
+		if _, err := calendar.ParseOccurrenceID("id", bad); calendar.ErrorField(err) != "id" {
+			t.Errorf("ParseOccurrenceID(%q): got %v, want an error about id", bad, err)
+		}
+	}
+}
+
+var eng = recurrence.Engine{}
+
+// daily returns a daily 09:00 UTC series from 5 January 2026 with version 3.
+func daily(t *testing.T) *calendar.Entry {
+	t.Helper()
+	start := utcTime(t, "2026-01-05T09:00:00Z")
+	return &calendar.Entry{ID: "01234567-89ab-cdef-0123-456789abcdef", CalendarID: "c", Kind: calendar.KindTimed, Title: "Daily",
+		Start: start, End: start.Add(time.Hour), TimeZone: "UTC", Version: 3, Recurrence: &calendar.Recurrence{Rule: "FREQ=DAILY"}}
+}
+
+// exception returns an exception of m at orig with the given changes.
+func exception(m *calendar.Entry, orig time.Time, change func(*calendar.Entry)) *calendar.Entry {
+	x := m.OccurrenceAt(orig)
+	x.Recurrence, x.IsException, x.Version = nil, true, 1
+	change(x)
+	return x
+}
+
+func TestExpand(t *testing.T) {
+	m := daily(t)
+	day := func(d int) time.Time { return m.Start.AddDate(0, 0, d) }
+	renamed := exception(m, day(1), func(x *calendar.Entry) { x.Title, x.Overrides = "Renamed", []string{calendar.FieldTitle} })
+	cancelled := exception(m, day(2), func(x *calendar.Entry) { x.Cancelled = true })
+	movedOut := exception(m, day(3), func(x *calendar.Entry) {
+		x.Start, x.End, x.Overrides = day(30), day(30).Add(time.Hour), []string{calendar.FieldTiming}
+	})
+	movedIn := exception(m, day(20), func(x *calendar.Entry) {
+		x.Start, x.End, x.Overrides = day(4).Add(3*time.Hour), day(4).Add(4*time.Hour), []string{calendar.FieldTiming}
+	})
+	orphan := exception(&calendar.Entry{ID: "fedcba98-7654-3210-fedc-ba9876543210", CalendarID: "c", Kind: calendar.KindTimed,
+		Start: day(0), End: day(0).Add(time.Hour), Recurrence: &calendar.Recurrence{Rule: "FREQ=DAILY"}}, day(0), func(*calendar.Entry) {})
+	offRule := exception(m, day(1).Add(time.Minute), func(x *calendar.Entry) {})
+	single := &calendar.Entry{ID: "s", CalendarID: "c", Kind: calendar.KindTimed, Title: "Single", Start: day(2), End: day(2).Add(time.Hour)}
+	candidates := []*calendar.Entry{m, renamed, cancelled, movedOut, movedIn, orphan, offRule, single, renamed}
+	from, to := day(0), day(5) // 5 to 9 January
+
+	show := func(es []*calendar.Entry) []string {
+		var out []string
+		for _, e := range calendar.Select(es, calendar.Range{Start: from, End: to, Zone: time.UTC}, calendar.Filter{}) {
+			s := e.Title + " " + e.Start.Format("02 15:04")
+			if e.Cancelled {
+				s += " cancelled"
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	got, err := calendar.Expand(eng, candidates, from, to, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Daily 05 09:00", "Renamed 06 09:00", "Single 07 09:00", "Daily 09 09:00", "Daily 09 12:00"}
+	if g := show(got); !slices.Equal(g, want) {
+		t.Fatalf("got %q\nwant %q", g, want)
+	}
+	got, _ = calendar.Expand(eng, candidates, from, to, true)
+	want = []string{"Daily 05 09:00", "Renamed 06 09:00", "Daily 07 09:00 cancelled", "Single 07 09:00", "Daily 09 09:00", "Daily 09 12:00"}
+	if g := show(got); !slices.Equal(g, want) {
+		t.Fatalf("with cancelled: got %q\nwant %q", g, want)
+	}
+	for _, e := range got {
+		if e.Title == "Renamed" && (e.Version != m.Version+renamed.Version || !e.IsException || e.SeriesID != m.ID) {
+			t.Fatalf("the renamed occurrence: %+v", e)
+		}
+	}
+	if _, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, calendar.MaxOccurrencesPerRange+10), false); calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Fatalf("more occurrences than the cap: got %v", err)
+	}
+}
+
+func TestPlanSeriesEditVersions(t *testing.T) {
+	m := daily(t)
+	x := exception(m, m.Start.AddDate(0, 0, 1), func(x *calendar.Entry) { x.Title, x.Overrides, x.Version = "X", []string{calendar.FieldTitle}, 4 })
+	s := &calendar.Series{Master: m, Exceptions: []*calendar.Entry{x}}
+	tests := []struct {
+		name     string
+		orig     time.Time
+		scope    calendar.Scope
+		expected int
+		code     calendar.Code
+	}{
+		{"an occurrence at its series' version", m.Start, calendar.ScopeThis, 3, -1},
+		{"an exception at the sum of versions", x.OriginalStart, calendar.ScopeThis, 7, -1},
+		{"an exception at its own version", x.OriginalStart, calendar.ScopeThis, 4, calendar.CodeVersionConflict},
+		{"the series at its version", time.Time{}, calendar.ScopeAll, 3, -1},
+		{"the series with scope THIS", time.Time{}, calendar.ScopeThis, 3, calendar.CodeInvalid},
+		{"not an occurrence", m.Start.Add(time.Minute), calendar.ScopeThis, 3, calendar.CodeNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := calendar.PlanSeriesEdit(eng, calendar.SeriesEditInput{Series: s, Occurrence: tt.orig, Scope: tt.scope,
+				Update: calendar.EntryUpdate{ExpectedVersion: tt.expected, Title: calendar.Set("new")}, Now: m.Start})
+			if tt.code < 0 && err != nil || tt.code >= 0 && calendar.ErrorCode(err) != tt.code {
+				t.Fatalf("got %v, want code %v", err, tt.code)
+			}
+		})
+	}
+	edit, err := calendar.PlanSeriesEdit(eng, calendar.SeriesEditInput{Series: s, Occurrence: x.OriginalStart, Scope: calendar.ScopeThis,
+		Update: calendar.EntryUpdate{ExpectedVersion: 7, Location: calendar.Set("Room 2")}, Now: m.Start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := edit.Put[0]
+	if got.Version != 5 || !slices.Equal(got.Overrides, []string{calendar.FieldLocation, calendar.FieldTitle}) || edit.Result.Version != 8 || edit.MasterChanged() {
+		t.Fatalf("exception %+v, result version %d", got, edit.Result.Version)
+	}
+}
