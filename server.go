@@ -312,8 +312,9 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		return nil, "", err
 	}
 	authn := auth.NewAuthenticator(verifier, st.store, st.log)
-	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes})
-	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, SDL: schemaSDL}
+	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL})
+	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, SDL: schemaSDL,
+		Feeds: httpapi.FeedHandler(st.store, time.Now, st.log)}
 	var devToken string
 	if devSecret != nil {
 		if devToken, err = auth.Mint(devSecret, st.cfg.DevEmail, "", time.Now(), devTokenTTL); err != nil {

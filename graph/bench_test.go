@@ -48,11 +48,12 @@ const agendaQuery = `{ viewer { agenda(range: {dates: {start: "2026-06-15", end:
 	__typename id title calendar { id name color viewerRole }
 	... on TimedEntry { start end } ... on AllDayEntry { date } ... on MultiDayEntry { startDate endDate } ... on Task { dueDate due } } } } }`
 
-func BenchmarkWeekView(b *testing.B) { benchmarkQuery(b, weekViewQuery) }
+func BenchmarkWeekView(b *testing.B) { benchmarkQuery(b, weekViewQuery, benchData) }
 
-func BenchmarkAgenda(b *testing.B) { benchmarkQuery(b, agendaQuery) }
+func BenchmarkAgenda(b *testing.B) { benchmarkQuery(b, agendaQuery, benchData) }
 
-func benchmarkQuery(b *testing.B, query string) {
+// benchmarkQuery measures one query against the data set seed returns.
+func benchmarkQuery(b *testing.B, query string, seed func(*testing.B, []func(*envOptions)) (*env, string)) {
 	if os.Getenv(dynamotest.EnvEndpoint) == "" {
 		b.Skip("set " + dynamotest.EnvEndpoint + " to DynamoDB Local's endpoint: the embedded engine cannot be a benchmark backend")
 	}
@@ -64,7 +65,7 @@ func benchmarkQuery(b *testing.B, query string) {
 		}
 		opts = append(opts, withLatency(d))
 	}
-	e, tok := benchData(b, opts)
+	e, tok := seed(b, opts)
 	for range 20 { // warm the identity cache, the query cache and DynamoDB Local
 		e.must(tok, query, nil)
 	}
@@ -125,24 +126,31 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// benchTable is the seeded table, shared by every benchmark run of the process:
-// Go runs a benchmark several times while it sizes b.N.
-var benchTable struct {
+// seededTable is a seeded table, shared by every benchmark run of the
+// process: Go runs a benchmark several times while it sizes b.N.
+type seededTable struct {
 	once sync.Once
 	name string
 }
 
-// benchData returns an env serving the seeded table (seeding it on first use)
-// and the token of the user who owns the data.
-func benchData(b *testing.B, opts []func(*envOptions)) (*env, string) {
+// env returns an env serving the table (seeding it on first use) and the
+// token of the user who owns the data.
+func (t *seededTable) env(b *testing.B, opts []func(*envOptions), seed func(*testing.B) string) (*env, string) {
 	b.Helper()
-	benchTable.once.Do(func() { benchTable.name = seedBenchTable(b) })
-	if benchTable.name == "" {
+	t.once.Do(func() { t.name = seed(b) })
+	if t.name == "" {
 		b.Fatal("seeding the benchmark table failed")
 	}
-	opts = append(opts, func(o *envOptions) { o.table = benchTable.name })
+	opts = append(opts, func(o *envOptions) { o.table = t.name })
 	e := newEnv(b, opts...)
 	return e, e.token("bench@example.com")
+}
+
+var benchTable seededTable
+
+// benchData serves 20 calendars and 5,000 entries (seedBenchTable).
+func benchData(b *testing.B, opts []func(*envOptions)) (*env, string) {
+	return benchTable.env(b, opts, seedBenchTable)
 }
 
 // seedBenchTable creates a table (kept until the process ends) holding 20

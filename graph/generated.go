@@ -116,11 +116,27 @@ type ComplexityRoot struct {
 		DeletedEntryID func(childComplexity int) int
 	}
 
+	DisableCalendarFeedPayload struct {
+		CalendarID func(childComplexity int) int
+	}
+
 	EntryView struct {
 		End      func(childComplexity int) int
 		Entries  func(childComplexity int) int
 		Start    func(childComplexity int) int
 		TimeZone func(childComplexity int) int
+	}
+
+	ImportCalendarPayload struct {
+		Entries func(childComplexity int) int
+		Errors  func(childComplexity int) int
+	}
+
+	ImportError struct {
+		Code    func(childComplexity int) int
+		Index   func(childComplexity int) int
+		Message func(childComplexity int) int
+		UID     func(childComplexity int) int
 	}
 
 	LeaveCalendarPayload struct {
@@ -178,21 +194,24 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddMember         func(childComplexity int, input model.AddMemberInput) int
-		ChangeMemberRole  func(childComplexity int, input model.ChangeMemberRoleInput) int
-		CompleteTask      func(childComplexity int, input model.CompleteTaskInput) int
-		CreateCalendar    func(childComplexity int, input model.CreateCalendarInput) int
-		CreateEntry       func(childComplexity int, input model.CreateEntryInput) int
-		DeleteCalendar    func(childComplexity int, input model.DeleteCalendarInput) int
-		DeleteEntry       func(childComplexity int, input model.DeleteEntryInput) int
-		LeaveCalendar     func(childComplexity int, input model.LeaveCalendarInput) int
-		MoveEntry         func(childComplexity int, input model.MoveEntryInput) int
-		RemoveMember      func(childComplexity int, input model.RemoveMemberInput) int
-		ReopenTask        func(childComplexity int, input model.ReopenTaskInput) int
-		UpdateCalendar    func(childComplexity int, input model.UpdateCalendarInput) int
-		UpdateEntry       func(childComplexity int, input model.UpdateEntryInput) int
-		UpdatePreferences func(childComplexity int, input model.UpdatePreferencesInput) int
-		UpdateProfile     func(childComplexity int, input model.UpdateProfileInput) int
+		AddMember           func(childComplexity int, input model.AddMemberInput) int
+		ChangeMemberRole    func(childComplexity int, input model.ChangeMemberRoleInput) int
+		CompleteTask        func(childComplexity int, input model.CompleteTaskInput) int
+		CreateCalendar      func(childComplexity int, input model.CreateCalendarInput) int
+		CreateEntry         func(childComplexity int, input model.CreateEntryInput) int
+		DeleteCalendar      func(childComplexity int, input model.DeleteCalendarInput) int
+		DeleteEntry         func(childComplexity int, input model.DeleteEntryInput) int
+		DisableCalendarFeed func(childComplexity int, input model.DisableCalendarFeedInput) int
+		ImportCalendar      func(childComplexity int, input model.ImportCalendarInput) int
+		LeaveCalendar       func(childComplexity int, input model.LeaveCalendarInput) int
+		MoveEntry           func(childComplexity int, input model.MoveEntryInput) int
+		RemoveMember        func(childComplexity int, input model.RemoveMemberInput) int
+		ReopenTask          func(childComplexity int, input model.ReopenTaskInput) int
+		RotateCalendarFeed  func(childComplexity int, input model.RotateCalendarFeedInput) int
+		UpdateCalendar      func(childComplexity int, input model.UpdateCalendarInput) int
+		UpdateEntry         func(childComplexity int, input model.UpdateEntryInput) int
+		UpdatePreferences   func(childComplexity int, input model.UpdatePreferencesInput) int
+		UpdateProfile       func(childComplexity int, input model.UpdateProfileInput) int
 	}
 
 	PageInfo struct {
@@ -228,6 +247,11 @@ type ComplexityRoot struct {
 
 	ReopenTaskPayload struct {
 		Task func(childComplexity int) int
+	}
+
+	RotateCalendarFeedPayload struct {
+		Path func(childComplexity int) int
+		URL  func(childComplexity int) int
 	}
 
 	Task struct {
@@ -370,6 +394,9 @@ type MutationResolver interface {
 	CompleteTask(ctx context.Context, input model.CompleteTaskInput) (*model.CompleteTaskPayload, error)
 	ReopenTask(ctx context.Context, input model.ReopenTaskInput) (*model.ReopenTaskPayload, error)
 	MoveEntry(ctx context.Context, input model.MoveEntryInput) (*model.MoveEntryPayload, error)
+	RotateCalendarFeed(ctx context.Context, input model.RotateCalendarFeedInput) (*model.RotateCalendarFeedPayload, error)
+	DisableCalendarFeed(ctx context.Context, input model.DisableCalendarFeedInput) (*model.DisableCalendarFeedPayload, error)
+	ImportCalendar(ctx context.Context, input model.ImportCalendarInput) (*model.ImportCalendarPayload, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -692,6 +719,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeleteEntryPayload.DeletedEntryID(childComplexity), true
 
+	case "DisableCalendarFeedPayload.calendarId":
+		if e.ComplexityRoot.DisableCalendarFeedPayload.CalendarID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DisableCalendarFeedPayload.CalendarID(childComplexity), true
+
 	case "EntryView.end":
 		if e.ComplexityRoot.EntryView.End == nil {
 			break
@@ -716,6 +750,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EntryView.TimeZone(childComplexity), true
+
+	case "ImportCalendarPayload.entries":
+		if e.ComplexityRoot.ImportCalendarPayload.Entries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportCalendarPayload.Entries(childComplexity), true
+	case "ImportCalendarPayload.errors":
+		if e.ComplexityRoot.ImportCalendarPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportCalendarPayload.Errors(childComplexity), true
+
+	case "ImportError.code":
+		if e.ComplexityRoot.ImportError.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportError.Code(childComplexity), true
+	case "ImportError.index":
+		if e.ComplexityRoot.ImportError.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportError.Index(childComplexity), true
+	case "ImportError.message":
+		if e.ComplexityRoot.ImportError.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportError.Message(childComplexity), true
+	case "ImportError.uid":
+		if e.ComplexityRoot.ImportError.UID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportError.UID(childComplexity), true
 
 	case "LeaveCalendarPayload.removedMembershipId":
 		if e.ComplexityRoot.LeaveCalendarPayload.RemovedMembershipID == nil {
@@ -1016,6 +1088,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteEntry(childComplexity, args["input"].(model.DeleteEntryInput)), true
+	case "Mutation.disableCalendarFeed":
+		if e.ComplexityRoot.Mutation.DisableCalendarFeed == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_disableCalendarFeed_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DisableCalendarFeed(childComplexity, args["input"].(model.DisableCalendarFeedInput)), true
+	case "Mutation.importCalendar":
+		if e.ComplexityRoot.Mutation.ImportCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportCalendar(childComplexity, args["input"].(model.ImportCalendarInput)), true
 	case "Mutation.leaveCalendar":
 		if e.ComplexityRoot.Mutation.LeaveCalendar == nil {
 			break
@@ -1060,6 +1154,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReopenTask(childComplexity, args["input"].(model.ReopenTaskInput)), true
+	case "Mutation.rotateCalendarFeed":
+		if e.ComplexityRoot.Mutation.RotateCalendarFeed == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateCalendarFeed_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateCalendarFeed(childComplexity, args["input"].(model.RotateCalendarFeedInput)), true
 	case "Mutation.updateCalendar":
 		if e.ComplexityRoot.Mutation.UpdateCalendar == nil {
 			break
@@ -1223,6 +1328,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReopenTaskPayload.Task(childComplexity), true
+
+	case "RotateCalendarFeedPayload.path":
+		if e.ComplexityRoot.RotateCalendarFeedPayload.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RotateCalendarFeedPayload.Path(childComplexity), true
+	case "RotateCalendarFeedPayload.url":
+		if e.ComplexityRoot.RotateCalendarFeedPayload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RotateCalendarFeedPayload.URL(childComplexity), true
 
 	case "Task.calendar":
 		if e.ComplexityRoot.Task.Calendar == nil {
@@ -1663,8 +1781,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDateRangeInput,
 		ec.unmarshalInputDeleteCalendarInput,
 		ec.unmarshalInputDeleteEntryInput,
+		ec.unmarshalInputDisableCalendarFeedInput,
 		ec.unmarshalInputEntryFilter,
 		ec.unmarshalInputEntryTimingInput,
+		ec.unmarshalInputImportCalendarInput,
 		ec.unmarshalInputInstantRangeInput,
 		ec.unmarshalInputLeaveCalendarInput,
 		ec.unmarshalInputMoveEntryInput,
@@ -1672,6 +1792,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRecurrenceInput,
 		ec.unmarshalInputRemoveMemberInput,
 		ec.unmarshalInputReopenTaskInput,
+		ec.unmarshalInputRotateCalendarFeedInput,
 		ec.unmarshalInputTaskDueInput,
 		ec.unmarshalInputTimeRangeInput,
 		ec.unmarshalInputTimedTimingInput,
@@ -2482,9 +2603,86 @@ type Mutation {
 
   """
   Moves an entry to another calendar; the viewer must write entries on both. The
-  entry keeps its iCalendar UID and gets a new global ID.
+  entry keeps its iCalendar UID and gets a new global ID. Series and
+  occurrences cannot be moved.
   """
   moveEntry(input: MoveEntryInput!): MoveEntryPayload!
+
+  """
+  Gives a calendar's iCalendar feed a new secret URL (owners only), turning the
+  feed on; any previous URL stops working. Calendar apps (Google Calendar, Apple
+  Calendar, Thunderbird) can subscribe to it. The URL is shown only now: calgraph
+  keeps only a hash of its secret.
+  """
+  rotateCalendarFeed(input: RotateCalendarFeedInput!): RotateCalendarFeedPayload!
+
+  "Turns a calendar's iCalendar feed off (owners only); its URL stops working."
+  disableCalendarFeed(input: DisableCalendarFeedInput!): DisableCalendarFeedPayload!
+
+  """
+  Creates the events and to-dos of an iCalendar (RFC 5545) document in a calendar
+  (owners and writers): single events, series with their RECURRENCE-ID
+  exceptions, all-day and multi-day events, and to-dos as tasks. A component that
+  cannot be imported is reported in ` + "`" + `errors` + "`" + ` and the others are still created;
+  each entry is its own write, so an import that fails midway keeps what it
+  created. Imported entries get new IDs and calgraph's own iCalendar UIDs, so
+  importing a document twice creates its entries twice.
+  """
+  importCalendar(input: ImportCalendarInput!): ImportCalendarPayload!
+}
+
+"Input of rotateCalendarFeed."
+input RotateCalendarFeedInput {
+  "The calendar's global ID."
+  calendarId: ID!
+}
+
+"Result of rotateCalendarFeed."
+type RotateCalendarFeedPayload {
+  "The feed's URL (text/calendar), secret: whoever has it can read the whole calendar."
+  url: String!
+  "The same URL's path, for clients that reach the server under another name."
+  path: String!
+}
+
+"Input of disableCalendarFeed."
+input DisableCalendarFeedInput {
+  "The calendar's global ID."
+  calendarId: ID!
+}
+
+"Result of disableCalendarFeed."
+type DisableCalendarFeedPayload {
+  "The calendar's global ID."
+  calendarId: ID!
+}
+
+"Input of importCalendar."
+input ImportCalendarInput {
+  "The global ID of the calendar to import into."
+  calendarId: ID!
+  "The iCalendar document (the text of an .ics file), up to the request size limit."
+  ics: String!
+}
+
+"Result of importCalendar."
+type ImportCalendarPayload {
+  "The entries created: single entries, tasks and series (whose exceptions were applied)."
+  entries: [Entry!]!
+  "The components that were not imported, or only in part, and why."
+  errors: [ImportError!]!
+}
+
+"Why one component of an imported document was not imported."
+type ImportError {
+  "The component's position among the document's events and to-dos, from 0."
+  index: Int!
+  "The component's UID, if it has one."
+  uid: String
+  "What is wrong, for people."
+  message: String!
+  "The error code, as in ` + "`" + `extensions.code` + "`" + `."
+  code: String!
 }
 
 "Input of updateProfile."
@@ -2944,6 +3142,14 @@ func (ec *executionContext) childFields_DeleteEntryPayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type DeleteEntryPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DisableCalendarFeedPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calendarId":
+		return ec.fieldContext_DisableCalendarFeedPayload_calendarId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DisableCalendarFeedPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_EntryView(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "timeZone":
@@ -2956,6 +3162,30 @@ func (ec *executionContext) childFields_EntryView(ctx context.Context, field gra
 		return ec.fieldContext_EntryView_entries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EntryView", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entries":
+		return ec.fieldContext_ImportCalendarPayload_entries(ctx, field)
+	case "errors":
+		return ec.fieldContext_ImportCalendarPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportCalendarPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "index":
+		return ec.fieldContext_ImportError_index(ctx, field)
+	case "uid":
+		return ec.fieldContext_ImportError_uid(ctx, field)
+	case "message":
+		return ec.fieldContext_ImportError_message(ctx, field)
+	case "code":
+		return ec.fieldContext_ImportError_code(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportError", field.Name)
 }
 
 func (ec *executionContext) childFields_LeaveCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3072,6 +3302,16 @@ func (ec *executionContext) childFields_ReopenTaskPayload(ctx context.Context, f
 		return ec.fieldContext_ReopenTaskPayload_task(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReopenTaskPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RotateCalendarFeedPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_RotateCalendarFeedPayload_url(ctx, field)
+	case "path":
+		return ec.fieldContext_RotateCalendarFeedPayload_path(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RotateCalendarFeedPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3520,6 +3760,34 @@ func (ec *executionContext) field_Mutation_deleteEntry_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_disableCalendarFeed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DisableCalendarFeedInput, error) {
+			return ec.unmarshalNDisableCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDisableCalendarFeedInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ImportCalendarInput, error) {
+			return ec.unmarshalNImportCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_leaveCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3568,6 +3836,20 @@ func (ec *executionContext) field_Mutation_reopenTask_args(ctx context.Context, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ReopenTaskInput, error) {
 			return ec.unmarshalNReopenTaskInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReopenTaskInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateCalendarFeed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RotateCalendarFeedInput, error) {
+			return ec.unmarshalNRotateCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRotateCalendarFeedInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4935,6 +5217,29 @@ func (ec *executionContext) fieldContext_DeleteEntryPayload_deletedEntryId(_ con
 	return graphql.NewScalarFieldContext("DeleteEntryPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _DisableCalendarFeedPayload_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.DisableCalendarFeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DisableCalendarFeedPayload_calendarId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalendarID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DisableCalendarFeedPayload_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DisableCalendarFeedPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _EntryView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5034,6 +5339,162 @@ func (ec *executionContext) fieldContext_EntryView_entries(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ImportCalendarPayload_entries(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportCalendarPayload_entries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportCalendarPayload_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportCalendarPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportCalendarPayload_errors(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportCalendarPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ImportError) graphql.Marshaler {
+			return ec.marshalNImportError2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportCalendarPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportCalendarPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportError_index(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportError_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportError_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportError_uid(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportError_uid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportError_uid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportError_message(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportError_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportError_code(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportError_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _LeaveCalendarPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.LeaveCalendarPayload) (ret graphql.Marshaler) {
@@ -6605,6 +7066,138 @@ func (ec *executionContext) fieldContext_Mutation_moveEntry(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_rotateCalendarFeed(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateCalendarFeed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateCalendarFeed(ctx, fc.Args["input"].(model.RotateCalendarFeedInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RotateCalendarFeedPayload) graphql.Marshaler {
+			return ec.marshalNRotateCalendarFeedPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRotateCalendarFeedPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateCalendarFeed(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RotateCalendarFeedPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateCalendarFeed_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_disableCalendarFeed(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_disableCalendarFeed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DisableCalendarFeed(ctx, fc.Args["input"].(model.DisableCalendarFeedInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DisableCalendarFeedPayload) graphql.Marshaler {
+			return ec.marshalNDisableCalendarFeedPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDisableCalendarFeedPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_disableCalendarFeed(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DisableCalendarFeedPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_disableCalendarFeed_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportCalendar(ctx, fc.Args["input"].(model.ImportCalendarInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ImportCalendarPayload) graphql.Marshaler {
+			return ec.marshalNImportCalendarPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportCalendarPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportCalendarPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7130,6 +7723,52 @@ func (ec *executionContext) fieldContext_ReopenTaskPayload_task(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RotateCalendarFeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RotateCalendarFeedPayload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RotateCalendarFeedPayload_path(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RotateCalendarFeedPayload_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -10342,6 +10981,36 @@ func (ec *executionContext) unmarshalInputDeleteEntryInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDisableCalendarFeedInput(ctx context.Context, obj any) (model.DisableCalendarFeedInput, error) {
+	var it model.DisableCalendarFeedInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"calendarId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputEntryFilter(ctx context.Context, obj any) (model.EntryFilter, error) {
 	var it model.EntryFilter
 	if obj == nil {
@@ -10425,6 +11094,43 @@ func (ec *executionContext) unmarshalInputEntryTimingInput(ctx context.Context, 
 				return it, err
 			}
 			it.Task = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputImportCalendarInput(ctx context.Context, obj any) (model.ImportCalendarInput, error) {
+	var it model.ImportCalendarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"calendarId", "ics"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "ics":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ics"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ics = data
 		}
 	}
 	return it, nil
@@ -10698,6 +11404,36 @@ func (ec *executionContext) unmarshalInputReopenTaskInput(ctx context.Context, o
 				return it, err
 			}
 			it.ExpectedVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRotateCalendarFeedInput(ctx context.Context, obj any) (model.RotateCalendarFeedInput, error) {
+	var it model.RotateCalendarFeedInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"calendarId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
 		}
 	}
 	return it, nil
@@ -11956,6 +12692,44 @@ func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var disableCalendarFeedPayloadImplementors = []string{"DisableCalendarFeedPayload"}
+
+func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DisableCalendarFeedPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, disableCalendarFeedPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DisableCalendarFeedPayload")
+		case "calendarId":
+			out.Values[i] = ec._DisableCalendarFeedPayload_calendarId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var entryViewImplementors = []string{"EntryView"}
 
 func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet, obj *model.EntryView) graphql.Marshaler {
@@ -11985,6 +12759,102 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 			}
 		case "entries":
 			out.Values[i] = ec._EntryView_entries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var importCalendarPayloadImplementors = []string{"ImportCalendarPayload"}
+
+func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ImportCalendarPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importCalendarPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportCalendarPayload")
+		case "entries":
+			out.Values[i] = ec._ImportCalendarPayload_entries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._ImportCalendarPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var importErrorImplementors = []string{"ImportError"}
+
+func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionSet, obj *model.ImportError) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importErrorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportError")
+		case "index":
+			out.Values[i] = ec._ImportError_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uid":
+			out.Values[i] = ec._ImportError_uid(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ImportError_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._ImportError_code(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -12644,6 +13514,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "rotateCalendarFeed":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateCalendarFeed(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "disableCalendarFeed":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_disableCalendarFeed(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12997,6 +13888,49 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 			out.Values[i] = graphql.MarshalString("ReopenTaskPayload")
 		case "task":
 			out.Values[i] = ec._ReopenTaskPayload_task(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var rotateCalendarFeedPayloadImplementors = []string{"RotateCalendarFeedPayload"}
+
+func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RotateCalendarFeedPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rotateCalendarFeedPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RotateCalendarFeedPayload")
+		case "url":
+			out.Values[i] = ec._RotateCalendarFeedPayload_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "path":
+			out.Values[i] = ec._RotateCalendarFeedPayload_path(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14523,6 +15457,21 @@ func (ec *executionContext) marshalNDeleteEntryPayload2ᚖgithubᚗcomᚋcalgrap
 	return ec._DeleteEntryPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDisableCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDisableCalendarFeedInput(ctx context.Context, v any) (model.DisableCalendarFeedInput, error) {
+	res, err := ec.unmarshalInputDisableCalendarFeedInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDisableCalendarFeedPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDisableCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, v *model.DisableCalendarFeedPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DisableCalendarFeedPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx context.Context, sel ast.SelectionSet, v model.Entry) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -14620,6 +15569,47 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNImportCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportCalendarInput(ctx context.Context, v any) (model.ImportCalendarInput, error) {
+	res, err := ec.unmarshalInputImportCalendarInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportCalendarPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportCalendarPayload(ctx context.Context, sel ast.SelectionSet, v *model.ImportCalendarPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ImportCalendarPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNImportError2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ImportError) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImportError2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportError(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImportError2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportError(ctx context.Context, sel ast.SelectionSet, v *model.ImportError) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ImportError(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -14822,6 +15812,21 @@ var (
 		calendar.RoleReader: "READER",
 	}
 )
+
+func (ec *executionContext) unmarshalNRotateCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRotateCalendarFeedInput(ctx context.Context, v any) (model.RotateCalendarFeedInput, error) {
+	res, err := ec.unmarshalInputRotateCalendarFeedInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRotateCalendarFeedPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRotateCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, v *model.RotateCalendarFeedPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RotateCalendarFeedPayload(ctx, sel, v)
+}
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)

@@ -22,13 +22,16 @@ const MaxComplexity = 25000
 type Options struct {
 	// MaxBodyBytes bounds a request body; larger ones get 413.
 	MaxBodyBytes int64
+	// PublicURL is the server's URL as clients reach it (no trailing slash),
+	// for the feed URLs mutations hand out.
+	PublicURL string
 }
 
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
 // GraphQL-over-HTTP spec, answering application/graphql-response+json unless the
 // client asks for application/json. Reads need loader.Middleware around it.
 func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
-	cfg := Config{Resolvers: &Resolver{Service: svc}}
+	cfg := Config{Resolvers: &Resolver{Service: svc, PublicURL: opts.PublicURL}}
 	cfg.Complexity.Viewer.Calendars = connectionComplexity
 	cfg.Complexity.Calendar.Members = connectionComplexity
 	srv := handler.New(NewExecutableSchema(cfg))

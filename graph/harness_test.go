@@ -73,7 +73,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	}
 	authn := auth.NewAuthenticator(verifier, store, logger)
 	api := loader.Middleware(store, recurrence.Engine{}, authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10})))
-	h := httpapi.New(httpapi.Config{SDL: []byte("schema")}, api, store.Ping, logger)
+	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs}

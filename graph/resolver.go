@@ -12,4 +12,6 @@ import (
 // context (package loader), writes through Service.
 type Resolver struct {
 	Service calendar.Service
+	// PublicURL is the server's URL as clients reach it, for feed URLs.
+	PublicURL string
 }

@@ -284,6 +284,34 @@ func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryI
 	return &model.MoveEntryPayload{Entry: out, PreviousID: input.ID}, nil
 }
 
+func (r *mutationResolver) RotateCalendarFeed(ctx context.Context, input model.RotateCalendarFeedInput) (*model.RotateCalendarFeedPayload, error) {
+	id, err := model.DecodeCalendarID("calendarId", input.CalendarID)
+	if err != nil {
+		return nil, err
+	}
+	token, err := r.Service.RotateFeed(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	path := calendar.FeedPathPrefix + token + calendar.FeedPathSuffix
+	return &model.RotateCalendarFeedPayload{URL: r.PublicURL + path, Path: path}, nil
+}
+
+func (r *mutationResolver) DisableCalendarFeed(ctx context.Context, input model.DisableCalendarFeedInput) (*model.DisableCalendarFeedPayload, error) {
+	id, err := model.DecodeCalendarID("calendarId", input.CalendarID)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Service.DisableFeed(ctx, id); err != nil {
+		return nil, err
+	}
+	return &model.DisableCalendarFeedPayload{CalendarID: input.CalendarID}, nil
+}
+
+func (r *mutationResolver) ImportCalendar(ctx context.Context, input model.ImportCalendarInput) (*model.ImportCalendarPayload, error) {
+	return importCalendar(ctx, r.Service, input)
+}
+
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	if _, err := calendar.ViewerID(ctx); err != nil {
 		return nil, err

@@ -158,6 +158,18 @@ type DeleteEntryPayload struct {
 	DeletedEntryID string `json:"deletedEntryId"`
 }
 
+// Input of disableCalendarFeed.
+type DisableCalendarFeedInput struct {
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+}
+
+// Result of disableCalendarFeed.
+type DisableCalendarFeedPayload struct {
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+}
+
 // Narrows a view. Empty or omitted lists do not filter.
 type EntryFilter struct {
 	// Only entries of these kinds.
@@ -188,6 +200,34 @@ type EntryView struct {
 	End time.Time `json:"end"`
 	// The entries that overlap the range, each once, in view order.
 	Entries []Entry `json:"entries"`
+}
+
+// Input of importCalendar.
+type ImportCalendarInput struct {
+	// The global ID of the calendar to import into.
+	CalendarID string `json:"calendarId"`
+	// The iCalendar document (the text of an .ics file), up to the request size limit.
+	Ics string `json:"ics"`
+}
+
+// Result of importCalendar.
+type ImportCalendarPayload struct {
+	// The entries created: single entries, tasks and series (whose exceptions were applied).
+	Entries []Entry `json:"entries"`
+	// The components that were not imported, or only in part, and why.
+	Errors []*ImportError `json:"errors"`
+}
+
+// Why one component of an imported document was not imported.
+type ImportError struct {
+	// The component's position among the document's events and to-dos, from 0.
+	Index int `json:"index"`
+	// The component's UID, if it has one.
+	UID *string `json:"uid,omitempty"`
+	// What is wrong, for people.
+	Message string `json:"message"`
+	// The error code, as in `extensions.code`.
+	Code string `json:"code"`
 }
 
 // A range of instants.
@@ -328,6 +368,20 @@ type ReopenTaskInput struct {
 type ReopenTaskPayload struct {
 	// The reopened task.
 	Task *Task `json:"task"`
+}
+
+// Input of rotateCalendarFeed.
+type RotateCalendarFeedInput struct {
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+}
+
+// Result of rotateCalendarFeed.
+type RotateCalendarFeedPayload struct {
+	// The feed's URL (text/calendar), secret: whoever has it can read the whole calendar.
+	URL string `json:"url"`
+	// The same URL's path, for clients that reach the server under another name.
+	Path string `json:"path"`
 }
 
 // A page of tasks (Relay cursor connection).

@@ -93,6 +93,9 @@ func WallClock(d Date, hour, min, sec, nsec int, loc *time.Location) time.Time {
 	wall := time.Date(d.Year, d.Month, d.Day, hour, min, sec, nsec, time.UTC)
 	_, before := wall.Add(-24 * time.Hour).In(loc).Zone()
 	_, after := wall.Add(24 * time.Hour).In(loc).Zone()
+	if before == after { // no change of offset near: the common case
+		return wall.Add(-time.Duration(before) * time.Second).In(loc)
+	}
 	var best time.Time
 	for _, off := range []int{before, after} {
 		c := wall.Add(-time.Duration(off) * time.Second).In(loc)

@@ -57,4 +57,5 @@ type Service interface {
 	MembershipService
 	EntryService
 	SeriesService
+	FeedService
 }

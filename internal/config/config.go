@@ -42,6 +42,7 @@ type Config struct {
 	LogFormat        string
 	LogLevel         string
 	ICalDomain       string
+	PublicURL        string // no trailing slash
 
 	devTokens string // "auto", "true" or "false" until resolved
 	cors      string // "auto", "none" or a list until resolved
@@ -90,6 +91,13 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, 
 // settings against each other.
 func (c Config) resolve(getenv func(string) string) (Config, error) {
 	c.resolveStore(getenv)
+	if c.PublicURL == "" {
+		host := c.Addr
+		if strings.HasPrefix(host, ":") {
+			host = "localhost" + host
+		}
+		c.PublicURL = "http://" + host
+	}
 	if c.Endpoint != "" {
 		if u, err := url.Parse(c.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
 			return c, fmt.Errorf("AWS endpoint %q is not a URL", c.Endpoint)

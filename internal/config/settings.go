@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +86,18 @@ var settings = []Setting{
 				return fmt.Errorf("%q is not a domain name", v)
 			}
 			c.ICalDomain = v
+			return nil
+		}},
+	{"public-url", "CALGRAPH_PUBLIC_URL", "", "the server's URL as clients reach it, for the iCalendar feed URLs it hands out; defaults to http://<addr>",
+		func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+				return fmt.Errorf("%q is not an http(s) URL without query", v)
+			}
+			c.PublicURL = strings.TrimSuffix(v, "/")
 			return nil
 		}},
 	{"log-format", "CALGRAPH_LOG_FORMAT", "text", "text or json",

@@ -132,24 +132,32 @@ func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (
 }
 
 // DeleteCalendar implements calendar.CalendarService. The calendar, its owner
-// tally and the viewer's membership go in one transaction, which makes the
+// tally, the viewer's membership and its feed's token go in one transaction, which makes the
 // calendar invisible at once; everything else in its partition (the other
 // memberships, entries and their pieces) is removed right after. Should that
 // clean-up stop halfway, what is left is invisible: reads skip memberships
 // whose calendar is gone, and entries are only reached through their calendar.
 func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion int) error {
-	acc, err := s.access(ctx, id, calendar.ActionManage)
+	acc, err := s.access(ctx, id, calendar.ActionManage, feedKey(id))
 	if err != nil {
 		return err
 	}
 	if acc.calendar.Version != expectedVersion {
 		return versionMismatch("calendar", expectedVersion)(acc.items[calendarKey(id)])
 	}
-	err = s.transact(ctx,
+	ops := []txOp{
 		opDelete(membershipKey(id, acc.viewer), roleIn(calendar.RolesAllowed(calendar.ActionManage)), explainRole(calendar.ActionManage)),
 		opDelete(calendarKey(id), versionIs(expectedVersion), versionMismatch("calendar", expectedVersion)),
 		opDelete(ownerTallyKey(id), exists(), mustBeNew(calendar.CodeInternal, "owner tally missing")),
-	)
+	}
+	feed, err := currentFeed(acc, id)
+	if err != nil {
+		return err
+	}
+	if feed != nil { // its token stops working with the calendar
+		ops = append(ops, opDelete(feedTokenKey(feed.TokenHash), noCondition(), nil))
+	}
+	err = s.transact(ctx, ops...)
 	if err != nil {
 		return fmt.Errorf("delete calendar %s: %w", id, err)
 	}

@@ -44,6 +44,8 @@ const (
 	entityEntryPiece = "ENTRY_PIECE"
 	entitySeries     = "SERIES"
 	entityException  = "EXCEPTION"
+	entityFeed       = "FEED"
+	entityFeedToken  = "FEED_TOKEN"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -158,6 +160,21 @@ func seriesSortKey(end time.Time, seriesID string) string {
 
 // seriesBound: an LSI2 sort key bound for series ending at t.
 func seriesBound(t time.Time) string { return prefixSeries + instantKey(t) }
+
+// feedKey: a calendar's feed, in its partition: the hash of its token.
+func feedKey(calendarID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: "FEED"}
+}
+
+// feedTokenKey: the item a feed token's hash opens, naming its calendar.
+func feedTokenKey(tokenHash string) itemKey {
+	k := "FEED#" + tokenHash
+	return itemKey{PK: k, SK: k}
+}
+
+// entryKeyRange: the sort keys of all of a calendar's entries, series,
+// exceptions and pieces, for a Query with SK BETWEEN first AND last.
+func entryKeyRange() (first, last string) { return "ENTRY#", "ENTRY#~" }
 
 // reachSortKey: LSI1 sort key of an entry or piece whose reach starts at start.
 func reachSortKey(start time.Time, entryID string, piece int) string {

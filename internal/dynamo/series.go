@@ -22,19 +22,12 @@ type storedSeries struct {
 }
 
 // seriesRecords reads the items of a series' key range (its master, its
-// exceptions of every generation, and their pieces) with one strongly
-// consistent Query.
+// exceptions of every generation, and their pieces) with one Query.
 func (s *Store) seriesRecords(ctx context.Context, calendarID, seriesID string) ([]entryRecord, error) {
 	first, last := seriesKeyRange(seriesID)
-	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(calendarID), first, last, math.MaxInt)
+	records, err := s.entryRecordsBetween(ctx, calendarID, first, last, math.MaxInt)
 	if err != nil {
 		return nil, fmt.Errorf("read series %s: %w", seriesID, err)
-	}
-	records := make([]entryRecord, len(items))
-	for i, it := range items {
-		if records[i], err = unmarshal[entryRecord](it); err != nil {
-			return nil, err
-		}
 	}
 	return records, nil
 }

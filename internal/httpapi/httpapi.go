@@ -1,5 +1,5 @@
 // Package httpapi is calgraph's HTTP edge: routes (GraphiQL, the GraphQL
-// endpoint, the SDL, health and readiness probes) and the middleware every
+// endpoint, the SDL, calendars' iCalendar feeds, health and readiness probes) and the middleware every
 // request passes through (request IDs, structured logs, panic recovery, CORS, a
 // body size limit).
 package httpapi
@@ -23,6 +23,8 @@ type Config struct {
 	SDL []byte
 	// GraphiQLHeaders pre-fill GraphiQL's headers editor (a dev token in local runs).
 	GraphiQLHeaders map[string]string
+	// Feeds serves GET PathFeeds + "{token}.ics" (see FeedHandler).
+	Feeds http.Handler
 }
 
 // Routes served.
@@ -42,6 +44,9 @@ func New(cfg Config, graphql http.Handler, ready func(context.Context) error, lo
 		playground.WithGraphiqlUiHeaders(cfg.GraphiQLHeaders),
 		playground.WithGraphiqlEnablePluginExplorer(true)))
 	mux.Handle(PathQuery, graphql)
+	if cfg.Feeds != nil {
+		mux.Handle("GET "+PathFeeds+"{file}", cfg.Feeds)
+	}
 	mux.HandleFunc("GET "+PathSchema, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write(cfg.SDL)

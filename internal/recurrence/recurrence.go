@@ -125,8 +125,20 @@ func anchor(series *calendar.Entry) time.Time {
 
 // ruleStarts returns an iterator over the rule's own occurrences (no RDATE or
 // EXDATE), each at the series' time of day as RFC 5545 reads local times.
-func (x *expansion) ruleStarts() func() (time.Time, bool) {
-	next := x.rule.Iterator()
+func (x *expansion) ruleStarts() func() (time.Time, bool) { return x.ruleStartsNear(time.Time{}) }
+
+// ruleStartsNear is ruleStarts for a caller that only wants occurrences from
+// t on: it may skip earlier ones (see fastForward).
+func (x *expansion) ruleStartsNear(t time.Time) func() (time.Time, bool) {
+	rule := x.rule
+	if a, ok := x.fastForward(t); ok {
+		opt := x.rule.OrigOptions
+		opt.Dtstart = a
+		if r, err := rrule.NewRRule(opt); err == nil {
+			rule = r
+		}
+	}
+	next := rule.Iterator()
 	return func() (time.Time, bool) {
 		t, ok := next()
 		if !ok {
@@ -134,6 +146,36 @@ func (x *expansion) ruleStarts() func() (time.Time, bool) {
 		}
 		return wallClock(t, x.anchor), true
 	}
+}
+
+// fastForward returns a later start to expand a rule from, so that a view
+// of a series begun years ago does not walk through all its occurrences. A
+// DAILY or WEEKLY rule without COUNT repeats every INTERVAL days or weeks:
+// moved forward by whole periods, to at least one period before t, it yields
+// the same occurrences from t on (those it skips in its first period lie
+// before it). Other rules, and a move that would land in a DST gap, are not
+// moved.
+func (x *expansion) fastForward(t time.Time) (time.Time, bool) {
+	opt := x.rule.OrigOptions
+	if t.IsZero() || opt.Count > 0 || (opt.Freq != rrule.DAILY && opt.Freq != rrule.WEEKLY) {
+		return time.Time{}, false
+	}
+	period := max(opt.Interval, 1)
+	if opt.Freq == rrule.WEEKLY {
+		period *= 7
+	}
+	loc := x.anchor.Location()
+	first := calendar.DateOf(x.anchor)
+	days := first.DaysUntil(calendar.DateOf(t.In(loc))) - period
+	h, mi, sec := x.anchor.Clock()
+	for k := days / period; k > 0; k-- {
+		d := first.AddDays(k * period)
+		a := time.Date(d.Year, d.Month, d.Day, h, mi, sec, x.anchor.Nanosecond(), loc)
+		if ah, am, as := a.Clock(); ah == h && am == mi && as == sec {
+			return a, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // wallClock returns the instant on t's day at anchor's time of day in
@@ -145,9 +187,10 @@ func wallClock(t, anchor time.Time) time.Time {
 }
 
 // iterator returns the recurrence set in order: the rule's occurrences and
-// the RDATEs, less the EXDATEs, each once.
-func (x *expansion) iterator() func() (time.Time, bool) {
-	rule := x.ruleStarts()
+// the RDATEs, less the EXDATEs, each once; from t on when t is set (earlier
+// ones may or may not come).
+func (x *expansion) iterator(t time.Time) func() (time.Time, bool) {
+	rule := x.ruleStartsNear(t)
 	r, rok := rule()
 	i := 0
 	var last time.Time
@@ -218,7 +261,7 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) ([]tim
 		return nil, err
 	}
 	var out []time.Time
-	next := x.iterator()
+	next := x.iterator(from)
 	for t, ok := next(); ok && t.Before(to); t, ok = next() {
 		if t.Before(from) {
 			continue
@@ -238,7 +281,7 @@ func (Engine) Last(series *calendar.Entry) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	last := series.FirstStart()
-	next := x.iterator() // bounded by COUNT or UNTIL
+	next := x.iterator(time.Time{}) // bounded by COUNT or UNTIL
 	for t, ok := next(); ok; t, ok = next() {
 		last = t
 	}
@@ -251,7 +294,7 @@ func (Engine) Has(series *calendar.Entry, start time.Time) bool {
 	if err != nil {
 		return false
 	}
-	next := x.iterator()
+	next := x.iterator(start)
 	for t, ok := next(); ok && !t.After(start); t, ok = next() {
 		if t.Equal(start) {
 			return true

@@ -1,0 +1,51 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/ical"
+	"github.com/calgraph/calgraph/internal/loader"
+)
+
+// importCalendar reads an iCalendar document, with floating times in the
+// calendar's zone, and creates its entries through the service.
+func importCalendar(ctx context.Context, svc calendar.Service, in model.ImportCalendarInput) (*model.ImportCalendarPayload, error) {
+	id, err := model.DecodeCalendarID("calendarId", in.CalendarID)
+	if err != nil {
+		return nil, err
+	}
+	l := loader.For(ctx)
+	cal, err := l.Calendar(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	role, err := l.ViewerRole(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !role.Can(calendar.ActionWriteEntries) {
+		return nil, calendar.Errorf(calendar.CodeForbidden, "your role on this calendar (%s) cannot %s", role, calendar.ActionWriteEntries)
+	}
+	imp, err := ical.Decode(strings.NewReader(in.Ics), cal.TimeZone)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := ical.Apply(ctx, svc, id, imp)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ImportCalendarPayload{
+		Entries: model.EntriesOf(rep.Created, map[string]*calendar.Calendar{id: cal}),
+		Errors:  make([]*model.ImportError, len(rep.Errors)),
+	}
+	for i, e := range rep.Errors {
+		out.Errors[i] = &model.ImportError{Index: e.Index, Message: e.Message, Code: extensionCodes[e.Code]}
+		if e.UID != "" {
+			out.Errors[i].UID = &e.UID
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,100 @@
+package ical
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Importer is what an import writes through: the store's entry and series
+// services, acting for the signed-in viewer.
+type Importer interface {
+	CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, error)
+	SetTaskCompleted(ctx context.Context, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, error)
+	UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, error)
+	DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, expectedVersion int) error
+}
+
+// Report is what an import did: the entries it created (single entries,
+// tasks, series) and every component it did not import, in document order.
+type Report struct {
+	Created []*calendar.Entry
+	Errors  []ItemError
+}
+
+// Apply creates what imp holds in a calendar, one write per entry, then one
+// per exception of a series and per completed task. A component the service
+// refuses (bad input, an exception that is not an occurrence) is reported and
+// the others still go ahead; a failure of the import as a whole (the calendar
+// not found or not writable, the store failing) stops it and is returned with
+// what was created until then.
+func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*Report, error) {
+	r := &Report{Errors: append([]ItemError(nil), imp.Errors...)}
+	defer func() { sortErrors(r.Errors) }()
+	for _, it := range imp.Items {
+		n := it.Entry
+		n.CalendarID = calendarID
+		e, err := svc.CreateEntry(ctx, n)
+		if calendar.ErrorCode(err) == calendar.CodeNotFound {
+			return r, err // the calendar, not this entry
+		}
+		if err != nil {
+			if err := r.refused(err, it.Index, it.UID); err != nil {
+				return r, err
+			}
+			continue
+		}
+		if it.Completed {
+			if e, err = svc.SetTaskCompleted(ctx, e.Key(), e.Version, true); err != nil {
+				return r, err // the task was just created: nothing about it can be wrong
+			}
+		}
+		r.Created = append(r.Created, e)
+		for _, x := range it.Exceptions {
+			if err := r.refused(applyException(ctx, svc, e, x), x.Index, it.UID); err != nil {
+				return r, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// applyException writes one RECURRENCE-ID component of a series just
+// created: occurrences of a new series are at its version.
+func applyException(ctx context.Context, svc Importer, series *calendar.Entry, x Exception) error {
+	key := calendar.OccurrenceKey{CalendarID: series.CalendarID, SeriesID: series.ID, OriginalStart: x.OriginalStart}
+	if x.Cancelled {
+		return svc.DeleteOccurrence(ctx, key, calendar.ScopeThis, series.Version)
+	}
+	u := x.Update
+	u.ExpectedVersion = series.Version
+	_, err := svc.UpdateOccurrence(ctx, key, calendar.ScopeThis, u)
+	return err
+}
+
+// refused records an error the service gave for one component and returns
+// nil, or returns an error that must stop the import. A nil err is nil.
+func (r *Report) refused(err error, index int, uid string) error {
+	var de *calendar.Error
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &de) || de.Code == calendar.CodeInternal || de.Code == calendar.CodeUnauthenticated ||
+		de.Code == calendar.CodeForbidden:
+		return err
+	case de.Code == calendar.CodeNotFound:
+		de = calendar.Errorf(calendar.CodeNotFound, "RECURRENCE-ID is not an occurrence of its series")
+	}
+	msg := de.Message
+	if de.Field != "" {
+		msg = de.Field + ": " + msg
+	}
+	r.Errors = append(r.Errors, ItemError{Index: index, UID: uid, Message: msg, Code: de.Code})
+	return nil
+}
+
+func sortErrors(errs []ItemError) {
+	slices.SortStableFunc(errs, func(a, b ItemError) int { return a.Index - b.Index })
+}
