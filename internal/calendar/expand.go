@@ -10,8 +10,8 @@ import "time"
 // Select then picks what a view shows, as for single entries.
 //
 // An exception whose series is missing, or whose original start is no longer
-// an occurrence of it, is left out. Errors: CodeInvalid when a series has more
-// than MaxOccurrencesPerRange occurrences in the window.
+// an occurrence of it, is left out. Errors: CodeInvalid when the series have
+// more than MaxOccurrencesPerRange occurrences in the window between them.
 func Expand(eng RecurrenceEngine, candidates []*Entry, from, to time.Time, includeCancelled bool) ([]*Entry, error) {
 	masters := map[string]*Entry{}
 	exceptions := map[string]*Entry{} // by occurrence ID
@@ -36,13 +36,15 @@ func Expand(eng RecurrenceEngine, candidates []*Entry, from, to time.Time, inclu
 			out = append(out, occ)
 		}
 	}
+	budget := MaxOccurrencesPerRange
 	for _, m := range masters {
 		// An occurrence reaches into the window if it starts less than its
 		// length (plus the zone margin of whole days) before the window ends.
-		starts, err := eng.Starts(m, from.Add(-m.length()-zoneReach), to.Add(zoneReach), MaxOccurrencesPerRange)
+		starts, err := eng.Starts(m, from.Add(-m.length()-zoneReach), to.Add(zoneReach), budget)
 		if err != nil {
 			return nil, err
 		}
+		budget -= len(starts)
 		for _, s := range starts {
 			emit(m.OccurrenceAt(s))
 		}

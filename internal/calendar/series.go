@@ -26,8 +26,8 @@ const (
 	ScopeAll              Scope = "ALL"                // the whole series
 )
 
-// MaxOccurrencesPerRange caps the occurrences one calendar's view expands, so
-// no request can expand without bound.
+// MaxOccurrencesPerRange caps the occurrences one view (of a calendar, or an
+// agenda of many) expands, so no request can expand without bound.
 const MaxOccurrencesPerRange = MaxViewEntries
 
 // The fields an exception can set itself; the others follow its series.

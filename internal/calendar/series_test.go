@@ -128,6 +128,16 @@ func TestExpand(t *testing.T) {
 	if _, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, calendar.MaxOccurrencesPerRange+10), false); calendar.ErrorCode(err) != calendar.CodeInvalid {
 		t.Fatalf("more occurrences than the cap: got %v", err)
 	}
+	// The cap is on the view, not on each series.
+	twin := *m
+	twin.ID = "fedcba98-7654-3210-fedc-ba9876543210"
+	span := calendar.MaxOccurrencesPerRange*2/3 - 5
+	if _, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, span), false); err != nil {
+		t.Fatalf("one series under the cap: %v", err)
+	}
+	if _, err := calendar.Expand(eng, []*calendar.Entry{m, &twin}, from, from.AddDate(0, 0, span), false); calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Fatalf("two series over the cap between them: got %v", err)
+	}
 }
 
 func TestPlanSeriesEditVersions(t *testing.T) {

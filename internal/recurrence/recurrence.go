@@ -267,7 +267,7 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) ([]tim
 			continue
 		}
 		if len(out) == max {
-			return nil, calendar.Invalidf("range", "this range holds more than %d occurrences: narrow it", max)
+			return nil, calendar.Invalidf("range", "this range holds too many occurrences of series (more than %d): narrow it", calendar.MaxOccurrencesPerRange)
 		}
 		out = append(out, t)
 	}
