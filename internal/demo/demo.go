@@ -126,16 +126,14 @@ func addEntries(ctx context.Context, svc calendar.Service, calendarID, name stri
 	var entries []calendar.NewEntry
 	switch name {
 	case "Team":
-		for d := range 5 {
-			entries = append(entries, calendar.NewEntry{Title: "Standup", Tags: []string{"work"}, Timing: calendar.Timing{
-				Timed: &calendar.TimedTiming{Start: at(d, 8), End: at(d, 8).Add(15 * time.Minute), TimeZone: "Europe/Paris"}}})
-		}
 		entries = append(entries,
 			calendar.NewEntry{Title: "Team offsite", Location: "Lyon", Tags: []string{"work"}, Timing: calendar.Timing{AllDay: date(9)}},
 			calendar.NewEntry{Title: "Conference", Timing: calendar.Timing{MultiDay: &calendar.DaySpan{Start: *date(2), End: *date(5)}}},
 			calendar.NewEntry{Title: "Write the quarterly report", Timing: calendar.Timing{Task: &calendar.TaskDue{Date: date(4)}}})
 	case "Personal":
 		entries = append(entries,
+			calendar.NewEntry{Title: "Pay the credit card", Timing: calendar.Timing{AllDay: lastOfMonthBefore(monday)},
+				Recurrence: &calendar.Recurrence{Rule: "FREQ=MONTHLY;BYMONTHDAY=-1"}},
 			calendar.NewEntry{Title: "Dentist", Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: at(1, 19), End: at(1, 20)}}},
 			calendar.NewEntry{Title: "Pay rent", Timing: calendar.Timing{Task: &calendar.TaskDue{Date: date(3)}}})
 	case "Room 101":
@@ -148,5 +146,46 @@ func addEntries(ctx context.Context, svc calendar.Service, calendarID, name stri
 			return fmt.Errorf("entry %s: %w", n.Title, err)
 		}
 	}
+	if name == "Team" {
+		return addStandups(ctx, svc, calendarID, monday)
+	}
 	return nil
+}
+
+// addStandups adds the team's weekday standup, a series begun a year before
+// the week of monday, with this week's Wednesday moved an hour later and its
+// Friday cancelled.
+func addStandups(ctx context.Context, svc calendar.Service, calendarID string, monday calendar.Date) error {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		return err
+	}
+	nine := func(d calendar.Date) time.Time { return time.Date(d.Year, d.Month, d.Day, 9, 0, 0, 0, paris).UTC() }
+	first := monday.AddDays(-52 * 7)
+	s, err := svc.CreateEntry(ctx, calendar.NewEntry{CalendarID: calendarID, Title: "Standup", Tags: []string{"work"},
+		Timing:     calendar.Timing{Timed: &calendar.TimedTiming{Start: nine(first), End: nine(first).Add(15 * time.Minute), TimeZone: "Europe/Paris"}},
+		Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"}})
+	if err != nil {
+		return fmt.Errorf("standup series: %w", err)
+	}
+	occurrence := func(d calendar.Date) calendar.OccurrenceKey {
+		return calendar.OccurrenceKey{CalendarID: calendarID, SeriesID: s.ID, OriginalStart: nine(d)}
+	}
+	late := nine(monday.AddDays(2)).Add(time.Hour)
+	_, err = svc.UpdateOccurrence(ctx, occurrence(monday.AddDays(2)), calendar.ScopeThis, calendar.EntryUpdate{
+		ExpectedVersion: s.Version, Title: calendar.Set("Standup (late start)"),
+		Timing: calendar.Set(calendar.Timing{Timed: &calendar.TimedTiming{Start: late, End: late.Add(15 * time.Minute), TimeZone: "Europe/Paris"}})})
+	if err != nil {
+		return fmt.Errorf("standup exception: %w", err)
+	}
+	if err := svc.DeleteOccurrence(ctx, occurrence(monday.AddDays(4)), calendar.ScopeThis, s.Version); err != nil {
+		return fmt.Errorf("standup cancellation: %w", err)
+	}
+	return nil
+}
+
+// lastOfMonthBefore returns the last day of the month before d's.
+func lastOfMonthBefore(d calendar.Date) *calendar.Date {
+	last := calendar.Date{Year: d.Year, Month: d.Month, Day: 1}.AddDays(-1)
+	return &last
 }
