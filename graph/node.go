@@ -47,16 +47,7 @@ func entryNode(ctx context.Context, gid string) (model.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := loader.For(ctx)
-	e, err := l.Entry(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	cal, err := l.CalendarOfEntry(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	return model.EntryOf(e, cal), nil
+	return onCalendar(ctx)(loader.For(ctx).Entry(ctx, key))
 }
 
 func occurrenceNode(ctx context.Context, gid string) (model.Node, error) {
@@ -64,16 +55,21 @@ func occurrenceNode(ctx context.Context, gid string) (model.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := loader.For(ctx)
-	e, err := l.Occurrence(ctx, key)
-	if err != nil {
-		return nil, err
+	return onCalendar(ctx)(loader.For(ctx).Occurrence(ctx, key))
+}
+
+// onCalendar wraps an entry a loader returned, on its calendar.
+func onCalendar(ctx context.Context) func(*calendar.Entry, error) (model.Node, error) {
+	return func(e *calendar.Entry, err error) (model.Node, error) {
+		if err != nil {
+			return nil, err
+		}
+		cal, err := loader.For(ctx).CalendarOfEntry(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		return model.EntryOf(e, cal), nil
 	}
-	cal, err := l.CalendarOfEntry(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	return model.EntryOf(e, cal), nil
 }
 
 // calendarUpdate converts updateCalendar's input.

@@ -128,23 +128,14 @@ func (e *Entry) Reach() (start, end time.Time) {
 		if e.Dated() {
 			os, oe = os.Add(-zoneReach), oe.Add(zoneReach)
 		}
-		start, end = minTime(start, os), maxTime(end, oe)
+		if os.Before(start) {
+			start = os
+		}
+		if oe.After(end) {
+			end = oe
+		}
 	}
 	return start, end
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // Defaults fill what a new or changed entry leaves out; they come from the
