@@ -67,7 +67,7 @@ func (d Date) In(loc *time.Location) time.Time {
 func (d Date) AddDays(n int) Date { return DateOf(d.utc().AddDate(0, 0, n)) }
 
 // DaysUntil returns the number of days from d to e (negative when e is before d).
-func (d Date) DaysUntil(e Date) int { return int(e.utc().Sub(d.utc()).Hours() / 24) }
+func (d Date) DaysUntil(e Date) int { return int((e.utc().Unix() - d.utc().Unix()) / 86400) }
 
 // Before reports whether d is an earlier day than e.
 func (d Date) Before(e Date) bool { return d.utc().Before(e.utc()) }

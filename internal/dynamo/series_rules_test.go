@@ -27,6 +27,7 @@ func TestSeriesInputRefused(t *testing.T) {
 		{"task", dueOn("2026-01-05"), calendar.Recurrence{Rule: "FREQ=WEEKLY"}, "recurrence"},
 		{"a fraction of a second", timed("2026-01-05T09:00:00.5Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=DAILY"}, "timing"},
 		{"EXDATE of an all-day series at noon", allDay("2026-01-05"), calendar.Recurrence{Rule: "FREQ=DAILY", ExDates: []time.Time{at("2026-01-07T12:00:00Z")}}, "recurrence"},
+		{"RDATE with a fraction of a second", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=DAILY", RDates: []time.Time{at("2026-01-07T09:30:00.25Z")}}, "recurrence"},
 		{"RDATE before the start", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=DAILY", RDates: []time.Time{at("2025-01-07T09:00:00Z")}}, "recurrence"},
 	}
 	f := newFixture(t)

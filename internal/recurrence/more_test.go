@@ -143,6 +143,11 @@ func TestInvalidSeries(t *testing.T) {
 		{"unknown part", "20260105T090000", "FREQ=DAILY;BYFOO=1"},
 		{"bad weekday", "20260105T090000", "FREQ=WEEKLY;BYDAY=XX"},
 		{"month day 32", "20260105T090000", "FREQ=MONTHLY;BYMONTHDAY=32"},
+		{"COUNT=0", "20260105T090000", "FREQ=DAILY;COUNT=0"},
+		{"INTERVAL=0", "20260105T090000", "FREQ=DAILY;INTERVAL=0"},
+		{"a part twice", "20260105T090000", "FREQ=DAILY;COUNT=1;COUNT=2"},
+		{"ordinal zero", "20260105T090000", "FREQ=MONTHLY;BYDAY=+0MO"},
+		{"ordinal 54", "20260105T090000", "FREQ=YEARLY;BYDAY=54MO"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,5 +160,83 @@ func TestInvalidSeries(t *testing.T) {
 	s := series(t, "UTC", "20260105T090000", "FREQ=DAILY")
 	if _, err := engine.Starts(s, utc("2026-01-01T00:00:00Z"), utc("2027-01-01T00:00:00Z"), 100); calendar.ErrorCode(err) != calendar.CodeInvalid {
 		t.Fatalf("a year of a daily series with a cap of 100: got %v, want the cap refused", err)
+	}
+}
+
+// TestZonesWhoseMidnightIsSkipped checks series in zones whose DST change
+// happens at midnight, so that a day begins at 01:00: each occurrence stays
+// on its day, and a series may start on that day.
+func TestZonesWhoseMidnightIsSkipped(t *testing.T) {
+	tests := []struct {
+		zone, start, rule string
+		from, to          string
+		want              []string
+	}{
+		// Santiago skips 2025-09-07 00:00-01:00 (a Sunday).
+		{"America/Santiago", "20250831T100000", "FREQ=WEEKLY;BYDAY=SU;COUNT=3", "2025-08-01T00:00:00Z", "2025-10-01T00:00:00Z",
+			[]string{"2025-08-31 10:00", "2025-09-07 10:00", "2025-09-14 10:00"}},
+		{"America/Santiago", "20250906T000000", "FREQ=DAILY;COUNT=3", "2025-09-01T00:00:00Z", "2025-10-01T00:00:00Z",
+			[]string{"2025-09-06 00:00", "2025-09-07 01:00", "2025-09-08 00:00"}},
+		{"America/Santiago", "20250907T100000", "FREQ=MONTHLY;COUNT=2", "2025-09-01T00:00:00Z", "2025-11-01T00:00:00Z",
+			[]string{"2025-09-07 10:00", "2025-10-07 10:00"}},
+		// Havana skips 2026-03-08 00:00-01:00.
+		{"America/Havana", "20260301T093000", "FREQ=WEEKLY;COUNT=3", "2026-02-01T00:00:00Z", "2026-04-01T00:00:00Z",
+			[]string{"2026-03-01 09:30", "2026-03-08 09:30", "2026-03-15 09:30"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.zone+" "+tt.rule, func(t *testing.T) {
+			s := series(t, tt.zone, tt.start, tt.rule)
+			if err := engine.Validate(s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := engine.Starts(s, utc(tt.from), utc(tt.to), 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := local(got, tt.zone); !slices.Equal(l, tt.want) {
+				t.Fatalf("got %q, want %q", l, tt.want)
+			}
+			for _, g := range got {
+				if !engine.Has(s, g) {
+					t.Fatalf("Has(%v) is false", g)
+				}
+			}
+		})
+	}
+}
+
+// TestFarFuture checks series centuries after they began: rules without an
+// end go on to the last supported year.
+func TestFarFuture(t *testing.T) {
+	d := calendar.Date{Year: 1950, Month: time.May, Day: 4}
+	birthday := &calendar.Entry{Kind: calendar.KindAllDay, StartDate: d, EndDate: d.AddDays(1),
+		Recurrence: &calendar.Recurrence{Rule: "FREQ=YEARLY"}}
+	got, err := engine.Starts(birthday, utc("2500-01-01T00:00:00Z"), utc("2501-01-01T00:00:00Z"), 10)
+	if err != nil || len(got) != 1 || !got[0].Equal(utc("2500-05-04T00:00:00Z")) {
+		t.Fatalf("a birthday from 1950 in 2500: %v, %v", got, err)
+	}
+	weekly := series(t, "Europe/Paris", "19000102T090000", "FREQ=WEEKLY;BYDAY=TU")
+	got, err = engine.Starts(weekly, utc("2999-12-01T00:00:00Z"), utc("2999-12-15T00:00:00Z"), 10)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("a weekly series from 1900 in 2999: %v, %v", got, err)
+	}
+	if n := (calendar.Date{Year: 1900, Month: 1, Day: 1}).DaysUntil(calendar.Date{Year: 2500, Month: 1, Day: 1}); n != 219146 {
+		t.Fatalf("DaysUntil over six centuries: %d", n)
+	}
+}
+
+// TestCanonicalRecurrence checks what Validate stores: the rule as RFC 5545
+// writes it and the dates sorted, once.
+func TestCanonicalRecurrence(t *testing.T) {
+	s := series(t, "America/New_York", "20260105T090000", "rrule:freq=weekly;byday=mo,we;until=20260301T000000")
+	s.Recurrence.ExDates = []time.Time{utc("2026-01-14T14:00:00Z"), utc("2026-01-07T14:00:00Z"), utc("2026-01-14T14:00:00Z")}
+	if err := engine.Validate(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Recurrence.Rule != "FREQ=WEEKLY;UNTIL=20260301T050000Z;BYDAY=MO,WE" {
+		t.Fatalf("rule %q", s.Recurrence.Rule)
+	}
+	if len(s.Recurrence.ExDates) != 2 || !s.Recurrence.ExDates[0].Equal(utc("2026-01-07T14:00:00Z")) {
+		t.Fatalf("exdates %v", s.Recurrence.ExDates)
 	}
 }

@@ -13,7 +13,6 @@ package recurrence
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/teambition/rrule-go"
@@ -21,27 +20,14 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// Limits on rules, so that no series is absurdly large or slow to expand.
-const (
-	MaxCount    = 5000 // COUNT
-	MaxInterval = 1000 // INTERVAL
-	MaxDates    = 500  // RDATE and EXDATE values each
-	maxRuleLen  = 500  // characters of the RRULE value
-)
-
 // Engine is the calendar.RecurrenceEngine of rrule-go.
 type Engine struct{}
 
 var _ calendar.RecurrenceEngine = Engine{}
 
-// unsupported rule parts: BYHOUR/BYMINUTE/BYSECOND would give occurrences other
-// times of day than the series' own, and DTSTART is the series' start.
-var unsupported = []string{"BYHOUR", "BYMINUTE", "BYSECOND", "BYEASTER", "DTSTART"}
-
 // expansion is a series' recurrence set, ready to iterate.
 type expansion struct {
-	rule    *rrule.RRule
-	anchor  time.Time // the first occurrence, in the series' zone
+	rule    *rule
 	rdates  []time.Time
 	exdates map[int64]bool // by Unix milliseconds
 }
@@ -50,12 +36,11 @@ func newExpansion(series *calendar.Entry) (*expansion, error) {
 	if series.Recurrence == nil {
 		return nil, calendar.Invalidf("recurrence", "recurrence is required for a series")
 	}
-	x := &expansion{anchor: anchor(series), exdates: map[int64]bool{}}
-	rule, err := parse(series.Recurrence.Rule, x.anchor)
+	r, err := parse(series.Recurrence.Rule, anchor(series))
 	if err != nil {
 		return nil, err
 	}
-	x.rule = rule
+	x := &expansion{rule: r, exdates: map[int64]bool{}}
 	for _, d := range series.Recurrence.RDates {
 		x.rdates = append(x.rdates, d.UTC())
 	}
@@ -64,50 +49,6 @@ func newExpansion(series *calendar.Entry) (*expansion, error) {
 		x.exdates[d.UnixMilli()] = true
 	}
 	return x, nil
-}
-
-// parse reads and checks a rule value and binds it to the series' start.
-func parse(value string, anchor time.Time) (*rrule.RRule, error) {
-	value = strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(value), "RRULE:"))
-	if value == "" || len(value) > maxRuleLen || strings.ContainsAny(value, "\r\n") {
-		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule must be an RRULE value like FREQ=WEEKLY;BYDAY=MO")
-	}
-	for _, part := range unsupported {
-		if strings.Contains(";"+value, ";"+part+"=") {
-			return nil, calendar.Invalidf("recurrence.rule", "%s is not supported: occurrences keep their series' start and time of day", part)
-		}
-	}
-	opt, err := rrule.StrToROptionInLocation(value, anchor.Location())
-	if err != nil {
-		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule is not a valid RRULE: %s", err)
-	}
-	if err := checkOptions(opt, anchor); err != nil {
-		return nil, err
-	}
-	opt.Dtstart = anchor
-	rule, err := rrule.NewRRule(*opt)
-	if err != nil {
-		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule is not a valid RRULE: %s", err)
-	}
-	return rule, nil
-}
-
-func checkOptions(opt *rrule.ROption, anchor time.Time) error {
-	switch {
-	case opt.Freq > rrule.DAILY:
-		return calendar.Invalidf("recurrence.rule", "FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY")
-	case opt.Count < 0 || opt.Count > MaxCount:
-		return calendar.Invalidf("recurrence.rule", "COUNT must be between 1 and %d", MaxCount)
-	case opt.Interval < 0 || opt.Interval > MaxInterval:
-		return calendar.Invalidf("recurrence.rule", "INTERVAL must be between 1 and %d", MaxInterval)
-	case opt.Count > 0 && !opt.Until.IsZero():
-		return calendar.Invalidf("recurrence.rule", "a rule has COUNT or UNTIL, not both")
-	case !opt.Until.IsZero() && opt.Until.Before(anchor):
-		return calendar.Invalidf("recurrence.rule", "UNTIL is before the series' start")
-	case !opt.Until.IsZero() && opt.Until.Year() > calendar.MaxYear:
-		return calendar.Invalidf("recurrence.rule", "UNTIL must be before the year %d", calendar.MaxYear+1)
-	}
-	return nil
 }
 
 // anchor is the series' start as the rule sees it: the first occurrence's
@@ -124,39 +65,40 @@ func anchor(series *calendar.Entry) time.Time {
 }
 
 // ruleStarts returns an iterator over the rule's own occurrences (no RDATE or
-// EXDATE), each at the series' time of day as RFC 5545 reads local times.
-func (x *expansion) ruleStarts() func() (time.Time, bool) { return x.ruleStartsNear(time.Time{}) }
-
-// ruleStartsNear is ruleStarts for a caller that only wants occurrences from
-// t on: it may skip earlier ones (see fastForward).
-func (x *expansion) ruleStartsNear(t time.Time) func() (time.Time, bool) {
-	rule := x.rule
+// EXDATE), as instants; from t on when t is set (it may skip earlier ones,
+// see fastForward).
+func (x *expansion) ruleStarts(t time.Time) func() (time.Time, bool) {
+	r := x.rule
+	start := r.start()
 	if a, ok := x.fastForward(t); ok {
-		opt := x.rule.OrigOptions
-		opt.Dtstart = a
-		if r, err := rrule.NewRRule(opt); err == nil {
-			rule = r
-		}
+		start = a
 	}
-	next := rule.Iterator()
+	rr, err := r.rrule(start)
+	if err != nil {
+		rr, _ = r.rrule(r.start()) // parse succeeded with the anchor
+	}
+	next := rr.Iterator()
 	return func() (time.Time, bool) {
-		t, ok := next()
+		w, ok := next()
 		if !ok {
-			return t, false
+			return time.Time{}, false
 		}
-		return wallClock(t, x.anchor), true
+		i := r.instant(w)
+		if !r.until.IsZero() && i.After(r.until) {
+			return time.Time{}, false
+		}
+		return i, true
 	}
 }
 
-// fastForward returns a later start to expand a rule from, so that a view
+// fastForward returns a later (floating) start to expand a rule from, so that a view
 // of a series begun years ago does not walk through all its occurrences. A
 // DAILY or WEEKLY rule without COUNT repeats every INTERVAL days or weeks:
 // moved forward by whole periods, to at least one period before t, it yields
 // the same occurrences from t on (those it skips in its first period lie
-// before it). Other rules, and a move that would land in a DST gap, are not
-// moved.
+// before it). Other rules are not moved.
 func (x *expansion) fastForward(t time.Time) (time.Time, bool) {
-	opt := x.rule.OrigOptions
+	opt := x.rule.opt
 	if t.IsZero() || opt.Count > 0 || (opt.Freq != rrule.DAILY && opt.Freq != rrule.WEEKLY) {
 		return time.Time{}, false
 	}
@@ -164,33 +106,19 @@ func (x *expansion) fastForward(t time.Time) (time.Time, bool) {
 	if opt.Freq == rrule.WEEKLY {
 		period *= 7
 	}
-	loc := x.anchor.Location()
-	first := calendar.DateOf(x.anchor)
-	days := first.DaysUntil(calendar.DateOf(t.In(loc))) - period
-	h, mi, sec := x.anchor.Clock()
-	for k := days / period; k > 0; k-- {
-		d := first.AddDays(k * period)
-		a := time.Date(d.Year, d.Month, d.Day, h, mi, sec, x.anchor.Nanosecond(), loc)
-		if ah, am, as := a.Clock(); ah == h && am == mi && as == sec {
-			return a, true
-		}
+	first := x.rule.start()
+	days := calendar.DateOf(first).DaysUntil(calendar.DateOf(t.In(x.rule.loc))) - period
+	if k := days / period; k > 0 {
+		return first.AddDate(0, 0, k*period), true
 	}
 	return time.Time{}, false
-}
-
-// wallClock returns the instant on t's day at anchor's time of day in
-// anchor's zone, as RFC 5545 reads local times (calendar.WallClock).
-func wallClock(t, anchor time.Time) time.Time {
-	loc := anchor.Location()
-	h, mi, s := anchor.Clock()
-	return calendar.WallClock(calendar.DateOf(t.In(loc)), h, mi, s, anchor.Nanosecond(), loc)
 }
 
 // iterator returns the recurrence set in order: the rule's occurrences and
 // the RDATEs, less the EXDATEs, each once; from t on when t is set (earlier
 // ones may or may not come).
 func (x *expansion) iterator(t time.Time) func() (time.Time, bool) {
-	rule := x.ruleStartsNear(t)
+	rule := x.ruleStarts(t)
 	r, rok := rule()
 	i := 0
 	var last time.Time
@@ -207,7 +135,6 @@ func (x *expansion) iterator(t time.Time) func() (time.Time, bool) {
 			default:
 				return time.Time{}, false
 			}
-			t = t.UTC()
 			if x.exdates[t.UnixMilli()] || t.Equal(last) {
 				continue
 			}
@@ -217,7 +144,9 @@ func (x *expansion) iterator(t time.Time) func() (time.Time, bool) {
 	}
 }
 
-// Validate implements calendar.RecurrenceEngine.
+// Validate implements calendar.RecurrenceEngine. It also puts the recurrence
+// in canonical form: the rule as RFC 5545 writes it (parts in a fixed order,
+// UNTIL in UTC, or as a date for a series of whole days), dates sorted, once.
 func (Engine) Validate(series *calendar.Entry) error {
 	if series.Recurrence != nil && (len(series.Recurrence.RDates) > MaxDates || len(series.Recurrence.ExDates) > MaxDates) {
 		return calendar.Invalidf("recurrence", "a series has at most %d RDATE and %d EXDATE values", MaxDates, MaxDates)
@@ -229,25 +158,41 @@ func (Engine) Validate(series *calendar.Entry) error {
 	if err := checkDates(series); err != nil {
 		return err
 	}
-	first, ok := x.ruleStarts()()
-	if !ok || !first.Equal(x.anchor) {
+	rr, _ := x.rule.rrule(x.rule.start())
+	first, ok := rr.Iterator()()
+	if !ok || !first.Equal(x.rule.start()) {
 		return calendar.Invalidf("recurrence.rule", "the series' start must be the first occurrence of its rule (RFC 5545: DTSTART must match the rule)")
 	}
+	r := series.Recurrence
+	r.Rule = x.rule.String(series.Dated())
+	r.RDates, r.ExDates = canonicalDates(r.RDates), canonicalDates(r.ExDates)
 	return nil
 }
 
-// checkDates refuses RDATEs and EXDATEs of the wrong form: a series of whole
-// days lists dates, at midnight UTC, and nothing comes before the start.
+func canonicalDates(ds []time.Time) []time.Time {
+	out := make([]time.Time, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, d.UTC())
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return slices.CompactFunc(out, time.Time.Equal)
+}
+
+// checkDates refuses RDATEs and EXDATEs of the wrong form: whole seconds (an
+// occurrence's ID holds its start to the second), dates at midnight UTC for a
+// series of whole days, and nothing before the start.
 func checkDates(series *calendar.Entry) error {
 	first := series.FirstStart()
 	for _, d := range slices.Concat(series.Recurrence.RDates, series.Recurrence.ExDates) {
 		if err := calendar.ValidateInstant("recurrence", d); err != nil {
 			return err
 		}
-		if series.Dated() && !d.Equal(calendar.DateOf(d.UTC()).In(time.UTC)) {
+		switch {
+		case !d.Equal(d.Truncate(time.Second)):
+			return calendar.Invalidf("recurrence", "RDATE and EXDATE values are whole seconds")
+		case series.Dated() && !d.Equal(calendar.DateOf(d.UTC()).In(time.UTC)):
 			return calendar.Invalidf("recurrence", "a series of whole days lists RDATE and EXDATE as dates")
-		}
-		if d.Before(first) {
+		case d.Before(first):
 			return calendar.Invalidf("recurrence", "RDATE and EXDATE values cannot be before the series' start")
 		}
 	}
@@ -277,7 +222,7 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) ([]tim
 // Last implements calendar.RecurrenceEngine.
 func (Engine) Last(series *calendar.Entry) (time.Time, bool) {
 	x, err := newExpansion(series)
-	if err != nil || (x.rule.OrigOptions.Count == 0 && x.rule.OrigOptions.Until.IsZero()) {
+	if err != nil || x.rule.forever {
 		return time.Time{}, false
 	}
 	last := series.FirstStart()
@@ -311,13 +256,8 @@ func (Engine) Split(series *calendar.Entry, start time.Time) (before, after cale
 	if err != nil {
 		return before, after, err
 	}
-	opt := x.rule.OrigOptions
-	until := start.Add(-time.Second).UTC()
-	if series.Dated() {
-		until = start.AddDate(0, 0, -1).UTC()
-	}
 	done, found := 0, false
-	next := x.ruleStarts()
+	next := x.ruleStarts(time.Time{})
 	for t, ok := next(); ok && !t.After(start); t, ok = next() {
 		if found = t.Equal(start); !found {
 			done++
@@ -326,10 +266,14 @@ func (Engine) Split(series *calendar.Entry, start time.Time) (before, after cale
 	if !found || done == 0 {
 		return before, after, calendar.Invalidf("scope", "a series can only be split at a later occurrence of its rule, not at an extra date (RDATE)")
 	}
-	bOpt, aOpt := opt, opt
+	until := start.Add(-time.Second).UTC()
+	if series.Dated() {
+		until = start.AddDate(0, 0, -1).UTC()
+	}
+	bOpt, aOpt := x.rule.opt, x.rule.opt
 	bOpt.Count, bOpt.Until = 0, until
-	if opt.Count > 0 {
-		aOpt.Count = opt.Count - done
+	if aOpt.Count > 0 {
+		aOpt.Count -= done
 	}
 	before = calendar.Recurrence{Rule: ruleString(bOpt, series.Dated())}
 	after = calendar.Recurrence{Rule: ruleString(aOpt, series.Dated())}
@@ -348,16 +292,4 @@ func appendSide(before, after *[]time.Time, d, start time.Time) {
 	} else {
 		*after = append(*after, d)
 	}
-}
-
-// ruleString writes an RRULE value without DTSTART; a series of whole days
-// gets its UNTIL as a date.
-func ruleString(opt rrule.ROption, dated bool) string {
-	opt.Dtstart = time.Time{}
-	s := opt.RRuleString()
-	if dated && !opt.Until.IsZero() {
-		full := "UNTIL=" + opt.Until.UTC().Format("20060102T150405Z")
-		s = strings.Replace(s, full, "UNTIL="+opt.Until.UTC().Format("20060102"), 1)
-	}
-	return strings.TrimPrefix(s, "RRULE:")
 }

@@ -1,0 +1,163 @@
+package recurrence
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/teambition/rrule-go"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Limits on rules, so that no series is absurdly large or slow to expand.
+const (
+	MaxCount    = 5000 // COUNT
+	MaxInterval = 1000 // INTERVAL
+	MaxDates    = 500  // RDATE and EXDATE values each
+	maxRuleLen  = 500  // characters of the RRULE value
+)
+
+// unsupported rule parts: BYHOUR/BYMINUTE/BYSECOND would give occurrences other
+// times of day than the series' own, and DTSTART is the series' start.
+var unsupported = []string{"BYHOUR", "BYMINUTE", "BYSECOND", "BYEASTER", "DTSTART"}
+
+// weekdays are BYDAY's day names.
+var weekdays = []string{"MO", "TU", "WE", "TH", "FR", "SA", "SU"}
+
+// lint checks what rrule-go lets through: each part once, COUNT and INTERVAL
+// positive, BYDAY ordinals between 1 and 53 either way, no unsupported parts.
+func lint(value string) error {
+	bad := func(format string, args ...any) error { return calendar.Invalidf("recurrence.rule", format, args...) }
+	if value == "" || len(value) > maxRuleLen || strings.ContainsAny(value, "\r\n") {
+		return bad("recurrence.rule must be an RRULE value like FREQ=WEEKLY;BYDAY=MO")
+	}
+	seen := map[string]bool{}
+	for _, part := range strings.Split(value, ";") {
+		name, v, _ := strings.Cut(part, "=")
+		switch {
+		case slices.Contains(unsupported, name):
+			return bad("%s is not supported: occurrences keep their series' start and time of day", name)
+		case seen[name]:
+			return bad("%s is given twice", name)
+		case (name == "COUNT" || name == "INTERVAL") && !positive(v):
+			return bad("%s must be a whole number from 1", name)
+		case name == "BYDAY":
+			for _, d := range strings.Split(v, ",") {
+				if n := strings.TrimRight(d, "MOTUWEHFRSA"); n != "" && !ordinal(n) || !slices.Contains(weekdays, d[len(n):]) {
+					return bad("BYDAY %q is not a day like MO, 2MO or -1FR", d)
+				}
+			}
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+func positive(s string) bool { n, err := strconv.Atoi(s); return err == nil && n > 0 }
+
+func ordinal(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n != 0 && n >= -53 && n <= 53
+}
+
+// rule is a series' RRULE, read.
+type rule struct {
+	opt     rrule.ROption  // as the client gave it, in the series' zone
+	anchor  time.Time      // the first occurrence, in the series' zone
+	until   time.Time      // the last instant an occurrence may start at; zero for none
+	forever bool           // no COUNT and no UNTIL
+	loc     *time.Location // the series' zone (UTC for whole days)
+}
+
+// parse reads and checks a rule value for a series starting at anchor.
+func parse(value string, anchor time.Time) (*rule, error) {
+	value = strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(value)), "RRULE:")
+	if err := lint(value); err != nil {
+		return nil, err
+	}
+	opt, err := rrule.StrToROptionInLocation(value, anchor.Location())
+	if err != nil {
+		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule is not a valid RRULE: %s", err)
+	}
+	if err := checkOptions(opt, anchor); err != nil {
+		return nil, err
+	}
+	r := &rule{opt: *opt, anchor: anchor, until: opt.Until, forever: opt.Count == 0 && opt.Until.IsZero(), loc: anchor.Location()}
+	if _, err := r.rrule(r.start()); err != nil {
+		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule is not a valid RRULE: %s", err)
+	}
+	return r, nil
+}
+
+func checkOptions(opt *rrule.ROption, anchor time.Time) error {
+	switch {
+	case opt.Freq > rrule.DAILY:
+		return calendar.Invalidf("recurrence.rule", "FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY")
+	case opt.Count > MaxCount:
+		return calendar.Invalidf("recurrence.rule", "COUNT must be between 1 and %d", MaxCount)
+	case opt.Interval > MaxInterval:
+		return calendar.Invalidf("recurrence.rule", "INTERVAL must be between 1 and %d", MaxInterval)
+	case opt.Count > 0 && !opt.Until.IsZero():
+		return calendar.Invalidf("recurrence.rule", "a rule has COUNT or UNTIL, not both")
+	case !opt.Until.IsZero() && opt.Until.Before(anchor):
+		return calendar.Invalidf("recurrence.rule", "UNTIL is before the series' start")
+	case !opt.Until.IsZero() && opt.Until.Year() > calendar.MaxYear:
+		return calendar.Invalidf("recurrence.rule", "UNTIL must be before the year %d", calendar.MaxYear+1)
+	}
+	return nil
+}
+
+// The rule is expanded on the wall clock of the series' zone with no DST in
+// it: rrule-go sees local dates and times labelled UTC, where every day has
+// every time, and each occurrence becomes an instant by calendar.WallClock.
+// (Given the zone itself, rrule-go builds days with time.Date, which puts a
+// midnight that a DST change skips on the day before.)
+
+// floating returns t's wall clock in loc, labelled UTC.
+func floating(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+}
+
+// endOfTime is where a rule without COUNT or UNTIL stops being expanded: after
+// the last supported year (rrule-go would stop about 292 years after DTSTART).
+var endOfTime = time.Date(calendar.MaxYear+1, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// start is the anchor on the floating clock.
+func (r *rule) start() time.Time { return floating(r.anchor, r.loc) }
+
+// rrule returns the rule on the floating wall clock, starting at start (the
+// anchor's, or a later start of the same period; see fastForward).
+func (r *rule) rrule(start time.Time) (*rrule.RRule, error) {
+	opt := r.opt
+	opt.Dtstart = start
+	switch {
+	case r.forever:
+		opt.Until = endOfTime
+	case !r.until.IsZero():
+		// A margin for the wall clock's DST offsets; instant reads the exact UNTIL.
+		opt.Until = floating(r.until, r.loc).Add(3 * time.Hour)
+	}
+	return rrule.NewRRule(opt)
+}
+
+// instant returns the instant of an occurrence found on the floating clock.
+func (r *rule) instant(w time.Time) time.Time {
+	return calendar.WallClock(calendar.DateOf(w), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), r.loc).UTC()
+}
+
+// String writes the rule as RFC 5545 does, without DTSTART; a series of whole
+// days gets its UNTIL as a date.
+func (r *rule) String(dated bool) string { return ruleString(r.opt, dated) }
+
+func ruleString(opt rrule.ROption, dated bool) string {
+	opt.Dtstart = time.Time{}
+	s := strings.TrimPrefix(opt.RRuleString(), "RRULE:")
+	if dated && !opt.Until.IsZero() {
+		full := "UNTIL=" + opt.Until.UTC().Format("20060102T150405Z")
+		s = strings.Replace(s, full, "UNTIL="+opt.Until.UTC().Format("20060102"), 1)
+	}
+	return s
+}
