@@ -10,6 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
@@ -17,6 +18,12 @@ import (
 // its children once per requested item (`first`), so nested lists multiply:
 // 50 calendars with 20 members each is about 7,000.
 const MaxComplexity = 25000
+
+// viewComplexity is what a range view (Calendar.entries, Viewer.agenda) adds
+// to an operation's complexity: it queries DynamoDB and expands series, so
+// one operation holds at most a few hundred of them. (The occurrences all
+// views of a request expand are capped together too; see package loader.)
+const viewComplexity = 100
 
 // Options configure the GraphQL endpoint.
 type Options struct {
@@ -34,6 +41,12 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	cfg := Config{Resolvers: &Resolver{Service: svc, PublicURL: opts.PublicURL}}
 	cfg.Complexity.Viewer.Calendars = connectionComplexity
 	cfg.Complexity.Calendar.Members = connectionComplexity
+	cfg.Complexity.Calendar.Entries = func(child int, _ model.TimeRangeInput, _ *string, _ *model.EntryFilter, _ *bool) int {
+		return viewComplexity + child
+	}
+	cfg.Complexity.Viewer.Agenda = func(child int, _ model.TimeRangeInput, _ *string, _ []string, _ *model.EntryFilter, _ *bool) int {
+		return viewComplexity + child
+	}
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})

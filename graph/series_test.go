@@ -1,7 +1,9 @@
 package graph_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -160,5 +162,30 @@ func TestSeriesAuthorizationAndErrors(t *testing.T) {
 	}
 	if got := titles(e.january(w.owner, w.calendarID, true)); len(got) != 4 || got[0] != "Stand-up 2026-01-05T08:00:00Z" {
 		t.Fatalf("the refused writes changed the series: %q", got)
+	}
+}
+
+// TestExpansionIsCappedPerRequest asks for the same year of a daily series
+// in many views of one request: the views share one budget of occurrences.
+func TestExpansionIsCappedPerRequest(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("cap")
+	e.must(w.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Daily",
+		timing: {timed: {start: "2026-01-01T08:00:00Z", end: "2026-01-01T08:15:00Z", timeZone: "UTC"}},
+		recurrence: {rule: "FREQ=DAILY"}}) { entry { id } } }`, map[string]any{"c": w.calendarID})
+	query := func(views int) string {
+		q := `query($c: ID!) { calendar(id: $c) {`
+		for i := range views {
+			q += fmt.Sprintf(` v%d: entries(range: {dates: {start: "2026-01-01", end: "2027-01-01"}}) { entries { id } }`, i)
+		}
+		return q + ` } }`
+	}
+	d := e.must(w.owner, query(13), map[string]any{"c": w.calendarID}) // 13 × 365 = 4,745 occurrences
+	if got := len(get(d, "calendar.v12.entries").([]any)); got != 365 {
+		t.Fatalf("got %d occurrences in a year, want 365", got)
+	}
+	r := e.do(w.owner, query(14), map[string]any{"c": w.calendarID}) // 5,110
+	if r.code() != "BAD_USER_INPUT" || !strings.Contains(r.Raw, "this request holds more than 5000 occurrences") {
+		t.Fatalf("14 views of a year: %s", r.Raw)
 	}
 }

@@ -10,9 +10,10 @@ import "time"
 // Select then picks what a view shows, as for single entries.
 //
 // An exception whose series is missing, or whose original start is no longer
-// an occurrence of it, is left out. Errors: CodeInvalid when the series have
-// more than MaxOccurrencesPerRange occurrences in the window between them.
-func Expand(eng RecurrenceEngine, candidates []*Entry, from, to time.Time, includeCancelled bool) ([]*Entry, error) {
+// an occurrence of it, is left out. It returns how many occurrences it
+// expanded. Errors: CodeInvalid when the series have more than max
+// occurrences in the window between them.
+func Expand(eng RecurrenceEngine, candidates []*Entry, from, to time.Time, includeCancelled bool, max int) ([]*Entry, int, error) {
 	masters := map[string]*Entry{}
 	exceptions := map[string]*Entry{} // by occurrence ID
 	var out []*Entry
@@ -36,13 +37,13 @@ func Expand(eng RecurrenceEngine, candidates []*Entry, from, to time.Time, inclu
 			out = append(out, occ)
 		}
 	}
-	budget := MaxOccurrencesPerRange
+	budget := max
 	for _, m := range masters {
 		// An occurrence reaches into the window if it starts less than its
 		// length (plus the zone margin of whole days) before the window ends.
 		starts, err := eng.Starts(m, from.Add(-m.length()-zoneReach), to.Add(zoneReach), budget)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		budget -= len(starts)
 		for _, s := range starts {
@@ -57,5 +58,5 @@ func Expand(eng RecurrenceEngine, candidates []*Entry, from, to time.Time, inclu
 		}
 		emit(m.OccurrenceAt(x.OriginalStart))
 	}
-	return out, nil
+	return out, max - budget, nil
 }

@@ -26,9 +26,9 @@ const (
 	ScopeAll              Scope = "ALL"                // the whole series
 )
 
-// MaxOccurrencesPerRange caps the occurrences one view (of a calendar, or an
-// agenda of many) expands, so no request can expand without bound.
-const MaxOccurrencesPerRange = MaxViewEntries
+// MaxOccurrencesPerRequest caps the occurrences of series one request
+// expands, across all its views, so no request can expand without bound.
+const MaxOccurrencesPerRequest = MaxViewEntries
 
 // The fields an exception can set itself; the others follow its series.
 const (

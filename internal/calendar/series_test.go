@@ -107,15 +107,18 @@ func TestExpand(t *testing.T) {
 		}
 		return out
 	}
-	got, err := calendar.Expand(eng, candidates, from, to, false)
+	got, n, err := calendar.Expand(eng, candidates, from, to, false, calendar.MaxOccurrencesPerRequest)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n != 6 { // 5 to 10 January: the window reaches 16 hours either side
+		t.Fatalf("expanded %d occurrences, want 6", n)
 	}
 	want := []string{"Daily 05 09:00", "Renamed 06 09:00", "Single 07 09:00", "Daily 09 09:00", "Daily 09 12:00"}
 	if g := show(got); !slices.Equal(g, want) {
 		t.Fatalf("got %q\nwant %q", g, want)
 	}
-	got, _ = calendar.Expand(eng, candidates, from, to, true)
+	got, _, _ = calendar.Expand(eng, candidates, from, to, true, calendar.MaxOccurrencesPerRequest)
 	want = []string{"Daily 05 09:00", "Renamed 06 09:00", "Daily 07 09:00 cancelled", "Single 07 09:00", "Daily 09 09:00", "Daily 09 12:00"}
 	if g := show(got); !slices.Equal(g, want) {
 		t.Fatalf("with cancelled: got %q\nwant %q", g, want)
@@ -125,17 +128,16 @@ func TestExpand(t *testing.T) {
 			t.Fatalf("the renamed occurrence: %+v", e)
 		}
 	}
-	if _, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, calendar.MaxOccurrencesPerRange+10), false); calendar.ErrorCode(err) != calendar.CodeInvalid {
+	if _, _, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, 30), false, 20); calendar.ErrorCode(err) != calendar.CodeInvalid {
 		t.Fatalf("more occurrences than the cap: got %v", err)
 	}
-	// The cap is on the view, not on each series.
+	// The cap is on all the series together.
 	twin := *m
 	twin.ID = "fedcba98-7654-3210-fedc-ba9876543210"
-	span := calendar.MaxOccurrencesPerRange*2/3 - 5
-	if _, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, span), false); err != nil {
-		t.Fatalf("one series under the cap: %v", err)
+	if _, n, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, 12), false, 20); err != nil || n != 13 {
+		t.Fatalf("one series under the cap: %d occurrences, %v", n, err)
 	}
-	if _, err := calendar.Expand(eng, []*calendar.Entry{m, &twin}, from, from.AddDate(0, 0, span), false); calendar.ErrorCode(err) != calendar.CodeInvalid {
+	if _, _, err := calendar.Expand(eng, []*calendar.Entry{m, &twin}, from, from.AddDate(0, 0, 12), false, 20); calendar.ErrorCode(err) != calendar.CodeInvalid {
 		t.Fatalf("two series over the cap between them: got %v", err)
 	}
 }

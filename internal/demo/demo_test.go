@@ -39,7 +39,7 @@ func TestSeedShowsAWeekOfStandups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found, err = calendar.Expand(recurrence.Engine{}, found, from, to, false)
+		found, _, err = calendar.Expand(recurrence.Engine{}, found, from, to, false, calendar.MaxOccurrencesPerRequest)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func (f *fixture) view(ctx context.Context, cal string, spec calendar.RangeSpec,
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if candidates, err = calendar.Expand(recurrence.Engine{}, candidates, from, to, false); err != nil {
+	if candidates, _, err = calendar.Expand(recurrence.Engine{}, candidates, from, to, false, calendar.MaxOccurrencesPerRequest); err != nil {
 		f.t.Fatal(err)
 	}
 	r, err := spec.Resolve(zone)

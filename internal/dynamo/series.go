@@ -213,17 +213,35 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	if len(inPlace) > 0 {
 		return fmt.Errorf("a change of one occurrence needs %d actions", len(ops)+len(inPlace))
 	}
-	// The change cannot be undone once it is made, nor should its clean-up
-	// stop when the client hangs up.
+	return s.applyInSteps(ctx, st, edit, gen, ops, fresh)
+}
+
+// applyInSteps makes a change too large for one transaction in the three
+// steps applySeriesEdit describes: fresh holds step 1's writes, ops step 2's.
+func (s *Store) applyInSteps(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, gen string, ops, fresh []txOp) error {
+	// Once step 1 is written the switch must be decided, and the clean-up
+	// done, even if the client hangs up.
 	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
-	if err := s.writeUnconditionally(ctx, fresh); err != nil {
+	if err := s.writeUnconditionally(finish, fresh); err != nil {
 		s.removeQuietly(finish, fresh)
 		return err
 	}
-	if err := s.transact(ctx, ops...); err != nil {
-		s.removeQuietly(finish, fresh)
-		return err
+	if err := s.transact(finish, ops...); err != nil {
+		// A refusal (a condition failed) leaves the series as it was; any
+		// other failure may have come after DynamoDB applied the switch, so
+		// the master says which.
+		switched, readErr := false, error(nil)
+		if calendar.ErrorCode(err) == calendar.CodeInternal {
+			switched, readErr = s.switched(finish, st, edit, gen)
+		}
+		if readErr != nil {
+			return err // undecided: step 1's items stay, unread, rather than risk the series' exceptions
+		}
+		if !switched {
+			s.removeQuietly(finish, fresh)
+			return err
+		}
 	}
 	var left []txOp
 	for _, x := range edit.Drop {
@@ -231,6 +249,26 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	}
 	s.removeQuietly(finish, left)
 	return nil
+}
+
+// switched reports whether a series change's switch (step 2) was applied:
+// whether the master is as the change writes it (version and generation),
+// and the series it splits off exists.
+func (s *Store) switched(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, gen string) (bool, error) {
+	mk := entryKey(st.Master.CalendarID, st.Master.ID)
+	keys := []itemKey{mk}
+	if edit.Split != nil {
+		keys = append(keys, entryKey(edit.Split.CalendarID, edit.Split.ID))
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil || edit.Master == nil {
+		return items[mk] == nil, err
+	}
+	if items[mk] == nil || (edit.Split != nil && items[keys[1]] == nil) {
+		return false, nil
+	}
+	r, err := unmarshal[entryRecord](items[mk])
+	return r.Version == edit.Master.Version && r.Gen == gen, err
 }
 
 // masterWrites returns the actions on the master and on a split-off series.

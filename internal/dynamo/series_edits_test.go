@@ -2,12 +2,19 @@ package dynamo_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
 )
 
 // TestSeriesChangesExcludeEachOther runs a second change of the same series
@@ -173,5 +180,67 @@ func TestLargeSeriesChangeInterrupted(t *testing.T) {
 	after := f.countEntities()
 	if after["EXCEPTION"] != before["EXCEPTION"]+1 || after["SERIES"] != before["SERIES"] {
 		t.Fatalf("items before %v, after %v: want only the one new exception", before, after)
+	}
+}
+
+// faultyTransactions returns a client option that makes the next
+// TransactWriteItems fail once armed is set: after DynamoDB applied it (the
+// answer lost on the way back) or before it is sent.
+func faultyTransactions(armed *atomic.Bool, afterApplying bool) func(*dynamodb.Options) {
+	fault := middleware.InitializeMiddlewareFunc("fault", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if middleware.GetOperationName(ctx) != "TransactWriteItems" || !armed.CompareAndSwap(true, false) {
+			return next.HandleInitialize(ctx, in)
+		}
+		if !afterApplying {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, errors.New("connection refused")
+		}
+		out, md, err := next.HandleInitialize(ctx, in)
+		if err == nil {
+			err = errors.New("connection reset before the answer")
+		}
+		return out, md, err
+	})
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(fault, middleware.Before) })
+	}
+}
+
+// TestLargeSeriesChangeWithALostAnswer makes the switch of a large change
+// fail in transit, once after DynamoDB applied it and once before: the store
+// finds out from the master which it was, and neither loses an exception.
+func TestLargeSeriesChangeWithALostAnswer(t *testing.T) {
+	for _, applied := range []bool{true, false} {
+		t.Run(fmt.Sprint("applied ", applied), func(t *testing.T) {
+			f := newFixture(t)
+			ada, cal := syncSeries(f)
+			var armed atomic.Bool
+			store := dynamo.New(dynamotest.Client(t, faultyTransactions(&armed, applied)), f.store.Table())
+			dynamo.SetMaxSeriesActions(store, 6)
+			view := f.occurrences(ada, cal.ID, eightWeeks, paris, true)
+			before := shown(view, paris)
+			occ := find(t, view, paris, "02-02 09:00")
+			armed.Store(true)
+			_, err := store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeAll, calendar.EntryUpdate{ExpectedVersion: occ.Version,
+				Timing: calendar.Set(timed("2026-02-02T07:00:00Z", "2026-02-02T07:30:00Z", paris))})
+			after := shown(f.occurrences(ada, cal.ID, eightWeeks, paris, true), paris)
+			if applied {
+				if err != nil {
+					t.Fatalf("a switch that was applied: %v", err)
+				}
+				want := []string{"Sync @ Mon 01-05 08:00", "Sync (moved) @ Tue 01-13 10:00", "Sync @ Mon 01-19 08:00", "Sync @ Mon 01-26 08:00 (cancelled)",
+					"Sync @ Mon 02-02 08:00", "Sync with guests @ Mon 02-09 08:00", "Sync @ Mon 02-16 08:00 (cancelled)", "Sync @ Mon 02-23 08:00"}
+				if !slices.Equal(after, want) {
+					t.Fatalf("after the change:\ngot  %q\nwant %q", after, want)
+				}
+			} else {
+				wantCode(t, err, calendar.CodeInternal)
+				if !slices.Equal(after, before) {
+					t.Fatalf("a failed change changed the series:\ngot  %q\nwant %q", after, before)
+				}
+			}
+			if n := f.countEntities()["EXCEPTION"]; n != 4 {
+				t.Fatalf("%d exception items, want 4: nothing left behind", n)
+			}
+		})
 	}
 }

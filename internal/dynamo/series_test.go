@@ -22,7 +22,7 @@ func (f *fixture) occurrences(ctx context.Context, cal string, spec calendar.Ran
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if candidates, err = calendar.Expand(engine, candidates, from, to, cancelled); err != nil {
+	if candidates, _, err = calendar.Expand(engine, candidates, from, to, cancelled, calendar.MaxOccurrencesPerRequest); err != nil {
 		f.t.Fatal(err)
 	}
 	r, err := spec.Resolve(zone)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -169,7 +170,7 @@ func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string
 		}
 	}
 	from, to := spec.Window()
-	if candidates, err = calendar.Expand(l.engine, candidates, from, to, f.IncludeCancelled); err != nil {
+	if candidates, err = l.expand(candidates, from, to, f.IncludeCancelled); err != nil {
 		return nil, err
 	}
 	selected := calendar.Select(candidates, r, f)
@@ -256,4 +257,21 @@ func (l *Loaders) SeriesOf(ctx context.Context, occ *calendar.Entry) (*calendar.
 		err = calendar.Errorf(calendar.CodeNotFound, "series not found")
 	}
 	return m, err
+}
+
+// expand expands the series among a view's candidates within what is left of
+// the request's budget of occurrences (calendar.MaxOccurrencesPerRequest),
+// which the views of one request share.
+func (l *Loaders) expand(candidates []*calendar.Entry, from, to time.Time, includeCancelled bool) ([]*calendar.Entry, error) {
+	l.mu.Lock()
+	left := calendar.MaxOccurrencesPerRequest - l.expanded
+	l.mu.Unlock()
+	out, n, err := calendar.Expand(l.engine, candidates, from, to, includeCancelled, left)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.expanded += n; err == nil && l.expanded > calendar.MaxOccurrencesPerRequest {
+		err = calendar.Invalidf("range", "this request holds more than %d occurrences of series: ask for fewer or shorter ranges",
+			calendar.MaxOccurrencesPerRequest)
+	}
+	return out, err
 }

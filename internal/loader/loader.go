@@ -15,6 +15,7 @@ package loader
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
@@ -47,6 +48,9 @@ type Loaders struct {
 	reader calendar.Reader
 	engine calendar.RecurrenceEngine
 	items  *dataloader.Loader[ref, any]
+
+	mu       sync.Mutex
+	expanded int // occurrences of series expanded for this request
 }
 
 // New returns fresh loaders reading from r and expanding series with eng.

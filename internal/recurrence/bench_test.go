@@ -16,7 +16,7 @@ var december = [2]time.Time{time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC), time.D
 
 func benchmarkStarts(b *testing.B, s *calendar.Entry, want int) {
 	for b.Loop() {
-		got, err := engine.Starts(s, december[0], december[1], calendar.MaxOccurrencesPerRange)
+		got, err := engine.Starts(s, december[0], december[1], calendar.MaxOccurrencesPerRequest)
 		if err != nil || len(got) != want {
 			b.Fatalf("got %d occurrences (%v), want %d", len(got), err, want)
 		}
