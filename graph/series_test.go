@@ -185,7 +185,7 @@ func TestExpansionIsCappedPerRequest(t *testing.T) {
 		t.Fatalf("got %d occurrences in a year, want 365", got)
 	}
 	r := e.do(w.owner, query(14), map[string]any{"c": w.calendarID}) // 5,110
-	if r.code() != "BAD_USER_INPUT" || !strings.Contains(r.Raw, "this request holds more than 5000 occurrences") {
+	if r.code() != "BAD_USER_INPUT" || !strings.Contains(r.Raw, "more than 5000 occurrences of series") {
 		t.Fatalf("14 views of a year: %s", r.Raw)
 	}
 }

@@ -30,6 +30,11 @@ const (
 // expands, across all its views, so no request can expand without bound.
 const MaxOccurrencesPerRequest = MaxViewEntries
 
+// TooManyOccurrences is the error of a request past MaxOccurrencesPerRequest.
+func TooManyOccurrences() error {
+	return Invalidf("range", "this request holds more than %d occurrences of series: ask for shorter ranges or fewer views", MaxOccurrencesPerRequest)
+}
+
 // The fields an exception can set itself; the others follow its series.
 const (
 	FieldTiming      = "timing"

@@ -270,8 +270,7 @@ func (l *Loaders) expand(candidates []*calendar.Entry, from, to time.Time, inclu
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.expanded += n; err == nil && l.expanded > calendar.MaxOccurrencesPerRequest {
-		err = calendar.Invalidf("range", "this request holds more than %d occurrences of series: ask for fewer or shorter ranges",
-			calendar.MaxOccurrencesPerRequest)
+		err = calendar.TooManyOccurrences()
 	}
 	return out, err
 }

@@ -212,7 +212,7 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) ([]tim
 			continue
 		}
 		if len(out) == max {
-			return nil, calendar.Invalidf("range", "this range holds too many occurrences of series (more than %d): narrow it", calendar.MaxOccurrencesPerRequest)
+			return nil, calendar.TooManyOccurrences()
 		}
 		out = append(out, t)
 	}
