@@ -153,7 +153,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	if err != nil {
 		return nil, err
 	}
-	st.store = dynamo.New(db, cfg.Table, dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain), dynamo.WithRecurrence(recurrence.Engine{}))
+	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain))
 	if err := waitForStore(ctx, logger, db, cfg.Table); err != nil {
 		return nil, err
 	}

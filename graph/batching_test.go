@@ -10,6 +10,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // callLatency is added to every DynamoDB call so that calls sent together
@@ -64,7 +65,7 @@ func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 // straight to the store without the added latency, and returns their IDs.
 func seedCalendars(t testing.TB, e *env, owner string, n int, members []string) []string {
 	t.Helper()
-	s := dynamo.New(dynamoClient(e), e.store.Table())
+	s := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{})
 	ctx := context.Background()
 	as := func(email string) context.Context {
 		id, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: email}, Email: email})
@@ -157,7 +158,7 @@ func TestWeekViewRequestPlan(t *testing.T) {
 // 2026 and a weekly series begun in 2016, written straight to the store.
 func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int) {
 	t.Helper()
-	s := dynamo.New(dynamoClient(e), e.store.Table())
+	s := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{})
 	ctx := context.Background()
 	id, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: owner}, Email: owner})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/dynamotest"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // The series benchmarks read a month view of a calendar holding a daily
@@ -37,7 +38,7 @@ func seedSeriesTable(b *testing.B) string {
 	e := newEnv(b, func(o *envOptions) { o.table = name })
 	e.must(e.token("bench@example.com"), provision, nil)
 	cal := seedCalendars(b, e, "bench@example.com", 1, nil)[0]
-	s := dynamo.New(dynamoClient(e), name)
+	s := dynamo.New(dynamoClient(e), name, recurrence.Engine{})
 	id, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "bench@example.com"}, Email: "bench@example.com"})
 	if err != nil {
 		b.Fatal(err)

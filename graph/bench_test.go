@@ -18,6 +18,7 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/dynamotest"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // The benchmarks run the canonical week view and the agenda through the real
@@ -164,7 +165,7 @@ func seedBenchTable(b *testing.B) string {
 	e := newEnv(b, func(o *envOptions) { o.table = name })
 	e.must(e.token("bench@example.com"), provision, nil)
 	cals := seedCalendars(b, e, "bench@example.com", benchCalendars, []string{"m1@example.com"})
-	s := dynamo.New(dynamoClient(e), name)
+	s := dynamo.New(dynamoClient(e), name, recurrence.Engine{})
 	id, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "bench@example.com"}, Email: "bench@example.com"})
 	if err != nil {
 		b.Fatal(err)

@@ -2625,7 +2625,7 @@ type Mutation {
   exceptions, all-day and multi-day events, and to-dos as tasks. A component that
   cannot be imported is reported in ` + "`" + `errors` + "`" + ` and the others are still created;
   each entry is its own write, so an import that fails midway keeps what it
-  created. Imported entries get new IDs and calgraph's own iCalendar UIDs, so
+  created, and answers with both the payload (what was created) and the error. Imported entries get new IDs and calgraph's own iCalendar UIDs, so
   importing a document twice creates its entries twice.
   """
   importCalendar(input: ImportCalendarInput!): ImportCalendarPayload!

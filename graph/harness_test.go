@@ -62,7 +62,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	if table == "" {
 		table = dynamotest.Table(t, db)
 	}
-	store := dynamo.New(db, table)
+	store := dynamo.New(db, table, recurrence.Engine{})
 	logs := &syncBuffer{}
 	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
 	verifier, err := auth.NewVerifier(context.Background(), auth.Config{

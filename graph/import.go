@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/ical"
@@ -34,8 +36,13 @@ func importCalendar(ctx context.Context, svc calendar.Service, in model.ImportCa
 		return nil, err
 	}
 	rep, err := ical.Apply(ctx, svc, id, imp)
-	if err != nil {
+	if err != nil && len(rep.Created) == 0 {
 		return nil, err
+	}
+	if err != nil {
+		// Stopped midway: the client must still learn what was created, or a
+		// retry would create it twice.
+		graphql.AddError(ctx, err)
 	}
 	out := &model.ImportCalendarPayload{
 		Entries: model.EntriesOf(rep.Created, map[string]*calendar.Calendar{id: cal}),

@@ -32,7 +32,7 @@ func signUpMany(t *testing.T, s *dynamo.Store, n int) []string {
 func TestBatchGetChunksAndDeduplicates(t *testing.T) {
 	var rec dynamo.Recorder
 	db := dynamotest.Client(t, dynamo.WithRecorder(&rec))
-	s := dynamo.New(db, dynamotest.Table(t, db))
+	s := dynamo.New(db, dynamotest.Table(t, db), engine)
 	ids := signUpMany(t, s, 250)
 	keys := append(append([]string{}, ids...), ids[:40]...) // 290 keys, 250 distinct
 	keys = append(keys, "00000000-0000-7000-8000-000000000000")
@@ -57,27 +57,27 @@ func TestBatchGetChunksAndDeduplicates(t *testing.T) {
 }
 
 func TestBatchGetResendsUnprocessedKeys(t *testing.T) {
-	engine := dynamotest.Engine(t)
-	if engine == nil {
+	local := dynamotest.Engine(t)
+	if local == nil {
 		t.Skip("needs the embedded engine's fault injection")
 	}
 	var rec dynamo.Recorder
 	db := dynamotest.Client(t, dynamo.WithRecorder(&rec))
 	table := dynamotest.Table(t, db)
-	s := dynamo.New(db, table)
+	s := dynamo.New(db, table, engine)
 	ids := signUpMany(t, s, 30)
 
 	// Leave every third key unprocessed the first two times it is asked for.
 	var mu sync.Mutex
 	seen := map[string]int{}
-	engine.Faults().EmulateUnprocessedItems(table, func(n int, raw map[string]*miniserver.AttributeValue) bool {
+	local.Faults().EmulateUnprocessedItems(table, func(n int, raw map[string]*miniserver.AttributeValue) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		pk := *raw["PK"].S
 		seen[pk]++
 		return n%3 == 0 && seen[pk] <= 2
 	})
-	defer engine.Faults().ClearUnprocessedItems()
+	defer local.Faults().ClearUnprocessedItems()
 
 	rec.Reset()
 	found, err := s.Read(context.Background(), calendar.Keys{Users: ids})

@@ -150,11 +150,11 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 		opDelete(calendarKey(id), versionIs(expectedVersion), versionMismatch("calendar", expectedVersion)),
 		opDelete(ownerTallyKey(id), exists(), mustBeNew(calendar.CodeInternal, "owner tally missing")),
 	}
-	feed, err := currentFeed(acc, id)
+	feed, hasFeed, err := currentFeed(acc, id)
 	if err != nil {
 		return err
 	}
-	if feed != nil { // its token stops working with the calendar
+	if hasFeed { // its token stops working with the calendar
 		ops = append(ops, opDelete(feedTokenKey(feed.TokenHash), noCondition(), nil))
 	}
 	err = s.transact(ctx, ops...)

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,10 +21,10 @@ const maxCandidates = 2 * calendar.MaxViewEntries
 // maxSeries bounds the series one calendar's range view may expand.
 const maxSeries = calendar.MaxViewEntries
 
-// seriesLookback is how long before a range a series may have ended and still
-// matter to it: an occurrence can be moved at most this far (see
-// calendar.SeriesEdit), and its exception is found on LSI1 by the range, so
-// its series must be found too.
+// seriesLookback is how long before a range a series may have ended, or after
+// it begun, and still matter to it: an occurrence can be moved at most this
+// far (see calendar.SeriesEdit), and its exception is found on LSI1 by the
+// range, so its series must be found too.
 const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 
 // EntriesReaching implements calendar.EntryReader with two strongly consistent
@@ -31,67 +32,79 @@ const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 // entries and exceptions reaching into the window, LSI2 for the series that
 // have not ended long enough before it. Exceptions are returned only when
 // their series is, in its current generation.
+//
+// The two Queries are not one snapshot: a series change committed between
+// them (or during one; DynamoDB's Query is read-committed item by item) can
+// show a series with the exceptions of its previous generation. When that is
+// seen the range is read once more; it can also mean exceptions left behind
+// by a large change that stopped halfway, which a second read does not fix.
 func (s *Store) EntriesReaching(ctx context.Context, calendarID string, from, to time.Time) ([]*calendar.Entry, error) {
+	entries, skewed, err := s.entriesReaching(ctx, calendarID, from, to)
+	if err == nil && skewed {
+		entries, _, err = s.entriesReaching(ctx, calendarID, from, to)
+	}
+	return entries, err
+}
+
+// entriesReaching reads a range once, and reports whether it saw exceptions
+// of another generation than their series'.
+func (s *Store) entriesReaching(ctx context.Context, calendarID string, from, to time.Time) ([]*calendar.Entry, bool, error) {
 	var spans, series []item
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		// The upper bound takes in every key of to's millisecond: keys hold
-		// milliseconds and to may have more; Select drops what does not overlap.
-		spans, err = s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID),
-			reachBound(from.Add(-pieceSpan)), reachBound(to)+"~", maxCandidates)
+		lo, hi := reachRange(from.Add(-pieceSpan), to)
+		spans, err = s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, noCondition(), maxCandidates)
 		return err
 	})
 	g.Go(func() (err error) {
-		series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID),
-			seriesBound(from.Add(-seriesLookback)), prefixSeries+"~", maxSeries)
+		// Series that begin long after the range are read but not returned.
+		lo, hi := seriesRange(from.Add(-seriesLookback))
+		begun := expression.Name(attrSeriesStart).LessThan(expression.Value(instantKey(to.Add(seriesLookback))))
+		series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begun, maxSeries)
 		return err
 	})
 	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
+		return nil, false, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
 	}
 	gens := map[string]string{}
 	var entries []*calendar.Entry
-	for _, it := range series {
+	skewed := false
+	for _, it := range slices.Concat(series, spans) { // series first, for their generations
 		r, err := unmarshal[entryRecord](it)
 		if err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		if r.EntityType == entitySeries {
+			gens[r.ID] = r.Gen
+		} else if gen, ok := gens[r.SeriesID]; r.SeriesID != "" && (!ok || gen != r.Gen) {
+			skewed = skewed || ok // else an exception of a series that ended long ago
+			continue
 		}
 		e, err := r.entry()
 		if err != nil {
-			return nil, err
-		}
-		gens[e.ID] = r.Gen
-		entries = append(entries, e)
-	}
-	for _, it := range spans {
-		r, err := unmarshal[entryRecord](it)
-		if err != nil {
-			return nil, err
-		}
-		if gen, ok := gens[r.SeriesID]; r.SeriesID != "" && (!ok || gen != r.Gen) {
-			continue // an exception of a series out of range, or left from an earlier generation
-		}
-		e, err := r.entry()
-		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		entries = append(entries, e)
 	}
-	return entries, nil
+	return entries, skewed, nil
 }
 
 // queryBetween reads the items of a partition whose sort key (in index, or
-// the table when index is "") lies in [lo, hi], with strongly consistent
-// reads, refusing more than max.
-func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, hi string, max int) ([]item, error) {
+// the table when index is "") lies in [lo, hi] and that pass filter (when
+// set), with strongly consistent reads, refusing more than max.
+func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, hi string, filter expression.ConditionBuilder, max int) ([]item, error) {
 	cond := expression.Key(attrPK).Equal(expression.Value(partition)).
 		And(expression.Key(skAttr).Between(expression.Value(lo), expression.Value(hi)))
-	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
+	b := expression.NewBuilder().WithKeyCondition(cond)
+	if filter.IsSet() {
+		b = b.WithFilter(filter)
+	}
+	expr, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("build key condition: %w", err)
 	}
 	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true), FilterExpression: expr.Filter(),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
 	if index != "" {

@@ -51,6 +51,7 @@ type entryRecord struct {
 	PreviousSeriesID string   `dynamodbav:"previousSeriesId,omitempty"`
 	Gen              string   `dynamodbav:"gen,omitempty"`
 	Xrev             int      `dynamodbav:"xrev,omitempty"`
+	SeriesStart      string   `dynamodbav:"seriesStart,omitempty"`
 	SeriesID         string   `dynamodbav:"seriesId,omitempty"`
 	OriginalStart    string   `dynamodbav:"originalStart,omitempty"`
 	OriginalEnd      string   `dynamodbav:"originalEnd,omitempty"`
@@ -94,6 +95,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 	switch {
 	case e.IsSeries():
 		base.EntityType, base.Gen, base.Rule = entitySeries, pl.gen, e.Recurrence.Rule
+		base.SeriesStart = instantKey(starts[0])
 		base.RDates, base.ExDates = formatTimes(e.Recurrence.RDates), formatTimes(e.Recurrence.ExDates)
 	case e.IsException:
 		base.EntityType, base.Gen, base.SeriesID = entityException, pl.gen, e.SeriesID

@@ -37,14 +37,15 @@ func feedChanged(item) error {
 	return calendar.Errorf(calendar.CodeVersionConflict, "the calendar's feed changed meanwhile: try again")
 }
 
-// currentFeed reads a calendar's feed item out of what access read, if any.
-func currentFeed(acc *access, calendarID string) (*feedRecord, error) {
+// currentFeed reads a calendar's feed item out of what access read; ok is
+// false when the calendar has no feed.
+func currentFeed(acc *access, calendarID string) (r feedRecord, ok bool, err error) {
 	it := acc.items[feedKey(calendarID)]
 	if it == nil {
-		return nil, nil
+		return r, false, nil
 	}
-	r, err := unmarshal[feedRecord](it)
-	return &r, err
+	r, err = unmarshal[feedRecord](it)
+	return r, true, err
 }
 
 // RotateFeed implements calendar.FeedService: one transaction replaces the
@@ -54,7 +55,7 @@ func (s *Store) RotateFeed(ctx context.Context, calendarID string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	old, err := currentFeed(acc, calendarID)
+	old, hasOld, err := currentFeed(acc, calendarID)
 	if err != nil {
 		return "", err
 	}
@@ -63,7 +64,7 @@ func (s *Store) RotateFeed(ctx context.Context, calendarID string) (string, erro
 	fk, tk := feedKey(calendarID), feedTokenKey(hash)
 	ops := []txOp{roleCheck(calendarID, acc.viewer, calendar.ActionManage), calendarStillThere(calendarID, 0)}
 	cond := notExists()
-	if old != nil {
+	if hasOld {
 		cond = tokenHashIs(old.TokenHash)
 		ops = append(ops, opDelete(feedTokenKey(old.TokenHash), noCondition(), nil))
 	}
@@ -82,11 +83,11 @@ func (s *Store) DisableFeed(ctx context.Context, calendarID string) error {
 	if err != nil {
 		return err
 	}
-	old, err := currentFeed(acc, calendarID)
+	old, hasOld, err := currentFeed(acc, calendarID)
 	if err != nil {
 		return err
 	}
-	if old == nil {
+	if !hasOld {
 		return calendar.Errorf(calendar.CodeNotFound, "the calendar has no feed")
 	}
 	err = s.transact(ctx, roleCheck(calendarID, acc.viewer, calendar.ActionManage),
@@ -190,7 +191,7 @@ func (s *Store) calendarEntries(ctx context.Context, calendarID string) ([]entry
 // sort keys lie in [first, last], with one strongly consistent Query (more
 // only past 1 MB), refusing more than max.
 func (s *Store) entryRecordsBetween(ctx context.Context, calendarID, first, last string, max int) ([]entryRecord, error) {
-	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(calendarID), first, last, max)
+	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(calendarID), first, last, noCondition(), max)
 	if err != nil {
 		return nil, err
 	}

@@ -144,5 +144,17 @@ func wantCode(t *testing.T, err error, want calendar.Code) {
 func withClock(f *fixture, now string) *dynamo.Store {
 	f.t.Helper()
 	t := at(now)
-	return dynamo.New(f.db, f.store.Table(), dynamo.WithClock(func() time.Time { return t }))
+	return dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return t }))
+}
+
+// putItem writes an item given as plain Go values, as another process would.
+func (f *fixture) putItem(it map[string]any) {
+	f.t.Helper()
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.store.Table()), Item: av}); err != nil {
+		f.t.Fatalf("put %v/%v: %v", it["PK"], it["SK"], err)
+	}
 }

@@ -19,6 +19,10 @@ const (
 	attrLSI2SK = "LSI2SK"
 	attrXrev   = "xrev" // a series master's exception revision (series.go)
 
+	// attrSeriesStart holds where a series master's first occurrence's reach
+	// starts, as instantKey writes it, for a range to leave out later series.
+	attrSeriesStart = "seriesStart"
+
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"
 	// indexGSI3 maps a sign-in identity to its user (seed 001's access pattern 8).
@@ -136,7 +140,7 @@ func entryPieceKey(calendarID, entryID string, n int) itemKey {
 
 // exceptionID: the storage ID of the exception of series seriesID at an
 // original start, in generation gen of the series' exceptions (a change of the
-// series' timing or rule writes a new generation; see series_writes.go).
+// series' timing or rule writes a new generation; see series.go).
 func exceptionID(seriesID, gen string, originalStart time.Time) string {
 	return seriesID + "#X" + gen + "#" + instantKey(originalStart)
 }
@@ -158,8 +162,10 @@ func seriesSortKey(end time.Time, seriesID string) string {
 	return prefixSeries + instantKey(end) + "#" + seriesID
 }
 
-// seriesBound: an LSI2 sort key bound for series ending at t.
-func seriesBound(t time.Time) string { return prefixSeries + instantKey(t) }
+// seriesRange: the LSI2 sort keys of the series that end at from or later.
+func seriesRange(from time.Time) (lo, hi string) {
+	return prefixSeries + instantKey(from), prefixSeries + "~"
+}
 
 // feedKey: a calendar's feed, in its partition: the hash of its token.
 func feedKey(calendarID string) itemKey {
@@ -181,8 +187,12 @@ func reachSortKey(start time.Time, entryID string, piece int) string {
 	return fmt.Sprintf("%s%s#%s#%02d", prefixReach, instantKey(start), entryID, piece)
 }
 
-// reachBound: an LSI1 sort key bound for pieces starting at t.
-func reachBound(t time.Time) string { return prefixReach + instantKey(t) }
+// reachRange: the LSI1 sort keys of the pieces whose reach starts in [from,
+// to]; the upper bound takes in every key of to's millisecond, as keys hold
+// milliseconds and to may have more.
+func reachRange(from, to time.Time) (lo, hi string) {
+	return prefixReach + instantKey(from), prefixReach + instantKey(to) + "~"
+}
 
 // openTaskSortKey: LSI2 sort key of an open task, ordered by when it is due
 // (a due date counts from its midnight UTC).

@@ -32,15 +32,15 @@ func (s *Store) seriesRecords(ctx context.Context, calendarID, seriesID string) 
 	return records, nil
 }
 
-// readSeries reads a series' master and current exceptions in one Query;
-// nil when the series does not exist.
+// readSeries reads a series' master and current exceptions in one Query.
+// Errors: CodeNotFound.
 func (s *Store) readSeries(ctx context.Context, calendarID, seriesID string) (*storedSeries, error) {
 	records, err := s.seriesRecords(ctx, calendarID, seriesID)
 	if err != nil {
 		return nil, err
 	}
-	if len(records) == 0 || records[0].EntityType != entitySeries {
-		return nil, nil // the master sorts first
+	if len(records) == 0 || records[0].EntityType != entitySeries { // the master sorts first
+		return nil, calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
 	master, err := records[0].entry()
 	if err != nil {
@@ -63,16 +63,12 @@ func (s *Store) readSeries(ctx context.Context, calendarID, seriesID string) (*s
 
 // Series implements calendar.SeriesReader.
 func (s *Store) Series(ctx context.Context, key calendar.EntryKey) (*calendar.Series, error) {
-	notFound := calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	if validEntryKey(key) != nil {
-		return nil, notFound
+		return nil, calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
 	st, err := s.readSeries(ctx, key.CalendarID, key.EntryID)
 	if err != nil {
 		return nil, err
-	}
-	if st == nil {
-		return nil, notFound
 	}
 	return st.Series, nil
 }
@@ -115,9 +111,6 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 	st, err := s.readSeries(ctx, key.CalendarID, key.SeriesID)
 	if err != nil {
 		return nil, err
-	}
-	if st == nil {
-		return nil, calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
 	in.Series, in.Occurrence, in.Defaults, in.Now = st.Series, key.OriginalStart, defaults, s.timestamp()
 	in.NewSeriesID = s.newID()

@@ -214,7 +214,7 @@ func TestLargeSeriesChangeWithALostAnswer(t *testing.T) {
 			f := newFixture(t)
 			ada, cal := syncSeries(f)
 			var armed atomic.Bool
-			store := dynamo.New(dynamotest.Client(t, faultyTransactions(&armed, applied)), f.store.Table())
+			store := dynamo.New(dynamotest.Client(t, faultyTransactions(&armed, applied)), f.store.Table(), engine)
 			dynamo.SetMaxSeriesActions(store, 6)
 			view := f.occurrences(ada, cal.ID, eightWeeks, paris, true)
 			before := shown(view, paris)

@@ -141,10 +141,10 @@ func TestSingleEntryMadeToRepeat(t *testing.T) {
 	}
 }
 
-// TestSeriesFoundOnlyWhileTheyLast checks which series a range reads: one
+// TestSeriesFoundOnlyWhileTheyLast checks which series a range returns: one
 // begun ten years before, and one that ended within the year before (one of
 // its occurrences may have been moved into the range), but not one that ended
-// years ago.
+// years ago, nor one that begins after the range.
 func TestSeriesFoundOnlyWhileTheyLast(t *testing.T) {
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
@@ -152,6 +152,11 @@ func TestSeriesFoundOnlyWhileTheyLast(t *testing.T) {
 	f.series(ada, cal.ID, "forever", timed("2016-01-04T09:00:00Z", "2016-01-04T10:00:00Z", "UTC"), "FREQ=WEEKLY")
 	f.series(ada, cal.ID, "ended in 2020", timed("2016-01-04T09:00:00Z", "2016-01-04T10:00:00Z", "UTC"), "FREQ=WEEKLY;UNTIL=20200101T000000Z")
 	f.series(ada, cal.ID, "ten times", timed("2016-01-04T09:00:00Z", "2016-01-04T10:00:00Z", "UTC"), "FREQ=YEARLY;COUNT=10")
+	f.series(ada, cal.ID, "from 2030", timed("2030-01-07T09:00:00Z", "2030-01-07T10:00:00Z", "UTC"), "FREQ=WEEKLY")
+	early := f.series(ada, cal.ID, "from March", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", "UTC"), "FREQ=WEEKLY")
+	// Its first occurrence, moved two months earlier, into the week shown.
+	f.edit(ada, early.OccurrenceAt(early.Start), calendar.ScopeThis, calendar.EntryUpdate{
+		Timing: calendar.Set(timed("2026-01-06T09:00:00Z", "2026-01-06T10:00:00Z", "UTC"))})
 	week := weekOf("2026-01-05")
 	from, to := week.Window()
 	candidates, err := f.store.EntriesReaching(ada, cal.ID, from, to)
@@ -163,10 +168,74 @@ func TestSeriesFoundOnlyWhileTheyLast(t *testing.T) {
 		read = append(read, c.Title)
 	}
 	slices.Sort(read)
-	if !slices.Equal(read, []string{"forever", "ten times"}) {
-		t.Fatalf("read %q, want the series still going and the one ended within a year", read)
+	if !slices.Equal(read, []string{"forever", "from March", "from March", "ten times"}) {
+		t.Fatalf("read %q, want the series still going, the one ended within a year, and the one that begins soon with its exception", read)
 	}
-	wantShown(t, "the week", f.occurrences(ada, cal.ID, week, "UTC", false), "UTC", "forever @ Mon 01-05 09:00")
+	wantShown(t, "the week", f.occurrences(ada, cal.ID, week, "UTC", false), "UTC", "forever @ Mon 01-05 09:00", "from March @ Tue 01-06 09:00")
 	wantShown(t, "the last week of 2024", f.occurrences(ada, cal.ID, weekOf("2024-12-30"), "UTC", false), "UTC",
 		"forever @ Mon 12-30 09:00", "ten times @ Sat 01-04 09:00")
+}
+
+// TestSeriesSequencesAndUIDs checks RFC 5545's SEQUENCE and UID through
+// series changes: significant changes (timing, place, cancellation, rule)
+// raise SEQUENCE, others do not; exceptions share their series' UID; a split
+// series has its own.
+func TestSeriesSequencesAndUIDs(t *testing.T) {
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Home")
+	m := f.series(ada, cal.ID, "Sync", timed("2026-01-05T08:00:00Z", "2026-01-05T09:00:00Z", paris), "FREQ=WEEKLY")
+	view := func() []*calendar.Entry { return f.occurrences(ada, cal.ID, eightWeeks, paris, true) }
+	steps := []struct {
+		name    string
+		when    string
+		scope   calendar.Scope
+		u       calendar.EntryUpdate
+		cancel  bool
+		check   string // "exception", "series" or "split"
+		wantSeq int
+	}{
+		{"a new title for one", "01-12 09:00", calendar.ScopeThis, title("Retro"), false, "exception", 0},
+		{"a new place for one", "01-12 09:00", calendar.ScopeThis, calendar.EntryUpdate{Location: calendar.Set("Room 2")}, false, "exception", 1},
+		{"a cancellation", "01-19 09:00", calendar.ScopeThis, calendar.EntryUpdate{}, true, "exception", 1},
+		{"a new title for all", "01-26 09:00", calendar.ScopeAll, title("Weekly sync"), false, "series", 0},
+		{"a new time for all", "01-26 09:00", calendar.ScopeAll, calendar.EntryUpdate{Timing: calendar.Set(timed("2026-01-26T09:00:00Z", "2026-01-26T10:00:00Z", paris))}, false, "series", 1},
+		{"a split", "02-09 10:00", calendar.ScopeThisAndFollowing, title("Sync v2"), false, "split", 0},
+	}
+	for _, st := range steps {
+		occ := find(t, view(), paris, st.when)
+		var err error
+		if st.cancel {
+			err = f.store.DeleteOccurrence(ada, occKey(occ), st.scope, occ.Version)
+		} else {
+			st.u.ExpectedVersion = occ.Version
+			_, err = f.store.UpdateOccurrence(ada, occKey(occ), st.scope, st.u)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		s, err := f.store.Series(ada, calendar.EntryKey{CalendarID: cal.ID, EntryID: m.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch st.check {
+		case "exception":
+			x := s.Exception(occ.OriginalStart)
+			if x == nil || x.Sequence != st.wantSeq || x.ICalUID != m.ICalUID {
+				t.Fatalf("%s: exception %+v, want SEQUENCE %d and the series' UID", st.name, x, st.wantSeq)
+			}
+		case "series":
+			if s.Master.Sequence != st.wantSeq || s.Master.ICalUID != m.ICalUID {
+				t.Fatalf("%s: series SEQUENCE %d UID %s, want %d and %s", st.name, s.Master.Sequence, s.Master.ICalUID, st.wantSeq, m.ICalUID)
+			}
+		case "split":
+			if s.Master.Sequence != 2 {
+				t.Fatalf("%s: the old series' SEQUENCE is %d, want 2 (its rule changed)", st.name, s.Master.Sequence)
+			}
+			after := find(t, view(), paris, "02-16 10:00")
+			if after.ICalUID == m.ICalUID || after.Sequence != 0 {
+				t.Fatalf("%s: the new series' occurrence has UID %s, SEQUENCE %d", st.name, after.ICalUID, after.Sequence)
+			}
+		}
+	}
 }

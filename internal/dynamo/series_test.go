@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
@@ -240,5 +243,37 @@ func TestSeriesThisAndFollowing(t *testing.T) {
 	counts := f.countEntities()
 	if counts["SERIES"] != 1 || counts["EXCEPTION"] != 2 {
 		t.Fatalf("items left: %v", counts)
+	}
+}
+
+// TestExceptionsOfAnotherGeneration puts an exception of a generation the
+// series no longer uses, as a large change stopped halfway leaves behind: it
+// is never shown, and seeing it makes the store read the range once more (in
+// case the series changed between its two Queries).
+func TestExceptionsOfAnotherGeneration(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := syncSeries(f)
+	before := shown(f.occurrences(ada, cal.ID, eightWeeks, paris, true), paris)
+	var leftover map[string]any
+	for _, it := range f.items() {
+		if it["entityType"] == "EXCEPTION" && it["cancelled"] == true {
+			leftover = it
+		}
+	}
+	leftover["SK"] = strings.Replace(leftover["SK"].(string), "#X#", "#Xstale#", 1)
+	leftover["gen"], leftover["cancelled"], leftover["title"] = "stale", false, "left behind"
+	f.putItem(leftover)
+
+	rec := &dynamo.Recorder{}
+	s := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(rec)), f.store.Table(), engine)
+	from, to := eightWeeks.Window()
+	if _, err := s.EntriesReaching(ada, cal.ID, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Calls()); n != 4 {
+		t.Fatalf("%d calls, want 4: the range read twice", n)
+	}
+	if after := shown(f.occurrences(ada, cal.ID, eightWeeks, paris, true), paris); !slices.Equal(after, before) {
+		t.Fatalf("with an exception left behind:\ngot  %q\nwant %q", after, before)
 	}
 }

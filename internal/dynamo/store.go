@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/calgraph/calgraph/internal/calendar"
-	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // Store implements calendar.Service on one DynamoDB table.
@@ -53,17 +52,14 @@ func WithIDs(newID func() string) Option { return func(s *Store) { s.newID = new
 // ("<id>@<domain>"); existing UIDs never change.
 func WithICalDomain(domain string) Option { return func(s *Store) { s.icalDomain = domain } }
 
-// WithRecurrence sets the engine that expands series (recurrence.Engine by
-// default).
-func WithRecurrence(eng calendar.RecurrenceEngine) Option { return func(s *Store) { s.recur = eng } }
-
 // WithLogger sets where the store reports work it finishes after answering, such
 // as removing a deleted calendar's memberships.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
-// New returns a Store on the named table. IDs default to UUIDv7, which sort by
-// creation time, so lists ordered by ID are ordered by age.
-func New(db *dynamodb.Client, table string, opts ...Option) *Store {
+// New returns a Store on the named table, expanding series with eng. IDs
+// default to UUIDv7, which sort by creation time, so lists ordered by ID are
+// ordered by age.
+func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts ...Option) *Store {
 	s := &Store{
 		db:    db,
 		table: table,
@@ -72,7 +68,7 @@ func New(db *dynamodb.Client, table string, opts ...Option) *Store {
 		log:   slog.Default(),
 
 		icalDomain: "calgraph.local",
-		recur:      recurrence.Engine{},
+		recur:      eng,
 
 		maxSeriesActions: maxTxActions,
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/embedded"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // EnvEndpoint names the environment variable holding a real endpoint to test
@@ -106,5 +107,5 @@ func Table(t testing.TB, db *dynamodb.Client) string {
 func Store(t testing.TB, opts ...dynamo.Option) (*dynamo.Store, *dynamodb.Client) {
 	t.Helper()
 	db := Client(t)
-	return dynamo.New(db, Table(t, db), opts...), db
+	return dynamo.New(db, Table(t, db), recurrence.Engine{}, opts...), db
 }

@@ -14,13 +14,14 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/embedded"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // storeWithUsers returns a store on a fresh engine holding n users (3 items each).
 func storeWithUsers(t *testing.T, n int) *dynamo.Store {
 	t.Helper()
 	_, db := startEngine(t)
-	store := dynamo.New(db, "t")
+	store := dynamo.New(db, "t", recurrence.Engine{})
 	for i := range n {
 		addUser(t, store, i)
 	}

@@ -121,6 +121,10 @@ func entryComponents(f Feed) ([]*goical.Component, *zoneSet, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	uids := map[string]string{}
+	for _, e := range entries {
+		uids[e.ID] = e.ICalUID
+	}
 	zones := newZoneSet()
 	var comps []*goical.Component
 	for _, e := range entries {
@@ -128,6 +132,13 @@ func entryComponents(f Feed) ([]*goical.Component, *zoneSet, error) {
 		c, err := entryComponent(e, excs, f.Now)
 		if err != nil {
 			return nil, nil, fmt.Errorf("entry %s: %w", e.ID, err)
+		}
+		if prev := uids[e.PreviousSeriesID]; prev != "" {
+			// A series split off another (THIS_AND_FOLLOWING) names it.
+			related := goical.NewProp(goical.PropRelatedTo)
+			related.Value = prev
+			related.Params.Set("RELTYPE", "SIBLING")
+			c.Props.Set(related)
 		}
 		comps = append(comps, c)
 		zones.addEntry(e)

@@ -1,0 +1,95 @@
+package ical_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/ical"
+)
+
+// service records what an import writes; it refuses titles in refuse with
+// the given error.
+type service struct {
+	created []string
+	refuse  map[string]error
+	writes  []string
+}
+
+func (s *service) CreateEntry(_ context.Context, n calendar.NewEntry) (*calendar.Entry, error) {
+	if err := s.refuse[n.Title]; err != nil {
+		return nil, err
+	}
+	s.created = append(s.created, n.Title)
+	return &calendar.Entry{ID: n.Title, CalendarID: n.CalendarID, Title: n.Title, Version: 1}, nil
+}
+
+func (s *service) SetTaskCompleted(_ context.Context, k calendar.EntryKey, _ int, _ bool) (*calendar.Entry, error) {
+	s.writes = append(s.writes, "complete "+k.EntryID)
+	return &calendar.Entry{ID: k.EntryID, CalendarID: k.CalendarID, Version: 2, Completed: true}, nil
+}
+
+func (s *service) UpdateOccurrence(_ context.Context, k calendar.OccurrenceKey, _ calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, error) {
+	if u.ExpectedVersion != 1 {
+		return nil, calendar.Errorf(calendar.CodeVersionConflict, "stale")
+	}
+	s.writes = append(s.writes, "change "+k.SeriesID+" "+k.OriginalStart.Format(time.DateOnly))
+	return &calendar.Entry{}, nil
+}
+
+func (s *service) DeleteOccurrence(_ context.Context, k calendar.OccurrenceKey, _ calendar.Scope, _ int) error {
+	if k.OriginalStart.Day() == 31 {
+		return calendar.Errorf(calendar.CodeNotFound, "occurrence not found")
+	}
+	s.writes = append(s.writes, "cancel "+k.SeriesID+" "+k.OriginalStart.Format(time.DateOnly))
+	return nil
+}
+
+func TestApply(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	imp := &ical.Import{
+		Items: []ical.Item{
+			{Index: 0, UID: "a", Entry: calendar.NewEntry{Title: "bad"}},
+			{Index: 1, UID: "b", Entry: calendar.NewEntry{Title: "series"}, Exceptions: []ical.Exception{
+				{Index: 2, OriginalStart: day(5), Update: calendar.EntryUpdate{Title: calendar.Set("x")}},
+				{Index: 3, OriginalStart: day(6), Cancelled: true},
+				{Index: 4, OriginalStart: day(31), Cancelled: true},
+			}},
+			{Index: 5, UID: "c", Entry: calendar.NewEntry{Title: "task"}, Completed: true},
+		},
+		Errors: []ical.ItemError{{Index: 6, UID: "d", Message: "unreadable", Code: calendar.CodeInvalid}},
+	}
+	svc := &service{refuse: map[string]error{"bad": calendar.Invalidf("title", "too long")}}
+	rep, err := ical.Apply(context.Background(), svc, "cal", imp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Created) != 2 || rep.Created[1].Completed != true {
+		t.Fatalf("created %+v", rep.Created)
+	}
+	want := []string{"change series 2026-01-05", "cancel series 2026-01-06", "complete task"}
+	if len(svc.writes) != len(want) {
+		t.Fatalf("writes %q, want %q", svc.writes, want)
+	}
+	var got []int
+	for _, e := range rep.Errors {
+		got = append(got, e.Index)
+	}
+	if len(got) != 3 || got[0] != 0 || got[1] != 4 || got[2] != 6 || rep.Errors[0].Message != "title: too long" || rep.Errors[1].Code != calendar.CodeNotFound {
+		t.Fatalf("errors %+v", rep.Errors)
+	}
+
+	// A failure of the store stops the import, with what it created so far.
+	svc = &service{refuse: map[string]error{"task": errors.New("DynamoDB unreachable")}}
+	rep, err = ical.Apply(context.Background(), svc, "cal", imp)
+	if err == nil || len(rep.Created) != 2 || rep.Created[1].Title != "series" {
+		t.Fatalf("a store failure: %v, created %+v", err, rep.Created)
+	}
+	// The calendar not found stops it at once.
+	svc = &service{refuse: map[string]error{"bad": calendar.Errorf(calendar.CodeNotFound, "calendar not found")}}
+	if rep, err = ical.Apply(context.Background(), svc, "cal", imp); calendar.ErrorCode(err) != calendar.CodeNotFound || len(rep.Created) != 0 {
+		t.Fatalf("a missing calendar: %v, created %+v", err, rep.Created)
+	}
+}
