@@ -1,15 +1,11 @@
 package graph_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
-	"github.com/calgraph/calgraph/internal/dynamo"
-	"github.com/calgraph/calgraph/internal/dynamotest"
-	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // The series benchmarks read a month view of a calendar holding a daily
@@ -30,20 +26,8 @@ func seriesData(b *testing.B, opts []func(*envOptions)) (*env, string) {
 }
 
 func seedSeriesTable(b *testing.B) string {
-	db := dynamotest.Client(b)
-	name := fmt.Sprintf("bench-series-%d", time.Now().UnixNano())
-	if err := dynamo.EnsureTable(context.Background(), db, name); err != nil {
-		b.Fatal(err)
-	}
-	e := newEnv(b, func(o *envOptions) { o.table = name })
-	e.must(e.token("bench@example.com"), provision, nil)
-	cal := seedCalendars(b, e, "bench@example.com", 1, nil)[0]
-	s := dynamo.New(dynamoClient(e), name, recurrence.Engine{})
-	id, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "bench@example.com"}, Email: "bench@example.com"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := calendar.WithViewer(context.Background(), id)
+	name, cals, s, ctx := benchOwner(b, 1, nil)
+	cal := cals[0]
 	ny, _ := time.LoadLocation("America/New_York")
 	for _, sr := range []struct {
 		title string

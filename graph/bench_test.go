@@ -154,9 +154,10 @@ func benchData(b *testing.B, opts []func(*envOptions)) (*env, string) {
 	return benchTable.env(b, opts, seedBenchTable)
 }
 
-// seedBenchTable creates a table (kept until the process ends) holding 20
-// calendars and 5,000 entries of bench@example.com.
-func seedBenchTable(b *testing.B) string {
+// benchOwner creates a table (kept until the process ends) with n calendars
+// of bench@example.com, shared with members, and returns the table's name,
+// the calendars, a store on it and a context acting as their owner.
+func benchOwner(b *testing.B, n int, members []string) (string, []string, *dynamo.Store, context.Context) {
 	db := dynamotest.Client(b)
 	name := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	if err := dynamo.EnsureTable(context.Background(), db, name); err != nil {
@@ -164,13 +165,19 @@ func seedBenchTable(b *testing.B) string {
 	}
 	e := newEnv(b, func(o *envOptions) { o.table = name })
 	e.must(e.token("bench@example.com"), provision, nil)
-	cals := seedCalendars(b, e, "bench@example.com", benchCalendars, []string{"m1@example.com"})
+	cals := seedCalendars(b, e, "bench@example.com", n, members)
 	s := dynamo.New(dynamoClient(e), name, recurrence.Engine{})
 	id, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "bench@example.com"}, Email: "bench@example.com"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := calendar.WithViewer(context.Background(), id)
+	return name, cals, s, calendar.WithViewer(context.Background(), id)
+}
+
+// seedBenchTable creates a table holding 20 calendars and 5,000 entries of
+// bench@example.com.
+func seedBenchTable(b *testing.B) string {
+	name, cals, s, ctx := benchOwner(b, benchCalendars, []string{"m1@example.com"})
 	rng := rand.New(rand.NewPCG(1, 2))
 	work := make(chan calendar.NewEntry)
 	var wg sync.WaitGroup
