@@ -189,3 +189,39 @@ func TestExpansionIsCappedPerRequest(t *testing.T) {
 		t.Fatalf("14 views of a year: %s", r.Raw)
 	}
 }
+
+// TestOccurrencesInTheAgendaAndFilters checks that the agenda merges
+// occurrences with single entries across calendars, and that filters apply
+// to occurrences by their own fields.
+func TestOccurrencesInTheAgendaAndFilters(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("ag")
+	e.weekly(w)
+	d := e.must(w.writer, `mutation { createCalendar(input: {name: "Mine"}) { calendar { id } } }`, nil)
+	mine := str(d, "createCalendar.calendar.id")
+	e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Dentist", tags: ["health"],
+		timing: {timed: {start: "2026-01-12T07:30:00Z", end: "2026-01-12T08:00:00Z", timeZone: "Europe/Paris"}}}) { entry { id } } }`,
+		map[string]any{"c": mine})
+	occ := e.january(w.writer, w.calendarID, false)[2]
+	e.must(w.writer, `mutation($id: ID!, $v: Int!) { updateEntry(input: {id: $id, expectedVersion: $v, tags: ["health"]}) { entry { id } } }`,
+		map[string]any{"id": str(occ, "id"), "v": num(occ, "version")})
+	agenda := func(filter string) []string {
+		d := e.must(w.writer, `{ viewer { agenda(range: {dates: {start: "2026-01-12", end: "2026-01-26"}}, timeZone: "Europe/Paris"`+filter+`) {
+			entries { title calendar { name } ... on TimedEntry { start } } } } }`, nil)
+		var out []string
+		for _, x := range get(d, "viewer.agenda.entries").([]any) {
+			out = append(out, str(x, "title")+" "+str(x, "calendar.name")+" "+str(x, "start"))
+		}
+		return out
+	}
+	if got, want := agenda(""), []string{"Dentist Mine 2026-01-12T07:30:00Z", "Stand-up Team 2026-01-12T08:00:00Z",
+		"Stand-up Team 2026-01-19T08:00:00Z"}; !slices.Equal(got, want) {
+		t.Fatalf("agenda %q, want %q", got, want)
+	}
+	if got, want := agenda(`, filter: {tags: ["health"]}`), []string{"Dentist Mine 2026-01-12T07:30:00Z", "Stand-up Team 2026-01-19T08:00:00Z"}; !slices.Equal(got, want) {
+		t.Fatalf("agenda of health %q, want %q", got, want)
+	}
+	if got := agenda(`, filter: {kinds: [ALL_DAY]}`); len(got) != 0 {
+		t.Fatalf("agenda of all-day entries %q, want none", got)
+	}
+}
