@@ -179,9 +179,7 @@ func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string
 		return nil, calendar.Invalidf("range", "this range holds more than %d entries: narrow it", calendar.MaxViewEntries)
 	}
 	for _, e := range selected {
-		if !e.IsOccurrence() {
-			l.Prime(ctx, e)
-		}
+		l.Prime(ctx, e)
 	}
 	return &View{Range: r, ZoneName: zone, Entries: selected, Calendars: cals}, nil
 }

@@ -160,7 +160,9 @@ func (l *Loaders) Prime(ctx context.Context, objs ...any) {
 		case *calendar.Membership:
 			l.items.Clear(ctx, membershipRef(o.Key())).Prime(ctx, membershipRef(o.Key()), o)
 		case *calendar.Entry:
-			l.items.Clear(ctx, entryRef(o.Key())).Prime(ctx, entryRef(o.Key()), o)
+			if !o.IsOccurrence() { // occurrences are not read by key
+				l.items.Clear(ctx, entryRef(o.Key())).Prime(ctx, entryRef(o.Key()), o)
+			}
 		}
 	}
 }
