@@ -265,12 +265,14 @@ func decodeCalendarIDs(field string, gids []string) ([]string, error) {
 }
 
 // setCompleted completes or reopens a task for completeTask and reopenTask.
-func (r *mutationResolver) setCompleted(ctx context.Context, gid string, expectedVersion int, completed bool) (*model.Task, error) {
+func (r *mutationResolver) setCompleted(ctx context.Context, idem graphql.Omittable[*string], input any, gid string, expectedVersion int, completed bool) (*model.Task, error) {
 	key, err := model.DecodeEntryID("id", gid)
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Service.SetTaskCompleted(ctx, key, expectedVersion, completed)
+	e, err := once(ctx, r.Service, idem, input, func(ctx context.Context) (*calendar.Entry, error) {
+		return r.Service.SetTaskCompleted(ctx, key, expectedVersion, completed)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -308,4 +310,10 @@ func seriesOf(ctx context.Context, e *calendar.Entry) (model.Entry, error) {
 		return nil, err
 	}
 	return model.EntryOf(m, cal), nil
+}
+
+// calendarCreated is what createCalendar's writes return.
+type calendarCreated struct {
+	Calendar   *calendar.Calendar
+	Membership *calendar.Membership
 }

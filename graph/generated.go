@@ -2633,6 +2633,13 @@ type Mutation {
 
 "Input of rotateCalendarFeed."
 input RotateCalendarFeedInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's global ID."
   calendarId: ID!
 }
@@ -2647,6 +2654,13 @@ type RotateCalendarFeedPayload {
 
 "Input of disableCalendarFeed."
 input DisableCalendarFeedInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's global ID."
   calendarId: ID!
 }
@@ -2659,6 +2673,13 @@ type DisableCalendarFeedPayload {
 
 "Input of importCalendar."
 input ImportCalendarInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The global ID of the calendar to import into."
   calendarId: ID!
   "The iCalendar document (the text of an .ics file), up to the request size limit."
@@ -2687,6 +2708,13 @@ type ImportError {
 
 "Input of updateProfile."
 input UpdateProfileInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The profile's current version; a stale version fails with VERSION_CONFLICT."
   expectedVersion: Int!
   "A new display name, 1 to 200 characters. Omit to keep the current one."
@@ -2701,6 +2729,13 @@ type UpdateProfilePayload {
 
 "Input of createCalendar."
 input CreateCalendarInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's name, 1 to 200 characters."
   name: String!
   "A color as ` + "`" + `#RRGGBB` + "`" + `; defaults to ` + "`" + `#3B82F6` + "`" + `."
@@ -2723,6 +2758,13 @@ type CreateCalendarPayload {
 
 "Input of updateCalendar. Only the fields present change."
 input UpdateCalendarInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's global ID."
   id: ID!
   "The calendar's current version; a stale version fails with VERSION_CONFLICT."
@@ -2747,6 +2789,13 @@ type UpdateCalendarPayload {
 
 "Input of deleteCalendar."
 input DeleteCalendarInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's global ID."
   id: ID!
   "The calendar's current version; a stale version fails with VERSION_CONFLICT."
@@ -2761,6 +2810,13 @@ type DeleteCalendarPayload {
 
 "Input of addMember."
 input AddMemberInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's global ID."
   calendarId: ID!
   "The email of the user to add; they must have signed in once."
@@ -2777,6 +2833,13 @@ type AddMemberPayload {
 
 "Input of changeMemberRole."
 input ChangeMemberRoleInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The membership's global ID."
   membershipId: ID!
   "The new role."
@@ -2793,6 +2856,13 @@ type ChangeMemberRolePayload {
 
 "Input of removeMember."
 input RemoveMemberInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The membership's global ID."
   membershipId: ID!
   "The membership's current version; a stale version fails with VERSION_CONFLICT."
@@ -2807,6 +2877,13 @@ type RemoveMemberPayload {
 
 "Input of leaveCalendar."
 input LeaveCalendarInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's global ID."
   calendarId: ID!
   "The version of the viewer's own membership; a stale version fails with VERSION_CONFLICT."
@@ -2821,6 +2898,13 @@ type LeaveCalendarPayload {
 
 "Input of updatePreferences. Only the fields present change."
 input UpdatePreferencesInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The user's current version; a stale version fails with VERSION_CONFLICT."
   expectedVersion: Int!
   "An IANA zone, or null to use each calendar's."
@@ -2893,6 +2977,13 @@ input TaskDueInput {
 
 "Input of createEntry."
 input CreateEntryInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The calendar's global ID."
   calendarId: ID!
   "When it happens, and so its kind."
@@ -2939,6 +3030,13 @@ type CreateEntryPayload {
 
 "Input of updateEntry. Only the fields present change."
 input UpdateEntryInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The global ID of the entry, series or occurrence."
   id: ID!
   "Its current version; a stale version fails with VERSION_CONFLICT."
@@ -2981,6 +3079,13 @@ type UpdateEntryPayload {
 
 "Input of deleteEntry."
 input DeleteEntryInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The global ID of the entry, series or occurrence."
   id: ID!
   "Its current version; a stale version fails with VERSION_CONFLICT."
@@ -3001,6 +3106,13 @@ type DeleteEntryPayload {
 
 "Input of completeTask."
 input CompleteTaskInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The task's global ID."
   id: ID!
   "The task's current version; a stale version fails with VERSION_CONFLICT."
@@ -3015,6 +3127,13 @@ type CompleteTaskPayload {
 
 "Input of reopenTask."
 input ReopenTaskInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The task's global ID."
   id: ID!
   "The task's current version; a stale version fails with VERSION_CONFLICT."
@@ -3029,6 +3148,13 @@ type ReopenTaskPayload {
 
 "Input of moveEntry."
 input MoveEntryInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
   "The entry's global ID."
   id: ID!
   "The entry's current version; a stale version fails with VERSION_CONFLICT."
@@ -10568,13 +10694,20 @@ func (ec *executionContext) unmarshalInputAddMemberInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId", "email", "role"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "email", "role"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "calendarId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -10649,13 +10782,20 @@ func (ec *executionContext) unmarshalInputChangeMemberRoleInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"membershipId", "role", "expectedVersion"}
+	fieldsInOrder := [...]string{"idempotencyKey", "membershipId", "role", "expectedVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "membershipId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("membershipId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -10693,13 +10833,20 @@ func (ec *executionContext) unmarshalInputCompleteTaskInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "id":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -10730,13 +10877,20 @@ func (ec *executionContext) unmarshalInputCreateCalendarInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "color", "description", "timeZone", "isResource"}
+	fieldsInOrder := [...]string{"idempotencyKey", "name", "color", "description", "timeZone", "isResource"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalNString2string(ctx, v)
@@ -10788,13 +10942,20 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "calendarId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -10911,13 +11072,20 @@ func (ec *executionContext) unmarshalInputDeleteCalendarInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "id":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -10948,13 +11116,20 @@ func (ec *executionContext) unmarshalInputDeleteEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion", "scope"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "id":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -10992,13 +11167,20 @@ func (ec *executionContext) unmarshalInputDisableCalendarFeedInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "calendarId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11110,13 +11292,20 @@ func (ec *executionContext) unmarshalInputImportCalendarInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId", "ics"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "ics"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "calendarId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11184,13 +11373,20 @@ func (ec *executionContext) unmarshalInputLeaveCalendarInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId", "expectedVersion"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "expectedVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "calendarId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11221,13 +11417,20 @@ func (ec *executionContext) unmarshalInputMoveEntryInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion", "toCalendarId"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "toCalendarId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "id":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11346,13 +11549,20 @@ func (ec *executionContext) unmarshalInputRemoveMemberInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"membershipId", "expectedVersion"}
+	fieldsInOrder := [...]string{"idempotencyKey", "membershipId", "expectedVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "membershipId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("membershipId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11383,13 +11593,20 @@ func (ec *executionContext) unmarshalInputReopenTaskInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "id":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11420,13 +11637,20 @@ func (ec *executionContext) unmarshalInputRotateCalendarFeedInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"calendarId"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "calendarId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11575,13 +11799,20 @@ func (ec *executionContext) unmarshalInputUpdateCalendarInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion", "name", "color", "description", "timeZone", "isResource"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "name", "color", "description", "timeZone", "isResource"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "id":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11647,13 +11878,20 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "id":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
@@ -11747,13 +11985,20 @@ func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme"}
+	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "expectedVersion":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
 			data, err := ec.unmarshalNInt2int(ctx, v)
@@ -11812,13 +12057,20 @@ func (ec *executionContext) unmarshalInputUpdateProfileInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"expectedVersion", "name"}
+	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "name"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		case "expectedVersion":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
 			data, err := ec.unmarshalNInt2int(ctx, v)

@@ -35,8 +35,10 @@ func importCalendar(ctx context.Context, svc calendar.Service, in model.ImportCa
 	if err != nil {
 		return nil, err
 	}
-	rep, err := ical.Apply(ctx, svc, id, imp)
-	if err != nil && len(rep.Created) == 0 {
+	rep, err := once(ctx, svc, in.IdempotencyKey, in, func(ctx context.Context) (*ical.Report, error) {
+		return ical.Apply(ctx, svc, id, imp)
+	})
+	if err != nil && (rep == nil || len(rep.Created) == 0) {
 		return nil, err
 	}
 	if err != nil {

@@ -81,7 +81,9 @@ func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.Update
 	if err != nil {
 		return nil, err
 	}
-	u, err := r.Service.UpdateProfile(ctx, calendar.ProfileUpdate{ExpectedVersion: input.ExpectedVersion, Name: name})
+	u, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.User, error) {
+		return r.Service.UpdateProfile(ctx, calendar.ProfileUpdate{ExpectedVersion: input.ExpectedVersion, Name: name})
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -90,15 +92,18 @@ func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.Update
 }
 
 func (r *mutationResolver) CreateCalendar(ctx context.Context, input model.CreateCalendarInput) (*model.CreateCalendarPayload, error) {
-	c, m, err := r.Service.CreateCalendar(ctx, calendar.NewCalendar{
-		Name: input.Name, Color: orEmpty(input.Color), Description: orEmpty(input.Description),
-		TimeZone: orEmpty(input.TimeZone), IsResource: orEmpty(input.IsResource),
+	out, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (calendarCreated, error) {
+		c, m, err := r.Service.CreateCalendar(ctx, calendar.NewCalendar{
+			Name: input.Name, Color: orEmpty(input.Color), Description: orEmpty(input.Description),
+			TimeZone: orEmpty(input.TimeZone), IsResource: orEmpty(input.IsResource),
+		})
+		return calendarCreated{c, m}, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, c, m)
-	return &model.CreateCalendarPayload{Calendar: c, Membership: m}, nil
+	loader.For(ctx).Prime(ctx, out.Calendar, out.Membership)
+	return &model.CreateCalendarPayload{Calendar: out.Calendar, Membership: out.Membership}, nil
 }
 
 func (r *mutationResolver) UpdateCalendar(ctx context.Context, input model.UpdateCalendarInput) (*model.UpdateCalendarPayload, error) {
@@ -106,7 +111,9 @@ func (r *mutationResolver) UpdateCalendar(ctx context.Context, input model.Updat
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.Service.UpdateCalendar(ctx, upd)
+	c, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Calendar, error) {
+		return r.Service.UpdateCalendar(ctx, upd)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +126,10 @@ func (r *mutationResolver) DeleteCalendar(ctx context.Context, input model.Delet
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Service.DeleteCalendar(ctx, id, input.ExpectedVersion); err != nil {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+		return none{}, r.Service.DeleteCalendar(ctx, id, input.ExpectedVersion)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &model.DeleteCalendarPayload{DeletedCalendarID: input.ID}, nil
@@ -130,7 +140,9 @@ func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberI
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.Service.AddMember(ctx, id, input.Email, input.Role)
+	m, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Membership, error) {
+		return r.Service.AddMember(ctx, id, input.Email, input.Role)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +155,9 @@ func (r *mutationResolver) ChangeMemberRole(ctx context.Context, input model.Cha
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.Service.ChangeRole(ctx, key, input.Role, input.ExpectedVersion)
+	m, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Membership, error) {
+		return r.Service.ChangeRole(ctx, key, input.Role, input.ExpectedVersion)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +170,10 @@ func (r *mutationResolver) RemoveMember(ctx context.Context, input model.RemoveM
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Service.RemoveMember(ctx, key, input.ExpectedVersion); err != nil {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+		return none{}, r.Service.RemoveMember(ctx, key, input.ExpectedVersion)
+	})
+	if err != nil {
 		return nil, err
 	}
 	loader.For(ctx).ForgetMembership(ctx, key)
@@ -168,7 +185,9 @@ func (r *mutationResolver) LeaveCalendar(ctx context.Context, input model.LeaveC
 	if err != nil {
 		return nil, err
 	}
-	key, err := r.Service.LeaveCalendar(ctx, id, input.ExpectedVersion)
+	key, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (calendar.MembershipKey, error) {
+		return r.Service.LeaveCalendar(ctx, id, input.ExpectedVersion)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +200,9 @@ func (r *mutationResolver) UpdatePreferences(ctx context.Context, input model.Up
 	if err != nil {
 		return nil, err
 	}
-	u, err := r.Service.UpdatePreferences(ctx, upd)
+	u, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.User, error) {
+		return r.Service.UpdatePreferences(ctx, upd)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +215,9 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Service.CreateEntry(ctx, n)
+	e, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Entry, error) {
+		return r.Service.CreateEntry(ctx, n)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -210,12 +233,12 @@ func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEn
 	if err != nil {
 		return nil, err
 	}
-	var e *calendar.Entry
-	if t.occurrence != nil {
-		e, err = r.Service.UpdateOccurrence(ctx, *t.occurrence, t.scope, upd)
-	} else {
-		e, err = r.Service.UpdateEntry(ctx, upd)
-	}
+	e, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Entry, error) {
+		if t.occurrence != nil {
+			return r.Service.UpdateOccurrence(ctx, *t.occurrence, t.scope, upd)
+		}
+		return r.Service.UpdateEntry(ctx, upd)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -232,11 +255,12 @@ func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEn
 	if err != nil {
 		return nil, err
 	}
-	if t.occurrence != nil {
-		err = r.Service.DeleteOccurrence(ctx, *t.occurrence, t.scope, input.ExpectedVersion)
-	} else {
-		err = r.Service.DeleteEntry(ctx, t.entry, input.ExpectedVersion)
-	}
+	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+		if t.occurrence != nil {
+			return none{}, r.Service.DeleteOccurrence(ctx, *t.occurrence, t.scope, input.ExpectedVersion)
+		}
+		return none{}, r.Service.DeleteEntry(ctx, t.entry, input.ExpectedVersion)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +269,7 @@ func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEn
 }
 
 func (r *mutationResolver) CompleteTask(ctx context.Context, input model.CompleteTaskInput) (*model.CompleteTaskPayload, error) {
-	t, err := r.setCompleted(ctx, input.ID, input.ExpectedVersion, true)
+	t, err := r.setCompleted(ctx, input.IdempotencyKey, input, input.ID, input.ExpectedVersion, true)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +277,7 @@ func (r *mutationResolver) CompleteTask(ctx context.Context, input model.Complet
 }
 
 func (r *mutationResolver) ReopenTask(ctx context.Context, input model.ReopenTaskInput) (*model.ReopenTaskPayload, error) {
-	t, err := r.setCompleted(ctx, input.ID, input.ExpectedVersion, false)
+	t, err := r.setCompleted(ctx, input.IdempotencyKey, input, input.ID, input.ExpectedVersion, false)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +296,9 @@ func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryI
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Service.MoveEntry(ctx, *key, input.ExpectedVersion, to)
+	e, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Entry, error) {
+		return r.Service.MoveEntry(ctx, *key, input.ExpectedVersion, to)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +315,9 @@ func (r *mutationResolver) RotateCalendarFeed(ctx context.Context, input model.R
 	if err != nil {
 		return nil, err
 	}
-	token, err := r.Service.RotateFeed(ctx, id)
+	token, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (string, error) {
+		return r.Service.RotateFeed(ctx, id)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +330,10 @@ func (r *mutationResolver) DisableCalendarFeed(ctx context.Context, input model.
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Service.DisableFeed(ctx, id); err != nil {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+		return none{}, r.Service.DisableFeed(ctx, id)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &model.DisableCalendarFeedPayload{CalendarID: input.CalendarID}, nil

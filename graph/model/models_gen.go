@@ -15,6 +15,11 @@ import (
 
 // Input of addMember.
 type AddMemberInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
 	// The email of the user to add; they must have signed in once.
@@ -39,6 +44,11 @@ type AllDayTimingInput struct {
 
 // Input of changeMemberRole.
 type ChangeMemberRoleInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The membership's global ID.
 	MembershipID string `json:"membershipId"`
 	// The new role.
@@ -55,6 +65,11 @@ type ChangeMemberRolePayload struct {
 
 // Input of completeTask.
 type CompleteTaskInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The task's global ID.
 	ID string `json:"id"`
 	// The task's current version; a stale version fails with VERSION_CONFLICT.
@@ -69,6 +84,11 @@ type CompleteTaskPayload struct {
 
 // Input of createCalendar.
 type CreateCalendarInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's name, 1 to 200 characters.
 	Name string `json:"name"`
 	// A color as `#RRGGBB`; defaults to `#3B82F6`.
@@ -91,6 +111,11 @@ type CreateCalendarPayload struct {
 
 // Input of createEntry.
 type CreateEntryInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
 	// When it happens, and so its kind.
@@ -128,6 +153,11 @@ type DateRangeInput struct {
 
 // Input of deleteCalendar.
 type DeleteCalendarInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	ID string `json:"id"`
 	// The calendar's current version; a stale version fails with VERSION_CONFLICT.
@@ -142,6 +172,11 @@ type DeleteCalendarPayload struct {
 
 // Input of deleteEntry.
 type DeleteEntryInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The global ID of the entry, series or occurrence.
 	ID string `json:"id"`
 	// Its current version; a stale version fails with VERSION_CONFLICT.
@@ -160,6 +195,11 @@ type DeleteEntryPayload struct {
 
 // Input of disableCalendarFeed.
 type DisableCalendarFeedInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
 }
@@ -204,6 +244,11 @@ type EntryView struct {
 
 // Input of importCalendar.
 type ImportCalendarInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The global ID of the calendar to import into.
 	CalendarID string `json:"calendarId"`
 	// The iCalendar document (the text of an .ics file), up to the request size limit.
@@ -240,6 +285,11 @@ type InstantRangeInput struct {
 
 // Input of leaveCalendar.
 type LeaveCalendarInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
 	// The version of the viewer's own membership; a stale version fails with VERSION_CONFLICT.
@@ -270,6 +320,11 @@ type MembershipEdge struct {
 
 // Input of moveEntry.
 type MoveEntryInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The entry's global ID.
 	ID string `json:"id"`
 	// The entry's current version; a stale version fails with VERSION_CONFLICT.
@@ -344,6 +399,11 @@ type RecurrenceInput struct {
 
 // Input of removeMember.
 type RemoveMemberInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The membership's global ID.
 	MembershipID string `json:"membershipId"`
 	// The membership's current version; a stale version fails with VERSION_CONFLICT.
@@ -358,6 +418,11 @@ type RemoveMemberPayload struct {
 
 // Input of reopenTask.
 type ReopenTaskInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The task's global ID.
 	ID string `json:"id"`
 	// The task's current version; a stale version fails with VERSION_CONFLICT.
@@ -372,6 +437,11 @@ type ReopenTaskPayload struct {
 
 // Input of rotateCalendarFeed.
 type RotateCalendarFeedInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
 }
@@ -430,6 +500,11 @@ type TimedTimingInput struct {
 
 // Input of updateCalendar. Only the fields present change.
 type UpdateCalendarInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	ID string `json:"id"`
 	// The calendar's current version; a stale version fails with VERSION_CONFLICT.
@@ -454,6 +529,11 @@ type UpdateCalendarPayload struct {
 
 // Input of updateEntry. Only the fields present change.
 type UpdateEntryInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The global ID of the entry, series or occurrence.
 	ID string `json:"id"`
 	// Its current version; a stale version fails with VERSION_CONFLICT.
@@ -490,6 +570,11 @@ type UpdateEntryPayload struct {
 
 // Input of updatePreferences. Only the fields present change.
 type UpdatePreferencesInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The user's current version; a stale version fails with VERSION_CONFLICT.
 	ExpectedVersion int `json:"expectedVersion"`
 	// An IANA zone, or null to use each calendar's.
@@ -514,6 +599,11 @@ type UpdatePreferencesPayload struct {
 
 // Input of updateProfile.
 type UpdateProfileInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The profile's current version; a stale version fails with VERSION_CONFLICT.
 	ExpectedVersion int `json:"expectedVersion"`
 	// A new display name, 1 to 200 characters. Omit to keep the current one.

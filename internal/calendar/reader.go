@@ -58,4 +58,5 @@ type Service interface {
 	EntryService
 	SeriesService
 	FeedService
+	IdempotencyService
 }

@@ -49,6 +49,7 @@ const (
 	entitySeries     = "SERIES"
 	entityException  = "EXCEPTION"
 	entityFeed       = "FEED"
+	entityIdempotent = "IDEMPOTENCY"
 	entityFeedToken  = "FEED_TOKEN"
 )
 
@@ -165,6 +166,12 @@ func seriesSortKey(end time.Time, seriesID string) string {
 // seriesRange: the LSI2 sort keys of the series that end at from or later.
 func seriesRange(from time.Time) (lo, hi string) {
 	return prefixSeries + instantKey(from), prefixSeries + "~"
+}
+
+// idempotencyItemKey: the marker of a user's idempotent request with key.
+func idempotencyItemKey(userID, key string) itemKey {
+	k := "IDEM#" + userID + "#" + escape(key)
+	return itemKey{PK: k, SK: k}
 }
 
 // feedKey: a calendar's feed, in its partition: the hash of its token.

@@ -70,7 +70,7 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 		icalDomain: "calgraph.local",
 		recur:      eng,
 
-		maxSeriesActions: maxTxActions,
+		maxSeriesActions: maxTxActions - 1, // one for an idempotency marker
 	}
 	for _, o := range opts {
 		o(s)

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // Transactions: every write that touches more than one item is one
@@ -103,6 +105,10 @@ func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFai
 // throttling are retried with backoff; a failed condition is returned as the
 // failing op's explanation.
 func (s *Store) transact(ctx context.Context, ops ...txOp) error {
+	if marker, ok := s.idempotencyMarker(ctx); ok {
+		// First, so that a replay is what a concurrent attempt reports.
+		ops = append([]txOp{marker}, ops...)
+	}
 	in := &dynamodb.TransactWriteItemsInput{}
 	for _, op := range ops {
 		if op.err != nil {
@@ -187,7 +193,8 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 // PutItem or DeleteItem, which costs half a transaction; anything else is one
 // transaction.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
-	if len(ops) != 1 || ops[0].err != nil || (ops[0].action.Put == nil && ops[0].action.Delete == nil) {
+	_, idempotent := calendar.IdempotencyOf(ctx)
+	if idempotent || len(ops) != 1 || ops[0].err != nil || (ops[0].action.Put == nil && ops[0].action.Delete == nil) {
 		return s.transact(ctx, ops...)
 	}
 	op := ops[0]
