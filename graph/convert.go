@@ -5,6 +5,7 @@ import (
 
 	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
 )
 
 // page turns connection arguments into a page request; a null first means the
@@ -69,4 +70,48 @@ func nullClears(o graphql.Omittable[*string]) calendar.Change[string] {
 		return calendar.Set("")
 	}
 	return calendar.Set(*v)
+}
+
+func invitationConnection(p *calendar.InvitationPage) *model.InvitationConnection {
+	conn := &model.InvitationConnection{
+		Edges:    make([]*model.InvitationEdge, len(p.Invitations)),
+		PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage},
+	}
+	for i, inv := range p.Invitations {
+		conn.Edges[i] = &model.InvitationEdge{Cursor: p.Cursors[i], Node: inv}
+	}
+	if len(p.Cursors) > 0 {
+		conn.PageInfo.StartCursor = &p.Cursors[0]
+	}
+	if p.EndCursor != "" {
+		conn.PageInfo.EndCursor = &p.EndCursor
+	}
+	return conn
+}
+
+// invitationCreated is what createInvitation's write returns.
+type invitationCreated struct {
+	Invitation *calendar.Invitation
+	Token      string
+}
+
+func newInvitation(in model.CreateInvitationInput) (calendar.NewInvitation, error) {
+	id, err := model.DecodeCalendarID("calendarId", in.CalendarID)
+	n := calendar.NewInvitation{CalendarID: id, Role: in.Role, ValidUntil: orEmpty(in.ValidUntil), MaxUses: orEmpty(in.MaxUses)}
+	if v, set := in.MaxUses.ValueOK(); set && v == nil {
+		return n, calendar.Invalidf("maxUses", "maxUses cannot be null; omit it for one use")
+	}
+	return n, err
+}
+
+func freeBusyView(v *loader.View, busy []loader.CalendarBusy) *model.FreeBusyView {
+	out := &model.FreeBusyView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End}
+	for i := range busy {
+		b := &busy[i]
+		if b.Busy == nil {
+			b.Busy = []calendar.Interval{}
+		}
+		out.Calendars = append(out.Calendars, b)
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -32,6 +33,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	AllDayEntry() AllDayEntryResolver
 	Calendar() CalendarResolver
+	Invitation() InvitationResolver
 	Membership() MembershipResolver
 	MultiDayEntry() MultiDayEntryResolver
 	Mutation() MutationResolver
@@ -46,6 +48,10 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AcceptInvitationPayload struct {
+		Membership func(childComplexity int) int
+	}
+
 	AddMemberPayload struct {
 		Membership func(childComplexity int) int
 	}
@@ -75,12 +81,18 @@ type ComplexityRoot struct {
 		Version          func(childComplexity int) int
 	}
 
+	BusyInterval struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
 	Calendar struct {
 		Color       func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		Description func(childComplexity int) int
 		Entries     func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) int
 		ID          func(childComplexity int) int
+		Invitations func(childComplexity int, first *int, after *string) int
 		IsResource  func(childComplexity int) int
 		Members     func(childComplexity int, first *int, after *string) int
 		Name        func(childComplexity int) int
@@ -89,6 +101,15 @@ type ComplexityRoot struct {
 		UpdatedAt   func(childComplexity int) int
 		Version     func(childComplexity int) int
 		ViewerRole  func(childComplexity int) int
+	}
+
+	CalendarBusy struct {
+		Busy     func(childComplexity int) int
+		Calendar func(childComplexity int) int
+	}
+
+	ChangeEmailPayload struct {
+		User func(childComplexity int) int
 	}
 
 	ChangeMemberRolePayload struct {
@@ -106,6 +127,11 @@ type ComplexityRoot struct {
 
 	CreateEntryPayload struct {
 		Entry func(childComplexity int) int
+	}
+
+	CreateInvitationPayload struct {
+		Invitation func(childComplexity int) int
+		Token      func(childComplexity int) int
 	}
 
 	DeleteCalendarPayload struct {
@@ -127,6 +153,13 @@ type ComplexityRoot struct {
 		TimeZone func(childComplexity int) int
 	}
 
+	FreeBusyView struct {
+		Calendars func(childComplexity int) int
+		End       func(childComplexity int) int
+		Start     func(childComplexity int) int
+		TimeZone  func(childComplexity int) int
+	}
+
 	ImportCalendarPayload struct {
 		Entries func(childComplexity int) int
 		Errors  func(childComplexity int) int
@@ -137,6 +170,26 @@ type ComplexityRoot struct {
 		Index   func(childComplexity int) int
 		Message func(childComplexity int) int
 		UID     func(childComplexity int) int
+	}
+
+	Invitation struct {
+		Calendar   func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		MaxUses    func(childComplexity int) int
+		Role       func(childComplexity int) int
+		Uses       func(childComplexity int) int
+		ValidUntil func(childComplexity int) int
+	}
+
+	InvitationConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	InvitationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	LeaveCalendarPayload struct {
@@ -194,11 +247,14 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AcceptInvitation    func(childComplexity int, input model.AcceptInvitationInput) int
 		AddMember           func(childComplexity int, input model.AddMemberInput) int
+		ChangeEmail         func(childComplexity int, input model.ChangeEmailInput) int
 		ChangeMemberRole    func(childComplexity int, input model.ChangeMemberRoleInput) int
 		CompleteTask        func(childComplexity int, input model.CompleteTaskInput) int
 		CreateCalendar      func(childComplexity int, input model.CreateCalendarInput) int
 		CreateEntry         func(childComplexity int, input model.CreateEntryInput) int
+		CreateInvitation    func(childComplexity int, input model.CreateInvitationInput) int
 		DeleteCalendar      func(childComplexity int, input model.DeleteCalendarInput) int
 		DeleteEntry         func(childComplexity int, input model.DeleteEntryInput) int
 		DisableCalendarFeed func(childComplexity int, input model.DisableCalendarFeedInput) int
@@ -207,6 +263,7 @@ type ComplexityRoot struct {
 		MoveEntry           func(childComplexity int, input model.MoveEntryInput) int
 		RemoveMember        func(childComplexity int, input model.RemoveMemberInput) int
 		ReopenTask          func(childComplexity int, input model.ReopenTaskInput) int
+		RevokeInvitation    func(childComplexity int, input model.RevokeInvitationInput) int
 		RotateCalendarFeed  func(childComplexity int, input model.RotateCalendarFeedInput) int
 		UpdateCalendar      func(childComplexity int, input model.UpdateCalendarInput) int
 		UpdateEntry         func(childComplexity int, input model.UpdateEntryInput) int
@@ -231,6 +288,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Calendar func(childComplexity int, id string) int
+		FreeBusy func(childComplexity int, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) int
 		Node     func(childComplexity int, id string) int
 		Viewer   func(childComplexity int) int
 	}
@@ -247,6 +305,10 @@ type ComplexityRoot struct {
 
 	ReopenTaskPayload struct {
 		Task func(childComplexity int) int
+	}
+
+	RevokeInvitationPayload struct {
+		RevokedInvitationID func(childComplexity int) int
 	}
 
 	RotateCalendarFeedPayload struct {
@@ -368,6 +430,11 @@ type CalendarResolver interface {
 	Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
 	Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error)
 	Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error)
+	Invitations(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.InvitationConnection, error)
+}
+type InvitationResolver interface {
+	ID(ctx context.Context, obj *calendar.Invitation) (string, error)
+	Calendar(ctx context.Context, obj *calendar.Invitation) (*calendar.Calendar, error)
 }
 type MembershipResolver interface {
 	ID(ctx context.Context, obj *calendar.Membership) (string, error)
@@ -397,11 +464,16 @@ type MutationResolver interface {
 	RotateCalendarFeed(ctx context.Context, input model.RotateCalendarFeedInput) (*model.RotateCalendarFeedPayload, error)
 	DisableCalendarFeed(ctx context.Context, input model.DisableCalendarFeedInput) (*model.DisableCalendarFeedPayload, error)
 	ImportCalendar(ctx context.Context, input model.ImportCalendarInput) (*model.ImportCalendarPayload, error)
+	CreateInvitation(ctx context.Context, input model.CreateInvitationInput) (*model.CreateInvitationPayload, error)
+	RevokeInvitation(ctx context.Context, input model.RevokeInvitationInput) (*model.RevokeInvitationPayload, error)
+	AcceptInvitation(ctx context.Context, input model.AcceptInvitationInput) (*model.AcceptInvitationPayload, error)
+	ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Node(ctx context.Context, id string) (model.Node, error)
 	Calendar(ctx context.Context, id string) (*calendar.Calendar, error)
+	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error)
 }
 type TaskResolver interface {
 	Series(ctx context.Context, obj *model.Task) (model.Entry, error)
@@ -436,6 +508,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AcceptInvitationPayload.membership":
+		if e.ComplexityRoot.AcceptInvitationPayload.Membership == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Membership(childComplexity), true
 
 	case "AddMemberPayload.membership":
 		if e.ComplexityRoot.AddMemberPayload.Membership == nil {
@@ -577,6 +656,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AllDayEntry.Version(childComplexity), true
 
+	case "BusyInterval.end":
+		if e.ComplexityRoot.BusyInterval.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusyInterval.End(childComplexity), true
+	case "BusyInterval.start":
+		if e.ComplexityRoot.BusyInterval.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusyInterval.Start(childComplexity), true
+
 	case "Calendar.color":
 		if e.ComplexityRoot.Calendar.Color == nil {
 			break
@@ -612,6 +704,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.ID(childComplexity), true
+	case "Calendar.invitations":
+		if e.ComplexityRoot.Calendar.Invitations == nil {
+			break
+		}
+
+		args, err := ec.field_Calendar_invitations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Calendar.Invitations(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Calendar.isResource":
 		if e.ComplexityRoot.Calendar.IsResource == nil {
 			break
@@ -671,6 +774,26 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Calendar.ViewerRole(childComplexity), true
 
+	case "CalendarBusy.busy":
+		if e.ComplexityRoot.CalendarBusy.Busy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarBusy.Busy(childComplexity), true
+	case "CalendarBusy.calendar":
+		if e.ComplexityRoot.CalendarBusy.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarBusy.Calendar(childComplexity), true
+
+	case "ChangeEmailPayload.user":
+		if e.ComplexityRoot.ChangeEmailPayload.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEmailPayload.User(childComplexity), true
+
 	case "ChangeMemberRolePayload.membership":
 		if e.ComplexityRoot.ChangeMemberRolePayload.Membership == nil {
 			break
@@ -704,6 +827,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateEntryPayload.Entry(childComplexity), true
+
+	case "CreateInvitationPayload.invitation":
+		if e.ComplexityRoot.CreateInvitationPayload.Invitation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateInvitationPayload.Invitation(childComplexity), true
+	case "CreateInvitationPayload.token":
+		if e.ComplexityRoot.CreateInvitationPayload.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateInvitationPayload.Token(childComplexity), true
 
 	case "DeleteCalendarPayload.deletedCalendarId":
 		if e.ComplexityRoot.DeleteCalendarPayload.DeletedCalendarID == nil {
@@ -751,6 +887,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EntryView.TimeZone(childComplexity), true
 
+	case "FreeBusyView.calendars":
+		if e.ComplexityRoot.FreeBusyView.Calendars == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreeBusyView.Calendars(childComplexity), true
+	case "FreeBusyView.end":
+		if e.ComplexityRoot.FreeBusyView.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreeBusyView.End(childComplexity), true
+	case "FreeBusyView.start":
+		if e.ComplexityRoot.FreeBusyView.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreeBusyView.Start(childComplexity), true
+	case "FreeBusyView.timeZone":
+		if e.ComplexityRoot.FreeBusyView.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreeBusyView.TimeZone(childComplexity), true
+
 	case "ImportCalendarPayload.entries":
 		if e.ComplexityRoot.ImportCalendarPayload.Entries == nil {
 			break
@@ -788,6 +949,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportError.UID(childComplexity), true
+
+	case "Invitation.calendar":
+		if e.ComplexityRoot.Invitation.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Calendar(childComplexity), true
+	case "Invitation.createdAt":
+		if e.ComplexityRoot.Invitation.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.CreatedAt(childComplexity), true
+	case "Invitation.id":
+		if e.ComplexityRoot.Invitation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.ID(childComplexity), true
+	case "Invitation.maxUses":
+		if e.ComplexityRoot.Invitation.MaxUses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.MaxUses(childComplexity), true
+	case "Invitation.role":
+		if e.ComplexityRoot.Invitation.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Role(childComplexity), true
+	case "Invitation.uses":
+		if e.ComplexityRoot.Invitation.Uses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Uses(childComplexity), true
+	case "Invitation.validUntil":
+		if e.ComplexityRoot.Invitation.ValidUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.ValidUntil(childComplexity), true
+
+	case "InvitationConnection.edges":
+		if e.ComplexityRoot.InvitationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationConnection.Edges(childComplexity), true
+	case "InvitationConnection.pageInfo":
+		if e.ComplexityRoot.InvitationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationConnection.PageInfo(childComplexity), true
+
+	case "InvitationEdge.cursor":
+		if e.ComplexityRoot.InvitationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationEdge.Cursor(childComplexity), true
+	case "InvitationEdge.node":
+		if e.ComplexityRoot.InvitationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationEdge.Node(childComplexity), true
 
 	case "LeaveCalendarPayload.removedMembershipId":
 		if e.ComplexityRoot.LeaveCalendarPayload.RemovedMembershipID == nil {
@@ -1011,6 +1241,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MultiDayEntry.Version(childComplexity), true
 
+	case "Mutation.acceptInvitation":
+		if e.ComplexityRoot.Mutation.AcceptInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_acceptInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AcceptInvitation(childComplexity, args["input"].(model.AcceptInvitationInput)), true
 	case "Mutation.addMember":
 		if e.ComplexityRoot.Mutation.AddMember == nil {
 			break
@@ -1022,6 +1263,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMember(childComplexity, args["input"].(model.AddMemberInput)), true
+	case "Mutation.changeEmail":
+		if e.ComplexityRoot.Mutation.ChangeEmail == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_changeEmail_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ChangeEmail(childComplexity, args["input"].(model.ChangeEmailInput)), true
 	case "Mutation.changeMemberRole":
 		if e.ComplexityRoot.Mutation.ChangeMemberRole == nil {
 			break
@@ -1066,6 +1318,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateEntry(childComplexity, args["input"].(model.CreateEntryInput)), true
+	case "Mutation.createInvitation":
+		if e.ComplexityRoot.Mutation.CreateInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateInvitation(childComplexity, args["input"].(model.CreateInvitationInput)), true
 	case "Mutation.deleteCalendar":
 		if e.ComplexityRoot.Mutation.DeleteCalendar == nil {
 			break
@@ -1154,6 +1417,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReopenTask(childComplexity, args["input"].(model.ReopenTaskInput)), true
+	case "Mutation.revokeInvitation":
+		if e.ComplexityRoot.Mutation.RevokeInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeInvitation(childComplexity, args["input"].(model.RevokeInvitationInput)), true
 	case "Mutation.rotateCalendarFeed":
 		if e.ComplexityRoot.Mutation.RotateCalendarFeed == nil {
 			break
@@ -1277,6 +1551,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Calendar(childComplexity, args["id"].(string)), true
+	case "Query.freeBusy":
+		if e.ComplexityRoot.Query.FreeBusy == nil {
+			break
+		}
+
+		args, err := ec.field_Query_freeBusy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FreeBusy(childComplexity, args["calendarIds"].([]string), args["range"].(model.TimeRangeInput), args["timeZone"].(*string)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -1328,6 +1613,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReopenTaskPayload.Task(childComplexity), true
+
+	case "RevokeInvitationPayload.revokedInvitationId":
+		if e.ComplexityRoot.RevokeInvitationPayload.RevokedInvitationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeInvitationPayload.RevokedInvitationID(childComplexity), true
 
 	case "RotateCalendarFeedPayload.path":
 		if e.ComplexityRoot.RotateCalendarFeedPayload.Path == nil {
@@ -1772,12 +2064,15 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAcceptInvitationInput,
 		ec.unmarshalInputAddMemberInput,
 		ec.unmarshalInputAllDayTimingInput,
+		ec.unmarshalInputChangeEmailInput,
 		ec.unmarshalInputChangeMemberRoleInput,
 		ec.unmarshalInputCompleteTaskInput,
 		ec.unmarshalInputCreateCalendarInput,
 		ec.unmarshalInputCreateEntryInput,
+		ec.unmarshalInputCreateInvitationInput,
 		ec.unmarshalInputDateRangeInput,
 		ec.unmarshalInputDeleteCalendarInput,
 		ec.unmarshalInputDeleteEntryInput,
@@ -1792,6 +2087,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRecurrenceInput,
 		ec.unmarshalInputRemoveMemberInput,
 		ec.unmarshalInputReopenTaskInput,
+		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
 		ec.unmarshalInputTaskDueInput,
 		ec.unmarshalInputTimeRangeInput,
@@ -1915,6 +2211,11 @@ enum Role {
   WRITER
   "Reads the calendar, its entries and its members."
   READER
+  """
+  Sees the calendar (its name, color and zone) and when it is busy
+  (` + "`" + `Query.freeBusy` + "`" + `), and nothing else of it.
+  """
+  FREE_BUSY
 }
 
 "The entry points for reading."
@@ -1931,6 +2232,49 @@ type Query {
 
   "A calendar the viewer is a member of. Anything else fails with NOT_FOUND."
   calendar("The calendar's global ID." id: ID!): Calendar!
+
+  """
+  When calendars are busy in a range: the intervals their entries and
+  occurrences take (not tasks, nor cancelled occurrences), merged, without
+  anything about the entries. Any member may ask, FREE_BUSY members included.
+  Dates are read in ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone, else UTC.
+  """
+  freeBusy(
+    "The calendars' global IDs, 1 to 500."
+    calendarIds: [ID!]!
+    "The range: whole days or instants. At most 366 days."
+    range: TimeRangeInput!
+    "The IANA zone dates are read in."
+    timeZone: String
+  ): FreeBusyView!
+}
+
+"When calendars are busy in a range."
+type FreeBusyView {
+  "The IANA zone dates were read in."
+  timeZone: String!
+  "The start of the range, as an instant."
+  start: DateTime!
+  "The end of the range (exclusive), as an instant."
+  end: DateTime!
+  "Each calendar asked for, in the order of their IDs."
+  calendars: [CalendarBusy!]!
+}
+
+"When one calendar is busy."
+type CalendarBusy {
+  "The calendar."
+  calendar: Calendar!
+  "Its busy intervals within the range, in order, none overlapping or touching."
+  busy: [BusyInterval!]!
+}
+
+"A stretch of busy time."
+type BusyInterval {
+  "When it starts."
+  start: DateTime!
+  "When it ends (exclusive)."
+  end: DateTime!
 }
 
 "The signed-in user's view of calgraph."
@@ -2053,6 +2397,51 @@ type Calendar implements Node {
     "Return memberships after this cursor."
     after: String
   ): MembershipConnection!
+
+  "The calendar's invitation links, oldest first (owners only)."
+  invitations(
+    "How many invitations to return, 1 to 100."
+    first: Int = 20
+    "Return invitations after this cursor."
+    after: String
+  ): InvitationConnection!
+}
+
+"""
+A link that lets whoever holds it join a calendar with a role, until it
+expires or is used up. calgraph keeps only a hash of its secret token.
+"""
+type Invitation {
+  "The invitation's ID, for revokeInvitation."
+  id: ID!
+  "The calendar it opens."
+  calendar: Calendar!
+  "The role it gives."
+  role: Role!
+  "When it stops working."
+  validUntil: DateTime!
+  "How many times it can be used."
+  maxUses: Int!
+  "How many times it was used."
+  uses: Int!
+  "When it was created."
+  createdAt: DateTime!
+}
+
+"A page of invitations (Relay cursor connection)."
+type InvitationConnection {
+  "The invitations on this page, each with its cursor."
+  edges: [InvitationEdge!]!
+  "Where this page sits in the whole list."
+  pageInfo: PageInfo!
+}
+
+"An invitation and its position in a list."
+type InvitationEdge {
+  "An opaque cursor: pass it as ` + "`" + `after` + "`" + ` to continue after this invitation."
+  cursor: String!
+  "The invitation."
+  node: Invitation!
 }
 
 "A user's role on a calendar."
@@ -2629,6 +3018,114 @@ type Mutation {
   importing a document twice creates its entries twice.
   """
   importCalendar(input: ImportCalendarInput!): ImportCalendarPayload!
+
+  """
+  Creates an invitation link to a calendar with a role, an expiry and a number
+  of uses (owners only). Its secret token is shown only now.
+  """
+  createInvitation(input: CreateInvitationInput!): CreateInvitationPayload!
+
+  "Revokes an invitation (owners only): its token stops working at once."
+  revokeInvitation(input: RevokeInvitationInput!): RevokeInvitationPayload!
+
+  """
+  Joins a calendar with an invitation's token. A token that is unknown,
+  expired, used up or revoked gets NOT_FOUND, the same for each.
+  """
+  acceptInvitation(input: AcceptInvitationInput!): AcceptInvitationPayload!
+
+  """
+  Changes the viewer's email to the one their sign-in token carries, verified
+  by its issuer (calgraph does not verify addresses itself, and members are
+  added by email). An email another account has is ALREADY_EXISTS.
+  """
+  changeEmail(input: ChangeEmailInput!): ChangeEmailPayload!
+}
+
+"Input of createInvitation."
+input CreateInvitationInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
+  "The calendar's global ID."
+  calendarId: ID!
+  "The role the invitation gives."
+  role: Role!
+  "When it stops working; 7 days from now when omitted, at most 90."
+  validUntil: DateTime
+  "How many times it can be used, 1 to 1,000; once when omitted."
+  maxUses: Int
+}
+
+"Result of createInvitation."
+type CreateInvitationPayload {
+  "The invitation."
+  invitation: Invitation!
+  "Its secret token: put it in the link you share; acceptInvitation takes it."
+  token: String!
+}
+
+"Input of revokeInvitation."
+input RevokeInvitationInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
+  "The invitation's ID."
+  id: ID!
+}
+
+"Result of revokeInvitation."
+type RevokeInvitationPayload {
+  "The ID of the revoked invitation."
+  revokedInvitationId: ID!
+}
+
+"Input of acceptInvitation."
+input AcceptInvitationInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
+  "The invitation's secret token."
+  token: String!
+}
+
+"Result of acceptInvitation."
+type AcceptInvitationPayload {
+  "The viewer's new membership."
+  membership: Membership!
+}
+
+"Input of changeEmail."
+input ChangeEmailInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
+  "The new email: the one the viewer's token carries, verified."
+  email: String!
+  "The user's current version; a stale version fails with VERSION_CONFLICT."
+  expectedVersion: Int!
+}
+
+"Result of changeEmail."
+type ChangeEmailPayload {
+  "The user with the new email."
+  user: User!
 }
 
 "Input of rotateCalendarFeed."
@@ -3178,12 +3675,30 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AcceptInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "membership":
+		return ec.fieldContext_AcceptInvitationPayload_membership(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AcceptInvitationPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_AddMemberPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "membership":
 		return ec.fieldContext_AddMemberPayload_membership(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AddMemberPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_BusyInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_BusyInterval_start(ctx, field)
+	case "end":
+		return ec.fieldContext_BusyInterval_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BusyInterval", field.Name)
 }
 
 func (ec *executionContext) childFields_Calendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3214,8 +3729,28 @@ func (ec *executionContext) childFields_Calendar(ctx context.Context, field grap
 		return ec.fieldContext_Calendar_tasks(ctx, field)
 	case "members":
 		return ec.fieldContext_Calendar_members(ctx, field)
+	case "invitations":
+		return ec.fieldContext_Calendar_invitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Calendar", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarBusy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calendar":
+		return ec.fieldContext_CalendarBusy_calendar(ctx, field)
+	case "busy":
+		return ec.fieldContext_CalendarBusy_busy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarBusy", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeEmailPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "user":
+		return ec.fieldContext_ChangeEmailPayload_user(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeEmailPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ChangeMemberRolePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3250,6 +3785,16 @@ func (ec *executionContext) childFields_CreateEntryPayload(ctx context.Context, 
 		return ec.fieldContext_CreateEntryPayload_entry(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateEntryPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "invitation":
+		return ec.fieldContext_CreateInvitationPayload_invitation(ctx, field)
+	case "token":
+		return ec.fieldContext_CreateInvitationPayload_token(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateInvitationPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3290,6 +3835,20 @@ func (ec *executionContext) childFields_EntryView(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type EntryView", field.Name)
 }
 
+func (ec *executionContext) childFields_FreeBusyView(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_FreeBusyView_timeZone(ctx, field)
+	case "start":
+		return ec.fieldContext_FreeBusyView_start(ctx, field)
+	case "end":
+		return ec.fieldContext_FreeBusyView_end(ctx, field)
+	case "calendars":
+		return ec.fieldContext_FreeBusyView_calendars(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FreeBusyView", field.Name)
+}
+
 func (ec *executionContext) childFields_ImportCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "entries":
@@ -3312,6 +3871,46 @@ func (ec *executionContext) childFields_ImportError(ctx context.Context, field g
 		return ec.fieldContext_ImportError_code(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportError", field.Name)
+}
+
+func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Invitation_id(ctx, field)
+	case "calendar":
+		return ec.fieldContext_Invitation_calendar(ctx, field)
+	case "role":
+		return ec.fieldContext_Invitation_role(ctx, field)
+	case "validUntil":
+		return ec.fieldContext_Invitation_validUntil(ctx, field)
+	case "maxUses":
+		return ec.fieldContext_Invitation_maxUses(ctx, field)
+	case "uses":
+		return ec.fieldContext_Invitation_uses(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Invitation_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
+}
+
+func (ec *executionContext) childFields_InvitationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_InvitationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_InvitationConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_InvitationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_InvitationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_InvitationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_LeaveCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3428,6 +4027,14 @@ func (ec *executionContext) childFields_ReopenTaskPayload(ctx context.Context, f
 		return ec.fieldContext_ReopenTaskPayload_task(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReopenTaskPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RevokeInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "revokedInvitationId":
+		return ec.fieldContext_RevokeInvitationPayload_revokedInvitationId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RevokeInvitationPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RotateCalendarFeedPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3736,6 +4343,28 @@ func (ec *executionContext) field_Calendar_entries_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Calendar_invitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Calendar_members_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3788,12 +4417,40 @@ func (ec *executionContext) field_Calendar_tasks_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_acceptInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AcceptInvitationInput, error) {
+			return ec.unmarshalNAcceptInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAcceptInvitationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.AddMemberInput, error) {
 			return ec.unmarshalNAddMemberInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAddMemberInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_changeEmail_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ChangeEmailInput, error) {
+			return ec.unmarshalNChangeEmailInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeEmailInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3850,6 +4507,20 @@ func (ec *executionContext) field_Mutation_createEntry_args(ctx context.Context,
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateEntryInput, error) {
 			return ec.unmarshalNCreateEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateEntryInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateInvitationInput, error) {
+			return ec.unmarshalNCreateInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateInvitationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3970,6 +4641,20 @@ func (ec *executionContext) field_Mutation_reopenTask_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_revokeInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RevokeInvitationInput, error) {
+			return ec.unmarshalNRevokeInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRevokeInvitationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_rotateCalendarFeed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4065,6 +4750,36 @@ func (ec *executionContext) field_Query_calendar_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_freeBusy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "calendarIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calendarIds"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (model.TimeRangeInput, error) {
+			return ec.unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["range"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg2
 	return args, nil
 }
 
@@ -4209,6 +4924,38 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AcceptInvitationPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_membership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Membership, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Membership) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_membership(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _AddMemberPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.AddMemberPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -4775,6 +5522,52 @@ func (ec *executionContext) fieldContext_AllDayEntry_originalDate(_ context.Cont
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
 }
 
+func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusyInterval_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusyInterval_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusyInterval_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusyInterval_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5137,6 +5930,146 @@ func (ec *executionContext) fieldContext_Calendar_members(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Calendar_invitations(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_invitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Calendar().Invitations(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InvitationConnection) graphql.Marshaler {
+			return ec.marshalNInvitationConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_invitations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Calendar_invitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarBusy_calendar(ctx context.Context, field graphql.CollectedField, obj *loader.CalendarBusy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarBusy_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarBusy_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarBusy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarBusy_busy(ctx context.Context, field graphql.CollectedField, obj *loader.CalendarBusy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarBusy_busy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Busy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []calendar.Interval) graphql.Marshaler {
+			return ec.marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarBusy_busy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarBusy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BusyInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeEmailPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEmailPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEmailPayload_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEmailPayload_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeEmailPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ChangeMemberRolePayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.ChangeMemberRolePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5295,6 +6228,61 @@ func (ec *executionContext) fieldContext_CreateEntryPayload_entry(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CreateInvitationPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *model.CreateInvitationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateInvitationPayload_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Invitation) graphql.Marshaler {
+			return ec.marshalNInvitation2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateInvitationPayload_invitation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateInvitationPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.CreateInvitationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateInvitationPayload_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateInvitationPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateInvitationPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarPayload) (ret graphql.Marshaler) {
@@ -5467,6 +6455,107 @@ func (ec *executionContext) fieldContext_EntryView_entries(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _FreeBusyView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FreeBusyView_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FreeBusyView_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FreeBusyView", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FreeBusyView_start(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FreeBusyView_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FreeBusyView_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FreeBusyView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _FreeBusyView_end(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FreeBusyView_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FreeBusyView_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FreeBusyView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _FreeBusyView_calendars(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FreeBusyView_calendars(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendars, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*loader.CalendarBusy) graphql.Marshaler {
+			return ec.marshalNCalendarBusy2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋloaderᚐCalendarBusyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FreeBusyView_calendars(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FreeBusyView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarBusy(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ImportCalendarPayload_entries(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5621,6 +6710,295 @@ func (ec *executionContext) _ImportError_code(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_ImportError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invitation", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Invitation_calendar(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().Calendar(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invitation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invitation_role(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Role) graphql.Marshaler {
+			return ec.marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type Role does not have child fields"))
+}
+
+func (ec *executionContext) _Invitation_validUntil(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_validUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValidUntil, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_validUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Invitation_maxUses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_maxUses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxUses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_maxUses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Invitation_uses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_uses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Uses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_uses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Invitation_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InvitationEdge) graphql.Marshaler {
+			return ec.marshalNInvitationEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InvitationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.InvitationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Invitation) graphql.Marshaler {
+			return ec.marshalNInvitation2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _LeaveCalendarPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.LeaveCalendarPayload) (ret graphql.Marshaler) {
@@ -7324,6 +8702,182 @@ func (ec *executionContext) fieldContext_Mutation_importCalendar(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateInvitation(ctx, fc.Args["input"].(model.CreateInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateInvitationPayload) graphql.Marshaler {
+			return ec.marshalNCreateInvitationPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeInvitation(ctx, fc.Args["input"].(model.RevokeInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RevokeInvitationPayload) graphql.Marshaler {
+			return ec.marshalNRevokeInvitationPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRevokeInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RevokeInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_acceptInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AcceptInvitation(ctx, fc.Args["input"].(model.AcceptInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AcceptInvitationPayload) graphql.Marshaler {
+			return ec.marshalNAcceptInvitationPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAcceptInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AcceptInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_acceptInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_changeEmail(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_changeEmail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ChangeEmail(ctx, fc.Args["input"].(model.ChangeEmailInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeEmailPayload) graphql.Marshaler {
+			return ec.marshalNChangeEmailPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeEmailPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_changeEmail(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangeEmailPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_changeEmail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7651,6 +9205,50 @@ func (ec *executionContext) fieldContext_Query_calendar(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_freeBusy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_freeBusy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FreeBusy(ctx, fc.Args["calendarIds"].([]string), fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FreeBusyView) graphql.Marshaler {
+			return ec.marshalNFreeBusyView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFreeBusyView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_freeBusy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FreeBusyView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_freeBusy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7849,6 +9447,29 @@ func (ec *executionContext) fieldContext_ReopenTaskPayload_task(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RevokeInvitationPayload_revokedInvitationId(ctx context.Context, field graphql.CollectedField, obj *model.RevokeInvitationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeInvitationPayload_revokedInvitationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedInvitationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeInvitationPayload_revokedInvitationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RevokeInvitationPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _RotateCalendarFeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
@@ -10683,6 +12304,43 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAcceptInvitationInput(ctx context.Context, obj any) (model.AcceptInvitationInput, error) {
+	var it model.AcceptInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "token"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "token":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("token"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Token = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAddMemberInput(ctx context.Context, obj any) (model.AddMemberInput, error) {
 	var it model.AddMemberInput
 	if obj == nil {
@@ -10766,6 +12424,50 @@ func (ec *executionContext) unmarshalInputAllDayTimingInput(ctx context.Context,
 				return it, err
 			}
 			it.OriginalDate = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputChangeEmailInput(ctx context.Context, obj any) (model.ChangeEmailInput, error) {
+	var it model.ChangeEmailInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "email", "expectedVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
 		}
 	}
 	return it, nil
@@ -11019,6 +12721,64 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Recurrence = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateInvitationInput(ctx context.Context, obj any) (model.CreateInvitationInput, error) {
+	var it model.CreateInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "role", "validUntil", "maxUses"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "validUntil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validUntil"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidUntil = graphql.OmittableOf(data)
+		case "maxUses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxUses"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxUses = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -11626,6 +13386,43 @@ func (ec *executionContext) unmarshalInputReopenTaskInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRevokeInvitationInput(ctx context.Context, obj any) (model.RevokeInvitationInput, error) {
+	var it model.RevokeInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputRotateCalendarFeedInput(ctx context.Context, obj any) (model.RotateCalendarFeedInput, error) {
 	var it model.RotateCalendarFeedInput
 	if obj == nil {
@@ -12201,6 +13998,44 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var acceptInvitationPayloadImplementors = []string{"AcceptInvitationPayload"}
+
+func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AcceptInvitationPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, acceptInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AcceptInvitationPayload")
+		case "membership":
+			out.Values[i] = ec._AcceptInvitationPayload_membership(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var addMemberPayloadImplementors = []string{"AddMemberPayload"}
 
 func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AddMemberPayload) graphql.Marshaler {
@@ -12393,6 +14228,49 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._AllDayEntry_originalDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var busyIntervalImplementors = []string{"BusyInterval"}
+
+func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.Interval) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, busyIntervalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BusyInterval")
+		case "start":
+			out.Values[i] = ec._BusyInterval_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._BusyInterval_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -12690,6 +14568,125 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invitations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_invitations(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var calendarBusyImplementors = []string{"CalendarBusy"}
+
+func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.SelectionSet, obj *loader.CalendarBusy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarBusyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarBusy")
+		case "calendar":
+			out.Values[i] = ec._CalendarBusy_calendar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "busy":
+			out.Values[i] = ec._CalendarBusy_busy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var changeEmailPayloadImplementors = []string{"ChangeEmailPayload"}
+
+func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeEmailPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeEmailPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangeEmailPayload")
+		case "user":
+			out.Values[i] = ec._ChangeEmailPayload_user(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12844,6 +14841,49 @@ func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.Sel
 			out.Values[i] = graphql.MarshalString("CreateEntryPayload")
 		case "entry":
 			out.Values[i] = ec._CreateEntryPayload_entry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createInvitationPayloadImplementors = []string{"CreateInvitationPayload"}
+
+func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateInvitationPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateInvitationPayload")
+		case "invitation":
+			out.Values[i] = ec._CreateInvitationPayload_invitation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "token":
+			out.Values[i] = ec._CreateInvitationPayload_token(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -13035,6 +15075,59 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var freeBusyViewImplementors = []string{"FreeBusyView"}
+
+func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.SelectionSet, obj *model.FreeBusyView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, freeBusyViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FreeBusyView")
+		case "timeZone":
+			out.Values[i] = ec._FreeBusyView_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._FreeBusyView_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._FreeBusyView_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendars":
+			out.Values[i] = ec._FreeBusyView_calendars(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var importCalendarPayloadImplementors = []string{"ImportCalendarPayload"}
 
 func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ImportCalendarPayload) graphql.Marshaler {
@@ -13107,6 +15200,226 @@ func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionS
 			}
 		case "code":
 			out.Values[i] = ec._ImportError_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invitationImplementors = []string{"Invitation"}
+
+func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSet, obj *calendar.Invitation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Invitation")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invitation_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "calendar":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invitation_calendar(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "role":
+			out.Values[i] = ec._Invitation_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validUntil":
+			out.Values[i] = ec._Invitation_validUntil(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxUses":
+			out.Values[i] = ec._Invitation_maxUses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "uses":
+			out.Values[i] = ec._Invitation_uses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Invitation_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invitationConnectionImplementors = []string{"InvitationConnection"}
+
+func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invitationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationConnection")
+		case "edges":
+			out.Values[i] = ec._InvitationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._InvitationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invitationEdgeImplementors = []string{"InvitationEdge"}
+
+func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invitationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationEdge")
+		case "cursor":
+			out.Values[i] = ec._InvitationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._InvitationEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -13787,6 +16100,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceptInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_acceptInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changeEmail":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_changeEmail(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14005,6 +16346,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "freeBusy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_freeBusy(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -14140,6 +16503,44 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 			out.Values[i] = graphql.MarshalString("ReopenTaskPayload")
 		case "task":
 			out.Values[i] = ec._ReopenTaskPayload_task(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var revokeInvitationPayloadImplementors = []string{"RevokeInvitationPayload"}
+
+func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeInvitationPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, revokeInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RevokeInvitationPayload")
+		case "revokedInvitationId":
+			out.Values[i] = ec._RevokeInvitationPayload_revokedInvitationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15495,6 +17896,21 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAcceptInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAcceptInvitationInput(ctx context.Context, v any) (model.AcceptInvitationInput, error) {
+	res, err := ec.unmarshalInputAcceptInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAcceptInvitationPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *model.AcceptInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AcceptInvitationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAddMemberInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAddMemberInput(ctx context.Context, v any) (model.AddMemberInput, error) {
 	res, err := ec.unmarshalInputAddMemberInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -15526,6 +17942,26 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx context.Context, sel ast.SelectionSet, v calendar.Interval) graphql.Marshaler {
+	return ec._BusyInterval(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.Interval) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -15534,6 +17970,47 @@ func (ec *executionContext) marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgra
 		return graphql.Null
 	}
 	return ec._Calendar(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCalendarBusy2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋloaderᚐCalendarBusyᚄ(ctx context.Context, sel ast.SelectionSet, v []*loader.CalendarBusy) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalendarBusy2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋloaderᚐCalendarBusy(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCalendarBusy2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋloaderᚐCalendarBusy(ctx context.Context, sel ast.SelectionSet, v *loader.CalendarBusy) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CalendarBusy(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChangeEmailInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeEmailInput(ctx context.Context, v any) (model.ChangeEmailInput, error) {
+	res, err := ec.unmarshalInputChangeEmailInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChangeEmailPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeEmailPayload(ctx context.Context, sel ast.SelectionSet, v *model.ChangeEmailPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChangeEmailPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNChangeMemberRoleInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeMemberRoleInput(ctx context.Context, v any) (model.ChangeMemberRoleInput, error) {
@@ -15594,6 +18071,21 @@ func (ec *executionContext) marshalNCreateEntryPayload2ᚖgithubᚗcomᚋcalgrap
 		return graphql.Null
 	}
 	return ec._CreateEntryPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateInvitationInput(ctx context.Context, v any) (model.CreateInvitationInput, error) {
+	res, err := ec.unmarshalInputCreateInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateInvitationPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateInvitationPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx context.Context, v any) (calendar.Date, error) {
@@ -15807,6 +18299,16 @@ func (ec *executionContext) marshalNEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgr
 	return ec._EntryView(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNFreeBusyView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFreeBusyView(ctx context.Context, sel ast.SelectionSet, v *model.FreeBusyView) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FreeBusyView(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -15821,6 +18323,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNImportCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportCalendarInput(ctx context.Context, v any) (model.ImportCalendarInput, error) {
@@ -15907,6 +18438,52 @@ func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.S
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNInvitation2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInvitation(ctx context.Context, sel ast.SelectionSet, v *calendar.Invitation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Invitation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInvitationConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationConnection(ctx context.Context, sel ast.SelectionSet, v *model.InvitationConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InvitationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInvitationEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InvitationEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInvitationEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInvitationEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationEdge(ctx context.Context, sel ast.SelectionSet, v *model.InvitationEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InvitationEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNLeaveCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐLeaveCalendarInput(ctx context.Context, v any) (model.LeaveCalendarInput, error) {
@@ -16035,6 +18612,21 @@ func (ec *executionContext) marshalNReopenTaskPayload2ᚖgithubᚗcomᚋcalgraph
 	return ec._ReopenTaskPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRevokeInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRevokeInvitationInput(ctx context.Context, v any) (model.RevokeInvitationInput, error) {
+	res, err := ec.unmarshalInputRevokeInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRevokeInvitationPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRevokeInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *model.RevokeInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RevokeInvitationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole(ctx context.Context, v any) (calendar.Role, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole[tmp]
@@ -16054,14 +18646,16 @@ func (ec *executionContext) marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋin
 
 var (
 	unmarshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole = map[string]calendar.Role{
-		"OWNER":  calendar.RoleOwner,
-		"WRITER": calendar.RoleWriter,
-		"READER": calendar.RoleReader,
+		"OWNER":     calendar.RoleOwner,
+		"WRITER":    calendar.RoleWriter,
+		"READER":    calendar.RoleReader,
+		"FREE_BUSY": calendar.RoleFreeBusy,
 	}
 	marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole = map[calendar.Role]string{
-		calendar.RoleOwner:  "OWNER",
-		calendar.RoleWriter: "WRITER",
-		calendar.RoleReader: "READER",
+		calendar.RoleOwner:    "OWNER",
+		calendar.RoleWriter:   "WRITER",
+		calendar.RoleReader:   "READER",
+		calendar.RoleFreeBusy: "FREE_BUSY",
 	}
 )
 

@@ -60,6 +60,22 @@ func (r *calendarResolver) Members(ctx context.Context, obj *calendar.Calendar, 
 	return membershipConnection(p), nil
 }
 
+func (r *calendarResolver) Invitations(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.InvitationConnection, error) {
+	p, err := loader.For(ctx).Invitations(ctx, obj.ID, page(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return invitationConnection(p), nil
+}
+
+func (r *invitationResolver) ID(ctx context.Context, obj *calendar.Invitation) (string, error) {
+	return model.InvitationGID(obj.Key()), nil
+}
+
+func (r *invitationResolver) Calendar(ctx context.Context, obj *calendar.Invitation) (*calendar.Calendar, error) {
+	return loader.For(ctx).Calendar(ctx, obj.CalendarID)
+}
+
 func (r *membershipResolver) ID(ctx context.Context, obj *calendar.Membership) (string, error) {
 	return model.MembershipGID(obj.Key()), nil
 }
@@ -343,6 +359,57 @@ func (r *mutationResolver) ImportCalendar(ctx context.Context, input model.Impor
 	return importCalendar(ctx, r.Service, input)
 }
 
+func (r *mutationResolver) CreateInvitation(ctx context.Context, input model.CreateInvitationInput) (*model.CreateInvitationPayload, error) {
+	n, err := newInvitation(input)
+	if err != nil {
+		return nil, err
+	}
+	out, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (invitationCreated, error) {
+		inv, token, err := r.Service.CreateInvitation(ctx, n)
+		return invitationCreated{inv, token}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.CreateInvitationPayload{Invitation: out.Invitation, Token: out.Token}, nil
+}
+
+func (r *mutationResolver) RevokeInvitation(ctx context.Context, input model.RevokeInvitationInput) (*model.RevokeInvitationPayload, error) {
+	key, err := model.DecodeInvitationID("id", input.ID)
+	if err != nil {
+		return nil, err
+	}
+	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+		return none{}, r.Service.RevokeInvitation(ctx, key)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.RevokeInvitationPayload{RevokedInvitationID: input.ID}, nil
+}
+
+func (r *mutationResolver) AcceptInvitation(ctx context.Context, input model.AcceptInvitationInput) (*model.AcceptInvitationPayload, error) {
+	m, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Membership, error) {
+		return r.Service.AcceptInvitation(ctx, input.Token)
+	})
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).Prime(ctx, m)
+	return &model.AcceptInvitationPayload{Membership: m}, nil
+}
+
+func (r *mutationResolver) ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error) {
+	u, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.User, error) {
+		return r.Service.ChangeEmail(ctx, input.Email, input.ExpectedVersion)
+	})
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).Prime(ctx, u)
+	return &model.ChangeEmailPayload{User: u}, nil
+}
+
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	if _, err := calendar.ViewerID(ctx); err != nil {
 		return nil, err
@@ -360,6 +427,22 @@ func (r *queryResolver) Calendar(ctx context.Context, id string) (*calendar.Cale
 		return nil, err
 	}
 	return loader.For(ctx).Calendar(ctx, cid)
+}
+
+func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error) {
+	spec, err := rangeSpec(rangeArg, timeZone)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := decodeCalendarIDs("calendarIds", calendarIds)
+	if err != nil {
+		return nil, err
+	}
+	v, busy, err := loader.For(ctx).FreeBusy(ctx, ids, spec)
+	if err != nil {
+		return nil, err
+	}
+	return freeBusyView(v, busy), nil
 }
 
 func (r *taskResolver) Series(ctx context.Context, obj *model.Task) (model.Entry, error) {
@@ -414,6 +497,8 @@ func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolv
 
 func (r *Resolver) Calendar() CalendarResolver { return &calendarResolver{r} }
 
+func (r *Resolver) Invitation() InvitationResolver { return &invitationResolver{r} }
+
 func (r *Resolver) Membership() MembershipResolver { return &membershipResolver{r} }
 
 func (r *Resolver) MultiDayEntry() MultiDayEntryResolver { return &multiDayEntryResolver{r} }
@@ -433,6 +518,7 @@ func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 type (
 	allDayEntryResolver   struct{ *Resolver }
 	calendarResolver      struct{ *Resolver }
+	invitationResolver    struct{ *Resolver }
 	membershipResolver    struct{ *Resolver }
 	multiDayEntryResolver struct{ *Resolver }
 	mutationResolver      struct{ *Resolver }

@@ -18,6 +18,7 @@ const (
 	KindMembership = "Membership"
 	KindEntry      = "Entry"
 	KindOccurrence = "Occurrence"
+	KindInvitation = "Invitation"
 )
 
 // GlobalID encodes a global ID.
@@ -58,7 +59,7 @@ func DecodeAs(field, kind, gid string) (string, error) {
 	if k != kind {
 		return "", calendar.Invalidf(field, "%s is not a %s ID", field, kind)
 	}
-	if kind != KindMembership && kind != KindEntry && kind != KindOccurrence {
+	if kind != KindMembership && kind != KindEntry && kind != KindOccurrence && kind != KindInvitation {
 		if err := calendar.ValidateID(field, key); err != nil {
 			return "", err
 		}
@@ -133,4 +134,22 @@ func DecodeEntryOrOccurrenceID(field, gid string) (*calendar.EntryKey, *calendar
 	}
 	k, err := DecodeEntryID(field, gid)
 	return &k, nil, err
+}
+
+// InvitationGID is an invitation's global ID.
+func InvitationGID(k calendar.InvitationKey) string {
+	return GlobalID(KindInvitation, k.CalendarID+":"+k.ID)
+}
+
+// DecodeInvitationID decodes an invitation's global ID.
+func DecodeInvitationID(field, gid string) (calendar.InvitationKey, error) {
+	key, err := DecodeAs(field, KindInvitation, gid)
+	if err != nil {
+		return calendar.InvitationKey{}, err
+	}
+	cal, id, _ := strings.Cut(key, ":")
+	if calendar.ValidateID(field, cal) != nil || calendar.ValidateID(field, id) != nil {
+		return calendar.InvitationKey{}, calendar.Invalidf(field, "%s is not an Invitation ID", field)
+	}
+	return calendar.InvitationKey{CalendarID: cal, ID: id}, nil
 }

@@ -11,7 +11,25 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
 )
+
+// Input of acceptInvitation.
+type AcceptInvitationInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The invitation's secret token.
+	Token string `json:"token"`
+}
+
+// Result of acceptInvitation.
+type AcceptInvitationPayload struct {
+	// The viewer's new membership.
+	Membership *calendar.Membership `json:"membership"`
+}
 
 // Input of addMember.
 type AddMemberInput struct {
@@ -40,6 +58,25 @@ type AllDayTimingInput struct {
 	Date calendar.Date `json:"date"`
 	// For an occurrence: the day its series' rule puts it on. Null otherwise.
 	OriginalDate graphql.Omittable[*calendar.Date] `json:"originalDate,omitempty"`
+}
+
+// Input of changeEmail.
+type ChangeEmailInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The new email: the one the viewer's token carries, verified.
+	Email string `json:"email"`
+	// The user's current version; a stale version fails with VERSION_CONFLICT.
+	ExpectedVersion int `json:"expectedVersion"`
+}
+
+// Result of changeEmail.
+type ChangeEmailPayload struct {
+	// The user with the new email.
+	User *calendar.User `json:"user"`
 }
 
 // Input of changeMemberRole.
@@ -143,6 +180,31 @@ type CreateEntryPayload struct {
 	Entry Entry `json:"entry"`
 }
 
+// Input of createInvitation.
+type CreateInvitationInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// The role the invitation gives.
+	Role calendar.Role `json:"role"`
+	// When it stops working; 7 days from now when omitted, at most 90.
+	ValidUntil graphql.Omittable[*time.Time] `json:"validUntil,omitempty"`
+	// How many times it can be used, 1 to 1,000; once when omitted.
+	MaxUses graphql.Omittable[*int] `json:"maxUses,omitempty"`
+}
+
+// Result of createInvitation.
+type CreateInvitationPayload struct {
+	// The invitation.
+	Invitation *calendar.Invitation `json:"invitation"`
+	// Its secret token: put it in the link you share; acceptInvitation takes it.
+	Token string `json:"token"`
+}
+
 // A range of whole days.
 type DateRangeInput struct {
 	// The first day.
@@ -242,6 +304,18 @@ type EntryView struct {
 	Entries []Entry `json:"entries"`
 }
 
+// When calendars are busy in a range.
+type FreeBusyView struct {
+	// The IANA zone dates were read in.
+	TimeZone string `json:"timeZone"`
+	// The start of the range, as an instant.
+	Start time.Time `json:"start"`
+	// The end of the range (exclusive), as an instant.
+	End time.Time `json:"end"`
+	// Each calendar asked for, in the order of their IDs.
+	Calendars []*loader.CalendarBusy `json:"calendars"`
+}
+
 // Input of importCalendar.
 type ImportCalendarInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
@@ -281,6 +355,22 @@ type InstantRangeInput struct {
 	Start time.Time `json:"start"`
 	// The end (exclusive).
 	End time.Time `json:"end"`
+}
+
+// A page of invitations (Relay cursor connection).
+type InvitationConnection struct {
+	// The invitations on this page, each with its cursor.
+	Edges []*InvitationEdge `json:"edges"`
+	// Where this page sits in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// An invitation and its position in a list.
+type InvitationEdge struct {
+	// An opaque cursor: pass it as `after` to continue after this invitation.
+	Cursor string `json:"cursor"`
+	// The invitation.
+	Node *calendar.Invitation `json:"node"`
 }
 
 // Input of leaveCalendar.
@@ -433,6 +523,23 @@ type ReopenTaskInput struct {
 type ReopenTaskPayload struct {
 	// The reopened task.
 	Task *Task `json:"task"`
+}
+
+// Input of revokeInvitation.
+type RevokeInvitationInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The invitation's ID.
+	ID string `json:"id"`
+}
+
+// Result of revokeInvitation.
+type RevokeInvitationPayload struct {
+	// The ID of the revoked invitation.
+	RevokedInvitationID string `json:"revokedInvitationId"`
 }
 
 // Input of rotateCalendarFeed.

@@ -16,15 +16,21 @@ import (
 // bearer token. It is safe for concurrent use.
 type Authenticator struct {
 	verifier *Verifier
-	users    calendar.UserService
+	users    IdentityResolver
 	logger   *slog.Logger
 	cache    *identityCache
+}
+
+// IdentityResolver finds, or creates, the user who signs in with an
+// identity (calendar.UserService's ResolveIdentity).
+type IdentityResolver interface {
+	ResolveIdentity(ctx context.Context, s calendar.SignUp) (string, error)
 }
 
 // NewAuthenticator returns an Authenticator that verifies tokens with v and finds
 // or creates their users with users. logger receives failures that clients are
 // not told about; nil means slog.Default().
-func NewAuthenticator(v *Verifier, users calendar.UserService, logger *slog.Logger) *Authenticator {
+func NewAuthenticator(v *Verifier, users IdentityResolver, logger *slog.Logger) *Authenticator {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -75,6 +81,9 @@ func (a *Authenticator) viewerContext(ctx context.Context, header []string) cont
 	userID, err := a.userID(ctx, claims)
 	if err != nil {
 		return calendar.WithViewerError(ctx, err)
+	}
+	if claims.Email != "" && !claims.EmailUnverified {
+		ctx = calendar.WithVerifiedEmail(ctx, claims.Email)
 	}
 	return calendar.WithViewer(ctx, userID)
 }

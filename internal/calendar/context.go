@@ -32,3 +32,18 @@ func ViewerID(ctx context.Context) (string, error) {
 	}
 	return "", Errorf(CodeUnauthenticated, "sign in required: send Authorization: Bearer <token>")
 }
+
+type verifiedEmailKey struct{}
+
+// WithVerifiedEmail returns a context recording the email the viewer's token
+// carries, verified by its issuer.
+func WithVerifiedEmail(ctx context.Context, email string) context.Context {
+	return context.WithValue(ctx, verifiedEmailKey{}, email)
+}
+
+// VerifiedEmail returns the email the viewer's token carries, verified by its
+// issuer, or "" when it carries none.
+func VerifiedEmail(ctx context.Context) string {
+	e, _ := ctx.Value(verifiedEmailKey{}).(string)
+	return e
+}

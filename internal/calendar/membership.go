@@ -11,9 +11,10 @@ type Role string
 
 // The roles, from most to least powerful.
 const (
-	RoleOwner  Role = "OWNER"  // also edits and deletes the calendar and manages members
-	RoleWriter Role = "WRITER" // also writes entries
-	RoleReader Role = "READER" // reads
+	RoleOwner    Role = "OWNER"     // also edits and deletes the calendar and manages members
+	RoleWriter   Role = "WRITER"    // also writes entries
+	RoleReader   Role = "READER"    // reads the calendar's entries and members
+	RoleFreeBusy Role = "FREE_BUSY" // sees when the calendar is busy, and nothing else of it
 )
 
 // Action is something a member may or may not do on a calendar.
@@ -21,9 +22,10 @@ type Action int
 
 // The actions roles are checked against.
 const (
-	ActionRead         Action = iota // see the calendar, its entries and its members
+	ActionRead         Action = iota // see the calendar's entries, tasks and members
 	ActionWriteEntries               // create, change and delete entries
 	ActionManage                     // edit or delete the calendar, manage members
+	ActionFreeBusy                   // see when the calendar is busy
 )
 
 // String describes the action for error messages: "your role cannot <action>".
@@ -35,6 +37,8 @@ func (a Action) String() string {
 		return "write entries on this calendar"
 	case ActionManage:
 		return "edit this calendar or manage its members"
+	case ActionFreeBusy:
+		return "see when this calendar is busy"
 	}
 	return "do that"
 }
@@ -43,11 +47,12 @@ var allowed = map[Action][]Role{
 	ActionRead:         {RoleOwner, RoleWriter, RoleReader},
 	ActionWriteEntries: {RoleOwner, RoleWriter},
 	ActionManage:       {RoleOwner},
+	ActionFreeBusy:     {RoleOwner, RoleWriter, RoleReader, RoleFreeBusy},
 }
 
 // Valid reports whether r is one of the defined roles.
 func (r Role) Valid() bool {
-	return r == RoleOwner || r == RoleWriter || r == RoleReader
+	return r == RoleOwner || r == RoleWriter || r == RoleReader || r == RoleFreeBusy
 }
 
 // Can reports whether a member with role r may perform a.
@@ -60,7 +65,7 @@ func RolesAllowed(a Action) []Role { return slices.Clone(allowed[a]) }
 // ValidateRole checks a role given as input.
 func ValidateRole(field string, r Role) error {
 	if !r.Valid() {
-		return Invalidf(field, "%s must be OWNER, WRITER or READER, got %q", field, r)
+		return Invalidf(field, "%s must be OWNER, WRITER, READER or FREE_BUSY, got %q", field, r)
 	}
 	return nil
 }

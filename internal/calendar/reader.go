@@ -46,6 +46,7 @@ type Reader interface {
 
 	EntryReader
 	SeriesReader
+	InvitationReader
 }
 
 // Service is everything calgraph's API needs from a store.
@@ -59,4 +60,5 @@ type Service interface {
 	SeriesService
 	FeedService
 	IdempotencyService
+	InvitationService
 }

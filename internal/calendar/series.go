@@ -132,7 +132,9 @@ func OccurrenceID(seriesID string, originalStart time.Time) string {
 func ParseOccurrenceID(field, id string) (OccurrenceKey, error) {
 	sid, raw, ok := strings.Cut(id, "/")
 	start, err := time.Parse(occurrenceLayout, raw)
-	if !ok || err != nil || ValidateID(field, sid) != nil || ValidateInstant(field, start) != nil {
+	// time.Parse takes fractions of a second the layout does not have: an ID
+	// is valid only in the one form OccurrenceID writes.
+	if !ok || err != nil || ValidateID(field, sid) != nil || ValidateInstant(field, start) != nil || OccurrenceID(sid, start) != id {
 		return OccurrenceKey{}, Invalidf(field, "%s is not a valid occurrence ID", field)
 	}
 	return OccurrenceKey{SeriesID: sid, OriginalStart: start}, nil

@@ -166,4 +166,11 @@ type UserService interface {
 	// UpdateProfile changes the viewer's profile. Errors: CodeUnauthenticated,
 	// CodeInvalid, CodeVersionConflict, CodeNotFound.
 	UpdateProfile(ctx context.Context, upd ProfileUpdate) (*User, error)
+
+	// ChangeEmail changes the viewer's email to the one their sign-in token
+	// carries, verified by its issuer (calgraph does not verify addresses
+	// itself, and members are added by email); the uniqueness of emails moves
+	// with it in one write. Errors: CodeUnauthenticated, CodeInvalid (not the
+	// token's verified email), CodeAlreadyExists, CodeVersionConflict.
+	ChangeEmail(ctx context.Context, email string, expectedVersion int) (*User, error)
 }

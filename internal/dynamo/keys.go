@@ -13,6 +13,8 @@ const (
 	attrSK     = "SK"
 	attrGSI1PK = "GSI1PK"
 	attrGSI1SK = "GSI1SK"
+	attrGSI2PK = "GSI2PK"
+	attrGSI2SK = "GSI2SK"
 	attrGSI3PK = "GSI3PK"
 	attrGSI3SK = "GSI3SK"
 	attrLSI1SK = "LSI1SK"
@@ -25,6 +27,9 @@ const (
 
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"
+	// indexGSI2 maps an invitation token's hash to its invitation (seed
+	// 004's invitation lookup).
+	indexGSI2 = "GSI2"
 	// indexGSI3 maps a sign-in identity to its user (seed 001's access pattern 8).
 	indexGSI3 = "GSI3"
 	// indexLSI1 orders a calendar's entries (and their pieces) by where their
@@ -50,6 +55,7 @@ const (
 	entityException  = "EXCEPTION"
 	entityFeed       = "FEED"
 	entityIdempotent = "IDEMPOTENCY"
+	entityInvitation = "INVITATION"
 	entityFeedToken  = "FEED_TOKEN"
 )
 
@@ -61,6 +67,7 @@ const (
 	prefixOpenTasks = "TASK#OPEN#"
 	prefixDoneTasks = "TASK#DONE#"
 	prefixSeries    = "SERIES#"
+	prefixInvite    = "INVITE#"
 )
 
 // itemKey is an item's primary key.
@@ -166,6 +173,17 @@ func seriesSortKey(end time.Time, seriesID string) string {
 // seriesRange: the LSI2 sort keys of the series that end at from or later.
 func seriesRange(from time.Time) (lo, hi string) {
 	return prefixSeries + instantKey(from), prefixSeries + "~"
+}
+
+// invitationKey: an invitation, in its calendar's partition, so that one
+// Query lists a calendar's invitations.
+func invitationKey(calendarID, id string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: prefixInvite + id}
+}
+
+// invitationIndexKey: an invitation's GSI2 key, found by its token's hash.
+func invitationIndexKey(tokenHash string) indexKey {
+	return indexKey{PK: prefixInvite + tokenHash, SK: "INVITE"}
 }
 
 // idempotencyItemKey: the marker of a user's idempotent request with key.

@@ -9,11 +9,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // indexes are the table's global secondary indexes, all projecting every attribute.
 var indexes = []struct{ name, pk, sk string }{
 	{indexGSI1, attrGSI1PK, attrGSI1SK},
+	{indexGSI2, attrGSI2PK, attrGSI2SK},
 	{indexGSI3, attrGSI3PK, attrGSI3SK},
 }
 
@@ -44,7 +46,32 @@ func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
 			return err
 		}
 	}
-	return waitActive(ctx, db, table)
+	if err := waitActive(ctx, db, table); err != nil {
+		return err
+	}
+	return enableTTL(ctx, db, table)
+}
+
+// enableTTL has DynamoDB delete items past their expiresAt (idempotency
+// markers, invitations). An engine without TTL (the embedded one) is left as
+// it is: expired items there are ignored, not deleted.
+func enableTTL(ctx context.Context, db *dynamodb.Client, table string) error {
+	out, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	if apiErr, ok := errors.AsType[smithy.APIError](err); ok && apiErr.ErrorCode() == "UnknownOperationException" {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("describe TTL of table %s: %w", table, err)
+	}
+	if d := out.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return nil
+	}
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(attrExpiresAt), Enabled: aws.Bool(true)}})
+	if err != nil {
+		return fmt.Errorf("enable TTL on table %s: %w", table, err)
+	}
+	return nil
 }
 
 // checkLocalIndexes refuses a table created before a local index existed:

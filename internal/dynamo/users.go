@@ -112,6 +112,15 @@ func (s *Store) UpdatePreferences(ctx context.Context, upd calendar.PreferencesU
 // updateUser reads the viewer, checks the version, applies change and writes
 // the whole user item back under a version condition.
 func (s *Store) updateUser(ctx context.Context, expectedVersion int, change func(calendar.User) (calendar.User, error)) (*calendar.User, error) {
+	return s.changeUser(ctx, expectedVersion, func(u calendar.User) (calendar.User, []txOp, error) {
+		u, err := change(u)
+		return u, nil, err
+	})
+}
+
+// changeUser is updateUser for changes that write other items with the user,
+// in the same transaction.
+func (s *Store) changeUser(ctx context.Context, expectedVersion int, change func(calendar.User) (calendar.User, []txOp, error)) (*calendar.User, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return nil, err
@@ -131,14 +140,40 @@ func (s *Store) updateUser(ctx context.Context, expectedVersion int, change func
 	if u.Version != expectedVersion {
 		return nil, versionMismatch("user", expectedVersion)(it)
 	}
-	updated, err := change(*u)
+	updated, extra, err := change(*u)
 	if err != nil {
 		return nil, err
 	}
 	updated.Version, updated.UpdatedAt = u.Version+1, s.timestamp()
 	op := opPut(userKey(u.ID), newUserRecord(&updated), versionIs(u.Version), versionMismatch("user", expectedVersion))
-	if err := s.write(ctx, op); err != nil {
+	if err := s.write(ctx, append([]txOp{op}, extra...)...); err != nil {
 		return nil, err
 	}
 	return &updated, nil
+}
+
+// ChangeEmail implements calendar.UserService: one transaction writes the
+// user, releases the old email's uniqueness item and takes the new one's.
+func (s *Store) ChangeEmail(ctx context.Context, email string, expectedVersion int) (*calendar.User, error) {
+	email, err := calendar.NormalizeEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	if verified, _ := calendar.NormalizeEmail(calendar.VerifiedEmail(ctx)); verified != email {
+		return nil, calendar.Invalidf("email", "sign in with a token that carries %s, verified by its issuer, to make it your email", email)
+	}
+	return s.changeUser(ctx, expectedVersion, func(u calendar.User) (calendar.User, []txOp, error) {
+		old := u.Email
+		u.Email = email
+		if old == email {
+			return u, nil, nil
+		}
+		ok, nk := emailKey(old), emailKey(email)
+		owned := exists().And(expression.Name("userId").Equal(expression.Value(u.ID)))
+		return u, []txOp{
+			opDelete(ok, owned, mustBeNew(calendar.CodeInternal, "the email %s was not the user's", old)),
+			opPut(nk, newGuardRecord(nk, entityEmail, u.ID), notExists(),
+				mustBeNew(calendar.CodeAlreadyExists, "the email %s is already registered to another account", email)),
+		}, nil
+	})
 }

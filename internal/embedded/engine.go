@@ -104,16 +104,24 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}()
 		e.mini.ServeHTTP(rw, r)
 	}()
+	if rw.status >= 400 && !bytes.HasPrefix(bytes.TrimSpace(rw.body.Bytes()), []byte("{")) {
+		// minidyn answers operations it lacks (TTL, say) in plain text; the
+		// SDK understands DynamoDB's JSON error.
+		msg := strings.TrimSpace(rw.body.String())
+		rw = &bufferedWriter{header: http.Header{}}
+		writeError(rw, http.StatusBadRequest, "UnknownOperationException", msg)
+	}
 	rw.flush(w)
 }
 
 func writeEngineError(w http.ResponseWriter, op string) {
+	writeError(w, http.StatusInternalServerError, "InternalServerError", "the embedded engine failed on "+op)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.WriteHeader(http.StatusInternalServerError)
-	_ = json.NewEncoder(w).Encode(map[string]string{
-		"__type":  "com.amazonaws.dynamodb.v20120810#InternalServerError",
-		"message": "the embedded engine failed on " + op,
-	})
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#" + code, "message": msg})
 }
 
 // bufferedWriter holds the engine's response so that the guard can answer a

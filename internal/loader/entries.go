@@ -20,14 +20,14 @@ type View struct {
 	Calendars map[string]*calendar.Calendar
 }
 
-// Entries returns a calendar's entries in a range, to any member: one Query,
-// run while the viewer's preferences and the calendar (for the default zone)
-// load, when they are not loaded already.
+// Entries returns a calendar's entries in a range, to members who read it:
+// two Queries at once, run while the viewer's preferences and the calendar
+// (for the default zone) load, when they are not loaded already.
 func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := l.viewerMembership(ctx, calendarID); err != nil {
+	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
 	prefs := l.viewerPreferences(ctx)
@@ -117,8 +117,9 @@ func (l *Loaders) agendaCalendars(ctx context.Context, ids []string) ([]string, 
 	if ids == nil {
 		ms, err := l.reader.AllMembershipsOfUser(ctx, viewer, maxAgendaCalendars)
 		for _, m := range ms {
-			l.Prime(ctx, m)
-			ids = append(ids, m.CalendarID)
+			if l.Prime(ctx, m); m.Role.Can(calendar.ActionRead) {
+				ids = append(ids, m.CalendarID)
+			}
 		}
 		return ids, err
 	}
@@ -126,16 +127,7 @@ func (l *Loaders) agendaCalendars(ctx context.Context, ids []string) ([]string, 
 	if len(ids) > maxAgendaCalendars {
 		return nil, calendar.Invalidf("calendarIds", "an agenda covers at most %d calendars", maxAgendaCalendars)
 	}
-	checks := make([]func() (*calendar.Membership, error), len(ids))
-	for i, id := range ids {
-		checks[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
-	}
-	for _, check := range checks {
-		if m, err := check(); err != nil || m == nil {
-			return nil, calendar.ErrorOr(err, calendar.Errorf(calendar.CodeNotFound, "calendar not found"))
-		}
-	}
-	return ids, nil
+	return ids, l.viewerCanAll(ctx, ids, calendar.ActionRead)
 }
 
 // maxAgendaCalendars bounds how many calendars one agenda covers.
@@ -191,7 +183,7 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 	}
 	thunk := load[calendar.Entry](ctx, l, entryRef(key))
 	load[calendar.Calendar](ctx, l, calendarRef(key.CalendarID)) // same batch, for the entry's calendar field
-	if _, err := l.viewerMembership(ctx, key.CalendarID); err != nil {
+	if _, err := l.viewerCan(ctx, key.CalendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
 	e, err := thunk()
@@ -210,9 +202,10 @@ func (l *Loaders) CalendarOfEntry(ctx context.Context, e *calendar.Entry) (*cale
 	return c, err
 }
 
-// Tasks returns a page of a calendar's open or completed tasks, to any member.
+// Tasks returns a page of a calendar's open or completed tasks, to members
+// who read it.
 func (l *Loaders) Tasks(ctx context.Context, calendarID string, completed bool, p calendar.Page) (*calendar.TaskPage, error) {
-	if _, err := l.viewerMembership(ctx, calendarID); err != nil {
+	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
 	page, err := l.reader.Tasks(ctx, calendarID, completed, p)
@@ -233,7 +226,7 @@ func (l *Loaders) Occurrence(ctx context.Context, key calendar.OccurrenceKey) (*
 		return nil, notFound
 	}
 	load[calendar.Calendar](ctx, l, calendarRef(key.CalendarID)) // same batch, for the entry's calendar field
-	if _, err := l.viewerMembership(ctx, key.CalendarID); err != nil {
+	if _, err := l.viewerCan(ctx, key.CalendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
 	s, err := l.reader.Series(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
@@ -271,4 +264,60 @@ func (l *Loaders) expand(candidates []*calendar.Entry, from, to time.Time, inclu
 		err = calendar.TooManyOccurrences()
 	}
 	return out, err
+}
+
+// CalendarBusy is when one calendar is busy in a range.
+type CalendarBusy struct {
+	Calendar *calendar.Calendar
+	Busy     []calendar.Interval
+}
+
+// FreeBusy returns when each of the given calendars is busy in a range, to
+// any member, FREE_BUSY members included, and nothing of what makes them busy.
+// Dates are read in the asked zone, else the viewer's, else UTC.
+func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.RangeSpec) (*View, []CalendarBusy, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, nil, err
+	}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	if len(ids) == 0 || len(ids) > maxAgendaCalendars {
+		return nil, nil, calendar.Invalidf("calendarIds", "freeBusy covers 1 to %d calendars", maxAgendaCalendars)
+	}
+	prefs := l.viewerPreferences(ctx)
+	cals := make([]func() (*calendar.Calendar, error), len(ids))
+	for i, id := range ids {
+		cals[i] = load[calendar.Calendar](ctx, l, calendarRef(id))
+	}
+	if err := l.viewerCanAll(ctx, ids, calendar.ActionFreeBusy); err != nil {
+		return nil, nil, err
+	}
+	candidates, err := l.agendaCandidates(ctx, ids, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := prefs()
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := make(map[string]*calendar.Calendar, len(ids))
+	for i, id := range ids {
+		if byID[id], err = cals[i](); err != nil {
+			return nil, nil, err
+		}
+	}
+	v, err := l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, calendar.Filter{}, byID)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]CalendarBusy, len(ids))
+	for i, id := range ids {
+		var mine []*calendar.Entry
+		for _, e := range v.Entries {
+			if e.CalendarID == id {
+				mine = append(mine, e)
+			}
+		}
+		out[i] = CalendarBusy{Calendar: byID[id], Busy: calendar.Busy(mine, v.Range)}
+	}
+	return v, out, nil
 }

@@ -65,7 +65,45 @@ func (l *Loaders) viewerMembership(ctx context.Context, calendarID string) (*cal
 	return m, nil
 }
 
-// Calendar returns a calendar the viewer is a member of. The membership and the
+// viewerCan returns the viewer's membership of a calendar when their role
+// allows a: CodeNotFound for a non-member, CodeForbidden for a member whose
+// role does not allow it (a FREE_BUSY member reading entries, say).
+func (l *Loaders) viewerCan(ctx context.Context, calendarID string, a calendar.Action) (*calendar.Membership, error) {
+	m, err := l.viewerMembership(ctx, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Role.Can(a) {
+		return nil, calendar.Errorf(calendar.CodeForbidden, "your role on this calendar (%s) cannot %s", m.Role, a)
+	}
+	return m, nil
+}
+
+// viewerCanAll checks that the viewer's role allows a on every calendar of
+// ids, with all the memberships read in one batch.
+func (l *Loaders) viewerCanAll(ctx context.Context, ids []string, a calendar.Action) error {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return err
+	}
+	checks := make([]func() (*calendar.Membership, error), len(ids))
+	for i, id := range ids {
+		checks[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
+	}
+	for _, check := range checks {
+		m, err := check()
+		if err != nil || m == nil {
+			return calendar.ErrorOr(err, calendar.Errorf(calendar.CodeNotFound, "calendar not found"))
+		}
+		if !m.Role.Can(a) {
+			return calendar.Errorf(calendar.CodeForbidden, "your role on calendar %s (%s) cannot %s", m.CalendarID, m.Role, a)
+		}
+	}
+	return nil
+}
+
+// Calendar returns a calendar the viewer is a member of, in any role: its
+// name, color and zone, not what it holds. The membership and the
 // calendar are loaded concurrently, in one round trip.
 func (l *Loaders) Calendar(ctx context.Context, id string) (*calendar.Calendar, error) {
 	if err := calendar.ValidateID("id", id); err != nil {
@@ -82,8 +120,8 @@ func (l *Loaders) Calendar(ctx context.Context, id string) (*calendar.Calendar, 
 	return c, err
 }
 
-// Membership returns a membership of a calendar the viewer is a member of; the
-// calendar must still exist.
+// Membership returns a membership of a calendar the viewer reads, or the
+// viewer's own; the calendar must still exist.
 func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*calendar.Membership, error) {
 	if err := calendar.ValidateID("id", key.UserID); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "membership not found")
@@ -91,6 +129,11 @@ func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*
 	thunk := load[calendar.Membership](ctx, l, membershipRef(key))
 	if _, err := l.Calendar(ctx, key.CalendarID); err != nil {
 		return nil, err
+	}
+	if viewer, _ := calendar.ViewerID(ctx); key.UserID != viewer {
+		if _, err := l.viewerCan(ctx, key.CalendarID, calendar.ActionRead); err != nil {
+			return nil, err
+		}
 	}
 	m, err := thunk()
 	if err == nil && m == nil {
@@ -140,10 +183,10 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 	return kept, nil
 }
 
-// Members returns a page of a calendar's memberships, to any member. Their users
-// are requested at once, so the page's user fields share one batch.
+// Members returns a page of a calendar's memberships, to members who read it.
+// Their users are requested at once, so the page's user fields share one batch.
 func (l *Loaders) Members(ctx context.Context, calendarID string, p calendar.Page) (*calendar.MembershipPage, error) {
-	if _, err := l.viewerMembership(ctx, calendarID); err != nil {
+	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
 	page, err := l.reader.MembershipsOfCalendar(ctx, calendarID, p)
@@ -174,4 +217,12 @@ func (l *Loaders) UserOf(ctx context.Context, m *calendar.Membership) (*calendar
 		err = calendar.Errorf(calendar.CodeNotFound, "user not found")
 	}
 	return u, err
+}
+
+// Invitations returns a page of a calendar's invitations, to its owners.
+func (l *Loaders) Invitations(ctx context.Context, calendarID string, p calendar.Page) (*calendar.InvitationPage, error) {
+	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionManage); err != nil {
+		return nil, err
+	}
+	return l.reader.InvitationsOfCalendar(ctx, calendarID, p)
 }

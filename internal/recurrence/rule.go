@@ -144,7 +144,13 @@ func (r *rule) rrule(start time.Time) (*rrule.RRule, error) {
 }
 
 // instant returns the instant of an occurrence found on the floating clock.
+// The first occurrence is the series' start itself, even where its time of
+// day happens twice and the start is the second time (RFC 5545: DTSTART is
+// always the first occurrence).
 func (r *rule) instant(w time.Time) time.Time {
+	if w.Equal(r.start()) {
+		return r.anchor.UTC()
+	}
 	return calendar.WallClock(calendar.DateOf(w), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), r.loc).UTC()
 }
 
