@@ -96,10 +96,11 @@ const (
 	fuzzOtherID    = "0190c7a4-5b6e-7c3d-8e9f-a0b1c2d3e4f6"
 )
 
-// FuzzDecodeGID checks every decoder of global IDs on the same input: each
-// refuses it as invalid input about the field, or reads a key that the
-// matching encoder turns back into the very same ID, and at most one
-// decoder of a type accepts it.
+// FuzzDecodeGID checks every decoder of global IDs (DecodeGID, the decoders
+// of users, calendars, memberships, entries, invitations and occurrences, and
+// DecodeEntryOrOccurrenceID) on the same input: each refuses it as invalid
+// input about the field, or reads a key that the matching encoder turns back
+// into the very same ID; at most one decoder of a type accepts it.
 func FuzzDecodeGID(f *testing.F) {
 	occurrence := calendar.OccurrenceID(fuzzOtherID, time.Date(2026, 1, 5, 14, 0, 0, 0, time.UTC))
 	for _, s := range []string{
@@ -109,7 +110,9 @@ func FuzzDecodeGID(f *testing.F) {
 		model.EntryGID(calendar.EntryKey{CalendarID: fuzzCalendarID, EntryID: fuzzOtherID}),
 		model.OccurrenceGID(fuzzCalendarID, occurrence),
 		model.GlobalID(model.KindEntry, fuzzCalendarID+":"+fuzzOtherID+":"+fuzzOtherID),
+		model.InvitationGID(calendar.InvitationKey{CalendarID: fuzzCalendarID, ID: fuzzOtherID}),
 		model.GlobalID(model.KindOccurrence, fuzzCalendarID+":"+fuzzOtherID+"/20260105T140000"),
+		model.GlobalID(model.KindOccurrence, fuzzCalendarID+":"+occurrence[:len(occurrence)-1]+".5Z"),
 		model.GlobalID(model.KindCalendar, strings.ToUpper(fuzzCalendarID)),
 		model.GlobalID(model.KindCalendar, ""),
 		model.GlobalID("", fuzzCalendarID),
@@ -149,6 +152,8 @@ func FuzzDecodeGID(f *testing.F) {
 		check("DecodeMembershipID", err, func() string { return model.MembershipGID(m) })
 		e, err := model.DecodeEntryID("id", gid)
 		check("DecodeEntryID", err, func() string { return model.EntryGID(e) })
+		inv, err := model.DecodeInvitationID("id", gid)
+		check("DecodeInvitationID", err, func() string { return model.InvitationGID(inv) })
 		o, err := model.DecodeOccurrenceID("id", gid)
 		check("DecodeOccurrenceID", err, func() string {
 			return model.OccurrenceGID(o.CalendarID, calendar.OccurrenceID(o.SeriesID, o.OriginalStart))
@@ -159,15 +164,15 @@ func FuzzDecodeGID(f *testing.F) {
 		if accepted == 1 && gidErr != nil {
 			t.Fatalf("%q: got a typed decoder accepting it, but DecodeGID refusing it: %v", gid, gidErr)
 		}
-		ek, ok, err := model.DecodeEntryOrOccurrenceID("id", gid)
+		ek, occ, err := model.DecodeEntryOrOccurrenceID("id", gid)
 		switch {
 		case err != nil:
 			checkInvalid(t, err, "id")
-		case (ek == nil) == (ok == nil):
-			t.Fatalf("DecodeEntryOrOccurrenceID(%q): got entry %v and occurrence %v, want exactly one", gid, ek, ok)
+		case (ek == nil) == (occ == nil):
+			t.Fatalf("DecodeEntryOrOccurrenceID(%q): got entry %v and occurrence %v, want exactly one", gid, ek, occ)
 		case ek != nil && *ek != e,
-			ok != nil && (ok.CalendarID != o.CalendarID || ok.SeriesID != o.SeriesID || !ok.OriginalStart.Equal(o.OriginalStart)):
-			t.Fatalf("DecodeEntryOrOccurrenceID(%q): got %v, %v, want what DecodeEntryID or DecodeOccurrenceID read", gid, ek, ok)
+			occ != nil && (occ.CalendarID != o.CalendarID || occ.SeriesID != o.SeriesID || !occ.OriginalStart.Equal(o.OriginalStart)):
+			t.Fatalf("DecodeEntryOrOccurrenceID(%q): got %v, %v, want what DecodeEntryID or DecodeOccurrenceID read", gid, ek, occ)
 		}
 	})
 }

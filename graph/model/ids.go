@@ -44,7 +44,9 @@ func DecodeGID(field, gid string) (kind, key string, err error) {
 		return "", "", calendar.Invalidf(field, "%s is not a calgraph ID", field)
 	}
 	kind, key, ok := strings.Cut(string(raw), ":")
-	if !ok {
+	// The decoder skips line breaks and ignores stray bits: an ID is valid
+	// only as GlobalID writes it, so each object has exactly one.
+	if !ok || GlobalID(kind, key) != gid {
 		return "", "", calendar.Invalidf(field, "%s is not a calgraph ID", field)
 	}
 	return kind, key, nil

@@ -80,11 +80,14 @@ func (u CalendarUpdate) Apply(c Calendar) (Calendar, error) {
 	if u.Description.Set {
 		c.Description = strings.TrimSpace(u.Description.Value)
 	}
-	if u.TimeZone.Set {
+	if u.TimeZone.Set && u.TimeZone.Value != c.TimeZone {
+		if c.IsResource {
+			return c, Invalidf("timeZone", "a resource calendar's zone is fixed when it is created: its bookings of whole days are days of that zone")
+		}
 		c.TimeZone = u.TimeZone.Value
 	}
-	if u.IsResource.Set {
-		c.IsResource = u.IsResource.Value
+	if u.IsResource.Set && u.IsResource.Value != c.IsResource {
+		return c, Invalidf("isResource", "whether a calendar is a resource is fixed when it is created")
 	}
 	return c, c.validate()
 }

@@ -52,6 +52,8 @@ type Error struct {
 	// Field is the input field a CodeInvalid error is about, in the API's spelling
 	// (for example "name" or "timeZone"); empty when not about one field.
 	Field string
+	// Conflict names the booking a CodeSlotConflict error clashed with.
+	Conflict *SlotConflict
 }
 
 // Error implements the error interface.

@@ -36,7 +36,7 @@ func FeedTokenHash(token string) string {
 // ValidFeedToken reports whether s has the form of a feed token.
 func ValidFeedToken(s string) bool {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil && len(b) == 32
+	return err == nil && len(b) == 32 && base64.RawURLEncoding.EncodeToString(b) == s
 }
 
 // FeedService manages calendars' iCalendar feeds: read-only views of a whole

@@ -103,6 +103,7 @@ func FuzzParseOccurrenceID(f *testing.F) {
 		fuzzSeriesID + "/30000101T000001Z", fuzzSeriesID + "/18991231T235959Z", fuzzSeriesID + "/20260105T140000",
 		fuzzSeriesID + "/20260105T140000+0100", fuzzSeriesID + "/20260230T140000Z", fuzzSeriesID + "/20260105T240000Z",
 		fuzzSeriesID + "/20260105T235960Z", fuzzSeriesID + "/+9990105T140000Z", fuzzSeriesID + "/20260105T140000Z/x",
+		fuzzSeriesID + "/20260105T140000.5Z", fuzzSeriesID + "/20260105T140000,000Z",
 		strings.ToUpper(fuzzSeriesID) + "/20260105T140000Z", "s/20260105T140000Z", "/20260105T140000Z",
 		fuzzSeriesID, fuzzSeriesID + "/", ""} {
 		f.Add(s)
@@ -152,7 +153,7 @@ func FuzzOccurrenceIDRoundTrip(f *testing.F) {
 func FuzzValidFeedToken(f *testing.F) {
 	token := calendar.NewFeedToken()
 	for _, s := range []string{token, token[:42], token + "A", token + "=", token[:20] + "+" + token[21:],
-		token[:20] + "/" + token[21:], token[:20] + "\n" + token[20:], strings.Repeat("A", 43), strings.Repeat("_", 43),
+		token[:20] + "/" + token[21:], token[:20] + "\n" + token[20:], token[:42] + "B", strings.Repeat("A", 43), strings.Repeat("_", 43),
 		strings.Repeat("A", 44), ""} {
 		f.Add(s)
 	}

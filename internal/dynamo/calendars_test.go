@@ -127,8 +127,9 @@ func TestUpdateCalendarInput(t *testing.T) {
 		{"empty name", calendar.CalendarUpdate{Name: calendar.Set("")}, "name", calendar.Calendar{}},
 		{"unknown zone", calendar.CalendarUpdate{TimeZone: calendar.Set("Mars/Olympus")}, "timeZone", calendar.Calendar{}},
 		{"Local zone", calendar.CalendarUpdate{TimeZone: calendar.Set("Local")}, "timeZone", calendar.Calendar{}},
-		{"zone and flag", calendar.CalendarUpdate{TimeZone: calendar.Set("America/New_York"), IsResource: calendar.Set(true)}, "",
-			calendar.Calendar{Name: "Home", Color: "#112233", TimeZone: "America/New_York", IsResource: true}},
+		{"zone", calendar.CalendarUpdate{TimeZone: calendar.Set("America/New_York"), IsResource: calendar.Set(false)}, "",
+			calendar.Calendar{Name: "Home", Color: "#112233", TimeZone: "America/New_York"}},
+		{"resource flag, fixed at creation", calendar.CalendarUpdate{IsResource: calendar.Set(true)}, "isResource", calendar.Calendar{}},
 	}
 	version := cal.Version
 	for _, tt := range tests {

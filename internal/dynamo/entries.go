@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
@@ -80,7 +81,7 @@ func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt = e.ID+"@"+s.icalDomain, 1, now, now
 	ops := []txOp{roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries), calendarStillThere(n.CalendarID, 0)}
 	ops = append(ops, entryWrites(&e, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
-	if err := s.transact(ctx, ops...); err != nil {
+	if err := s.book(ctx, acc.calendar, nil, &e, ops); err != nil {
 		return nil, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
 	}
 	return &e, nil
@@ -115,7 +116,7 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 			return nil, err
 		}
 	}
-	return s.rewriteEntry(ctx, acc, e, u.ExpectedVersion, pieces)
+	return s.rewriteEntry(ctx, acc, old, e, u.ExpectedVersion, pieces)
 }
 
 // wholeSeries addresses a series as a whole.
@@ -148,19 +149,49 @@ func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, exp
 	if err != nil || !changed {
 		return old, err
 	}
-	return s.rewriteEntry(ctx, acc, e, expectedVersion, pieces)
+	return s.rewriteEntry(ctx, acc, old, e, expectedVersion, pieces)
 }
 
-// rewriteEntry writes a changed entry over its previous version, which had
-// oldPieces pieces, with the next version number.
-func (s *Store) rewriteEntry(ctx context.Context, acc *access, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, error) {
+// rewriteEntry writes a changed entry over its previous version old, which
+// had oldPieces pieces, with the next version number.
+func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, error) {
 	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
 	ops := []txOp{roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
 	ops = append(ops, entryWrites(&e, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
-	if err := s.transact(ctx, ops...); err != nil {
+	if err := s.book(ctx, acc.calendar, old, &e, ops); err != nil {
 		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
 	return &e, nil
+}
+
+// book writes ops with the bookings that moving an entry of cal from before
+// to after (either may be nil) takes and releases on a resource calendar.
+func (s *Store) book(ctx context.Context, cal *calendar.Calendar, before, after *calendar.Entry, ops []txOp) error {
+	if !cal.IsResource {
+		return s.transact(ctx, ops...)
+	}
+	was, err := s.bookings(before, nil)
+	if err != nil {
+		return err
+	}
+	will, err := s.bookings(after, nil)
+	if err != nil {
+		return err
+	}
+	slots, err := s.slotWrites(cal, was, will)
+	if err != nil {
+		return err
+	}
+	return s.transactBooking(ctx, append(ops, slots...))
+}
+
+// transactBooking applies a write that may take resource bookings, refusing
+// one too large for a transaction and naming the booking a clash was with.
+func (s *Store) transactBooking(ctx context.Context, ops []txOp) error {
+	if len(ops) > maxTxActions-1 {
+		return calendar.Invalidf("timing", "this change moves too many bookings of a resource calendar for one write: book fewer or shorter ones")
+	}
+	return s.bookingFailed(ctx, s.transact(ctx, ops...))
 }
 
 // DeleteEntry implements calendar.EntryService.
@@ -184,7 +215,7 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	}
 	ops := []txOp{roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
 	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
-	if err := s.transact(ctx, ops...); err != nil {
+	if err := s.book(ctx, acc.calendar, old, nil, ops); err != nil {
 		return fmt.Errorf("delete entry %s: %w", key.EntryID, err)
 	}
 	return nil
@@ -257,7 +288,19 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	}
 	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
 	ops = append(ops, entryWrites(&moved, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
-	if err := s.transact(ctx, ops...); err != nil {
+	target, err := unmarshal[calendarRecord](acc.items[tk])
+	if err != nil {
+		return nil, err
+	}
+	released, err := s.slotWrites(acc.calendar, []*calendar.Entry{old}, nil)
+	if err != nil {
+		return nil, err
+	}
+	taken, err := s.slotWrites(target.calendar(), nil, []*calendar.Entry{&moved})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.transactBooking(ctx, slices.Concat(ops, released, taken)); err != nil {
 		return nil, fmt.Errorf("move entry %s: %w", key.EntryID, err)
 	}
 	return &moved, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // Attribute and index names of the table. Every item has PK and SK; the GSI key
@@ -56,6 +58,8 @@ const (
 	entityFeed       = "FEED"
 	entityIdempotent = "IDEMPOTENCY"
 	entityInvitation = "INVITATION"
+	entitySlot       = "SLOT"
+	entitySlotDay    = "SLOT_DAY"
 	entityFeedToken  = "FEED_TOKEN"
 )
 
@@ -68,6 +72,7 @@ const (
 	prefixDoneTasks = "TASK#DONE#"
 	prefixSeries    = "SERIES#"
 	prefixInvite    = "INVITE#"
+	prefixSlot      = "SLOT#"
 )
 
 // itemKey is an item's primary key.
@@ -190,6 +195,21 @@ func invitationIndexKey(tokenHash string) indexKey {
 func idempotencyItemKey(userID, key string) itemKey {
 	k := "IDEM#" + userID + "#" + escape(key)
 	return itemKey{PK: k, SK: k}
+}
+
+// slotKey: the quarter hour starting at t of a resource calendar.
+func slotKey(calendarID string, t time.Time) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: prefixSlot + instantKey(t)}
+}
+
+// slotRange: the sort keys of a resource calendar's slots starting in [from, to).
+func slotRange(from, to time.Time) (lo, hi string) {
+	return prefixSlot + instantKey(from), prefixSlot + instantKey(to.Add(-time.Millisecond))
+}
+
+// dayKey: a day of a resource calendar, in its zone.
+func dayKey(calendarID string, d calendar.Date) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: "SLOTDAY#" + d.String()}
 }
 
 // feedKey: a calendar's feed, in its partition: the hash of its token.

@@ -200,6 +200,13 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	for _, x := range edit.Drop {
 		drops = append(drops, exceptionDeletes(x, st.gen, st.pieces[x.ID], versionIs(x.Version))...)
 	}
+	if acc.calendar.IsResource { // bookings move with the series, in one write
+		slots, err := s.seriesSlotWrites(acc.calendar, st, edit)
+		if err != nil {
+			return err
+		}
+		return s.transactBooking(ctx, slices.Concat(ops, inPlace, fresh, drops, slots))
+	}
 	if len(ops)+len(inPlace)+len(fresh)+len(drops) <= s.maxSeriesActions {
 		return s.transact(ctx, slices.Concat(ops, inPlace, fresh, drops)...)
 	}
@@ -317,4 +324,45 @@ func exceptionDeletes(x *calendar.Entry, gen string, pieces int, cond expression
 		ops = append(ops, opDelete(entryPieceKey(x.CalendarID, id, n), noCondition(), nil))
 	}
 	return ops
+}
+
+// seriesSlotWrites returns the bookings a series change takes and releases
+// on a resource calendar: every occurrence of the series as it was against
+// those of the series (and the series split off) as the change leaves them.
+func (s *Store) seriesSlotWrites(cal *calendar.Calendar, st *storedSeries, edit *calendar.SeriesEdit) ([]txOp, error) {
+	was, err := s.bookings(st.Master, st.Exceptions)
+	if err != nil {
+		return nil, err
+	}
+	var will []*calendar.Entry
+	for _, m := range []*calendar.Entry{edit.Master, edit.Split} {
+		if m == nil {
+			continue
+		}
+		b, err := s.bookings(m, exceptionsAfter(m, edit))
+		if err != nil {
+			return nil, err
+		}
+		will = append(will, b...)
+	}
+	return s.slotWrites(cal, was, will)
+}
+
+// exceptionsAfter returns the exceptions series m has once edit is made.
+func exceptionsAfter(m *calendar.Entry, edit *calendar.SeriesEdit) []*calendar.Entry {
+	var out []*calendar.Entry
+	if !edit.Regenerate && m.ID == edit.Old.Master.ID {
+		for _, x := range edit.Old.Exceptions {
+			if !slices.ContainsFunc(edit.Drop, func(d *calendar.Entry) bool { return d.OriginalStart.Equal(x.OriginalStart) }) &&
+				!slices.ContainsFunc(edit.Put, func(p *calendar.Entry) bool { return p.SeriesID == m.ID && p.OriginalStart.Equal(x.OriginalStart) }) {
+				out = append(out, x)
+			}
+		}
+	}
+	for _, x := range edit.Put {
+		if x.SeriesID == m.ID {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -147,7 +147,8 @@ func (x *expansion) iterator(t time.Time) func() (time.Time, bool) {
 // Validate implements calendar.RecurrenceEngine. It also puts the recurrence
 // in canonical form: the rule as RFC 5545 writes it (parts in a fixed order,
 // UNTIL in UTC, or as a date for a series of whole days), dates sorted, once.
-func (Engine) Validate(series *calendar.Entry) error {
+func (Engine) Validate(series *calendar.Entry) (err error) {
+	defer guard(&err)
 	if series.Recurrence != nil && (len(series.Recurrence.RDates) > MaxDates || len(series.Recurrence.ExDates) > MaxDates) {
 		return calendar.Invalidf("recurrence", "a series has at most %d RDATE and %d EXDATE values", MaxDates, MaxDates)
 	}
@@ -200,7 +201,8 @@ func checkDates(series *calendar.Entry) error {
 }
 
 // Starts implements calendar.RecurrenceEngine.
-func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) ([]time.Time, error) {
+func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) (_ []time.Time, err error) {
+	defer guard(&err)
 	x, err := newExpansion(series)
 	if err != nil {
 		return nil, err
@@ -220,7 +222,12 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) ([]tim
 }
 
 // Last implements calendar.RecurrenceEngine.
-func (Engine) Last(series *calendar.Entry) (time.Time, bool) {
+func (Engine) Last(series *calendar.Entry) (_ time.Time, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
 	x, err := newExpansion(series)
 	if err != nil || x.rule.forever {
 		return time.Time{}, false
@@ -234,7 +241,12 @@ func (Engine) Last(series *calendar.Entry) (time.Time, bool) {
 }
 
 // Has implements calendar.RecurrenceEngine.
-func (Engine) Has(series *calendar.Entry, start time.Time) bool {
+func (Engine) Has(series *calendar.Entry, start time.Time) (has bool) {
+	defer func() {
+		if recover() != nil {
+			has = false
+		}
+	}()
 	x, err := newExpansion(series)
 	if err != nil {
 		return false
@@ -252,6 +264,7 @@ func (Engine) Has(series *calendar.Entry, start time.Time) bool {
 // before start; after continues from start with what is left of a COUNT, and
 // each side keeps the RDATEs and EXDATEs on its side of start.
 func (Engine) Split(series *calendar.Entry, start time.Time) (before, after calendar.Recurrence, err error) {
+	defer guard(&err)
 	x, err := newExpansion(series)
 	if err != nil {
 		return before, after, err
@@ -291,5 +304,13 @@ func appendSide(before, after *[]time.Time, d, start time.Time) {
 		*before = append(*before, d)
 	} else {
 		*after = append(*after, d)
+	}
+}
+
+// guard turns a panic of rrule-go, on a rule it parsed but cannot expand,
+// into an invalid rule: nothing a client sends may take the process down.
+func guard(err *error) {
+	if p := recover(); p != nil {
+		*err = calendar.Invalidf("recurrence.rule", "recurrence.rule cannot be expanded: %v", p)
 	}
 }

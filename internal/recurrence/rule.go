@@ -27,11 +27,16 @@ var unsupported = []string{"BYHOUR", "BYMINUTE", "BYSECOND", "BYEASTER", "DTSTAR
 var weekdays = []string{"MO", "TU", "WE", "TH", "FR", "SA", "SU"}
 
 // lint checks what rrule-go lets through: each part once, COUNT and INTERVAL
-// positive, BYDAY ordinals between 1 and 53 either way, no unsupported parts.
+// positive, BYDAY ordinals between 1 and 53 either way (5 within a month), no
+// unsupported parts.
 func lint(value string) error {
 	bad := func(format string, args ...any) error { return calendar.Invalidf("recurrence.rule", format, args...) }
 	if value == "" || len(value) > maxRuleLen || strings.ContainsAny(value, "\r\n") {
 		return bad("recurrence.rule must be an RRULE value like FREQ=WEEKLY;BYDAY=MO")
+	}
+	maxOrdinal := 53
+	if strings.Contains(";"+value, ";FREQ=MONTHLY") || strings.Contains(";"+value, ";BYMONTH=") {
+		maxOrdinal = 5 // the nth weekday of a month
 	}
 	seen := map[string]bool{}
 	for _, part := range strings.Split(value, ";") {
@@ -45,7 +50,7 @@ func lint(value string) error {
 			return bad("%s must be a whole number from 1", name)
 		case name == "BYDAY":
 			for _, d := range strings.Split(v, ",") {
-				if n := strings.TrimRight(d, "MOTUWEHFRSA"); n != "" && !ordinal(n) || !slices.Contains(weekdays, d[len(n):]) {
+				if n := strings.TrimRight(d, "MOTUWEHFRSA"); n != "" && !ordinal(n, maxOrdinal) || !slices.Contains(weekdays, d[len(n):]) {
 					return bad("BYDAY %q is not a day like MO, 2MO or -1FR", d)
 				}
 			}
@@ -57,9 +62,9 @@ func lint(value string) error {
 
 func positive(s string) bool { n, err := strconv.Atoi(s); return err == nil && n > 0 }
 
-func ordinal(s string) bool {
+func ordinal(s string, max int) bool {
 	n, err := strconv.Atoi(s)
-	return err == nil && n != 0 && n >= -53 && n <= 53
+	return err == nil && n != 0 && n >= -max && n <= max
 }
 
 // rule is a series' RRULE, read.
