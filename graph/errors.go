@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -50,6 +51,9 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			gqlErr.Extensions = map[string]any{"code": extensionCodes[de.Code]}
 			if field := fieldOf(de, gqlErr.Path); field != "" {
 				gqlErr.Extensions["field"] = field
+			}
+			if c := de.Conflict; c != nil {
+				gqlErr.Extensions["conflict"] = conflictOf(c)
 			}
 			return gqlErr
 		}
@@ -103,4 +107,23 @@ func writeRequestError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// conflictOf describes the booking a SLOT_CONFLICT clashed with: the global
+// ID of the entry or occurrence, and its time.
+func conflictOf(c *calendar.SlotConflict) map[string]any {
+	out := map[string]any{}
+	if c.CalendarID != "" {
+		if c.OriginalStart.IsZero() {
+			out["entryId"] = model.EntryGID(calendar.EntryKey{CalendarID: c.CalendarID, EntryID: c.EntryID})
+		} else {
+			out["entryId"] = model.OccurrenceGID(c.CalendarID, c.Ref())
+		}
+	}
+	if c.From.IsZero() {
+		out["start"], out["end"] = c.Start.UTC().Format(time.RFC3339), c.End.UTC().Format(time.RFC3339)
+	} else {
+		out["startDate"], out["endDate"] = c.From.String(), c.To.String()
+	}
+	return out
 }

@@ -72,7 +72,11 @@ func opCheck(key itemKey, cond expression.ConditionBuilder, failed explainFunc) 
 }
 
 func opUpdate(key itemKey, upd expression.UpdateBuilder, cond expression.ConditionBuilder, failed explainFunc) txOp {
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	b := expression.NewBuilder().WithUpdate(upd)
+	if cond.IsSet() {
+		b = b.WithCondition(cond)
+	}
+	expr, err := b.Build()
 	op := txOp{key: key, failed: failed, err: err}
 	op.action.Update = &types.Update{
 		Key: key.av(), UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),

@@ -1,0 +1,179 @@
+package dynamo_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// resource makes a resource calendar in Paris for a new user.
+func (f *fixture) resource() (context.Context, *calendar.Calendar) {
+	f.t.Helper()
+	ada := f.user("ada@example.com")
+	cal, _, err := f.store.CreateCalendar(ada, calendar.NewCalendar{Name: "Room 101", TimeZone: paris, IsResource: true})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ada, cal
+}
+
+func (f *fixture) book(ctx context.Context, cal, title string, t calendar.Timing) (*calendar.Entry, error) {
+	return f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: title, Timing: t})
+}
+
+func wantConflict(t *testing.T, err error, with string) {
+	t.Helper()
+	wantCode(t, err, calendar.CodeSlotConflict)
+	var de *calendar.Error
+	if !errors.As(err, &de) || de.Conflict == nil || (with != "" && de.Conflict.Ref() != with) {
+		t.Fatalf("got %v, want a conflict naming %s", err, with)
+	}
+}
+
+func TestResourceBookings(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := f.resource()
+	meeting, err := f.book(ada, cal.ID, "Meeting", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		timing calendar.Timing
+		code   calendar.Code // -1: booked
+	}{
+		{"overlapping the end", timed("2026-03-02T09:45:00Z", "2026-03-02T10:30:00Z", paris), calendar.CodeSlotConflict},
+		{"inside", timed("2026-03-02T09:15:00Z", "2026-03-02T09:30:00Z", paris), calendar.CodeSlotConflict},
+		{"right after", timed("2026-03-02T10:00:00Z", "2026-03-02T10:15:00Z", paris), -1},
+		{"right before", timed("2026-03-02T08:45:00Z", "2026-03-02T09:00:00Z", paris), -1},
+		{"off the quarter hours", timed("2026-03-02T11:05:00Z", "2026-03-02T11:20:00Z", paris), calendar.CodeInvalid},
+		{"longer than 8 hours", timed("2026-03-03T06:00:00Z", "2026-03-03T14:15:00Z", paris), calendar.CodeInvalid},
+		{"the whole day of the meeting", allDay("2026-03-02"), calendar.CodeSlotConflict},
+		{"the whole next day", allDay("2026-03-04"), -1},
+		{"days across the booked day", multiDay("2026-03-03", "2026-03-06"), calendar.CodeSlotConflict},
+		{"a timed booking on the booked day", timed("2026-03-04T14:00:00Z", "2026-03-04T15:00:00Z", paris), calendar.CodeSlotConflict},
+		{"more than 31 days", multiDay("2026-04-01", "2026-05-05"), calendar.CodeInvalid},
+		{"a task books nothing", dueOn("2026-03-04"), -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.book(ada, cal.ID, tt.name, tt.timing)
+			switch {
+			case tt.code < 0 && err != nil:
+				t.Fatalf("got %v, want it booked", err)
+			case tt.code == calendar.CodeSlotConflict:
+				wantConflict(t, err, "")
+			case tt.code >= 0:
+				wantCode(t, err, tt.code)
+			}
+		})
+	}
+	// The conflict names the booking and its time.
+	_, err = f.book(ada, cal.ID, "clash", timed("2026-03-02T09:30:00Z", "2026-03-02T09:45:00Z", paris))
+	wantConflict(t, err, meeting.ID)
+	var de *calendar.Error
+	errors.As(err, &de)
+	if !de.Conflict.Start.Equal(at("2026-03-02T09:00:00Z")) || !de.Conflict.End.Equal(at("2026-03-02T10:00:00Z")) || de.Conflict.CalendarID != cal.ID {
+		t.Fatalf("conflict %+v", de.Conflict)
+	}
+	// A whole-day booking refused for timed bookings names one of them.
+	_, err = f.book(ada, cal.ID, "clash", allDay("2026-03-02"))
+	wantConflict(t, err, "")
+}
+
+func TestResourceChanges(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := f.resource()
+	a, err := f.book(ada, cal.ID, "A", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.book(ada, cal.ID, "B", timed("2026-03-02T11:00:00Z", "2026-03-02T12:00:00Z", paris))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Growing into B clashes and changes nothing; growing into free time does.
+	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 1,
+		Timing: calendar.Set(timed("2026-03-02T09:00:00Z", "2026-03-02T11:15:00Z", paris))})
+	wantConflict(t, err, b.ID)
+	a, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 1,
+		Timing: calendar.Set(timed("2026-03-02T09:30:00Z", "2026-03-02T11:00:00Z", paris))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The quarter hour A gave back is free.
+	if _, err := f.book(ada, cal.ID, "C", timed("2026-03-02T09:00:00Z", "2026-03-02T09:30:00Z", paris)); err != nil {
+		t.Fatalf("the freed time: %v", err)
+	}
+	// Turned into a whole day, A needs the day free of others.
+	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-03-02"))})
+	wantConflict(t, err, "")
+	a, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-03-09"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.DeleteEntry(ada, b.Key(), b.Version); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.book(ada, cal.ID, "D", timed("2026-03-02T11:00:00Z", "2026-03-02T12:00:00Z", paris)); err != nil {
+		t.Fatalf("after B was deleted: %v", err)
+	}
+	// Moving A to another resource calendar releases its day here.
+	other, _, err := f.store.CreateCalendar(ada, calendar.NewCalendar{Name: "Room 102", TimeZone: paris, IsResource: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.MoveEntry(ada, a.Key(), a.Version, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.book(ada, cal.ID, "E", allDay("2026-03-09")); err != nil {
+		t.Fatalf("the day A moved away from: %v", err)
+	}
+	_, err = f.book(ada, other.ID, "F", timed("2026-03-09T10:00:00Z", "2026-03-09T11:00:00Z", paris))
+	wantConflict(t, err, a.ID)
+	// A resource calendar's flag and zone are fixed.
+	_, err = f.store.UpdateCalendar(ada, calendar.CalendarUpdate{ID: cal.ID, ExpectedVersion: cal.Version, TimeZone: calendar.Set("UTC")})
+	wantCode(t, err, calendar.CodeInvalid)
+}
+
+func TestResourceSeries(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := f.resource()
+	_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "forever", Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris),
+		Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY"}})
+	wantCode(t, err, calendar.CodeInvalid)
+	_, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "too much", Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T11:00:00Z", paris),
+		Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=6"}}) // 48 quarter hours
+	wantCode(t, err, calendar.CodeInvalid)
+	s := f.series(ada, cal.ID, "Weekly", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris), "FREQ=WEEKLY;COUNT=4")
+	_, err = f.book(ada, cal.ID, "clash", timed("2026-03-16T09:30:00Z", "2026-03-16T10:30:00Z", paris))
+	wantConflict(t, err, calendar.OccurrenceID(s.ID, at("2026-03-16T09:00:00Z")))
+	month := calendar.RangeSpec{FromDate: day("2026-03-01"), ToDate: day("2026-04-01")}
+	view := func() []*calendar.Entry { return f.occurrences(ada, cal.ID, month, paris, false) }
+
+	// Moving one occurrence into another's time clashes; cancelling one frees it.
+	third := find(t, view(), paris, "03-16 10:00")
+	_, err = f.store.UpdateOccurrence(ada, occKey(third), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: third.Version,
+		Timing: calendar.Set(timed("2026-03-09T09:30:00Z", "2026-03-09T10:30:00Z", paris))})
+	wantConflict(t, err, calendar.OccurrenceID(s.ID, at("2026-03-09T09:00:00Z")))
+	f.cancel(ada, third, calendar.ScopeThis)
+	if _, err := f.book(ada, cal.ID, "in the cancelled one's time", timed("2026-03-16T09:00:00Z", "2026-03-16T10:00:00Z", paris)); err != nil {
+		t.Fatalf("a cancelled occurrence's time: %v", err)
+	}
+	// Moving the whole series an hour later takes the new times and frees the old.
+	f.edit(ada, find(t, view(), paris, "03-02 10:00"), calendar.ScopeAll, calendar.EntryUpdate{
+		Timing: calendar.Set(timed("2026-03-02T10:00:00Z", "2026-03-02T11:00:00Z", paris))})
+	if _, err := f.book(ada, cal.ID, "old time", timed("2026-03-09T09:00:00Z", "2026-03-09T10:00:00Z", paris)); err != nil {
+		t.Fatalf("the series' old time: %v", err)
+	}
+	_, err = f.book(ada, cal.ID, "new time", timed("2026-03-23T10:00:00Z", "2026-03-23T10:15:00Z", paris))
+	wantConflict(t, err, "")
+	// Deleting the series frees everything.
+	all := view()
+	f.cancel(ada, find(t, all, paris, "03-02 11:00"), calendar.ScopeAll)
+	if _, err := f.book(ada, cal.ID, "after the series", timed("2026-03-23T10:00:00Z", "2026-03-23T11:00:00Z", paris)); err != nil {
+		t.Fatalf("after the series was deleted: %v", err)
+	}
+}
