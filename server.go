@@ -6,6 +6,7 @@
 //	calgraph token       print a dev token: -email, -name, -ttl
 //	calgraph export      write every item as DynamoDB JSON lines: -o FILE (default stdout)
 //	calgraph import      load DynamoDB JSON lines: -i FILE (default stdin)
+//	calgraph check       finish interrupted deletions, then check every invariant of the table
 //
 // Every command takes the settings of the README's configuration table, as flags
 // or environment variables. This file is the only place the pieces are wired.
@@ -91,9 +92,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fs.StringVar(&cmd.file, "o", "-", "file to write, - for stdout")
 	case "import":
 		fs.StringVar(&cmd.file, "i", "-", "file to read, - for stdin")
-	case "serve", "init-table", "seed":
+	case "serve", "init-table", "seed", "check":
 	default:
-		return fmt.Errorf("unknown command %q: want serve, init-table, seed, token, export or import", cmd.name)
+		return fmt.Errorf("unknown command %q: want serve, init-table, seed, token, export, import or check", cmd.name)
 	}
 	cfg, err := config.Load(fs, args, getenv)
 	if err != nil {
@@ -263,7 +264,29 @@ func (st *stack) do(ctx context.Context, cmd command) error {
 		n, err := st.store.Import(ctx, in)
 		st.log.Info("imported", "items", n)
 		return err
+	case "check":
+		return check(ctx, st.store, cmd.stdout)
 	}
+	return nil
+}
+
+// check finishes the deletions under way, then prints every broken
+// invariant of the table (Store.Check) and fails when there is one.
+func check(ctx context.Context, store *dynamo.Store, out io.Writer) error {
+	if _, err := store.ResumeDeletions(ctx); err != nil {
+		return err
+	}
+	problems, err := store.Check(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(out, p)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the table breaks %d invariants", len(problems))
+	}
+	fmt.Fprintln(out, "the table is consistent")
 	return nil
 }
 
@@ -289,6 +312,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	if st.snaps != nil {
 		go st.snaps.Run(snapCtx, st.cfg.SnapshotInterval)
 	}
+	go st.resumeDeletions(snapCtx)
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:
@@ -305,6 +329,29 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	return nil
 }
 
+// resumeDeletionsEvery is how often the server looks for deletions a stopped
+// process left halfway.
+const resumeDeletionsEvery = 5 * time.Minute
+
+// resumeDeletions finishes, now and then every resumeDeletionsEvery until
+// ctx ends, the deletions of calendars and accounts that were cut off.
+func (st *stack) resumeDeletions(ctx context.Context) {
+	for {
+		n, err := st.store.ResumeDeletions(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			st.log.Error("resuming deletions", "err", err)
+		case n > 0:
+			st.log.Info("resumed deletions", "finished", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(resumeDeletionsEvery):
+		}
+	}
+}
+
 // api assembles the HTTP handler; with dev tokens it also mints the one to print.
 func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	verifier, devSecret, err := newVerifier(ctx, st.cfg)
@@ -312,7 +359,8 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		return nil, "", err
 	}
 	authn := auth.NewAuthenticator(verifier, st.store, st.log)
-	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL})
+	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
+		ForgetIdentity: authn.Forget})
 	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, SDL: schemaSDL,
 		Feeds: httpapi.FeedHandler(st.store, time.Now, st.log)}
 	var devToken string

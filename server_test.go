@@ -187,6 +187,9 @@ func TestCommands(t *testing.T) {
 	if out := mustRun(t, env, "init-table"); !strings.Contains(out, "ready") {
 		t.Fatalf("init-table said %q", out)
 	}
+	if out := mustRun(t, env, "check"); !strings.Contains(out, "the table is consistent") {
+		t.Fatalf("check said %q", out)
+	}
 	tok := strings.TrimSpace(mustRun(t, env, "token", "-email", "alice@example.com"))
 	srv := serve(t, env)
 	defer srv.stop()

@@ -115,3 +115,17 @@ func freeBusyView(v *loader.View, busy []loader.CalendarBusy) *model.FreeBusyVie
 	}
 	return out
 }
+
+// accountDeleted is what deleteAccount's writes return.
+type accountDeleted struct {
+	UserID    string
+	Calendars []string
+}
+
+func deleteAccountPayload(d accountDeleted) *model.DeleteAccountPayload {
+	out := &model.DeleteAccountPayload{DeletedUserID: model.UserGID(d.UserID), DeletedCalendarIds: []string{}}
+	for _, id := range d.Calendars {
+		out.DeletedCalendarIds = append(out.DeletedCalendarIds, model.CalendarGID(id))
+	}
+	return out
+}

@@ -134,6 +134,11 @@ type ComplexityRoot struct {
 		Token      func(childComplexity int) int
 	}
 
+	DeleteAccountPayload struct {
+		DeletedCalendarIds func(childComplexity int) int
+		DeletedUserID      func(childComplexity int) int
+	}
+
 	DeleteCalendarPayload struct {
 		DeletedCalendarID func(childComplexity int) int
 	}
@@ -255,6 +260,7 @@ type ComplexityRoot struct {
 		CreateCalendar      func(childComplexity int, input model.CreateCalendarInput) int
 		CreateEntry         func(childComplexity int, input model.CreateEntryInput) int
 		CreateInvitation    func(childComplexity int, input model.CreateInvitationInput) int
+		DeleteAccount       func(childComplexity int, input model.DeleteAccountInput) int
 		DeleteCalendar      func(childComplexity int, input model.DeleteCalendarInput) int
 		DeleteEntry         func(childComplexity int, input model.DeleteEntryInput) int
 		DisableCalendarFeed func(childComplexity int, input model.DisableCalendarFeedInput) int
@@ -468,6 +474,7 @@ type MutationResolver interface {
 	RevokeInvitation(ctx context.Context, input model.RevokeInvitationInput) (*model.RevokeInvitationPayload, error)
 	AcceptInvitation(ctx context.Context, input model.AcceptInvitationInput) (*model.AcceptInvitationPayload, error)
 	ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error)
+	DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -840,6 +847,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateInvitationPayload.Token(childComplexity), true
+
+	case "DeleteAccountPayload.deletedCalendarIds":
+		if e.ComplexityRoot.DeleteAccountPayload.DeletedCalendarIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteAccountPayload.DeletedCalendarIds(childComplexity), true
+	case "DeleteAccountPayload.deletedUserId":
+		if e.ComplexityRoot.DeleteAccountPayload.DeletedUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteAccountPayload.DeletedUserID(childComplexity), true
 
 	case "DeleteCalendarPayload.deletedCalendarId":
 		if e.ComplexityRoot.DeleteCalendarPayload.DeletedCalendarID == nil {
@@ -1329,6 +1349,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateInvitation(childComplexity, args["input"].(model.CreateInvitationInput)), true
+	case "Mutation.deleteAccount":
+		if e.ComplexityRoot.Mutation.DeleteAccount == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAccount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAccount(childComplexity, args["input"].(model.DeleteAccountInput)), true
 	case "Mutation.deleteCalendar":
 		if e.ComplexityRoot.Mutation.DeleteCalendar == nil {
 			break
@@ -2074,6 +2105,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateEntryInput,
 		ec.unmarshalInputCreateInvitationInput,
 		ec.unmarshalInputDateRangeInput,
+		ec.unmarshalInputDeleteAccountInput,
 		ec.unmarshalInputDeleteCalendarInput,
 		ec.unmarshalInputDeleteEntryInput,
 		ec.unmarshalInputDisableCalendarFeedInput,
@@ -3040,6 +3072,34 @@ type Mutation {
   added by email). An email another account has is ALREADY_EXISTS.
   """
   changeEmail(input: ChangeEmailInput!): ChangeEmailPayload!
+
+  """
+  Deletes the viewer's account, confirmed with their email: their memberships
+  go, and every calendar they are the last owner of is deleted with all it
+  holds. The next sign-in with the same identity creates a new account.
+  """
+  deleteAccount(input: DeleteAccountInput!): DeleteAccountPayload!
+}
+
+"Input of deleteAccount."
+input DeleteAccountInput {
+  "The viewer's email, as a confirmation."
+  confirmEmail: String!
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user) and the same
+  input within 24 hours, it is not applied again and answers as the first time.
+  The same key with another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
+}
+
+"Result of deleteAccount."
+type DeleteAccountPayload {
+  "The global ID of the deleted user."
+  deletedUserId: ID!
+  "The global IDs of the calendars deleted with it."
+  deletedCalendarIds: [ID!]!
 }
 
 "Input of createInvitation."
@@ -3797,6 +3857,16 @@ func (ec *executionContext) childFields_CreateInvitationPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateInvitationPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DeleteAccountPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedUserId":
+		return ec.fieldContext_DeleteAccountPayload_deletedUserId(ctx, field)
+	case "deletedCalendarIds":
+		return ec.fieldContext_DeleteAccountPayload_deletedCalendarIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteAccountPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedCalendarId":
@@ -4521,6 +4591,20 @@ func (ec *executionContext) field_Mutation_createInvitation_args(ctx context.Con
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateInvitationInput, error) {
 			return ec.unmarshalNCreateInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCreateInvitationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteAccount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteAccountInput, error) {
+			return ec.unmarshalNDeleteAccountInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteAccountInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6283,6 +6367,52 @@ func (ec *executionContext) _CreateInvitationPayload_token(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_CreateInvitationPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CreateInvitationPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteAccountPayload_deletedUserId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteAccountPayload_deletedUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteAccountPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteAccountPayload_deletedCalendarIds(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteAccountPayload_deletedCalendarIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedCalendarIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedCalendarIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteAccountPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarPayload) (ret graphql.Marshaler) {
@@ -8872,6 +9002,50 @@ func (ec *executionContext) fieldContext_Mutation_changeEmail(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_changeEmail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAccount(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAccount(ctx, fc.Args["input"].(model.DeleteAccountInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteAccountPayload) graphql.Marshaler {
+			return ec.marshalNDeleteAccountPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteAccountPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAccount(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteAccountPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAccount_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -12821,6 +12995,43 @@ func (ec *executionContext) unmarshalInputDateRangeInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDeleteAccountInput(ctx context.Context, obj any) (model.DeleteAccountInput, error) {
+	var it model.DeleteAccountInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"confirmEmail", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "confirmEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("confirmEmail"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConfirmEmail = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDeleteCalendarInput(ctx context.Context, obj any) (model.DeleteCalendarInput, error) {
 	var it model.DeleteCalendarInput
 	if obj == nil {
@@ -14908,6 +15119,49 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 	return out
 }
 
+var deleteAccountPayloadImplementors = []string{"DeleteAccountPayload"}
+
+func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteAccountPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteAccountPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteAccountPayload")
+		case "deletedUserId":
+			out.Values[i] = ec._DeleteAccountPayload_deletedUserId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deletedCalendarIds":
+			out.Values[i] = ec._DeleteAccountPayload_deletedCalendarIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var deleteCalendarPayloadImplementors = []string{"DeleteCalendarPayload"}
 
 func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteCalendarPayload) graphql.Marshaler {
@@ -16124,6 +16378,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "changeEmail":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_changeEmail(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAccount":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAccount(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -18169,6 +18430,21 @@ func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context,
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNDeleteAccountInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteAccountInput(ctx context.Context, v any) (model.DeleteAccountInput, error) {
+	res, err := ec.unmarshalInputDeleteAccountInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteAccountPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteAccountPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteAccountPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteAccountPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteCalendarInput(ctx context.Context, v any) (model.DeleteCalendarInput, error) {

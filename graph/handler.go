@@ -32,13 +32,16 @@ type Options struct {
 	// PublicURL is the server's URL as clients reach it (no trailing slash),
 	// for the feed URLs mutations hand out.
 	PublicURL string
+	// ForgetIdentity drops a deleted account's identity from the
+	// authenticator's cache.
+	ForgetIdentity func(calendar.Identity)
 }
 
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
 // GraphQL-over-HTTP spec, answering application/graphql-response+json unless the
 // client asks for application/json. Reads need loader.Middleware around it.
 func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
-	cfg := Config{Resolvers: &Resolver{Service: svc, PublicURL: opts.PublicURL}}
+	cfg := Config{Resolvers: &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity}}
 	cfg.Complexity.Viewer.Calendars = connectionComplexity
 	cfg.Complexity.Calendar.Members = connectionComplexity
 	cfg.Complexity.Calendar.Entries = func(child int, _ model.TimeRangeInput, _ *string, _ *model.EntryFilter, _ *bool) int {

@@ -39,6 +39,7 @@ type env struct {
 	rec    *dynamo.Recorder
 	logs   *syncBuffer
 	tokens sync.Map // email -> token
+	messy  bool     // the test leaves the table inconsistent on purpose
 }
 
 type envOptions struct {
@@ -72,11 +73,31 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		t.Fatal(err)
 	}
 	authn := auth.NewAuthenticator(verifier, store, logger)
-	api := loader.Middleware(store, recurrence.Engine{}, authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10})))
+	api := loader.Middleware(store, recurrence.Engine{}, authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget})))
 	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs}
+	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs}
+	if o.table == "" { // a shared table (the benchmarks') is not this test's to check
+		t.Cleanup(func() {
+			if !e.messy && !t.Failed() {
+				e.consistent()
+			}
+		})
+	}
+	return e
+}
+
+// consistent fails the test when the table breaks an invariant (Store.Check).
+func (e *env) consistent() {
+	e.t.Helper()
+	problems, err := e.store.Check(context.Background())
+	if err != nil {
+		e.t.Fatalf("check: %v", err)
+	}
+	for _, p := range problems {
+		e.t.Errorf("inconsistent: %s", p)
+	}
 }
 
 func withLatency(d time.Duration) func(*envOptions) { return func(o *envOptions) { o.latency = d } }

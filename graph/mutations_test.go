@@ -214,6 +214,7 @@ func TestConcurrentSignUpsWithOneEmail(t *testing.T) {
 // stopped halfway): the leftovers are skipped and paging never gets stuck.
 func TestPagingPastLeftovers(t *testing.T) {
 	e := newEnv(t)
+	e.messy = true // leftovers of deleted calendars, on purpose
 	tok := e.token("left@example.com")
 	userID := decodeUserID(t, str(e.must(tok, provision, nil), "viewer.user.id"))
 	var want []string

@@ -14,4 +14,7 @@ type Resolver struct {
 	Service calendar.Service
 	// PublicURL is the server's URL as clients reach it, for feed URLs.
 	PublicURL string
+	// ForgetIdentity, when set, drops a deleted account's sign-in identity
+	// from the authenticator's cache.
+	ForgetIdentity func(calendar.Identity)
 }

@@ -410,6 +410,23 @@ func (r *mutationResolver) ChangeEmail(ctx context.Context, input model.ChangeEm
 	return &model.ChangeEmailPayload{User: u}, nil
 }
 
+func (r *mutationResolver) DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error) {
+	out, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (accountDeleted, error) {
+		u, cals, err := r.Service.DeleteAccount(ctx, input.ConfirmEmail)
+		if err != nil {
+			return accountDeleted{}, err
+		}
+		if r.ForgetIdentity != nil {
+			r.ForgetIdentity(u.Identity)
+		}
+		return accountDeleted{UserID: u.ID, Calendars: cals}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return deleteAccountPayload(out), nil
+}
+
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	if _, err := calendar.ViewerID(ctx); err != nil {
 		return nil, err

@@ -213,6 +213,25 @@ type DateRangeInput struct {
 	End calendar.Date `json:"end"`
 }
 
+// Input of deleteAccount.
+type DeleteAccountInput struct {
+	// The viewer's email, as a confirmation.
+	ConfirmEmail string `json:"confirmEmail"`
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user) and the same
+	// input within 24 hours, it is not applied again and answers as the first time.
+	// The same key with another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+// Result of deleteAccount.
+type DeleteAccountPayload struct {
+	// The global ID of the deleted user.
+	DeletedUserID string `json:"deletedUserId"`
+	// The global IDs of the calendars deleted with it.
+	DeletedCalendarIds []string `json:"deletedCalendarIds"`
+}
+
 // Input of deleteCalendar.
 type DeleteCalendarInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100

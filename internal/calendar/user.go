@@ -173,4 +173,10 @@ type UserService interface {
 	// with it in one write. Errors: CodeUnauthenticated, CodeInvalid (not the
 	// token's verified email), CodeAlreadyExists, CodeVersionConflict.
 	ChangeEmail(ctx context.Context, email string, expectedVersion int) (*User, error)
+
+	// DeleteAccount deletes the viewer's account, confirmed by their email:
+	// their memberships go, and each calendar they are the last owner of is
+	// deleted. It returns the user as they were and the calendars deleted.
+	// Errors: CodeUnauthenticated, CodeInvalid (not confirmed).
+	DeleteAccount(ctx context.Context, confirmEmail string) (*User, []string, error)
 }

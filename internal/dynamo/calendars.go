@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -132,7 +131,8 @@ func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (
 }
 
 // DeleteCalendar implements calendar.CalendarService. The calendar, its owner
-// tally, the viewer's membership and its feed's token go in one transaction, which makes the
+// tally, the viewer's membership and its feed's token go in one transaction,
+// with a pending-deletion item (see deletions.go), which makes the
 // calendar invisible at once; everything else in its partition (the other
 // memberships, entries and their pieces) is removed right after. Should that
 // clean-up stop halfway, what is left is invisible: reads skip memberships
@@ -157,17 +157,16 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 	if hasFeed { // its token stops working with the calendar
 		ops = append(ops, opDelete(feedTokenKey(feed.TokenHash), noCondition(), nil))
 	}
-	err = s.transact(ctx, ops...)
+	err = s.transact(ctx, append(ops, s.pendingPut(pendingCalendar, id))...)
 	if err != nil {
 		return fmt.Errorf("delete calendar %s: %w", id, err)
 	}
-	// The clean-up must not stop when the client hangs up: the calendar is gone
-	// already and its items should follow.
-	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	if err := s.removePartition(cleanup, calendarPartition(id)); err != nil {
-		// The delete itself succeeded; what is left cannot be reached.
-		s.log.ErrorContext(ctx, "removing a deleted calendar's items", "calendar", id, "err", err)
+	if err := s.finishCalendarDeletion(cleanup, id); err != nil {
+		// The delete itself succeeded; what is left cannot be reached, and
+		// ResumeDeletions finishes it.
+		s.log.ErrorContext(ctx, "removing a deleted calendar's items (it resumes later)", "calendar", id, "err", err)
 	}
 	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/ddbjson"
@@ -20,21 +18,8 @@ import (
 // is a live scan, and DynamoDB's own export to S3 is the point-in-time backup.
 func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 	out := ddbjson.NewWriter(w)
-	in := &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
-	for {
-		page, err := s.db.Scan(ctx, in)
-		if err != nil {
-			return out.Count(), fmt.Errorf("export: scan %s: %w", s.table, err)
-		}
-		for _, it := range page.Items {
-			if err := out.Write(it); err != nil {
-				return out.Count(), fmt.Errorf("export: %w", err)
-			}
-		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
+	if err := s.scan(ctx, out.Write); err != nil {
+		return out.Count(), fmt.Errorf("export: %w", err)
 	}
 	if err := out.Flush(); err != nil {
 		return out.Count(), fmt.Errorf("export: %w", err)

@@ -19,16 +19,25 @@ import (
 )
 
 // fixture is a store on a fresh table with helpers to act as several users.
+// When its test ends the table must be consistent (Store.Check), unless the
+// test broke it on purpose (messy).
 type fixture struct {
 	t     *testing.T
 	store *dynamo.Store
 	db    *dynamodb.Client
+	messy bool
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	s, db := dynamotest.Store(t)
-	return &fixture{t: t, store: s, db: db}
+	f := &fixture{t: t, store: s, db: db}
+	t.Cleanup(func() {
+		if !f.messy && !t.Failed() {
+			f.consistent()
+		}
+	})
+	return f
 }
 
 // user signs up a user with the email and returns a context acting as them.
@@ -156,5 +165,17 @@ func (f *fixture) putItem(it map[string]any) {
 	}
 	if _, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.store.Table()), Item: av}); err != nil {
 		f.t.Fatalf("put %v/%v: %v", it["PK"], it["SK"], err)
+	}
+}
+
+// consistent fails the test when the table breaks an invariant (Store.Check).
+func (f *fixture) consistent() {
+	f.t.Helper()
+	problems, err := f.store.Check(context.Background())
+	if err != nil {
+		f.t.Fatalf("check: %v", err)
+	}
+	for _, p := range problems {
+		f.t.Errorf("inconsistent: %s", p)
 	}
 }

@@ -60,6 +60,7 @@ const (
 	entityInvitation = "INVITATION"
 	entitySlot       = "SLOT"
 	entitySlotDay    = "SLOT_DAY"
+	entityPending    = "PENDING_DELETION"
 	entityFeedToken  = "FEED_TOKEN"
 )
 
@@ -211,6 +212,17 @@ func slotRange(from, to time.Time) (lo, hi string) {
 func dayKey(calendarID string, d calendar.Date) itemKey {
 	return itemKey{PK: prefixCalendar + calendarID, SK: "SLOTDAY#" + d.String()}
 }
+
+// pendingPartition holds the deletions under way (see deletions.go).
+const pendingPartition = "PENDING"
+
+// pendingKey: a deletion under way of a calendar or a user.
+func pendingKey(kind, id string) itemKey {
+	return itemKey{PK: pendingPartition, SK: kind + "#" + id}
+}
+
+// pendingRange: the sort keys of every pending deletion.
+func pendingRange() (lo, hi string) { return "", "~" }
 
 // feedKey: a calendar's feed, in its partition: the hash of its token.
 func feedKey(calendarID string) itemKey {

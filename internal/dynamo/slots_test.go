@@ -81,6 +81,7 @@ func TestResourceBookings(t *testing.T) {
 	// A whole-day booking refused for timed bookings names one of them.
 	_, err = f.book(ada, cal.ID, "clash", allDay("2026-03-02"))
 	wantConflict(t, err, "")
+	f.consistent()
 }
 
 func TestResourceChanges(t *testing.T) {
@@ -136,6 +137,7 @@ func TestResourceChanges(t *testing.T) {
 	// A resource calendar's flag and zone are fixed.
 	_, err = f.store.UpdateCalendar(ada, calendar.CalendarUpdate{ID: cal.ID, ExpectedVersion: cal.Version, TimeZone: calendar.Set("UTC")})
 	wantCode(t, err, calendar.CodeInvalid)
+	f.consistent()
 }
 
 func TestResourceSeries(t *testing.T) {
@@ -176,4 +178,5 @@ func TestResourceSeries(t *testing.T) {
 	if _, err := f.book(ada, cal.ID, "after the series", timed("2026-03-23T10:00:00Z", "2026-03-23T11:00:00Z", paris)); err != nil {
 		t.Fatalf("after the series was deleted: %v", err)
 	}
+	f.consistent()
 }

@@ -1,0 +1,342 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Check scans the whole table and returns every broken invariant it finds,
+// as sentences; none means the table is consistent. It is for tests and the
+// `check` command, not for a table under heavy load (it reads everything):
+//
+//   - every user has its email and identity uniqueness items, and every
+//     uniqueness item names a user with that email or identity;
+//   - every calendar has an owner tally equal to its OWNER memberships, and
+//     at least one; every membership's calendar and user exist;
+//   - every entry has all its pieces and no more; every exception's series
+//     exists in the exception's generation;
+//   - a resource calendar's slot and day items are exactly what its entries
+//     and series book; a calendar that is not a resource has none;
+//   - every feed has its token item, and every token item its feed;
+//   - every invitation is on GSI2.
+//
+// Items of a calendar or user whose deletion is under way (pending) count as
+// consistent: the deletion finishes them.
+func (s *Store) Check(ctx context.Context) ([]string, error) {
+	c := &checker{store: s, users: map[string]userRecord{}, calendars: map[string]calendarRecord{},
+		byCalendar: map[string][]item{}, pending: map[string]bool{}}
+	if err := s.scan(ctx, c.add); err != nil {
+		return nil, err
+	}
+	c.checkUsers()
+	c.checkCalendars()
+	slices.Sort(c.problems)
+	return c.problems, nil
+}
+
+// scan calls fn with every item of the table, read consistently.
+func (s *Store) scan(ctx context.Context, fn func(item) error) error {
+	in := &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
+	for {
+		page, err := s.db.Scan(ctx, in)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", s.table, err)
+		}
+		for _, it := range page.Items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+type checker struct {
+	store      *Store
+	users      map[string]userRecord
+	calendars  map[string]calendarRecord
+	emails     []guardRecord
+	identities []guardRecord
+	feedTokens []feedRecord
+	byCalendar map[string][]item // the items of each calendar's partition
+	pending    map[string]bool   // "calendar#id" and "user#id"
+	problems   []string
+}
+
+func (c *checker) problem(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+
+func (c *checker) add(it item) error {
+	var err error
+	switch stringAttr(it, "entityType") {
+	case entityUser:
+		var r userRecord
+		r, err = unmarshal[userRecord](it)
+		c.users[r.ID] = r
+	case entityEmail:
+		var r guardRecord
+		r, err = unmarshal[guardRecord](it)
+		c.emails = append(c.emails, r)
+	case entityIdentity:
+		var r guardRecord
+		r, err = unmarshal[guardRecord](it)
+		c.identities = append(c.identities, r)
+	case entityFeedToken:
+		var r feedRecord
+		r, err = unmarshal[feedRecord](it)
+		c.feedTokens = append(c.feedTokens, r)
+	case entityPending:
+		var r pendingRecord
+		r, err = unmarshal[pendingRecord](it)
+		c.pending[r.Kind+"#"+r.ID] = true
+	case entityIdempotent:
+	case entityCalendar:
+		var r calendarRecord
+		r, err = unmarshal[calendarRecord](it)
+		c.calendars[r.ID] = r
+		c.byCalendar[r.ID] = append(c.byCalendar[r.ID], it)
+	default:
+		pk := stringAttr(it, attrPK)
+		if len(pk) <= len(prefixCalendar) || pk[:len(prefixCalendar)] != prefixCalendar {
+			c.problem("item %s/%s of unknown kind %q", pk, stringAttr(it, attrSK), stringAttr(it, "entityType"))
+			return nil
+		}
+		id := pk[len(prefixCalendar):]
+		c.byCalendar[id] = append(c.byCalendar[id], it)
+	}
+	return err
+}
+
+func (c *checker) checkUsers() {
+	emails, identities := map[string]string{}, map[string]string{}
+	for _, g := range c.emails {
+		emails[g.PK] = g.UserID
+		if u, ok := c.users[g.UserID]; !ok || emailKey(u.Email).PK != g.PK {
+			c.problem("email item %s names user %s, who does not have that email", g.PK, g.UserID)
+		}
+	}
+	for _, g := range c.identities {
+		identities[g.PK] = g.UserID
+		if u, ok := c.users[g.UserID]; !ok || identityKey(u.Provider, u.Subject).PK != g.PK {
+			c.problem("identity item %s names user %s, who does not have that identity", g.PK, g.UserID)
+		}
+	}
+	for id, u := range c.users {
+		if emails[emailKey(u.Email).PK] != id {
+			c.problem("user %s has no email item for %s", id, u.Email)
+		}
+		if u.Provider != "" && identities[identityKey(u.Provider, u.Subject).PK] != id {
+			c.problem("user %s has no identity item", id)
+		}
+	}
+}
+
+func (c *checker) checkCalendars() {
+	tokens := map[string]string{}
+	for _, t := range c.feedTokens {
+		tokens[t.TokenHash] = t.CalendarID
+	}
+	feeds := map[string]bool{}
+	for id, items := range c.byCalendar {
+		if c.pending[pendingCalendar+"#"+id] {
+			continue
+		}
+		cal, exists := c.calendars[id]
+		if !exists {
+			c.problem("calendar %s is gone but %d of its items are left, with no deletion under way", id, len(items))
+			continue
+		}
+		cc := c.calendarCheck(cal, items)
+		if cc.feed != "" {
+			feeds[cc.feed] = true
+			if tokens[cc.feed] != id {
+				c.problem("calendar %s: its feed has no token item", id)
+			}
+		}
+	}
+	for hash, cal := range tokens {
+		if !feeds[hash] && !c.pending[pendingCalendar+"#"+cal] {
+			c.problem("feed token item %s names calendar %s, whose feed is not it", hash, cal)
+		}
+	}
+}
+
+// calendarCheck is what the checks of one calendar found.
+type calendarCheck struct {
+	feed string // the feed's token hash, if any
+}
+
+func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck {
+	var out calendarCheck
+	owners, tally := 0, -1
+	entries := map[string]entryRecord{}
+	pieces := map[string]int{}
+	var exceptions []entryRecord
+	var slots []slotRecord
+	var days []dayRecord
+	for _, it := range items {
+		switch stringAttr(it, "entityType") {
+		case entityOwnerTally:
+			r, _ := unmarshal[ownerTallyRecord](it)
+			tally = r.Owners
+		case entityMembership:
+			r, _ := unmarshal[membershipRecord](it)
+			owners += boolInt(r.Role == string(calendar.RoleOwner))
+			if _, ok := c.users[r.UserID]; !ok && !c.pending[pendingUser+"#"+r.UserID] {
+				c.problem("calendar %s: member %s does not exist", cal.ID, r.UserID)
+			}
+			if k := membershipIndexKey(cal.ID, r.UserID); r.GSI1PK != k.PK || r.GSI1SK != k.SK {
+				c.problem("calendar %s: membership of %s is not on GSI1", cal.ID, r.UserID)
+			}
+		case entityEntry, entitySeries:
+			r, _ := unmarshal[entryRecord](it)
+			entries[r.ID] = r
+		case entityException:
+			r, _ := unmarshal[entryRecord](it)
+			exceptions = append(exceptions, r)
+		case entityEntryPiece:
+			r, _ := unmarshal[entryRecord](it)
+			pieces[r.ID]++
+		case entitySlot:
+			r, _ := unmarshal[slotRecord](it)
+			slots = append(slots, r)
+		case entitySlotDay:
+			r, _ := unmarshal[dayRecord](it)
+			days = append(days, r)
+		case entityFeed:
+			r, _ := unmarshal[feedRecord](it)
+			out.feed = r.TokenHash
+		case entityInvitation:
+			r, _ := unmarshal[invitationRecord](it)
+			if r.GSI2PK == "" || r.GSI2SK == "" {
+				c.problem("calendar %s: invitation %s is not on GSI2", cal.ID, r.ID)
+			}
+		}
+	}
+	if tally != owners || owners < 1 {
+		c.problem("calendar %s has %d owners and an owner tally of %d", cal.ID, owners, tally)
+	}
+	c.checkEntries(cal.ID, entries, exceptions, pieces)
+	c.checkBookings(cal, entries, exceptions, slots, days)
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (c *checker) checkEntries(calendarID string, entries map[string]entryRecord, exceptions []entryRecord, pieces map[string]int) {
+	for _, x := range exceptions {
+		if m, ok := entries[x.SeriesID]; !ok || m.Gen != x.Gen {
+			c.problem("calendar %s: exception %s has no series in its generation", calendarID, x.ID)
+		}
+	}
+	all := map[string]int{}
+	for id, r := range entries {
+		all[id] = r.Pieces
+	}
+	for _, x := range exceptions {
+		all[x.ID] = x.Pieces
+	}
+	for id, n := range all {
+		if got := pieces[id] + 1; got != n {
+			c.problem("calendar %s: entry %s has %d items, want %d", calendarID, id, got, n)
+		}
+	}
+	for id := range pieces {
+		if _, ok := all[id]; !ok {
+			c.problem("calendar %s: pieces of a missing entry %s", calendarID, id)
+		}
+	}
+}
+
+// checkBookings compares a calendar's slot and day items with what its
+// entries and series book.
+func (c *checker) checkBookings(cal calendarRecord, entries map[string]entryRecord, exceptions []entryRecord, slots []slotRecord, days []dayRecord) {
+	if !cal.IsResource {
+		if len(slots)+len(days) > 0 {
+			c.problem("calendar %s is not a resource but holds %d slot and day items", cal.ID, len(slots)+len(days))
+		}
+		return
+	}
+	want, err := c.expectedOccupancy(cal, entries, exceptions)
+	if err != nil {
+		c.problem("calendar %s: its entries cannot be booked: %v", cal.ID, err)
+		return
+	}
+	for _, r := range slots {
+		t, _ := time.Parse(time.RFC3339Nano, r.SK[len(prefixSlot):])
+		if o, ok := want.Slots[t]; !ok || o.EntryID != r.EntryID || !o.OriginalStart.Equal(r.OriginalStart) {
+			c.problem("calendar %s: slot %s is held by %s, which does not book it", cal.ID, r.SK, r.EntryID)
+		}
+		delete(want.Slots, t)
+	}
+	for t, o := range want.Slots {
+		c.problem("calendar %s: %s books %s but holds no slot item", cal.ID, o.Ref(), instantKey(t))
+	}
+	for _, r := range days {
+		d, _ := calendar.ReadDate(r.Date)
+		use := want.Days[d]
+		whole := ""
+		if use.Whole != nil {
+			whole = use.Whole.Ref()
+		}
+		if r.Timed != use.Timed || r.Whole != whole {
+			c.problem("calendar %s: day %s holds %q and %d quarter hours, its entries %q and %d", cal.ID, r.Date, r.Whole, r.Timed, whole, use.Timed)
+		}
+		delete(want.Days, d)
+	}
+	for d, use := range want.Days {
+		if use.Timed != 0 || use.Whole != nil {
+			c.problem("calendar %s: day %s is booked but has no day item", cal.ID, d)
+		}
+	}
+}
+
+func (c *checker) expectedOccupancy(cal calendarRecord, entries map[string]entryRecord, exceptions []entryRecord) (calendar.Occupancy, error) {
+	loc, err := time.LoadLocation(cal.TimeZone)
+	if err != nil {
+		return calendar.Occupancy{}, err
+	}
+	var bookings []*calendar.Entry
+	for _, r := range entries {
+		e, err := r.entry()
+		if err != nil {
+			return calendar.Occupancy{}, err
+		}
+		var xs []*calendar.Entry
+		for _, xr := range exceptions {
+			if xr.SeriesID == e.ID && xr.Gen == r.Gen && xr.Piece == 0 {
+				x, err := xr.entry()
+				if err != nil {
+					return calendar.Occupancy{}, err
+				}
+				xs = append(xs, x)
+			}
+		}
+		b, err := c.store.bookings(e, xs)
+		if err != nil {
+			return calendar.Occupancy{}, err
+		}
+		bookings = append(bookings, b...)
+	}
+	o, err := calendar.Occupy(bookings, loc)
+	if err == nil {
+		err = o.Check()
+	}
+	return o, err
+}

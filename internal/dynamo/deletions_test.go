@@ -1,0 +1,131 @@
+package dynamo_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
+)
+
+// failingBatchWrites returns a client option that fails every BatchWriteItem
+// while on is set, as a process stopping halfway through a clean-up would.
+func failingBatchWrites(on *atomic.Bool) func(*dynamodb.Options) {
+	fault := middleware.InitializeMiddlewareFunc("fault", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if middleware.GetOperationName(ctx) == "BatchWriteItem" && on.Load() {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, errors.New("stopped")
+		}
+		return next.HandleInitialize(ctx, in)
+	})
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(fault, middleware.Before) })
+	}
+}
+
+// fullCalendar makes a resource calendar holding one of everything.
+func fullCalendar(f *fixture, owner context.Context, name string) *calendar.Calendar {
+	f.t.Helper()
+	cal, _, err := f.store.CreateCalendar(owner, calendar.NewCalendar{Name: name, TimeZone: paris, IsResource: true})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := f.book(owner, cal.ID, "Meeting", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris)); err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := f.book(owner, cal.ID, "Trip", multiDay("2026-03-10", "2026-03-25")); err != nil {
+		f.t.Fatal(err)
+	}
+	s := f.series(owner, cal.ID, "Weekly", timed("2026-04-06T09:00:00Z", "2026-04-06T10:00:00Z", paris), "FREQ=WEEKLY;COUNT=3")
+	f.edit(owner, s.OccurrenceAt(s.Start), calendar.ScopeThis, title("Kick-off"))
+	if _, _, err := f.store.CreateInvitation(owner, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader}); err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := f.store.RotateFeed(owner, cal.ID); err != nil {
+		f.t.Fatal(err)
+	}
+	return cal
+}
+
+// partitionItems counts the items left of a calendar and the pending deletions.
+func (f *fixture) partitionItems(calendarID string) (left, pending int) {
+	for _, it := range f.items() {
+		if it["PK"] == "CAL#"+calendarID || it["calendarId"] == calendarID && it["entityType"] == "FEED_TOKEN" {
+			left++
+		}
+		if it["entityType"] == "PENDING_DELETION" {
+			pending++
+		}
+	}
+	return left, pending
+}
+
+// TestCalendarDeletionResumes stops a calendar's clean-up halfway: the
+// calendar is gone at once, and ResumeDeletions removes the rest.
+func TestCalendarDeletionResumes(t *testing.T) {
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := fullCalendar(f, ada, "Room")
+	var stopped atomic.Bool
+	stopped.Store(true)
+	broken := dynamo.New(dynamotest.Client(t, failingBatchWrites(&stopped)), f.store.Table(), engine)
+	if err := broken.DeleteCalendar(ada, cal.ID, cal.Version); err != nil {
+		t.Fatalf("the delete itself: %v", err)
+	}
+	if left, pending := f.partitionItems(cal.ID); left == 0 || pending != 1 {
+		t.Fatalf("%d items left and %d pending deletions, want some left and one pending", left, pending)
+	}
+	f.consistent() // a deletion under way is consistent
+	n, err := f.store.ResumeDeletions(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("resumed %d: %v", n, err)
+	}
+	if left, pending := f.partitionItems(cal.ID); left != 0 || pending != 0 {
+		t.Fatalf("%d items left and %d pending deletions after resuming, want none", left, pending)
+	}
+}
+
+func TestDeleteAccount(t *testing.T) {
+	f := newFixture(t)
+	ada, bob, cy := f.user("ada@example.com"), f.user("bob@example.com"), f.user("cy@example.com")
+	alone := fullCalendar(f, ada, "Ada's")
+	shared := f.calendarOf(ada, "Shared")
+	m := f.share(ada, shared, bob, "bob@example.com", calendar.RoleOwner)
+	theirs := f.calendarOf(cy, "Cy's")
+	f.share(cy, theirs, ada, "ada@example.com", calendar.RoleWriter)
+
+	_, _, err := f.store.DeleteAccount(ada, "someone@example.com")
+	wantCode(t, err, calendar.CodeInvalid)
+	u, deleted, err := f.store.DeleteAccount(ada, "ADA@example.com")
+	if err != nil || u.Email != "ada@example.com" || len(deleted) != 1 || deleted[0] != alone.ID {
+		t.Fatalf("deleted %v (%v), want only %s", deleted, err, alone.ID)
+	}
+	if left, pending := f.partitionItems(alone.ID); left != 0 || pending != 0 {
+		t.Fatalf("%d items of the calendar Ada alone owned left, %d pending", left, pending)
+	}
+	counts := f.countEntities()
+	if counts["USER"] != 2 || counts["EMAIL"] != 2 || counts["IDENTITY"] != 2 {
+		t.Fatalf("items left: %v", counts)
+	}
+	// Bob owns Shared alone now; Cy's calendar lost its writer.
+	if _, err := f.store.UpdateCalendar(bob, calendar.CalendarUpdate{ID: shared.ID, ExpectedVersion: shared.Version, Name: calendar.Set("Bob's")}); err != nil {
+		t.Fatalf("Bob on the shared calendar: %v", err)
+	}
+	_, err = f.store.ChangeRole(bob, m.Key(), calendar.RoleReader, m.Version)
+	wantCode(t, err, calendar.CodeLastOwner)
+	page, err := f.store.MembershipsOfCalendar(cy, theirs.ID, calendar.Page{First: 10})
+	if err != nil || len(page.Memberships) != 1 {
+		t.Fatalf("Cy's calendar has %d members, want Cy alone", len(page.Memberships))
+	}
+	// The email is free again: a new sign-in with it makes a new user.
+	again := f.user("ada@example.com")
+	if id, _ := calendar.ViewerID(again); id == u.ID || strings.TrimSpace(id) == "" {
+		t.Fatalf("a new sign-in got user %q, the deleted one was %q", id, u.ID)
+	}
+}
