@@ -13,9 +13,9 @@ import (
 // invariant at a time as a faulty writer would, and checks Store.Check says so.
 func TestCheckFindsBrokenInvariants(t *testing.T) {
 	tests := []struct {
-		name  string
+		name    string
 		corrupt func(f *fixture, items []map[string]any)
-		want  string
+		want    string
 	}{
 		{"a slot lost", func(f *fixture, items []map[string]any) {
 			it := first(items, "SLOT")
