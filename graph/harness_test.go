@@ -43,8 +43,9 @@ type env struct {
 }
 
 type envOptions struct {
-	latency time.Duration
-	table   string // an existing table to serve, instead of a fresh one
+	latency  time.Duration
+	table    string // an existing table to serve, instead of a fresh one
+	endpoint string // a DynamoDB endpoint for the server to reach its table through
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -62,6 +63,13 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	table := o.table
 	if table == "" {
 		table = dynamotest.Table(t, db)
+	}
+	if o.endpoint != "" {
+		var err error
+		db, err = dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: o.endpoint, Local: true, Options: clientOpts})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	store := dynamo.New(db, table, recurrence.Engine{})
 	logs := &syncBuffer{}

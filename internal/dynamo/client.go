@@ -3,9 +3,12 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -28,14 +31,35 @@ type ClientConfig struct {
 	Options []func(*dynamodb.Options)
 }
 
-// NewClient builds a DynamoDB client. It keeps the SDK's default retryer.
+// Faults: the SDK's standard retryer retries throttling, 5xx answers and
+// broken connections, with jittered exponential backoff bounded by the
+// request's context, up to maxAttemptsPerCall attempts; it never retries a
+// failed condition or a validation error. Backoff is capped at maxBackoff and
+// connections time out after dialTimeout, so that with DynamoDB unreachable a
+// request fails within seconds instead of hanging. TransactionConflict
+// cancellations and unprocessed batch items are retried on top of that (tx.go,
+// batch.go).
+const (
+	maxAttemptsPerCall = 3
+	maxBackoff         = time.Second
+	dialTimeout        = 3 * time.Second
+)
+
+// NewClient builds a DynamoDB client with the SDK's standard retryer.
 func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	// Many concurrent Queries in one wave must not queue for idle connections.
 	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 		t.MaxIdleConns = 256
 		t.MaxIdleConnsPerHost = 256
-	})
-	loaders := []func(*config.LoadOptions) error{config.WithHTTPClient(httpClient)}
+	}).WithDialerOptions(func(d *net.Dialer) { d.Timeout = dialTimeout })
+	loaders := []func(*config.LoadOptions) error{
+		config.WithHTTPClient(httpClient),
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts, o.MaxBackoff = maxAttemptsPerCall, maxBackoff
+			})
+		}),
+	}
 	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
