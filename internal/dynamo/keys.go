@@ -222,7 +222,7 @@ func pendingKey(kind, id string) itemKey {
 }
 
 // pendingRange: the sort keys of every pending deletion.
-func pendingRange() (lo, hi string) { return "", "~" }
+func pendingRange() (lo, hi string) { return "!", "~" }
 
 // feedKey: a calendar's feed, in its partition: the hash of its token.
 func feedKey(calendarID string) itemKey {
