@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"context"
+
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/calgraph/calgraph/graph/model"
@@ -128,4 +130,17 @@ func deleteAccountPayload(d accountDeleted) *model.DeleteAccountPayload {
 		out.DeletedCalendarIds = append(out.DeletedCalendarIds, model.CalendarGID(id))
 	}
 	return out
+}
+
+// calendarDescription is the calendar's description for viewers who may read
+// it: a FREE_BUSY member sees null.
+func calendarDescription(ctx context.Context, c *calendar.Calendar) (*string, error) {
+	if c.Description == "" {
+		return nil, nil
+	}
+	role, err := loader.For(ctx).ViewerRole(ctx, c.ID)
+	if err != nil || !role.Can(calendar.ActionRead) {
+		return nil, err
+	}
+	return &c.Description, nil
 }

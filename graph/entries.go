@@ -270,7 +270,7 @@ func (r *mutationResolver) setCompleted(ctx context.Context, idem graphql.Omitta
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, idem, input, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := once(ctx, r.Service, idem, func(ctx context.Context) (*calendar.Entry, error) {
 		return r.Service.SetTaskCompleted(ctx, key, expectedVersion, completed)
 	})
 	if err != nil {

@@ -55,6 +55,17 @@ func TestFreeBusy(t *testing.T) {
 	if r := e.do(peeker, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": str(occ, "id")}); r.code() != "FORBIDDEN" {
 		t.Errorf("node of an occurrence as FREE_BUSY: %s", r.Raw)
 	}
+	// The calendar's description is for those who read it.
+	v := num(e.must(w.owner, `query($c: ID!) { calendar(id: $c) { version } }`, map[string]any{"c": w.calendarID}), "calendar.version")
+	e.must(w.owner, `mutation($c: ID!, $v: Int!) { updateCalendar(input: {id: $c, expectedVersion: $v, description: "Project Falcon"}) { calendar { id } } }`,
+		map[string]any{"c": w.calendarID, "v": v})
+	describe := `query($c: ID!) { calendar(id: $c) { name description } }`
+	if d := e.must(peeker, describe, map[string]any{"c": w.calendarID}); get(d, "calendar.description") != nil || str(d, "calendar.name") != "Team" {
+		t.Errorf("the calendar as FREE_BUSY: %v", d)
+	}
+	if d := e.must(w.reader, describe, map[string]any{"c": w.calendarID}); str(d, "calendar.description") != "Project Falcon" {
+		t.Errorf("the calendar as READER: %v", d)
+	}
 	if r := e.do(w.outsider, freeBusyQuery, map[string]any{"ids": []string{w.calendarID}}); r.code() != "NOT_FOUND" {
 		t.Errorf("freeBusy as a non-member: %s", r.Raw)
 	}

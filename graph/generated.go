@@ -2244,7 +2244,8 @@ enum Role {
   "Reads the calendar, its entries and its members."
   READER
   """
-  Sees the calendar (its name, color and zone) and when it is busy
+  Sees the calendar (its name, color, zone, whether it is a resource, its
+  version and timestamps; its description reads null) and when it is busy
   (` + "`" + `Query.freeBusy` + "`" + `), and nothing else of it.
   """
   FREE_BUSY
@@ -2374,7 +2375,7 @@ type Calendar implements Node {
   name: String!
   "The calendar's color as ` + "`" + `#RRGGBB` + "`" + `."
   color: String!
-  "A longer description, up to 2000 characters, or null."
+  "A longer description, up to 2000 characters, or null (always null for FREE_BUSY members)."
   description: String
   "The IANA time zone (for example ` + "`" + `Europe/Paris` + "`" + `) the calendar's views default to."
   timeZone: String!

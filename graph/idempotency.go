@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -12,10 +13,10 @@ import (
 )
 
 // once runs a mutation's writes under the client's idempotency key, if it
-// sent one (see calendar.Once): the mutation and its input, less the key,
+// sent one (see calendar.Once): the mutation and its arguments, less the key,
 // make the fingerprint a replay must match. T is what the writes return,
 // kept as JSON for replays.
-func once[T any](ctx context.Context, svc calendar.IdempotencyService, key graphql.Omittable[*string], input any,
+func once[T any](ctx context.Context, svc calendar.IdempotencyService, key graphql.Omittable[*string],
 	call func(context.Context) (T, error)) (T, error) {
 	k := key.Value()
 	if k == nil {
@@ -25,18 +26,23 @@ func once[T any](ctx context.Context, svc calendar.IdempotencyService, key graph
 		}
 		return call(ctx)
 	}
-	return calendar.Once(ctx, svc, *k, fingerprint(ctx, input), call)
+	return calendar.Once(ctx, svc, *k, fingerprint(ctx), call)
 }
 
-// fingerprint hashes the mutation's name and its input without the key.
-func fingerprint(ctx context.Context, input any) string {
-	raw, _ := json.Marshal(input)
-	var fields map[string]any
-	_ = json.Unmarshal(raw, &fields)
-	delete(fields, "idempotencyKey")
-	canonical, _ := json.Marshal(fields) // maps marshal with sorted keys
+// fingerprint hashes the mutation's name and its arguments as the client
+// sent them (with variables substituted), without the idempotency key: an
+// omitted field and an explicit null differ, as they do in effect.
+func fingerprint(ctx context.Context) string {
+	fc := graphql.GetFieldContext(ctx)
+	args := fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)
+	if in, ok := args["input"].(map[string]any); ok { // maybe the request's own variable: not to be changed
+		in = maps.Clone(in)
+		delete(in, "idempotencyKey")
+		args["input"] = in
+	}
+	canonical, _ := json.Marshal(args) // maps marshal with sorted keys
 	h := sha256.New()
-	h.Write([]byte(graphql.GetFieldContext(ctx).Field.Name + "\n"))
+	h.Write([]byte(fc.Field.Name + "\n"))
 	h.Write(canonical)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -55,6 +56,13 @@ func TestIdempotentMutations(t *testing.T) {
 	e.must(w.owner, createWithKey, vars)
 	if n := e.countTitled(w.writer, w.calendarID, "Launch"); n != 2 {
 		t.Fatalf("%d entries after the owner used the writer's key, want 2", n)
+	}
+
+	// An explicit null is other input than an omitted field.
+	r = e.do(w.writer, `mutation($c: ID!, $k: String) { createEntry(input: {calendarId: $c, title: "Launch",
+		timing: {allDay: {date: "2026-03-02"}}, description: null, idempotencyKey: $k}) { entry { id } } }`, map[string]any{"c": w.calendarID, "k": "create-1"})
+	if r.code() != "BAD_USER_INPUT" {
+		t.Fatalf("a key reused with a null field added: %s", r.Raw)
 	}
 
 	// A replayed update answers as the first time instead of VERSION_CONFLICT;
@@ -131,5 +139,34 @@ func TestExpiredIdempotencyKey(t *testing.T) {
 	e.must(w.writer, createWithKey, vars)
 	if n := e.countTitled(w.writer, w.calendarID, "Twice"); n != 2 {
 		t.Fatalf("%d entries, want 2: an expired key is new again", n)
+	}
+}
+
+// TestIdempotentImportWithRefusals: an import whose first event is refused
+// (a clash on a resource calendar) and whose later items are created replays
+// as it answered, creating nothing twice.
+func TestIdempotentImportWithRefusals(t *testing.T) {
+	e := newEnv(t)
+	owner := e.token("room-owner@example.com")
+	room := str(e.must(owner, `mutation { createCalendar(input: {name: "Room 101", timeZone: "Europe/Paris", isResource: true}) { calendar { id } } }`, nil),
+		"createCalendar.calendar.id")
+	e.must(owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Held", timing: {timed: {start: "2026-03-02T08:00:00Z", end: "2026-03-02T09:00:00Z"}}}) { entry { id } } }`,
+		map[string]any{"c": room})
+	doc := strings.Join([]string{"BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
+		"BEGIN:VEVENT", "UID:clash", "DTSTAMP:20260101T000000Z", "DTSTART:20260302T080000Z", "DTEND:20260302T090000Z", "SUMMARY:Clash", "END:VEVENT",
+		"BEGIN:VTODO", "UID:todo", "DTSTAMP:20260101T000000Z", "DUE;VALUE=DATE:20260303", "SUMMARY:Todo", "END:VTODO",
+		"END:VCALENDAR", ""}, "\r\n")
+	keyed := `mutation($c: ID!, $ics: String!) { importCalendar(input: {calendarId: $c, ics: $ics, idempotencyKey: "import-1"}) {
+		entries { id title } errors { uid code } } }`
+	first := e.must(owner, keyed, map[string]any{"c": room, "ics": doc})
+	again := e.must(owner, keyed, map[string]any{"c": room, "ics": doc})
+	if str(first, "importCalendar.entries.0.title") != "Todo" || str(first, "importCalendar.errors.0.code") != "SLOT_CONFLICT" ||
+		str(again, "importCalendar.entries.0.id") != str(first, "importCalendar.entries.0.id") ||
+		len(get(again, "importCalendar.errors").([]any)) != 1 {
+		t.Fatalf("first %v, replay %v", first, again)
+	}
+	d := e.must(owner, `query($c: ID!) { calendar(id: $c) { tasks { edges { node { title } } } } }`, map[string]any{"c": room})
+	if n := len(get(d, "calendar.tasks.edges").([]any)); n != 1 {
+		t.Fatalf("%d tasks after a replayed import, want 1", n)
 	}
 }

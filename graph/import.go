@@ -35,7 +35,7 @@ func importCalendar(ctx context.Context, svc calendar.Service, in model.ImportCa
 	if err != nil {
 		return nil, err
 	}
-	rep, err := once(ctx, svc, in.IdempotencyKey, in, func(ctx context.Context) (*ical.Report, error) {
+	rep, err := once(ctx, svc, in.IdempotencyKey, func(ctx context.Context) (*ical.Report, error) {
 		return ical.Apply(ctx, svc, id, imp)
 	})
 	if err != nil && (rep == nil || len(rep.Created) == 0) {

@@ -22,10 +22,7 @@ func (r *calendarResolver) ID(ctx context.Context, obj *calendar.Calendar) (stri
 }
 
 func (r *calendarResolver) Description(ctx context.Context, obj *calendar.Calendar) (*string, error) {
-	if obj.Description == "" {
-		return nil, nil
-	}
-	return &obj.Description, nil
+	return calendarDescription(ctx, obj)
 }
 
 func (r *calendarResolver) ViewerRole(ctx context.Context, obj *calendar.Calendar) (calendar.Role, error) {
@@ -97,7 +94,7 @@ func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.Update
 	if err != nil {
 		return nil, err
 	}
-	u, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.User, error) {
+	u, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.User, error) {
 		return r.Service.UpdateProfile(ctx, calendar.ProfileUpdate{ExpectedVersion: input.ExpectedVersion, Name: name})
 	})
 	if err != nil {
@@ -108,7 +105,7 @@ func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.Update
 }
 
 func (r *mutationResolver) CreateCalendar(ctx context.Context, input model.CreateCalendarInput) (*model.CreateCalendarPayload, error) {
-	out, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (calendarCreated, error) {
+	out, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (calendarCreated, error) {
 		c, m, err := r.Service.CreateCalendar(ctx, calendar.NewCalendar{
 			Name: input.Name, Color: orEmpty(input.Color), Description: orEmpty(input.Description),
 			TimeZone: orEmpty(input.TimeZone), IsResource: orEmpty(input.IsResource),
@@ -127,7 +124,7 @@ func (r *mutationResolver) UpdateCalendar(ctx context.Context, input model.Updat
 	if err != nil {
 		return nil, err
 	}
-	c, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Calendar, error) {
+	c, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Calendar, error) {
 		return r.Service.UpdateCalendar(ctx, upd)
 	})
 	if err != nil {
@@ -142,7 +139,7 @@ func (r *mutationResolver) DeleteCalendar(ctx context.Context, input model.Delet
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
 		return none{}, r.Service.DeleteCalendar(ctx, id, input.ExpectedVersion)
 	})
 	if err != nil {
@@ -156,7 +153,7 @@ func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberI
 	if err != nil {
 		return nil, err
 	}
-	m, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Membership, error) {
+	m, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, error) {
 		return r.Service.AddMember(ctx, id, input.Email, input.Role)
 	})
 	if err != nil {
@@ -171,7 +168,7 @@ func (r *mutationResolver) ChangeMemberRole(ctx context.Context, input model.Cha
 	if err != nil {
 		return nil, err
 	}
-	m, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Membership, error) {
+	m, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, error) {
 		return r.Service.ChangeRole(ctx, key, input.Role, input.ExpectedVersion)
 	})
 	if err != nil {
@@ -186,7 +183,7 @@ func (r *mutationResolver) RemoveMember(ctx context.Context, input model.RemoveM
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
 		return none{}, r.Service.RemoveMember(ctx, key, input.ExpectedVersion)
 	})
 	if err != nil {
@@ -201,7 +198,7 @@ func (r *mutationResolver) LeaveCalendar(ctx context.Context, input model.LeaveC
 	if err != nil {
 		return nil, err
 	}
-	key, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (calendar.MembershipKey, error) {
+	key, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (calendar.MembershipKey, error) {
 		return r.Service.LeaveCalendar(ctx, id, input.ExpectedVersion)
 	})
 	if err != nil {
@@ -216,7 +213,7 @@ func (r *mutationResolver) UpdatePreferences(ctx context.Context, input model.Up
 	if err != nil {
 		return nil, err
 	}
-	u, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.User, error) {
+	u, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.User, error) {
 		return r.Service.UpdatePreferences(ctx, upd)
 	})
 	if err != nil {
@@ -231,7 +228,7 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, error) {
 		return r.Service.CreateEntry(ctx, n)
 	})
 	if err != nil {
@@ -249,7 +246,7 @@ func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEn
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, error) {
 		if t.occurrence != nil {
 			return r.Service.UpdateOccurrence(ctx, *t.occurrence, t.scope, upd)
 		}
@@ -271,7 +268,7 @@ func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEn
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
 		if t.occurrence != nil {
 			return none{}, r.Service.DeleteOccurrence(ctx, *t.occurrence, t.scope, input.ExpectedVersion)
 		}
@@ -312,7 +309,7 @@ func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryI
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, error) {
 		return r.Service.MoveEntry(ctx, *key, input.ExpectedVersion, to)
 	})
 	if err != nil {
@@ -331,7 +328,7 @@ func (r *mutationResolver) RotateCalendarFeed(ctx context.Context, input model.R
 	if err != nil {
 		return nil, err
 	}
-	token, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (string, error) {
+	token, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (string, error) {
 		return r.Service.RotateFeed(ctx, id)
 	})
 	if err != nil {
@@ -346,7 +343,7 @@ func (r *mutationResolver) DisableCalendarFeed(ctx context.Context, input model.
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
 		return none{}, r.Service.DisableFeed(ctx, id)
 	})
 	if err != nil {
@@ -364,7 +361,7 @@ func (r *mutationResolver) CreateInvitation(ctx context.Context, input model.Cre
 	if err != nil {
 		return nil, err
 	}
-	out, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (invitationCreated, error) {
+	out, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (invitationCreated, error) {
 		inv, token, err := r.Service.CreateInvitation(ctx, n)
 		return invitationCreated{inv, token}, err
 	})
@@ -379,7 +376,7 @@ func (r *mutationResolver) RevokeInvitation(ctx context.Context, input model.Rev
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (none, error) {
+	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
 		return none{}, r.Service.RevokeInvitation(ctx, key)
 	})
 	if err != nil {
@@ -389,7 +386,7 @@ func (r *mutationResolver) RevokeInvitation(ctx context.Context, input model.Rev
 }
 
 func (r *mutationResolver) AcceptInvitation(ctx context.Context, input model.AcceptInvitationInput) (*model.AcceptInvitationPayload, error) {
-	m, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.Membership, error) {
+	m, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, error) {
 		return r.Service.AcceptInvitation(ctx, input.Token)
 	})
 	if err != nil {
@@ -400,7 +397,7 @@ func (r *mutationResolver) AcceptInvitation(ctx context.Context, input model.Acc
 }
 
 func (r *mutationResolver) ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error) {
-	u, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (*calendar.User, error) {
+	u, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.User, error) {
 		return r.Service.ChangeEmail(ctx, input.Email, input.ExpectedVersion)
 	})
 	if err != nil {
@@ -411,7 +408,7 @@ func (r *mutationResolver) ChangeEmail(ctx context.Context, input model.ChangeEm
 }
 
 func (r *mutationResolver) DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error) {
-	out, err := once(ctx, r.Service, input.IdempotencyKey, input, func(ctx context.Context) (accountDeleted, error) {
+	out, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (accountDeleted, error) {
 		u, cals, err := r.Service.DeleteAccount(ctx, input.ConfirmEmail)
 		if err != nil {
 			return accountDeleted{}, err

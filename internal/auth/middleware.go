@@ -85,6 +85,7 @@ func (a *Authenticator) viewerContext(ctx context.Context, header []string) cont
 	if claims.Email != "" && !claims.EmailUnverified {
 		ctx = calendar.WithVerifiedEmail(ctx, claims.Email)
 	}
+	ctx = calendar.WithViewerIdentity(ctx, calendar.Identity{Provider: claims.Issuer, Subject: claims.Subject})
 	return calendar.WithViewer(ctx, userID)
 }
 

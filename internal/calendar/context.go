@@ -47,3 +47,17 @@ func VerifiedEmail(ctx context.Context) string {
 	e, _ := ctx.Value(verifiedEmailKey{}).(string)
 	return e
 }
+
+type identityKey struct{}
+
+// WithViewerIdentity returns a context recording the identity the viewer
+// signed in with.
+func WithViewerIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// ViewerIdentity returns the identity the viewer signed in with, if known.
+func ViewerIdentity(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok
+}

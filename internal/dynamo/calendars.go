@@ -134,8 +134,8 @@ func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (
 // tally, the viewer's membership and its feed's token go in one transaction,
 // with a pending-deletion item (see deletions.go), which makes the
 // calendar invisible at once; everything else in its partition (the other
-// memberships, entries and their pieces) is removed right after. Should that
-// clean-up stop halfway, what is left is invisible: reads skip memberships
+// memberships, entries and their pieces) is removed right after the result
+// is known (finishLater). Should that clean-up stop halfway, what is left is invisible: reads skip memberships
 // whose calendar is gone, and entries are only reached through their calendar.
 func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion int) error {
 	acc, err := s.access(ctx, id, calendar.ActionManage, feedKey(id))
@@ -161,17 +161,15 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 	if err != nil {
 		return fmt.Errorf("delete calendar %s: %w", id, err)
 	}
-	cleanup, cancel := cleanupContext(ctx)
-	defer cancel()
-	if err := s.finishCalendarDeletion(cleanup, id); err != nil {
-		// The delete itself succeeded; what is left cannot be reached, and
-		// ResumeDeletions finishes it.
-		s.log.ErrorContext(ctx, "removing a deleted calendar's items (it resumes later)", "calendar", id, "err", err)
-	}
+	// The delete itself succeeded; what is left cannot be reached.
+	s.finishLater(ctx, id)
 	return nil
 }
 
-// removePartition deletes every item of a partition, a page of keys at a time.
+// removePartition deletes every item of a partition, a page of keys at a
+// time, until a consistent Query finds none: an entry write racing with the
+// deletion of its calendar can add items behind a cursor, but none after the
+// partition is empty, since every such write checks a membership in it.
 func (s *Store) removePartition(ctx context.Context, partition string) error {
 	expr, err := expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(partition))).
@@ -184,9 +182,12 @@ func (s *Store) removePartition(ctx context.Context, partition string) error {
 		ProjectionExpression: expr.Projection(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
 	for {
-		out, err := s.db.Query(ctx, in)
+		out, err := s.db.Query(ctx, in) // from the start each time: what it found before is gone
 		if err != nil {
 			return fmt.Errorf("list partition %s: %w", partition, err)
+		}
+		if len(out.Items) == 0 {
+			return nil
 		}
 		writes := make([]types.WriteRequest, len(out.Items))
 		for i, it := range out.Items {
@@ -195,9 +196,5 @@ func (s *Store) removePartition(ctx context.Context, partition string) error {
 		if err := s.batchWrite(ctx, writes); err != nil {
 			return err
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }

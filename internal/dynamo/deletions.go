@@ -2,9 +2,12 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -13,8 +16,20 @@ import (
 // makes the thing invisible at once (it deletes the calendar item, or the
 // user's items) and writes a pending-deletion item; the rest is removed in
 // batches after it, and the pending item goes last. Should the process stop
-// halfway, ResumeDeletions (run at start-up and from time to time) finds the
-// pending items and finishes the work: every step can be repeated.
+// halfway, ResumeDeletions (run at start-up and from time to time, maybe by
+// several processes at once) finds the pending items and finishes the work:
+// every step can be repeated, and each is conditioned so that two runs of
+// it cannot both take effect.
+//
+// A user's pending item stays for userDeletionGrace after the user is
+// deleted, and only a run after that removes it: the user's memberships are
+// listed on GSI1, which is eventually consistent, so the run that listed them
+// at once may have missed one made a moment before (no membership can be
+// made after: each write of one checks that its user exists).
+
+// userDeletionGrace is how long after a user's deletion its memberships are
+// listed once more before the deletion counts as finished.
+const userDeletionGrace = time.Minute
 
 // pendingRecord marks a deletion under way.
 type pendingRecord struct {
@@ -53,6 +68,22 @@ func (s *Store) finishCalendarDeletion(ctx context.Context, id string) error {
 	return s.write(ctx, opDelete(pendingKey(pendingCalendar, id), noCondition(), nil))
 }
 
+// finishLater removes a deleted calendar's items once the mutation's result
+// is known (calendar.AfterResult), in a context the client's hanging up does
+// not cancel; what it cannot finish, ResumeDeletions does.
+func (s *Store) finishLater(ctx context.Context, ids ...string) {
+	calendar.AfterResult(ctx, func(ctx context.Context) {
+		cleanup, cancel := cleanupContext(ctx)
+		defer cancel()
+		for _, id := range ids {
+			if err := s.finishCalendarDeletion(cleanup, id); err != nil {
+				s.log.ErrorContext(ctx, "removing a deleted calendar's items (it resumes later)", "calendar", id, "err", err)
+				return
+			}
+		}
+	})
+}
+
 // ResumeDeletions finishes the deletions that were cut off halfway and
 // returns how many it finished.
 func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
@@ -67,18 +98,21 @@ func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 		if err != nil {
 			return done, err
 		}
+		finished := true
 		switch r.Kind {
 		case pendingCalendar:
 			err = s.finishCalendarDeletion(ctx, r.ID)
 		case pendingUser:
-			_, err = s.finishUserDeletion(ctx, r.ID)
+			finished, err = s.finishUserDeletion(ctx, r)
 		default:
 			err = fmt.Errorf("unknown pending deletion %q", r.Kind)
 		}
 		if err != nil {
 			return done, fmt.Errorf("resume deletion of %s %s: %w", r.Kind, r.ID, err)
 		}
-		done++
+		if finished {
+			done++
+		}
 	}
 	return done, nil
 }
@@ -86,7 +120,7 @@ func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 // DeleteAccount implements calendar.UserService: the user, their email and
 // identity go in one transaction, with a pending-deletion item; then each of
 // their memberships is removed, and each calendar they were the last owner
-// of is deleted.
+// of is deleted, its items after the result (finishLater).
 func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calendar.User, []string, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
@@ -117,77 +151,148 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 	}
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	deleted, err := s.finishUserDeletion(cleanup, u.ID)
+	deleted, err := s.dropMemberships(cleanup, u.ID)
 	if err != nil {
 		s.log.ErrorContext(ctx, "removing a deleted user's memberships (it resumes later)", "user", u.ID, "err", err)
 	}
+	s.finishLater(ctx, deleted...)
 	return u, deleted, nil
 }
 
-// finishUserDeletion removes a deleted user's memberships, deleting the
-// calendars they were the last owner of, then the pending item; it returns
-// the calendars it deleted.
-func (s *Store) finishUserDeletion(ctx context.Context, userID string) ([]string, error) {
+// finishUserDeletion finishes a pending user deletion: it removes the
+// memberships left, and the calendars they were the last owner of, and once
+// the grace period is over, the pending item.
+func (s *Store) finishUserDeletion(ctx context.Context, p pendingRecord) (finished bool, err error) {
+	deleted, err := s.dropMemberships(ctx, p.ID)
+	for _, id := range deleted {
+		if ferr := s.finishCalendarDeletion(ctx, id); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	if err != nil || s.now().Sub(p.CreatedAt) < userDeletionGrace {
+		return false, err
+	}
+	return true, s.write(ctx, opDelete(pendingKey(pendingUser, p.ID), noCondition(), nil))
+}
+
+// dropMemberships removes a deleted user's memberships, deleting the
+// calendars they were the last owner of (whose items are left for
+// finishCalendarDeletion), and returns those calendars.
+func (s *Store) dropMemberships(ctx context.Context, userID string) ([]string, error) {
 	ms, err := s.AllMembershipsOfUser(ctx, userID, math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}
 	var deleted []string
 	for _, m := range ms {
-		lastOwner, err := s.dropMembership(ctx, m)
+		gone, err := s.leaveCalendar(ctx, m)
 		if err != nil {
 			return deleted, err
 		}
-		if lastOwner {
-			if err := s.deleteCalendarOf(ctx, m); err != nil {
-				return deleted, err
-			}
+		if gone {
 			deleted = append(deleted, m.CalendarID)
 		}
 	}
-	return deleted, s.write(ctx, opDelete(pendingKey(pendingUser, userID), noCondition(), nil))
+	return deleted, nil
 }
 
-// dropMembership removes a deleted user's membership; lastOwner reports that
-// it is the calendar's last owner, whose calendar goes instead.
-func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (lastOwner bool, err error) {
-	ops := []txOp{opDelete(membershipKey(m.CalendarID, m.UserID), noCondition(), nil)}
+// maxLeaveAttempts bounds how often leaveCalendar looks again after the
+// calendar's owners changed under it.
+const maxLeaveAttempts = 5
+
+// leaveCalendar removes a deleted user's membership, or when it is the
+// calendar's last owner, the calendar; gone reports the latter. A run that
+// finds the work done (by another run) does nothing.
+func (s *Store) leaveCalendar(ctx context.Context, m *calendar.Membership) (gone bool, err error) {
+	for range maxLeaveAttempts {
+		var lastOwner bool
+		m, lastOwner, err = s.dropMembership(ctx, m)
+		if err != nil || m == nil || !lastOwner {
+			return false, err
+		}
+		gone, err = s.deleteCalendarOf(ctx, m)
+		if !errors.Is(err, errOwnersChanged) {
+			return gone, err
+		}
+	}
+	return false, fmt.Errorf("calendar %s: its owners kept changing", m.CalendarID)
+}
+
+// membershipChanged explains a membership that is not as read: gone (old
+// nil), or with another role.
+type membershipChanged struct{ old item }
+
+func (membershipChanged) Error() string { return "the membership changed" }
+
+// errOwnersChanged: a calendar's last owner is no longer its last.
+var errOwnersChanged = errors.New("the calendar's owners changed")
+
+// dropMembership removes membership m of a deleted user if it is still as
+// read, counting an owner out. It returns the membership as it is now (nil
+// when gone, whoever removed it), and lastOwner when it is the calendar's
+// last owner, whose calendar goes instead.
+func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now *calendar.Membership, lastOwner bool, err error) {
+	key := membershipKey(m.CalendarID, m.UserID)
+	asRead := exists().And(expression.Name("role").Equal(expression.Value(string(m.Role))))
+	ops := []txOp{opDelete(key, asRead, func(old item) error { return membershipChanged{old} })}
 	if m.Role == calendar.RoleOwner {
 		ops = append(ops, ownerTally(m.CalendarID, -1))
 	}
 	err = s.transact(ctx, ops...)
+	var changed membershipChanged
 	switch code := calendar.ErrorCode(err); {
 	case err == nil:
-		return false, nil
+		return nil, false, nil
+	case errors.As(err, &changed):
+		if changed.old == nil {
+			return nil, false, nil
+		}
+		r, err := unmarshal[membershipRecord](changed.old)
+		if err != nil {
+			return nil, false, err
+		}
+		return s.dropMembership(ctx, r.membership())
 	case code == calendar.CodeLastOwner:
-		return true, nil
+		return m, true, nil
 	case code == calendar.CodeNotFound: // the calendar is gone already: its partition follows
-		return false, s.write(ctx, opDelete(membershipKey(m.CalendarID, m.UserID), noCondition(), nil))
+		return nil, false, s.write(ctx, opDelete(key, noCondition(), nil))
 	}
-	return false, fmt.Errorf("remove membership of calendar %s: %w", m.CalendarID, err)
+	return m, false, fmt.Errorf("remove membership of calendar %s: %w", m.CalendarID, err)
 }
 
-// deleteCalendarOf deletes the calendar of a deleted user's last ownership.
-func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) error {
+// deleteCalendarOf deletes the calendar of a deleted user's last ownership m,
+// if it still is: errOwnersChanged when another owner has come since.
+func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) (bool, error) {
 	items, err := s.batchGet(ctx, []itemKey{feedKey(m.CalendarID)})
 	if err != nil {
-		return err
+		return false, err
 	}
+	errDone := errors.New("done by another run")
+	done := func(item) error { return errDone }
+	owners := expression.Name("owners")
 	ops := []txOp{
-		opDelete(membershipKey(m.CalendarID, m.UserID), noCondition(), nil),
-		opDelete(calendarKey(m.CalendarID), noCondition(), nil),
-		opDelete(ownerTallyKey(m.CalendarID), noCondition(), nil),
+		opDelete(membershipKey(m.CalendarID, m.UserID), roleIn([]calendar.Role{calendar.RoleOwner}), done),
+		opDelete(calendarKey(m.CalendarID), exists(), done),
+		opDelete(ownerTallyKey(m.CalendarID), exists().And(owners.Equal(expression.Value(1))), func(old item) error {
+			if old == nil {
+				return errDone
+			}
+			return errOwnersChanged
+		}),
 		s.pendingPut(pendingCalendar, m.CalendarID),
 	}
 	if it := items[feedKey(m.CalendarID)]; it != nil {
 		f, err := unmarshal[feedRecord](it)
 		if err != nil {
-			return err
+			return false, err
 		}
 		ops = append(ops, opDelete(feedTokenKey(f.TokenHash), noCondition(), nil))
 	}
-	if err := s.transact(ctx, ops...); err != nil {
-		return fmt.Errorf("delete calendar %s of a deleted user: %w", m.CalendarID, err)
+	switch err := s.transact(ctx, ops...); {
+	case errors.Is(err, errDone):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("delete calendar %s of a deleted user: %w", m.CalendarID, err)
 	}
-	return s.finishCalendarDeletion(ctx, m.CalendarID)
+	return true, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
@@ -106,8 +107,20 @@ func TestDeleteAccount(t *testing.T) {
 	if err != nil || u.Email != "ada@example.com" || len(deleted) != 1 || deleted[0] != alone.ID {
 		t.Fatalf("deleted %v (%v), want only %s", deleted, err, alone.ID)
 	}
-	if left, pending := f.partitionItems(alone.ID); left != 0 || pending != 0 {
-		t.Fatalf("%d items of the calendar Ada alone owned left, %d pending", left, pending)
+	// The user's pending item stays for the grace period, for a last look
+	// at memberships GSI1 might not have shown yet.
+	if left, pending := f.partitionItems(alone.ID); left != 0 || pending != 1 {
+		t.Fatalf("%d items of the calendar Ada alone owned left, %d pending, want none and the user's", left, pending)
+	}
+	if n, err := f.store.ResumeDeletions(context.Background()); err != nil || n != 0 {
+		t.Fatalf("resuming within the grace period finished %d (%v), want none", n, err)
+	}
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(2 * time.Minute) }))
+	if n, err := later.ResumeDeletions(context.Background()); err != nil || n != 1 {
+		t.Fatalf("resuming after the grace period finished %d (%v), want the user's deletion", n, err)
+	}
+	if _, pending := f.partitionItems(alone.ID); pending != 0 {
+		t.Fatalf("%d pending deletions after the grace period", pending)
 	}
 	counts := f.countEntities()
 	if counts["USER"] != 2 || counts["EMAIL"] != 2 || counts["IDENTITY"] != 2 {
@@ -127,5 +140,107 @@ func TestDeleteAccount(t *testing.T) {
 	again := f.user("ada@example.com")
 	if id, _ := calendar.ViewerID(again); id == u.ID || strings.TrimSpace(id) == "" {
 		t.Fatalf("a new sign-in got user %q, the deleted one was %q", id, u.ID)
+	}
+}
+
+// TestAccountDeletionRunsAtOnce: a second run of the same account deletion
+// (another process resuming it) going on at the same time neither counts an
+// owner out twice nor deletes a calendar that has another owner.
+func TestAccountDeletionRunsAtOnce(t *testing.T) {
+	cases := []struct {
+		name        string
+		otherOwner  bool
+		wantDeleted bool
+	}{
+		{"shared with another owner", true, false},
+		{"owned alone", false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			ghost, bob := f.user("ghost@example.com"), f.user("bob@example.com")
+			cal := f.calendarOf(ghost, "Shared")
+			if c.otherOwner {
+				f.share(ghost, cal, bob, "bob@example.com", calendar.RoleOwner)
+			}
+			var calls atomic.Int32
+			dynamo.SetBeforeTransact(f.store, func(ctx context.Context) {
+				if calls.Add(1) == 2 { // after the user's delete: another run does it all first
+					if _, err := f.store.ResumeDeletions(context.Background()); err != nil {
+						t.Errorf("the other run: %v", err)
+					}
+				}
+			})
+			if _, _, err := f.store.DeleteAccount(ghost, "ghost@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			dynamo.SetBeforeTransact(f.store, nil)
+			gone := true
+			for _, it := range f.items() {
+				if it["PK"] == "CAL#"+cal.ID && it["SK"] == "CAL#"+cal.ID {
+					gone = false
+				}
+			}
+			if gone != c.wantDeleted {
+				t.Fatalf("calendar gone: %v, want %v", gone, c.wantDeleted)
+			}
+			f.consistent() // the owner tally matches the owners
+		})
+	}
+}
+
+// TestOwnerJoinsBeforeLastOwnerLeaves: an owner who joins between the deleted
+// user's "last owner" answer and the calendar's deletion keeps the calendar.
+func TestOwnerJoinsBeforeLastOwnerLeaves(t *testing.T) {
+	f := newFixture(t)
+	ghost, cy := f.user("ghost@example.com"), f.user("cy@example.com")
+	cal := f.calendarOf(ghost, "Ghost's")
+	_, token, err := f.store.CreateInvitation(ghost, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	dynamo.SetBeforeTransact(f.store, func(ctx context.Context) {
+		// 1: the user's delete, 2: the membership's (refused: last owner),
+		// 3: the calendar's, before which Cy joins as an owner.
+		if calls.Add(1) == 3 {
+			if _, err := f.store.AcceptInvitation(cy, token); err != nil {
+				t.Errorf("Cy joins: %v", err)
+			}
+		}
+	})
+	_, deleted, err := f.store.DeleteAccount(ghost, "ghost@example.com")
+	dynamo.SetBeforeTransact(f.store, nil)
+	if err != nil || len(deleted) != 0 {
+		t.Fatalf("deleted %v (%v), want no calendar", deleted, err)
+	}
+	page, err := f.store.MembershipsOfCalendar(cy, cal.ID, calendar.Page{First: 10})
+	if err != nil || len(page.Memberships) != 1 || page.Memberships[0].Role != calendar.RoleOwner {
+		t.Fatalf("members after the deletion: %+v (%v), want Cy as owner", page, err)
+	}
+	f.consistent()
+}
+
+// TestInvitationToDeletedCalendar: a token of a calendar deleted a moment
+// ago, its clean-up not done, answers like any token that does not work.
+func TestInvitationToDeletedCalendar(t *testing.T) {
+	f := newFixture(t)
+	f.messy = true // the clean-up is left undone
+	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+	cal := f.calendarOf(ada, "Ada's")
+	_, token, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stopped atomic.Bool
+	stopped.Store(true)
+	broken := dynamo.New(dynamotest.Client(t, failingBatchWrites(&stopped)), f.store.Table(), engine)
+	if err := broken.DeleteCalendar(ada, cal.ID, cal.Version); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.store.AcceptInvitation(bob, token)
+	_, unknown := f.store.AcceptInvitation(bob, calendar.NewFeedToken())
+	if err == nil || unknown == nil || err.Error() != unknown.Error() || calendar.ErrorCode(err) != calendar.CodeNotFound {
+		t.Fatalf("accepting a deleted calendar's invitation: %v; an unknown token: %v", err, unknown)
 	}
 }

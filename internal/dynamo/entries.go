@@ -189,9 +189,13 @@ func (s *Store) book(ctx context.Context, cal *calendar.Calendar, before, after 
 // one too large for a transaction and naming the booking a clash was with.
 func (s *Store) transactBooking(ctx context.Context, ops []txOp) error {
 	if len(ops) > maxTxActions-1 {
-		return calendar.Invalidf("timing", "this change moves too many bookings of a resource calendar for one write: book fewer or shorter ones")
+		return errTooManyBookings()
 	}
 	return s.bookingFailed(ctx, s.transact(ctx, ops...))
+}
+
+func errTooManyBookings() error {
+	return calendar.Invalidf("timing", "this change moves too many bookings of a resource calendar for one write: book fewer or shorter ones")
 }
 
 // DeleteEntry implements calendar.EntryService.

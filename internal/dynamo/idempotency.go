@@ -10,18 +10,17 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// idempotencyRecord marks a user's idempotent request as applied; Result is
-// what it returned, once calendar.Once has kept it. It expires after the
-// idempotency window: DynamoDB's TTL deletes it some time after ExpiresAt
-// (epoch seconds), and a marker past it counts as absent everywhere, so the
-// embedded engine, which has no TTL, behaves alike.
+// idempotencyRecord marks an idempotent request as applied (see
+// calendar.Once, which names it and seals its outcome); Outcome is set once
+// kept. It expires after the idempotency window: DynamoDB's TTL deletes it
+// some time after ExpiresAt (epoch seconds), and a marker past it counts as
+// absent everywhere, so the embedded engine, which has no TTL, behaves alike.
 type idempotencyRecord struct {
 	PK          string    `dynamodbav:"PK"`
 	SK          string    `dynamodbav:"SK"`
 	EntityType  string    `dynamodbav:"entityType"`
-	UserID      string    `dynamodbav:"userId"`
 	Fingerprint string    `dynamodbav:"fingerprint"`
-	Result      string    `dynamodbav:"result,omitempty"`
+	Outcome     string    `dynamodbav:"outcome,omitempty"`
 	CreatedAt   time.Time `dynamodbav:"createdAt"`
 	ExpiresAt   int64     `dynamodbav:"expiresAt"`
 }
@@ -30,31 +29,30 @@ type idempotencyRecord struct {
 const attrExpiresAt = "expiresAt"
 
 // idempotencyMarker returns the action that marks the request ctx carries as
-// applied, for the first transaction of that request only.
-func (s *Store) idempotencyMarker(ctx context.Context) (txOp, bool) {
+// applied, for the request's first transaction that commits, and the
+// request, to be released should that transaction not commit.
+func (s *Store) idempotencyMarker(ctx context.Context) (txOp, *calendar.IdempotentRequest) {
 	req, ok := calendar.IdempotencyOf(ctx)
 	if !ok || !req.Claim() {
-		return txOp{}, false
-	}
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return txOp{err: err}, true
+		return txOp{}, nil
 	}
 	now := s.timestamp()
-	k := idempotencyItemKey(viewer, req.Key)
-	rec := idempotencyRecord{PK: k.PK, SK: k.SK, EntityType: entityIdempotent, UserID: viewer, Fingerprint: req.Fingerprint,
+	k := idempotencyItemKey(req.Name)
+	rec := idempotencyRecord{PK: k.PK, SK: k.SK, EntityType: entityIdempotent, Fingerprint: req.Fingerprint,
 		CreatedAt: now, ExpiresAt: now.Add(calendar.IdempotencyWindow + time.Hour).Unix()}
 	free := notExists().Or(expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix())))
-	return opPut(k, rec, free, func(item) error { return calendar.ErrReplayed }), true
+	return opPut(k, rec, free, func(item) error { return calendar.ErrReplayed }), req
+}
+
+// markerPending reports whether ctx's request still has its marker to write.
+func markerPending(ctx context.Context) bool {
+	req, ok := calendar.IdempotencyOf(ctx)
+	return ok && !req.Marked()
 }
 
 // IdempotencyRecord implements calendar.IdempotencyService.
-func (s *Store) IdempotencyRecord(ctx context.Context, key string) (*calendar.IdempotencyRecord, error) {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	it, found, err := s.getItem(ctx, idempotencyItemKey(viewer, key))
+func (s *Store) IdempotencyRecord(ctx context.Context, name string) (*calendar.IdempotencyRecord, error) {
+	it, found, err := s.getItem(ctx, idempotencyItemKey(name))
 	if err != nil {
 		return nil, err
 	}
@@ -67,23 +65,16 @@ func (s *Store) IdempotencyRecord(ctx context.Context, key string) (*calendar.Id
 	if !found || r.ExpiresAt < s.now().Unix() {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "no request with this idempotency key")
 	}
-	out := &calendar.IdempotencyRecord{Fingerprint: r.Fingerprint}
-	if r.Result != "" {
-		out.Result = []byte(r.Result)
-	}
-	return out, nil
+	return &calendar.IdempotencyRecord{Fingerprint: r.Fingerprint, Outcome: r.Outcome}, nil
 }
 
 // SaveIdempotentResult implements calendar.IdempotencyService.
-func (s *Store) SaveIdempotentResult(ctx context.Context, key string, result []byte) error {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return err
-	}
-	set := expression.Set(expression.Name("result"), expression.Value(string(result)))
-	op := opUpdate(idempotencyItemKey(viewer, key), set, exists(), mustBeNew(calendar.CodeInternal, "idempotency marker vanished"))
+func (s *Store) SaveIdempotentResult(ctx context.Context, name, outcome string) error {
+	set := expression.Set(expression.Name("outcome"), expression.Value(outcome))
+	op := opUpdate(idempotencyItemKey(name), set, exists(), mustBeNew(calendar.CodeInternal, "idempotency marker vanished"))
 	if err := s.write(ctx, op); err != nil {
-		return fmt.Errorf("keep the result of request %q: %w", key, err)
+		s.log.ErrorContext(ctx, "keeping the outcome of an idempotent request (its replays will answer VERSION_CONFLICT)", "err", err)
+		return fmt.Errorf("keep the outcome of request %s: %w", name, err)
 	}
 	return nil
 }

@@ -120,6 +120,11 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string) (*calendar.M
 	}
 	ops = append(ops, calendarStillThere(m.CalendarID, delta))
 	if err := s.transact(ctx, ops...); err != nil {
+		if calendar.ErrorCode(err) == calendar.CodeNotFound {
+			// The invitation, or its calendar, deleted a moment ago: the same
+			// answer as for any token that does not work.
+			return nil, calendar.ErrInvitationNotFound()
+		}
 		return nil, fmt.Errorf("accept invitation %s: %w", inv.ID, err)
 	}
 	return m, nil

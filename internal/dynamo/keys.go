@@ -192,9 +192,10 @@ func invitationIndexKey(tokenHash string) indexKey {
 	return indexKey{PK: prefixInvite + tokenHash, SK: "INVITE"}
 }
 
-// idempotencyItemKey: the marker of a user's idempotent request with key.
-func idempotencyItemKey(userID, key string) itemKey {
-	k := "IDEM#" + userID + "#" + escape(key)
+// idempotencyItemKey: the marker of an idempotent request, by the name
+// calendar.Once gives it (a hash of its key and its owner).
+func idempotencyItemKey(name string) itemKey {
+	k := "IDEM#" + name
 	return itemKey{PK: k, SK: k}
 }
 

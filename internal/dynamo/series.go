@@ -200,20 +200,23 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	for _, x := range edit.Drop {
 		drops = append(drops, exceptionDeletes(x, st.gen, st.pieces[x.ID], versionIs(x.Version))...)
 	}
-	if acc.calendar.IsResource { // bookings move with the series, in one write
+	if acc.calendar.IsResource { // bookings move with the switch, in one write
 		slots, err := s.seriesSlotWrites(acc.calendar, st, edit)
 		if err != nil {
 			return err
 		}
-		return s.transactBooking(ctx, slices.Concat(ops, inPlace, fresh, drops, slots))
+		ops = append(ops, slots...)
 	}
 	if len(ops)+len(inPlace)+len(fresh)+len(drops) <= s.maxSeriesActions {
-		return s.transact(ctx, slices.Concat(ops, inPlace, fresh, drops)...)
+		return s.bookingFailed(ctx, s.transact(ctx, slices.Concat(ops, inPlace, fresh, drops)...))
 	}
-	if len(inPlace) > 0 {
+	if len(inPlace) > 0 || len(ops) > s.maxSeriesActions { // no steps can split these
+		if acc.calendar.IsResource {
+			return errTooManyBookings()
+		}
 		return fmt.Errorf("a change of one occurrence needs %d actions", len(ops)+len(inPlace))
 	}
-	return s.applyInSteps(ctx, st, edit, gen, ops, fresh)
+	return s.bookingFailed(ctx, s.applyInSteps(ctx, st, edit, gen, ops, fresh))
 }
 
 // applyInSteps makes a change too large for one transaction in the three

@@ -91,6 +91,10 @@ func (s *Store) slotWrites(cal *calendar.Calendar, before, after []*calendar.Ent
 		return nil, err
 	}
 	c := calendar.ChangeSlots(was, will)
+	own := map[string]bool{} // the entries the change moves, not to be named as its clash
+	for _, o := range was.Slots {
+		own[o.EntryID] = true
+	}
 	var ops []txOp
 	for _, t := range c.Take {
 		ops = append(ops, opPut(slotKey(cal.ID, t), newSlotRecord(cal.ID, t, will.Slots[t]), notExists(), slotTaken(cal.ID)))
@@ -102,7 +106,7 @@ func (s *Store) slotWrites(cal *calendar.Calendar, before, after []*calendar.Ent
 		ops = append(ops, opDelete(slotKey(cal.ID, t), heldBy(was.Slots[t].EntryID), slotLost))
 	}
 	for _, d := range c.Days {
-		ops = append(ops, dayWrite(cal.ID, d, was.Days[d], will.Days[d]))
+		ops = append(ops, dayWrite(cal.ID, d, was.Days[d], will.Days[d], own))
 	}
 	return ops, nil
 }
@@ -131,9 +135,17 @@ func slotLost(item) error {
 	return errors.New("a slot of the entry's booking is held by another")
 }
 
-// dayWrite returns the update of one day from was to will: the whole-day
-// booking it names and the quarter hours timed bookings hold.
-func dayWrite(calendarID string, d calendar.Date, was, will calendar.DayUse) txOp {
+// dayWrite returns the write of one day from was to will: the whole-day
+// booking it names and the quarter hours timed bookings hold. own names the
+// entries whose timed bookings the change moves. A day only a whole-day
+// booking held is deleted when it lets go (no timed booking can be there);
+// a day whose timed count falls to zero stays, as the count of others'
+// bookings is not known to the write: one small item per day that ever held
+// a timed booking.
+func dayWrite(calendarID string, d calendar.Date, was, will calendar.DayUse, own map[string]bool) txOp {
+	if was.Whole != nil && will.Whole == nil && was.Timed == 0 && will.Timed == 0 {
+		return opDelete(dayKey(calendarID, d), expression.Name("whole").Equal(expression.Value(was.Whole.Ref())), slotLost)
+	}
 	timed, wholeName := expression.Name("timed"), expression.Name("whole")
 	upd := expression.Add(timed, expression.Value(will.Timed-was.Timed)).
 		Set(expression.Name("entityType"), expression.Value(entitySlotDay)).
@@ -170,15 +182,17 @@ func dayWrite(calendarID string, d calendar.Date, was, will calendar.DayUse) txO
 		if r.Whole != "" {
 			return calendar.NewSlotConflict(calendarID, r.occupant())
 		}
-		return &dayTakenError{calendarID: calendarID, day: d}
+		return &dayTakenError{calendarID: calendarID, day: d, own: own}
 	})
 }
 
 // dayTakenError is a whole-day booking refused for timed bookings on the
-// day; the store names one of them before answering (bookingFailed).
+// day; the store names one of them, not of the entries own names, before
+// answering (bookingFailed).
 type dayTakenError struct {
 	calendarID string
 	day        calendar.Date
+	own        map[string]bool
 }
 
 func (e *dayTakenError) Error() string { return "day " + e.day.String() + " holds timed bookings" }
@@ -200,12 +214,16 @@ func (s *Store) bookingFailed(ctx context.Context, err error) error {
 	}
 	lo, hi := slotRange(day.day.In(loc), day.day.AddDays(1).In(loc))
 	items, qerr := s.queryBetween(ctx, "", attrSK, calendarPartition(day.calendarID), lo, hi, noCondition(), 1000)
-	if qerr != nil || len(items) == 0 {
-		return calendar.Errorf(calendar.CodeSlotConflict, "the resource is already booked for part of %s", day.day)
+	if qerr == nil {
+		for _, it := range items {
+			r, uerr := unmarshal[slotRecord](it)
+			if uerr != nil {
+				return fmt.Errorf("read the clashing booking: %w", uerr)
+			}
+			if !day.own[r.EntryID] {
+				return calendar.NewSlotConflict(day.calendarID, r.occupant())
+			}
+		}
 	}
-	r, uerr := unmarshal[slotRecord](items[0])
-	if uerr != nil {
-		return fmt.Errorf("read the clashing booking: %w", uerr)
-	}
-	return calendar.NewSlotConflict(day.calendarID, r.occupant())
+	return calendar.Errorf(calendar.CodeSlotConflict, "the resource is already booked for part of %s", day.day)
 }

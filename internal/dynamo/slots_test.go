@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -177,6 +178,89 @@ func TestResourceSeries(t *testing.T) {
 	f.cancel(ada, find(t, all, paris, "03-02 11:00"), calendar.ScopeAll)
 	if _, err := f.book(ada, cal.ID, "after the series", timed("2026-03-23T10:00:00Z", "2026-03-23T11:00:00Z", paris)); err != nil {
 		t.Fatalf("after the series was deleted: %v", err)
+	}
+	f.consistent()
+}
+
+// TestResourceSeriesWithManyExceptions: a series at the booking limits with
+// many changed occurrences can still be retimed and deleted, its exceptions
+// going after the write that moves its bookings.
+func TestResourceSeriesWithManyExceptions(t *testing.T) {
+	spec := calendar.RangeSpec{FromDate: day("2026-04-01"), ToDate: day("2026-06-01")}
+	changes := []struct {
+		name  string
+		apply func(f *fixture, ada context.Context, s *calendar.Entry, occs []*calendar.Entry) error
+	}{
+		{"delete ALL", func(f *fixture, ada context.Context, s *calendar.Entry, occs []*calendar.Entry) error {
+			return f.store.DeleteEntry(ada, s.Key(), s.Version)
+		}},
+		{"delete THIS_AND_FOLLOWING from the second", func(f *fixture, ada context.Context, _ *calendar.Entry, occs []*calendar.Entry) error {
+			return f.store.DeleteOccurrence(ada, occKey(occs[1]), calendar.ScopeThisAndFollowing, occs[1].Version)
+		}},
+		{"retime ALL", func(f *fixture, ada context.Context, s *calendar.Entry, occs []*calendar.Entry) error {
+			_, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: s.Key(), ExpectedVersion: s.Version,
+				Timing: calendar.Set(timed("2026-04-06T10:00:00Z", "2026-04-06T10:15:00Z", paris))})
+			return err
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			ada, cal := f.resource()
+			s := f.series(ada, cal.ID, "Daily", timed("2026-04-06T09:00:00Z", "2026-04-06T09:15:00Z", paris), "FREQ=DAILY;COUNT=40")
+			occs := f.occurrences(ada, cal.ID, spec, paris, false)
+			for i := range 19 {
+				f.edit(ada, occs[i], calendar.ScopeThis, title(fmt.Sprint("changed ", i)))
+			}
+			occs = f.occurrences(ada, cal.ID, spec, paris, false)
+			if err := c.apply(f, ada, s, occs); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			f.consistent()
+		})
+	}
+}
+
+// TestWholeDayConflictNamesAnother: turning a timed booking into a whole-day
+// one on a day that holds another names the other, not itself.
+func TestWholeDayConflictNamesAnother(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := f.resource()
+	a, err := f.book(ada, cal.ID, "A", timed("2026-03-02T08:00:00Z", "2026-03-02T09:00:00Z", paris))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.book(ada, cal.ID, "B", timed("2026-03-02T12:00:00Z", "2026-03-02T13:00:00Z", paris))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: a.Version, Timing: calendar.Set(allDay("2026-03-02"))})
+	wantConflict(t, err, b.ID)
+}
+
+// TestReleasedDaysGo: the day items of a whole-day booking go with it.
+func TestReleasedDaysGo(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := f.resource()
+	trip, err := f.book(ada, cal.ID, "Trip", multiDay("2026-03-10", "2026-03-13"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.countEntities()["SLOT_DAY"]; n != 3 {
+		t.Fatalf("%d day items for a three-day booking", n)
+	}
+	moved, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: trip.Key(), ExpectedVersion: trip.Version, Timing: calendar.Set(multiDay("2026-03-11", "2026-03-13"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.countEntities()["SLOT_DAY"]; n != 2 {
+		t.Fatalf("%d day items after shortening it to two days", n)
+	}
+	if err := f.store.DeleteEntry(ada, moved.Key(), moved.Version); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.countEntities()["SLOT_DAY"]; n != 0 {
+		t.Fatalf("%d day items after deleting it", n)
 	}
 	f.consistent()
 }

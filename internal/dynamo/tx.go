@@ -11,8 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
-
-	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // Transactions: every write that touches more than one item is one
@@ -108,10 +106,15 @@ func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFai
 // transact applies ops atomically. Cancellations caused by contention or
 // throttling are retried with backoff; a failed condition is returned as the
 // failing op's explanation.
-func (s *Store) transact(ctx context.Context, ops ...txOp) error {
-	if marker, ok := s.idempotencyMarker(ctx); ok {
+func (s *Store) transact(ctx context.Context, ops ...txOp) (err error) {
+	if marker, req := s.idempotencyMarker(ctx); req != nil {
 		// First, so that a replay is what a concurrent attempt reports.
 		ops = append([]txOp{marker}, ops...)
+		defer func() {
+			if err != nil { // the next transaction carries it
+				req.Release()
+			}
+		}()
 	}
 	in := &dynamodb.TransactWriteItemsInput{}
 	for _, op := range ops {
@@ -194,11 +197,10 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 }
 
 // write applies ops. A single Put or Delete goes out as a plain conditional
-// PutItem or DeleteItem, which costs half a transaction; anything else is one
-// transaction.
+// PutItem or DeleteItem, which costs half a transaction, unless an
+// idempotency marker must go with it; anything else is one transaction.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
-	_, idempotent := calendar.IdempotencyOf(ctx)
-	if idempotent || len(ops) != 1 || ops[0].err != nil || (ops[0].action.Put == nil && ops[0].action.Delete == nil) {
+	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || (ops[0].action.Put == nil && ops[0].action.Delete == nil) {
 		return s.transact(ctx, ops...)
 	}
 	op := ops[0]
