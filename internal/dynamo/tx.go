@@ -196,16 +196,23 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 	return strings.Join(codes, ",")
 }
 
-// write applies ops. A single Put or Delete goes out as a plain conditional
-// PutItem or DeleteItem, which costs half a transaction, unless an
-// idempotency marker must go with it; anything else is one transaction.
+// write applies ops. A single Put, Update or Delete goes out as a plain
+// conditional PutItem, UpdateItem or DeleteItem, which costs half a
+// transaction, unless an idempotency marker must go with it; anything else is
+// one transaction.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
-	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || (ops[0].action.Put == nil && ops[0].action.Delete == nil) {
+	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil {
 		return s.transact(ctx, ops...)
 	}
 	op := ops[0]
 	var err error
-	if p := op.action.Put; p != nil {
+	if u := op.action.Update; u != nil {
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+			ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
+		})
+	} else if p := op.action.Put; p != nil {
 		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(s.table), Item: p.Item, ConditionExpression: p.ConditionExpression,
 			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
