@@ -3,11 +3,13 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/recurrence"
@@ -181,5 +183,51 @@ func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int)
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestEntryMutationRequestPlan checks that an entry mutation's payload does
+// not read again the calendar its permission check read: a booking costs the
+// check and the transaction, plus the marker's read and the outcome's keeping
+// with an idempotency key; a move names both calendars without reading them.
+func TestEntryMutationRequestPlan(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("plan@example.com")
+	e.must(tok, provision, nil)
+	var cals []string
+	for _, id := range seedCalendars(t, e, "plan@example.com", 2, nil) {
+		cals = append(cals, model.CalendarGID(id))
+	}
+	const payload = `{ entry { id version calendar { id name color } } } }`
+	create := `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Plan", timing: {allDay: {date: "2026-11-23"}}}) ` + payload
+	keyed := `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Plan", timing: {allDay: {date: "2026-11-23"}}, idempotencyKey: "plan"}) ` + payload
+	for _, tc := range []struct {
+		name  string
+		query string
+		vars  func() map[string]any
+		want  []string
+	}{
+		{"create", create, func() map[string]any { return map[string]any{"c": cals[0]} },
+			[]string{"BatchGetItem", "TransactWriteItems"}},
+		{"keyed create", keyed, func() map[string]any { return map[string]any{"c": cals[0]} },
+			[]string{"GetItem", "BatchGetItem", "TransactWriteItems", "UpdateItem"}},
+		{"move", `mutation($id: ID!, $to: ID!) { moveEntry(input: {id: $id, toCalendarId: $to, expectedVersion: 1}) {
+			entry { id calendar { id name } } } }`, func() map[string]any {
+			id := str(e.must(tok, create, map[string]any{"c": cals[0]}), "createEntry.entry.id")
+			return map[string]any{"id": id, "to": cals[1]}
+		}, []string{"BatchGetItem", "TransactWriteItems"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vars := tc.vars()
+			e.rec.Reset()
+			d := e.must(tok, tc.query, vars)
+			var ops []string
+			for _, c := range e.rec.Calls() {
+				ops = append(ops, c.Op)
+			}
+			if !slices.Equal(ops, tc.want) {
+				t.Fatalf("calls %v, want %v (%v)", ops, tc.want, d)
+			}
+		})
 	}
 }

@@ -61,3 +61,20 @@ func ViewerIdentity(ctx context.Context) (Identity, bool) {
 	id, ok := ctx.Value(identityKey{}).(Identity)
 	return id, ok
 }
+
+type calendarsSeenKey struct{}
+
+// WithCalendarsSeen returns a context whose store passes fn every calendar
+// it reads to check a permission, so that the request's cache can answer
+// with them instead of reading them again (a mutation's payload names the
+// entry's calendar, read just before the write).
+func WithCalendarsSeen(ctx context.Context, fn func(*Calendar)) context.Context {
+	return context.WithValue(ctx, calendarsSeenKey{}, fn)
+}
+
+// SawCalendar tells ctx's observer, if any, that c was read.
+func SawCalendar(ctx context.Context, c *Calendar) {
+	if fn, ok := ctx.Value(calendarsSeenKey{}).(func(*Calendar)); ok {
+		fn(c)
+	}
+}

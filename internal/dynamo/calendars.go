@@ -52,6 +52,7 @@ func (s *Store) access(ctx context.Context, calendarID string, a calendar.Action
 	if !acc.member.Role.Can(a) {
 		return nil, errForbidden(acc.member.Role, a)
 	}
+	calendar.SawCalendar(ctx, acc.calendar)
 	return acc, nil
 }
 

@@ -300,7 +300,9 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	if err != nil {
 		return nil, err
 	}
-	taken, err := s.slotWrites(target.calendar(), nil, []*calendar.Entry{&moved})
+	to := target.calendar()
+	calendar.SawCalendar(ctx, to)
+	taken, err := s.slotWrites(to, nil, []*calendar.Entry{&moved})
 	if err != nil {
 		return nil, err
 	}

@@ -133,8 +133,10 @@ func Middleware(r calendar.Reader, eng calendar.RecurrenceEngine, next http.Hand
 	})
 }
 
-// WithLoaders returns a context carrying l.
+// WithLoaders returns a context carrying l, which keeps the calendars the
+// store reads for permission checks (calendar.WithCalendarsSeen).
 func WithLoaders(ctx context.Context, l *Loaders) context.Context {
+	ctx = calendar.WithCalendarsSeen(ctx, func(c *calendar.Calendar) { l.Prime(ctx, c) })
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
