@@ -3088,9 +3088,11 @@ input DeleteAccountInput {
   confirmEmail: String!
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
 }
@@ -3107,9 +3109,11 @@ type DeleteAccountPayload {
 input CreateInvitationInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3134,9 +3138,11 @@ type CreateInvitationPayload {
 input RevokeInvitationInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The invitation's ID."
@@ -3153,9 +3159,11 @@ type RevokeInvitationPayload {
 input AcceptInvitationInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The invitation's secret token."
@@ -3172,9 +3180,11 @@ type AcceptInvitationPayload {
 input ChangeEmailInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The new email: the one the viewer's token carries, verified."
@@ -3193,9 +3203,11 @@ type ChangeEmailPayload {
 input RotateCalendarFeedInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3214,9 +3226,11 @@ type RotateCalendarFeedPayload {
 input DisableCalendarFeedInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3233,9 +3247,11 @@ type DisableCalendarFeedPayload {
 input ImportCalendarInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The global ID of the calendar to import into."
@@ -3268,9 +3284,11 @@ type ImportError {
 input UpdateProfileInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The profile's current version; a stale version fails with VERSION_CONFLICT."
@@ -3289,9 +3307,11 @@ type UpdateProfilePayload {
 input CreateCalendarInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's name, 1 to 200 characters."
@@ -3318,9 +3338,11 @@ type CreateCalendarPayload {
 input UpdateCalendarInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3349,9 +3371,11 @@ type UpdateCalendarPayload {
 input DeleteCalendarInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3370,9 +3394,11 @@ type DeleteCalendarPayload {
 input AddMemberInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3393,9 +3419,11 @@ type AddMemberPayload {
 input ChangeMemberRoleInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The membership's global ID."
@@ -3416,9 +3444,11 @@ type ChangeMemberRolePayload {
 input RemoveMemberInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The membership's global ID."
@@ -3437,9 +3467,11 @@ type RemoveMemberPayload {
 input LeaveCalendarInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3458,9 +3490,11 @@ type LeaveCalendarPayload {
 input UpdatePreferencesInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The user's current version; a stale version fails with VERSION_CONFLICT."
@@ -3537,9 +3571,11 @@ input TaskDueInput {
 input CreateEntryInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The calendar's global ID."
@@ -3590,9 +3626,11 @@ type CreateEntryPayload {
 input UpdateEntryInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The global ID of the entry, series or occurrence."
@@ -3639,9 +3677,11 @@ type UpdateEntryPayload {
 input DeleteEntryInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The global ID of the entry, series or occurrence."
@@ -3666,9 +3706,11 @@ type DeleteEntryPayload {
 input CompleteTaskInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The task's global ID."
@@ -3687,9 +3729,11 @@ type CompleteTaskPayload {
 input ReopenTaskInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The task's global ID."
@@ -3708,9 +3752,11 @@ type ReopenTaskPayload {
 input MoveEntryInput {
   """
   Makes the mutation safe to retry: sent again with the same key (1 to 100
-  printable characters, chosen by the client, unique per user) and the same
-  input within 24 hours, it is not applied again and answers as the first time.
-  The same key with another mutation or input is BAD_USER_INPUT.
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
   """
   idempotencyKey: String
   "The entry's global ID."

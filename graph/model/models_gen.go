@@ -17,9 +17,11 @@ import (
 // Input of acceptInvitation.
 type AcceptInvitationInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The invitation's secret token.
 	Token string `json:"token"`
@@ -34,9 +36,11 @@ type AcceptInvitationPayload struct {
 // Input of addMember.
 type AddMemberInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
@@ -63,9 +67,11 @@ type AllDayTimingInput struct {
 // Input of changeEmail.
 type ChangeEmailInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The new email: the one the viewer's token carries, verified.
 	Email string `json:"email"`
@@ -82,9 +88,11 @@ type ChangeEmailPayload struct {
 // Input of changeMemberRole.
 type ChangeMemberRoleInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The membership's global ID.
 	MembershipID string `json:"membershipId"`
@@ -103,9 +111,11 @@ type ChangeMemberRolePayload struct {
 // Input of completeTask.
 type CompleteTaskInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The task's global ID.
 	ID string `json:"id"`
@@ -122,9 +132,11 @@ type CompleteTaskPayload struct {
 // Input of createCalendar.
 type CreateCalendarInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's name, 1 to 200 characters.
 	Name string `json:"name"`
@@ -149,9 +161,11 @@ type CreateCalendarPayload struct {
 // Input of createEntry.
 type CreateEntryInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
@@ -183,9 +197,11 @@ type CreateEntryPayload struct {
 // Input of createInvitation.
 type CreateInvitationInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
@@ -218,9 +234,11 @@ type DeleteAccountInput struct {
 	// The viewer's email, as a confirmation.
 	ConfirmEmail string `json:"confirmEmail"`
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
@@ -235,9 +253,11 @@ type DeleteAccountPayload struct {
 // Input of deleteCalendar.
 type DeleteCalendarInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	ID string `json:"id"`
@@ -254,9 +274,11 @@ type DeleteCalendarPayload struct {
 // Input of deleteEntry.
 type DeleteEntryInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The global ID of the entry, series or occurrence.
 	ID string `json:"id"`
@@ -277,9 +299,11 @@ type DeleteEntryPayload struct {
 // Input of disableCalendarFeed.
 type DisableCalendarFeedInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
@@ -338,9 +362,11 @@ type FreeBusyView struct {
 // Input of importCalendar.
 type ImportCalendarInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The global ID of the calendar to import into.
 	CalendarID string `json:"calendarId"`
@@ -395,9 +421,11 @@ type InvitationEdge struct {
 // Input of leaveCalendar.
 type LeaveCalendarInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
@@ -430,9 +458,11 @@ type MembershipEdge struct {
 // Input of moveEntry.
 type MoveEntryInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The entry's global ID.
 	ID string `json:"id"`
@@ -509,9 +539,11 @@ type RecurrenceInput struct {
 // Input of removeMember.
 type RemoveMemberInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The membership's global ID.
 	MembershipID string `json:"membershipId"`
@@ -528,9 +560,11 @@ type RemoveMemberPayload struct {
 // Input of reopenTask.
 type ReopenTaskInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The task's global ID.
 	ID string `json:"id"`
@@ -547,9 +581,11 @@ type ReopenTaskPayload struct {
 // Input of revokeInvitation.
 type RevokeInvitationInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The invitation's ID.
 	ID string `json:"id"`
@@ -564,9 +600,11 @@ type RevokeInvitationPayload struct {
 // Input of rotateCalendarFeed.
 type RotateCalendarFeedInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	CalendarID string `json:"calendarId"`
@@ -627,9 +665,11 @@ type TimedTimingInput struct {
 // Input of updateCalendar. Only the fields present change.
 type UpdateCalendarInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The calendar's global ID.
 	ID string `json:"id"`
@@ -656,9 +696,11 @@ type UpdateCalendarPayload struct {
 // Input of updateEntry. Only the fields present change.
 type UpdateEntryInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The global ID of the entry, series or occurrence.
 	ID string `json:"id"`
@@ -697,9 +739,11 @@ type UpdateEntryPayload struct {
 // Input of updatePreferences. Only the fields present change.
 type UpdatePreferencesInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The user's current version; a stale version fails with VERSION_CONFLICT.
 	ExpectedVersion int `json:"expectedVersion"`
@@ -726,9 +770,11 @@ type UpdatePreferencesPayload struct {
 // Input of updateProfile.
 type UpdateProfileInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
-	// printable characters, chosen by the client, unique per user) and the same
-	// input within 24 hours, it is not applied again and answers as the first time.
-	// The same key with another mutation or input is BAD_USER_INPUT.
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 	// The profile's current version; a stale version fails with VERSION_CONFLICT.
 	ExpectedVersion int `json:"expectedVersion"`

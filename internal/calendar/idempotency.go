@@ -73,7 +73,8 @@ func (r *IdempotentRequest) Claim() bool {
 
 // Release hands the marker back after the transaction that carried it did
 // not commit (or may not have: then the next one finds the marker, and the
-// request answers that its outcome is unknown).
+// request answers that its outcome is unknown). Claim takes it again when
+// such a transaction turns out to have committed.
 func (r *IdempotentRequest) Release() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -180,12 +181,19 @@ func Once[T any](ctx context.Context, svc IdempotencyService, key, fingerprint s
 		return v, err
 	}
 	if sealed, serr := k.seal(v, err); serr == nil {
+		// Kept even when the client has hung up: that is when it retries.
 		// Failing to keep it loses nothing: replays will answer that the
 		// outcome is unknown. The store logs why.
-		_ = svc.SaveIdempotentResult(ctx, k.name, sealed)
+		keep, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
+		defer cancel()
+		_ = svc.SaveIdempotentResult(keep, k.name, sealed)
 	}
 	return v, err
 }
+
+// keepTimeout bounds keeping an outcome once the request's own context is
+// done.
+const keepTimeout = 10 * time.Second
 
 // runAfter runs the work AfterResult put off.
 func (r *IdempotentRequest) runAfter(ctx context.Context) {

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -151,14 +152,11 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 		opDelete(calendarKey(id), versionIs(expectedVersion), versionMismatch("calendar", expectedVersion)),
 		opDelete(ownerTallyKey(id), exists(), mustBeNew(calendar.CodeInternal, "owner tally missing")),
 	}
-	feed, hasFeed, err := currentFeed(acc, id)
+	feed, err := feedEnding(acc.items, id, feedChanged) // its token stops working with the calendar
 	if err != nil {
 		return err
 	}
-	if hasFeed { // its token stops working with the calendar
-		ops = append(ops, opDelete(feedTokenKey(feed.TokenHash), noCondition(), nil))
-	}
-	err = s.transact(ctx, append(ops, s.pendingPut(pendingCalendar, id))...)
+	err = s.transact(ctx, slices.Concat(ops, feed, []txOp{s.pendingPut(pendingCalendar, id)})...)
 	if err != nil {
 		return fmt.Errorf("delete calendar %s: %w", id, err)
 	}

@@ -21,14 +21,16 @@ import (
 // every step can be repeated, and each is conditioned so that two runs of
 // it cannot both take effect.
 //
-// A user's pending item stays for userDeletionGrace after the user is
-// deleted, and only a run after that removes it: the user's memberships are
-// listed on GSI1, which is eventually consistent, so the run that listed them
-// at once may have missed one made a moment before (no membership can be
-// made after: each write of one checks that its user exists).
+// A user's deletion is left to the request that made it for
+// userDeletionGrace: ResumeDeletions takes up only older ones. So the
+// request's answer names every calendar deleted with the user (unless it took
+// longer), and the later run lists the user's memberships again: they are
+// listed on GSI1, which is eventually consistent, so the request's run may
+// have missed one made a moment before (no membership can be made after:
+// each write of one checks that its user exists).
 
-// userDeletionGrace is how long after a user's deletion its memberships are
-// listed once more before the deletion counts as finished.
+// userDeletionGrace is how long a user's deletion is left to the request
+// that made it.
 const userDeletionGrace = time.Minute
 
 // pendingRecord marks a deletion under way.
@@ -84,8 +86,9 @@ func (s *Store) finishLater(ctx context.Context, ids ...string) {
 	})
 }
 
-// ResumeDeletions finishes the deletions that were cut off halfway and
-// returns how many it finished.
+// ResumeDeletions finishes the deletions that were cut off halfway (for a
+// user's, begun at least userDeletionGrace ago) and returns how many it
+// finished.
 func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 	lo, hi := pendingRange()
 	items, err := s.queryBetween(ctx, "", attrSK, pendingPartition, lo, hi, noCondition(), math.MaxInt)
@@ -98,21 +101,21 @@ func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 		if err != nil {
 			return done, err
 		}
-		finished := true
 		switch r.Kind {
 		case pendingCalendar:
 			err = s.finishCalendarDeletion(ctx, r.ID)
 		case pendingUser:
-			finished, err = s.finishUserDeletion(ctx, r)
+			if s.now().Sub(r.CreatedAt) < userDeletionGrace {
+				continue
+			}
+			err = s.finishUserDeletion(ctx, r.ID)
 		default:
 			err = fmt.Errorf("unknown pending deletion %q", r.Kind)
 		}
 		if err != nil {
 			return done, fmt.Errorf("resume deletion of %s %s: %w", r.Kind, r.ID, err)
 		}
-		if finished {
-			done++
-		}
+		done++
 	}
 	return done, nil
 }
@@ -160,19 +163,19 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 }
 
 // finishUserDeletion finishes a pending user deletion: it removes the
-// memberships left, and the calendars they were the last owner of, and once
-// the grace period is over, the pending item.
-func (s *Store) finishUserDeletion(ctx context.Context, p pendingRecord) (finished bool, err error) {
-	deleted, err := s.dropMemberships(ctx, p.ID)
+// memberships left, and the calendars they were the last owner of, and then
+// the pending item.
+func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
+	deleted, err := s.dropMemberships(ctx, userID)
 	for _, id := range deleted {
 		if ferr := s.finishCalendarDeletion(ctx, id); ferr != nil && err == nil {
 			err = ferr
 		}
 	}
-	if err != nil || s.now().Sub(p.CreatedAt) < userDeletionGrace {
-		return false, err
+	if err != nil {
+		return err
 	}
-	return true, s.write(ctx, opDelete(pendingKey(pendingUser, p.ID), noCondition(), nil))
+	return s.write(ctx, opDelete(pendingKey(pendingUser, userID), noCondition(), nil))
 }
 
 // dropMemberships removes a deleted user's memberships, deleting the
@@ -197,7 +200,7 @@ func (s *Store) dropMemberships(ctx context.Context, userID string) ([]string, e
 }
 
 // maxLeaveAttempts bounds how often leaveCalendar looks again after the
-// calendar's owners changed under it.
+// calendar changed under it.
 const maxLeaveAttempts = 5
 
 // leaveCalendar removes a deleted user's membership, or when it is the
@@ -210,12 +213,11 @@ func (s *Store) leaveCalendar(ctx context.Context, m *calendar.Membership) (gone
 		if err != nil || m == nil || !lastOwner {
 			return false, err
 		}
-		gone, err = s.deleteCalendarOf(ctx, m)
-		if !errors.Is(err, errOwnersChanged) {
-			return gone, err
+		if err = s.deleteCalendarOf(ctx, m); !errors.Is(err, errCalendarChanged) {
+			return err == nil, err
 		}
 	}
-	return false, fmt.Errorf("calendar %s: its owners kept changing", m.CalendarID)
+	return false, fmt.Errorf("calendar %s: its owners or feed kept changing", m.CalendarID)
 }
 
 // membershipChanged explains a membership that is not as read: gone (old
@@ -224,8 +226,9 @@ type membershipChanged struct{ old item }
 
 func (membershipChanged) Error() string { return "the membership changed" }
 
-// errOwnersChanged: a calendar's last owner is no longer its last.
-var errOwnersChanged = errors.New("the calendar's owners changed")
+// errCalendarChanged: a calendar's last owner is no longer its last, or its
+// feed changed, between the reads and the transaction deleting it.
+var errCalendarChanged = errors.New("the calendar's owners or feed changed")
 
 // dropMembership removes membership m of a deleted user if it is still as
 // read, counting an owner out. It returns the membership as it is now (nil
@@ -261,11 +264,13 @@ func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now
 }
 
 // deleteCalendarOf deletes the calendar of a deleted user's last ownership m,
-// if it still is: errOwnersChanged when another owner has come since.
-func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) (bool, error) {
+// if it still is: errCalendarChanged when another owner has come since (or
+// its feed changed). A calendar another run deleted meanwhile counts as
+// deleted: this user's deletion is what deleted it.
+func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) error {
 	items, err := s.batchGet(ctx, []itemKey{feedKey(m.CalendarID)})
 	if err != nil {
-		return false, err
+		return err
 	}
 	errDone := errors.New("done by another run")
 	done := func(item) error { return errDone }
@@ -277,22 +282,16 @@ func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) (b
 			if old == nil {
 				return errDone
 			}
-			return errOwnersChanged
+			return errCalendarChanged
 		}),
 		s.pendingPut(pendingCalendar, m.CalendarID),
 	}
-	if it := items[feedKey(m.CalendarID)]; it != nil {
-		f, err := unmarshal[feedRecord](it)
-		if err != nil {
-			return false, err
-		}
-		ops = append(ops, opDelete(feedTokenKey(f.TokenHash), noCondition(), nil))
+	feed, err := feedEnding(items, m.CalendarID, func(item) error { return errCalendarChanged })
+	if err != nil {
+		return err
 	}
-	switch err := s.transact(ctx, ops...); {
-	case errors.Is(err, errDone):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("delete calendar %s of a deleted user: %w", m.CalendarID, err)
+	if err := s.transact(ctx, append(ops, feed...)...); err != nil && !errors.Is(err, errDone) {
+		return fmt.Errorf("delete calendar %s of a deleted user: %w", m.CalendarID, err)
 	}
-	return true, nil
+	return nil
 }

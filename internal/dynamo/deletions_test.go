@@ -164,9 +164,12 @@ func TestAccountDeletionRunsAtOnce(t *testing.T) {
 				f.share(ghost, cal, bob, "bob@example.com", calendar.RoleOwner)
 			}
 			var calls atomic.Int32
+			// A process resuming it, the request having taken longer than
+			// the grace period.
+			other := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(2 * time.Minute) }))
 			dynamo.SetBeforeTransact(f.store, func(ctx context.Context) {
 				if calls.Add(1) == 2 { // after the user's delete: another run does it all first
-					if _, err := f.store.ResumeDeletions(context.Background()); err != nil {
+					if _, err := other.ResumeDeletions(context.Background()); err != nil {
 						t.Errorf("the other run: %v", err)
 					}
 				}
@@ -242,5 +245,75 @@ func TestInvitationToDeletedCalendar(t *testing.T) {
 	_, unknown := f.store.AcceptInvitation(bob, calendar.NewFeedToken())
 	if err == nil || unknown == nil || err.Error() != unknown.Error() || calendar.ErrorCode(err) != calendar.CodeNotFound {
 		t.Fatalf("accepting a deleted calendar's invitation: %v; an unknown token: %v", err, unknown)
+	}
+}
+
+// TestSweepLeavesAFreshAccountDeletion: the background sweep running while
+// a deleteAccount request drops the memberships leaves that work to the
+// request, which so names every calendar deleted with the account.
+func TestSweepLeavesAFreshAccountDeletion(t *testing.T) {
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Ada's")
+	var calls atomic.Int32
+	dynamo.SetBeforeTransact(f.store, func(context.Context) {
+		if calls.Add(1) == 2 { // the request's first membership transaction
+			if n, err := f.store.ResumeDeletions(context.Background()); err != nil || n != 0 {
+				t.Errorf("the sweep finished %d deletions (%v), want none", n, err)
+			}
+		}
+	})
+	_, deleted, err := f.store.DeleteAccount(ada, "ada@example.com")
+	dynamo.SetBeforeTransact(f.store, nil)
+	if err != nil || len(deleted) != 1 || deleted[0] != cal.ID {
+		t.Fatalf("deleted %v (%v), want [%s]", deleted, err, cal.ID)
+	}
+}
+
+// TestFeedRotatedDuringDelete: the feed rotated between a deletion's reads
+// and its transaction (by a co-owner, or by the deleted user from another
+// process that still knows them) makes the deletion try again, so that no
+// feed token outlives its calendar.
+func TestFeedRotatedDuringDelete(t *testing.T) {
+	for _, how := range []string{"calendar", "account"} {
+		t.Run(how, func(t *testing.T) {
+			f := newFixture(t)
+			ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+			cal := f.calendarOf(ada, "Ada's")
+			rotator, at := ada, int32(3) // the account's: user, membership, calendar
+			if how == "calendar" {
+				f.share(ada, cal, bob, "bob@example.com", calendar.RoleOwner)
+				rotator, at = bob, 1
+			}
+			if _, err := f.store.RotateFeed(ada, cal.ID); err != nil {
+				t.Fatal(err)
+			}
+			var calls atomic.Int32
+			dynamo.SetBeforeTransact(f.store, func(context.Context) {
+				if calls.Add(1) == at {
+					if _, err := f.store.RotateFeed(rotator, cal.ID); err != nil {
+						t.Errorf("rotate: %v", err)
+					}
+				}
+			})
+			if how == "calendar" {
+				err := f.store.DeleteCalendar(ada, cal.ID, cal.Version)
+				wantCode(t, err, calendar.CodeVersionConflict)
+				if err := f.store.DeleteCalendar(ada, cal.ID, cal.Version); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, deleted, err := f.store.DeleteAccount(ada, "ada@example.com"); err != nil || len(deleted) != 1 {
+				t.Fatalf("deleted %v (%v), want the calendar", deleted, err)
+			}
+			dynamo.SetBeforeTransact(f.store, nil)
+			if calls.Load() < at+1 {
+				t.Fatalf("%d transactions, the rotation never raced", calls.Load())
+			}
+			for _, it := range f.items() {
+				if it["entityType"] == "FEED_TOKEN" {
+					t.Errorf("a feed token outlived its calendar: %v", it["PK"])
+				}
+			}
+		})
 	}
 }

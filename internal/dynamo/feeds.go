@@ -48,6 +48,22 @@ func currentFeed(acc *access, calendarID string) (r feedRecord, ok bool, err err
 	return r, true, err
 }
 
+// feedEnding returns the actions of a calendar deletion that end its feed
+// token as read in items: a check that the feed item is still as read (a
+// rotation meanwhile would leave its new token behind, outside the partition
+// the deletion empties), failing with changed, and the token's deletion.
+func feedEnding(items map[itemKey]item, calendarID string, changed explainFunc) ([]txOp, error) {
+	fk := feedKey(calendarID)
+	if items[fk] == nil {
+		return []txOp{opCheck(fk, notExists(), changed)}, nil
+	}
+	f, err := unmarshal[feedRecord](items[fk])
+	if err != nil {
+		return nil, err
+	}
+	return []txOp{opCheck(fk, tokenHashIs(f.TokenHash), changed), opDelete(feedTokenKey(f.TokenHash), noCondition(), nil)}, nil
+}
+
 // RotateFeed implements calendar.FeedService: one transaction replaces the
 // calendar's feed item and its token item, so exactly one token works.
 func (s *Store) RotateFeed(ctx context.Context, calendarID string) (string, error) {

@@ -50,6 +50,14 @@ func markerPending(ctx context.Context) bool {
 	return ok && !req.Marked()
 }
 
+// markerCommitted records that a transaction that failed ambiguously, and
+// so released the marker it carried, was applied after all.
+func markerCommitted(ctx context.Context) {
+	if req, ok := calendar.IdempotencyOf(ctx); ok {
+		req.Claim()
+	}
+}
+
 // IdempotencyRecord implements calendar.IdempotencyService.
 func (s *Store) IdempotencyRecord(ctx context.Context, name string) (*calendar.IdempotencyRecord, error) {
 	it, found, err := s.getItem(ctx, idempotencyItemKey(name))

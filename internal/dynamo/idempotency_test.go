@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,4 +187,51 @@ func TestKeysBelongToTheIdentity(t *testing.T) {
 	if got, err := calendar.Once(bob, f.store, "k", "fp", call); err != nil || got != 2 {
 		t.Fatalf("another identity's key: %d (%v), want its own request", got, err)
 	}
+}
+
+// TestOutcomeKeptAfterHangUp: a client that hangs up after its mutation
+// was applied (its retry timer fired) still has the outcome kept, so its
+// retry gets the result rather than VERSION_CONFLICT.
+func TestOutcomeKeptAfterHangUp(t *testing.T) {
+	t.Run("create", func(t *testing.T) {
+		f := newFixture(t)
+		ada := f.user("ada@example.com")
+		cal := f.calendarOf(ada, "Ada's")
+		request, hangUp := context.WithCancel(ada)
+		call := func(ctx context.Context) (string, error) {
+			e, err := f.book(ctx, cal.ID, "Once", allDay("2026-03-02"))
+			if err != nil {
+				return "", err
+			}
+			hangUp() // the connection closes after the commit
+			return e.ID, nil
+		}
+		first, _ := calendar.Once(request, f.store, "k", "fp", call)
+		again, err := calendar.Once(ada, f.store, "k", "fp", call)
+		if err != nil || again != first || f.countEntries("Once") != 1 {
+			t.Fatalf("retry: %q, %v, want %q; %d created", again, err, first, f.countEntries("Once"))
+		}
+	})
+	t.Run("deleteAccount", func(t *testing.T) {
+		f := newFixture(t)
+		ada := f.user("ada@example.com")
+		cal := f.calendarOf(ada, "Ada's")
+		request, hangUp := context.WithCancel(ada)
+		var calls atomic.Int32
+		dynamo.SetBeforeTransact(f.store, func(context.Context) {
+			if calls.Add(1) == 2 { // while the memberships go
+				hangUp()
+			}
+		})
+		call := func(ctx context.Context) ([]string, error) {
+			_, deleted, err := f.store.DeleteAccount(ctx, "ada@example.com")
+			return deleted, err
+		}
+		_, _ = calendar.Once(request, f.store, "bye", "fp", call)
+		dynamo.SetBeforeTransact(f.store, nil)
+		again, err := calendar.Once(ada, f.store, "bye", "fp", call)
+		if err != nil || len(again) != 1 || again[0] != cal.ID {
+			t.Fatalf("retry: %v, %v, want [%s]", again, err, cal.ID)
+		}
+	})
 }

@@ -245,6 +245,7 @@ func (s *Store) applyInSteps(ctx context.Context, st *storedSeries, edit *calend
 			s.removeQuietly(finish, fresh)
 			return err
 		}
+		markerCommitted(finish) // the switch carried it, if the request had one
 	}
 	var left []txOp
 	for _, x := range edit.Drop {

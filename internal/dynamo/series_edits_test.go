@@ -244,3 +244,32 @@ func TestLargeSeriesChangeWithALostAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyedLargeSeriesChangeWithALostAnswer: under an idempotency key, a
+// large change whose switch was applied though its answer was lost keeps
+// its outcome, so a retry gets the result.
+func TestKeyedLargeSeriesChangeWithALostAnswer(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := syncSeries(f)
+	var armed atomic.Bool
+	store := dynamo.New(dynamotest.Client(t, faultyTransactions(&armed, true)), f.store.Table(), engine)
+	dynamo.SetMaxSeriesActions(store, 6)
+	occ := find(t, f.occurrences(ada, cal.ID, eightWeeks, paris, true), paris, "02-02 09:00")
+	call := func(ctx context.Context) (int, error) {
+		e, err := store.UpdateOccurrence(ctx, occKey(occ), calendar.ScopeAll, calendar.EntryUpdate{ExpectedVersion: occ.Version,
+			Timing: calendar.Set(timed("2026-02-02T07:00:00Z", "2026-02-02T07:30:00Z", paris))})
+		if err != nil {
+			return 0, err
+		}
+		return e.Version, nil
+	}
+	armed.Store(true)
+	first, err := calendar.Once(ada, store, "move", "fp", call)
+	if err != nil {
+		t.Fatalf("a switch that was applied: %v", err)
+	}
+	again, err := calendar.Once(ada, store, "move", "fp", call)
+	if err != nil || again != first {
+		t.Fatalf("retry: %d, %v, want %d", again, err, first)
+	}
+}
