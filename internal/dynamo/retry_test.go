@@ -133,3 +133,31 @@ func TestRetriesStopWithTheContext(t *testing.T) {
 		t.Fatalf("%v after %v", err, time.Since(begin))
 	}
 }
+
+// TestSingleWritesRetryTransactionConflicts: a single-item write refused
+// because a transaction holds its item (as a concurrent attempt of the same
+// idempotent request does its marker) is sent again, so the outcome is kept
+// and the retry gets it.
+func TestSingleWritesRetryTransactionConflicts(t *testing.T) {
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Ada's")
+	fault := &faultyHTTP{operation: "UpdateItem", status: 400, failures: 2, body: awsError("TransactionConflictException", "")}
+	db := dynamotest.Client(t, func(o *dynamodb.Options) { fault.next, o.HTTPClient = o.HTTPClient, fault })
+	s := dynamo.New(db, f.store.Table(), engine)
+	call := func(ctx context.Context) (string, error) {
+		e, err := f.book(ctx, cal.ID, "Once", allDay("2026-03-02"))
+		if err != nil {
+			return "", err
+		}
+		return e.ID, nil
+	}
+	first, err := calendar.Once(ada, s, "k", "fp", call)
+	if err != nil || fault.count() != 3 {
+		t.Fatalf("%v after %d UpdateItem calls, want the third to keep the outcome", err, fault.count())
+	}
+	again, err := calendar.Once(ada, s, "k", "fp", call)
+	if err != nil || again != first {
+		t.Fatalf("retry: %q, %v, want %q", again, err, first)
+	}
+}

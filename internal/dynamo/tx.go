@@ -199,40 +199,58 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 // write applies ops. A single Put, Update or Delete goes out as a plain
 // conditional PutItem, UpdateItem or DeleteItem, which costs half a
 // transaction, unless an idempotency marker must go with it; anything else is
-// one transaction.
+// one transaction. A single write refused because a transaction holds its
+// item (TransactionConflictException, which the SDK does not retry) is
+// retried as a cancelled transaction is.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
 	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil {
 		return s.transact(ctx, ops...)
 	}
 	op := ops[0]
+	for attempt := 1; ; attempt++ {
+		err := s.writeOne(ctx, op.action)
+		if ccf, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {
+			return s.explain(ctx, op, ccf.Item)
+		}
+		if _, ok := errors.AsType[*types.TransactionConflictException](err); !ok || attempt == maxAttempts {
+			if err != nil {
+				return fmt.Errorf("write %s/%s: %w", op.key.PK, op.key.SK, err)
+			}
+			return nil
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return fmt.Errorf("write retry: %w", err)
+		}
+	}
+}
+
+// writeOne sends a transaction's action a as the single-item call it is.
+func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem) error {
 	var err error
-	if u := op.action.Update; u != nil {
+	switch {
+	case a.Update != nil:
+		u := a.Update
 		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
 			ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
 		})
-	} else if p := op.action.Put; p != nil {
+	case a.Put != nil:
+		p := a.Put
 		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: aws.String(s.table), Item: p.Item, ConditionExpression: p.ConditionExpression,
 			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
 		})
-	} else {
-		d := op.action.Delete
+	default:
+		d := a.Delete
 		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: aws.String(s.table), Key: d.Key, ConditionExpression: d.ConditionExpression,
 			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
 		})
 	}
-	if ccf, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {
-		return s.explain(ctx, op, ccf.Item)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s/%s: %w", op.key.PK, op.key.SK, err)
-	}
-	return nil
+	return err
 }
 
 // Conditions used by the writes.
