@@ -277,7 +277,16 @@ func (p *planner) following() (*SeriesEdit, error) {
 	if p.in.Delete {
 		return p.edit, nil
 	}
+	if err := p.splitOff(after, later); err != nil {
+		return nil, err
+	}
+	return p.edit, nil
+}
 
+// splitOff makes the series that goes on from the occurrence, after the
+// rule's remainder, with the change applied, and carries the later
+// exceptions over to it.
+func (p *planner) splitOff(after Recurrence, later []*Entry) error {
 	base := p.m.OccurrenceAt(p.orig)
 	base.ID, base.ICalUID, base.PreviousSeriesID = p.in.NewSeriesID, p.in.NewICalUID, p.m.ID
 	base.SeriesID, base.OriginalStart, base.OriginalEnd, base.Recurrence = "", time.Time{}, time.Time{}, &after
@@ -285,16 +294,16 @@ func (p *planner) following() (*SeriesEdit, error) {
 	u := p.in.Update
 	split, err := u.Apply(*base, p.in.Defaults)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := p.sameKind(&split); err != nil {
-		return nil, err
+		return err
 	}
 	if !sameTiming(base, &split) && !u.Recurrence.Set {
 		split.Recurrence = moveDates(base, &split)
 	}
 	if err := ValidateSeries(p.eng, &split); err != nil {
-		return nil, err
+		return err
 	}
 	split.Version, split.Sequence = 1, 0
 	p.edit.Split, p.edit.Result = &split, &split
@@ -314,7 +323,7 @@ func (p *planner) following() (*SeriesEdit, error) {
 			p.edit.Put = append(p.edit.Put, c)
 		}
 	}
-	return p.edit, nil
+	return nil
 }
 
 func maxVersion(xs []*Entry) int {
