@@ -1,0 +1,95 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// MoveEntry implements calendar.EntryService: one transaction deletes the entry
+// and its pieces from the old calendar and puts them in the new one (seed 003's
+// reschedule), so it is in exactly one calendar at every moment.
+func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int, toCalendarID string) (*calendar.Entry, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := validMove(key, toCalendarID); err != nil {
+		return nil, err
+	}
+	tk, tm := calendarKey(toCalendarID), membershipKey(toCalendarID, viewer)
+	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID), tk, tm)
+	if err != nil {
+		return nil, err
+	}
+	to, err := moveTarget(ctx, acc, tk, tm)
+	if err != nil {
+		return nil, err
+	}
+	old, pieces, err := existingEntry(acc, key, expectedVersion)
+	if err != nil {
+		return nil, err
+	}
+	if old.IsSeries() {
+		return nil, calendar.Invalidf("id", "a series cannot be moved to another calendar: create it there and delete it here")
+	}
+	moved := *old
+	moved.CalendarID, moved.Version, moved.UpdatedAt = toCalendarID, expectedVersion+1, s.timestamp()
+	ops := []txOp{
+		roleCheck(key.CalendarID, viewer, calendar.ActionWriteEntries),
+		roleCheck(toCalendarID, viewer, calendar.ActionWriteEntries),
+		calendarStillThere(toCalendarID, 0),
+	}
+	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	ops = append(ops, entryWrites(&moved, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
+	released, err := s.slotWrites(acc.calendar, []*calendar.Entry{old}, nil)
+	if err != nil {
+		return nil, err
+	}
+	taken, err := s.slotWrites(to, nil, []*calendar.Entry{&moved})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.transactBooking(ctx, slices.Concat(ops, released, taken)); err != nil {
+		return nil, fmt.Errorf("move entry %s: %w", key.EntryID, err)
+	}
+	return &moved, nil
+}
+
+// validMove checks a move's input.
+func validMove(key calendar.EntryKey, toCalendarID string) error {
+	if err := validEntryKey(key); err != nil {
+		return err
+	}
+	if err := calendar.ValidateID("toCalendarId", toCalendarID); err != nil {
+		return err
+	}
+	if toCalendarID == key.CalendarID {
+		return calendar.Invalidf("toCalendarId", "the entry is already in that calendar")
+	}
+	return nil
+}
+
+// moveTarget checks the viewer's standing on a move's target calendar, as
+// acc read it, and returns the calendar.
+func moveTarget(ctx context.Context, acc *access, calendarItem, membershipItem itemKey) (*calendar.Calendar, error) {
+	if acc.items[calendarItem] == nil || acc.items[membershipItem] == nil {
+		return nil, calendar.Errorf(calendar.CodeNotFound, "target calendar not found")
+	}
+	m, err := unmarshal[membershipRecord](acc.items[membershipItem])
+	if err != nil {
+		return nil, err
+	}
+	if !calendar.Role(m.Role).Can(calendar.ActionWriteEntries) {
+		return nil, calendar.Errorf(calendar.CodeForbidden, "your role on the target calendar (%s) cannot %s", m.Role, calendar.ActionWriteEntries)
+	}
+	c, err := unmarshal[calendarRecord](acc.items[calendarItem])
+	if err != nil {
+		return nil, err
+	}
+	to := c.calendar()
+	calendar.SawCalendar(ctx, to)
+	return to, nil
+}
