@@ -163,20 +163,17 @@ func Once[T any](ctx context.Context, svc IdempotencyService, key, fingerprint s
 	if err != nil {
 		return zero, err
 	}
-	if v, found, err := replay[T](ctx, svc, k, fingerprint, replayWait); found {
-		return v, err
-	} else if err != nil {
-		return zero, err
-	}
+	// The call goes first, unread: its first write carries the marker, which
+	// fails if an earlier attempt's is there. So a first attempt costs no
+	// read, and a replay, which finds its write refused or nothing to do, is
+	// answered from the marker.
 	req := &IdempotentRequest{Name: k.name, Fingerprint: fingerprint}
 	v, err := call(context.WithValue(ctx, idempotencyKey{}, req))
 	defer req.runAfter(context.WithValue(ctx, idempotencyKey{}, (*IdempotentRequest)(nil)))
 	if !req.Marked() {
 		// Nothing was applied; an attempt that landed first answers for this one.
-		if err != nil {
-			if prior, found, rerr := replay[T](ctx, svc, k, fingerprint, replayWait); found {
-				return prior, rerr
-			}
+		if prior, found, rerr := replay[T](ctx, svc, k, fingerprint, replayWait); found {
+			return prior, rerr
 		}
 		return v, err
 	}
