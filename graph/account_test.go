@@ -1,6 +1,10 @@
 package graph_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -20,20 +24,54 @@ func TestDeleteAccountThroughTheAPI(t *testing.T) {
 		str(d, "deleteAccount.deletedCalendarIds.0") != cal {
 		t.Fatalf("deleted %v", d)
 	}
-	// The same token signs in a new account at once: the old one is
-	// forgotten. A retry of the deletion answers as the first time and does
-	// not delete the new account.
+	// A retry of the deletion (its answer was lost) answers as the first
+	// time. Its own sign-in made the identity a new account, which goes too:
+	// the account stays deleted.
+	again := e.must(tok, keyed, map[string]any{"e": "leaving@example.com"})
+	if str(again, "deleteAccount.deletedUserId") != before || str(again, "deleteAccount.deletedCalendarIds.0") != cal {
+		t.Fatalf("the retried deletion: %v", again)
+	}
+	if n := e.countEntities("USER"); n != 0 {
+		t.Fatalf("%d users after the retried deletion, want none", n)
+	}
+	// The same token signs in a new account: the old one is forgotten. A
+	// retry of the deletion now answers as the first time and does not delete
+	// that account, which an earlier request made.
 	whoAmI := `{ viewer { user { id } calendars { edges { node { role } } } } }`
 	d = e.must(tok, whoAmI, nil)
 	renewed := str(d, "viewer.user.id")
 	if renewed == before || len(get(d, "viewer.calendars.edges").([]any)) != 0 {
 		t.Fatalf("after deleting the account: %v", d)
 	}
-	again := e.must(tok, keyed, map[string]any{"e": "leaving@example.com"})
+	again = e.must(tok, keyed, map[string]any{"e": "leaving@example.com"})
 	if str(again, "deleteAccount.deletedUserId") != before {
 		t.Fatalf("the retried deletion: %v", again)
 	}
 	if d = e.must(tok, whoAmI, nil); str(d, "viewer.user.id") != renewed {
 		t.Fatalf("the retried deletion deleted the new account: %v, was %s", d, renewed)
 	}
+}
+
+// countEntities counts the table's items of an entity type.
+func (e *env) countEntities(entityType string) int {
+	e.t.Helper()
+	var buf bytes.Buffer
+	if _, err := e.store.Export(context.Background(), &buf); err != nil {
+		e.t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var it struct {
+			Item struct {
+				EntityType struct{ S string } `json:"entityType"`
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &it); err != nil {
+			e.t.Fatalf("export line %q: %v", line, err)
+		}
+		if it.Item.EntityType.S == entityType {
+			n++
+		}
+	}
+	return n
 }

@@ -70,7 +70,7 @@ func seedCalendars(t testing.TB, e *env, owner string, n int, members []string) 
 	s := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{})
 	ctx := context.Background()
 	as := func(email string) context.Context {
-		id, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: email}, Email: email})
+		id, _, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: email}, Email: email})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int)
 	t.Helper()
 	s := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{})
 	ctx := context.Background()
-	id, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: owner}, Email: owner})
+	id, _, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: owner}, Email: owner})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func benchOwner(b *testing.B, n int, members []string) (string, []string, *dynam
 	e.must(e.token("bench@example.com"), provision, nil)
 	cals := seedCalendars(b, e, "bench@example.com", n, members)
 	s := dynamo.New(dynamoClient(e), name, recurrence.Engine{})
-	id, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "bench@example.com"}, Email: "bench@example.com"})
+	id, _, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "bench@example.com"}, Email: "bench@example.com"})
 	if err != nil {
 		b.Fatal(err)
 	}

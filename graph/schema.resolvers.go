@@ -408,16 +408,7 @@ func (r *mutationResolver) ChangeEmail(ctx context.Context, input model.ChangeEm
 }
 
 func (r *mutationResolver) DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error) {
-	out, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (accountDeleted, error) {
-		u, cals, err := r.Service.DeleteAccount(ctx, input.ConfirmEmail)
-		if err != nil {
-			return accountDeleted{}, err
-		}
-		if r.ForgetIdentity != nil {
-			r.ForgetIdentity(u.Identity)
-		}
-		return accountDeleted{UserID: u.ID, Calendars: cals}, nil
-	})
+	out, err := r.deleteAccount(ctx, input)
 	if err != nil {
 		return nil, err
 	}

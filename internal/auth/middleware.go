@@ -24,7 +24,7 @@ type Authenticator struct {
 // IdentityResolver finds, or creates, the user who signs in with an
 // identity (calendar.UserService's ResolveIdentity).
 type IdentityResolver interface {
-	ResolveIdentity(ctx context.Context, s calendar.SignUp) (string, error)
+	ResolveIdentity(ctx context.Context, s calendar.SignUp) (userID string, created bool, err error)
 }
 
 // NewAuthenticator returns an Authenticator that verifies tokens with v and finds
@@ -78,9 +78,12 @@ func (a *Authenticator) viewerContext(ctx context.Context, header []string) cont
 		a.logger.DebugContext(ctx, "token rejected", "error", err)
 		return calendar.WithViewerError(ctx, calendar.Errorf(calendar.CodeUnauthenticated, "%s", err.Error()))
 	}
-	userID, err := a.userID(ctx, claims)
+	userID, created, err := a.userID(ctx, claims)
 	if err != nil {
 		return calendar.WithViewerError(ctx, err)
+	}
+	if created {
+		ctx = calendar.WithViewerSignedUp(ctx)
 	}
 	if claims.Email != "" && !claims.EmailUnverified {
 		ctx = calendar.WithVerifiedEmail(ctx, claims.Email)
@@ -104,24 +107,24 @@ func bearerToken(header []string) (string, bool) {
 }
 
 // userID returns the ID of the user who signs in as claims say, from the cache
-// or else from the user service. Errors are returned as they are: a domain
+// or else from the user service, and whether this sign-in made the user. Errors are returned as they are: a domain
 // error's code reaches the client, and anything else is an internal error,
 // which the GraphQL layer logs in full and shows as "internal error" when an
 // operation needs the user.
-func (a *Authenticator) userID(ctx context.Context, claims Claims) (string, error) {
+func (a *Authenticator) userID(ctx context.Context, claims Claims) (userID string, created bool, err error) {
 	id := calendar.Identity{Provider: claims.Issuer, Subject: claims.Subject}
 	if userID, ok := a.cache.get(id); ok {
-		return userID, nil
+		return userID, false, nil
 	}
-	userID, err := a.users.ResolveIdentity(ctx, calendar.SignUp{
+	userID, created, err = a.users.ResolveIdentity(ctx, calendar.SignUp{
 		Identity: id, Email: claims.Email, Name: claims.Name, EmailUnverified: claims.EmailUnverified,
 	})
 	if err == nil && userID == "" {
 		err = errors.New("user service returned an empty user ID")
 	}
 	if err != nil {
-		return "", fmt.Errorf("establish the user signing in with %s: %w", id.Provider, err)
+		return "", false, fmt.Errorf("establish the user signing in with %s: %w", id.Provider, err)
 	}
 	a.cache.put(id, userID)
-	return userID, nil
+	return userID, created, nil
 }

@@ -23,17 +23,18 @@ import (
 type fakeUsers struct {
 	mu      sync.Mutex
 	err     error
+	creates bool // whether sign-ups make new users
 	signUps []calendar.SignUp
 }
 
-func (f *fakeUsers) ResolveIdentity(_ context.Context, s calendar.SignUp) (string, error) {
+func (f *fakeUsers) ResolveIdentity(_ context.Context, s calendar.SignUp) (string, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.signUps = append(f.signUps, s)
 	if f.err != nil {
-		return "", f.err
+		return "", false, f.err
 	}
-	return "user-" + s.Identity.Subject, nil
+	return "user-" + s.Identity.Subject, f.creates, nil
 }
 
 func (f *fakeUsers) UpdateProfile(context.Context, calendar.ProfileUpdate) (*calendar.User, error) {
@@ -90,9 +91,10 @@ func (b *syncBuffer) String() string {
 
 // viewer is what a handler behind the middleware sees.
 type viewer struct {
-	ID      string
-	Code    calendar.Code
-	Message string
+	ID       string
+	Code     calendar.Code
+	Message  string
+	SignedUp bool // the request's sign-in made the user
 }
 
 type authFixture struct {
@@ -123,7 +125,7 @@ func (f *authFixture) serve(t *testing.T, authorization ...string) viewer {
 		if err != nil {
 			v = viewer{Code: calendar.ErrorCode(err), Message: calendar.ErrorMessage(err)}
 		} else {
-			v = viewer{ID: id}
+			v = viewer{ID: id, SignedUp: calendar.ViewerSignedUp(r.Context())}
 		}
 		json.NewEncoder(w).Encode(v)
 	})
@@ -180,7 +182,14 @@ func TestMiddlewareViewer(t *testing.T) {
 
 func TestMiddlewareSignUp(t *testing.T) {
 	f := newAuthFixture(t)
-	f.serve(t, "Bearer "+sign(t, jwt.SigningMethodHS256, testSecret, "", claims()))
+	f.users.creates = true
+	header := "Bearer " + sign(t, jwt.SigningMethodHS256, testSecret, "", claims())
+	if got := f.serve(t, header); !got.SignedUp {
+		t.Errorf("the sign-in that made the user: got %+v, want it marked as such", got)
+	}
+	if got := f.serve(t, header); got.SignedUp || got.ID != "user-subject-1" {
+		t.Errorf("the next sign-in (from the cache): got %+v, want the user, not marked", got)
+	}
 	want := []calendar.SignUp{{
 		Identity: calendar.Identity{Provider: testIssuer, Subject: "subject-1"},
 		Email:    "ada@example.com",

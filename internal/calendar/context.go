@@ -62,6 +62,21 @@ func ViewerIdentity(ctx context.Context) (Identity, bool) {
 	return id, ok
 }
 
+type signedUpKey struct{}
+
+// WithViewerSignedUp returns a context recording that the request's own
+// sign-in made the viewer's account.
+func WithViewerSignedUp(ctx context.Context) context.Context {
+	return context.WithValue(ctx, signedUpKey{}, true)
+}
+
+// ViewerSignedUp reports whether the request's own sign-in made the viewer's
+// account.
+func ViewerSignedUp(ctx context.Context) bool {
+	up, _ := ctx.Value(signedUpKey{}).(bool)
+	return up
+}
+
 type calendarsSeenKey struct{}
 
 // WithCalendarsSeen returns a context whose store passes fn every calendar

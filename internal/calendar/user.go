@@ -158,10 +158,11 @@ func truncate(s string, n int) string {
 // context (see ViewerID) where an operation acts for one.
 type UserService interface {
 	// ResolveIdentity returns the ID of the user who signs in with s.Identity,
-	// creating that user on first use. Concurrent first uses of one identity create
-	// exactly one user. Errors: CodeUnauthenticated (unusable claims),
-	// CodeAlreadyExists (another user has the email).
-	ResolveIdentity(ctx context.Context, s SignUp) (string, error)
+	// creating that user on first use (created reports it). Concurrent first
+	// uses of one identity create exactly one user. Errors:
+	// CodeUnauthenticated (unusable claims), CodeAlreadyExists (another user
+	// has the email).
+	ResolveIdentity(ctx context.Context, s SignUp) (userID string, created bool, err error)
 
 	// UpdateProfile changes the viewer's profile. Errors: CodeUnauthenticated,
 	// CodeInvalid, CodeVersionConflict, CodeNotFound.

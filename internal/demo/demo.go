@@ -45,7 +45,7 @@ var calendars = []struct {
 func Seed(ctx context.Context, svc calendar.Service, provider string, now time.Time) (int, error) {
 	as := make([]context.Context, len(Users))
 	for i, u := range Users {
-		id, err := svc.ResolveIdentity(ctx, calendar.SignUp{
+		id, _, err := svc.ResolveIdentity(ctx, calendar.SignUp{
 			Identity: calendar.Identity{Provider: provider, Subject: u.Email}, Email: u.Email, Name: u.Name,
 		})
 		if err != nil {

@@ -22,7 +22,7 @@ func TestSeedShowsAWeekOfStandups(t *testing.T) {
 	if n, err := demo.Seed(ctx, store, "test", now); err != nil || n != 0 {
 		t.Fatalf("seed again: %d calendars, %v; want none", n, err)
 	}
-	dev, err := store.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "test", Subject: "dev@example.com"}, Email: "dev@example.com"})
+	dev, _, err := store.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "test", Subject: "dev@example.com"}, Email: "dev@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}

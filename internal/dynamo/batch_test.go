@@ -18,7 +18,7 @@ func signUpMany(t *testing.T, s *dynamo.Store, n int) []string {
 	t.Helper()
 	ids := make([]string, n)
 	for i := range n {
-		id, err := s.ResolveIdentity(context.Background(), calendar.SignUp{
+		id, _, err := s.ResolveIdentity(context.Background(), calendar.SignUp{
 			Identity: calendar.Identity{Provider: "p", Subject: fmt.Sprint(i)}, Email: fmt.Sprintf("u%d@example.com", i),
 		})
 		if err != nil {

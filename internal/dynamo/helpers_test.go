@@ -43,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 // user signs up a user with the email and returns a context acting as them.
 func (f *fixture) user(email string) context.Context {
 	f.t.Helper()
-	id, err := f.store.ResolveIdentity(context.Background(), calendar.SignUp{
+	id, _, err := f.store.ResolveIdentity(context.Background(), calendar.SignUp{
 		Identity: calendar.Identity{Provider: "test", Subject: email}, Email: email,
 	})
 	if err != nil {

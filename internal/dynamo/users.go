@@ -22,24 +22,25 @@ var errIdentityTaken = errors.New("identity already registered")
 // eventually consistent, so a user created a moment ago can be missed by the
 // lookup: the identity reservation then fails and the consistent read of the
 // reservation finds the user.
-func (s *Store) ResolveIdentity(ctx context.Context, su calendar.SignUp) (string, error) {
+func (s *Store) ResolveIdentity(ctx context.Context, su calendar.SignUp) (string, bool, error) {
 	if err := su.Identity.Validate(); err != nil {
-		return "", err
+		return "", false, err
 	}
 	id, found, err := s.userIDByIdentity(ctx, su.Identity)
 	if err != nil || found {
-		return id, err
+		return id, false, err
 	}
 	// Only a new user needs usable claims: an existing one signs in whatever
 	// their token now says about their email.
 	if su, err = su.Normalize(); err != nil {
-		return "", err
+		return "", false, err
 	}
 	id, err = s.createUser(ctx, su)
 	if errors.Is(err, errIdentityTaken) {
-		return s.userIDFromGuard(ctx, identityKey(su.Identity.Provider, su.Identity.Subject))
+		id, err = s.userIDFromGuard(ctx, identityKey(su.Identity.Provider, su.Identity.Subject))
+		return id, false, err
 	}
-	return id, err
+	return id, err == nil, err
 }
 
 // userIDByIdentity looks the identity up in GSI3 and reports whether it found it.

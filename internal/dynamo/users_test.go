@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -12,11 +13,11 @@ import (
 func TestResolveIdentity(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	first, err := f.store.ResolveIdentity(ctx, calendar.SignUp{
+	first, created, err := f.store.ResolveIdentity(ctx, calendar.SignUp{
 		Identity: calendar.Identity{Provider: "https://issuer.example", Subject: "s1"}, Email: " Ada@Example.com ", Name: "Ada",
 	})
-	if err != nil {
-		t.Fatalf("first sign-in: %v", err)
+	if err != nil || !created {
+		t.Fatalf("first sign-in: created %v, %v; want the user made", created, err)
 	}
 	tests := []struct {
 		name     string
@@ -35,13 +36,13 @@ func TestResolveIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			id, err := f.store.ResolveIdentity(ctx, tt.signUp)
+			id, created, err := f.store.ResolveIdentity(ctx, tt.signUp)
 			if tt.wantCode >= 0 {
 				wantCode(t, err, tt.wantCode)
 				return
 			}
-			if err != nil || id != tt.wantID {
-				t.Fatalf("got %q, %v; want %q", id, err, tt.wantID)
+			if err != nil || id != tt.wantID || created {
+				t.Fatalf("got %q (created %v), %v; want %q found", id, created, err, tt.wantID)
 			}
 		})
 	}
@@ -53,11 +54,11 @@ func TestResolveIdentity(t *testing.T) {
 func TestResolveIdentityIsEscaped(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	a, err := f.store.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "a#b", Subject: "c"}, Email: "one@example.com"})
+	a, _, err := f.store.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "a#b", Subject: "c"}, Email: "one@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := f.store.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "a", Subject: "b#c"}, Email: "two@example.com"})
+	b, _, err := f.store.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "a", Subject: "b#c"}, Email: "two@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +73,17 @@ func TestConcurrentSignUps(t *testing.T) {
 		f := newFixture(t)
 		ids := make([]string, n)
 		errs := make([]error, n)
+		var made atomic.Int32
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				ids[i], errs[i] = f.store.ResolveIdentity(context.Background(), calendar.SignUp{
+				var created bool
+				defer func() {
+					if created {
+						made.Add(1)
+					}
+				}()
+				ids[i], created, errs[i] = f.store.ResolveIdentity(context.Background(), calendar.SignUp{
 					Identity: calendar.Identity{Provider: "p", Subject: "same"}, Email: "same@example.com",
 				})
 			})
@@ -86,8 +94,8 @@ func TestConcurrentSignUps(t *testing.T) {
 				t.Fatalf("sign-in %d: got %q, %v; want %q", i, ids[i], errs[i], ids[0])
 			}
 		}
-		if got := f.countEntities()["USER"]; got != 1 {
-			t.Fatalf("got %d users, want 1", got)
+		if got := f.countEntities()["USER"]; got != 1 || made.Load() != 1 {
+			t.Fatalf("got %d users, %d sign-ins that made one; want 1 and 1", got, made.Load())
 		}
 	})
 	t.Run("same email, different identities: exactly one user", func(t *testing.T) {
@@ -96,7 +104,7 @@ func TestConcurrentSignUps(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				_, errs[i] = f.store.ResolveIdentity(context.Background(), calendar.SignUp{
+				_, _, errs[i] = f.store.ResolveIdentity(context.Background(), calendar.SignUp{
 					Identity: calendar.Identity{Provider: "p", Subject: fmt.Sprint("subject-", i)}, Email: "shared@example.com",
 				})
 			})

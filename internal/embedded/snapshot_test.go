@@ -30,7 +30,7 @@ func storeWithUsers(t *testing.T, n int) *dynamo.Store {
 
 func addUser(t *testing.T, store *dynamo.Store, i int) {
 	t.Helper()
-	if _, err := store.ResolveIdentity(context.Background(), calendar.SignUp{
+	if _, _, err := store.ResolveIdentity(context.Background(), calendar.SignUp{
 		Identity: calendar.Identity{Provider: "p", Subject: fmt.Sprint(i)}, Email: fmt.Sprintf("u%d@example.com", i),
 	}); err != nil {
 		t.Fatal(err)
