@@ -151,7 +151,7 @@ type SlotConflict struct {
 }
 
 func slotConflict(o Occupant) *Error {
-	e := Errorf(CodeSlotConflict, "the resource is already booked %s by %s", o.When(), o.Ref())
+	e := Errorf(CodeSlotConflict, "the resource is already booked %s: extensions.conflict names the booking", o.When())
 	e.Conflict = &SlotConflict{Occupant: o}
 	return e
 }
