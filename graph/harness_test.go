@@ -44,6 +44,7 @@ type env struct {
 
 type envOptions struct {
 	latency  time.Duration
+	gate     time.Duration // hold calls until the client is quiet this long (dynamo.WithWaveGate)
 	table    string // an existing table to serve, instead of a fresh one
 	endpoint string // a DynamoDB endpoint for the server to reach its table through
 }
@@ -56,6 +57,9 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	}
 	rec := &dynamo.Recorder{}
 	clientOpts := []func(*dynamodb.Options){dynamo.WithRecorder(rec)}
+	if o.gate > 0 {
+		clientOpts = append(clientOpts, dynamo.WithWaveGate(o.gate))
+	}
 	if o.latency > 0 {
 		clientOpts = append(clientOpts, dynamo.WithLatency(o.latency))
 	}
@@ -109,6 +113,8 @@ func (e *env) consistent() {
 }
 
 func withLatency(d time.Duration) func(*envOptions) { return func(o *envOptions) { o.latency = d } }
+
+func withWaveGate(quiet time.Duration) func(*envOptions) { return func(o *envOptions) { o.gate = quiet } }
 
 // token returns a dev token for email.
 func (e *env) token(email string) string {
