@@ -45,8 +45,8 @@ type env struct {
 type envOptions struct {
 	latency  time.Duration
 	gate     time.Duration // hold calls until the client is quiet this long (dynamo.WithWaveGate)
-	table    string // an existing table to serve, instead of a fresh one
-	endpoint string // a DynamoDB endpoint for the server to reach its table through
+	table    string        // an existing table to serve, instead of a fresh one
+	endpoint string        // a DynamoDB endpoint for the server to reach its table through
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -114,7 +114,9 @@ func (e *env) consistent() {
 
 func withLatency(d time.Duration) func(*envOptions) { return func(o *envOptions) { o.latency = d } }
 
-func withWaveGate(quiet time.Duration) func(*envOptions) { return func(o *envOptions) { o.gate = quiet } }
+func withWaveGate(quiet time.Duration) func(*envOptions) {
+	return func(o *envOptions) { o.gate = quiet }
+}
 
 // token returns a dev token for email.
 func (e *env) token(email string) string {
