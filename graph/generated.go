@@ -3077,7 +3077,9 @@ type Mutation {
   """
   Deletes the viewer's account, confirmed with their email: their memberships
   go, and every calendar they are the last owner of is deleted with all it
-  holds. The next sign-in with the same identity creates a new account.
+  holds. The next sign-in with the same identity creates a new account, except
+  a retry of this deletion with its idempotencyKey, which answers as the first
+  time and leaves no account behind.
   """
   deleteAccount(input: DeleteAccountInput!): DeleteAccountPayload!
 }
