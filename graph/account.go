@@ -13,7 +13,10 @@ import (
 // idempotency key. A replay of a deletion that went through answers as the
 // first time; its own sign-in, though, found the identity without an account
 // and made a new one, which goes too, so that the deletion the client asked
-// for stays done. An account made by an earlier request is left alone.
+// for stays done, unless it is a member of a calendar already (a request
+// with the same token using it meanwhile; the check reads an eventually
+// consistent index, so a calendar made within about a second before can be
+// missed). An account made by an earlier request is left alone.
 func (r *mutationResolver) deleteAccount(ctx context.Context, input model.DeleteAccountInput) (accountDeleted, error) {
 	out, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (accountDeleted, error) {
 		return r.deleteViewer(ctx, input.ConfirmEmail)
@@ -22,7 +25,11 @@ func (r *mutationResolver) deleteAccount(ctx context.Context, input model.Delete
 		return out, err
 	}
 	made, err := loader.For(ctx).Viewer(ctx)
+	var used *calendar.MembershipPage
 	if err == nil {
+		used, err = loader.For(ctx).ViewerCalendars(ctx, calendar.Page{First: 1})
+	}
+	if err == nil && len(used.Memberships) == 0 {
 		_, err = r.deleteViewer(ctx, made.Email)
 	}
 	if err != nil {

@@ -5,7 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 func TestDeleteAccountThroughTheAPI(t *testing.T) {
@@ -74,4 +82,54 @@ func (e *env) countEntities(entityType string) int {
 		}
 	}
 	return n
+}
+
+// TestRetriedDeleteAccountKeepsAUsedAccount: the account a retried deletion's
+// sign-in made is left alone when a request with the same token has made it a
+// member of a calendar meanwhile.
+func TestRetriedDeleteAccountKeepsAUsedAccount(t *testing.T) {
+	var armed atomic.Int32 // transactions to let pass before meanwhile runs, plus one
+	var meanwhile func()
+	e := newEnv(t, func(o *envOptions) {
+		o.client = append(o.client, beforeOperation("TransactWriteItems", func() {
+			if armed.Load() > 0 && armed.Add(-1) == 0 {
+				meanwhile()
+			}
+		}))
+	})
+	tok := e.token("twice@example.com")
+	keyed := `mutation { deleteAccount(input: {confirmEmail: "twice@example.com", idempotencyKey: "bye"}) { deletedUserId } }`
+	e.must(tok, keyed, nil)
+	// The retry's sign-in makes a new account (its first transaction); before
+	// the retry's own deletion (the second) is refused by its marker, another
+	// request with the token makes a calendar.
+	s := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{})
+	meanwhile = func() {
+		id, _, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "twice@example.com"}, Email: "twice@example.com"})
+		if err == nil {
+			_, _, err = s.CreateCalendar(calendar.WithViewer(context.Background(), id), calendar.NewCalendar{Name: "Made meanwhile"})
+		}
+		if err != nil {
+			t.Errorf("meanwhile: %v", err)
+		}
+	}
+	armed.Store(2)
+	e.must(tok, keyed, nil)
+	if users, cals := e.countEntities("USER"), e.countEntities("CALENDAR"); users != 1 || cals != 1 {
+		t.Fatalf("%d users and %d calendars after the retry, want the account used meanwhile and its calendar", users, cals)
+	}
+}
+
+// beforeOperation returns a client option that calls fn before every call of
+// the DynamoDB operation named.
+func beforeOperation(operation string, fn func()) func(*dynamodb.Options) {
+	hook := middleware.InitializeMiddlewareFunc("before "+operation, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if middleware.GetOperationName(ctx) == operation {
+			fn()
+		}
+		return next.HandleInitialize(ctx, in)
+	})
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(hook, middleware.Before) })
+	}
 }

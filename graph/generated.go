@@ -3054,7 +3054,8 @@ type Mutation {
 
   """
   Creates an invitation link to a calendar with a role, an expiry and a number
-  of uses (owners only). Its secret token is shown only now.
+  of uses (owners only). Its secret token is shown only now. The link works
+  while its creator is an owner of the calendar.
   """
   createInvitation(input: CreateInvitationInput!): CreateInvitationPayload!
 
@@ -3063,7 +3064,8 @@ type Mutation {
 
   """
   Joins a calendar with an invitation's token. A token that is unknown,
-  expired, used up or revoked gets NOT_FOUND, the same for each.
+  expired, used up, revoked, of a deleted calendar or of a creator who is no
+  longer an owner gets NOT_FOUND, the same for each.
   """
   acceptInvitation(input: AcceptInvitationInput!): AcceptInvitationPayload!
 

@@ -47,6 +47,7 @@ type envOptions struct {
 	gate     time.Duration // hold calls until the client is quiet this long (dynamo.WithWaveGate)
 	table    string        // an existing table to serve, instead of a fresh one
 	endpoint string        // a DynamoDB endpoint for the server to reach its table through
+	client   []func(*dynamodb.Options)
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -63,6 +64,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	if o.latency > 0 {
 		clientOpts = append(clientOpts, dynamo.WithLatency(o.latency))
 	}
+	clientOpts = append(clientOpts, o.client...)
 	db := dynamotest.Client(t, clientOpts...)
 	table := o.table
 	if table == "" {

@@ -89,7 +89,11 @@ func (s *Store) RevokeInvitation(ctx context.Context, key calendar.InvitationKey
 
 // AcceptInvitation implements calendar.InvitationService: the token's hash is
 // looked up on GSI2, then one transaction counts the use (under a condition
-// that it is still valid and not used up) and creates the membership.
+// that it is still valid and not used up) and creates the membership. An
+// invitation works only while its creator may still manage the calendar, so
+// that a removed or demoted owner cannot come back through one (their own
+// included); a calendar being deleted answers as any dead token does, to
+// members too.
 func (s *Store) AcceptInvitation(ctx context.Context, token string) (*calendar.Membership, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
@@ -103,22 +107,28 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string) (*calendar.M
 	if !inv.Usable(now) {
 		return nil, calendar.ErrInvitationNotFound()
 	}
+	if inv.CreatedBy == viewer {
+		return nil, s.ownInvitation(ctx, inv)
+	}
 	m := &calendar.Membership{CalendarID: inv.CalendarID, UserID: viewer, Role: inv.Role, Version: 1, CreatedAt: now, UpdatedAt: now}
 	uses := expression.Name("uses")
 	stillValid := exists().And(uses.LessThan(expression.Name("maxUses"))).
 		And(expression.Name("validUntil").GreaterThan(expression.Value(now.UnixMilli())))
-	ops := []txOp{
-		opUpdate(invitationKey(inv.CalendarID, inv.ID), expression.Set(uses, uses.Plus(expression.Value(1))), stillValid,
-			func(item) error { return calendar.ErrInvitationNotFound() }),
-		opCheck(userKey(viewer), exists(), mustBeNew(calendar.CodeUnauthenticated, "your account no longer exists")),
-		opPut(membershipKey(m.CalendarID, viewer), newMembershipRecord(m), notExists(),
-			mustBeNew(calendar.CodeAlreadyExists, "you are a member of this calendar already")),
-	}
+	dead := func(item) error { return calendar.ErrInvitationNotFound() }
 	delta := 0
 	if m.Role == calendar.RoleOwner {
 		delta = 1
 	}
-	ops = append(ops, calendarStillThere(m.CalendarID, delta))
+	// The calendar and the creator come before the membership, whose
+	// ALREADY_EXISTS would otherwise tell a member about a dead token.
+	ops := []txOp{
+		opUpdate(invitationKey(inv.CalendarID, inv.ID), expression.Set(uses, uses.Plus(expression.Value(1))), stillValid, dead),
+		opCheck(userKey(viewer), exists(), mustBeNew(calendar.CodeUnauthenticated, "your account no longer exists")),
+		calendarStillThere(m.CalendarID, delta),
+		opCheck(membershipKey(m.CalendarID, inv.CreatedBy), roleIn(calendar.RolesAllowed(calendar.ActionManage)), dead),
+		opPut(membershipKey(m.CalendarID, viewer), newMembershipRecord(m), notExists(),
+			mustBeNew(calendar.CodeAlreadyExists, "you are a member of this calendar already")),
+	}
 	if err := s.transact(ctx, ops...); err != nil {
 		if calendar.ErrorCode(err) == calendar.CodeNotFound {
 			// The invitation, or its calendar, deleted a moment ago: the same
@@ -128,6 +138,21 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string) (*calendar.M
 		return nil, fmt.Errorf("accept invitation %s: %w", inv.ID, err)
 	}
 	return m, nil
+}
+
+// ownInvitation answers the creator of an invitation accepting it: they are
+// a member of the calendar already, or no longer one (or it is gone), in
+// which case the invitation no longer works. Nothing is written.
+func (s *Store) ownInvitation(ctx context.Context, inv *calendar.Invitation) error {
+	ck, mk := calendarKey(inv.CalendarID), membershipKey(inv.CalendarID, inv.CreatedBy)
+	items, err := s.batchGet(ctx, []itemKey{ck, mk})
+	switch {
+	case err != nil:
+		return err
+	case items[ck] != nil && items[mk] != nil:
+		return calendar.Errorf(calendar.CodeAlreadyExists, "you are a member of this calendar already")
+	}
+	return calendar.ErrInvitationNotFound()
 }
 
 // invitationByToken finds an invitation by its token's hash on GSI2, which
