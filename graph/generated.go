@@ -3549,8 +3549,6 @@ input TimedTimingInput {
 input AllDayTimingInput {
   "The day."
   date: Date!
-  "For an occurrence: the day its series' rule puts it on. Null otherwise."
-  originalDate: Date
 }
 
 "The days of a multi-day entry."
@@ -12628,7 +12626,7 @@ func (ec *executionContext) unmarshalInputAllDayTimingInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"date", "originalDate"}
+	fieldsInOrder := [...]string{"date"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12642,13 +12640,6 @@ func (ec *executionContext) unmarshalInputAllDayTimingInput(ctx context.Context,
 				return it, err
 			}
 			it.Date = data
-		case "originalDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("originalDate"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.OriginalDate = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

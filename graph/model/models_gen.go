@@ -60,8 +60,6 @@ type AddMemberPayload struct {
 type AllDayTimingInput struct {
 	// The day.
 	Date calendar.Date `json:"date"`
-	// For an occurrence: the day its series' rule puts it on. Null otherwise.
-	OriginalDate graphql.Omittable[*calendar.Date] `json:"originalDate,omitempty"`
 }
 
 // Input of changeEmail.

@@ -321,3 +321,45 @@ func TestTaskTimelines(t *testing.T) {
 	_, err = f.store.SetTaskCompleted(ada, calendar.EntryKey{CalendarID: cal.ID, EntryID: tasks[1].ID}, 9, true)
 	wantCode(t, err, calendar.CodeVersionConflict)
 }
+
+// TestTasksThatBecomeOtherEntries: a task, open or done, changed into another
+// kind of entry leaves the timelines, which keep working (the embedded engine
+// keeps an index entry without its sort key when an item loses it).
+func TestTasksThatBecomeOtherEntries(t *testing.T) {
+	for _, completed := range []bool{false, true} {
+		t.Run(fmt.Sprint("completed ", completed), func(t *testing.T) {
+			f := newFixture(t)
+			ada := f.user("ada@example.com")
+			cal := f.calendarOf(ada, "Todo")
+			task, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "was a task", Timing: dueOn("2026-05-03")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if completed {
+				if task, err = f.store.SetTaskCompleted(ada, task.Key(), task.Version, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "still a task", Timing: dueOn("2026-05-04")}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: task.Key(), ExpectedVersion: task.Version, Timing: calendar.Set(allDay("2026-05-10"))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, done := range []bool{false, true} {
+				page, err := f.store.Tasks(ada, cal.ID, done, calendar.Page{First: 10})
+				if err != nil {
+					t.Fatalf("tasks (completed %v): %v", done, err)
+				}
+				var got []string
+				for _, e := range page.Tasks {
+					got = append(got, e.Title)
+				}
+				if want := map[bool][]string{false: {"still a task"}, true: nil}[done]; !slices.Equal(got, want) {
+					t.Fatalf("tasks (completed %v): %q, want %q", done, got, want)
+				}
+			}
+		})
+	}
+}

@@ -240,6 +240,10 @@ func feedTokenKey(tokenHash string) itemKey {
 // exceptions and pieces, for a Query with SK BETWEEN first AND last.
 func entryKeyRange() (first, last string) { return "ENTRY#", "ENTRY#~" }
 
+// prefixRange: the sort keys that start with prefix, as a BETWEEN range. Key
+// characters after a prefix (IDs, timestamps, '#') all sort before '~'.
+func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "~" }
+
 // reachSortKey: LSI1 sort key of an entry or piece whose reach starts at start.
 func reachSortKey(start time.Time, entryID string, piece int) string {
 	return fmt.Sprintf("%s%s#%s#%02d", prefixReach, instantKey(start), entryID, piece)
