@@ -179,3 +179,11 @@ func (f *fixture) consistent() {
 		f.t.Errorf("inconsistent: %s", p)
 	}
 }
+
+// mustDo fails the test on err.
+func (f *fixture) mustDo(err error) {
+	f.t.Helper()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}

@@ -71,7 +71,7 @@ func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role
 		ops = append(ops, roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
 	}
 	ops = append(ops, opPut(membershipKey(key.CalendarID, key.UserID), newMembershipRecord(&updated),
-		versionIs(expectedVersion), versionMismatch("membership", expectedVersion)))
+		membershipAsRead(target), membershipChangedSince(expectedVersion)))
 	delta := 0
 	switch {
 	case target.Role == calendar.RoleOwner:
@@ -97,7 +97,7 @@ func (s *Store) RemoveMember(ctx context.Context, key calendar.MembershipKey, ex
 		ops = append(ops, roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
 	}
 	ops = append(ops, opDelete(membershipKey(key.CalendarID, key.UserID),
-		versionIs(expectedVersion), versionMismatch("membership", expectedVersion)))
+		membershipAsRead(target), membershipChangedSince(expectedVersion)))
 	if target.Role == calendar.RoleOwner {
 		ops = append(ops, ownerTally(key.CalendarID, -1))
 	}
@@ -133,7 +133,7 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 	if m.Version != expectedVersion {
 		return key, versionMismatch("membership", expectedVersion)(items[mk])
 	}
-	ops := []txOp{opDelete(mk, versionIs(expectedVersion), versionMismatch("membership", expectedVersion))}
+	ops := []txOp{opDelete(mk, membershipAsRead(m.membership()), membershipChangedSince(expectedVersion))}
 	if m.Role == string(calendar.RoleOwner) && items[ownerTallyKey(calendarID)] != nil {
 		ops = append(ops, ownerTally(calendarID, -1))
 	}
@@ -141,6 +141,28 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 		return key, fmt.Errorf("leave calendar %s: %w", calendarID, err)
 	}
 	return key, nil
+}
+
+// membershipAsRead holds while membership m is as it was read: its version,
+// and its role and creation, so that one removed and made again (its version
+// starting over) does not pass for it, and an owner count worked out from the
+// role read stays right.
+func membershipAsRead(m *calendar.Membership) expression.ConditionBuilder {
+	return versionIs(m.Version).
+		And(expression.Name("role").Equal(expression.Value(string(m.Role)))).
+		And(expression.Name("createdAt").Equal(expression.Value(m.CreatedAt)))
+}
+
+// membershipChangedSince explains a failed membershipAsRead: NOT_FOUND when
+// the membership is gone, VERSION_CONFLICT when it changed or was made again.
+func membershipChangedSince(expected int) explainFunc {
+	return func(old item) error {
+		if old == nil {
+			return calendar.Errorf(calendar.CodeNotFound, "membership not found")
+		}
+		return calendar.Errorf(calendar.CodeVersionConflict,
+			"the membership changed since version %d was read (or was removed and made again): reload it and try again", expected)
+	}
 }
 
 // memberAccess checks that the viewer manages key's calendar and reads the target
