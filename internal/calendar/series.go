@@ -65,6 +65,11 @@ type RecurrenceEngine interface {
 	// Has reports whether start is the original start of an occurrence.
 	Has(series *Entry, start time.Time) bool
 
+	// MoveUntil returns the series' rule with its UNTIL where move takes the
+	// rule's last occurrence, so that a series moved keeps its occurrences; a
+	// rule without UNTIL comes back as it is.
+	MoveUntil(series *Entry, move func(time.Time) time.Time) (string, error)
+
 	// Split returns the recurrence of the series ended just before the
 	// occurrence of its rule at start, and that of the series continuing from
 	// it. Errors: CodeInvalid when start is not an occurrence of the rule.

@@ -205,7 +205,9 @@ func (p *planner) all() (*SeriesEdit, error) {
 	}
 	retimed := !sameTiming(p.m, &m)
 	if retimed && !u.Recurrence.Set {
-		m.Recurrence = moveDates(p.m, &m)
+		if m.Recurrence, err = moveDates(p.eng, p.m, &m); err != nil {
+			return nil, err
+		}
 	}
 	if err := ValidateSeries(p.eng, &m); err != nil {
 		return nil, err
@@ -300,7 +302,9 @@ func (p *planner) splitOff(after Recurrence, later []*Entry) error {
 		return err
 	}
 	if !sameTiming(base, &split) && !u.Recurrence.Set {
-		split.Recurrence = moveDates(base, &split)
+		if split.Recurrence, err = moveDates(p.eng, base, &split); err != nil {
+			return err
+		}
 	}
 	if err := ValidateSeries(p.eng, &split); err != nil {
 		return err

@@ -40,8 +40,9 @@ func moveStart(start time.Time, from, to *Entry) time.Time {
 	return WallClock(DateOf(first).AddDays(days), h, mi, s, first.Nanosecond(), loc).UTC()
 }
 
-// moveDates returns from's RDATEs and EXDATEs moved as its start moved to to's.
-func moveDates(from, to *Entry) *Recurrence {
+// moveDates returns from's recurrence with its RDATEs, EXDATEs and UNTIL
+// moved as its start moved to to's.
+func moveDates(eng RecurrenceEngine, from, to *Entry) (*Recurrence, error) {
 	r := *from.Recurrence
 	move := func(ds []time.Time) []time.Time {
 		out := make([]time.Time, len(ds))
@@ -51,7 +52,12 @@ func moveDates(from, to *Entry) *Recurrence {
 		return out
 	}
 	r.RDates, r.ExDates = move(r.RDates), move(r.ExDates)
-	return &r
+	rule, err := eng.MoveUntil(from, func(t time.Time) time.Time { return moveStart(t, from, to) })
+	if err != nil {
+		return nil, err
+	}
+	r.Rule = rule
+	return &r, nil
 }
 
 // shiftedTiming returns e's timing moved by a number of days on its wall clock.

@@ -273,3 +273,45 @@ func TestKeyedLargeSeriesChangeWithALostAnswer(t *testing.T) {
 		t.Fatalf("retry: %d, %v, want %d", again, err, first)
 	}
 }
+
+// TestRetimedSeriesKeepTheirOccurrences: a series ending with UNTIL, moved by
+// ALL or split by THIS_AND_FOLLOWING with a new timing, keeps as many
+// occurrences: its UNTIL moves with it.
+func TestRetimedSeriesKeepTheirOccurrences(t *testing.T) {
+	fortnight := calendar.RangeSpec{FromDate: day("2026-01-01"), ToDate: day("2026-01-15")}
+	daily := func(f *fixture, ada context.Context, calID string) {
+		f.series(ada, calID, "Daily", timed("2026-01-05T08:00:00Z", "2026-01-05T09:00:00Z", paris), "FREQ=DAILY;UNTIL=20260109T080000Z")
+	}
+	tests := []struct {
+		name   string
+		create func(f *fixture, ada context.Context, calID string)
+		at     string // the occurrence edited, as shown in Paris
+		scope  calendar.Scope
+		timing calendar.Timing
+		want   []string
+	}{
+		{"ALL an hour later", daily, "01-05 09:00", calendar.ScopeAll, timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", paris),
+			[]string{"Daily @ Mon 01-05 10:00", "Daily @ Tue 01-06 10:00", "Daily @ Wed 01-07 10:00", "Daily @ Thu 01-08 10:00", "Daily @ Fri 01-09 10:00"}},
+		{"ALL a day earlier", daily, "01-05 09:00", calendar.ScopeAll, timed("2026-01-04T08:00:00Z", "2026-01-04T09:00:00Z", paris),
+			[]string{"Daily @ Sun 01-04 09:00", "Daily @ Mon 01-05 09:00", "Daily @ Tue 01-06 09:00", "Daily @ Wed 01-07 09:00", "Daily @ Thu 01-08 09:00"}},
+		{"THIS_AND_FOLLOWING at the last, later", daily, "01-09 09:00", calendar.ScopeThisAndFollowing, timed("2026-01-09T09:00:00Z", "2026-01-09T10:00:00Z", paris),
+			[]string{"Daily @ Mon 01-05 09:00", "Daily @ Tue 01-06 09:00", "Daily @ Wed 01-07 09:00", "Daily @ Thu 01-08 09:00", "Daily @ Fri 01-09 10:00"}},
+		{"THIS_AND_FOLLOWING in the middle, a day later", daily, "01-07 09:00", calendar.ScopeThisAndFollowing, timed("2026-01-08T08:00:00Z", "2026-01-08T09:00:00Z", paris),
+			[]string{"Daily @ Mon 01-05 09:00", "Daily @ Tue 01-06 09:00", "Daily @ Thu 01-08 09:00", "Daily @ Fri 01-09 09:00", "Daily @ Sat 01-10 09:00"}},
+		{"all-day ALL a day later", func(f *fixture, ada context.Context, calID string) {
+			f.series(ada, calID, "Off", allDay("2026-01-05"), "FREQ=DAILY;UNTIL=20260109")
+		}, "01-05 00:00", calendar.ScopeAll, allDay("2026-01-06"),
+			[]string{"Off @ Tue 01-06 00:00", "Off @ Wed 01-07 00:00", "Off @ Thu 01-08 00:00", "Off @ Fri 01-09 00:00", "Off @ Sat 01-10 00:00"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			ada := f.user("ada@example.com")
+			cal := f.calendarOf(ada, "Work")
+			tt.create(f, ada, cal.ID)
+			occ := find(t, f.occurrences(ada, cal.ID, fortnight, paris, false), paris, tt.at)
+			f.edit(ada, occ, tt.scope, calendar.EntryUpdate{Timing: calendar.Set(tt.timing)})
+			wantShown(t, tt.name, f.occurrences(ada, cal.ID, fortnight, paris, false), paris, tt.want...)
+		})
+	}
+}
