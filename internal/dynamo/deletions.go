@@ -265,8 +265,11 @@ func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now
 
 // deleteCalendarOf deletes the calendar of a deleted user's last ownership m,
 // if it still is: errCalendarChanged when another owner has come since (or
-// its feed changed). A calendar another run deleted meanwhile counts as
-// deleted: this user's deletion is what deleted it.
+// its feed changed, or the membership went: another owner may have come
+// and removed it). Only a calendar item gone means another run deleted the
+// calendar (only its last owner could), which counts as deleted: this user's
+// deletion is what deleted it. The calendar is checked first, so that is what
+// a transaction refused on several counts says.
 func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) error {
 	items, err := s.batchGet(ctx, []itemKey{feedKey(m.CalendarID)})
 	if err != nil {
@@ -275,18 +278,14 @@ func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) er
 	errDone := errors.New("done by another run")
 	done := func(item) error { return errDone }
 	owners := expression.Name("owners")
+	changed := func(item) error { return errCalendarChanged }
 	ops := []txOp{
-		opDelete(membershipKey(m.CalendarID, m.UserID), roleIn([]calendar.Role{calendar.RoleOwner}), done),
 		opDelete(calendarKey(m.CalendarID), exists(), done),
-		opDelete(ownerTallyKey(m.CalendarID), exists().And(owners.Equal(expression.Value(1))), func(old item) error {
-			if old == nil {
-				return errDone
-			}
-			return errCalendarChanged
-		}),
+		opDelete(ownerTallyKey(m.CalendarID), exists().And(owners.Equal(expression.Value(1))), changed),
+		opDelete(membershipKey(m.CalendarID, m.UserID), roleIn([]calendar.Role{calendar.RoleOwner}), changed),
 		s.pendingPut(pendingCalendar, m.CalendarID),
 	}
-	feed, err := feedEnding(items, m.CalendarID, func(item) error { return errCalendarChanged })
+	feed, err := feedEnding(items, m.CalendarID, changed)
 	if err != nil {
 		return err
 	}

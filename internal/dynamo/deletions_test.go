@@ -317,3 +317,41 @@ func TestFeedRotatedDuringDelete(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnerWhoTookOverKeepsTheCalendar: between a deleted user's "last owner"
+// answer and the deletion of their calendar, another user accepts their owner
+// invitation and removes them: the owner count is back at one, but the
+// calendar is the newcomer's now and stays, whole.
+func TestOwnerWhoTookOverKeepsTheCalendar(t *testing.T) {
+	f := newFixture(t)
+	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+	cal := f.calendarOf(ada, "Ada's")
+	if _, err := f.book(ada, cal.ID, "Kept", allDay("2026-03-02")); err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
+	f.mustDo(err)
+	var calls atomic.Int32
+	dynamo.SetBeforeTransact(f.store, func(context.Context) {
+		if calls.Add(1) != 3 { // 1: the user, 2: the membership (LAST_OWNER), 3: the calendar
+			return
+		}
+		if _, err := f.store.AcceptInvitation(bob, token); err != nil {
+			t.Errorf("accepting meanwhile: %v", err)
+		}
+		if err := f.store.RemoveMember(bob, calendar.MembershipKey{CalendarID: cal.ID, UserID: viewer(t, ada)}, 1); err != nil {
+			t.Errorf("removing Ada meanwhile: %v", err)
+		}
+	})
+	_, deleted, err := f.store.DeleteAccount(ada, "ada@example.com")
+	dynamo.SetBeforeTransact(f.store, nil)
+	if err != nil || len(deleted) != 0 {
+		t.Fatalf("deleted %v (%v), want none: the calendar is Bob's", deleted, err)
+	}
+	if _, err := f.store.UpdateCalendar(bob, calendar.CalendarUpdate{ID: cal.ID, ExpectedVersion: cal.Version, Name: calendar.Set("Bob's")}); err != nil {
+		t.Fatalf("Bob on his calendar: %v", err)
+	}
+	if n := f.countEntries("Kept"); n != 1 {
+		t.Fatalf("%d entries left, want the one", n)
+	}
+}
