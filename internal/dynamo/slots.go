@@ -69,6 +69,28 @@ func (s *Store) bookings(e *calendar.Entry, exceptions []*calendar.Entry) ([]*ca
 	return []*calendar.Entry{e}, nil
 }
 
+// unchangedFirst orders after's bookings so that those before holds just
+// alike come first: a clash within after (an occurrence moved onto another
+// of its series) then names the booking that stays, not the one moved.
+func unchangedFirst(before, after []*calendar.Entry) []*calendar.Entry {
+	key := func(e *calendar.Entry) string {
+		return fmt.Sprint(e.SeriesID, e.ID, e.OriginalStart.UnixMilli(), e.Start.UnixMilli(), e.End.UnixMilli(), e.StartDate, e.EndDate, e.Cancelled)
+	}
+	held := map[string]bool{}
+	for _, e := range before {
+		held[key(e)] = true
+	}
+	var kept, changed []*calendar.Entry
+	for _, e := range after {
+		if held[key(e)] {
+			kept = append(kept, e)
+		} else {
+			changed = append(changed, e)
+		}
+	}
+	return append(kept, changed...)
+}
+
 // slotWrites returns the actions that move a resource calendar's bookings
 // from before to after (nil for a calendar that is not a resource).
 func (s *Store) slotWrites(cal *calendar.Calendar, before, after []*calendar.Entry) ([]txOp, error) {
@@ -83,7 +105,7 @@ func (s *Store) slotWrites(cal *calendar.Calendar, before, after []*calendar.Ent
 	if err != nil {
 		return nil, err
 	}
-	will, err := calendar.Occupy(after, loc)
+	will, err := calendar.Occupy(unchangedFirst(before, after), loc)
 	if err != nil {
 		return nil, err
 	}

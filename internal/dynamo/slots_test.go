@@ -264,3 +264,31 @@ func TestReleasedDaysGo(t *testing.T) {
 	}
 	f.consistent()
 }
+
+// TestOccurrenceMovedOntoALaterOne: an occurrence moved onto a later one of
+// its series clashes with that one, which the conflict names (not itself).
+func TestOccurrenceMovedOntoALaterOne(t *testing.T) {
+	month := calendar.RangeSpec{FromDate: day("2026-03-01"), ToDate: day("2026-04-01")}
+	tests := []struct {
+		name        string
+		first       calendar.Timing
+		rule        string
+		moved       string // as shown in Paris
+		to          calendar.Timing
+		clashesWith string // the original start of the occurrence it lands on
+	}{
+		{"timed", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris), "FREQ=WEEKLY;COUNT=4", "03-09 10:00",
+			timed("2026-03-16T09:30:00Z", "2026-03-16T10:30:00Z", paris), "2026-03-16T09:00:00Z"},
+		{"all-day", allDay("2026-03-02"), "FREQ=DAILY;COUNT=3", "03-02 00:00", allDay("2026-03-03"), "2026-03-03T00:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			ada, cal := f.resource()
+			s := f.series(ada, cal.ID, "Series", tt.first, tt.rule)
+			occ := find(t, f.occurrences(ada, cal.ID, month, paris, false), paris, tt.moved)
+			_, err := f.store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: occ.Version, Timing: calendar.Set(tt.to)})
+			wantConflict(t, err, calendar.OccurrenceID(s.ID, at(tt.clashesWith)))
+		})
+	}
+}
