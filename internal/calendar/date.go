@@ -57,10 +57,11 @@ func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.M
 // IsZero reports whether d is the zero Date (no date).
 func (d Date) IsZero() bool { return d == Date{} }
 
-// In returns the first instant of the day in loc (midnight, or the first moment
-// after a DST gap at midnight).
+// In returns the first instant of the day in loc: midnight, or the first
+// moment after a DST gap at midnight (time.Date would give the hour before
+// midnight of the day before there: 23:00 on 5 September in Santiago).
 func (d Date) In(loc *time.Location) time.Time {
-	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
+	return WallClock(d, 0, 0, 0, 0, loc)
 }
 
 // AddDays returns the date n days later (earlier for negative n).
