@@ -19,6 +19,11 @@ import (
 // 50 calendars with 20 members each is about 7,000.
 const MaxComplexity = 25000
 
+// MaxTokens bounds the size of an operation's text, in GraphQL tokens: a
+// large client query (GraphiQL's introspection, a typed client's fragments)
+// takes a few hundred.
+const MaxTokens = 2000
+
 // viewComplexity is what a range view (Calendar.entries, Viewer.agenda) adds
 // to an operation's complexity: it queries DynamoDB and expands series, so
 // one operation holds at most a few hundred of them. (The occurrences all
@@ -55,6 +60,9 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
 	srv.AddTransport(transport.POST{UseGrapQLResponseJsonByDefault: true})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	// Validation compares fields pairwise: without a bound on the tokens, one
+	// request of repeated fields costs seconds to minutes of CPU.
+	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.SetErrorPresenter(presentError(logger))

@@ -186,3 +186,39 @@ func TestEdgeRoutes(t *testing.T) {
 		})
 	}
 }
+
+// introspectionQuery is the query GraphiQL and code generators send.
+const introspectionQuery = `query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type {
+  kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
+}`
+
+// TestOperationSize: an operation of more than MaxTokens tokens is refused
+// at once (validation compares fields pairwise: thousands of repeated fields
+// cost seconds of CPU each), while the largest real queries pass.
+func TestOperationSize(t *testing.T) {
+	e := newEnv(t)
+	if r := e.do("", introspectionQuery, nil); len(r.Errors) > 0 {
+		t.Fatalf("the introspection query: %s", r.Raw)
+	}
+	start := time.Now()
+	r := e.do("", "{ "+strings.Repeat("__typename ", 4000)+"}", nil)
+	if r.code() != "GRAPHQL_PARSE_FAILED" || time.Since(start) > time.Second {
+		t.Fatalf("4,000 repeated fields after %v: %.300s", time.Since(start), r.Raw)
+	}
+}

@@ -129,6 +129,10 @@ func (c *Config) resolveAuth() error {
 	if c.DevTokens && external {
 		return errors.New("dev tokens cannot be combined with CALGRAPH_JWT_SECRET or CALGRAPH_JWKS_URL: turn one off")
 	}
+	if c.DevTokens && !c.LocalEndpoint() {
+		// Anyone could mint one (GraphiQL hands it out): never against AWS.
+		return errors.New("dev tokens work only on the embedded engine or a local DynamoDB (an http:// endpoint), not against AWS")
+	}
 	switch {
 	case c.cors == "auto" && c.DevTokens:
 		c.CORSOrigins = []string{"http://localhost:*", "http://127.0.0.1:*"}

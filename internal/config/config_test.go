@@ -92,6 +92,8 @@ func TestInvalid(t *testing.T) {
 		{"short secret", map[string]string{"CALGRAPH_JWT_SECRET": "short"}, nil, "32 bytes"},
 		{"dev tokens with a secret", map[string]string{"CALGRAPH_JWT_SECRET": strings.Repeat("s", 32), "CALGRAPH_DEV_TOKENS": "true"}, nil, "cannot be combined"},
 		{"endpoint not a URL", map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "localhost", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not a URL"},
+		{"dev tokens against AWS", map[string]string{"CALGRAPH_STORE": "dynamodb", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not against AWS"},
+		{"dev tokens against an https endpoint", map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "https://dynamodb.eu-west-1.amazonaws.com", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not against AWS"},
 		{"unknown flag", nil, []string{"-nope"}, "nope"},
 	}
 	for _, tt := range tests {

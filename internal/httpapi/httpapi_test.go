@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/calgraph/calgraph/internal/httpapi"
@@ -108,4 +109,37 @@ func TestPanics(t *testing.T) {
 	if res := post(strings.NewReader("{}")); res.StatusCode != 200 {
 		t.Errorf("after a panic: got %d, want the server still serving", res.StatusCode)
 	}
+}
+
+// TestFeedSecretsStayOutOfTheLog: a feed's URL is its secret, and only its
+// hash is stored; the access log leaves it out.
+func TestFeedSecretsStayOutOfTheLog(t *testing.T) {
+	var logs syncBuffer
+	srv := newServer(t, &logs)
+	res, err := http.Get(srv.URL + "/feeds/S3CR3TfeedTOKENvalue.ics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if out := logs.String(); strings.Contains(out, "S3CR3T") || !strings.Contains(out, "/feeds/<secret>") {
+		t.Fatalf("access log: %s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

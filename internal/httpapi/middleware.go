@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -90,7 +91,7 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		logger.InfoContext(r.Context(), "request",
-			"method", r.Method, "path", r.URL.Path, "status", sw.status, "bytes", sw.bytes,
+			"method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.status, "bytes", sw.bytes,
 			"duration", time.Since(start), "remote", r.RemoteAddr)
 	})
 }
@@ -108,4 +109,13 @@ func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// loggedPath is a request's path as logged: a feed's secret is left out, so
+// that reading the logs gives no working feed URL (only its hash is stored).
+func loggedPath(path string) string {
+	if strings.HasPrefix(path, "/feeds/") {
+		return "/feeds/<secret>"
+	}
+	return path
 }
