@@ -61,10 +61,17 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	if err != nil {
 		return nil, err
 	}
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
 	prefs := l.viewerPreferences(ctx)
 	cals := make([]func() (*calendar.Calendar, error), len(ids))
+	roles := make([]func() (*calendar.Membership, error), len(ids))
 	for i, id := range ids {
 		cals[i] = load[calendar.Calendar](ctx, l, calendarRef(id))
+		// Read strongly beside the calendars: a list from GSI1 may lag.
+		roles[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
 	}
 	candidates, err := l.agendaCandidates(ctx, ids, spec)
 	if err != nil {
@@ -76,11 +83,24 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	}
 	byID := make(map[string]*calendar.Calendar, len(ids))
 	for i, id := range ids {
+		m, err := roles[i]()
+		if err != nil {
+			return nil, err
+		}
+		if m == nil || !m.Role.Can(calendar.ActionRead) {
+			continue // left or lost the right to read since GSI1 listed it
+		}
 		if byID[id], err = cals[i](); err != nil {
 			return nil, err
 		}
 	}
-	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, f, byID)
+	readable := candidates[:0]
+	for _, e := range candidates {
+		if byID[e.CalendarID] != nil {
+			readable = append(readable, e)
+		}
+	}
+	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), readable, f, byID)
 }
 
 // maxAgendaCandidates bounds what an agenda holds in memory across calendars.
@@ -114,10 +134,10 @@ func (l *Loaders) agendaCalendars(ctx context.Context, ids []string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	if ids == nil {
+	if ids == nil { // as GSI1 lists them: Agenda checks them again, strongly
 		ms, err := l.reader.AllMembershipsOfUser(ctx, viewer, maxAgendaCalendars)
 		for _, m := range ms {
-			if l.Prime(ctx, m); m.Role.Can(calendar.ActionRead) {
+			if m.Role.Can(calendar.ActionRead) {
 				ids = append(ids, m.CalendarID)
 			}
 		}

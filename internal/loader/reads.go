@@ -142,11 +142,15 @@ func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*
 	return m, err
 }
 
-// ViewerCalendars returns a page of the viewer's memberships. It reads their
-// calendars at once, in ⌈n/100⌉ BatchGetItem calls of one wave, so that the
-// page's calendar fields cost no read of their own; the viewer (whose
-// preferences entry views default to) rides along when the last call has room.
-// It leaves out memberships whose calendar was deleted and not yet cleaned up.
+// ViewerCalendars returns a page of the viewer's memberships. GSI1 lists
+// them, eventually consistently; the memberships themselves are then read
+// again, strongly, with their calendars, in ⌈2n/100⌉ BatchGetItem calls of
+// one wave, so that a role changed or a membership removed a moment ago is
+// not taken for the current one (the page's checks use it), and the page's
+// calendar fields cost no read of their own; the viewer (whose preferences
+// entry views default to) rides along when the last call has room. It leaves
+// out memberships gone meanwhile, and those whose calendar was deleted and
+// not yet cleaned up.
 func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calendar.MembershipPage, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
@@ -159,8 +163,9 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 	var k calendar.Keys
 	for _, m := range page.Memberships {
 		k.Calendars = append(k.Calendars, m.CalendarID)
+		k.Memberships = append(k.Memberships, m.Key())
 	}
-	if len(k.Calendars)%batchGetLimit != 0 {
+	if (len(k.Calendars)+len(k.Memberships))%batchGetLimit != 0 {
 		k.Users = []string{viewer}
 	}
 	found, err := l.reader.Read(ctx, k)
@@ -171,9 +176,9 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 		l.Prime(ctx, u)
 	}
 	kept := &calendar.MembershipPage{HasNextPage: page.HasNextPage, EndCursor: page.EndCursor}
-	for i, m := range page.Memberships {
-		c := found.Calendars[m.CalendarID]
-		if c == nil {
+	for i, listed := range page.Memberships {
+		m, c := found.Memberships[listed.Key()], found.Calendars[listed.CalendarID]
+		if m == nil || c == nil {
 			continue
 		}
 		l.Prime(ctx, m, c)
