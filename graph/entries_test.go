@@ -139,6 +139,8 @@ func TestEntryVersionConflictsAndValidation(t *testing.T) {
 			map[string]any{"c": w.calendarID}, "BAD_USER_INPUT", "timeZone"},
 		{"move into the same calendar", `mutation($id: ID!, $to: ID!) { moveEntry(input: {id: $id, expectedVersion: 2, toCalendarId: $to}) { previousId } }`,
 			map[string]any{"id": w.taskID, "to": w.calendarID}, "BAD_USER_INPUT", "toCalendarId"},
+		{"instant before 1900", `query($c: ID!) { calendar(id: $c) { entries(range: {instants: {start: "1899-12-31T00:00:00Z", end: "1900-01-02T00:00:00Z"}}) { timeZone } } }`,
+			map[string]any{"c": w.calendarID}, "BAD_USER_INPUT", "start"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +154,9 @@ func TestEntryVersionConflictsAndValidation(t *testing.T) {
 			}
 			if code != tt.code || (tt.field != "" && r.Errors[0].Extensions.Field != tt.field) {
 				t.Fatalf("got %s, want %s about %q", r.Raw, tt.code, tt.field)
+			}
+			if msg := r.Errors[0].Message; strings.ContainsRune(msg, 0) {
+				t.Fatalf("the message holds a NUL: %q", msg)
 			}
 		})
 	}

@@ -51,6 +51,8 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			gqlErr.Extensions = map[string]any{"code": extensionCodes[de.Code]}
 			if field := fieldOf(de, gqlErr.Path); field != "" {
 				gqlErr.Extensions["field"] = field
+				// A message that names the field as it was not known yet.
+				gqlErr.Message = strings.ReplaceAll(gqlErr.Message, model.FieldFromPath, field)
 			}
 			if c := de.Conflict; c != nil {
 				gqlErr.Extensions["conflict"] = conflictOf(c)
