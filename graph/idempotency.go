@@ -49,3 +49,9 @@ func fingerprint(ctx context.Context) string {
 
 // none is the result of writes that return nothing.
 type none struct{}
+
+// onceDo is once for a write that returns nothing but its error.
+func onceDo(ctx context.Context, svc calendar.IdempotencyService, key graphql.Omittable[*string], call func(context.Context) error) error {
+	_, err := once(ctx, svc, key, func(ctx context.Context) (none, error) { return none{}, call(ctx) })
+	return err
+}

@@ -139,8 +139,8 @@ func (r *mutationResolver) DeleteCalendar(ctx context.Context, input model.Delet
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
-		return none{}, r.Service.DeleteCalendar(ctx, id, input.ExpectedVersion)
+	err = onceDo(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) error {
+		return r.Service.DeleteCalendar(ctx, id, input.ExpectedVersion)
 	})
 	if err != nil {
 		return nil, err
@@ -183,8 +183,8 @@ func (r *mutationResolver) RemoveMember(ctx context.Context, input model.RemoveM
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
-		return none{}, r.Service.RemoveMember(ctx, key, input.ExpectedVersion)
+	err = onceDo(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) error {
+		return r.Service.RemoveMember(ctx, key, input.ExpectedVersion)
 	})
 	if err != nil {
 		return nil, err
@@ -268,11 +268,11 @@ func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEn
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
+	err = onceDo(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) error {
 		if t.occurrence != nil {
-			return none{}, r.Service.DeleteOccurrence(ctx, *t.occurrence, t.scope, input.ExpectedVersion)
+			return r.Service.DeleteOccurrence(ctx, *t.occurrence, t.scope, input.ExpectedVersion)
 		}
-		return none{}, r.Service.DeleteEntry(ctx, t.entry, input.ExpectedVersion)
+		return r.Service.DeleteEntry(ctx, t.entry, input.ExpectedVersion)
 	})
 	if err != nil {
 		return nil, err
@@ -343,8 +343,8 @@ func (r *mutationResolver) DisableCalendarFeed(ctx context.Context, input model.
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
-		return none{}, r.Service.DisableFeed(ctx, id)
+	err = onceDo(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) error {
+		return r.Service.DisableFeed(ctx, id)
 	})
 	if err != nil {
 		return nil, err
@@ -376,8 +376,8 @@ func (r *mutationResolver) RevokeInvitation(ctx context.Context, input model.Rev
 	if err != nil {
 		return nil, err
 	}
-	_, err = once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (none, error) {
-		return none{}, r.Service.RevokeInvitation(ctx, key)
+	err = onceDo(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) error {
+		return r.Service.RevokeInvitation(ctx, key)
 	})
 	if err != nil {
 		return nil, err
