@@ -23,20 +23,26 @@ func page(first *int, after *string) calendar.Page {
 	return p
 }
 
+// pageInfo is a Relay connection's page info for a page with these cursors.
+func pageInfo(cursors []string, endCursor string, hasNext bool) *model.PageInfo {
+	info := &model.PageInfo{HasNextPage: hasNext}
+	if len(cursors) > 0 {
+		info.StartCursor = &cursors[0]
+	}
+	if endCursor != "" {
+		info.EndCursor = &endCursor
+	}
+	return info
+}
+
 // membershipConnection converts a page to its Relay connection.
 func membershipConnection(p *calendar.MembershipPage) *model.MembershipConnection {
 	conn := &model.MembershipConnection{
 		Edges:    make([]*model.MembershipEdge, len(p.Memberships)),
-		PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage},
+		PageInfo: pageInfo(p.Cursors, p.EndCursor, p.HasNextPage),
 	}
 	for i, m := range p.Memberships {
 		conn.Edges[i] = &model.MembershipEdge{Cursor: p.Cursors[i], Node: m}
-	}
-	if len(p.Cursors) > 0 {
-		conn.PageInfo.StartCursor = &p.Cursors[0]
-	}
-	if p.EndCursor != "" {
-		conn.PageInfo.EndCursor = &p.EndCursor
 	}
 	return conn
 }
@@ -77,16 +83,10 @@ func nullClears(o graphql.Omittable[*string]) calendar.Change[string] {
 func invitationConnection(p *calendar.InvitationPage) *model.InvitationConnection {
 	conn := &model.InvitationConnection{
 		Edges:    make([]*model.InvitationEdge, len(p.Invitations)),
-		PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage},
+		PageInfo: pageInfo(p.Cursors, p.EndCursor, p.HasNextPage),
 	}
 	for i, inv := range p.Invitations {
 		conn.Edges[i] = &model.InvitationEdge{Cursor: p.Cursors[i], Node: inv}
-	}
-	if len(p.Cursors) > 0 {
-		conn.PageInfo.StartCursor = &p.Cursors[0]
-	}
-	if p.EndCursor != "" {
-		conn.PageInfo.EndCursor = &p.EndCursor
 	}
 	return conn
 }

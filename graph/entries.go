@@ -192,15 +192,9 @@ func entryView(v *loader.View) *model.EntryView {
 }
 
 func taskConnection(p *calendar.TaskPage, cal *calendar.Calendar) *model.TaskConnection {
-	conn := &model.TaskConnection{Edges: make([]*model.TaskEdge, len(p.Tasks)), PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage}}
+	conn := &model.TaskConnection{Edges: make([]*model.TaskEdge, len(p.Tasks)), PageInfo: pageInfo(p.Cursors, p.EndCursor, p.HasNextPage)}
 	for i, t := range p.Tasks {
 		conn.Edges[i] = &model.TaskEdge{Cursor: p.Cursors[i], Node: model.TaskOf(t, cal)}
-	}
-	if len(p.Cursors) > 0 {
-		conn.PageInfo.StartCursor = &p.Cursors[0]
-	}
-	if p.EndCursor != "" {
-		conn.PageInfo.EndCursor = &p.EndCursor
 	}
 	return conn
 }
