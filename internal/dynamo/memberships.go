@@ -232,8 +232,9 @@ func (s *Store) MembershipsOfUser(ctx context.Context, userID string, p calendar
 
 // AllMembershipsOfUser implements calendar.Reader with a GSI1 Query.
 func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*calendar.Membership, error) {
+	lo, hi := prefixRange(prefixCalendar) // as pageQuery does, for the embedded engine
 	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI1PK).Equal(expression.Value(userPartition(userID))).
-		And(expression.KeyBeginsWith(expression.Key(attrGSI1SK), prefixCalendar))).Build()
+		And(expression.KeyBetween(expression.Key(attrGSI1SK), expression.Value(lo), expression.Value(hi)))).Build()
 	if err != nil {
 		return nil, fmt.Errorf("build memberships query: %w", err)
 	}
