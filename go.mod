@@ -22,6 +22,7 @@ require (
 	github.com/teambition/rrule-go v1.8.2
 	github.com/truora/minidyn v0.8.2
 	github.com/vektah/gqlparser/v2 v2.5.37
+	go.etcd.io/bbolt v1.4.3
 	golang.org/x/sync v0.22.0
 	golang.org/x/time v0.9.0
 )
@@ -47,6 +48,7 @@ require (
 	github.com/sosodev/duration v1.4.0 // indirect
 	github.com/urfave/cli/v3 v3.11.0 // indirect
 	golang.org/x/mod v0.40.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 )

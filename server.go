@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -127,13 +128,12 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 }
 
 // stack is what every command but token runs on: the store and, in embedded
-// mode, the engine, the data directory lock and the snapshot.
+// mode, the engine and the data directory lock.
 type stack struct {
 	cfg    config.Config
 	log    *slog.Logger
 	store  *dynamo.Store
 	engine *embedded.Engine
-	snaps  *embedded.Snapshotter
 	unlock func()
 }
 
@@ -164,15 +164,10 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 		}
 	}
 	if st.engine != nil {
-		// Only a snapshotter that loaded may save: saving after a failed load
-		// would replace the damaged snapshot with an empty table.
-		snaps := embedded.NewSnapshotter(cfg.SnapshotPath(), st.store, logger)
-		n, err := snaps.Load(ctx)
-		if err != nil {
+		if _, err := embedded.Upgrade(ctx, cfg.DataDir, st.store, logger); err != nil {
 			return nil, err
 		}
-		st.snaps = snaps
-		logger.Info("embedded engine started", "snapshot", cfg.SnapshotPath(), "items", n)
+		logger.Info("embedded engine started", "file", filepath.Join(cfg.DataDir, embedded.FileName))
 	}
 	return st, nil
 }
@@ -182,7 +177,7 @@ func (st *stack) startEmbedded() (endpoint string, err error) {
 	if st.unlock, err = embedded.LockDir(st.cfg.DataDir); err != nil {
 		return "", err
 	}
-	if st.engine, err = embedded.Start(st.log); err != nil {
+	if st.engine, err = embedded.Open(st.cfg.DataDir, st.log, embedded.Options{}); err != nil {
 		return "", err
 	}
 	return st.engine.URL(), nil
@@ -207,19 +202,13 @@ func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client,
 	}
 }
 
-// close writes the final snapshot, stops the engine and releases the data
-// directory. It runs on a fresh context: the command's may be cancelled.
+// close stops the engine (every write it acknowledged is on disk already) and
+// releases the data directory. It runs on a fresh context: the command's may
+// be cancelled.
 func (st *stack) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var errs []error
-	if st.snaps != nil {
-		saved, n, err := st.snaps.Save(ctx)
-		errs = append(errs, err)
-		if saved {
-			st.log.Info("snapshot written", "path", st.cfg.SnapshotPath(), "items", n)
-		}
-	}
 	if st.engine != nil {
 		errs = append(errs, st.engine.Close(ctx))
 	}
@@ -307,12 +296,9 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	snapCtx, stopSnaps := context.WithCancel(context.Background())
-	defer stopSnaps()
-	if st.snaps != nil {
-		go st.snaps.Run(snapCtx, st.cfg.SnapshotInterval)
-	}
-	go st.resumeDeletions(snapCtx)
+	bgCtx, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	go st.resumeDeletions(bgCtx)
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:
@@ -320,7 +306,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	case <-ctx.Done():
 	}
 	st.log.Info("shutting down: draining requests", "timeout", st.cfg.ShutdownTimeout)
-	stopSnaps()
+	stopBackground()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), st.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

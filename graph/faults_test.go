@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/dynamotest"
@@ -169,9 +168,9 @@ func TestEngineFaults(t *testing.T) {
 	vars := map[string]any{"c": w.calendarID}
 
 	t.Run("a failing index", func(t *testing.T) {
-		engine.Faults().EmulateFailureForTable(table, miniserver.FailureConditionInternalServerError, "LSI1")
+		engine.Faults().FailTable(table, true, "LSI1")
 		r := e.do(w.reader, week, vars)
-		engine.Faults().EmulateFailureForTable(table, miniserver.FailureConditionNone, "LSI1")
+		engine.Faults().FailTable(table, false, "LSI1")
 		if r.code() != "INTERNAL_SERVER_ERROR" || r.Data["calendar"] != nil {
 			t.Fatalf("with LSI1 failing: %s", r.Raw)
 		}
@@ -180,9 +179,9 @@ func TestEngineFaults(t *testing.T) {
 		}
 	})
 	t.Run("a failing table", func(t *testing.T) {
-		engine.Faults().EmulateFailureForTable(table, miniserver.FailureConditionInternalServerError)
+		engine.Faults().FailTable(table, true)
 		r := e.do(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "lost", timing: {allDay: {date: "2026-01-07"}}}) { entry { id } } }`, vars)
-		engine.Faults().EmulateFailureForTable(table, miniserver.FailureConditionNone)
+		engine.Faults().FailTable(table, false)
 		if r.code() != "INTERNAL_SERVER_ERROR" {
 			t.Fatalf("with the table failing: %s", r.Raw)
 		}
@@ -194,17 +193,17 @@ func TestEngineFaults(t *testing.T) {
 		// Every other key of each batch comes back unprocessed the first time.
 		seen := map[string]bool{}
 		var mu sync.Mutex
-		engine.Faults().EmulateUnprocessedItems(table, func(n int, raw map[string]*miniserver.AttributeValue) bool {
+		engine.Faults().LeaveUnprocessed(table, func(n int, key map[string]string) bool {
 			mu.Lock()
 			defer mu.Unlock()
-			k := *raw["PK"].S + "/" + *raw["SK"].S
+			k := key["PK"] + "/" + key["SK"]
 			if n%2 == 0 || seen[k] {
 				return false
 			}
 			seen[k] = true
 			return true
 		})
-		defer engine.Faults().ClearUnprocessedItems()
+		defer engine.Faults().LeaveUnprocessed(table, nil)
 		d := e.must(w.owner, `{ viewer { calendars { edges { node { role calendar { name members { edges { node { role user { email } } } } } } } } } }`, nil)
 		if n := len(get(d, "viewer.calendars.edges.0.node.calendar.members.edges").([]any)); n != 3 {
 			t.Fatalf("%d members read through unprocessed keys, want 3", n)

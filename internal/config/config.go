@@ -17,39 +17,35 @@ import (
 // Store modes.
 const (
 	StoreAuto     = "auto"     // embedded unless an AWS endpoint override is set
-	StoreEmbedded = "embedded" // minidyn in-process, persisted to a snapshot file
+	StoreEmbedded = "embedded" // calgraph's own engine in-process, on a file in the data directory
 	StoreDynamoDB = "dynamodb" // DynamoDB Local or AWS through the standard AWS settings
 )
 
 // Config is calgraph's resolved configuration.
 type Config struct {
-	Addr             string
-	Store            string // StoreEmbedded or StoreDynamoDB once resolved
-	Endpoint         string // the AWS endpoint override in effect, if any
-	Table            string
-	CreateTable      bool
-	DataDir          string
-	SnapshotInterval time.Duration
-	JWTSecret        string
-	JWKSURL          string
-	JWTIssuer        string
-	JWTAudience      string
-	DevTokens        bool
-	DevEmail         string
-	CORSOrigins      []string
-	MaxBodyBytes     int64
-	ShutdownTimeout  time.Duration
-	LogFormat        string
-	LogLevel         string
-	ICalDomain       string
-	PublicURL        string // no trailing slash
+	Addr            string
+	Store           string // StoreEmbedded or StoreDynamoDB once resolved
+	Endpoint        string // the AWS endpoint override in effect, if any
+	Table           string
+	CreateTable     bool
+	DataDir         string
+	JWTSecret       string
+	JWKSURL         string
+	JWTIssuer       string
+	JWTAudience     string
+	DevTokens       bool
+	DevEmail        string
+	CORSOrigins     []string
+	MaxBodyBytes    int64
+	ShutdownTimeout time.Duration
+	LogFormat       string
+	LogLevel        string
+	ICalDomain      string
+	PublicURL       string // no trailing slash
 
 	devTokens string // "auto", "true" or "false" until resolved
 	cors      string // "auto", "none" or a list until resolved
 }
-
-// SnapshotPath is the embedded mode's snapshot file.
-func (c Config) SnapshotPath() string { return filepath.Join(c.DataDir, "snapshot.jsonl") }
 
 // DevKeyPath is the file holding the local signing key for dev tokens.
 func (c Config) DevKeyPath() string { return filepath.Join(c.DataDir, "dev-signing-key") }

@@ -24,14 +24,14 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Store != config.StoreEmbedded || !c.DevTokens || !c.CreateTable || c.Addr != "localhost:8080" ||
-		c.Table != "calgraph" || c.SnapshotInterval != 10*time.Second || c.MaxBodyBytes != 1<<20 {
+		c.Table != "calgraph" || c.DataDir != "calgraph-data" || c.ShutdownTimeout != 20*time.Second || c.MaxBodyBytes != 1<<20 {
 		t.Fatalf("got %+v, want embedded defaults", c)
 	}
 	if !slices.Equal(c.CORSOrigins, []string{"http://localhost:*", "http://127.0.0.1:*"}) {
 		t.Fatalf("got CORS origins %v, want localhost ones", c.CORSOrigins)
 	}
-	if c.SnapshotPath() != "calgraph-data/snapshot.jsonl" || !c.LocalEndpoint() {
-		t.Fatalf("got snapshot %q local %v", c.SnapshotPath(), c.LocalEndpoint())
+	if !c.LocalEndpoint() {
+		t.Fatal("the embedded engine is not a local endpoint")
 	}
 }
 
@@ -83,7 +83,7 @@ func TestInvalid(t *testing.T) {
 	}{
 		{"unknown store", map[string]string{"CALGRAPH_STORE": "s3"}, nil, "CALGRAPH_STORE"},
 		{"bad table", nil, []string{"-table", "a b"}, "table"},
-		{"bad duration", map[string]string{"CALGRAPH_SNAPSHOT_INTERVAL": "soon"}, nil, "SNAPSHOT_INTERVAL"},
+		{"bad duration", map[string]string{"CALGRAPH_SHUTDOWN_TIMEOUT": "soon"}, nil, "SHUTDOWN_TIMEOUT"},
 		{"negative duration", map[string]string{"CALGRAPH_SHUTDOWN_TIMEOUT": "-1s"}, nil, "SHUTDOWN_TIMEOUT"},
 		{"bad bool", map[string]string{"CALGRAPH_CREATE_TABLE": "maybe"}, nil, "CREATE_TABLE"},
 		{"tiny body limit", map[string]string{"CALGRAPH_MAX_BODY_BYTES": "10"}, nil, "MAX_BODY_BYTES"},

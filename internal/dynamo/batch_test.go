@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	miniserver "github.com/truora/minidyn/server"
-
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/dynamotest"
@@ -70,14 +68,14 @@ func TestBatchGetResendsUnprocessedKeys(t *testing.T) {
 	// Leave every third key unprocessed the first two times it is asked for.
 	var mu sync.Mutex
 	seen := map[string]int{}
-	local.Faults().EmulateUnprocessedItems(table, func(n int, raw map[string]*miniserver.AttributeValue) bool {
+	local.Faults().LeaveUnprocessed(table, func(n int, key map[string]string) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		pk := *raw["PK"].S
+		pk := key["PK"]
 		seen[pk]++
 		return n%3 == 0 && seen[pk] <= 2
 	})
-	defer local.Faults().ClearUnprocessedItems()
+	defer local.Faults().LeaveUnprocessed(table, nil)
 
 	rec.Reset()
 	found, err := s.Read(context.Background(), calendar.Keys{Users: ids})

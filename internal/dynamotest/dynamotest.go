@@ -42,7 +42,15 @@ func Engine(t testing.TB) *embedded.Engine {
 		return nil
 	}
 	startOnce.Do(func() {
-		engine, startErr = embedded.Start(slog.New(slog.DiscardHandler))
+		dir, err := os.MkdirTemp("", "calgraph-test-")
+		if err != nil {
+			startErr = err
+			return
+		}
+		// The open file outlives its name: nothing is left behind when the
+		// test binary exits. Tests skip fsync; crash tests open their own.
+		defer os.RemoveAll(dir)
+		engine, startErr = embedded.Open(dir, slog.New(slog.DiscardHandler), embedded.Options{NoSync: true})
 	})
 	if startErr != nil {
 		t.Fatalf("start embedded engine: %v", startErr)

@@ -1,24 +1,30 @@
 package embedded_test
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/embedded"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
-func startEngine(t *testing.T) (*embedded.Engine, *dynamodb.Client) {
+// startEngine opens an engine on dir with calgraph's table "cal".
+func startEngine(t *testing.T, dir string) (*embedded.Engine, *dynamodb.Client) {
 	t.Helper()
-	e, err := embedded.Start(slog.New(slog.DiscardHandler))
+	e, err := embedded.Open(dir, slog.New(slog.DiscardHandler), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,32 +38,35 @@ func startEngine(t *testing.T) (*embedded.Engine, *dynamodb.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.EnsureTable(context.Background(), db, "t"); err != nil {
+	if err := dynamo.EnsureTable(context.Background(), db, "cal"); err != nil {
 		t.Fatal(err)
 	}
 	return e, db
 }
 
-func TestEnginePanicBecomesInternalServerError(t *testing.T) {
-	_, db := startEngine(t)
-	// minidyn panics on a Query of an index that does not exist.
-	_, err := db.Query(context.Background(), &dynamodb.QueryInput{
-		TableName: aws.String("t"), IndexName: aws.String("NoSuchIndex"),
-		KeyConditionExpression:    aws.String("x = :x"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberS{Value: "1"}},
-	})
-	if _, ok := errors.AsType[*types.InternalServerError](err); !ok {
-		t.Fatalf("got %v, want an InternalServerError", err)
-	}
-	// The engine keeps serving.
-	if _, err := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("t")}); err != nil {
-		t.Fatalf("engine broken after a panic: %v", err)
+func addUsers(t *testing.T, store *dynamo.Store, n int) {
+	t.Helper()
+	for i := range n {
+		if _, _, err := store.ResolveIdentity(context.Background(), calendar.SignUp{
+			Identity: calendar.Identity{Provider: "p", Subject: fmt.Sprint(i)}, Email: fmt.Sprintf("u%d@example.com", i),
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
+func export(t *testing.T, store *dynamo.Store) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := store.Export(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
 func TestEngineSendsChecksums(t *testing.T) {
-	e, _ := startEngine(t)
-	req, _ := http.NewRequest(http.MethodPost, e.URL(), strings.NewReader(`{"TableName":"t"}`))
+	e, _ := startEngine(t, t.TempDir())
+	req, _ := http.NewRequest(http.MethodPost, e.URL(), strings.NewReader(`{"TableName":"cal"}`))
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.DescribeTable")
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	res, err := http.DefaultClient.Do(req)
@@ -67,6 +76,103 @@ func TestEngineSendsChecksums(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("X-Amz-Crc32") == "" {
 		t.Fatalf("got status %d, X-Amz-Crc32 %q; want 200 with a checksum", res.StatusCode, res.Header.Get("X-Amz-Crc32"))
+	}
+}
+
+func TestDataOutlivesTheEngine(t *testing.T) {
+	dir := t.TempDir()
+	e, db := startEngine(t, dir)
+	store := dynamo.New(db, "cal", recurrence.Engine{})
+	addUsers(t, store, 5)
+	before := export(t, store)
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, db = startEngine(t, dir)
+	if after := export(t, dynamo.New(db, "cal", recurrence.Engine{})); after != before {
+		t.Fatalf("after reopening:\n%s\nwant:\n%s", after, before)
+	}
+}
+
+// writeOldSnapshot writes a data directory as the snapshot-based versions
+// left it: snapshot.jsonl and its manifest.
+func writeOldSnapshot(t *testing.T, dir, data string, withManifest bool) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, embedded.SnapshotName), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !withManifest {
+		return
+	}
+	sum := sha256.Sum256([]byte(data))
+	m := fmt.Sprintf(`{"format":"calgraph-snapshot/1","items":%d,"sha256":"%s"}`, strings.Count(data, "\n"), hex.EncodeToString(sum[:]))
+	if err := os.WriteFile(filepath.Join(dir, embedded.SnapshotName+".manifest.json"), []byte(m), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUpgradeImportsTheOldSnapshotOnce(t *testing.T) {
+	for _, withManifest := range []bool{true, false} {
+		t.Run(fmt.Sprint("manifest=", withManifest), func(t *testing.T) {
+			_, src := startEngine(t, t.TempDir())
+			old := dynamo.New(src, "cal", recurrence.Engine{})
+			addUsers(t, old, 7)
+			data := export(t, old)
+
+			dir := t.TempDir()
+			writeOldSnapshot(t, dir, data, withManifest)
+			_, db := startEngine(t, dir)
+			store := dynamo.New(db, "cal", recurrence.Engine{})
+			n, err := embedded.Upgrade(context.Background(), dir, store, slog.New(slog.DiscardHandler))
+			if err != nil || n != 21 {
+				t.Fatalf("upgrade: %d items, %v; want 21", n, err)
+			}
+			if got := export(t, store); got != data {
+				t.Fatalf("after the upgrade:\n%s\nwant:\n%s", got, data)
+			}
+			if _, err := os.Stat(filepath.Join(dir, embedded.SnapshotName)); !os.IsNotExist(err) {
+				t.Fatalf("the snapshot is still in place (%v): the next start would import it again", err)
+			}
+			moved, _ := filepath.Glob(filepath.Join(dir, embedded.SnapshotName+".imported-*"))
+			if len(moved) != 1 {
+				t.Fatalf("moved aside: %v, want the snapshot kept under a new name", moved)
+			}
+			if kept, _ := os.ReadFile(moved[0]); string(kept) != data {
+				t.Fatal("the snapshot moved aside differs from the original")
+			}
+			if n, err := embedded.Upgrade(context.Background(), dir, store, slog.New(slog.DiscardHandler)); n != 0 || err != nil {
+				t.Fatalf("second upgrade: %d items, %v; want nothing to do", n, err)
+			}
+		})
+	}
+}
+
+func TestUpgradeRefusesADamagedSnapshot(t *testing.T) {
+	_, src := startEngine(t, t.TempDir())
+	old := dynamo.New(src, "cal", recurrence.Engine{})
+	addUsers(t, old, 3)
+	data := export(t, old)
+	for name, write := range map[string]func(dir string){
+		"cut at a line": func(dir string) {
+			writeOldSnapshot(t, dir, data, true)
+			cut := data[:strings.LastIndex(strings.TrimSuffix(data, "\n"), "\n")+1]
+			os.WriteFile(filepath.Join(dir, embedded.SnapshotName), []byte(cut), 0o600)
+		},
+		"corrupt line": func(dir string) { writeOldSnapshot(t, dir, data[:len(data)/2], false) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(dir)
+			before, _ := os.ReadFile(filepath.Join(dir, embedded.SnapshotName))
+			_, db := startEngine(t, dir)
+			_, err := embedded.Upgrade(context.Background(), dir, dynamo.New(db, "cal", recurrence.Engine{}), slog.New(slog.DiscardHandler))
+			if err == nil || !strings.Contains(err.Error(), "left untouched") {
+				t.Fatalf("got %v, want the damaged snapshot refused", err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, embedded.SnapshotName)); !bytes.Equal(after, before) {
+				t.Fatal("the damaged snapshot was changed or moved")
+			}
+		})
 	}
 }
 

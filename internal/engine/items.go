@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"encoding/json"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// writeParams are the parameters every single-item write shares.
+type writeParams struct {
+	TableName                           string
+	ConditionExpression                 string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           json.RawMessage
+	ReturnValues                        string
+	ReturnValuesOnConditionCheckFailure string
+	// Legacy parameters are refused rather than ignored.
+	Expected, ConditionalOperator, AttributeUpdates json.RawMessage
+}
+
+func (p *writeParams) check(returnValues ...string) (*exprs, *condition, error) {
+	if err := checkTableName(p.TableName); err != nil {
+		return nil, nil, err
+	}
+	if p.Expected != nil || p.ConditionalOperator != nil || p.AttributeUpdates != nil {
+		return nil, nil, validation("the embedded engine does not support legacy parameters (Expected, ConditionalOperator, AttributeUpdates): use expressions")
+	}
+	if err := checkReturnValues(p.ReturnValues, returnValues...); err != nil {
+		return nil, nil, err
+	}
+	if err := checkReturnValues(p.ReturnValuesOnConditionCheckFailure, "NONE", "ALL_OLD"); err != nil {
+		return nil, nil, err
+	}
+	x, err := newExprs(p.ExpressionAttributeNames, p.ExpressionAttributeValues)
+	if err != nil {
+		return nil, nil, err
+	}
+	cond, err := x.compile("ConditionExpression", p.ConditionExpression)
+	return x, cond, err
+}
+
+func checkReturnValues(v string, allowed ...string) error {
+	if v == "" {
+		return nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return validation("Return values set to invalid value")
+}
+
+// failed is the error of a condition that did not hold.
+func (p *writeParams) failed(old item) error {
+	if p.ReturnValuesOnConditionCheckFailure == "ALL_OLD" && old != nil {
+		return conditionFailed(old)
+	}
+	return conditionFailed(nil)
+}
+
+func attributesAnswer(attrs item) json.RawMessage {
+	if attrs == nil {
+		return json.RawMessage(`{}`)
+	}
+	b := append([]byte(`{"Attributes":`), appendItem(nil, attrs)...)
+	return append(b, '}')
+}
+
+func getItem(db *DB, body []byte) (json.RawMessage, error) {
+	var in struct {
+		TableName                string
+		Key                      json.RawMessage
+		ProjectionExpression     string
+		ExpressionAttributeNames map[string]string
+		ConsistentRead           bool
+		AttributesToGet          json.RawMessage
+	}
+	if err := decodeRequest(body, &in); err != nil {
+		return nil, err
+	}
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	key, err := decodeItem(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	x, err := newExprs(in.ExpressionAttributeNames, nil)
+	if err != nil {
+		return nil, err
+	}
+	proj, err := x.projection(in.ProjectionExpression)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.checkUnused(); err != nil {
+		return nil, err
+	}
+	var out json.RawMessage
+	err = db.view(func(tx *bolt.Tx) error {
+		t, err := db.tbl(tx, in.TableName)
+		if err != nil {
+			return err
+		}
+		k, err := t.keyOf(key)
+		if err != nil {
+			return err
+		}
+		out, err = answerItem(t.items().Get(k), proj)
+		return err
+	})
+	return out, err
+}
+
+// answerItem is GetItem's answer for a stored record (nil: none).
+func answerItem(rec []byte, proj *projection) (json.RawMessage, error) {
+	if rec == nil {
+		return json.RawMessage(`{}`), nil
+	}
+	js, err := projectRecord(rec, proj)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(`{"Item":`), js...)
+	return append(b, '}'), nil
+}
+
+// projectRecord returns a record's JSON, projected when asked.
+func projectRecord(rec []byte, proj *projection) ([]byte, error) {
+	if proj == nil {
+		_, js, err := splitRecord(rec)
+		return js, err
+	}
+	it, err := decodeRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	p, err := proj.apply(it)
+	if err != nil {
+		return nil, err
+	}
+	return appendItem(nil, p), nil
+}
+
+func putItem(db *DB, body []byte) (json.RawMessage, error) {
+	var in struct {
+		writeParams
+		Item json.RawMessage
+	}
+	if err := decodeRequest(body, &in); err != nil {
+		return nil, err
+	}
+	x, cond, err := in.check("NONE", "ALL_OLD")
+	if err != nil {
+		return nil, err
+	}
+	if err := x.checkUnused(); err != nil {
+		return nil, err
+	}
+	nw, err := decodeItem(in.Item)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(nw, false); err != nil {
+		return nil, err
+	}
+	var old item
+	err = db.update(func(tx *bolt.Tx) error {
+		t, err := db.tbl(tx, in.TableName)
+		if err != nil {
+			return err
+		}
+		k, err := t.keyOfItem(nw)
+		if err != nil {
+			return err
+		}
+		if err := t.checkIndexKeys(nw); err != nil {
+			return err
+		}
+		if old, err = t.get(k); err != nil {
+			return err
+		}
+		if ok, err := cond.match(old); err != nil || !ok {
+			return orFailed(err, in.failed(old))
+		}
+		return t.write(k, old, nw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if in.ReturnValues == "ALL_OLD" {
+		return attributesAnswer(old), nil
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+// orFailed returns err, or failed when err is nil.
+func orFailed(err, failed error) error {
+	if err != nil {
+		return err
+	}
+	return failed
+}
+
+func deleteItem(db *DB, body []byte) (json.RawMessage, error) {
+	var in struct {
+		writeParams
+		Key json.RawMessage
+	}
+	if err := decodeRequest(body, &in); err != nil {
+		return nil, err
+	}
+	x, cond, err := in.check("NONE", "ALL_OLD")
+	if err != nil {
+		return nil, err
+	}
+	if err := x.checkUnused(); err != nil {
+		return nil, err
+	}
+	key, err := decodeItem(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	var old item
+	err = db.update(func(tx *bolt.Tx) error {
+		t, err := db.tbl(tx, in.TableName)
+		if err != nil {
+			return err
+		}
+		k, err := t.keyOf(key)
+		if err != nil {
+			return err
+		}
+		if old, err = t.get(k); err != nil {
+			return err
+		}
+		if ok, err := cond.match(old); err != nil || !ok {
+			return orFailed(err, in.failed(old))
+		}
+		if old == nil {
+			return nil
+		}
+		return t.write(k, old, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if in.ReturnValues == "ALL_OLD" {
+		return attributesAnswer(old), nil
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+func updateItem(db *DB, body []byte) (json.RawMessage, error) {
+	var in struct {
+		writeParams
+		Key              json.RawMessage
+		UpdateExpression string
+	}
+	if err := decodeRequest(body, &in); err != nil {
+		return nil, err
+	}
+	x, cond, err := in.check("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
+	if err != nil {
+		return nil, err
+	}
+	if err := x.use("UpdateExpression", in.UpdateExpression); err != nil {
+		return nil, err
+	}
+	if err := x.checkUnused(); err != nil {
+		return nil, err
+	}
+	key, err := decodeItem(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	var old, nw item
+	err = db.update(func(tx *bolt.Tx) error {
+		t, err := db.tbl(tx, in.TableName)
+		if err != nil {
+			return err
+		}
+		k, err := t.keyOf(key)
+		if err != nil {
+			return err
+		}
+		if old, err = t.get(k); err != nil {
+			return err
+		}
+		if ok, err := cond.match(old); err != nil || !ok {
+			return orFailed(err, in.failed(old))
+		}
+		if nw, err = applyUpdate(t, x, in.UpdateExpression, key, old); err != nil {
+			return err
+		}
+		return t.write(k, old, nw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return attributesAnswer(returned(in.ReturnValues, old, nw)), nil
+}
+
+// applyUpdate computes an UpdateItem's new item and checks it.
+func applyUpdate(t tbl, x *exprs, expr string, key, old item) (item, error) {
+	base := item{}
+	for k, v := range old {
+		base[k] = v
+	}
+	for k, v := range key {
+		base[k] = v
+	}
+	nw := base
+	if expr != "" {
+		var err error
+		if nw, err = x.update(expr, base); err != nil {
+			return nil, err
+		}
+	}
+	for attr, v := range key {
+		if w, ok := nw[attr]; !ok || !equalAV(v, w) {
+			return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", attr)
+		}
+	}
+	if err := checkSize(nw, true); err != nil {
+		return nil, err
+	}
+	if err := t.checkIndexKeys(nw); err != nil {
+		return nil, err
+	}
+	return nw, nil
+}
+
+// returned picks what UpdateItem's ReturnValues asks for.
+func returned(mode string, old, nw item) item {
+	changed := func(from, to item) item {
+		out := item{}
+		for k, v := range from {
+			if w, ok := to[k]; !ok || !equalAV(v, w) {
+				out[k] = v
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	switch mode {
+	case "ALL_OLD":
+		return old
+	case "ALL_NEW":
+		return nw
+	case "UPDATED_OLD":
+		return changed(old, nw)
+	case "UPDATED_NEW":
+		return changed(nw, old)
+	}
+	return nil
+}

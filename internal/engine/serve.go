@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Server serves a DB's DynamoDB protocol on a loopback port and sweeps
+// expired items in the background.
+type Server struct {
+	db      *DB
+	srv     *http.Server
+	url     string
+	served  chan error
+	calls   sync.WaitGroup
+	stop    context.CancelFunc
+	swept   chan struct{}
+	closing sync.Once
+}
+
+// Serve starts serving db on 127.0.0.1 at a free port, sweeping expired
+// items every sweepEvery (never when it is 0).
+func Serve(db *DB, sweepEvery time.Duration) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen for the embedded engine: %w", err)
+	}
+	s := &Server{db: db, url: "http://" + ln.Addr().String(), served: make(chan error, 1), swept: make(chan struct{})}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
+	go func() { s.served <- s.srv.Serve(ln) }()
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	go s.sweep(ctx, sweepEvery)
+	return s, nil
+}
+
+// URL is the endpoint to give the SDK.
+func (s *Server) URL() string { return s.url }
+
+// DB is the database served.
+func (s *Server) DB() *DB { return s.db }
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.calls.Add(1)
+	defer s.calls.Done()
+	s.db.ServeHTTP(w, r)
+}
+
+// Close stops serving: it closes the listener and every connection at once
+// (idle kept-alive ones would otherwise hold a graceful shutdown for
+// seconds), then waits for the calls under way, whose writes the DB
+// finishes. The DB stays open.
+func (s *Server) Close() error {
+	var err error
+	s.closing.Do(func() {
+		s.stop()
+		<-s.swept
+		err = s.srv.Close()
+		if serveErr := <-s.served; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+			err = serveErr
+		}
+		s.calls.Wait()
+	})
+	if err != nil {
+		return fmt.Errorf("stop the embedded engine: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) sweep(ctx context.Context, every time.Duration) {
+	defer close(s.swept)
+	if every <= 0 {
+		return
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := s.db.SweepExpired(ctx); err != nil && ctx.Err() == nil {
+				s.db.log.Error("sweeping expired items", "err", err)
+			} else if n > 0 {
+				s.db.log.Debug("swept expired items", "items", n)
+			}
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/truora/minidyn/types"
+)
+
+// av is an attribute value. The engine uses the type of the expression
+// interpreter it evaluates conditions and updates with, so values are never
+// converted back and forth.
+type av = types.Item
+
+// item is an item, or a key, or a map of expression attribute values.
+type item = map[string]*av
+
+// decodeItem reads a DynamoDB JSON map of attribute values, checking and
+// normalising every value as DynamoDB does (numbers in their canonical form,
+// sets neither empty nor with duplicates, exactly one type per value).
+func decodeItem(raw json.RawMessage) (item, error) {
+	var fields map[string]json.RawMessage
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, validation("Start of structure or map found where not expected")
+	}
+	it := make(item, len(fields))
+	for name, v := range fields {
+		a, err := decodeAV(v)
+		if err != nil {
+			return nil, err
+		}
+		it[name] = a
+	}
+	return it, nil
+}
+
+func decodeAV(raw json.RawMessage) (*av, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, validation("Supplied AttributeValue is not a structure")
+	}
+	if len(fields) == 0 {
+		return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	}
+	if len(fields) > 1 {
+		return nil, validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+	}
+	for typ, v := range fields {
+		return decodeTyped(typ, v)
+	}
+	panic("unreachable")
+}
+
+func decodeTyped(typ string, v json.RawMessage) (*av, error) {
+	bad := func() (*av, error) {
+		return nil, validation("Supplied AttributeValue has an invalid " + typ + " value")
+	}
+	switch typ {
+	case "S":
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return bad()
+		}
+		return &av{S: &s}, nil
+	case "N":
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return bad()
+		}
+		n, err := parseDecimal(s)
+		if err != nil {
+			return nil, validation(err.Error())
+		}
+		str := n.String()
+		return &av{N: &str}, nil
+	case "B":
+		var b []byte
+		if json.Unmarshal(v, &b) != nil {
+			return bad()
+		}
+		if b == nil {
+			b = []byte{}
+		}
+		return &av{B: b}, nil
+	case "BOOL":
+		var b bool
+		if json.Unmarshal(v, &b) != nil {
+			return bad()
+		}
+		return &av{BOOL: &b}, nil
+	case "NULL":
+		var b bool
+		if json.Unmarshal(v, &b) != nil || !b {
+			return nil, validation("One or more parameter values were invalid: Null attribute value types must have the value of true")
+		}
+		return &av{NULL: &b}, nil
+	case "L":
+		var raws []json.RawMessage
+		if json.Unmarshal(v, &raws) != nil {
+			return bad()
+		}
+		l := make([]*av, 0, len(raws))
+		for _, r := range raws {
+			e, err := decodeAV(r)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, e)
+		}
+		return &av{L: l}, nil
+	case "M":
+		m, err := decodeItem(v)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			m = item{}
+		}
+		return &av{M: m}, nil
+	case "SS", "NS", "BS":
+		return decodeSet(typ, v)
+	}
+	return nil, validation("Supplied AttributeValue has an unknown data type: " + typ)
+}
+
+func decodeSet(typ string, v json.RawMessage) (*av, error) {
+	var set av
+	var n int
+	switch typ {
+	case "SS", "NS":
+		var ss []string
+		if json.Unmarshal(v, &ss) != nil {
+			return nil, validation("Supplied AttributeValue has an invalid " + typ + " value")
+		}
+		n = len(ss)
+		seen := map[string]bool{}
+		for _, s := range ss {
+			if typ == "NS" {
+				d, err := parseDecimal(s)
+				if err != nil {
+					return nil, validation(err.Error())
+				}
+				s = d.String()
+			}
+			if seen[s] {
+				return nil, validation("One or more parameter values were invalid: Input collection contains duplicates")
+			}
+			seen[s] = true
+			if typ == "NS" {
+				set.NS = append(set.NS, &s)
+			} else {
+				set.SS = append(set.SS, &s)
+			}
+		}
+	default:
+		var bs [][]byte
+		if json.Unmarshal(v, &bs) != nil {
+			return nil, validation("Supplied AttributeValue has an invalid BS value")
+		}
+		n = len(bs)
+		for i, b := range bs {
+			if slices.ContainsFunc(bs[:i], func(o []byte) bool { return bytes.Equal(o, b) }) {
+				return nil, validation("One or more parameter values were invalid: Input collection contains duplicates")
+			}
+			set.BS = append(set.BS, b)
+		}
+	}
+	if n == 0 {
+		return nil, validation("One or more parameter values were invalid: An " + map[string]string{"SS": "string", "NS": "number", "BS": "binary"}[typ] + " set  may not be empty")
+	}
+	return &set, nil
+}
+
+// appendItem writes an item as DynamoDB JSON, attributes in name order so
+// that equal items encode equally.
+func appendItem(b []byte, it item) []byte {
+	names := make([]string, 0, len(it))
+	for k := range it {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	b = append(b, '{')
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendAV(b, it[k])
+	}
+	return append(b, '}')
+}
+
+func appendAV(b []byte, a *av) []byte {
+	switch {
+	case a.S != nil:
+		b = append(b, `{"S":`...)
+		b = appendString(b, *a.S)
+	case a.N != nil:
+		b = append(b, `{"N":`...)
+		b = appendString(b, *a.N)
+	case a.BOOL != nil:
+		b = append(b, `{"BOOL":`...)
+		b = strconv.AppendBool(b, *a.BOOL)
+	case a.NULL != nil:
+		b = append(b, `{"NULL":true`...)
+	case a.M != nil:
+		b = append(b, `{"M":`...)
+		b = appendItem(b, a.M)
+	case a.L != nil:
+		b = append(b, `{"L":[`...)
+		for i, e := range a.L {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendAV(b, e)
+		}
+		b = append(b, ']')
+	case a.SS != nil, a.NS != nil:
+		set, typ := a.SS, "SS"
+		if a.NS != nil {
+			set, typ = a.NS, "NS"
+		}
+		b = append(b, `{"`+typ+`":[`...)
+		for i, s := range set {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, *s)
+		}
+		b = append(b, ']')
+	case a.BS != nil:
+		b = append(b, `{"BS":[`...)
+		for i, s := range a.BS {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendBytes(b, s)
+		}
+		b = append(b, ']')
+	default: // B, possibly empty
+		b = append(b, `{"B":`...)
+		b = appendBytes(b, a.B)
+	}
+	return append(b, '}')
+}
+
+func appendBytes(b, s []byte) []byte {
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, s)
+	return append(b, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// itemSize is an item's size as DynamoDB counts it against the 400 KB limit
+// and the 1 MB page: attribute names and values.
+func itemSize(it item) int {
+	n := 0
+	for k, v := range it {
+		n += len(k) + avSize(v)
+	}
+	return n
+}
+
+func avSize(a *av) int {
+	switch {
+	case a.S != nil:
+		return len(*a.S)
+	case a.N != nil:
+		return numberSize(*a.N)
+	case a.BOOL != nil, a.NULL != nil:
+		return 1
+	case a.M != nil:
+		n := 3
+		for k, v := range a.M {
+			n += 1 + len(k) + avSize(v)
+		}
+		return n
+	case a.L != nil:
+		n := 3
+		for _, v := range a.L {
+			n += 1 + avSize(v)
+		}
+		return n
+	case a.SS != nil:
+		n := 0
+		for _, s := range a.SS {
+			n += len(*s)
+		}
+		return n
+	case a.NS != nil:
+		n := 0
+		for _, s := range a.NS {
+			n += numberSize(*s)
+		}
+		return n
+	case a.BS != nil:
+		n := 0
+		for _, s := range a.BS {
+			n += len(s)
+		}
+		return n
+	}
+	return len(a.B)
+}
+
+// numberSize is one byte per two significant digits, plus one.
+func numberSize(s string) int {
+	d, err := parseDecimal(s)
+	if err != nil {
+		return len(s)
+	}
+	return (len(d.digits)+1)/2 + 1
+}
+
+// typeOf names an attribute value's type as DynamoDB does.
+func typeOf(a *av) string {
+	switch {
+	case a.S != nil:
+		return "S"
+	case a.N != nil:
+		return "N"
+	case a.BOOL != nil:
+		return "BOOL"
+	case a.NULL != nil:
+		return "NULL"
+	case a.M != nil:
+		return "M"
+	case a.L != nil:
+		return "L"
+	case a.SS != nil:
+		return "SS"
+	case a.NS != nil:
+		return "NS"
+	case a.BS != nil:
+		return "BS"
+	}
+	return "B"
+}
+
+func describeAV(a *av) string { return fmt.Sprintf("%s", appendAV(nil, a)) }
