@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -35,11 +36,7 @@ func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 			e.must(tok, `{ viewer { calendars(first: 100) { edges { node { role calendar {
 				id name viewerRole members(first: 10) { edges { node { role user { name email } } } } } } } } } }`, nil)
 			calls := e.rec.Calls()
-			waves := dynamo.WaveOf(calls)
-			plan := map[string]int{}
-			for i, c := range calls {
-				plan[fmt.Sprintf("wave %d %s %s", waves[i], c.Op, c.Index)]++
-			}
+			plan := planOf(calls)
 			batches := (2*n + 99) / 100 // the calendars and, read again strongly, the memberships
 			want := map[string]int{
 				"wave 1 Query GSI1":    1,       // the viewer's memberships
@@ -137,11 +134,7 @@ func TestWeekViewRequestPlan(t *testing.T) {
 					t.Fatalf("got %d entries in the first calendar, want 4", got)
 				}
 				calls := e.rec.Calls()
-				waves := dynamo.WaveOf(calls)
-				plan := map[string]int{}
-				for i, c := range calls {
-					plan[fmt.Sprintf("wave %d %s %s", waves[i], c.Op, c.Index)]++
-				}
+				plan := planOf(calls)
 				batches := (2*n + 1 + 99) / 100 // the viewer rides along in wave 2 when there is room, else in wave 3
 				want := map[string]int{
 					"wave 1 Query GSI1":    1,
@@ -160,6 +153,79 @@ func TestWeekViewRequestPlan(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestAgendaRequestPlan checks the agenda's request plan across N calendars:
+// their list from GSI1 (or, for calendarIds, the viewer's memberships in one
+// batch), then one wave of the calendars, the memberships read again strongly
+// and the viewer (⌈(2N+1)/100⌉ or ⌈(N+1)/100⌉ BatchGetItem calls) beside two
+// Queries per calendar (entries, series): two waves whatever N is.
+func TestAgendaRequestPlan(t *testing.T) {
+	for _, n := range []int{1, 5, 50} {
+		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
+			e := newEnv(t, withWaveGate(waveQuiet))
+			tok := e.token("agenda@example.com")
+			e.must(tok, provision, nil)
+			cals := seedCalendars(t, e, "agenda@example.com", n, nil)
+			seedEntries(t, e, "agenda@example.com", cals, 3)
+			var gids []string
+			for _, id := range cals {
+				gids = append(gids, model.CalendarGID(id))
+			}
+			for _, tc := range []struct {
+				name string
+				ids  []string
+				want map[string]int
+			}{
+				{"listed", nil, map[string]int{"wave 1 Query GSI1": 1,
+					"wave 2 BatchGetItem ": (2*n + 100) / 100, "wave 2 Query LSI1": n, "wave 2 Query LSI2": n}},
+				{"calendarIds", gids, map[string]int{"wave 1 BatchGetItem ": (n + 99) / 100,
+					"wave 2 BatchGetItem ": (n + 100) / 100, "wave 2 Query LSI1": n, "wave 2 Query LSI2": n}},
+			} {
+				e.rec.Reset()
+				d := e.must(tok, `query($ids: [ID!]) { viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, calendarIds: $ids) {
+					entries { title calendar { id } ... on TimedEntry { start } } } } }`, map[string]any{"ids": tc.ids})
+				if plan := planOf(e.rec.Calls()); !maps.Equal(plan, tc.want) {
+					t.Errorf("%s: got plan\n%s\nwant\n%s", tc.name, describe(plan), describe(tc.want))
+				}
+				checkAgenda(t, tc.name, get(d, "viewer.agenda.entries").([]any), gids)
+			}
+		})
+	}
+}
+
+// checkAgenda checks that an agenda of the calendars seedEntries filled
+// (perEach 3) holds each one's four entries of the week in view order: every
+// calendar's "entry 0" (in any order), then every "entry 1", and so on.
+func checkAgenda(t *testing.T, name string, entries []any, gids []string) {
+	t.Helper()
+	groups := []string{"entry 0 2026-11-23T09:00:00Z", "entry 1 2026-11-24T09:00:00Z", "weekly 2026-11-24T15:00:00Z", "entry 2 2026-11-25T09:00:00Z"}
+	if len(entries) != len(groups)*len(gids) {
+		t.Fatalf("%s: got %d entries, want %d", name, len(entries), len(groups)*len(gids))
+	}
+	seen := make([][]string, len(groups))
+	for i, x := range entries {
+		g := i / len(gids)
+		if got := str(x, "title") + " " + str(x, "start"); got != groups[g] {
+			t.Fatalf("%s: entry %d: got %q, want %q", name, i, got, groups[g])
+		}
+		seen[g] = append(seen[g], str(x, "calendar.id"))
+	}
+	for g, cals := range seen {
+		if slices.Sort(cals); !slices.Equal(cals, slices.Sorted(slices.Values(gids))) {
+			t.Errorf("%s: %q: got calendars %v, want each of %v once", name, groups[g], cals, gids)
+		}
+	}
+}
+
+// planOf counts calls by wave, operation and index.
+func planOf(calls []dynamo.Call) map[string]int {
+	waves := dynamo.WaveOf(calls)
+	plan := map[string]int{}
+	for i, c := range calls {
+		plan[fmt.Sprintf("wave %d %s %s", waves[i], c.Op, c.Index)]++
+	}
+	return plan
 }
 
 // seedEntries gives each calendar perEach entries in the week of 23 November
