@@ -229,7 +229,7 @@ func (st *stack) do(ctx context.Context, cmd command) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.stdout, "demo data: %d calendars created; sign in with: calgraph token -email alice@example.com\n", created)
+		fmt.Fprintf(cmd.stdout, "demo data: %d calendars created; sign in as alice with the token of: go run . token -email alice@example.com\n", created)
 	case "export":
 		export := func(w io.Writer) error {
 			n, err := st.store.Export(ctx, w)

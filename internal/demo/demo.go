@@ -23,16 +23,17 @@ type share struct {
 }
 
 // calendars are the demo calendars: their owner (an index into Users), the
-// calendar, and who it is shared with.
+// calendar, and who it is shared with. Their names say "demo", so that a
+// calendar a user made themselves ("Team", say) is never taken for one.
 var calendars = []struct {
 	owner  int
 	cal    calendar.NewCalendar
 	shares []share
 }{
-	{0, calendar.NewCalendar{Name: "Team", Color: "#22C55E", Description: "Shared team calendar", TimeZone: "Europe/Paris"},
+	{0, calendar.NewCalendar{Name: "Team (demo)", Color: "#22C55E", Description: "Shared team calendar", TimeZone: "Europe/Paris"},
 		[]share{{"alice@example.com", calendar.RoleWriter}, {"bob@example.com", calendar.RoleReader}}},
-	{0, calendar.NewCalendar{Name: "Personal", Color: "#8B5CF6", TimeZone: "America/New_York"}, nil},
-	{1, calendar.NewCalendar{Name: "Room 101", Color: "#F97316", Description: "Meeting room, bookable", TimeZone: "Europe/Paris", IsResource: true},
+	{0, calendar.NewCalendar{Name: "Personal (demo)", Color: "#8B5CF6", TimeZone: "America/New_York"}, nil},
+	{1, calendar.NewCalendar{Name: "Room 101 (demo)", Color: "#F97316", Description: "Meeting room, bookable", TimeZone: "Europe/Paris", IsResource: true},
 		[]share{{"dev@example.com", calendar.RoleWriter}, {"bob@example.com", calendar.RoleWriter}}},
 }
 
@@ -125,18 +126,18 @@ func addEntries(ctx context.Context, svc calendar.Service, calendarID, name stri
 	date := func(days int) *calendar.Date { d := monday.AddDays(days); return &d }
 	var entries []calendar.NewEntry
 	switch name {
-	case "Team":
+	case "Team (demo)":
 		entries = append(entries,
 			calendar.NewEntry{Title: "Team offsite", Location: "Lyon", Tags: []string{"work"}, Timing: calendar.Timing{AllDay: date(9)}},
 			calendar.NewEntry{Title: "Conference", Timing: calendar.Timing{MultiDay: &calendar.DaySpan{Start: *date(2), End: *date(5)}}},
 			calendar.NewEntry{Title: "Write the quarterly report", Timing: calendar.Timing{Task: &calendar.TaskDue{Date: date(4)}}})
-	case "Personal":
+	case "Personal (demo)":
 		entries = append(entries,
 			calendar.NewEntry{Title: "Pay the credit card", Timing: calendar.Timing{AllDay: lastOfMonthBefore(monday)},
 				Recurrence: &calendar.Recurrence{Rule: "FREQ=MONTHLY;BYMONTHDAY=-1"}},
 			calendar.NewEntry{Title: "Dentist", Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: at(1, 19), End: at(1, 20)}}},
 			calendar.NewEntry{Title: "Pay rent", Timing: calendar.Timing{Task: &calendar.TaskDue{Date: date(3)}}})
-	case "Room 101":
+	case "Room 101 (demo)":
 		entries = append(entries, calendar.NewEntry{Title: "Design review", Timing: calendar.Timing{
 			Timed: &calendar.TimedTiming{Start: at(2, 13), End: at(2, 15), TimeZone: "Europe/Paris"}}})
 	}
@@ -146,7 +147,7 @@ func addEntries(ctx context.Context, svc calendar.Service, calendarID, name stri
 			return fmt.Errorf("entry %s: %w", n.Title, err)
 		}
 	}
-	if name == "Team" {
+	if name == "Team (demo)" {
 		return addStandups(ctx, svc, calendarID, monday)
 	}
 	return nil

@@ -55,3 +55,48 @@ func TestSeedShowsAWeekOfStandups(t *testing.T) {
 		t.Fatalf("standups %q, want %q", standups, want)
 	}
 }
+
+// TestSeedLeavesTheUsersOwnCalendarsAlone: a user who already made calendars
+// named like the demo's ("Team", "Room 101", as the README's first session
+// does) gets the demo calendars beside them, with their entries, and their
+// own calendars gain no members and no entries.
+func TestSeedLeavesTheUsersOwnCalendarsAlone(t *testing.T) {
+	store, _ := dynamotest.Store(t)
+	ctx := context.Background()
+	dev, _, err := store.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "test", Subject: "dev@example.com"}, Email: "dev@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := calendar.WithViewer(ctx, dev)
+	var own []string
+	for _, name := range []string{"Team", "Room 101"} {
+		c, _, err := store.CreateCalendar(as, calendar.NewCalendar{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		own = append(own, c.ID)
+	}
+	if n, err := demo.Seed(ctx, store, "test", time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC)); err != nil || n != 3 {
+		t.Fatalf("seed: %d calendars, %v; want the 3 demo calendars", n, err)
+	}
+	from, to := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range own {
+		members, err := store.MembershipsOfCalendar(as, id, calendar.Page{First: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(members.Memberships) != 1 {
+			t.Errorf("the user's own calendar %s has %d members after seeding, want only its owner", id, len(members.Memberships))
+		}
+		if found, err := store.EntriesReaching(as, id, from, to); err != nil || len(found) != 0 {
+			t.Errorf("the user's own calendar %s has %d entries after seeding (%v), want none", id, len(found), err)
+		}
+	}
+	ms, err := store.AllMembershipsOfUser(as, dev, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 5 {
+		t.Fatalf("dev has %d calendars, want own 2 + demo 3 (Team, Personal, Room 101)", len(ms))
+	}
+}
