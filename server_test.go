@@ -104,20 +104,51 @@ func calendarNames(t *testing.T, in instance) []string {
 	return names
 }
 
+// signedIn returns the email of the user token signs in on in, and the names
+// of that user's calendars.
+func signedIn(t *testing.T, in instance, token string) (email string, calendars []string) {
+	t.Helper()
+	in.token = token
+	out := in.query(t, `{ viewer { user { email } } }`)
+	email = out["data"].(map[string]any)["viewer"].(map[string]any)["user"].(map[string]any)["email"].(string)
+	return email, calendarNames(t, in)
+}
+
+// TestRestartKeepsData holds the promise that a graceful restart on the same
+// data directory keeps both the data and the dev signing key: the token the
+// first run printed and one the token command minted during it still sign
+// their users in after the restart and read what they wrote, as do tokens of
+// the second run.
 func TestRestartKeepsData(t *testing.T) {
-	dir := t.TempDir()
-	first := serve(t, settings(t, dir, false))
+	env := settings(t, t.TempDir(), false)
+	first := serve(t, env)
+	bob := strings.TrimSpace(mustRun(t, env, "token", "-email", "bob@example.com"))
 	first.query(t, `mutation { createCalendar(input: {name: "Kept"}) { calendar { id } } }`)
+	asBob := first
+	asBob.token = bob
+	asBob.query(t, `mutation { createCalendar(input: {name: "Bob's"}) { calendar { id } } }`)
 	if err := first.stop(); err != nil {
 		t.Fatalf("graceful stop: %v", err)
 	}
-	second := serve(t, settings(t, dir, false))
+
+	second := serve(t, env)
 	defer second.stop()
-	if got := calendarNames(t, second); !slices.Equal(got, []string{"Kept"}) {
-		t.Fatalf("got calendars %v after a restart, want [Kept]", got)
-	}
-	if second.token != first.token && !strings.HasPrefix(second.token, "ey") {
-		t.Fatalf("got a malformed dev token %q", second.token)
+	bobAgain := strings.TrimSpace(mustRun(t, env, "token", "-email", "bob@example.com", "-name", "Bob"))
+	for _, tt := range []struct {
+		name, token, wantEmail string
+		wantCalendars          []string
+	}{
+		{"the token the first run printed", first.token, "dev@example.com", []string{"Kept"}},
+		{"a token minted during the first run", bob, "bob@example.com", []string{"Bob's"}},
+		{"the token the second run printed", second.token, "dev@example.com", []string{"Kept"}},
+		{"a token minted after the restart", bobAgain, "bob@example.com", []string{"Bob's"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			email, calendars := signedIn(t, second, tt.token)
+			if email != tt.wantEmail || !slices.Equal(calendars, tt.wantCalendars) {
+				t.Fatalf("got %s with calendars %v after the restart, want %s with %v", email, calendars, tt.wantEmail, tt.wantCalendars)
+			}
+		})
 	}
 }
 
@@ -194,8 +225,8 @@ func TestCommands(t *testing.T) {
 	srv := serve(t, env)
 	defer srv.stop()
 	srv.token = tok
-	if got := calendarNames(t, srv); !slices.Equal(got, []string{"Room 101", "Team"}) {
-		t.Fatalf("alice sees %v, want [Room 101 Team]", got)
+	if got := calendarNames(t, srv); !slices.Equal(got, []string{"Room 101 (demo)", "Team (demo)"}) {
+		t.Fatalf("alice sees %v, want [Room 101 (demo) Team (demo)]", got)
 	}
 	for _, args := range [][]string{{"token"}, {"frobnicate"}, {"serve", "-store", "nowhere"}, {"token", "-email", "not-an-email"}} {
 		var out lockedBuffer
