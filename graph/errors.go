@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -38,6 +40,24 @@ var extensionCodes = map[calendar.Code]string{
 // wrong method or media type, a body over the limit.
 const codeBadRequest = "BAD_REQUEST"
 
+// refusedCodes are the codes gqlgen gives an operation it refuses before
+// running it; presentError lets these, and only these, through as they are.
+// COMPLEXITY_LIMIT_EXCEEDED is extension.FixedComplexityLimit's, which gqlgen
+// does not export.
+var refusedCodes = []string{errcode.ParseFailed, errcode.ValidationFailed, "COMPLEXITY_LIMIT_EXCEEDED"}
+
+// ErrorCodes returns, sorted, every `extensions.code` a client can get: the
+// domain codes' mapping, BAD_REQUEST and gqlgen's refusals. The README's error
+// table lists the same set (a test compares them).
+func ErrorCodes() []string {
+	codes := append([]string{codeBadRequest}, refusedCodes...)
+	for _, code := range extensionCodes {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	return slices.Compact(codes)
+}
+
 // presentError shapes every error a client sees. Domain errors keep their
 // message and get their code; GraphQL's own parse and validation errors pass
 // through; a request gqlgen could not read gets BAD_REQUEST; anything else is an
@@ -59,7 +79,7 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			return gqlErr
 		}
-		if _, ok := gqlErr.Extensions["code"]; ok && gqlErr.Err == nil {
+		if code, _ := gqlErr.Extensions["code"].(string); slices.Contains(refusedCodes, code) && gqlErr.Err == nil {
 			return gqlErr // a parse or validation error from gqlgen itself
 		}
 		if gqlErr.Path == nil && gqlErr.Err == nil {
