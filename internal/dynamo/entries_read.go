@@ -129,14 +129,7 @@ func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, 
 // Tasks implements calendar.EntryReader with an LSI2 Query: open tasks by due
 // ascending, completed tasks by completion descending (seed 003's timelines).
 func (s *Store) Tasks(ctx context.Context, calendarID string, completed bool, p calendar.Page) (*calendar.TaskPage, error) {
-	prefix := prefixOpenTasks
-	if completed {
-		prefix = prefixDoneTasks
-	}
-	res, err := s.queryPage(ctx, pageQuery{
-		index: indexLSI2, pkAttr: attrPK, skAttr: attrLSI2SK, partition: calendarPartition(calendarID),
-		prefix: prefix, descending: completed, consistent: true, page: p,
-	})
+	res, err := s.queryPage(ctx, tasksQuery(calendarID, completed, p))
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +145,18 @@ func (s *Store) Tasks(ctx context.Context, calendarID string, completed bool, p 
 		page.Tasks = append(page.Tasks, e)
 	}
 	return page, nil
+}
+
+// tasksQuery lists a calendar's open or completed tasks on LSI2.
+func tasksQuery(calendarID string, completed bool, p calendar.Page) pageQuery {
+	prefix := prefixOpenTasks
+	if completed {
+		prefix = prefixDoneTasks
+	}
+	return pageQuery{
+		index: indexLSI2, pkAttr: attrPK, skAttr: attrLSI2SK, partition: calendarPartition(calendarID),
+		prefix: prefix, descending: completed, consistent: true, page: p,
+	}
 }
 
 func decodeEntryItem(it item) (*calendar.Entry, error) {

@@ -186,8 +186,7 @@ func (s *Store) invitationByToken(ctx context.Context, token string) (*calendar.
 
 // InvitationsOfCalendar implements calendar.InvitationReader.
 func (s *Store) InvitationsOfCalendar(ctx context.Context, calendarID string, p calendar.Page) (*calendar.InvitationPage, error) {
-	res, err := s.queryPage(ctx, pageQuery{pkAttr: attrPK, skAttr: attrSK, partition: calendarPartition(calendarID),
-		prefix: prefixInvite, consistent: true, page: p})
+	res, err := s.queryPage(ctx, invitationsQuery(calendarID, p))
 	if err != nil {
 		return nil, err
 	}
@@ -203,4 +202,10 @@ func (s *Store) InvitationsOfCalendar(ctx context.Context, calendarID string, p 
 		page.Invitations = append(page.Invitations, r.invitation())
 	}
 	return page, nil
+}
+
+// invitationsQuery lists a calendar's invitations on the table.
+func invitationsQuery(calendarID string, p calendar.Page) pageQuery {
+	return pageQuery{pkAttr: attrPK, skAttr: attrSK, partition: calendarPartition(calendarID),
+		prefix: prefixInvite, consistent: true, page: p}
 }

@@ -219,7 +219,14 @@ func calendarStillThere(calendarID string, delta int) txOp {
 
 // MembershipsOfUser implements calendar.Reader with a GSI1 Query.
 func (s *Store) MembershipsOfUser(ctx context.Context, userID string, p calendar.Page) (*calendar.MembershipPage, error) {
-	q := pageQuery{
+	return s.membershipPage(ctx, userMembershipsQuery(userID, p))
+}
+
+// userMembershipsQuery lists a user's memberships on GSI1. A cursor's table
+// key must be the membership its index key names, so that a forged one
+// cannot start the read at another item.
+func userMembershipsQuery(userID string, p calendar.Page) pageQuery {
+	return pageQuery{
 		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK,
 		partition: userPartition(userID), prefix: prefixCalendar, page: p,
 		valid: func(key map[string]string) bool {
@@ -227,7 +234,6 @@ func (s *Store) MembershipsOfUser(ctx context.Context, userID string, p calendar
 			return key[attrPK] == k.PK && key[attrSK] == k.SK
 		},
 	}
-	return s.membershipPage(ctx, q)
 }
 
 // AllMembershipsOfUser implements calendar.Reader with a GSI1 Query.
@@ -269,6 +275,7 @@ func (s *Store) MembershipsOfCalendar(ctx context.Context, calendarID string, p 
 	return s.membershipPage(ctx, membersQuery(calendarID, p))
 }
 
+// membersQuery lists a calendar's memberships on the table.
 func membersQuery(calendarID string, p calendar.Page) pageQuery {
 	return pageQuery{pkAttr: attrPK, skAttr: attrSK, partition: calendarPartition(calendarID), prefix: prefixMember, consistent: true, page: p}
 }
