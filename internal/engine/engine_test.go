@@ -1,0 +1,153 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/engine"
+)
+
+// The tests here hold the engine to the DynamoDB behaviours minidyn, the
+// engine before it, got wrong; the differential test (internal/ddbdiff)
+// compares it with DynamoDB Local on random operations.
+
+const table = "cal"
+
+func start(t *testing.T) *dynamodb.Client {
+	t.Helper()
+	db, err := engine.Open(filepath.Join(t.TempDir(), "e.db"), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := engine.Serve(db, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Setenv("AWS_CA_BUNDLE", "")
+	c, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: srv.URL(), Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamo.EnsureTable(context.Background(), c, table); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"PK": s(pk), "SK": s(sk)}
+}
+
+func get(t *testing.T, c *dynamodb.Client, k map[string]types.AttributeValue) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
+func TestTopLevelRemoveRemoves(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	item := key("p", "s")
+	item["a"], item["b"] = s("x"), s("y")
+	if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("p", "s"),
+		UpdateExpression: aws.String("REMOVE a")}); err != nil {
+		t.Fatal(err)
+	}
+	got := get(t, c, key("p", "s"))
+	if _, ok := got["a"]; ok || got["b"] == nil {
+		t.Fatalf("after REMOVE a: %v, want b without a", got)
+	}
+}
+
+func TestUpdateThatAddsIndexKeysIndexesTheItem(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: key("p", "s")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("p", "s"),
+		UpdateExpression:          aws.String("SET GSI1PK = :pk, GSI1SK = :sk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s("USER#1"), ":sk": s("CAL#1")}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("GSI1"),
+		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s("USER#1")}})
+	if err != nil || len(out.Items) != 1 {
+		t.Fatalf("GSI1 after the update: %v, %v; want the item", out, err)
+	}
+	if _, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("p", "s"),
+		UpdateExpression: aws.String("REMOVE GSI1SK")}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("GSI1"),
+		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s("USER#1")}})
+	if len(out.Items) != 0 {
+		t.Fatalf("GSI1 after its sort key went: %d items, want none", len(out.Items))
+	}
+}
+
+func TestEmptyListsAndMapsComeBackEmpty(t *testing.T) {
+	c := start(t)
+	item := key("p", "s")
+	item["l"] = &types.AttributeValueMemberL{Value: []types.AttributeValue{}}
+	item["m"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}
+	item["n"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"inner": &types.AttributeValueMemberL{Value: []types.AttributeValue{}}}}
+	if _, err := c.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	got := get(t, c, key("p", "s"))
+	opt := cmp.Exporter(func(reflect.Type) bool { return true })
+	if diff := cmp.Diff(item, got, opt); diff != "" {
+		t.Fatalf("item came back changed (-put +got):\n%s", diff)
+	}
+}
+
+func TestClientRequestTokenReplayAppliesOnce(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("token-1"), TransactItems: []types.TransactWriteItem{{
+		Update: &types.Update{TableName: aws.String(table), Key: key("p", "counter"),
+			UpdateExpression:          aws.String("ADD n :one"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}},
+	}}}
+	for range 3 {
+		if _, err := c.TransactWriteItems(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := get(t, c, key("p", "counter"))["n"].(*types.AttributeValueMemberN).Value; n != "1" {
+		t.Fatalf("after three sends of one token: n = %s, want 1", n)
+	}
+	in.TransactItems[0].Update.ExpressionAttributeValues[":one"] = &types.AttributeValueMemberN{Value: "2"}
+	_, err := c.TransactWriteItems(ctx, in)
+	if _, ok := errors.AsType[*types.IdempotentParameterMismatchException](err); !ok {
+		t.Fatalf("the token with another request: %v, want IdempotentParameterMismatchException", err)
+	}
+}
