@@ -113,11 +113,13 @@ func (c *condition) match(it item) (bool, error) {
 	if err := env.AddAttributes(c.x.values); err != nil {
 		return false, validationf("Invalid %s: %s", c.label, err)
 	}
-	res := language.Eval(c.ast, env)
-	if res.Type() == language.ObjectTypeError {
-		return false, validationf("Invalid %s: %s", c.label, res.Inspect())
-	}
-	return res == language.TRUE, nil
+	// An error here comes from the item's values (a function of a missing
+	// attribute, operands of different types): DynamoDB evaluates such a
+	// condition as false. Errors the expression makes whatever the item
+	// (a value of the wrong type for its function) DynamoDB refuses before
+	// it reads the item; the interpreter cannot tell them apart, so they
+	// are false here too.
+	return language.Eval(c.ast, env) == language.TRUE, nil
 }
 
 // update applies an update expression to an item (empty when it does not
