@@ -79,15 +79,19 @@ func batchGetItem(db *DB, body []byte) (json.RawMessage, error) {
 			if err != nil {
 				return err
 			}
-			var encoded [][]byte
+			var encoded, texts [][]byte
 			for _, key := range r.keys {
 				k, err := t.keyOf(key)
 				if err != nil {
 					return err
 				}
-				if slices.ContainsFunc(encoded, func(e []byte) bool { return string(e) == string(k) }) {
+				// Duplicates are keys as sent (1E3 and 1000 differ), as
+				// DynamoDB Local tells them.
+				text := appendItem(nil, key)
+				if slices.ContainsFunc(texts, func(e []byte) bool { return string(e) == string(text) }) {
 					return validation("Provided list of item keys contains duplicates")
 				}
+				texts = append(texts, text)
 				encoded = append(encoded, k)
 			}
 			if !first {
@@ -196,7 +200,7 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 			switch {
 			case wr.PutRequest != nil && wr.DeleteRequest == nil:
 				if w.it, err = decodeItem(wr.PutRequest.Item); err == nil {
-					err = checkSize(w.it, false)
+					err = checkSize(normalizeTop(w.it), false)
 				}
 			case wr.DeleteRequest != nil && wr.PutRequest == nil:
 				w.key, err = decodeItem(wr.DeleteRequest.Key)
@@ -239,14 +243,14 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 			if err != nil {
 				return err
 			}
-			if id := w.table + "\x00" + string(k); seen[id] {
-				return validation("Provided list of item keys contains duplicates")
-			} else {
-				seen[id] = true
-			}
 			key := w.key
 			if key == nil {
 				key = t.keyItem(w.it)
+			}
+			if id := w.table + "\x00" + string(appendItem(nil, key)); seen[id] {
+				return validation("Provided list of item keys contains duplicates")
+			} else {
+				seen[id] = true
 			}
 			n := position[w.table]
 			position[w.table]++

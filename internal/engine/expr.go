@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/truora/minidyn/interpreter"
 	"github.com/truora/minidyn/interpreter/language"
 )
 
@@ -97,7 +96,98 @@ func (x *exprs) compile(label, expr string) (*condition, error) {
 	if errs := p.Errors(); len(errs) > 0 || ast.Expression == nil {
 		return nil, validationf("Invalid %s: Syntax error; %s", label, strings.Join(errs, "; "))
 	}
-	return &condition{x: x, label: label, ast: ast}, nil
+	c := &condition{x: x, label: label, ast: ast}
+	if err := c.checkStatic(ast.Expression); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// evalBool evaluates a condition as DynamoDB does: AND, OR and NOT combine
+// comparisons and functions, and a comparison or function that cannot be
+// evaluated on the item's values (a function of a missing attribute,
+// operands of different types) is false, not an error. Errors the
+// expression makes whatever the item (a value of the wrong type for its
+// function) DynamoDB refuses before it reads the item; the interpreter
+// cannot tell them apart, so they are false here too.
+func evalBool(e language.Expression, env *language.Environment) bool {
+	switch n := e.(type) {
+	case *language.InfixExpression:
+		switch strings.ToUpper(n.Operator) {
+		case "AND":
+			return evalBool(n.Left, env) && evalBool(n.Right, env)
+		case "OR":
+			return evalBool(n.Left, env) || evalBool(n.Right, env)
+		}
+	case *language.PrefixExpression:
+		if strings.ToUpper(n.Operator) == "NOT" {
+			return !evalBool(n.Right, env)
+		}
+	}
+	res := language.Eval(e, env)
+	if res.Type() == language.ObjectTypeError {
+		// A missing or mistyped operand is "not equal" to anything.
+		in, ok := e.(*language.InfixExpression)
+		return ok && in.Operator == "<>"
+	}
+	return res == language.TRUE
+}
+
+// checkStatic refuses what DynamoDB refuses before reading an item: a
+// BETWEEN whose bounds are values in the wrong order.
+func (c *condition) checkStatic(e language.Expression) error {
+	switch n := e.(type) {
+	case *language.InfixExpression:
+		if err := c.checkStatic(n.Left); err != nil {
+			return err
+		}
+		return c.checkStatic(n.Right)
+	case *language.PrefixExpression:
+		return c.checkStatic(n.Right)
+	case *language.BetweenExpression:
+		lo, hi := c.x.operand(n.Range[0]).value, c.x.operand(n.Range[1]).value
+		if lo != nil && hi != nil && typeOf(lo) == typeOf(hi) && (lo.S != nil || lo.N != nil || typeOf(lo) == "B") && compareKeyValues(lo, hi) > 0 {
+			return validationf("Invalid %s: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s",
+				c.label, describeAV(lo), describeAV(hi))
+		}
+	}
+	return nil
+}
+
+// names returns the attributes the condition reads at the top level.
+func (c *condition) names() []string {
+	var out []string
+	var walk func(e language.Expression)
+	walk = func(e language.Expression) {
+		switch n := e.(type) {
+		case *language.InfixExpression:
+			walk(n.Left)
+			walk(n.Right)
+		case *language.PrefixExpression:
+			walk(n.Right)
+		case *language.BetweenExpression:
+			walk(n.Left)
+			walk(n.Range[0])
+			walk(n.Range[1])
+		case *language.InExpression:
+			walk(n.Left)
+			for _, r := range n.Range {
+				walk(r)
+			}
+		case *language.CallExpression:
+			for _, a := range n.Arguments {
+				walk(a)
+			}
+		case *language.IndexExpression:
+			walk(n.Left)
+		case *language.Identifier:
+			if op := c.x.operand(n); op.name != "" {
+				out = append(out, op.name)
+			}
+		}
+	}
+	walk(c.ast.Expression)
+	return out
 }
 
 // match evaluates the condition against an item (nil: the item does not exist).
@@ -107,46 +197,134 @@ func (c *condition) match(it item) (bool, error) {
 	}
 	env := language.NewEnvironment()
 	env.Aliases = c.x.names
-	if err := env.AddAttributes(it); err != nil {
+	if err := addAttributes(env, it); err != nil {
 		return false, validationf("Invalid %s: %s", c.label, err)
 	}
-	if err := env.AddAttributes(c.x.values); err != nil {
+	if err := addAttributes(env, c.x.values); err != nil {
 		return false, validationf("Invalid %s: %s", c.label, err)
 	}
-	// An error here comes from the item's values (a function of a missing
-	// attribute, operands of different types): DynamoDB evaluates such a
-	// condition as false. Errors the expression makes whatever the item
-	// (a value of the wrong type for its function) DynamoDB refuses before
-	// it reads the item; the interpreter cannot tell them apart, so they
-	// are false here too.
-	return language.Eval(c.ast, env) == language.TRUE, nil
+	return evalBool(c.ast.Expression, env), nil
 }
 
-// update applies an update expression to an item (empty when it does not
-// exist) and returns the new item. Attributes the expression leaves as they
-// were keep their exact stored values: the interpreter holds numbers as
-// float64, so only numbers it computed are rounded to 15–17 digits.
-func (x *exprs) update(expr string, it item) (item, error) {
-	if err := x.use("UpdateExpression", expr); err != nil {
+// updateExpr is a parsed UpdateExpression and what its actions do.
+type updateExpr struct {
+	x       *exprs
+	stmt    *language.UpdateStatement
+	actions []updateAction
+}
+
+type updateAction struct {
+	kind  language.TokenType // SET, REMOVE, ADD or DELETE
+	path  path
+	value *av // the placeholder's value when the action's operand is one
+}
+
+// typeNames are DynamoDB's names of types in operand errors.
+var typeNames = map[string]string{"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL",
+	"M": "MAP", "L": "LIST", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET"}
+
+// parseUpdate parses an update expression (nil: none given) and checks what
+// DynamoDB checks before it reads the item: syntax, placeholders, operand
+// types of ADD and DELETE, paths that overlap.
+func (x *exprs) parseUpdate(expr *string) (*updateExpr, error) {
+	if expr == nil {
+		return nil, nil
+	}
+	if strings.TrimSpace(*expr) == "" {
+		return nil, validation("Invalid UpdateExpression: The expression can not be empty;")
+	}
+	if err := x.use("UpdateExpression", *expr); err != nil {
 		return nil, err
 	}
-	p := language.NewUpdateParser(language.NewLexer(expr))
+	p := language.NewUpdateParser(language.NewLexer(*expr))
 	stmt := p.ParseUpdateExpression()
 	if errs := p.Errors(); len(errs) > 0 {
 		return nil, validationf("Invalid UpdateExpression: Syntax error; %s", strings.Join(errs, "; "))
 	}
-	if err := interpreter.ValidateExpressionAttributeNamesDeclared("UpdateExpression", expr, x.names); err != nil {
-		return nil, validation(err.Error())
+	ue, ok := stmt.Expression.(*language.UpdateExpression)
+	if !ok {
+		return nil, validation("Invalid UpdateExpression: Syntax error")
 	}
+	u := &updateExpr{x: x, stmt: stmt}
+	var paths []path
+	for _, e := range ue.Expressions {
+		act, ok := e.(*language.ActionExpression)
+		if !ok {
+			return nil, validation("Invalid UpdateExpression: Syntax error")
+		}
+		pth, err := x.pathOf(act.Left)
+		if err != nil {
+			return nil, validation("Invalid UpdateExpression: " + err.Error())
+		}
+		a := updateAction{kind: act.Token.Type, path: pth}
+		if id, ok := act.Right.(*language.Identifier); ok && strings.HasPrefix(id.Value, ":") {
+			a.value = x.values[id.Value]
+		}
+		if err := a.checkOperand(); err != nil {
+			return nil, err
+		}
+		u.actions = append(u.actions, a)
+		paths = append(paths, pth)
+	}
+	if err := checkOverlaps("UpdateExpression", paths); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (a updateAction) checkOperand() error {
+	if a.value == nil {
+		return nil
+	}
+	t := typeOf(a.value)
+	switch {
+	case a.kind == language.ADD && t != "N" && t != "SS" && t != "NS" && t != "BS":
+		return validationf("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", typeNames[t])
+	case a.kind == language.DELETE && t != "SS" && t != "NS" && t != "BS":
+		return validationf("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", typeNames[t])
+	}
+	return nil
+}
+
+// checkKeys refuses an update of a key attribute.
+func (u *updateExpr) checkKeys(keys []string) error {
+	if u == nil {
+		return nil
+	}
+	for _, a := range u.actions {
+		for _, k := range keys {
+			if a.path[0].Key == k {
+				return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
+			}
+		}
+	}
+	return nil
+}
+
+// paths are the paths the update names.
+func (u *updateExpr) paths() []path {
+	var out []path
+	for _, a := range u.actions {
+		out = append(out, a.path)
+	}
+	return out
+}
+
+// apply returns the item the update makes of it (it is not changed).
+// The interpreter holds numbers as float64 and rewrites every number it
+// touches: numbers equal to the ones they replace keep their text, and a
+// value SET from a placeholder is stored as it was sent, as DynamoDB Local
+// stores it.
+func (u *updateExpr) apply(it item) (item, error) {
 	env := language.NewEnvironment()
-	env.Aliases = x.names
-	if err := env.AddAttributes(it); err != nil {
+	env.Aliases = u.x.names
+	if err := addAttributes(env, it); err != nil {
 		return nil, validationf("Invalid UpdateExpression: %s", err)
 	}
-	if err := env.AddAttributes(x.values); err != nil {
+	if err := addAttributes(env, u.x.values); err != nil {
 		return nil, validationf("Invalid UpdateExpression: %s", err)
 	}
-	if res := language.EvalUpdate(stmt, env); res.Type() == language.ObjectTypeError {
+	if res := language.EvalUpdate(u.stmt, env); res.Type() == language.ObjectTypeError {
 		msg := res.Inspect()
 		if e, ok := res.(*language.Error); ok {
 			msg = e.Message
@@ -154,40 +332,78 @@ func (x *exprs) update(expr string, it item) (item, error) {
 		return nil, validation(msg)
 	}
 	exclude := map[string]bool{}
-	for k := range x.values {
+	for k := range u.x.values {
 		exclude[k] = true
 	}
 	out := item{}
-	env.Apply(out, x.names, exclude)
+	env.Apply(out, u.x.names, exclude)
+	touched := map[string]bool{}
+	for _, a := range u.actions {
+		touched[a.path[0].Key] = true
+	}
 	for k, v := range out {
-		if old, ok := it[k]; ok && sameAsRoundTrip(old, v) {
-			out[k] = old
+		if !touched[k] {
+			out[k] = it[k]
 			continue
 		}
-		norm, err := normalize(v)
-		if err != nil {
-			return nil, err
+		out[k] = keepNumbers(v, it[k])
+	}
+	for _, a := range u.actions {
+		if a.kind == language.SET && a.value != nil {
+			setAt(out, a.path, a.value)
 		}
-		out[k] = norm
+	}
+	for k := range touched {
+		if v, ok := out[k]; ok {
+			if err := checkNumbers(v); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
 }
 
-// sameAsRoundTrip reports whether v is what the interpreter makes of old
-// when it does not touch it.
-func sameAsRoundTrip(old, v *av) bool {
-	obj, err := language.MapToObject(old)
-	if err != nil {
-		return false
+// addAttributes puts an item's attributes into the interpreter's
+// environment.
+func addAttributes(env *language.Environment, it item) error {
+	for k, v := range it {
+		obj, err := toObject(v)
+		if err != nil {
+			return err
+		}
+		env.Set(k, obj)
 	}
-	rt := obj.ToDynamoDB()
-	return equalAV(&rt, v)
+	return nil
 }
 
-// normalize re-reads a value the interpreter computed as if a client had
-// sent it: numbers canonical, sets checked.
-func normalize(v *av) (*av, error) {
-	return decodeAV(appendAV(nil, v))
+// toObject converts a value for the interpreter, which cannot read an empty
+// binary (DynamoDB allows one outside keys) at any depth.
+func toObject(v *av) (language.Object, error) {
+	switch {
+	case v.M != nil:
+		m := make(map[string]language.Object, len(v.M))
+		for k, e := range v.M {
+			obj, err := toObject(e)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = obj
+		}
+		return &language.Map{Value: m}, nil
+	case v.L != nil:
+		l := make([]language.Object, len(v.L))
+		for i, e := range v.L {
+			obj, err := toObject(e)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = obj
+		}
+		return &language.List{Value: l}, nil
+	case typeOf(v) == "B" && len(v.B) == 0:
+		return &language.Binary{Value: []byte{}}, nil
+	}
+	return language.MapToObject(v)
 }
 
 // equalAV compares two values, sets as sets.
@@ -251,10 +467,9 @@ func bytesAsStrings(bs [][]byte) []*string {
 	return out
 }
 
-// projection is a parsed ProjectionExpression.
+// projection is a parsed ProjectionExpression: the paths it keeps.
 type projection struct {
-	x    *exprs
-	expr string
+	paths []path
 }
 
 func (x *exprs) projection(expr string) (*projection, error) {
@@ -264,7 +479,23 @@ func (x *exprs) projection(expr string) (*projection, error) {
 	if err := x.use("ProjectionExpression", expr); err != nil {
 		return nil, err
 	}
-	return &projection{x: x, expr: expr}, nil
+	p := language.NewParser(language.NewLexer(expr))
+	list := p.ParseProjectionExpression()
+	if errs := p.Errors(); len(errs) > 0 || len(list) == 0 {
+		return nil, validationf("Invalid ProjectionExpression: Syntax error; %s", strings.Join(errs, "; "))
+	}
+	proj := &projection{}
+	for _, e := range list {
+		pth, err := x.pathOf(e)
+		if err != nil {
+			return nil, validation("Invalid ProjectionExpression: " + err.Error())
+		}
+		proj.paths = append(proj.paths, pth)
+	}
+	if err := checkOverlaps("ProjectionExpression", proj.paths); err != nil {
+		return nil, err
+	}
+	return proj, nil
 }
 
 // apply returns the projected item (the whole item when p is nil).
@@ -272,14 +503,5 @@ func (p *projection) apply(it item) (item, error) {
 	if p == nil {
 		return it, nil
 	}
-	out, err := (&interpreter.Language{}).Project(interpreter.ProjectInput{Expression: p.expr, Item: it, Aliases: p.x.names})
-	if err != nil {
-		return nil, validation(err.Error())
-	}
-	for k, v := range out {
-		if old, ok := it[k]; ok && sameAsRoundTrip(old, v) {
-			out[k] = old
-		}
-	}
-	return out, nil
+	return project(it, p.paths), nil
 }

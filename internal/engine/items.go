@@ -162,6 +162,7 @@ func putItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	normalizeTop(nw)
 	if err := checkSize(nw, false); err != nil {
 		return nil, err
 	}
@@ -256,7 +257,7 @@ func updateItem(db *DB, body []byte) (json.RawMessage, error) {
 	var in struct {
 		writeParams
 		Key              json.RawMessage
-		UpdateExpression string
+		UpdateExpression *string
 	}
 	if err := decodeRequest(body, &in); err != nil {
 		return nil, err
@@ -265,7 +266,8 @@ func updateItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := x.use("UpdateExpression", in.UpdateExpression); err != nil {
+	upd, err := x.parseUpdate(in.UpdateExpression)
+	if err != nil {
 		return nil, err
 	}
 	if err := x.checkUnused(); err != nil {
@@ -275,6 +277,7 @@ func updateItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	normalizeTop(key)
 	var old, nw item
 	err = db.update(func(tx *bolt.Tx) error {
 		t, err := db.tbl(tx, in.TableName)
@@ -291,7 +294,10 @@ func updateItem(db *DB, body []byte) (json.RawMessage, error) {
 		if ok, err := cond.match(old); err != nil || !ok {
 			return orFailed(err, in.failed(old))
 		}
-		if nw, err = applyUpdate(t, x, in.UpdateExpression, key, old); err != nil {
+		if err := upd.checkKeys(t.meta.Keys.attrs()); err != nil {
+			return err
+		}
+		if nw, err = applyUpdate(t, upd, key, old); err != nil {
 			return err
 		}
 		return t.write(k, old, nw)
@@ -299,11 +305,11 @@ func updateItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return attributesAnswer(returned(in.ReturnValues, old, nw)), nil
+	return attributesAnswer(returned(in.ReturnValues, upd, old, nw)), nil
 }
 
 // applyUpdate computes an UpdateItem's new item and checks it.
-func applyUpdate(t tbl, x *exprs, expr string, key, old item) (item, error) {
+func applyUpdate(t tbl, upd *updateExpr, key, old item) (item, error) {
 	base := item{}
 	for k, v := range old {
 		base[k] = v
@@ -312,15 +318,10 @@ func applyUpdate(t tbl, x *exprs, expr string, key, old item) (item, error) {
 		base[k] = v
 	}
 	nw := base
-	if expr != "" {
+	if upd != nil {
 		var err error
-		if nw, err = x.update(expr, base); err != nil {
+		if nw, err = upd.apply(base); err != nil {
 			return nil, err
-		}
-	}
-	for attr, v := range key {
-		if w, ok := nw[attr]; !ok || !equalAV(v, w) {
-			return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", attr)
 		}
 	}
 	if err := checkSize(nw, true); err != nil {
@@ -332,19 +333,17 @@ func applyUpdate(t tbl, x *exprs, expr string, key, old item) (item, error) {
 	return nw, nil
 }
 
-// returned picks what UpdateItem's ReturnValues asks for.
-func returned(mode string, old, nw item) item {
-	changed := func(from, to item) item {
-		out := item{}
-		for k, v := range from {
-			if w, ok := to[k]; !ok || !equalAV(v, w) {
-				out[k] = v
-			}
-		}
-		if len(out) == 0 {
+// returned picks what UpdateItem's ReturnValues asks for: UPDATED_OLD and
+// UPDATED_NEW are the paths the update names, before and after.
+func returned(mode string, upd *updateExpr, old, nw item) item {
+	some := func(it item) item {
+		if upd == nil || it == nil {
 			return nil
 		}
-		return out
+		if out := project(it, upd.paths()); len(out) > 0 {
+			return out
+		}
+		return nil
 	}
 	switch mode {
 	case "ALL_OLD":
@@ -352,9 +351,9 @@ func returned(mode string, old, nw item) item {
 	case "ALL_NEW":
 		return nw
 	case "UPDATED_OLD":
-		return changed(old, nw)
+		return some(old)
 	case "UPDATED_NEW":
-		return changed(nw, old)
+		return some(nw)
 	}
 	return nil
 }

@@ -283,6 +283,13 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 		if err != nil {
 			return err
 		}
+		if filter != nil {
+			for _, name := range filter.names() {
+				if name == keys.Hash || name == keys.Range {
+					return validation("Filter Expression can only contain non-primary key attributes: Primary key attribute: " + name)
+				}
+			}
+		}
 		plan := &scanPlan{bucket: bucket, forward: in.ScanIndexForward == nil || *in.ScanIndexForward,
 			filter: filter, proj: proj, count: in.Select == "COUNT", keys: lek}
 		plan.lo, plan.hi = kc.bounds()

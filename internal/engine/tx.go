@@ -21,7 +21,7 @@ type txAction struct {
 	writeParams
 	Key              json.RawMessage
 	Item             json.RawMessage
-	UpdateExpression string
+	UpdateExpression *string
 }
 
 type txRequest struct {
@@ -34,6 +34,7 @@ type prepared struct {
 	act   *txAction
 	x     *exprs
 	cond  *condition
+	upd   *updateExpr
 	key   item // Key, or the Put's item
 	isPut bool
 }
@@ -62,7 +63,10 @@ func prepareAction(r txRequest) (*prepared, error) {
 		return nil, validation("The ConditionExpression parameter is required for ConditionCheck")
 	}
 	if p.kind == "Update" {
-		if err := p.x.use("UpdateExpression", a.UpdateExpression); err != nil {
+		if a.UpdateExpression == nil {
+			return nil, validation("The UpdateExpression parameter is required in an Update of a transaction")
+		}
+		if p.upd, err = p.x.parseUpdate(a.UpdateExpression); err != nil {
 			return nil, err
 		}
 	}
@@ -72,10 +76,10 @@ func prepareAction(r txRequest) (*prepared, error) {
 	if p.kind == "Put" {
 		p.isPut = true
 		if p.key, err = decodeItem(a.Item); err == nil {
-			err = checkSize(p.key, false)
+			err = checkSize(normalizeTop(p.key), false)
 		}
-	} else {
-		p.key, err = decodeItem(a.Key)
+	} else if p.key, err = decodeItem(a.Key); err == nil {
+		normalizeTop(p.key)
 	}
 	return p, err
 }
@@ -102,8 +106,11 @@ func transactWriteItems(db *DB, body []byte) (json.RawMessage, error) {
 		}
 		acts[i] = p
 	}
-	sum := sha256.Sum256(body)
-	err := db.update(func(tx *bolt.Tx) error {
+	sum, err := requestHash(body)
+	if err != nil {
+		return nil, err
+	}
+	err = db.update(func(tx *bolt.Tx) error {
 		if in.ClientRequestToken != "" {
 			replay, err := db.checkToken(tx, in.ClientRequestToken, sum[:])
 			if err != nil || replay {
@@ -147,7 +154,9 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		if err != nil {
 			return err
 		}
-		id := p.act.TableName + "\x00" + string(k)
+		// DynamoDB Local tells actions' items apart by their keys as sent
+		// (1E3 and 1000 are two keys to it, one item to the table).
+		id := p.act.TableName + "\x00" + string(appendItem(nil, t.keyItem(p.key)))
 		if seen[id] {
 			return validation("Transaction request cannot include multiple operations on one item")
 		}
@@ -176,12 +185,12 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		case "Put":
 			w.new = p.key
 		case "Update":
-			if w.new, err = applyUpdate(t, p.x, p.act.UpdateExpression, p.key, old); err != nil {
-				if api, ok := err.(*apiError); ok && api.Type == "ValidationException" {
-					failed = true
-					reasons[i] = cancelReason{Code: "ValidationError", Message: api.Message}
-					continue
-				}
+			// An update the item cannot take fails the whole request, as
+			// in DynamoDB, not as a cancellation reason.
+			if err := p.upd.checkKeys(t.meta.Keys.attrs()); err != nil {
+				return err
+			}
+			if w.new, err = applyUpdate(t, p.upd, p.key, old); err != nil {
 				return err
 			}
 		case "Delete":
@@ -209,6 +218,21 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		return tx.Bucket(bucketTokens).Put([]byte(token), rec)
 	}
 	return nil
+}
+
+// requestHash hashes a request's JSON in a canonical form (object keys
+// sorted at every level): the SDK writes maps in no set order, so a resend
+// of one request need not repeat its bytes.
+func requestHash(body []byte) ([sha256.Size]byte, error) {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return [sha256.Size]byte{}, validation("the request is not JSON")
+	}
+	canonical, err := json.Marshal(v)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	return sha256.Sum256(canonical), nil
 }
 
 // checkToken reports whether a transaction with this token was applied in

@@ -20,9 +20,10 @@ type av = types.Item
 // item is an item, or a key, or a map of expression attribute values.
 type item = map[string]*av
 
-// decodeItem reads a DynamoDB JSON map of attribute values, checking and
-// normalising every value as DynamoDB does (numbers in their canonical form,
-// sets neither empty nor with duplicates, exactly one type per value).
+// decodeItem reads a DynamoDB JSON map of attribute values, checking every
+// value as DynamoDB does (valid numbers, sets neither empty nor with
+// duplicates, exactly one type per value). Numbers keep the text they were
+// sent with; normalizeTop gives an item's own numbers their canonical form.
 func decodeItem(raw json.RawMessage) (item, error) {
 	var fields map[string]json.RawMessage
 	if len(raw) == 0 || string(raw) == "null" {
@@ -75,12 +76,10 @@ func decodeTyped(typ string, v json.RawMessage) (*av, error) {
 		if json.Unmarshal(v, &s) != nil {
 			return bad()
 		}
-		n, err := parseDecimal(s)
-		if err != nil {
+		if _, err := parseDecimal(s); err != nil {
 			return nil, validation(err.Error())
 		}
-		str := n.String()
-		return &av{N: &str}, nil
+		return &av{N: &s}, nil // as sent: see normalizeTop
 	case "B":
 		var b []byte
 		if json.Unmarshal(v, &b) != nil {
@@ -385,3 +384,51 @@ func typeOf(a *av) string {
 }
 
 func describeAV(a *av) string { return fmt.Sprintf("%s", appendAV(nil, a)) }
+
+// normalizeTop writes an item's top-level numbers and number sets in their
+// canonical form (1.500 as 1.5), as DynamoDB Local stores a PutItem's item
+// and a key; numbers nested in lists and maps, and those an update sets,
+// it keeps as sent.
+func normalizeTop(it item) item {
+	for k, v := range it {
+		switch {
+		case v.N != nil:
+			d, _ := parseDecimal(*v.N)
+			s := d.String()
+			it[k] = &av{N: &s}
+		case v.NS != nil:
+			ns := make([]*string, len(v.NS))
+			for i, n := range v.NS {
+				d, _ := parseDecimal(*n)
+				s := d.String()
+				ns[i] = &s
+			}
+			it[k] = &av{NS: ns}
+		}
+	}
+	return it
+}
+
+// checkNumbers refuses numbers out of DynamoDB's range in a value the
+// interpreter computed.
+func checkNumbers(v *av) error {
+	switch {
+	case v.N != nil:
+		if _, err := parseDecimal(*v.N); err != nil {
+			return validation(err.Error())
+		}
+	case v.M != nil:
+		for _, e := range v.M {
+			if err := checkNumbers(e); err != nil {
+				return err
+			}
+		}
+	case v.L != nil:
+		for _, e := range v.L {
+			if err := checkNumbers(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/truora/minidyn/interpreter/language"
+)
+
+// A document path: the attribute, then map keys and list indexes.
+type path = []language.PathElement
+
+// pathOf reads a path expression, resolving #name placeholders.
+func (x *exprs) pathOf(e language.Expression) (path, error) {
+	env := language.NewEnvironment()
+	env.Aliases = x.names
+	p, err := language.ExtractPath(e, env)
+	if err != nil || len(p) == 0 {
+		return nil, fmt.Errorf("not a document path: %s", e)
+	}
+	return p, nil
+}
+
+// describePath writes a path as DynamoDB's messages do: [m, x, [0]].
+func describePath(p path) string {
+	parts := make([]string, len(p))
+	for i, e := range p {
+		if e.Kind == language.PathKindListIndex {
+			parts[i] = fmt.Sprintf("[%d]", e.Index)
+		} else {
+			parts[i] = e.Key
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// overlaps reports whether one path is the other or leads into it.
+func overlaps(a, b path) bool {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkOverlaps refuses two paths of one expression that overlap, as
+// DynamoDB does for projections and updates.
+func checkOverlaps(label string, paths []path) error {
+	for i, a := range paths {
+		for _, b := range paths[:i] {
+			if overlaps(a, b) {
+				return validationf("Invalid %s: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s",
+					label, describePath(b), describePath(a))
+			}
+		}
+	}
+	return nil
+}
+
+// valueAt returns the value at a path of an item, or nil.
+func valueAt(it item, p path) *av {
+	v, ok := it[p[0].Key]
+	if !ok {
+		return nil
+	}
+	for _, e := range p[1:] {
+		switch {
+		case e.Kind == language.PathKindListIndex && v.L != nil && e.Index < int64(len(v.L)):
+			v = v.L[e.Index]
+		case e.Kind == language.PathKindMapKey && v.M != nil && v.M[e.Key] != nil:
+			v = v.M[e.Key]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// setAt replaces the value at a path that exists in the item; it reports
+// whether it did.
+func setAt(it item, p path, v *av) bool {
+	if len(p) == 1 {
+		if _, ok := it[p[0].Key]; !ok {
+			return false
+		}
+		it[p[0].Key] = v
+		return true
+	}
+	parent := valueAt(it, p[:len(p)-1])
+	last := p[len(p)-1]
+	switch {
+	case parent == nil:
+		return false
+	case last.Kind == language.PathKindListIndex && parent.L != nil && last.Index < int64(len(parent.L)):
+		parent.L[last.Index] = v
+		return true
+	case last.Kind == language.PathKindMapKey && parent.M != nil:
+		if _, ok := parent.M[last.Key]; ok {
+			parent.M[last.Key] = v
+			return true
+		}
+	}
+	return false
+}
+
+// project copies the values at paths of an item into a new item, keeping
+// the maps and lists that lead to them (lists keep only the elements
+// named, in order, as DynamoDB projects them).
+func project(it item, paths []path) item {
+	out := item{}
+	for _, p := range paths {
+		v := valueAt(it, p)
+		if v == nil {
+			continue
+		}
+		placeAt(out, it, p, v)
+	}
+	return out
+}
+
+// placeAt builds in out the containers of path p, as they are in src, and
+// puts v at its end.
+func placeAt(out, src item, p path, v *av) {
+	if len(p) == 1 {
+		out[p[0].Key] = v
+		return
+	}
+	cur, ok := out[p[0].Key]
+	if !ok {
+		cur = emptyLike(src[p[0].Key])
+		out[p[0].Key] = cur
+	}
+	srcCur := src[p[0].Key]
+	for i, e := range p[1:] {
+		last := i == len(p)-2
+		var srcNext *av
+		if e.Kind == language.PathKindListIndex {
+			srcNext = srcCur.L[e.Index]
+		} else {
+			srcNext = srcCur.M[e.Key]
+		}
+		var next *av
+		if last {
+			next = v
+		} else {
+			next = emptyLike(srcNext)
+		}
+		if e.Kind == language.PathKindListIndex {
+			cur.L = append(cur.L, next)
+		} else {
+			if existing, ok := cur.M[e.Key]; ok && !last {
+				next = existing
+			}
+			cur.M[e.Key] = next
+		}
+		cur, srcCur = next, srcNext
+	}
+}
+
+func emptyLike(a *av) *av {
+	if a.L != nil {
+		return &av{L: []*av{}}
+	}
+	return &av{M: item{}}
+}
+
+// keepNumbers gives numbers of v that equal, at the same place, numbers of
+// old the text old had: the interpreter rewrites every number it touches.
+func keepNumbers(v, old *av) *av {
+	switch {
+	case v == nil || old == nil:
+		return v
+	case v.N != nil && old.N != nil:
+		// The interpreter's number is old's read as a float64.
+		a, errA := strconv.ParseFloat(*v.N, 64)
+		b, errB := strconv.ParseFloat(*old.N, 64)
+		if errA == nil && errB == nil && a == b {
+			return old
+		}
+	case v.M != nil && old.M != nil:
+		for k, e := range v.M {
+			v.M[k] = keepNumbers(e, old.M[k])
+		}
+	case v.L != nil && old.L != nil:
+		for i, e := range v.L {
+			if i < len(old.L) {
+				v.L[i] = keepNumbers(e, old.L[i])
+			}
+		}
+	}
+	return v
+}
