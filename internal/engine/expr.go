@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"encoding/json"
 	"regexp"
 	"slices"
@@ -124,13 +125,43 @@ func evalBool(e language.Expression, env *language.Environment) bool {
 			return !evalBool(n.Right, env)
 		}
 	}
-	res := language.Eval(e, env)
+	res := safeEval(e, env)
 	if res.Type() == language.ObjectTypeError {
-		// A missing or mistyped operand is "not equal" to anything.
-		in, ok := e.(*language.InfixExpression)
-		return ok && in.Operator == "<>"
+		// A missing or mistyped operand is "not equal" to anything, and a
+		// path that leads nowhere does not exist.
+		switch n := e.(type) {
+		case *language.InfixExpression:
+			return n.Operator == "<>"
+		case *language.CallExpression:
+			fn, ok := n.Function.(*language.Identifier)
+			return ok && fn.Value == "attribute_not_exists"
+		}
+		return false
 	}
 	return res == language.TRUE
+}
+
+// safeEval evaluates one comparison or function; the interpreter panics on
+// some paths that lead nowhere (a list index past the end), which is an
+// error like any other here.
+func safeEval(e language.Expression, env *language.Environment) (res language.Object) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = &language.Error{Message: fmt.Sprint(p)}
+		}
+	}()
+	return language.Eval(e, env)
+}
+
+// safeEvalUpdate runs an update; the interpreter panics on a list index past
+// the end, which DynamoDB refuses as a path invalid for the item.
+func safeEvalUpdate(stmt *language.UpdateStatement, env *language.Environment) (res language.Object) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = &language.Error{Message: "The document path provided in the update expression is invalid for update"}
+		}
+	}()
+	return language.EvalUpdate(stmt, env)
 }
 
 // checkStatic refuses what DynamoDB refuses before reading an item: a
@@ -216,7 +247,8 @@ type updateExpr struct {
 type updateAction struct {
 	kind  language.TokenType // SET, REMOVE, ADD or DELETE
 	path  path
-	value *av // the placeholder's value when the action's operand is one
+	value *av                 // the placeholder's value when the action's operand is one
+	right language.Expression // the operand
 }
 
 // typeNames are DynamoDB's names of types in operand errors.
@@ -256,7 +288,7 @@ func (x *exprs) parseUpdate(expr *string) (*updateExpr, error) {
 		if err != nil {
 			return nil, validation("Invalid UpdateExpression: " + err.Error())
 		}
-		a := updateAction{kind: act.Token.Type, path: pth}
+		a := updateAction{kind: act.Token.Type, path: pth, right: act.Right}
 		if id, ok := act.Right.(*language.Identifier); ok && strings.HasPrefix(id.Value, ":") {
 			a.value = x.values[id.Value]
 		}
@@ -324,7 +356,7 @@ func (u *updateExpr) apply(it item) (item, error) {
 	if err := addAttributes(env, u.x.values); err != nil {
 		return nil, validationf("Invalid UpdateExpression: %s", err)
 	}
-	if res := language.EvalUpdate(u.stmt, env); res.Type() == language.ObjectTypeError {
+	if res := safeEvalUpdate(u.stmt, env); res.Type() == language.ObjectTypeError {
 		msg := res.Inspect()
 		if e, ok := res.(*language.Error); ok {
 			msg = e.Message
@@ -349,8 +381,8 @@ func (u *updateExpr) apply(it item) (item, error) {
 		out[k] = keepNumbers(v, it[k])
 	}
 	for _, a := range u.actions {
-		if a.kind == language.SET && a.value != nil {
-			setAt(out, a.path, a.value)
+		if err := u.exact(a, it, out); err != nil {
+			return nil, err
 		}
 	}
 	for k := range touched {
@@ -361,6 +393,109 @@ func (u *updateExpr) apply(it item) (item, error) {
 		}
 	}
 	return out, nil
+}
+
+// exact redoes what the interpreter computed with float64 or rewrote: a
+// value SET from a placeholder is stored as sent, and sums (ADD of a number,
+// SET a = b + c) are exact, as in DynamoDB.
+func (u *updateExpr) exact(a updateAction, old, out item) error {
+	switch {
+	case a.kind == language.SET && a.value != nil:
+		setAt(out, a.path, a.value)
+	case a.kind == language.ADD && a.value != nil && isSet(a.value):
+		cur := valueAt(old, a.path)
+		if cur == nil {
+			setAt(out, a.path, a.value)
+			return nil
+		}
+		if typeOf(cur) != typeOf(a.value) {
+			return validationf("An operand in the update expression has an incorrect data type")
+		}
+		setAt(out, a.path, setUnion(cur, a.value))
+	case a.kind == language.DELETE && a.value != nil && isSet(a.value):
+		cur := valueAt(old, a.path)
+		if cur == nil {
+			removeAt(out, a.path) // the interpreter makes a set here
+			return nil
+		}
+		if typeOf(cur) != typeOf(a.value) {
+			return validationf("An operand in the update expression has an incorrect data type")
+		}
+		if rest := setMinus(cur, a.value); rest != nil {
+			setAt(out, a.path, rest)
+		} else {
+			removeAt(out, a.path)
+		}
+	case a.kind == language.ADD && a.value != nil && a.value.N != nil:
+		sum := *a.value.N
+		if cur := valueAt(old, a.path); cur != nil && cur.N != nil {
+			var err error
+			if sum, err = addNumbers(*cur.N, sum, false); err != nil {
+				return validation(err.Error())
+			}
+		}
+		setAt(out, a.path, &av{N: &sum})
+	case a.kind == language.SET && isCall(a.right, "if_not_exists"):
+		if v := u.operandValue(a.right, old); v != nil {
+			setAt(out, a.path, v)
+		}
+	case a.kind == language.SET && isCall(a.right, "list_append"):
+		call := a.right.(*language.CallExpression)
+		if len(call.Arguments) != 2 {
+			return nil
+		}
+		l, r := u.operandValue(call.Arguments[0], old), u.operandValue(call.Arguments[1], old)
+		if l == nil || r == nil || l.L == nil || r.L == nil {
+			return nil
+		}
+		setAt(out, a.path, &av{L: append(append([]*av{}, l.L...), r.L...)})
+	case a.kind == language.SET:
+		in, ok := a.right.(*language.InfixExpression)
+		if !ok || (in.Operator != "+" && in.Operator != "-") {
+			return nil
+		}
+		l, r := u.operandValue(in.Left, old), u.operandValue(in.Right, old)
+		if l == nil || r == nil || l.N == nil || r.N == nil {
+			return nil
+		}
+		sum, err := addNumbers(*l.N, *r.N, in.Operator == "-")
+		if err != nil {
+			return validation(err.Error())
+		}
+		setAt(out, a.path, &av{N: &sum})
+	}
+	return nil
+}
+
+func isCall(e language.Expression, name string) bool {
+	call, ok := e.(*language.CallExpression)
+	if !ok {
+		return false
+	}
+	fn, ok := call.Function.(*language.Identifier)
+	return ok && fn.Value == name
+}
+
+// operandValue is the value of an operand of SET arithmetic in the item
+// before the update: a placeholder, a path or if_not_exists(path, operand).
+func (u *updateExpr) operandValue(e language.Expression, old item) *av {
+	if id, ok := e.(*language.Identifier); ok && strings.HasPrefix(id.Value, ":") {
+		return u.x.values[id.Value]
+	}
+	if call, ok := e.(*language.CallExpression); ok {
+		if fn, ok := call.Function.(*language.Identifier); ok && fn.Value == "if_not_exists" && len(call.Arguments) == 2 {
+			if v := u.operandValue(call.Arguments[0], old); v != nil {
+				return v
+			}
+			return u.operandValue(call.Arguments[1], old)
+		}
+		return nil
+	}
+	p, err := u.x.pathOf(e)
+	if err != nil {
+		return nil
+	}
+	return valueAt(old, p)
 }
 
 // addAttributes puts an item's attributes into the interpreter's

@@ -327,8 +327,24 @@ func applyUpdate(t tbl, upd *updateExpr, key, old item) (item, error) {
 	if err := checkSize(nw, true); err != nil {
 		return nil, err
 	}
-	if err := t.checkIndexKeys(nw); err != nil {
-		return nil, err
+	// DynamoDB Local checks that an index key an update sets is a string,
+	// number or binary and not empty, but not that it is of the index's
+	// type: an item whose index key has another type is left out of that
+	// index.
+	for _, ix := range t.meta.Indexes {
+		for _, attr := range ix.Keys.attrs() {
+			v, ok := nw[attr]
+			if !ok || (old != nil && old[attr] != nil && equalAV(old[attr], v)) {
+				continue
+			}
+			switch t := typeOf(v); {
+			case t != "S" && t != "N" && t != "B":
+				return nil, validation("Invalid attribute value type")
+			case (v.S != nil && *v.S == "") || (t == "B" && len(v.B) == 0):
+				return nil, validationf("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s",
+					map[bool]string{true: "string", false: "binary"}[v.S != nil], ix.Name, attr)
+			}
+		}
 	}
 	return nw, nil
 }

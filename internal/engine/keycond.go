@@ -75,6 +75,15 @@ func (x *exprs) keyCondition(expr string, keys keySchema, types map[string]strin
 	if kc.hash == nil {
 		return nil, validationf("Query condition missed key schema element: %s", keys.Hash)
 	}
+	for _, part := range []struct {
+		attr string
+		v    *av
+	}{{keys.Hash, kc.hash}, {keys.Range, kc.v1}, {keys.Range, kc.v2}} {
+		if part.v != nil && ((part.v.S != nil && *part.v.S == "") || (typeOf(part.v) == "B" && len(part.v.B) == 0)) {
+			return nil, validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
+				map[bool]string{true: "string", false: "binary"}[part.v.S != nil], part.attr)
+		}
+	}
 	if typeOf(kc.hash) != types[keys.Hash] {
 		return nil, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
 	}
@@ -194,4 +203,19 @@ func (kc *keyCond) bounds() (lo, hi []byte) {
 		return pre, successor(pre)
 	}
 	return p, successor(p)
+}
+
+// lastKey is the table key that ends the condition's range inclusively in
+// the direction of travel, or nil when the range does not end on one value.
+func (kc *keyCond) lastKey(forward bool) []byte {
+	p := appendKeyValue(nil, kc.hash)
+	switch {
+	case forward && kc.op == "<=":
+		return appendKeyValue(p, kc.v1)
+	case forward && kc.op == "BETWEEN":
+		return appendKeyValue(p, kc.v2)
+	case !forward && (kc.op == ">=" || kc.op == "BETWEEN"):
+		return appendKeyValue(p, kc.v1)
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"errors"
+	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -185,4 +187,83 @@ func (d decimal) appendKey(b []byte) []byte {
 		b = append(b, 10-(d.digits[i]-'0'))
 	}
 	return append(b, 0xff)
+}
+
+// addNumbers adds (or subtracts) two numbers exactly, and writes the sum as
+// DynamoDB Local does: Java's BigDecimal, whose scale is the larger of the
+// operands' (1.50 + 1 is 2.50) and which switches to E notation for very
+// large or small numbers.
+func addNumbers(a, b string, subtract bool) (string, error) {
+	ua, sa, err := javaDecimal(a)
+	if err != nil {
+		return "", err
+	}
+	ub, sb, err := javaDecimal(b)
+	if err != nil {
+		return "", err
+	}
+	scale := max(sa, sb)
+	ua.Mul(ua, pow10(scale-sa))
+	ub.Mul(ub, pow10(scale-sb))
+	if subtract {
+		ub.Neg(ub)
+	}
+	sum := javaString(ua.Add(ua, ub), scale)
+	if _, err := parseDecimal(sum); err != nil {
+		return "", err
+	}
+	return sum, nil
+}
+
+// javaDecimal reads a number as BigDecimal does: an unscaled integer and a
+// scale (the number is unscaled × 10^-scale).
+func javaDecimal(s string) (*big.Int, int, error) {
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant = s[:i]
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return nil, 0, errNotNumber
+		}
+		exp = e
+	}
+	scale := 0
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		scale = len(mant) - i - 1
+		mant = mant[:i] + mant[i+1:]
+	}
+	u, ok := new(big.Int).SetString(strings.TrimPrefix(mant, "+"), 10)
+	if !ok {
+		return nil, 0, errNotNumber
+	}
+	return u, scale - exp, nil
+}
+
+func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+
+// javaString is BigDecimal.toString.
+func javaString(unscaled *big.Int, scale int) string {
+	coeff := new(big.Int).Abs(unscaled).String()
+	sign := ""
+	if unscaled.Sign() < 0 {
+		sign = "-"
+	}
+	adjusted := -scale + len(coeff) - 1
+	if scale >= 0 && adjusted >= -6 {
+		if scale == 0 {
+			return sign + coeff
+		}
+		if pad := scale - len(coeff) + 1; pad > 0 {
+			coeff = strings.Repeat("0", pad) + coeff
+		}
+		return sign + coeff[:len(coeff)-scale] + "." + coeff[len(coeff)-scale:]
+	}
+	out := sign + coeff[:1]
+	if len(coeff) > 1 {
+		out += "." + coeff[1:]
+	}
+	if adjusted >= 0 {
+		return out + "E+" + strconv.Itoa(adjusted)
+	}
+	return out + "E" + strconv.Itoa(adjusted)
 }

@@ -46,8 +46,9 @@ func overlaps(a, b path) bool {
 	return true
 }
 
-// checkOverlaps refuses two paths of one expression that overlap, as
-// DynamoDB does for projections and updates.
+// checkOverlaps refuses two paths of one expression that overlap, or that
+// read one value as a list and as a map, as DynamoDB does for projections
+// and updates.
 func checkOverlaps(label string, paths []path) error {
 	for i, a := range paths {
 		for _, b := range paths[:i] {
@@ -55,9 +56,24 @@ func checkOverlaps(label string, paths []path) error {
 				return validationf("Invalid %s: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s",
 					label, describePath(b), describePath(a))
 			}
+			if conflicts(a, b) {
+				return validationf("Invalid %s: Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s",
+					label, describePath(b), describePath(a))
+			}
 		}
 	}
 	return nil
+}
+
+// conflicts reports whether two paths part where one reads a list index and
+// the other a map key.
+func conflicts(a, b path) bool {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return a[i].Kind != b[i].Kind
+		}
+	}
+	return false
 }
 
 // valueAt returns the value at a path of an item, or nil.
@@ -192,4 +208,94 @@ func keepNumbers(v, old *av) *av {
 		}
 	}
 	return v
+}
+
+// removeAt deletes the value at a path, when it is there.
+func removeAt(it item, p path) {
+	if len(p) == 1 {
+		delete(it, p[0].Key)
+		return
+	}
+	parent := valueAt(it, p[:len(p)-1])
+	last := p[len(p)-1]
+	switch {
+	case parent == nil:
+	case last.Kind == language.PathKindListIndex && parent.L != nil && last.Index < int64(len(parent.L)):
+		parent.L = append(parent.L[:last.Index:last.Index], parent.L[last.Index+1:]...)
+	case last.Kind == language.PathKindMapKey && parent.M != nil:
+		delete(parent.M, last.Key)
+	}
+}
+
+func isSet(v *av) bool { return v.SS != nil || v.NS != nil || v.BS != nil }
+
+// setMembers lists a set's members as comparable strings (numbers by
+// value) and as they are written.
+func setMembers(v *av) (keys []string, raw []*string, bin [][]byte) {
+	switch {
+	case v.SS != nil:
+		for _, s := range v.SS {
+			keys = append(keys, *s)
+		}
+		return keys, v.SS, nil
+	case v.NS != nil:
+		for _, s := range v.NS {
+			d, _ := parseDecimal(*s)
+			keys = append(keys, d.String())
+		}
+		return keys, v.NS, nil
+	}
+	for _, b := range v.BS {
+		keys = append(keys, string(b))
+	}
+	return keys, nil, v.BS
+}
+
+// setUnion is ADD of a set: a's members, then b's that a lacks.
+func setUnion(a, b *av) *av {
+	return setCombine(a, b, true)
+}
+
+// setMinus is DELETE of a set: a's members that b lacks; nil when none is left.
+func setMinus(a, b *av) *av {
+	return setCombine(a, b, false)
+}
+
+func setCombine(a, b *av, union bool) *av {
+	ka, ra, ba := setMembers(a)
+	kb, rb, bb := setMembers(b)
+	inB := map[string]bool{}
+	for _, k := range kb {
+		inB[k] = true
+	}
+	out := &av{}
+	add := func(raw []*string, bin [][]byte, i int) {
+		switch {
+		case a.SS != nil:
+			out.SS = append(out.SS, raw[i])
+		case a.NS != nil:
+			out.NS = append(out.NS, raw[i])
+		default:
+			out.BS = append(out.BS, bin[i])
+		}
+	}
+	inA := map[string]bool{}
+	for i, k := range ka {
+		inA[k] = true
+		if union || !inB[k] {
+			add(ra, ba, i)
+		}
+	}
+	if union {
+		for i, k := range kb {
+			if !inA[k] {
+				add(rb, bb, i)
+				inA[k] = true
+			}
+		}
+	}
+	if out.SS == nil && out.NS == nil && out.BS == nil {
+		return nil
+	}
+	return out
 }

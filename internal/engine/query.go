@@ -39,6 +39,10 @@ type scanPlan struct {
 	proj    *projection
 	count   bool
 	keys    []string // attributes of the LastEvaluatedKey
+	// last is the key no item after can have (an inclusive bound of a
+	// table Query in its direction): DynamoDB Local gives no
+	// LastEvaluatedKey when a page ends on it.
+	last []byte
 }
 
 func (p *readParams) prepare(x *exprs) (*condition, *projection, error) {
@@ -175,7 +179,7 @@ func (db *DB) run(t tbl, plan *scanPlan) (json.RawMessage, error) {
 		out = []byte(`{`)
 	}
 	count, scanned, read := 0, 0, 0
-	var last []byte
+	var last, lastKey []byte
 	for ; k != nil; k, v = step(c, plan.forward) {
 		if (plan.hi != nil && bytes.Compare(k, plan.hi) >= 0) || bytes.Compare(k, plan.lo) < 0 {
 			break
@@ -186,7 +190,7 @@ func (db *DB) run(t tbl, plan *scanPlan) (json.RawMessage, error) {
 		}
 		scanned++
 		read += size
-		last = v
+		last, lastKey = v, k
 		keep := true
 		if plan.filter != nil {
 			it, err := decodeItem(js)
@@ -221,6 +225,9 @@ func (db *DB) run(t tbl, plan *scanPlan) (json.RawMessage, error) {
 	out = strconv.AppendInt(out, int64(count), 10)
 	out = append(out, `,"ScannedCount":`...)
 	out = strconv.AppendInt(out, int64(scanned), 10)
+	if last != nil && plan.last != nil && bytes.Equal(lastKey, plan.last) {
+		last = nil
+	}
 	if last != nil {
 		it, err := decodeRecord(last)
 		if err != nil {
@@ -301,6 +308,9 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 		}
 		if plan.start != nil && (bytes.Compare(plan.start, plan.lo) < 0 || bytes.Compare(plan.start, plan.hi) >= 0) {
 			return validation("The provided starting key does not match the range key predicate")
+		}
+		if in.IndexName == "" {
+			plan.last = kc.lastKey(plan.forward)
 		}
 		out, err = db.run(t, plan)
 		return err

@@ -137,7 +137,7 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 	reasons := make([]cancelReason, len(acts))
 	var writes []txWrite
 	seen := map[string]bool{}
-	failed := false
+	failed, duplicate := false, false
 	for i, p := range acts {
 		t, err := db.tbl(tx, p.act.TableName)
 		if err != nil {
@@ -154,13 +154,32 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		if err != nil {
 			return err
 		}
-		// DynamoDB Local tells actions' items apart by their keys as sent
-		// (1E3 and 1000 are two keys to it, one item to the table).
-		id := p.act.TableName + "\x00" + string(appendItem(nil, t.keyItem(p.key)))
-		if seen[id] {
+		// Two actions on one key as sent are refused before anything is
+		// read; on one item under two spellings (1E3 and 1000) only when
+		// no condition fails.
+		text := p.act.TableName + "\x00" + string(appendItem(nil, t.keyItem(p.key)))
+		if seen[text] {
 			return validation("Transaction request cannot include multiple operations on one item")
 		}
+		seen[text] = true
+		id := p.act.TableName + "\x00" + string(k)
+		duplicate = duplicate || seen[id]
 		seen[id] = true
+		if p.kind == "Update" {
+			if err := p.upd.checkKeys(t.meta.Keys.attrs()); err != nil {
+				// DynamoDB Local cancels the whole transaction with this
+				// one reason, unless the update cannot be applied at all.
+				if cur, getErr := t.get(k); getErr == nil {
+					if _, updErr := applyUpdate(t, p.upd, p.key, cur); updErr != nil {
+						return updErr
+					}
+				}
+				api := err.(*apiError)
+				return &apiError{Type: "TransactionCanceledException", Status: http.StatusBadRequest,
+					Reasons: []cancelReason{{Code: "ValidationError", Message: api.Message}},
+					Message: "Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]"}
+			}
+		}
 		old, err := t.get(k)
 		if err != nil {
 			return err
@@ -180,25 +199,22 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		}
 		w := txWrite{t: t, k: k, old: old}
 		switch p.kind {
-		case "ConditionCheck":
-			continue
 		case "Put":
 			w.new = p.key
 		case "Update":
 			// An update the item cannot take fails the whole request, as
 			// in DynamoDB, not as a cancellation reason.
-			if err := p.upd.checkKeys(t.meta.Keys.attrs()); err != nil {
-				return err
-			}
 			if w.new, err = applyUpdate(t, p.upd, p.key, old); err != nil {
 				return err
 			}
-		case "Delete":
-			if old == nil {
-				continue
-			}
+		}
+		if p.kind == "ConditionCheck" || (p.kind == "Delete" && old == nil) {
+			continue
 		}
 		writes = append(writes, w)
+	}
+	if duplicate && !failed {
+		return validation("Transaction request cannot include multiple operations on one item")
 	}
 	if failed {
 		codes := make([]string, len(reasons))
@@ -276,6 +292,7 @@ func transactGetItems(db *DB, body []byte) (json.RawMessage, error) {
 		proj  *projection
 	}
 	gets := make([]get, len(in.TransactItems))
+	seen := map[string]bool{}
 	for i, r := range in.TransactItems {
 		if r.Get == nil {
 			return nil, validation("TransactItems can only contain Get")
@@ -293,6 +310,11 @@ func transactGetItems(db *DB, body []byte) (json.RawMessage, error) {
 		}
 		if g.key, err = decodeItem(r.Get.Key); err != nil {
 			return nil, err
+		}
+		if id := g.table + "\x00" + string(appendItem(nil, g.key)); seen[id] {
+			return nil, validation("Transaction request cannot include multiple operations on one item")
+		} else {
+			seen[id] = true
 		}
 		gets[i] = g
 	}

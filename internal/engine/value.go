@@ -142,17 +142,22 @@ func decodeSet(typ string, v json.RawMessage) (*av, error) {
 		n = len(ss)
 		seen := map[string]bool{}
 		for _, s := range ss {
+			key := s
 			if typ == "NS" {
 				d, err := parseDecimal(s)
 				if err != nil {
 					return nil, validation(err.Error())
 				}
-				s = d.String()
+				// DynamoDB Local keeps a number set as BigDecimal
+				// writes it (1E2 as 1E+2); normalizeTop rewrites an
+				// item's own sets plainly.
+				u, scale, _ := javaDecimal(s)
+				key, s = d.String(), javaString(u, scale)
 			}
-			if seen[s] {
+			if seen[key] {
 				return nil, validation("One or more parameter values were invalid: Input collection contains duplicates")
 			}
-			seen[s] = true
+			seen[key] = true
 			if typ == "NS" {
 				set.NS = append(set.NS, &s)
 			} else {
