@@ -56,6 +56,11 @@ func BenchmarkWeekView(b *testing.B) { benchmarkQuery(b, weekViewQuery, benchDat
 
 func BenchmarkAgenda(b *testing.B) { benchmarkQuery(b, agendaQuery, benchData) }
 
+const membersQuery = `{ viewer { calendars(first: 20) { edges { node { role calendar { id name
+	members(first: 20) { edges { node { role user { name email } } } } } } } } } }`
+
+func BenchmarkMembers(b *testing.B) { benchmarkQuery(b, membersQuery, benchData) }
+
 // benchmarkQuery measures one query against the data set seed returns.
 func benchmarkQuery(b *testing.B, query string, seed func(*testing.B, []func(*envOptions)) (*env, string)) {
 	body, _ := json.Marshal(map[string]any{"query": query})

@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
