@@ -188,6 +188,7 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 		table   string
 		key, it item // it is nil for a delete
 		raw     writeRequest
+		keyText string // duplicates are told apart by it (valueKey)
 	}
 	var writes []write
 	for _, name := range sortedNames(in.RequestItems) {
@@ -203,7 +204,9 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 					err = checkSize(normalizeTop(w.it), false)
 				}
 			case wr.DeleteRequest != nil && wr.PutRequest == nil:
-				w.key, err = decodeItem(wr.DeleteRequest.Key)
+				if w.key, err = decodeItem(wr.DeleteRequest.Key); err == nil {
+					w.keyText = valueKey(w.key)
+				}
 			default:
 				err = validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 			}
@@ -246,8 +249,9 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 			key := w.key
 			if key == nil {
 				key = t.keyItem(w.it)
+				w.keyText = valueKey(t.keyItem(mustDecode(w.raw.PutRequest.Item)))
 			}
-			if id := w.table + "\x00" + string(appendItem(nil, key)); seen[id] {
+			if id := w.table + "\x00" + w.keyText; seen[id] {
 				return validation("Provided list of item keys contains duplicates")
 			} else {
 				seen[id] = true
@@ -279,4 +283,10 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 		return append(out, "{}}"...), nil
 	}
 	return append(append(out, rawJSON(unprocessed)...), '}'), nil
+}
+
+// mustDecode decodes an item already decoded once without error.
+func mustDecode(raw json.RawMessage) item {
+	it, _ := decodeItem(raw)
+	return it
 }

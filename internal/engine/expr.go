@@ -17,6 +17,7 @@ type exprs struct {
 	names  map[string]string
 	values item
 	used   map[string]bool
+	bare   map[string]string // names written bare, and the placeholders alias gave them
 }
 
 func newExprs(names map[string]string, rawValues json.RawMessage) (*exprs, error) {
@@ -92,6 +93,10 @@ func (x *exprs) compile(label, expr string) (*condition, error) {
 	if err := x.use(label, expr); err != nil {
 		return nil, err
 	}
+	expr, err := x.alias(label, expr)
+	if err != nil {
+		return nil, err
+	}
 	p := language.NewParser(language.NewLexer(expr))
 	ast := p.ParseConditionalExpression()
 	if errs := p.Errors(); len(errs) > 0 || ast.Expression == nil {
@@ -156,6 +161,9 @@ func safeEval(e language.Expression, env *language.Environment) (res language.Ob
 // safeEvalUpdate runs an update; the interpreter panics on a list index past
 // the end, which DynamoDB refuses as a path invalid for the item.
 func safeEvalUpdate(stmt *language.UpdateStatement, env *language.Environment) (res language.Object) {
+	if stmt == nil {
+		return &language.Null{}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			res = &language.Error{Message: "The document path provided in the update expression is invalid for update"}
@@ -268,7 +276,11 @@ func (x *exprs) parseUpdate(expr *string) (*updateExpr, error) {
 	if err := x.use("UpdateExpression", *expr); err != nil {
 		return nil, err
 	}
-	p := language.NewUpdateParser(language.NewLexer(*expr))
+	aliased, err := x.alias("UpdateExpression", *expr)
+	if err != nil {
+		return nil, err
+	}
+	p := language.NewUpdateParser(language.NewLexer(aliased))
 	stmt := p.ParseUpdateExpression()
 	if errs := p.Errors(); len(errs) > 0 {
 		return nil, validationf("Invalid UpdateExpression: Syntax error; %s", strings.Join(errs, "; "))
@@ -356,7 +368,11 @@ func (u *updateExpr) apply(it item) (item, error) {
 	if err := addAttributes(env, u.x.values); err != nil {
 		return nil, validationf("Invalid UpdateExpression: %s", err)
 	}
-	if res := safeEvalUpdate(u.stmt, env); res.Type() == language.ObjectTypeError {
+	stmt, beyond := u.withoutIndexesBeyond(it)
+	if len(beyond) == len(u.actions) {
+		stmt = nil // nothing for the interpreter
+	}
+	if res := safeEvalUpdate(stmt, env); res.Type() == language.ObjectTypeError {
 		msg := res.Inspect()
 		if e, ok := res.(*language.Error); ok {
 			msg = e.Message
@@ -380,7 +396,17 @@ func (u *updateExpr) apply(it item) (item, error) {
 		}
 		out[k] = keepNumbers(v, it[k])
 	}
-	for _, a := range u.actions {
+	for i, a := range u.actions {
+		if beyond[i] {
+			// SET past a list's end appends; REMOVE past it does nothing.
+			if a.kind == language.SET {
+				if v := u.setValue(a, it); v != nil {
+					list := valueAt(out, a.path[:len(a.path)-1])
+					list.L = append(list.L, v)
+				}
+			}
+			continue
+		}
 		if err := u.exact(a, it, out); err != nil {
 			return nil, err
 		}
@@ -393,6 +419,45 @@ func (u *updateExpr) apply(it item) (item, error) {
 		}
 	}
 	return out, nil
+}
+
+// withoutIndexesBeyond returns the update without its actions on a list
+// index past the end of an existing list (the interpreter panics on them),
+// and which actions those were.
+func (u *updateExpr) withoutIndexesBeyond(it item) (*language.UpdateStatement, map[int]bool) {
+	beyond := map[int]bool{}
+	for i, a := range u.actions {
+		last := a.path[len(a.path)-1]
+		if last.Kind != language.PathKindListIndex || (a.kind != language.SET && a.kind != language.REMOVE) {
+			continue
+		}
+		if list := valueAt(it, a.path[:len(a.path)-1]); list != nil && list.L != nil && last.Index >= int64(len(list.L)) {
+			beyond[i] = true
+		}
+	}
+	if len(beyond) == 0 {
+		return u.stmt, beyond
+	}
+	ue := u.stmt.Expression.(*language.UpdateExpression)
+	kept := &language.UpdateExpression{Token: ue.Token}
+	for i, e := range ue.Expressions {
+		if !beyond[i] {
+			kept.Expressions = append(kept.Expressions, e)
+		}
+	}
+	return &language.UpdateStatement{Token: u.stmt.Token, Expression: kept}, beyond
+}
+
+// setValue is the value a SET action writes when the engine computes it: a
+// placeholder, if_not_exists or list_append of operands.
+func (u *updateExpr) setValue(a updateAction, old item) *av {
+	switch {
+	case a.value != nil:
+		return a.value
+	case isCall(a.right, "if_not_exists"):
+		return u.operandValue(a.right, old)
+	}
+	return u.operandValue(a.right, old)
 }
 
 // exact redoes what the interpreter computed with float64 or rewrote: a
@@ -428,7 +493,10 @@ func (u *updateExpr) exact(a updateAction, old, out item) error {
 		}
 	case a.kind == language.ADD && a.value != nil && a.value.N != nil:
 		sum := *a.value.N
-		if cur := valueAt(old, a.path); cur != nil && cur.N != nil {
+		if cur := valueAt(old, a.path); cur != nil {
+			if cur.N == nil {
+				return validation("An operand in the update expression has an incorrect data type")
+			}
 			var err error
 			if sum, err = addNumbers(*cur.N, sum, false); err != nil {
 				return validation(err.Error())
@@ -612,6 +680,10 @@ func (x *exprs) projection(expr string) (*projection, error) {
 		return nil, nil
 	}
 	if err := x.use("ProjectionExpression", expr); err != nil {
+		return nil, err
+	}
+	expr, err := x.alias("ProjectionExpression", expr)
+	if err != nil {
 		return nil, err
 	}
 	p := language.NewParser(language.NewLexer(expr))

@@ -22,6 +22,10 @@ func (x *exprs) keyCondition(expr string, keys keySchema, types map[string]strin
 	if err := x.use("KeyConditionExpression", expr); err != nil {
 		return nil, err
 	}
+	expr, err := x.alias("KeyConditionExpression", expr)
+	if err != nil {
+		return nil, err
+	}
 	p := language.NewParser(language.NewLexer(expr))
 	ast := p.ParseConditionalExpression()
 	if len(p.Errors()) > 0 || ast.Expression == nil {

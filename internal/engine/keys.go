@@ -1,6 +1,9 @@
 package engine
 
-import "bytes"
+import (
+	"bytes"
+	"crypto/sha1"
+)
 
 // Keys in the key-value store are the encodings of DynamoDB key values,
 // chosen so that byte order is DynamoDB's order: strings and binaries by
@@ -59,4 +62,88 @@ func successor(prefix []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// Items with equal index keys come out of an index in the order DynamoDB
+// Local gives them, which is neither their table key's order nor their
+// writes': it keeps with each item salted SHA-1 hashes of its keys, and
+// sorts such ties by the hash of the sort key (local indexes) or of both
+// keys (global ones). An index entry's key is the index's keys, that
+// tie-breaker, then the item's primary key.
+
+// tieBreaker is the item's tie-breaking hash in an index.
+func (t tbl) tieBreaker(ix *index, it item) []byte {
+	hashOf := func(attr string) []byte { return localHash(localKeyBytes(it[attr])) }
+	switch {
+	case ix.Local:
+		return hashOf(t.meta.Keys.Range)
+	case t.meta.Keys.Range == "":
+		return localHash(hashOf(t.meta.Keys.Hash))
+	}
+	return localHash(hashOf(t.meta.Keys.Hash), hashOf(t.meta.Keys.Range))
+}
+
+func localHash(parts ...[]byte) []byte {
+	h := sha1.New()
+	h.Write([]byte("LocalDdb"))
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+// localKeyBytes are the bytes DynamoDB Local hashes for a key value: a
+// string's UTF-8, a binary's bytes, a number in base 100 (so 1000 and 1E3
+// are one value).
+func localKeyBytes(a *av) []byte {
+	switch {
+	case a == nil:
+		return nil
+	case a.S != nil:
+		return []byte(*a.S)
+	case a.N != nil:
+		d, _ := parseDecimal(*a.N)
+		return d.base100()
+	}
+	return a.B
+}
+
+// base100 is DynamoDB Local's encoding of a number: zero is 0x80; otherwise
+// the number as 0.d1d2…dk × 100^E in base-100 digits, written as 0xC0+E and
+// each digit plus one, all inverted (101 minus the digit) for a negative
+// number, which ends with 0x66 when it has fewer than 20 digits.
+func (d decimal) base100() []byte {
+	if d.isZero() {
+		return []byte{0x80}
+	}
+	digits, e := d.digits, d.exp
+	if e%2 != 0 {
+		digits, e = "0"+digits, e+1
+	}
+	if len(digits)%2 != 0 {
+		digits += "0"
+	}
+	var pairs []byte
+	for i := 0; i < len(digits); i += 2 {
+		pairs = append(pairs, (digits[i]-'0')*10+digits[i+1]-'0')
+	}
+	for len(pairs) > 0 && pairs[len(pairs)-1] == 0 {
+		pairs = pairs[:len(pairs)-1]
+	}
+	head := byte(0xC0 + e/2)
+	if !d.neg {
+		out := []byte{head}
+		for _, p := range pairs {
+			out = append(out, p+1)
+		}
+		return out
+	}
+	out := []byte{^head}
+	for _, p := range pairs {
+		out = append(out, 101-p)
+	}
+	if len(pairs) < 20 {
+		out = append(out, 0x66)
+	}
+	return out
 }

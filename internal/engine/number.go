@@ -190,9 +190,8 @@ func (d decimal) appendKey(b []byte) []byte {
 }
 
 // addNumbers adds (or subtracts) two numbers exactly, and writes the sum as
-// DynamoDB Local does: Java's BigDecimal, whose scale is the larger of the
-// operands' (1.50 + 1 is 2.50) and which switches to E notation for very
-// large or small numbers.
+// DynamoDB Local does: Java's BigDecimal in plain notation, whose scale is
+// the larger of the operands' (1.50 + 1 is 2.50, 1.5 - 1.5 is 0.0).
 func addNumbers(a, b string, subtract bool) (string, error) {
 	ua, sa, err := javaDecimal(a)
 	if err != nil {
@@ -208,7 +207,7 @@ func addNumbers(a, b string, subtract bool) (string, error) {
 	if subtract {
 		ub.Neg(ub)
 	}
-	sum := javaString(ua.Add(ua, ub), scale)
+	sum := javaPlain(ua.Add(ua, ub), scale)
 	if _, err := parseDecimal(sum); err != nil {
 		return "", err
 	}
@@ -266,4 +265,23 @@ func javaString(unscaled *big.Int, scale int) string {
 		return out + "E+" + strconv.Itoa(adjusted)
 	}
 	return out + "E" + strconv.Itoa(adjusted)
+}
+
+// javaPlain is BigDecimal.toPlainString.
+func javaPlain(unscaled *big.Int, scale int) string {
+	coeff := new(big.Int).Abs(unscaled).String()
+	sign := ""
+	if unscaled.Sign() < 0 {
+		sign = "-"
+	}
+	switch {
+	case scale <= 0:
+		if unscaled.Sign() == 0 {
+			return "0"
+		}
+		return sign + coeff + strings.Repeat("0", -scale)
+	case len(coeff) <= scale:
+		return sign + "0." + strings.Repeat("0", scale-len(coeff)) + coeff
+	}
+	return sign + coeff[:len(coeff)-scale] + "." + coeff[len(coeff)-scale:]
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,6 +128,9 @@ func setAt(it item, p path, v *av) bool {
 // named, in order, as DynamoDB projects them).
 func project(it item, paths []path) item {
 	out := item{}
+	// Elements of one list come out in the list's order, whatever the
+	// order of the paths.
+	paths = slices.SortedFunc(slices.Values(paths), comparePaths)
 	for _, p := range paths {
 		v := valueAt(it, p)
 		if v == nil {
@@ -174,6 +178,18 @@ func placeAt(out, src item, p path, v *av) {
 		}
 		cur, srcCur = next, srcNext
 	}
+}
+
+func comparePaths(a, b path) int {
+	for i := range min(len(a), len(b)) {
+		if c := compareStrings(a[i].Key, b[i].Key); c != 0 {
+			return c
+		}
+		if c := compareInts(int(a[i].Index), int(b[i].Index)); c != 0 {
+			return c
+		}
+	}
+	return compareInts(len(a), len(b))
 }
 
 func emptyLike(a *av) *av {

@@ -108,21 +108,18 @@ func (p *readParams) startKey(t tbl, keys keySchema, lek []string) ([]byte, erro
 	if len(esk) != len(dedupe(lek)) {
 		return nil, bad
 	}
-	var k []byte
-	if p.IndexName != "" {
-		for _, attr := range keys.attrs() {
-			v, ok := esk[attr]
-			if !ok || typeOf(v) != t.meta.AttrTypes[attr] {
-				return nil, bad
-			}
-			k = appendKeyValue(k, v)
-		}
-	}
 	primary, err := t.keyOf(t.keyItem(esk))
 	if err != nil {
 		return nil, bad
 	}
-	return append(k, primary...), nil
+	if p.IndexName == "" {
+		return primary, nil
+	}
+	k := t.indexKey(t.meta.index(p.IndexName), esk, primary)
+	if k == nil {
+		return nil, bad
+	}
+	return k, nil
 }
 
 func dedupe(attrs []string) []string {

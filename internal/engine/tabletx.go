@@ -103,6 +103,7 @@ func (t tbl) indexKey(ix *index, it item, primary []byte) []byte {
 		}
 		k = appendKeyValue(k, v)
 	}
+	k = append(k, t.tieBreaker(ix, it)...)
 	return append(k, primary...)
 }
 

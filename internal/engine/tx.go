@@ -37,6 +37,9 @@ type prepared struct {
 	upd   *updateExpr
 	key   item // Key, or the Put's item
 	isPut bool
+	// keyText is the key as sent: DynamoDB Local tells a transaction's
+	// items apart by it.
+	keyText string
 }
 
 func prepareAction(r txRequest) (*prepared, error) {
@@ -75,11 +78,17 @@ func prepareAction(r txRequest) (*prepared, error) {
 	}
 	if p.kind == "Put" {
 		p.isPut = true
-		if p.key, err = decodeItem(a.Item); err == nil {
-			err = checkSize(normalizeTop(p.key), false)
-		}
-	} else if p.key, err = decodeItem(a.Key); err == nil {
-		normalizeTop(p.key)
+		p.key, err = decodeItem(a.Item)
+	} else {
+		p.key, err = decodeItem(a.Key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.keyText = string(appendItem(nil, p.key)) // narrowed to the key attributes when run
+	normalizeTop(p.key)
+	if p.isPut {
+		err = checkSize(p.key, false)
 	}
 	return p, err
 }
@@ -125,96 +134,74 @@ func transactWriteItems(db *DB, body []byte) (json.RawMessage, error) {
 	return json.RawMessage(`{}`), nil
 }
 
-type txWrite struct {
-	t        tbl
-	k        []byte
-	old, new item
+// txState is what a transaction's actions see: the table as it was, with
+// the writes of the actions before them. DynamoDB Local applies a
+// transaction's actions one after another and undoes them all when one
+// fails; the engine keeps them here and writes them only at the end.
+type txState struct {
+	db      *DB
+	tx      *bolt.Tx
+	current map[string]item // by table and encoded key; nil: deleted
+	touched []txWrite
 }
 
-// applyTransaction checks every action's condition and, when all hold,
-// writes them all; otherwise nothing.
-func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum []byte) error {
-	reasons := make([]cancelReason, len(acts))
-	var writes []txWrite
-	seen := map[string]bool{}
-	failed, duplicate := false, false
-	for i, p := range acts {
-		t, err := db.tbl(tx, p.act.TableName)
-		if err != nil {
-			return err
-		}
-		var k []byte
-		if p.isPut {
-			if k, err = t.keyOfItem(p.key); err == nil {
-				err = t.checkIndexKeys(p.key)
-			}
-		} else {
-			k, err = t.keyOf(p.key)
-		}
-		if err != nil {
-			return err
-		}
-		// Two actions on one key as sent are refused before anything is
-		// read; on one item under two spellings (1E3 and 1000) only when
-		// no condition fails.
-		text := p.act.TableName + "\x00" + string(appendItem(nil, t.keyItem(p.key)))
-		if seen[text] {
-			return validation("Transaction request cannot include multiple operations on one item")
-		}
-		seen[text] = true
-		id := p.act.TableName + "\x00" + string(k)
-		duplicate = duplicate || seen[id]
-		seen[id] = true
-		if p.kind == "Update" {
-			if err := p.upd.checkKeys(t.meta.Keys.attrs()); err != nil {
-				// DynamoDB Local cancels the whole transaction with this
-				// one reason, unless the update cannot be applied at all.
-				if cur, getErr := t.get(k); getErr == nil {
-					if _, updErr := applyUpdate(t, p.upd, p.key, cur); updErr != nil {
-						return updErr
-					}
-				}
-				api := err.(*apiError)
-				return &apiError{Type: "TransactionCanceledException", Status: http.StatusBadRequest,
-					Reasons: []cancelReason{{Code: "ValidationError", Message: api.Message}},
-					Message: "Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]"}
-			}
-		}
+type txWrite struct {
+	t   tbl
+	k   []byte
+	old item // as stored before the transaction
+	id  string
+}
+
+func (s *txState) get(t tbl, k []byte) (item, error) {
+	id := t.meta.Name + "\x00" + string(k)
+	if it, ok := s.current[id]; ok {
+		return it, nil
+	}
+	return t.get(k)
+}
+
+func (s *txState) put(t tbl, k []byte, it item) error {
+	id := t.meta.Name + "\x00" + string(k)
+	if _, ok := s.current[id]; !ok {
 		old, err := t.get(k)
 		if err != nil {
 			return err
 		}
-		reasons[i] = cancelReason{Code: "None"}
-		ok, err := p.cond.match(old)
+		s.touched = append(s.touched, txWrite{t: t, k: k, old: old, id: id})
+	}
+	s.current[id] = it
+	return nil
+}
+
+// applyTransaction runs the actions in order as DynamoDB Local does: a
+// failed condition, or an item whose key or index key has the wrong type,
+// is a cancellation reason and the actions go on; an update of a key
+// attribute cancels at once with that one reason; any other error fails
+// the whole request; an action on an item an earlier action (with the same
+// key, as written) changed fails it too. Only when every action succeeds
+// is anything written.
+func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum []byte) error {
+	st := &txState{db: db, tx: tx, current: map[string]item{}}
+	reasons := make([]cancelReason, len(acts))
+	seen := map[string]bool{}
+	failed := false
+	for i, p := range acts {
+		reason, err := st.run(p)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			failed = true
-			reasons[i] = cancelReason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
-			if p.act.ReturnValuesOnConditionCheckFailure == "ALL_OLD" {
-				reasons[i].Item = old
-			}
+		if reason != nil {
+			reasons[i], failed = *reason, true
 			continue
 		}
-		w := txWrite{t: t, k: k, old: old}
-		switch p.kind {
-		case "Put":
-			w.new = p.key
-		case "Update":
-			// An update the item cannot take fails the whole request, as
-			// in DynamoDB, not as a cancellation reason.
-			if w.new, err = applyUpdate(t, p.upd, p.key, old); err != nil {
-				return err
-			}
+		t, _ := db.tbl(tx, p.act.TableName)
+		raw, _ := decodeItem(json.RawMessage(p.keyText))
+		text := p.act.TableName + "\x00" + string(appendItem(nil, t.keyItem(raw)))
+		if seen[text] {
+			return validation("Transaction request cannot include multiple operations on one item")
 		}
-		if p.kind == "ConditionCheck" || (p.kind == "Delete" && old == nil) {
-			continue
-		}
-		writes = append(writes, w)
-	}
-	if duplicate && !failed {
-		return validation("Transaction request cannot include multiple operations on one item")
+		seen[text] = true
+		reasons[i] = cancelReason{Code: "None"}
 	}
 	if failed {
 		codes := make([]string, len(reasons))
@@ -224,8 +211,8 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		return &apiError{Type: "TransactionCanceledException", Status: http.StatusBadRequest, Reasons: reasons,
 			Message: "Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"}
 	}
-	for _, w := range writes {
-		if err := w.t.write(w.k, w.old, w.new); err != nil {
+	for _, w := range st.touched {
+		if err := w.t.write(w.k, w.old, st.current[w.id]); err != nil {
 			return err
 		}
 	}
@@ -234,6 +221,70 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		return tx.Bucket(bucketTokens).Put([]byte(token), rec)
 	}
 	return nil
+}
+
+// run applies one action to the transaction's state: a cancellation reason,
+// or an error for the whole request.
+func (st *txState) run(p *prepared) (*cancelReason, error) {
+	t, err := st.db.tbl(st.tx, p.act.TableName)
+	if err != nil {
+		return nil, err
+	}
+	invalid := func(err error) (*cancelReason, error) {
+		if api, ok := err.(*apiError); ok && api.Type == "ValidationException" {
+			return &cancelReason{Code: "ValidationError", Message: api.Message}, nil
+		}
+		return nil, err
+	}
+	var k []byte
+	if p.isPut {
+		if k, err = t.keyOfItem(p.key); err != nil {
+			return invalid(err)
+		}
+		if err := t.checkIndexKeys(p.key); err != nil {
+			return invalid(err)
+		}
+	} else if k, err = t.keyOf(p.key); err != nil {
+		return nil, err
+	}
+	old, err := st.get(t, k)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := p.cond.match(old); err != nil || !ok {
+		if err != nil {
+			return nil, err
+		}
+		r := &cancelReason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
+		if p.kind == "ConditionCheck" {
+			r.Message += "."
+		}
+		if p.act.ReturnValuesOnConditionCheckFailure == "ALL_OLD" {
+			r.Item = old
+		}
+		return r, nil
+	}
+	switch p.kind {
+	case "Put":
+		return nil, st.put(t, k, p.key)
+	case "Delete":
+		return nil, st.put(t, k, nil)
+	case "Update":
+		if err := p.upd.checkKeys(t.meta.Keys.attrs()); err != nil {
+			return nil, &apiError{Type: "TransactionCanceledException", Status: http.StatusBadRequest,
+				Reasons: []cancelReason{{Code: "ValidationError", Message: err.(*apiError).Message}},
+				Message: "Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]"}
+		}
+		nw, err := applyUpdate(t, p.upd, p.key, old)
+		if err != nil {
+			if api, ok := err.(*apiError); ok && strings.Contains(api.Message, "size") {
+				return invalid(err)
+			}
+			return nil, err
+		}
+		return nil, st.put(t, k, nw)
+	}
+	return nil, nil
 }
 
 // requestHash hashes a request's JSON in a canonical form (object keys
@@ -311,7 +362,7 @@ func transactGetItems(db *DB, body []byte) (json.RawMessage, error) {
 		if g.key, err = decodeItem(r.Get.Key); err != nil {
 			return nil, err
 		}
-		if id := g.table + "\x00" + string(appendItem(nil, g.key)); seen[id] {
+		if id := g.table + "\x00" + valueKey(g.key); seen[id] {
 			return nil, validation("Transaction request cannot include multiple operations on one item")
 		} else {
 			seen[id] = true

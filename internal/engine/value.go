@@ -437,3 +437,14 @@ func checkNumbers(v *av) error {
 	}
 	return nil
 }
+
+// valueKey writes a key as DynamoDB Local compares keys in a batch write
+// or a transaction's reads: numbers by value (-0 and 0, 1E3 and 1000 are
+// one key).
+func valueKey(key item) string {
+	canon := item{}
+	for k, v := range key {
+		canon[k] = v
+	}
+	return string(appendItem(nil, normalizeTop(canon)))
+}
