@@ -290,7 +290,12 @@ func setCombine(a, b *av, union bool) *av {
 		case a.SS != nil:
 			out.SS = append(out.SS, raw[i])
 		case a.NS != nil:
-			out.NS = append(out.NS, raw[i])
+			d, _ := parseDecimal(*raw[i]) // ADD writes new members plainly
+			n := d.String()
+			if raw[i] != nil && i < len(raw) && containsPtr(a.NS, raw[i]) {
+				n = *raw[i]
+			}
+			out.NS = append(out.NS, &n)
 		default:
 			out.BS = append(out.BS, bin[i])
 		}
@@ -314,4 +319,13 @@ func setCombine(a, b *av, union bool) *av {
 		return nil
 	}
 	return out
+}
+
+func containsPtr(list []*string, p *string) bool {
+	for _, q := range list {
+		if q == p {
+			return true
+		}
+	}
+	return false
 }

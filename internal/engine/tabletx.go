@@ -90,7 +90,9 @@ func (t tbl) get(k []byte) (item, error) {
 }
 
 // indexKey returns an item's entry key in an index, or nil when the item
-// lacks the index's key attributes.
+// lacks the index's key attributes. An update may give an index key a type
+// other than the index's (DynamoDB Local does not check it); the item is
+// indexed under it all the same, as DynamoDB Local indexes it.
 func (t tbl) indexKey(ix *index, it item, primary []byte) []byte {
 	if it == nil {
 		return nil
@@ -98,7 +100,10 @@ func (t tbl) indexKey(ix *index, it item, primary []byte) []byte {
 	var k []byte
 	for _, attr := range ix.Keys.attrs() {
 		v, ok := it[attr]
-		if !ok || typeOf(v) != t.meta.AttrTypes[attr] {
+		if !ok {
+			return nil
+		}
+		if tp := typeOf(v); tp != "S" && tp != "N" && tp != "B" {
 			return nil
 		}
 		k = appendKeyValue(k, v)
