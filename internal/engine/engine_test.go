@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -149,5 +150,47 @@ func TestClientRequestTokenReplayAppliesOnce(t *testing.T) {
 	_, err := c.TransactWriteItems(ctx, in)
 	if _, ok := errors.AsType[*types.IdempotentParameterMismatchException](err); !ok {
 		t.Fatalf("the token with another request: %v, want IdempotentParameterMismatchException", err)
+	}
+}
+
+// TestDescribeTableCountsWithoutReading: item counts and sizes are kept by
+// the writes (the readiness probe describes the table), and follow puts,
+// updates that move an item in and out of an index, and deletes.
+func TestDescribeTableCountsWithoutReading(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	describe := func() (int64, int64) {
+		t.Helper()
+		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gsi1 int64
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			if aws.ToString(g.IndexName) == "GSI1" {
+				gsi1 = aws.ToInt64(g.ItemCount)
+			}
+		}
+		return aws.ToInt64(out.Table.ItemCount), gsi1
+	}
+	for i := range 3 {
+		item := key("p", fmt.Sprint("s", i))
+		item["GSI1PK"], item["GSI1SK"] = s("u"), s(fmt.Sprint(i))
+		if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if items, gsi := describe(); items != 3 || gsi != 3 {
+		t.Fatalf("after 3 puts: %d items, %d in GSI1; want 3 and 3", items, gsi)
+	}
+	if _, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("p", "s0"),
+		UpdateExpression: aws.String("REMOVE GSI1SK")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key("p", "s1")}); err != nil {
+		t.Fatal(err)
+	}
+	if items, gsi := describe(); items != 2 || gsi != 1 {
+		t.Fatalf("after an update out of GSI1 and a delete: %d items, %d in GSI1; want 2 and 1", items, gsi)
 	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"slices"
 
@@ -169,32 +168,15 @@ func describeTable(db *DB, body []byte) (json.RawMessage, error) {
 		if err != nil {
 			return notFound("Cannot do operations on a non-existent table")
 		}
-		stats := map[string][2]int64{}
+		ixStats := map[string][2]int64{}
 		for _, ix := range m.Indexes {
-			stats[ix.Name] = bucketStats(b.Bucket(indexBucket(ix.Name)))
+			ixStats[ix.Name] = stats(b, indexBucket(ix.Name))
 		}
-		st := bucketStats(b.Bucket(bucketItems))
-		out = rawJSON(map[string]any{"Table": m.description("ACTIVE", st[0], st[1], stats)})
+		st := stats(b, bucketItems)
+		out = rawJSON(map[string]any{"Table": m.description("ACTIVE", st[0], st[1], ixStats)})
 		return nil
 	})
 	return out, err
-}
-
-// bucketStats counts a bucket's items and their sizes as DynamoDB counts them.
-func bucketStats(b *bolt.Bucket) [2]int64 {
-	var n, size int64
-	if b == nil {
-		return [2]int64{}
-	}
-	_ = b.ForEach(func(_, v []byte) error {
-		s, k := binary.Uvarint(v)
-		if k > 0 {
-			size += int64(s)
-		}
-		n++
-		return nil
-	})
-	return [2]int64{n, size}
 }
 
 func deleteTable(db *DB, body []byte) (json.RawMessage, error) {
@@ -316,6 +298,9 @@ func updateTable(db *DB, body []byte) (json.RawMessage, error) {
 				if err := b.DeleteBucket(indexBucket(u.Delete.IndexName)); err != nil {
 					return err
 				}
+				if err := b.Delete(statsKey(indexBucket(u.Delete.IndexName))); err != nil {
+					return err
+				}
 			}
 		}
 		for _, ix := range created {
@@ -352,7 +337,11 @@ func backfill(b *bolt.Bucket, m *tableMeta, ix index) error {
 			return err
 		}
 		if ik := t.indexKey(&ix, it, k); ik != nil {
-			return ib.Put(ik, encodeRecord(m.project(&ix, it)))
+			p := m.project(&ix, it)
+			if err := addStats(b, indexBucket(ix.Name), 1, int64(itemSize(p))); err != nil {
+				return err
+			}
+			return ib.Put(ik, encodeRecord(p))
 		}
 		return nil
 	})

@@ -165,6 +165,21 @@ func (t tbl) write(k []byte, old, nw item) error {
 				return err
 			}
 		}
+		var oldP, newP item
+		if oldK != nil {
+			oldP = t.meta.project(ix, old)
+		}
+		if newK != nil {
+			newP = t.meta.project(ix, nw)
+		}
+		n, size := change(oldP, newP, func(item) bool { return true })
+		if err := addStats(t.b, indexBucket(ix.Name), n, size); err != nil {
+			return err
+		}
+	}
+	n, size := change(old, nw, func(item) bool { return true })
+	if err := addStats(t.b, bucketItems, n, size); err != nil {
+		return err
 	}
 	if ttl := t.b.Bucket(ttlBucket); ttl != nil {
 		oldK, newK := ttlKey(t.meta, old, k), ttlKey(t.meta, nw, k)
