@@ -3,8 +3,6 @@ package engine
 import (
 	"encoding/json"
 
-	"github.com/truora/minidyn/interpreter/language"
-
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -358,19 +356,7 @@ func returned(mode string, upd *updateExpr, old, nw item) item {
 		if upd == nil || it == nil {
 			return nil
 		}
-		// DynamoDB Local returns a list whole when the update names one of
-		// its elements.
-		var paths []path
-		for _, p := range upd.paths() {
-			for i, e := range p {
-				if e.Kind == language.PathKindListIndex {
-					p = p[:i]
-					break
-				}
-			}
-			paths = append(paths, p)
-		}
-		if out := project(it, paths); len(out) > 0 {
+		if out := project(it, upd.paths()); len(out) > 0 {
 			return out
 		}
 		return nil

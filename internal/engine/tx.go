@@ -185,6 +185,7 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 	reasons := make([]cancelReason, len(acts))
 	seen := map[string]bool{}
 	failed := false
+	var err error
 	for i, p := range acts {
 		reason, err := st.run(p)
 		if err != nil {
@@ -204,6 +205,15 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		reasons[i] = cancelReason{Code: "None"}
 	}
 	if failed {
+		// DynamoDB Local reads the items of failed conditions once every
+		// action has run, so they show what later actions wrote.
+		for i, r := range reasons {
+			if r.Code == "ConditionalCheckFailed" && acts[i].act.ReturnValuesOnConditionCheckFailure == "ALL_OLD" {
+				if reasons[i].Item, err = st.itemOf(acts[i]); err != nil {
+					return err
+				}
+			}
+		}
 		codes := make([]string, len(reasons))
 		for i, r := range reasons {
 			codes[i] = r.Code
@@ -221,6 +231,24 @@ func (db *DB) applyTransaction(tx *bolt.Tx, acts []*prepared, token string, sum 
 		return tx.Bucket(bucketTokens).Put([]byte(token), rec)
 	}
 	return nil
+}
+
+// itemOf reads an action's item as the transaction has left it.
+func (st *txState) itemOf(p *prepared) (item, error) {
+	t, err := st.db.tbl(st.tx, p.act.TableName)
+	if err != nil {
+		return nil, err
+	}
+	var k []byte
+	if p.isPut {
+		k, err = t.keyOfItem(p.key)
+	} else {
+		k, err = t.keyOf(p.key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st.get(t, k)
 }
 
 // run applies one action to the transaction's state: a cancellation reason,
@@ -258,9 +286,6 @@ func (st *txState) run(p *prepared) (*cancelReason, error) {
 		r := &cancelReason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
 		if p.kind == "ConditionCheck" {
 			r.Message += "."
-		}
-		if p.act.ReturnValuesOnConditionCheckFailure == "ALL_OLD" {
-			r.Item = old
 		}
 		return r, nil
 	}
