@@ -87,7 +87,12 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		t.Fatal(err)
 	}
 	authn := auth.NewAuthenticator(verifier, store, logger)
-	api := loader.Middleware(store, recurrence.Engine{}, authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget})))
+	wait := 2 * time.Millisecond // the loaders' own
+	if o.gate > 0 {
+		wait = o.gate // request-plan tests: batches are never split by a slow machine
+	}
+	api := loader.MiddlewareWithWait(store, recurrence.Engine{}, wait,
+		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget})))
 	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

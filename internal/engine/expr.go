@@ -345,6 +345,21 @@ func (u *updateExpr) checkKeys(keys []string) error {
 	return nil
 }
 
+// returnedPaths are the paths UPDATED_OLD and UPDATED_NEW return: those the
+// update names, except that a removed list element returns its list whole,
+// as DynamoDB Local answers.
+func (u *updateExpr) returnedPaths() []path {
+	var out []path
+	for _, a := range u.actions {
+		p := a.path
+		if a.kind == language.REMOVE && len(p) > 1 && p[len(p)-1].Kind == language.PathKindListIndex {
+			p = p[:len(p)-1]
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // paths are the paths the update names.
 func (u *updateExpr) paths() []path {
 	var out []path
