@@ -345,17 +345,15 @@ func (u *updateExpr) checkKeys(keys []string) error {
 	return nil
 }
 
-// returnedPaths are the paths UPDATED_OLD and UPDATED_NEW return: those the
-// update names, except that a removed list element returns its list whole,
-// as DynamoDB Local answers.
-func (u *updateExpr) returnedPaths() []path {
+// returnedPaths are what UPDATED_OLD and UPDATED_NEW return of an item (the
+// item before or after the update), as DynamoDB Local answers: the whole
+// top-level attribute of every path the update names that the item holds.
+func (u *updateExpr) returnedPaths(it item) []path {
 	var out []path
 	for _, a := range u.actions {
-		p := a.path
-		if a.kind == language.REMOVE && len(p) > 1 && p[len(p)-1].Kind == language.PathKindListIndex {
-			p = p[:len(p)-1]
+		if valueAt(it, a.path) != nil {
+			out = append(out, a.path[:1])
 		}
-		out = append(out, p)
 	}
 	return out
 }

@@ -356,7 +356,7 @@ func returned(mode string, upd *updateExpr, old, nw item) item {
 		if upd == nil || it == nil {
 			return nil
 		}
-		if out := project(it, upd.returnedPaths()); len(out) > 0 {
+		if out := project(it, upd.returnedPaths(it)); len(out) > 0 {
 			return out
 		}
 		return nil
