@@ -72,6 +72,11 @@ func batchGetItem(db *DB, body []byte) (json.RawMessage, error) {
 	out := []byte(`{"Responses":{`)
 	unprocessed := map[string][]item{}
 	err := db.view(func(tx *bolt.Tx) error {
+		for _, name := range sortedNames(reqs) { // every table must exist first
+			if _, err := db.tbl(tx, name); err != nil {
+				return err
+			}
+		}
 		first := true
 		for _, name := range sortedNames(reqs) {
 			r := reqs[name]
@@ -229,11 +234,17 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 		var plan []planned
 		seen := map[string]bool{}
 		position := map[string]int{}
-		for _, w := range writes {
+		tables := map[string]tbl{}
+		for _, w := range writes { // every table must exist before any key is looked at
 			t, err := db.tbl(tx, w.table)
 			if err != nil {
 				return err
 			}
+			tables[w.table] = t
+		}
+		for _, w := range writes {
+			t := tables[w.table]
+			var err error
 			var k []byte
 			if w.it != nil {
 				k, err = t.keyOfItem(w.it)

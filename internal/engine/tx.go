@@ -37,8 +37,8 @@ type prepared struct {
 	upd   *updateExpr
 	key   item // Key, or the Put's item
 	isPut bool
-	// keyText is the key as sent: DynamoDB Local tells a transaction's
-	// items apart by it.
+	// keyText is the key DynamoDB Local tells a transaction's items apart
+	// by (see prepareAction).
 	keyText string
 }
 
@@ -85,8 +85,15 @@ func prepareAction(r txRequest) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.keyText = string(appendItem(nil, p.key)) // narrowed to the key attributes when run
+	// A Put's item is normalised before DynamoDB Local compares keys; the
+	// Key of the other actions is compared as sent (1E3 and 1000 differ).
+	if !p.isPut {
+		p.keyText = string(appendItem(nil, p.key)) // narrowed to the key attributes when run
+	}
 	normalizeTop(p.key)
+	if p.isPut {
+		p.keyText = string(appendItem(nil, p.key))
+	}
 	if p.isPut {
 		err = checkSize(p.key, false)
 	}
