@@ -23,9 +23,12 @@ func (g *gen) batchGet() *dynamodb.BatchGetItemInput {
 	return in
 }
 
-func (g *gen) batchWrite() *dynamodb.BatchWriteItemInput {
+func (g *gen) batchWrite() *dynamodb.BatchWriteItemInput { return g.batchWriteOf(0.04) }
+
+// batchWriteOf returns a batch whose keys repeat with probability dup.
+func (g *gen) batchWriteOf(dup float64) *dynamodb.BatchWriteItemInput {
 	in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
-	for _, k := range g.keys(g.keyCount(10, 25), 0.04) {
+	for _, k := range g.keys(g.keyCount(10, 25), dup) {
 		var w types.WriteRequest
 		if g.v.chance(0.7) {
 			item := k.t.item()

@@ -25,7 +25,6 @@ var (
 
 const (
 	envEndpoint = "CALGRAPH_TEST_DYNAMODB"
-	envEngine   = "CALGRAPH_DIFF_ENGINE"
 )
 
 // startEngine starts the engine under test and returns a client for it: the
@@ -127,10 +126,5 @@ func TestDynamoDBLocalMatchesItself(t *testing.T) {
 // DynamoDB Local's behaviour: every answer and the final tables must agree.
 func TestEmbeddedEngineMatchesDynamoDBLocal(t *testing.T) {
 	endpoint := reference(t)
-	// Gate until internal/engine replaces minidyn, which is known to differ
-	// (the lead removes it then).
-	if os.Getenv(envEngine) != "1" {
-		t.Skipf("set %s=1 to hold the embedded engine to DynamoDB Local", envEngine)
-	}
 	runSeeds(t, client(t, endpoint, "ddbdiff"), startEngine(t))
 }

@@ -18,7 +18,7 @@ import (
 type Stats map[string]int
 
 // ReplayEnv names the environment variables a replay command repeats.
-var ReplayEnv = []string{"CALGRAPH_TEST_DYNAMODB", "CALGRAPH_DIFF_ENGINE"}
+var ReplayEnv = []string{"CALGRAPH_TEST_DYNAMODB"}
 
 // Run creates fresh tables in ref (the reference) and sut (the engine under
 // test), sends both the same steps requests generated from seed, and fails t

@@ -193,7 +193,6 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 		table   string
 		key, it item // it is nil for a delete
 		raw     writeRequest
-		keyText string // duplicates are told apart by it (valueKey)
 	}
 	var writes []write
 	for _, name := range sortedNames(in.RequestItems) {
@@ -209,9 +208,7 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 					err = checkSize(normalizeTop(w.it), false)
 				}
 			case wr.DeleteRequest != nil && wr.PutRequest == nil:
-				if w.key, err = decodeItem(wr.DeleteRequest.Key); err == nil {
-					w.keyText = valueKey(w.key)
-				}
+				w.key, err = decodeItem(wr.DeleteRequest.Key)
 			default:
 				err = validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 			}
@@ -234,13 +231,30 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 		var plan []planned
 		seen := map[string]bool{}
 		position := map[string]int{}
+		// Duplicate keys are refused before a missing table, as DynamoDB
+		// Local mostly answers (it goes through the tables in the order the
+		// request lists them, which the SDK does not fix).
 		tables := map[string]tbl{}
-		for _, w := range writes { // every table must exist before any key is looked at
+		var missing error
+		for _, w := range writes {
 			t, err := db.tbl(tx, w.table)
 			if err != nil {
-				return err
+				missing = err
+				continue
 			}
 			tables[w.table] = t
+			key := w.key
+			if key == nil {
+				key = t.keyItem(mustDecode(w.raw.PutRequest.Item))
+			}
+			if id := w.table + "\x00" + valueKey(key); seen[id] {
+				return validation("Provided list of item keys contains duplicates")
+			} else {
+				seen[id] = true
+			}
+		}
+		if missing != nil {
+			return missing
 		}
 		for _, w := range writes {
 			t := tables[w.table]
@@ -260,12 +274,6 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 			key := w.key
 			if key == nil {
 				key = t.keyItem(w.it)
-				w.keyText = valueKey(t.keyItem(mustDecode(w.raw.PutRequest.Item)))
-			}
-			if id := w.table + "\x00" + w.keyText; seen[id] {
-				return validation("Provided list of item keys contains duplicates")
-			} else {
-				seen[id] = true
 			}
 			n := position[w.table]
 			position[w.table]++

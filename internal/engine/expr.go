@@ -381,6 +381,19 @@ func (u *updateExpr) apply(it item) (item, error) {
 	if err := addAttributes(env, u.x.values); err != nil {
 		return nil, validationf("Invalid UpdateExpression: %s", err)
 	}
+	for _, a := range u.actions {
+		if len(a.path) > 1 {
+			parent := valueAt(it, a.path[:len(a.path)-1])
+			last := a.path[len(a.path)-1]
+			if parent == nil || (last.Kind == language.PathKindListIndex && parent.L == nil) ||
+				(last.Kind == language.PathKindMapKey && parent.M == nil) {
+				return nil, validation("The document path provided in the update expression is invalid for update")
+			}
+		}
+		if err := u.operandsExist(a, it); err != nil {
+			return nil, err
+		}
+	}
 	stmt, beyond := u.withoutIndexesBeyond(it)
 	if len(beyond) == len(u.actions) {
 		stmt = nil // nothing for the interpreter
@@ -555,6 +568,35 @@ func isCall(e language.Expression, name string) bool {
 	}
 	fn, ok := call.Function.(*language.Identifier)
 	return ok && fn.Value == name
+}
+
+// operandsExist refuses SET arithmetic and list_append on a path the item
+// does not hold (if_not_exists aside), as DynamoDB does.
+func (u *updateExpr) operandsExist(a updateAction, old item) error {
+	if a.kind != language.SET {
+		return nil
+	}
+	var operands []language.Expression
+	switch n := a.right.(type) {
+	case *language.InfixExpression:
+		operands = []language.Expression{n.Left, n.Right}
+	case *language.CallExpression:
+		if isCall(n, "list_append") {
+			operands = n.Arguments
+		}
+	}
+	for _, e := range operands {
+		if id, ok := e.(*language.Identifier); ok && strings.HasPrefix(id.Value, ":") {
+			continue
+		}
+		if _, ok := e.(*language.CallExpression); ok {
+			continue
+		}
+		if p, err := u.x.pathOf(e); err == nil && valueAt(old, p) == nil {
+			return validation("The provided expression refers to an attribute that does not exist in the item")
+		}
+	}
+	return nil
 }
 
 // operandValue is the value of an operand of SET arithmetic in the item
