@@ -151,13 +151,6 @@ func putItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err := decodeRequest(body, &in); err != nil {
 		return nil, err
 	}
-	x, cond, err := in.check("NONE", "ALL_OLD")
-	if err != nil {
-		return nil, err
-	}
-	if err := x.checkUnused(); err != nil {
-		return nil, err
-	}
 	nw, err := decodeItem(in.Item)
 	if err != nil {
 		return nil, err
@@ -166,17 +159,48 @@ func putItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err := checkSize(nw, false); err != nil {
 		return nil, err
 	}
+	return replaceItem(db, &in.writeParams, nw, func(t tbl) ([]byte, error) {
+		k, err := t.keyOfItem(nw)
+		if err != nil {
+			return nil, err
+		}
+		return k, t.checkIndexKeys(nw)
+	})
+}
+
+func deleteItem(db *DB, body []byte) (json.RawMessage, error) {
+	var in struct {
+		writeParams
+		Key json.RawMessage
+	}
+	if err := decodeRequest(body, &in); err != nil {
+		return nil, err
+	}
+	key, err := decodeItem(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	return replaceItem(db, &in.writeParams, nil, func(t tbl) ([]byte, error) { return t.keyOf(key) })
+}
+
+// replaceItem is PutItem (nw is the item) and DeleteItem (nw is nil): the
+// item at the key keyOf finds, if the condition holds, is replaced.
+func replaceItem(db *DB, in *writeParams, nw item, keyOf func(tbl) ([]byte, error)) (json.RawMessage, error) {
+	x, cond, err := in.check("NONE", "ALL_OLD")
+	if err != nil {
+		return nil, err
+	}
+	if err := x.checkUnused(); err != nil {
+		return nil, err
+	}
 	var old item
 	err = db.update(func(tx *bolt.Tx) error {
 		t, err := db.tbl(tx, in.TableName)
 		if err != nil {
 			return err
 		}
-		k, err := t.keyOfItem(nw)
+		k, err := keyOf(t)
 		if err != nil {
-			return err
-		}
-		if err := t.checkIndexKeys(nw); err != nil {
 			return err
 		}
 		if old, err = t.get(k); err != nil {
@@ -184,6 +208,9 @@ func putItem(db *DB, body []byte) (json.RawMessage, error) {
 		}
 		if ok, err := cond.match(old); err != nil || !ok {
 			return orFailed(err, in.failed(old))
+		}
+		if old == nil && nw == nil {
+			return nil
 		}
 		return t.write(k, old, nw)
 	})
@@ -202,55 +229,6 @@ func orFailed(err, failed error) error {
 		return err
 	}
 	return failed
-}
-
-func deleteItem(db *DB, body []byte) (json.RawMessage, error) {
-	var in struct {
-		writeParams
-		Key json.RawMessage
-	}
-	if err := decodeRequest(body, &in); err != nil {
-		return nil, err
-	}
-	x, cond, err := in.check("NONE", "ALL_OLD")
-	if err != nil {
-		return nil, err
-	}
-	if err := x.checkUnused(); err != nil {
-		return nil, err
-	}
-	key, err := decodeItem(in.Key)
-	if err != nil {
-		return nil, err
-	}
-	var old item
-	err = db.update(func(tx *bolt.Tx) error {
-		t, err := db.tbl(tx, in.TableName)
-		if err != nil {
-			return err
-		}
-		k, err := t.keyOf(key)
-		if err != nil {
-			return err
-		}
-		if old, err = t.get(k); err != nil {
-			return err
-		}
-		if ok, err := cond.match(old); err != nil || !ok {
-			return orFailed(err, in.failed(old))
-		}
-		if old == nil {
-			return nil
-		}
-		return t.write(k, old, nil)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if in.ReturnValues == "ALL_OLD" {
-		return attributesAnswer(old), nil
-	}
-	return json.RawMessage(`{}`), nil
 }
 
 func updateItem(db *DB, body []byte) (json.RawMessage, error) {

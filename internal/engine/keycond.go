@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+
 	"github.com/truora/minidyn/interpreter/language"
 )
 
@@ -167,21 +169,7 @@ func compareKeyValues(a, b *av) int {
 		db, _ := parseDecimal(*b.N)
 		return da.cmp(db)
 	}
-	return bytesCompare(prefixBytes(a), prefixBytes(b))
-}
-
-func bytesCompare(a, b []byte) int {
-	return compareStrings(string(a), string(b))
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return bytes.Compare(prefixBytes(a), prefixBytes(b))
 }
 
 // bounds returns the byte range [lo, hi) of keys (or index entry keys, which

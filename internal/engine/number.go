@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"math/big"
 	"strconv"
@@ -143,9 +144,9 @@ func (d decimal) cmp(o decimal) int {
 		return 1
 	}
 	if a, b := sign(d), sign(o); a != b || a == 0 {
-		return compareInts(a, b)
+		return cmp.Compare(a, b)
 	}
-	c := compareInts(d.exp, o.exp)
+	c := cmp.Compare(d.exp, o.exp)
 	if c == 0 {
 		c = strings.Compare(d.digits, o.digits)
 	}
@@ -153,16 +154,6 @@ func (d decimal) cmp(o decimal) int {
 		return -c
 	}
 	return c
-}
-
-func compareInts(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // appendKey appends an encoding of the number whose bytes sort as the

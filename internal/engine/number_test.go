@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -81,9 +82,9 @@ func TestKeysAreSelfDelimiting(t *testing.T) {
 		for _, y := range keys {
 			kx := appendKeyValue(appendKeyValue(nil, s(x[0])), s(x[1]+"."))
 			ky := appendKeyValue(appendKeyValue(nil, s(y[0])), s(y[1]+"."))
-			want := compareStrings(x[0], y[0])
+			want := cmp.Compare(x[0], y[0])
 			if want == 0 {
-				want = compareStrings(x[1]+".", y[1]+".")
+				want = cmp.Compare(x[1]+".", y[1]+".")
 			}
 			if got := bytes.Compare(kx, ky); got != want {
 				t.Errorf("%q vs %q: got %d, want %d", x, y, got, want)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -182,14 +183,14 @@ func placeAt(out, src item, p path, v *av) {
 
 func comparePaths(a, b path) int {
 	for i := range min(len(a), len(b)) {
-		if c := compareStrings(a[i].Key, b[i].Key); c != 0 {
+		if c := cmp.Compare(a[i].Key, b[i].Key); c != 0 {
 			return c
 		}
-		if c := compareInts(int(a[i].Index), int(b[i].Index)); c != 0 {
+		if c := cmp.Compare(int(a[i].Index), int(b[i].Index)); c != 0 {
 			return c
 		}
 	}
-	return compareInts(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func emptyLike(a *av) *av {
