@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -192,5 +193,65 @@ func TestDescribeTableCountsWithoutReading(t *testing.T) {
 	}
 	if items, gsi := describe(); items != 2 || gsi != 1 {
 		t.Fatalf("after an update out of GSI1 and a delete: %d items, %d in GSI1; want 2 and 1", items, gsi)
+	}
+}
+
+// TestSweepDeletesExpiredItems: with TTL on, a sweep deletes the items whose
+// TTL attribute is a time in the past (and their index entries), and leaves
+// items to expire later, items without the attribute, and times more than
+// five years past, as DynamoDB leaves them.
+func TestSweepDeletesExpiredItems(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	db, err := engine.Open(filepath.Join(t.TempDir(), "e.db"), engine.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := engine.Serve(db, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(); db.Close() })
+	t.Setenv("AWS_CA_BUNDLE", "")
+	c, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: srv.URL(), Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := dynamo.EnsureTable(ctx, c, table); err != nil { // turns TTL on for expiresAt
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) types.AttributeValue {
+		return &types.AttributeValueMemberN{Value: fmt.Sprint(now.Add(d).Unix())}
+	}
+	items := map[string]types.AttributeValue{
+		"expired":      at(-time.Hour),
+		"later":        at(time.Hour),
+		"ancient":      at(-6 * 365 * 24 * time.Hour),
+		"not a number": s("yesterday"),
+		"none":         nil,
+	}
+	for name, exp := range items {
+		it := key("p", name)
+		it["GSI1PK"], it["GSI1SK"] = s("ttl"), s(name)
+		if exp != nil {
+			it["expiresAt"] = exp
+		}
+		if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.SweepExpired(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep: %d deleted, %v; want 1", n, err)
+	}
+	for name := range items {
+		if got := get(t, c, key("p", name)); (got == nil) != (name == "expired") {
+			t.Errorf("%s: present %v after the sweep", name, got != nil)
+		}
+	}
+	out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("GSI1"),
+		KeyConditionExpression:    aws.String("GSI1PK = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": s("ttl")}})
+	if err != nil || len(out.Items) != 4 {
+		t.Fatalf("GSI1 after the sweep: %d items (%v), want 4", len(out.Items), err)
 	}
 }
