@@ -129,6 +129,15 @@ func evalBool(e language.Expression, env *language.Environment) bool {
 		if strings.ToUpper(n.Operator) == "NOT" {
 			return !evalBool(n.Right, env)
 		}
+	case *language.InExpression:
+		// One candidate of another type than the operand is simply not
+		// equal to it (the interpreter fails the whole IN).
+		for _, r := range n.Range {
+			if evalBool(&language.InfixExpression{Token: n.Token, Left: n.Left, Operator: "=", Right: r}, env) {
+				return true
+			}
+		}
+		return false
 	}
 	res := safeEval(e, env)
 	if res.Type() == language.ObjectTypeError {
