@@ -115,9 +115,17 @@ func (p *readParams) startKey(t tbl, keys keySchema, lek []string) ([]byte, erro
 	if p.IndexName == "" {
 		return primary, nil
 	}
-	k := t.indexKey(t.meta.index(p.IndexName), esk, primary)
+	ix := t.meta.index(p.IndexName)
+	k := t.indexKey(ix, esk, primary)
 	if k == nil {
 		return nil, bad
+	}
+	for _, attr := range ix.Keys.attrs() {
+		// An update may have indexed an item under a key of another type
+		// (see indexKey); DynamoDB Local reads on past it no further.
+		if typeOf(esk[attr]) != t.meta.AttrTypes[attr] {
+			return nil, validation("Type mismatch for attribute to update")
+		}
 	}
 	return k, nil
 }
