@@ -3,6 +3,9 @@ package ddbdiff
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -139,6 +142,9 @@ func (g *gen) keys(count int, dup float64) []tableKey {
 		t := g.table()
 		k := t.key()
 		id := t.name + fmt.Sprint(plain(k))
+		if dup == 0 {
+			id = t.name + valueID(k) // not even one number written two ways
+		}
 		if !seen[id] {
 			seen[id] = true
 			out = append(out, tableKey{t, k})
@@ -148,4 +154,22 @@ func (g *gen) keys(count int, dup float64) []tableKey {
 		out = append(out, out[g.r.IntN(len(out))])
 	}
 	return out
+}
+
+// valueID names a key by value: numbers written two ways (1E3, 1000) are one.
+func valueID(k map[string]types.AttributeValue) string {
+	var parts []string
+	for name, v := range k {
+		if n, ok := v.(*types.AttributeValueMemberN); ok {
+			f, _ := strconv.ParseFloat(n.Value, 64)
+			if f == 0 {
+				f = 0 // -0 too
+			}
+			parts = append(parts, name+"="+strconv.FormatFloat(f, 'g', -1, 64))
+			continue
+		}
+		parts = append(parts, name+"="+fmt.Sprint(plain(v)))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
 }
