@@ -367,15 +367,6 @@ func (u *updateExpr) returnedPaths(it item) []path {
 	return out
 }
 
-// paths are the paths the update names.
-func (u *updateExpr) paths() []path {
-	var out []path
-	for _, a := range u.actions {
-		out = append(out, a.path)
-	}
-	return out
-}
-
 // apply returns the item the update makes of it (it is not changed).
 // The interpreter holds numbers as float64 and rewrites every number it
 // touches: numbers equal to the ones they replace keep their text, and a

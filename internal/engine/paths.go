@@ -286,17 +286,17 @@ func setCombine(a, b *av, union bool) *av {
 		inB[k] = true
 	}
 	out := &av{}
-	add := func(raw []*string, bin [][]byte, i int) {
+	// Members a had keep their text; ADD writes new numbers plainly.
+	add := func(raw []*string, bin [][]byte, i int, added bool) {
 		switch {
 		case a.SS != nil:
 			out.SS = append(out.SS, raw[i])
-		case a.NS != nil:
-			d, _ := parseDecimal(*raw[i]) // ADD writes new members plainly
+		case a.NS != nil && added:
+			d, _ := parseDecimal(*raw[i])
 			n := d.String()
-			if raw[i] != nil && i < len(raw) && containsPtr(a.NS, raw[i]) {
-				n = *raw[i]
-			}
 			out.NS = append(out.NS, &n)
+		case a.NS != nil:
+			out.NS = append(out.NS, raw[i])
 		default:
 			out.BS = append(out.BS, bin[i])
 		}
@@ -305,13 +305,13 @@ func setCombine(a, b *av, union bool) *av {
 	for i, k := range ka {
 		inA[k] = true
 		if union || !inB[k] {
-			add(ra, ba, i)
+			add(ra, ba, i, false)
 		}
 	}
 	if union {
 		for i, k := range kb {
 			if !inA[k] {
-				add(rb, bb, i)
+				add(rb, bb, i, true)
 				inA[k] = true
 			}
 		}
@@ -320,13 +320,4 @@ func setCombine(a, b *av, union bool) *av {
 		return nil
 	}
 	return out
-}
-
-func containsPtr(list []*string, p *string) bool {
-	for _, q := range list {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }

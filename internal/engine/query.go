@@ -281,19 +281,8 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 	if err := x.checkUnused(); err != nil {
 		return nil, err
 	}
-	var out json.RawMessage
-	err = db.view(func(tx *bolt.Tx) error {
-		t, err := db.tbl(tx, in.TableName)
-		if err != nil {
-			return err
-		}
-		bucket, keys, lek, err := in.target(t)
-		if err != nil {
-			return err
-		}
-		if err := db.faults.indexFails(in.TableName, in.IndexName); err != nil {
-			return err
-		}
+	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
+	return db.read(&in.readParams, filter, proj, forward, func(t tbl, keys keySchema, plan *scanPlan) error {
 		kc, err := x.keyCondition(in.KeyConditionExpression, keys, t.meta.AttrTypes)
 		if err != nil {
 			return err
@@ -305,25 +294,15 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 				}
 			}
 		}
-		plan := &scanPlan{bucket: bucket, forward: in.ScanIndexForward == nil || *in.ScanIndexForward,
-			filter: filter, proj: proj, count: in.Select == "COUNT", keys: lek}
 		plan.lo, plan.hi = kc.bounds()
-		if in.Limit != nil {
-			plan.limit = *in.Limit
-		}
-		if plan.start, err = in.startKey(t, keys, lek); err != nil {
-			return err
-		}
 		if plan.start != nil && (bytes.Compare(plan.start, plan.lo) < 0 || bytes.Compare(plan.start, plan.hi) >= 0) {
 			return validation("The provided starting key does not match the range key predicate")
 		}
 		if in.IndexName == "" {
 			plan.last = kc.lastKey(plan.forward)
 		}
-		out, err = db.run(t, plan)
-		return err
+		return nil
 	})
-	return out, err
 }
 
 func scan(db *DB, body []byte) (json.RawMessage, error) {
@@ -348,8 +327,15 @@ func scan(db *DB, body []byte) (json.RawMessage, error) {
 	if err := x.checkUnused(); err != nil {
 		return nil, err
 	}
+	return db.read(&in.readParams, filter, proj, true, func(tbl, keySchema, *scanPlan) error { return nil })
+}
+
+// read runs a Query or a Scan: the table or index it reads, its start key
+// and limit, then what refine adds (a Query's key range), in one snapshot.
+func (db *DB) read(in *readParams, filter *condition, proj *projection, forward bool,
+	refine func(t tbl, keys keySchema, plan *scanPlan) error) (json.RawMessage, error) {
 	var out json.RawMessage
-	err = db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx *bolt.Tx) error {
 		t, err := db.tbl(tx, in.TableName)
 		if err != nil {
 			return err
@@ -361,11 +347,14 @@ func scan(db *DB, body []byte) (json.RawMessage, error) {
 		if err := db.faults.indexFails(in.TableName, in.IndexName); err != nil {
 			return err
 		}
-		plan := &scanPlan{bucket: bucket, forward: true, filter: filter, proj: proj, count: in.Select == "COUNT", keys: lek}
+		plan := &scanPlan{bucket: bucket, forward: forward, filter: filter, proj: proj, count: in.Select == "COUNT", keys: lek}
 		if in.Limit != nil {
 			plan.limit = *in.Limit
 		}
 		if plan.start, err = in.startKey(t, keys, lek); err != nil {
+			return err
+		}
+		if err := refine(t, keys, plan); err != nil {
 			return err
 		}
 		out, err = db.run(t, plan)
