@@ -296,6 +296,13 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if st.cfg.DebugAddr != "" {
+		debug, err := st.serveDebug()
+		if err != nil {
+			return err
+		}
+		defer debug.Close()
+	}
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	go st.resumeDeletions(bgCtx)
@@ -313,6 +320,19 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
 	return nil
+}
+
+// serveDebug serves the profiler and runtime counters on their own listener
+// (the debug-addr setting), so they never share the API's address.
+func (st *stack) serveDebug() (*http.Server, error) {
+	ln, err := net.Listen("tcp", st.cfg.DebugAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", st.cfg.DebugAddr, err)
+	}
+	srv := &http.Server{Handler: httpapi.DebugHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	st.log.Info("debug listener started", "addr", ln.Addr().String())
+	return srv, nil
 }
 
 // resumeDeletionsEvery is how often the server looks for deletions a stopped

@@ -24,6 +24,7 @@ const (
 // Config is calgraph's resolved configuration.
 type Config struct {
 	Addr            string
+	DebugAddr       string // where /debug/pprof and /debug/vars are served; empty: nowhere
 	Store           string // StoreEmbedded or StoreDynamoDB once resolved
 	Endpoint        string // the AWS endpoint override in effect, if any
 	Table           string

@@ -25,6 +25,8 @@ func Settings() []Setting { return slices.Clone(settings) }
 var settings = []Setting{
 	{"addr", "CALGRAPH_ADDR", "localhost:8080", "address to listen on; use :8080 to accept connections from other hosts",
 		func(c *Config, v string) error { c.Addr = v; return nil }},
+	{"debug-addr", "CALGRAPH_DEBUG_ADDR", "", "address of a separate listener serving Go's profiler (/debug/pprof/) and runtime counters (/debug/vars); empty: off. Keep it private",
+		func(c *Config, v string) error { c.DebugAddr = v; return nil }},
 	{"store", "CALGRAPH_STORE", StoreAuto, "auto, embedded or dynamodb; auto picks dynamodb when AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL is set",
 		func(c *Config, v string) error {
 			if v != StoreAuto && v != StoreEmbedded && v != StoreDynamoDB {
