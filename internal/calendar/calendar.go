@@ -124,7 +124,7 @@ func ValidateTimeZone(field, name string) error {
 	if name == "" || name == "Local" || len(name) > 64 {
 		return Invalidf(field, "%s must be an IANA time zone name like Europe/Paris, got %q", field, name)
 	}
-	if _, err := time.LoadLocation(name); err != nil {
+	if _, err := LoadLocation(name); err != nil {
 		return Invalidf(field, "unknown time zone %q", name)
 	}
 	return nil

@@ -17,7 +17,7 @@ func seriesZone(m *Entry) *time.Location {
 	if m.Dated() {
 		return time.UTC
 	}
-	loc, err := time.LoadLocation(m.TimeZone)
+	loc, err := LoadLocation(m.TimeZone)
 	if err != nil {
 		return time.UTC
 	}

@@ -62,7 +62,7 @@ func loadZone(name string) (*time.Location, error) {
 	if err := ValidateTimeZone("timeZone", name); err != nil {
 		return nil, err
 	}
-	return time.LoadLocation(name)
+	return LoadLocation(name)
 }
 
 // ViewZone picks the zone a view is read in: the one asked for, else the

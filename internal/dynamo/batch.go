@@ -55,7 +55,7 @@ func (s *Store) batchGetChunk(ctx context.Context, keys []itemKey) ([]item, erro
 	request := map[string]types.KeysAndAttributes{s.table: {Keys: avs, ConsistentRead: aws.Bool(true)}}
 	var items []item
 	for attempt := 1; ; attempt++ {
-		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: request})
+		out, err := s.reads.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: request})
 		if err != nil {
 			return items, fmt.Errorf("batch get %d keys: %w", len(keys), err)
 		}

@@ -181,7 +181,7 @@ func (s *Store) removePartition(ctx context.Context, partition string) error {
 		ProjectionExpression: expr.Projection(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
 	for {
-		out, err := s.db.Query(ctx, in) // from the start each time: what it found before is gone
+		out, err := s.reads.Query(ctx, in) // from the start each time: what it found before is gone
 		if err != nil {
 			return fmt.Errorf("list partition %s: %w", partition, err)
 		}

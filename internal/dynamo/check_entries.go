@@ -78,7 +78,7 @@ func (c *checker) checkBookings(cal calendarRecord, entries map[string]entryReco
 }
 
 func (c *checker) expectedOccupancy(cal calendarRecord, entries map[string]entryRecord, exceptions []entryRecord) (calendar.Occupancy, error) {
-	loc, err := time.LoadLocation(cal.TimeZone)
+	loc, err := calendar.LoadLocation(cal.TimeZone)
 	if err != nil {
 		return calendar.Occupancy{}, err
 	}

@@ -112,7 +112,7 @@ func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, 
 	}
 	var items []item
 	for {
-		out, err := s.db.Query(ctx, in)
+		out, err := s.reads.Query(ctx, in)
 		if err != nil {
 			return nil, err
 		}

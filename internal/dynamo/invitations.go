@@ -168,7 +168,7 @@ func (s *Store) invitationByToken(ctx context.Context, token string) (*calendar.
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(indexGSI2),
+	out, err := s.reads.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(indexGSI2),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		Limit: aws.Int32(1)})
 	if err != nil {

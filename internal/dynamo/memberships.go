@@ -251,7 +251,7 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 	var out []*calendar.Membership
 	for len(out) < max {
 		in.Limit = aws.Int32(int32(max - len(out)))
-		page, err := s.db.Query(ctx, in)
+		page, err := s.reads.Query(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("query memberships of %s: %w", userID, err)
 		}

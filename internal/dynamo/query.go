@@ -75,7 +75,7 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 	var items []item
 	for {
 		in.Limit = aws.Int32(int32(q.page.First + 1 - len(items)))
-		out, err := s.db.Query(ctx, in)
+		out, err := s.reads.Query(ctx, in)
 		if err != nil {
 			return pageResult{}, fmt.Errorf("query %s %s: %w", q.partition, q.prefix, err)
 		}

@@ -13,7 +13,7 @@ import (
 // getItem reads one item with a strongly consistent GetItem and reports
 // whether it exists.
 func (s *Store) getItem(ctx context.Context, k itemKey) (item, bool, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+	out, err := s.reads.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: k.av(), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {

@@ -97,7 +97,7 @@ func (s *Store) slotWrites(cal *calendar.Calendar, before, after []*calendar.Ent
 	if cal == nil || !cal.IsResource {
 		return nil, nil
 	}
-	loc, err := time.LoadLocation(cal.TimeZone)
+	loc, err := calendar.LoadLocation(cal.TimeZone)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (s *Store) bookingFailed(ctx context.Context, err error) error {
 	loc := time.UTC
 	if it, found, gerr := s.getItem(ctx, calendarKey(day.calendarID)); gerr == nil && found {
 		if r, uerr := unmarshal[calendarRecord](it); uerr == nil {
-			if l, lerr := time.LoadLocation(r.TimeZone); lerr == nil {
+			if l, lerr := calendar.LoadLocation(r.TimeZone); lerr == nil {
 				loc = l
 			}
 		}

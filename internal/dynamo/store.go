@@ -11,11 +11,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/ddbread"
 )
 
 // Store implements calendar.Service on one DynamoDB table.
 type Store struct {
 	db         *dynamodb.Client
+	reads      reader
 	table      string
 	now        func() time.Time
 	newID      func() string
@@ -75,7 +77,22 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 	for _, o := range opts {
 		o(s)
 	}
+	s.reads = db
+	if lean, err := ddbread.New(context.Background(), db); err == nil {
+		s.reads = lean
+	} else {
+		s.log.Warn("reads go through the SDK client", "err", err)
+	}
 	return s
+}
+
+// reader is the read calls of a view's path. They go through ddbread, which
+// makes them at a fraction of the SDK's CPU, unless it could not resolve the
+// endpoint (then the SDK client makes them, and fails them the same way).
+type reader interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 }
 
 // Table returns the table name.

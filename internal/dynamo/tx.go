@@ -160,7 +160,7 @@ func (s *Store) explain(ctx context.Context, op txOp, old item) error {
 		return fmt.Errorf("condition failed on %s/%s with no explanation", op.key.PK, op.key.SK)
 	}
 	if len(old) == 0 {
-		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		out, err := s.reads.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName: aws.String(s.table), Key: op.key.av(), ConsistentRead: aws.Bool(true),
 		})
 		if err != nil {

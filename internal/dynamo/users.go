@@ -51,7 +51,7 @@ func (s *Store) userIDByIdentity(ctx context.Context, ident calendar.Identity) (
 	if err != nil {
 		return "", false, fmt.Errorf("build identity lookup: %w", err)
 	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+	out, err := s.reads.Query(ctx, &dynamodb.QueryInput{
 		TableName: aws.String(s.table), IndexName: aws.String(indexGSI3),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(),
 		ExpressionAttributeValues: expr.Values(), Limit: aws.Int32(1),

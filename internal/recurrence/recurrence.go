@@ -57,7 +57,7 @@ func anchor(series *calendar.Entry) time.Time {
 	if series.Dated() {
 		return series.StartDate.In(time.UTC)
 	}
-	loc, err := time.LoadLocation(series.TimeZone)
+	loc, err := calendar.LoadLocation(series.TimeZone)
 	if err != nil {
 		loc = time.UTC
 	}

@@ -1,0 +1,210 @@
+package ddbread
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// Client sends GetItem, BatchGetItem and Query as the SDK client it was made
+// from would, minus the SDK's per-call overhead (see the package
+// documentation). Safe for concurrent use.
+type Client struct {
+	http     dynamodb.HTTPClient
+	endpoint string
+	region   string
+	creds    aws.CredentialsProvider
+	signer   *v4.Signer
+	retryer  aws.Retryer
+	hooks    []middleware.InitializeMiddleware
+}
+
+// New makes a Client that shares db's HTTP client, credentials, region,
+// endpoint, retryer and Initialize-step middlewares.
+func New(ctx context.Context, db *dynamodb.Client) (*Client, error) {
+	o := db.Options()
+	ep, err := o.EndpointResolverV2.ResolveEndpoint(ctx, dynamodb.EndpointParameters{
+		Region:                aws.String(o.Region),
+		Endpoint:              o.BaseEndpoint,
+		UseDualStack:          aws.Bool(o.EndpointOptions.UseDualStackEndpoint == aws.DualStackEndpointStateEnabled),
+		UseFIPS:               aws.Bool(o.EndpointOptions.UseFIPSEndpoint == aws.FIPSEndpointStateEnabled),
+		AccountIdEndpointMode: aws.String(string(aws.AccountIDEndpointModeDisabled)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resolve the DynamoDB endpoint: %w", err)
+	}
+	creds := o.Credentials
+	if creds == nil {
+		creds = aws.AnonymousCredentials{}
+	} else if _, cached := creds.(*aws.CredentialsCache); !cached {
+		creds = aws.NewCredentialsCache(creds)
+	}
+	// The client's APIOptions were written for the SDK's full stack: those
+	// that name one of its middlewares fail on this bare one and are skipped,
+	// as they have nothing to act on here. What they add to the Initialize
+	// step runs around every call.
+	stack := middleware.NewStack("ddbread", smithyhttp.NewStackRequest)
+	for _, add := range o.APIOptions {
+		_ = add(stack)
+	}
+	var hooks []middleware.InitializeMiddleware
+	for _, id := range stack.Initialize.List() {
+		m, _ := stack.Initialize.Get(id)
+		hooks = append(hooks, m)
+	}
+	return &Client{
+		http: o.HTTPClient, endpoint: ep.URI.String(), region: o.Region, creds: creds,
+		signer: v4.NewSigner(), retryer: o.Retryer, hooks: hooks,
+	}, nil
+}
+
+// GetItem is dynamodb.Client.GetItem; per-call options are refused.
+func (c *Client) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if len(opts) > 0 {
+		return nil, errUnsupported("GetItem", "per-call options")
+	}
+	out, err := c.call(ctx, "GetItem", in, encodeGetItem, decodeGetItem)
+	if err != nil {
+		return nil, err
+	}
+	return out.(*dynamodb.GetItemOutput), nil
+}
+
+// BatchGetItem is dynamodb.Client.BatchGetItem; per-call options are refused.
+func (c *Client) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	if len(opts) > 0 {
+		return nil, errUnsupported("BatchGetItem", "per-call options")
+	}
+	out, err := c.call(ctx, "BatchGetItem", in, encodeBatchGetItem, decodeBatchGetItem)
+	if err != nil {
+		return nil, err
+	}
+	return out.(*dynamodb.BatchGetItemOutput), nil
+}
+
+// Query is dynamodb.Client.Query; per-call options are refused.
+func (c *Client) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if len(opts) > 0 {
+		return nil, errUnsupported("Query", "per-call options")
+	}
+	out, err := c.call(ctx, "Query", in, encodeQuery, decodeQuery)
+	if err != nil {
+		return nil, err
+	}
+	return out.(*dynamodb.QueryOutput), nil
+}
+
+// call runs the hooks around the attempts of one operation; errors are
+// wrapped as the SDK wraps them ("operation error DynamoDB: Query, ...").
+func (c *Client) call(ctx context.Context, op string, in any, encode func(any) ([]byte, error), decode func([]byte) (any, error)) (any, error) {
+	ctx = middleware.WithServiceID(middleware.WithOperationName(ctx, op), "DynamoDB")
+	var h middleware.InitializeHandler = middleware.InitializeHandlerFunc(func(ctx context.Context, in middleware.InitializeInput) (middleware.InitializeOutput, middleware.Metadata, error) {
+		body, err := encode(in.Parameters)
+		if err != nil {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, err
+		}
+		out, err := c.retry(ctx, op, body, decode)
+		return middleware.InitializeOutput{Result: out}, middleware.Metadata{}, err
+	})
+	for i := len(c.hooks) - 1; i >= 0; i-- {
+		h = hooked{c.hooks[i], h}
+	}
+	out, _, err := h.HandleInitialize(ctx, middleware.InitializeInput{Parameters: in})
+	if err != nil {
+		return nil, &smithy.OperationError{ServiceID: "DynamoDB", OperationName: op, Err: err}
+	}
+	return out.Result, nil
+}
+
+// hooked runs one of the client's Initialize middlewares before next. The
+// chain is built per call: an InitializeStep links its middlewares in place
+// and so cannot run calls concurrently.
+type hooked struct {
+	m    middleware.InitializeMiddleware
+	next middleware.InitializeHandler
+}
+
+func (h hooked) HandleInitialize(ctx context.Context, in middleware.InitializeInput) (middleware.InitializeOutput, middleware.Metadata, error) {
+	return h.m.HandleInitialize(ctx, in, h.next)
+}
+
+// retry makes attempts as the SDK's retry middleware does: the retryer says
+// which errors are worth another attempt, how long to wait and whether its
+// quota allows one.
+func (c *Client) retry(ctx context.Context, op string, body []byte, decode func([]byte) (any, error)) (any, error) {
+	release := c.retryer.GetInitialToken()
+	for attempt := 1; ; attempt++ {
+		out, err := c.attempt(ctx, op, body, decode)
+		if err == nil {
+			_ = release(nil)
+			return out, nil
+		}
+		if ctx.Err() != nil || attempt >= c.retryer.MaxAttempts() || !c.retryer.IsErrorRetryable(err) {
+			return nil, err
+		}
+		delay, derr := c.retryer.RetryDelay(attempt, err)
+		if derr != nil {
+			return nil, err
+		}
+		if release, derr = c.retryer.GetRetryToken(ctx, err); derr != nil {
+			return nil, err // the retry quota is spent: DynamoDB is struggling
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		}
+	}
+}
+
+// attempt sends one signed request and decodes its answer.
+func (c *Client) attempt(ctx context.Context, op string, body []byte, decode func([]byte) (any, error)) (any, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+	creds, err := c.creds.Retrieve(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve credentials: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	if err := c.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "dynamodb", c.region, time.Now()); err != nil {
+		return nil, fmt.Errorf("sign the request: %w", err)
+	}
+	// After signing, as it is not sent: it only tells net/http that the request
+	// may be sent again when a kept-alive connection proves closed.
+	req.Header["X-Idempotency-Key"] = nil
+	res, err := c.http.Do(req)
+	if err != nil {
+		return nil, &smithyhttp.RequestSendError{Err: err}
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, &smithyhttp.RequestSendError{Err: fmt.Errorf("read the answer: %w", err)}
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, responseError(res, data)
+	}
+	out, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode the answer: %w", err)
+	}
+	return out, nil
+}

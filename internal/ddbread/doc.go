@@ -1,0 +1,29 @@
+// Package ddbread sends the read calls on a view's path — GetItem,
+// BatchGetItem and Query — to DynamoDB without the SDK's per-call machinery.
+//
+// The SDK spends more CPU on a call than the call's own work: a stack of some
+// thirty middlewares, a reflective JSON decoder into AttributeValues and the
+// stack growth of both. A week view makes dozens of such calls, so calgraph
+// sends these three itself: one signed HTTP request, one pass of a fast JSON
+// parser straight into AttributeValues. Everything else about a call comes from
+// the SDK client it is made from, so the two agree:
+//
+//   - the HTTP client (its transport, timeouts and any test fault injector),
+//     credentials, region and endpoint (resolved once by the SDK's resolver);
+//   - the retryer: the same attempts, backoff, retry quota and classification
+//     of errors (throttling, 5xx, broken connections);
+//   - the client's Initialize-step middlewares (its APIOptions), run around
+//     each call with the operation's name and input, so recorders, latency
+//     models and fault hooks see these calls as they see the SDK's.
+//
+// Two things differ on purpose. Reads are idempotent, so each request is marked
+// replayable: when a kept-alive connection turns out closed, net/http sends it
+// again at once on a new connection instead of failing it into the retryer's
+// backoff (issue 10's second-long stalls). And the answer's CRC32 header is not
+// checked: the SDK checks it only for plain-HTTP integrity, which TLS already
+// gives against DynamoDB and which DynamoDB Local gets wrong.
+//
+// Inputs are the SDK's own input types; the fields a read can carry are
+// encoded, and one this package does not know (Select, AttributesToGet,
+// ReturnConsumedCapacity, ...) is refused with an error rather than ignored.
+package ddbread

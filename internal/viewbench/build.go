@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// binary is one build of the server under comparison.
+type binary struct {
+	label string // "now", or "before <short commit>"
+	path  string
+	debug bool // it serves runtime counters (-debug-addr)
+}
+
+// revisions says which code the binaries were built from.
+type revisions struct {
+	now    string // the short HEAD commit, noting a dirty tree
+	before string // the short commit of -before; "" without it
+}
+
+// git runs git in dir and returns its trimmed output.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(exit.Stderr)))
+		}
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// readRevisions describes the work tree at root and the commit before.
+func readRevisions(ctx context.Context, root, before string) (revisions, error) {
+	var r revisions
+	head, err := git(ctx, root, "rev-parse", "--short", "HEAD")
+	if err != nil {
+		return r, err
+	}
+	status, err := git(ctx, root, "status", "--porcelain")
+	if err != nil {
+		return r, err
+	}
+	r.now = head
+	if status != "" {
+		r.now += fmt.Sprintf(" + uncommitted changes (%d files)", len(strings.Split(status, "\n")))
+	}
+	if before != "" {
+		if r.before, err = git(ctx, root, "rev-parse", "--short", before+"^{commit}"); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// buildBinaries builds the server from the work tree at root and, when
+// rev.before is set, from that commit checked out in a detached worktree
+// under tmp. The returned cleanup removes the worktree; it must run even
+// when buildBinaries fails.
+func buildBinaries(ctx context.Context, root, tmp string, rev revisions) (bins []*binary, cleanup func() error, err error) {
+	cleanup = func() error { return nil }
+	now := &binary{label: "now", path: filepath.Join(tmp, "calgraph-now")}
+	if err := goBuild(ctx, root, now.path); err != nil {
+		return nil, cleanup, err
+	}
+	bins = append(bins, now)
+	if rev.before != "" {
+		tree := filepath.Join(tmp, "before")
+		if _, err := git(ctx, root, "worktree", "add", "--detach", tree, rev.before); err != nil {
+			return nil, cleanup, err
+		}
+		cleanup = func() error {
+			// The benchmark may be ending on a signal: this must still run.
+			_, err := git(context.Background(), root, "worktree", "remove", "--force", tree)
+			return err
+		}
+		before := &binary{label: "before " + rev.before, path: filepath.Join(tmp, "calgraph-before")}
+		if err := goBuild(ctx, tree, before.path); err != nil {
+			return nil, cleanup, err
+		}
+		bins = append(bins, before)
+	}
+	for _, b := range bins {
+		b.debug = hasDebugAddr(ctx, b.path)
+	}
+	return bins, cleanup, nil
+}
+
+// goBuild builds the main package at dir into out.
+func goBuild(ctx context.Context, dir, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build in %s: %w\n%s", dir, err, msg)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+// Command viewbench measures what a calgraph server process itself spends
+// per GraphQL view — CPU, DynamoDB calls and the items they read,
+// allocations — side by side for the current tree and an older commit, in one
+// run, against Amazon's DynamoDB Local running in its own process:
+//
+//	go run ./internal/viewbench [-before COMMIT] [-calendars 1,5,20,50,100] [-n 300] [-rounds 5]
+//
+// It builds each server, starts it as a child process on its own table with
+// a counting proxy before DynamoDB, seeds the table through the server's own
+// API with graph/bench_test.go's data set, then sends the views of that
+// benchmark in interleaved rounds and prints one markdown table per view.
+// Progress goes to stderr, the report to stdout.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "viewbench:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command's flags, checked.
+type options struct {
+	before      string // a commit to compare with; "" for none
+	store       string // DynamoDB's endpoint
+	calendars   []int  // the data sets' sizes
+	perCalendar int
+	views       []view
+	n           int // measured requests per view, binary and round
+	rounds      int
+	keep        bool   // keep the temporary directory and the tables
+	out         string // a file to write the report to as well
+}
+
+// parseOptions reads and checks the flags.
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("viewbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.before, "before", "", "a commit to build and measure beside the current tree")
+	fs.StringVar(&o.store, "store", "http://127.0.0.1:8000", "DynamoDB Local's endpoint")
+	calendars := fs.String("calendars", "20", "comma-separated data set sizes, in calendars (1 to 100)")
+	fs.IntVar(&o.perCalendar, "entries-per-calendar", 250, "entries seeded per calendar")
+	viewNames := fs.String("views", "week,agenda,members", "comma-separated views: week, agenda, members")
+	fs.IntVar(&o.n, "n", 300, "measured requests per view, binary and round")
+	fs.IntVar(&o.rounds, "rounds", 5, "rounds")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, server logs) and the tables")
+	fs.StringVar(&o.out, "out", "", "also write the report to this file")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var errs []error
+	for _, s := range strings.Split(*calendars, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > calendar.MaxPageSize {
+			errs = append(errs, fmt.Errorf("-calendars: %q is not a number from 1 to %d", s, calendar.MaxPageSize))
+		}
+		o.calendars = append(o.calendars, n)
+	}
+	var err error
+	if o.views, err = findViews(*viewNames); err != nil {
+		errs = append(errs, fmt.Errorf("-views: %w", err))
+	}
+	for _, f := range []struct {
+		name  string
+		value int
+	}{{"entries-per-calendar", o.perCalendar}, {"n", o.n}, {"rounds", o.rounds}} {
+		if f.value < 1 {
+			errs = append(errs, fmt.Errorf("-%s must be at least 1, got %d", f.name, f.value))
+		}
+	}
+	return o, errors.Join(errs...)
+}
+
+// run parses the flags, runs the benchmark and prints its report to stdout
+// (and -out), its progress to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		return err
+	}
+	rep, err := bench(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
+	rep.command = commandLine(args)
+	if err := rep.write(stdout); err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	f, err := os.Create(o.out)
+	if err != nil {
+		return err
+	}
+	return errors.Join(rep.write(f), f.Close())
+}
+
+// commandLine is the command that reproduces this run, quoted for a shell.
+func commandLine(args []string) string {
+	parts := []string{"go", "run", "./internal/viewbench"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}

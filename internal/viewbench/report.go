@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// report is the benchmark's outcome and how it was obtained.
+type report struct {
+	command     string
+	rev         revisions
+	store       string
+	perCalendar int
+	requests    int
+	rounds      int
+	tick        time.Duration
+	views       []string
+	calendars   []int
+	bins        []*binary
+	results     []*result
+}
+
+// find returns the result of one row, nil when it was not measured.
+func (rep *report) find(calendars int, bin *binary, view string) *result {
+	for _, r := range rep.results {
+		if r.calendars == calendars && r.binary == bin && r.view == view {
+			return r
+		}
+	}
+	return nil
+}
+
+// write prints the report in markdown: how it was run, then one table per
+// view and, with two binaries, the ratio of their server CPU.
+func (rep *report) write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# viewbench\n\n    %s\n\n", rep.command)
+	fmt.Fprintf(&b, "- now: %s\n", rep.rev.now)
+	if rep.rev.before != "" {
+		fmt.Fprintf(&b, "- before: %s\n", rep.rev.before)
+	}
+	fmt.Fprintf(&b, "- store: %s, reached by each server through a counting proxy; %d entries per calendar\n", rep.store, rep.perCalendar)
+	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up then %d measured requests of a view, one at a time\n",
+		rep.rounds, warmUps, rep.requests)
+	fmt.Fprintf(&b, "- server CPU: utime+stime of the server process (/proc, clock tick %s), median over rounds [min–max]; latency as the client sees it\n", rep.tick)
+	for _, v := range rep.views {
+		fmt.Fprintf(&b, "\n## %s\n\n", v)
+		b.WriteString("| calendars | binary | server CPU ms/view | p50 ms | p99 ms | DynamoDB calls/view | waves/view | items read/view | items returned/view | read amplification | KB read from DynamoDB/view | response KB/view | allocs/view | KB allocated/view | goroutines/view | GC/view |\n")
+		b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, n := range rep.calendars {
+			for _, bin := range rep.bins {
+				if r := rep.find(n, bin, v); r != nil {
+					b.WriteString(row(r) + "\n")
+				}
+			}
+		}
+		rep.writeRatios(&b, v)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeRatios prints, per data set, now's median server CPU over before's,
+// and warns when the two do not return the same number of items: then they
+// do not do the same work, and the ratio compares unlike things.
+func (rep *report) writeRatios(b *strings.Builder, view string) {
+	if len(rep.bins) != 2 {
+		return
+	}
+	var parts []string
+	for _, n := range rep.calendars {
+		now, before := rep.find(n, rep.bins[0], view), rep.find(n, rep.bins[1], view)
+		if now == nil || before == nil {
+			continue
+		}
+		if before.medianCPU() > 0 {
+			parts = append(parts, fmt.Sprintf("%d calendars %.2f×", n, now.medianCPU()/before.medianCPU()))
+		}
+		returned := func(s sample) int { return s.returned }
+		if nowItems, beforeItems := now.perView(returned), before.perView(returned); nowItems != beforeItems {
+			fmt.Fprintf(b, "\nWarning: with %d calendars now returns %.1f items per view and before %.1f.\n", n, nowItems, beforeItems)
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(b, "\nServer CPU now/before: %s\n", strings.Join(parts, ", "))
+	}
+}
+
+// row is one table row.
+func row(r *result) string {
+	cpu := r.cpuPerView()
+	read := r.perView(func(s sample) int { return s.itemsRead })
+	returned := r.perView(func(s sample) int { return s.returned })
+	cells := []string{
+		fmt.Sprint(r.calendars), r.binary.label,
+		fmt.Sprintf("%.2f [%.2f–%.2f]", median(cpu), cpu[0], cpu[len(cpu)-1]),
+		fmt.Sprintf("%.2f", r.latency(50)), fmt.Sprintf("%.2f", r.latency(99)),
+		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.calls })),
+		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.waves })),
+		fmt.Sprintf("%.1f", read), fmt.Sprintf("%.1f", returned), amplification(read, returned),
+		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.bytesRead })/1024),
+		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.answerBytes })/1024),
+		runtimeCell(r, "%.0f", 1, func(d runtimeDelta) uint64 { return d.mallocs }),
+		runtimeCell(r, "%.1f", 1024, func(d runtimeDelta) uint64 { return d.allocBytes }),
+		runtimeCell(r, "%.1f", 1, func(d runtimeDelta) uint64 { return d.goroutines }),
+		runtimeCell(r, "%.3f", 1, func(d runtimeDelta) uint64 { return d.gcs }),
+	}
+	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// amplification is items read per item returned: ∞ when a view read items
+// but returned none.
+func amplification(read, returned float64) string {
+	switch {
+	case returned > 0:
+		return fmt.Sprintf("%.1f", read/returned)
+	case read > 0:
+		return "∞"
+	}
+	return "–"
+}
+
+// runtimeCell formats a runtime counter per view, divided by unit; "–" for a
+// binary that does not report it.
+func runtimeCell(r *result, format string, unit float64, count func(runtimeDelta) uint64) string {
+	v, ok := r.runtimePerView(count)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf(format, v/unit)
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"slices"
+	"time"
+)
+
+// result is one row of the report: one binary's view of one data set, over
+// every round.
+type result struct {
+	calendars int
+	binary    *binary
+	view      string
+	samples   []sample // one per round
+}
+
+// requests is the number of measured requests over every round.
+func (r *result) requests() int {
+	n := 0
+	for _, s := range r.samples {
+		n += s.requests
+	}
+	return n
+}
+
+// cpuPerView is the server's CPU milliseconds per view in each round, sorted.
+func (r *result) cpuPerView() []float64 {
+	var ms []float64
+	for _, s := range r.samples {
+		ms = append(ms, millis(s.cpu)/float64(s.requests))
+	}
+	slices.Sort(ms)
+	return ms
+}
+
+// medianCPU is the median over rounds of the server's CPU milliseconds per view.
+func (r *result) medianCPU() float64 { return median(r.cpuPerView()) }
+
+// latency is the latency percentile p over every measured request, in
+// milliseconds, taken as graph/bench_test.go takes its p50 and p99.
+func (r *result) latency(p int) float64 {
+	var all []time.Duration
+	for _, s := range r.samples {
+		all = append(all, s.latencies...)
+	}
+	if len(all) == 0 {
+		return 0
+	}
+	slices.Sort(all)
+	return millis(all[min(len(all)-1, len(all)*p/100)])
+}
+
+// perView is a count summed over every request, divided by their number.
+func (r *result) perView(count func(s sample) int) float64 {
+	total := 0
+	for _, s := range r.samples {
+		total += count(s)
+	}
+	return float64(total) / float64(r.requests())
+}
+
+// runtimePerView is a runtime counter per view, and whether the binary
+// reports it.
+func (r *result) runtimePerView(count func(d runtimeDelta) uint64) (float64, bool) {
+	var total uint64
+	for _, s := range r.samples {
+		if s.runtime == nil {
+			return 0, false
+		}
+		total += count(*s.runtime)
+	}
+	return float64(total) / float64(r.requests()), true
+}
+
+// median of sorted values; 0 for none.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	switch {
+	case n == 0:
+		return 0
+	case n%2 == 1:
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

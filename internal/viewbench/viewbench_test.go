@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestEndToEnd runs the whole benchmark at a tiny scale against the DynamoDB
+// Local that CALGRAPH_TEST_DYNAMODB names. It seeds one calendar with the
+// default 250 entries, not fewer: the first 20 that benchEntry draws all
+// fall outside the views' week, and a view that returns nothing would prove
+// little.
+func TestEndToEnd(t *testing.T) {
+	store := os.Getenv("CALGRAPH_TEST_DYNAMODB")
+	if store == "" {
+		t.Skip("set CALGRAPH_TEST_DYNAMODB to DynamoDB Local's endpoint (e.g. http://127.0.0.1:8000) to run the benchmark end to end")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options{store: store, calendars: []int{1}, perCalendar: 250, views: views, n: 5, rounds: 1}
+	rep, err := bench(ctx, o, t.Output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rep.results), len(views); got != want {
+		t.Fatalf("got %d results, want %d (one binary, every view)", got, want)
+	}
+	for _, r := range rep.results {
+		if got := len(r.samples); got != 1 {
+			t.Errorf("%s: got %d samples, want 1", r.view, got)
+			continue
+		}
+		checks := []struct {
+			what string
+			got  float64
+			ok   bool
+		}{
+			{"DynamoDB calls/view", r.perView(func(s sample) int { return s.calls }), r.perView(func(s sample) int { return s.calls }) >= 1},
+			{"waves/view", r.perView(func(s sample) int { return s.waves }), r.perView(func(s sample) int { return s.waves }) >= 1},
+			{"server CPU ms/view", r.medianCPU(), r.medianCPU() >= 0},
+			{"items returned/view", r.perView(func(s sample) int { return s.returned }), r.perView(func(s sample) int { return s.returned }) > 0},
+			{"items read/view", r.perView(func(s sample) int { return s.itemsRead }), r.perView(func(s sample) int { return s.itemsRead }) > 0},
+			{"p50 ms", r.latency(50), r.latency(50) > 0},
+		}
+		for _, c := range checks {
+			if !c.ok {
+				t.Errorf("%s: %s = %v, not sane", r.view, c.what, c.got)
+			}
+		}
+		if allocs, ok := r.runtimePerView(func(d runtimeDelta) uint64 { return d.mallocs }); ok != r.binary.debug || (ok && allocs <= 0) {
+			t.Errorf("%s: allocs/view = %v, reported %v; want reported exactly when the binary has -debug-addr (%v), and positive", r.view, allocs, ok, r.binary.debug)
+		}
+	}
+	var out bytes.Buffer
+	if err := rep.write(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range views {
+		if !strings.Contains(out.String(), "\n## "+v.name+"\n") {
+			t.Errorf("the report has no table for %s:\n%s", v.name, out.String())
+		}
+	}
+}
+
+// TestParseStatTicks reads utime+stime out of /proc/<pid>/stat lines.
+func TestParseStatTicks(t *testing.T) {
+	// Fields 3 to 17: state ppid pgrp session tty_nr tpgid flags minflt
+	// cminflt majflt cmajflt utime stime cutime cstime, then more.
+	const rest = " S 1 4321 4321 0 -1 4194560 1000 0 5 0 150 42 7 9 20 0 12 0 777 123456 789"
+	tests := []struct {
+		name string
+		stat string
+		want uint64
+	}{
+		{"plain name", "4321 (calgraph-now)" + rest, 192},
+		{"name with spaces and parentheses", "4321 (a (b) ) c) 1 2)" + rest, 192},
+		{"name that looks like fields", "4321 (S 1 2 3 4 5 6 7 8 9 10 11 999 999)" + rest, 192},
+		{"trailing newline", "4321 (calgraph)" + rest + "\n", 192},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseStatTicks(tt.stat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %d ticks, want %d", got, tt.want)
+			}
+		})
+	}
+	for _, bad := range []string{"", "4321 calgraph S 1", "4321 (calgraph) S 1 2 3", "4321 (calgraph) S 1 4321 4321 0 -1 4194560 1000 0 5 0 x 42 7"} {
+		if _, err := parseStatTicks(bad); err == nil {
+			t.Errorf("parseStatTicks(%q) succeeded, want an error", bad)
+		}
+	}
+}
+
+// TestProcessCPU reads this very process's CPU time.
+func TestProcessCPU(t *testing.T) {
+	cpu, err := processCPU(os.Getpid(), clockTick(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu < 0 {
+		t.Errorf("got %v of CPU, want at least 0", cpu)
+	}
+}
+
+// Canned DynamoDB answers.
+const (
+	queryAnswer    = `{"Count":2,"Items":[{"pk":{"S":"a"}},{"pk":{"S":"b"}}],"ScannedCount":5}`
+	scanAnswer     = `{"Count":0,"Items":[],"ScannedCount":3}`
+	getAnswer      = `{"Item":{"pk":{"S":"a"}}}`
+	batchAnswer    = `{"Responses":{"t":[{"pk":{"S":"a"}},{"pk":{"S":"b"}},{"pk":{"S":"c"}}],"u":[{"pk":{"S":"d"}}]},"UnprocessedKeys":{}}`
+	transactAnswer = `{"Responses":[{"Item":{"pk":{"S":"a"}}},{},{"Item":{"pk":{"S":"b"}}}]}`
+	emptyAnswer    = `{}`
+	errorAnswer    = `{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"no"}`
+)
+
+// fakeDynamoDB answers each request with the status and answer its body
+// names in "Status" and "Answer".
+func fakeDynamoDB(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Answer string
+			Status int
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			t.Errorf("fake DynamoDB: %v", err)
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.Header().Set("X-Amz-Crc32", "12345")
+		w.WriteHeader(in.Status)
+		_, _ = io.WriteString(w, in.Answer)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// send posts a DynamoDB request through p and returns the answer.
+func send(t *testing.T, p *proxy, op, body string) (status int, answer string, header http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, p.url+"/", strings.NewReader(body))
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Errorf("%s through the proxy: %v", op, err) // not Fatal: some callers are goroutines
+		return 0, "", nil
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b), res.Header
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	p, err := startProxy(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// TestProxyCounts checks that the proxy forwards calls unchanged and counts
+// each one's operation, index, items read and answer bytes.
+func TestProxyCounts(t *testing.T) {
+	p := newProxy(t, fakeDynamoDB(t).URL)
+	type counted struct {
+		Op, Index    string
+		Items, Bytes int
+	}
+	tests := []struct {
+		op, index, answer string
+		status            int
+		items             int
+	}{
+		{"Query", "byDay", queryAnswer, http.StatusOK, 5}, // the scanned count: filtered out items were read too
+		{"Scan", "", scanAnswer, http.StatusOK, 3},
+		{"GetItem", "", getAnswer, http.StatusOK, 1},
+		{"GetItem", "", emptyAnswer, http.StatusOK, 0}, // no such item
+		{"BatchGetItem", "", batchAnswer, http.StatusOK, 4},
+		{"TransactGetItems", "", transactAnswer, http.StatusOK, 2},
+		{"PutItem", "", emptyAnswer, http.StatusOK, 0},
+		{"Query", "", errorAnswer, http.StatusBadRequest, 0},
+	}
+	var want []counted
+	for _, tt := range tests {
+		body, _ := json.Marshal(map[string]any{"TableName": "t", "IndexName": tt.index, "Answer": tt.answer, "Status": tt.status})
+		status, answer, header := send(t, p, tt.op, string(body))
+		if status != tt.status || answer != tt.answer {
+			t.Errorf("%s: got %d %s, want %d %s", tt.op, status, answer, tt.status, tt.answer)
+		}
+		if got := header.Get("X-Amz-Crc32"); got != "12345" {
+			t.Errorf("%s: got X-Amz-Crc32 %q, want DynamoDB's", tt.op, got)
+		}
+		want = append(want, counted{tt.op, tt.index, tt.items, len(tt.answer)})
+	}
+	var got []counted
+	calls := p.Calls()
+	for _, c := range calls {
+		if c.Err != nil {
+			t.Errorf("%s: %v", c.Op, c.Err)
+		}
+		got = append(got, counted{c.Op, c.Index, c.Items, c.Bytes})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if got, want := waves(calls), len(tests); got != want {
+		t.Errorf("got %d waves of calls sent one after another, want %d", got, want)
+	}
+	p.Reset()
+	if got := p.Calls(); len(got) != 0 {
+		t.Errorf("got %d calls after Reset, want none", len(got))
+	}
+}
+
+// TestProxyWaves checks that calls that overlap count as one wave and a call
+// sent after their answers as the next.
+func TestProxyWaves(t *testing.T) {
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.GetItem" {
+			arrived.Done()
+			arrived.Wait() // both GetItems are under way before either ends
+		}
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	t.Cleanup(upstream.Close)
+	p := newProxy(t, upstream.URL)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { send(t, p, "GetItem", `{}`) })
+	}
+	wg.Wait()
+	send(t, p, "PutItem", `{}`)
+	if got := waves(p.Calls()); got != 2 {
+		t.Errorf("got %d waves, want 2: two overlapping calls, then one", got)
+	}
+}
+
+// TestProxyRefusesEncodedAnswers checks that an answer the proxy cannot
+// count is an error, not zero items.
+func TestProxyRefusesEncodedAnswers(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		_, _ = io.WriteString(w, "not really gzip")
+	}))
+	t.Cleanup(upstream.Close)
+	p := newProxy(t, upstream.URL)
+	send(t, p, "Query", `{}`)
+	if calls := p.Calls(); len(calls) != 1 || calls[0].Err == nil {
+		t.Errorf("got calls %+v, want one with an error", calls)
+	}
+}

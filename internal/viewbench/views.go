@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// view is one GraphQL document under measurement.
+type view struct {
+	name string
+	// query is the document for a data set of that many calendars.
+	query func(calendars int) string
+	// returned counts the items an answer's data holds: entries, or members.
+	returned func(data any) int
+}
+
+// The documents are graph/bench_test.go's weekViewQuery, agendaQuery and
+// membersQuery, except that calendars(first: 20) asks for every calendar of
+// the data set.
+const (
+	weekViewQuery = `{ viewer { calendars(first: %d) { edges { node { role calendar { id name color
+	entries(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { timeZone entries {
+		__typename id title color tags calendar { id name }
+		... on TimedEntry { start end timeZone } ... on AllDayEntry { date }
+		... on MultiDayEntry { startDate endDate } ... on Task { dueDate due completed } } } } } } } } }`
+
+	agendaQuery = `{ viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { timeZone entries {
+	__typename id title calendar { id name color viewerRole }
+	... on TimedEntry { start end } ... on AllDayEntry { date } ... on MultiDayEntry { startDate endDate } ... on Task { dueDate due } } } } }`
+
+	membersQuery = `{ viewer { calendars(first: %d) { edges { node { role calendar { id name
+	members(first: 20) { edges { node { role user { name email } } } } } } } } } }`
+)
+
+// views are the views -views may name.
+var views = []view{
+	{name: "week", query: func(n int) string { return fmt.Sprintf(weekViewQuery, n) },
+		returned: func(data any) int { return perCalendar(data, "entries", "entries") }},
+	{name: "agenda", query: func(int) string { return agendaQuery },
+		returned: func(data any) int { return length(field(data, "viewer", "agenda", "entries")) }},
+	{name: "members", query: func(n int) string { return fmt.Sprintf(membersQuery, n) },
+		returned: func(data any) int { return perCalendar(data, "members", "edges") }},
+}
+
+// findViews returns the views named in a comma-separated list.
+func findViews(names string) ([]view, error) {
+	var out []view
+	for _, name := range strings.Split(names, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(views, func(v view) bool { return v.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown view %q: want week, agenda or members", name)
+		}
+		out = append(out, views[i])
+	}
+	return out, nil
+}
+
+// perCalendar sums, over the viewer's calendars in an answer, the length of
+// the list at calendar.<keys>.
+func perCalendar(data any, keys ...string) int {
+	edges, _ := field(data, "viewer", "calendars", "edges").([]any)
+	n := 0
+	for _, e := range edges {
+		n += length(field(e, append([]string{"node", "calendar"}, keys...)...))
+	}
+	return n
+}
+
+// length is the length of a decoded JSON list, 0 for anything else.
+func length(v any) int {
+	list, _ := v.([]any)
+	return len(list)
+}
