@@ -53,7 +53,7 @@ func (s *Store) entriesReaching(ctx context.Context, calendarID string, from, to
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		lo, hi := reachRange(from.Add(-pieceSpan), to)
-		spans, err = s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, noCondition(), maxCandidates)
+		spans, err = s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -87,6 +87,16 @@ func (s *Store) entriesReaching(ctx context.Context, calendarID string, from, to
 		entries = append(entries, e)
 	}
 	return entries, skewed, nil
+}
+
+// reachesInto keeps the items whose reach ends at from or later: of the
+// lookback's items, only those that reach into the range. DynamoDB still reads
+// the others (and counts them against the Query's 1 MB and maxCandidates), but
+// does not send them, so the server neither receives nor decodes them. Items
+// written before reachEnd existed pass.
+func reachesInto(from time.Time) expression.ConditionBuilder {
+	return expression.Name(attrReachEnd).AttributeNotExists().
+		Or(expression.Name(attrReachEnd).GreaterThanEqual(expression.Value(instantKey(from))))
 }
 
 // queryBetween reads the items of a partition whose sort key (in index, or

@@ -20,6 +20,7 @@ type entryRecord struct {
 	SK          string    `dynamodbav:"SK"`
 	LSI1SK      string    `dynamodbav:"LSI1SK,omitempty"`
 	LSI2SK      string    `dynamodbav:"LSI2SK,omitempty"`
+	ReachEnd    string    `dynamodbav:"reachEnd,omitempty"`
 	EntityType  string    `dynamodbav:"entityType"`
 	Piece       int       `dynamodbav:"piece"`
 	Pieces      int       `dynamodbav:"pieces"`
@@ -79,6 +80,7 @@ func storageID(e *calendar.Entry, gen string) string {
 // none: it is found through LSI2).
 func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 	starts := pieceStarts(e)
+	_, reachEnd := e.Reach()
 	if e.IsSeries() {
 		starts = starts[:1]
 	}
@@ -116,7 +118,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		}
 		r.PK, r.SK, r.Piece = k.PK, k.SK, n
 		if !e.IsSeries() {
-			r.LSI1SK = reachSortKey(start, base.ID, n)
+			r.LSI1SK, r.ReachEnd = reachSortKey(start, base.ID, n), instantKey(reachEnd)
 		}
 		records[n] = r
 	}

@@ -27,6 +27,11 @@ const (
 	// starts, as instantKey writes it, for a range to leave out later series.
 	attrSeriesStart = "seriesStart"
 
+	// attrReachEnd holds where an entry's reach ends (as instantKey writes
+	// it) on the entry item and each piece, so a range Query's filter drops
+	// the lookback's entries that end before the range (see pieces.go).
+	attrReachEnd = "reachEnd"
+
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"
 	// indexGSI2 maps an invitation token's hash to its invitation (seed
