@@ -158,8 +158,10 @@ func TestWeekViewRequestPlan(t *testing.T) {
 // TestAgendaRequestPlan checks the agenda's request plan across N calendars:
 // their list from GSI1 (or, for calendarIds, the viewer's memberships in one
 // batch), then one wave of the calendars, the memberships read again strongly
-// and the viewer (⌈(2N+1)/100⌉ or ⌈(N+1)/100⌉ BatchGetItem calls) beside two
-// Queries per calendar (entries, series): two waves whatever N is.
+// and the viewer (⌈(2N+1)/100⌉ or ⌈(N+1)/100⌉ BatchGetItem calls), then the
+// Queries of the calendars the viewer reads: entries, and series for those
+// that ever held one (these all do; see TestSeriesFreeCalendarsSkipTheSeriesRead).
+// Three waves whatever N is.
 func TestAgendaRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50} {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
@@ -178,9 +180,9 @@ func TestAgendaRequestPlan(t *testing.T) {
 				want map[string]int
 			}{
 				{"listed", nil, map[string]int{"wave 1 Query GSI1": 1,
-					"wave 2 BatchGetItem ": (2*n + 100) / 100, "wave 2 Query LSI1": n, "wave 2 Query LSI2": n}},
+					"wave 2 BatchGetItem ": (2*n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n}},
 				{"calendarIds", gids, map[string]int{"wave 1 BatchGetItem ": (n + 99) / 100,
-					"wave 2 BatchGetItem ": (n + 100) / 100, "wave 2 Query LSI1": n, "wave 2 Query LSI2": n}},
+					"wave 2 BatchGetItem ": (n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n}},
 			} {
 				e.rec.Reset()
 				d := e.must(tok, `query($ids: [ID!]) { viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, calendarIds: $ids) {
@@ -230,24 +232,64 @@ func planOf(calls []dynamo.Call) map[string]int {
 
 // seedEntries gives each calendar perEach entries in the week of 23 November
 // 2026 and a weekly series begun in 2016, written straight to the store.
-func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int) {
-	t.Helper()
-	s := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{})
-	ctx := context.Background()
-	id, _, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: owner}, Email: owner})
-	if err != nil {
-		t.Fatal(err)
+// TestSeriesFreeCalendarsSkipTheSeriesRead: of 6 calendars, the 3 that never
+// held a series cost one Query each in the week view and the agenda, the 3
+// that did cost two, and the views show the same entries either way.
+func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
+	e := newEnv(t, withWaveGate(waveQuiet))
+	tok := e.token("free@example.com")
+	e.must(tok, provision, nil)
+	cals := seedCalendars(t, e, "free@example.com", 6, nil)
+	seedEntries(t, e, "free@example.com", cals[:3], 3)
+	seedEntriesWithout(t, e, "free@example.com", cals[3:], 3)
+	for _, tc := range []struct{ name, query, entries string }{
+		{"week view", `{ viewer { calendars(first: 10) { edges { node { calendar {
+			entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title } } } } } } } }`,
+			"viewer.calendars.edges.%d.node.calendar.entries.entries"},
+		{"agenda", `{ viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title } } } }`,
+			"viewer.agenda.entries"},
+	} {
+		e.rec.Reset()
+		d := e.must(tok, tc.query, nil)
+		plan := planOf(e.rec.Calls())
+		if plan["wave 3 Query LSI1"] != 6 || plan["wave 3 Query LSI2"] != 3 {
+			t.Errorf("%s: want 6 × wave 3 Query LSI1 and 3 × wave 3 Query LSI2; plan:\n%s", tc.name, describe(plan))
+		}
+		n := 0
+		if tc.name == "agenda" {
+			n = len(get(d, tc.entries).([]any))
+		} else {
+			for i := range 6 {
+				n += len(get(d, fmt.Sprintf(tc.entries, i)).([]any))
+			}
+		}
+		if n != 3*4+3*3 { // each calendar's 3 entries, and a weekly occurrence in the 3 with a series
+			t.Errorf("%s: %d entries, want 21", tc.name, n)
+		}
 	}
-	as := calendar.WithViewer(ctx, id)
+}
+
+// seedEntriesWithout gives each calendar perEach single entries and no series.
+func seedEntriesWithout(t *testing.T, e *env, owner string, cals []string, perEach int) {
+	t.Helper()
+	s, as := ownerStore(t, e, owner)
 	for _, cal := range cals {
 		for i := range perEach {
 			start := time.Date(2026, 11, 23+i, 9, 0, 0, 0, time.UTC)
-			_, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i),
-				Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}})
-			if err != nil {
+			if _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i),
+				Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}}); err != nil {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// seedEntries gives each calendar perEach single entries and a weekly series.
+func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int) {
+	t.Helper()
+	seedEntriesWithout(t, e, owner, cals, perEach)
+	s, as := ownerStore(t, e, owner)
+	for _, cal := range cals {
 		start := time.Date(2016, 11, 22, 15, 0, 0, 0, time.UTC) // a Tuesday
 		_, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: "weekly",
 			Timing:     calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "Europe/Paris"}},
@@ -256,6 +298,18 @@ func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int)
 			t.Fatal(err)
 		}
 	}
+}
+
+// ownerStore returns a store on e's table and a context acting as owner.
+func ownerStore(t *testing.T, e *env, owner string) (*dynamo.Store, context.Context) {
+	t.Helper()
+	s := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{})
+	ctx := context.Background()
+	id, _, err := s.ResolveIdentity(ctx, calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: owner}, Email: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, calendar.WithViewer(ctx, id)
 }
 
 // TestEntryMutationRequestPlan checks that an entry mutation's payload does

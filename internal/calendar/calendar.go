@@ -27,6 +27,12 @@ type Calendar struct {
 	Version     int
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+
+	// NeverHeldSeries says that no recurring series was ever created in the
+	// calendar, so a range view need not look for one. The store keeps it:
+	// true from creation until the first series, then false for good (also
+	// for calendars older than the record of it).
+	NeverHeldSeries bool
 }
 
 // NewCalendar is the input for creating a calendar; zero values take defaults.

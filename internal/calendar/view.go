@@ -141,8 +141,10 @@ type TaskPage struct {
 type EntryReader interface {
 	// EntriesReaching returns a calendar's entries whose Reach overlaps
 	// [from, to): the candidates Select picks a view from, possibly more than
-	// once each. Errors: CodeInvalid when there are more than MaxViewEntries.
-	EntriesReaching(ctx context.Context, calendarID string, from, to time.Time) ([]*Entry, error)
+	// once each. It looks for series unless cal.NeverHeldSeries; a calendar
+	// known only by its ID ({ID: id}) is searched whole. Errors: CodeInvalid
+	// when there are more than MaxViewEntries.
+	EntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, error)
 
 	// Tasks pages through a calendar's open tasks, earliest due first, or its
 	// completed tasks, latest completed first. Errors: CodeInvalid (bad page).

@@ -35,7 +35,7 @@ func TestSeedShowsAWeekOfStandups(t *testing.T) {
 	from, to := spec.Window()
 	var standups []string
 	for _, m := range ms {
-		found, err := store.EntriesReaching(as, m.CalendarID, from, to)
+		found, err := store.EntriesReaching(as, &calendar.Calendar{ID: m.CalendarID}, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestSeedLeavesTheUsersOwnCalendarsAlone(t *testing.T) {
 		if len(members.Memberships) != 1 {
 			t.Errorf("the user's own calendar %s has %d members after seeding, want only its owner", id, len(members.Memberships))
 		}
-		if found, err := store.EntriesReaching(as, id, from, to); err != nil || len(found) != 0 {
+		if found, err := store.EntriesReaching(as, &calendar.Calendar{ID: id}, from, to); err != nil || len(found) != 0 {
 			t.Errorf("the user's own calendar %s has %d entries after seeding (%v), want none", id, len(found), err)
 		}
 	}

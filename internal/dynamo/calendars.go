@@ -94,6 +94,7 @@ func (s *Store) CreateCalendar(ctx context.Context, n calendar.NewCalendar) (*ca
 	}
 	now := s.timestamp()
 	c.ID, c.Version, c.CreatedAt, c.UpdatedAt = s.newID(), 1, now, now
+	c.NeverHeldSeries = true
 	m := &calendar.Membership{CalendarID: c.ID, UserID: viewer, Role: calendar.RoleOwner, Version: 1, CreatedAt: now, UpdatedAt: now}
 	collision := mustBeNew(calendar.CodeInternal, "calendar ID collision")
 	err = s.transact(ctx,
@@ -124,12 +125,33 @@ func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (
 	updated.Version, updated.UpdatedAt = acc.calendar.Version+1, s.timestamp()
 	err = s.transact(ctx,
 		roleCheck(u.ID, acc.viewer, calendar.ActionManage),
-		opPut(calendarKey(u.ID), newCalendarRecord(&updated), versionIs(u.ExpectedVersion), versionMismatch("calendar", u.ExpectedVersion)),
+		opUpdate(calendarKey(u.ID), calendarSettings(&updated), versionIs(u.ExpectedVersion), versionMismatch("calendar", u.ExpectedVersion)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("update calendar %s: %w", u.ID, err)
 	}
 	return &updated, nil
+}
+
+// calendarSettings sets what a calendar update may change. An update, not a
+// put of the calendar as read: a series created since that read removed
+// neverHeldSeries without changing the version, and a put would bring it back
+// and hide the series from views.
+func calendarSettings(c *calendar.Calendar) expression.UpdateBuilder {
+	r := newCalendarRecord(c)
+	set := func(u expression.UpdateBuilder, name string, v any) expression.UpdateBuilder {
+		return u.Set(expression.Name(name), expression.Value(v))
+	}
+	u := set(expression.UpdateBuilder{}, "name", r.Name)
+	u = set(u, "color", r.Color)
+	u = set(u, "timeZone", r.TimeZone)
+	u = set(u, "isResource", r.IsResource)
+	u = set(u, "version", r.Version)
+	u = set(u, "updatedAt", r.UpdatedAt)
+	if r.Description == "" {
+		return u.Remove(expression.Name("description"))
+	}
+	return set(u, "description", r.Description)
 }
 
 // DeleteCalendar implements calendar.CalendarService. The calendar, its owner

@@ -32,7 +32,7 @@ func TestCreateCalendarWritesExactlyTheseItems(t *testing.T) {
 	const u, c, ts = "00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000002", "2026-11-21T09:30:00Z"
 	want := []map[string]any{
 		{"PK": "CAL#" + c, "SK": "CAL#" + c, "entityType": "CALENDAR", "id": c, "name": "Team", "color": "#3B82F6",
-			"description": "Shared", "timeZone": "Europe/Paris", "isResource": true, "version": 1.0, "createdAt": ts, "updatedAt": ts},
+			"description": "Shared", "timeZone": "Europe/Paris", "isResource": true, "neverHeldSeries": true, "version": 1.0, "createdAt": ts, "updatedAt": ts},
 		{"PK": "CAL#" + c, "SK": "MEMBER#" + u, "GSI1PK": "USER#" + u, "GSI1SK": "CAL#" + c, "entityType": "MEMBERSHIP",
 			"calendarId": c, "userId": u, "role": "OWNER", "version": 1.0, "createdAt": ts, "updatedAt": ts},
 		{"PK": "CAL#" + c, "SK": "OWNERS", "entityType": "OWNER_TALLY", "calendarId": c, "owners": 1.0},

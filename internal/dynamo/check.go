@@ -227,6 +227,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		c.problem("calendar %s has %d owners and an owner tally of %d", cal.ID, owners, tally)
 	}
 	c.checkEntries(cal.ID, entries, exceptions, pieces)
+	c.checkNeverHeldSeries(cal, entries, exceptions)
 	c.checkBookings(cal, entries, exceptions, slots, days)
 	return out
 }

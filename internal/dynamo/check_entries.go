@@ -34,6 +34,22 @@ func (c *checker) checkEntries(calendarID string, entries map[string]entryRecord
 	}
 }
 
+// checkNeverHeldSeries: a calendar marked as never having held a series
+// holds none, nor any exception, or views would leave them out.
+func (c *checker) checkNeverHeldSeries(cal calendarRecord, entries map[string]entryRecord, exceptions []entryRecord) {
+	if !cal.NeverHeldSeries {
+		return
+	}
+	for id, r := range entries {
+		if r.EntityType == entitySeries {
+			c.problem("calendar %s: marked as never having held a series, holds series %s", cal.ID, id)
+		}
+	}
+	if len(exceptions) > 0 {
+		c.problem("calendar %s: marked as never having held a series, holds %d exceptions", cal.ID, len(exceptions))
+	}
+}
+
 // checkBookings compares a calendar's slot and day items with what its
 // entries and series book.
 func (c *checker) checkBookings(cal calendarRecord, entries map[string]entryRecord, exceptions []entryRecord, slots []slotRecord, days []dayRecord) {

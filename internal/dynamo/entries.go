@@ -79,6 +79,9 @@ func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	e.ID = s.newID()
 	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt = e.ID+"@"+s.icalDomain, 1, now, now
 	ops := []txOp{roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries), calendarStillThere(n.CalendarID, 0)}
+	if op, ok := seriesArrive(acc.calendar, &e); ok {
+		ops[1] = op // it checks that the calendar is there too
+	}
 	ops = append(ops, entryWrites(&e, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
 	if err := s.book(ctx, acc.calendar, nil, &e, ops); err != nil {
 		return nil, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
@@ -156,11 +159,26 @@ func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, exp
 func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, error) {
 	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
 	ops := []txOp{roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
+	if op, ok := seriesArrive(acc.calendar, &e); ok {
+		ops = append(ops, op)
+	}
 	ops = append(ops, entryWrites(&e, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
 	if err := s.book(ctx, acc.calendar, old, &e, ops); err != nil {
 		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
 	return &e, nil
+}
+
+// seriesArrive returns the action that records, in the write that puts e,
+// that cal now holds a series (neverHeldSeries removed; range views look for
+// series from then on), when e is one and cal was read without one so far.
+// A calendar read as having held one needs nothing: the mark never returns.
+func seriesArrive(cal *calendar.Calendar, e *calendar.Entry) (txOp, bool) {
+	if !e.IsSeries() || !cal.NeverHeldSeries {
+		return txOp{}, false
+	}
+	return opUpdate(calendarKey(cal.ID), expression.Remove(expression.Name(attrNeverHeldSeries)),
+		exists(), func(item) error { return errCalendarNotFound() }), true
 }
 
 // book writes ops with the bookings that moving an entry of cal from before

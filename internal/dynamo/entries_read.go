@@ -31,24 +31,26 @@ const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 // Queries of the calendar's partition, sent at once: LSI1 for the single
 // entries and exceptions reaching into the window, LSI2 for the series that
 // have not ended long enough before it. Exceptions are returned only when
-// their series is, in its current generation.
+// their series is, in its current generation. A calendar that never held a
+// series costs the LSI1 Query alone.
 //
 // The two Queries are not one snapshot: a series change committed between
 // them (or during one; DynamoDB's Query is read-committed item by item) can
 // show a series with the exceptions of its previous generation. When that is
 // seen the range is read once more; it can also mean exceptions left behind
 // by a large change that stopped halfway, which a second read does not fix.
-func (s *Store) EntriesReaching(ctx context.Context, calendarID string, from, to time.Time) ([]*calendar.Entry, error) {
-	entries, skewed, err := s.entriesReaching(ctx, calendarID, from, to)
+func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
+	entries, skewed, err := s.entriesReaching(ctx, cal, from, to)
 	if err == nil && skewed {
-		entries, _, err = s.entriesReaching(ctx, calendarID, from, to)
+		entries, _, err = s.entriesReaching(ctx, cal, from, to)
 	}
 	return entries, err
 }
 
 // entriesReaching reads a range once, and reports whether it saw exceptions
 // of another generation than their series'.
-func (s *Store) entriesReaching(ctx context.Context, calendarID string, from, to time.Time) ([]*calendar.Entry, bool, error) {
+func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, bool, error) {
+	calendarID := cal.ID
 	var spans, series []item
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -56,13 +58,15 @@ func (s *Store) entriesReaching(ctx context.Context, calendarID string, from, to
 		spans, err = s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates)
 		return err
 	})
-	g.Go(func() (err error) {
-		// Series that begin long after the range are read but not returned.
-		lo, hi := seriesRange(from.Add(-seriesLookback))
-		begun := expression.Name(attrSeriesStart).LessThan(expression.Value(instantKey(to.Add(seriesLookback))))
-		series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begun, maxSeries)
-		return err
-	})
+	if !cal.NeverHeldSeries {
+		g.Go(func() (err error) {
+			// Series that begin long after the range are read but not returned.
+			lo, hi := seriesRange(from.Add(-seriesLookback))
+			begun := expression.Name(attrSeriesStart).LessThan(expression.Value(instantKey(to.Add(seriesLookback))))
+			series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begun, maxSeries)
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return nil, false, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
 	}

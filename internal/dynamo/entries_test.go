@@ -49,7 +49,7 @@ func dueAt(t string) calendar.Timing {
 func (f *fixture) view(ctx context.Context, cal string, spec calendar.RangeSpec, zone string) []string {
 	f.t.Helper()
 	from, to := spec.Window()
-	candidates, err := f.store.EntriesReaching(ctx, cal, from, to)
+	candidates, err := f.store.EntriesReaching(ctx, &calendar.Calendar{ID: cal}, from, to)
 	if err != nil {
 		f.t.Fatal(err)
 	}

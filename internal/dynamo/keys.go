@@ -32,6 +32,10 @@ const (
 	// the lookback's entries that end before the range (see pieces.go).
 	attrReachEnd = "reachEnd"
 
+	// attrNeverHeldSeries marks a calendar in which no series was ever
+	// written (calendar.Calendar.NeverHeldSeries).
+	attrNeverHeldSeries = "neverHeldSeries"
+
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"
 	// indexGSI2 maps an invitation token's hash to its invitation (seed

@@ -68,7 +68,7 @@ func TestRangeQuerySendsWhatReachesIn(t *testing.T) {
 		})
 	}
 	s := dynamo.New(dynamotest.Client(t, count), f.store.Table(), recurrence.Engine{})
-	entries, err := s.EntriesReaching(context.Background(), cal.ID, at("2026-06-15T00:00:00Z"), at("2026-06-22T00:00:00Z"))
+	entries, err := s.EntriesReaching(context.Background(), cal, at("2026-06-15T00:00:00Z"), at("2026-06-22T00:00:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

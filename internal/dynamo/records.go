@@ -90,6 +90,10 @@ type calendarRecord struct {
 	Version     int       `dynamodbav:"version"`
 	CreatedAt   time.Time `dynamodbav:"createdAt"`
 	UpdatedAt   time.Time `dynamodbav:"updatedAt"`
+
+	// NeverHeldSeries is written by CreateCalendar and removed, never set
+	// again, by the first write of a series in the calendar (seriesArrive).
+	NeverHeldSeries bool `dynamodbav:"neverHeldSeries,omitempty"`
 }
 
 // ownerTallyRecord counts a calendar's owners; see ownerTallyKey.
@@ -151,6 +155,7 @@ func newCalendarRecord(c *calendar.Calendar) calendarRecord {
 		ID: c.ID, Name: c.Name, Color: c.Color, Description: c.Description,
 		TimeZone: c.TimeZone, IsResource: c.IsResource,
 		Version: c.Version, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		NeverHeldSeries: c.NeverHeldSeries,
 	}
 }
 
@@ -159,6 +164,7 @@ func (r calendarRecord) calendar() *calendar.Calendar {
 		ID: r.ID, Name: r.Name, Color: r.Color, Description: r.Description,
 		TimeZone: r.TimeZone, IsResource: r.IsResource,
 		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		NeverHeldSeries: r.NeverHeldSeries,
 	}
 }
 

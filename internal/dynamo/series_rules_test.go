@@ -159,7 +159,7 @@ func TestSeriesFoundOnlyWhileTheyLast(t *testing.T) {
 		Timing: calendar.Set(timed("2026-01-06T09:00:00Z", "2026-01-06T10:00:00Z", "UTC"))})
 	week := weekOf("2026-01-05")
 	from, to := week.Window()
-	candidates, err := f.store.EntriesReaching(ada, cal.ID, from, to)
+	candidates, err := f.store.EntriesReaching(ada, &calendar.Calendar{ID: cal.ID}, from, to)
 	if err != nil {
 		t.Fatal(err)
 	}

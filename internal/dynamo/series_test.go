@@ -21,7 +21,7 @@ var engine = recurrence.Engine{}
 func (f *fixture) occurrences(ctx context.Context, cal string, spec calendar.RangeSpec, zone string, cancelled bool) []*calendar.Entry {
 	f.t.Helper()
 	from, to := spec.Window()
-	candidates, err := f.store.EntriesReaching(ctx, cal, from, to)
+	candidates, err := f.store.EntriesReaching(ctx, &calendar.Calendar{ID: cal}, from, to)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestExceptionsOfAnotherGeneration(t *testing.T) {
 	rec := &dynamo.Recorder{}
 	s := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(rec)), f.store.Table(), engine)
 	from, to := eightWeeks.Window()
-	if _, err := s.EntriesReaching(ada, cal.ID, from, to); err != nil {
+	if _, err := s.EntriesReaching(ada, &calendar.Calendar{ID: cal.ID}, from, to); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(rec.Calls()); n != 4 {

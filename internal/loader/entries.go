@@ -21,27 +21,28 @@ type View struct {
 }
 
 // Entries returns a calendar's entries in a range, to members who read it:
-// two Queries at once, run while the viewer's preferences and the calendar
-// (for the default zone) load, when they are not loaded already.
+// the membership, the calendar and the viewer's preferences load in one
+// batch (when not loaded already), then the calendar's Queries go out (one
+// when it never held a series, see EntryReader).
 func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	prefs := l.viewerPreferences(ctx)
+	cal := load[calendar.Calendar](ctx, l, calendarRef(calendarID))
 	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
-	prefs := l.viewerPreferences(ctx)
-	cal := load[calendar.Calendar](ctx, l, calendarRef(calendarID))
+	c, err := cal()
+	if err != nil {
+		return nil, err
+	}
 	from, to := spec.Window()
-	candidates, err := l.reader.EntriesReaching(ctx, calendarID, from, to)
+	candidates, err := l.reader.EntriesReaching(ctx, c, from, to)
 	if err != nil {
 		return nil, err
 	}
 	p, err := prefs()
-	if err != nil {
-		return nil, err
-	}
-	c, err := cal()
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +52,10 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 // Agenda returns the viewer's entries across the given calendars (all of the
 // viewer's, up to maxAgendaCalendars, when ids is nil) in a range, merged into
 // view order; each entry's calendar is loaded with them. Dates are read in the
-// asked zone, else the viewer's, else UTC. The calendars' Queries run as one
-// wave beside the read of the calendars and preferences.
+// asked zone, else the viewer's, else UTC. The calendars, the viewer's
+// memberships (read strongly) and preferences load in one batch; then the
+// Queries of the calendars the viewer still reads go out as one wave, one
+// per calendar that never held a series and two per other.
 func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -73,15 +76,8 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 		// Read strongly beside the calendars: a list from GSI1 may lag.
 		roles[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
 	}
-	candidates, err := l.agendaCandidates(ctx, ids, spec)
-	if err != nil {
-		return nil, err
-	}
-	p, err := prefs()
-	if err != nil {
-		return nil, err
-	}
 	byID := make(map[string]*calendar.Calendar, len(ids))
+	var readable []*calendar.Calendar
 	for i, id := range ids {
 		m, err := roles[i]()
 		if err != nil {
@@ -90,32 +86,37 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 		if m == nil || !m.Role.Can(calendar.ActionRead) {
 			continue // left or lost the right to read since GSI1 listed it
 		}
-		if byID[id], err = cals[i](); err != nil {
+		c, err := cals[i]()
+		if err != nil {
 			return nil, err
 		}
+		byID[id] = c
+		readable = append(readable, c)
 	}
-	readable := candidates[:0]
-	for _, e := range candidates {
-		if byID[e.CalendarID] != nil {
-			readable = append(readable, e)
-		}
+	candidates, err := l.agendaCandidates(ctx, readable, spec)
+	if err != nil {
+		return nil, err
 	}
-	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), readable, f, byID)
+	p, err := prefs()
+	if err != nil {
+		return nil, err
+	}
+	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, f, byID)
 }
 
 // maxAgendaCandidates bounds what an agenda holds in memory across calendars.
 const maxAgendaCandidates = 4 * calendar.MaxViewEntries
 
-// agendaCandidates queries every calendar's entries concurrently.
-func (l *Loaders) agendaCandidates(ctx context.Context, ids []string, spec calendar.RangeSpec) ([]*calendar.Entry, error) {
+// agendaCandidates queries the calendars' entries concurrently.
+func (l *Loaders) agendaCandidates(ctx context.Context, cals []*calendar.Calendar, spec calendar.RangeSpec) ([]*calendar.Entry, error) {
 	from, to := spec.Window()
 	var mu sync.Mutex
 	var candidates []*calendar.Entry
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxAgendaCalendars)
-	for _, id := range ids {
+	for _, c := range cals {
 		g.Go(func() error {
-			found, err := l.reader.EntriesReaching(gctx, id, from, to)
+			found, err := l.reader.EntriesReaching(gctx, c, from, to)
 			mu.Lock()
 			defer mu.Unlock()
 			if candidates = append(candidates, found...); len(candidates) > maxAgendaCandidates {
@@ -311,19 +312,22 @@ func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.Rang
 	if err := l.viewerCanAll(ctx, ids, calendar.ActionFreeBusy); err != nil {
 		return nil, nil, err
 	}
-	candidates, err := l.agendaCandidates(ctx, ids, spec)
+	byID := make(map[string]*calendar.Calendar, len(ids))
+	list := make([]*calendar.Calendar, len(ids))
+	for i, id := range ids {
+		c, err := cals[i]()
+		if err != nil {
+			return nil, nil, err
+		}
+		byID[id], list[i] = c, c
+	}
+	candidates, err := l.agendaCandidates(ctx, list, spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	p, err := prefs()
 	if err != nil {
 		return nil, nil, err
-	}
-	byID := make(map[string]*calendar.Calendar, len(ids))
-	for i, id := range ids {
-		if byID[id], err = cals[i](); err != nil {
-			return nil, nil, err
-		}
 	}
 	v, err := l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, calendar.Filter{}, byID)
 	if err != nil {
