@@ -6,8 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -128,6 +128,14 @@ func (c *Client) call(ctx context.Context, op string, in any, encode func(any) (
 	return out.Result, nil
 }
 
+// bodies holds the buffers answers are read into: a view reads tens of
+// answers of up to 1 MB each, and growing a fresh slice for each was the
+// largest allocation of a view. maxPresize caps what a Content-Length can make
+// a buffer reserve before any byte arrives.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPresize = 16 << 20
+
 // hooked runs one of the client's Initialize middlewares before next. The
 // chain is built per call: an InitializeStep links its middlewares in place
 // and so cannot run calls concurrently.
@@ -195,14 +203,20 @@ func (c *Client) attempt(ctx context.Context, op string, body []byte, decode fun
 		return nil, &smithyhttp.RequestSendError{Err: err}
 	}
 	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
+	buf := bodies.Get().(*bytes.Buffer)
+	defer bodies.Put(buf)
+	buf.Reset()
+	if res.ContentLength > 0 {
+		buf.Grow(int(min(res.ContentLength, maxPresize)))
+	}
+	if _, err := buf.ReadFrom(res.Body); err != nil {
 		return nil, &smithyhttp.RequestSendError{Err: fmt.Errorf("read the answer: %w", err)}
 	}
+	data := buf.Bytes()
 	if res.StatusCode != http.StatusOK {
 		return nil, responseError(res, data)
 	}
-	out, err := decode(data)
+	out, err := decode(data) // copies what it keeps: the buffer goes back to the pool
 	if err != nil {
 		return nil, fmt.Errorf("decode the answer: %w", err)
 	}
