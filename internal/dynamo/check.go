@@ -199,13 +199,13 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 				c.problem("calendar %s: membership of %s is not on GSI1", cal.ID, r.UserID)
 			}
 		case entityEntry, entitySeries:
-			r, _ := unmarshal[entryRecord](it)
+			r, _ := decodeEntryRecord(it)
 			entries[r.ID] = r
 		case entityException:
-			r, _ := unmarshal[entryRecord](it)
+			r, _ := decodeEntryRecord(it)
 			exceptions = append(exceptions, r)
 		case entityEntryPiece:
-			r, _ := unmarshal[entryRecord](it)
+			r, _ := decodeEntryRecord(it)
 			pieces[r.ID]++
 		case entitySlot:
 			r, _ := unmarshal[slotRecord](it)

@@ -39,7 +39,7 @@ func existingEntry(acc *access, key calendar.EntryKey, expectedVersion int) (*ca
 	if it == nil {
 		return nil, 0, calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
-	r, err := unmarshal[entryRecord](it)
+	r, err := decodeEntryRecord(it)
 	if err != nil {
 		return nil, 0, err
 	}

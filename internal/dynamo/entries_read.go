@@ -74,7 +74,7 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 	var entries []*calendar.Entry
 	skewed := false
 	for _, it := range slices.Concat(series, spans) { // series first, for their generations
-		r, err := unmarshal[entryRecord](it)
+		r, err := decodeEntryRecord(it)
 		if err != nil {
 			return nil, false, err
 		}
@@ -174,7 +174,7 @@ func tasksQuery(calendarID string, completed bool, p calendar.Page) pageQuery {
 }
 
 func decodeEntryItem(it item) (*calendar.Entry, error) {
-	r, err := unmarshal[entryRecord](it)
+	r, err := decodeEntryRecord(it)
 	if err != nil {
 		return nil, err
 	}

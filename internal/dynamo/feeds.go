@@ -213,7 +213,7 @@ func (s *Store) entryRecordsBetween(ctx context.Context, calendarID, first, last
 	}
 	records := make([]entryRecord, len(items))
 	for i, it := range items {
-		if records[i], err = unmarshal[entryRecord](it); err != nil {
+		if records[i], err = decodeEntryRecord(it); err != nil {
 			return nil, err
 		}
 	}

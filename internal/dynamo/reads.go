@@ -74,7 +74,7 @@ func addItem(out *calendar.Items, it item) error {
 		out.Memberships[m.Key()] = m
 		return err
 	case entityEntry, entitySeries:
-		r, err := unmarshal[entryRecord](it)
+		r, err := decodeEntryRecord(it)
 		if err != nil {
 			return err
 		}

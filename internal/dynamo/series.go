@@ -271,7 +271,7 @@ func (s *Store) switched(ctx context.Context, st *storedSeries, edit *calendar.S
 	if items[mk] == nil || (edit.Split != nil && items[keys[1]] == nil) {
 		return false, nil
 	}
-	r, err := unmarshal[entryRecord](items[mk])
+	r, err := decodeEntryRecord(items[mk])
 	return r.Version == edit.Master.Version && r.Gen == gen, err
 }
 
