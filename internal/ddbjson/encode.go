@@ -21,6 +21,15 @@ func MarshalItem(item map[string]types.AttributeValue) ([]byte, error) {
 	return appendItem(nil, item, 1)
 }
 
+// AppendItem is MarshalItem appending to b, for callers that build a larger
+// JSON text around items.
+func AppendItem(b []byte, item map[string]types.AttributeValue) ([]byte, error) {
+	return appendItem(b, item, 1)
+}
+
+// AppendString appends s, which must be valid UTF-8, as a JSON string.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
 // appendItem appends the JSON object of item, whose values are at level.
 func appendItem(b []byte, item map[string]types.AttributeValue, level int) ([]byte, error) {
 	b = append(b, '{')

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -98,6 +103,10 @@ func TestSameAnswersAsTheSDK(t *testing.T) {
 		})
 	}
 
+	projected := &dynamodb.GetItemInput{TableName: &table, Key: key("K#04"), ProjectionExpression: aws.String("#n, l[0]"), ExpressionAttributeNames: map[string]string{"#n": "n"}}
+	if got, err := lean.GetItem(ctx, projected); err != nil || len(got.Item) != 2 {
+		t.Fatalf("projected GetItem: %v, %v", got, err)
+	}
 	get := &dynamodb.GetItemInput{TableName: &table, Key: key("K#03"), ConsistentRead: aws.Bool(true)}
 	want, err := db.GetItem(ctx, get)
 	if err != nil {
@@ -112,7 +121,8 @@ func TestSameAnswersAsTheSDK(t *testing.T) {
 	}
 
 	batch := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-		table: {Keys: []map[string]types.AttributeValue{key("K#01"), key("K#02"), key("missing")}, ConsistentRead: aws.Bool(true)},
+		table: {Keys: []map[string]types.AttributeValue{key("K#01"), key("K#02"), key("missing")}, ConsistentRead: aws.Bool(true),
+			ProjectionExpression: aws.String("PK, SK, #s, m"), ExpressionAttributeNames: map[string]string{"#s": "s"}},
 	}}
 	wantB, err := db.BatchGetItem(ctx, batch)
 	if err != nil {
@@ -122,7 +132,7 @@ func TestSameAnswersAsTheSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gotB.Responses[table]) != 2 || !sameItems(gotB.Responses[table], wantB.Responses[table]) || len(gotB.UnprocessedKeys) != 0 {
+	if len(gotB.Responses[table]) != 2 || len(gotB.Responses[table][0]) != 4 || !sameItems(gotB.Responses[table], wantB.Responses[table]) || len(gotB.UnprocessedKeys) != 0 {
 		t.Fatalf("BatchGetItem: ddbread %v; SDK %v", gotB.Responses, wantB.Responses)
 	}
 }
@@ -220,3 +230,42 @@ func TestRetries(t *testing.T) {
 type doer func(*http.Request) (*http.Response, error)
 
 func (d doer) Do(r *http.Request) (*http.Response, error) { return d(r) }
+
+// TestClosedConnectionIsResentAtOnce: a kept-alive connection the store
+// closes without answering costs a new connection, not a failed attempt and
+// the retryer's backoff (issue 10's second-long stalls). The client may make
+// one attempt only, so any error would surface.
+func TestClosedConnectionIsResentAtOnce(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 2 { // the second request arrives on the first's connection: drop it unanswered
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		fmt.Fprint(w, `{"Item":{"PK":{"S":"P"}}}`)
+	}))
+	defer srv.Close()
+	db := dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), HTTPClient: awshttp.NewBuildableClient(),
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
+		Retryer:     retry.AddWithMaxAttempts(retry.NewStandard(), 1),
+	})
+	lean, err := ddbread.New(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		start := time.Now()
+		out, err := lean.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"), Key: key("K")})
+		if err != nil || len(out.Item) != 1 || time.Since(start) > 500*time.Millisecond {
+			t.Fatalf("call %d: %v, %v after %s", i+1, out, err, time.Since(start))
+		}
+	}
+	if got := n.Load(); got != 4 {
+		t.Fatalf("the server saw %d requests, want 4 (one resent)", got)
+	}
+}

@@ -1,8 +1,10 @@
 package ddbread
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -10,44 +12,98 @@ import (
 	"github.com/calgraph/calgraph/internal/ddbjson"
 )
 
-// item is a DynamoDB item encoded in DynamoDB JSON, as a request carries
-// keys and expression values.
-type item map[string]types.AttributeValue
+// object writes a JSON object field by field, straight into bytes: a view
+// sends tens of requests, and encoding/json's reflection over request structs
+// (re-checking every item's JSON) cost more than sending them. Attribute
+// values are written by ddbjson, which checks them as DynamoDB would.
+type object struct {
+	b     []byte
+	first []bool // per open object, whether no field is written yet
+	err   error
+}
 
-func (it item) MarshalJSON() ([]byte, error) { return ddbjson.MarshalItem(it) }
+func newObject() *object { return &object{b: []byte{'{'}, first: []bool{true}} }
 
-// The request bodies: only the fields a read on calgraph's path sends.
-type (
-	getItemRequest struct {
-		TableName                string            `json:"TableName"`
-		Key                      item              `json:"Key"`
-		ConsistentRead           *bool             `json:"ConsistentRead,omitempty"`
-		ProjectionExpression     *string           `json:"ProjectionExpression,omitempty"`
-		ExpressionAttributeNames map[string]string `json:"ExpressionAttributeNames,omitempty"`
+// key starts a field.
+func (o *object) key(name string) {
+	if !o.first[len(o.first)-1] {
+		o.b = append(o.b, ',')
 	}
-	keysAndAttributes struct {
-		Keys                     []item            `json:"Keys"`
-		ConsistentRead           *bool             `json:"ConsistentRead,omitempty"`
-		ProjectionExpression     *string           `json:"ProjectionExpression,omitempty"`
-		ExpressionAttributeNames map[string]string `json:"ExpressionAttributeNames,omitempty"`
+	o.first[len(o.first)-1] = false
+	o.b = ddbjson.AppendString(o.b, name)
+	o.b = append(o.b, ':')
+}
+
+// begin starts a field holding an object; end closes it.
+func (o *object) begin(name string) {
+	o.key(name)
+	o.b = append(o.b, '{')
+	o.first = append(o.first, true)
+}
+
+func (o *object) end() {
+	o.b = append(o.b, '}')
+	o.first = o.first[:len(o.first)-1]
+}
+
+func (o *object) str(name string, v *string) {
+	if v != nil {
+		o.key(name)
+		o.b = ddbjson.AppendString(o.b, *v)
 	}
-	batchGetItemRequest struct {
-		RequestItems map[string]keysAndAttributes `json:"RequestItems"`
+}
+
+func (o *object) boolean(name string, v *bool) {
+	if v != nil {
+		o.key(name)
+		o.b = strconv.AppendBool(o.b, *v)
 	}
-	queryRequest struct {
-		TableName                 string            `json:"TableName"`
-		IndexName                 *string           `json:"IndexName,omitempty"`
-		ConsistentRead            *bool             `json:"ConsistentRead,omitempty"`
-		KeyConditionExpression    *string           `json:"KeyConditionExpression,omitempty"`
-		FilterExpression          *string           `json:"FilterExpression,omitempty"`
-		ProjectionExpression      *string           `json:"ProjectionExpression,omitempty"`
-		ExpressionAttributeNames  map[string]string `json:"ExpressionAttributeNames,omitempty"`
-		ExpressionAttributeValues item              `json:"ExpressionAttributeValues,omitempty"`
-		ExclusiveStartKey         item              `json:"ExclusiveStartKey,omitempty"`
-		Limit                     *int32            `json:"Limit,omitempty"`
-		ScanIndexForward          *bool             `json:"ScanIndexForward,omitempty"`
+}
+
+func (o *object) int32(name string, v *int32) {
+	if v != nil {
+		o.key(name)
+		o.b = strconv.AppendInt(o.b, int64(*v), 10)
 	}
-)
+}
+
+// names writes expression attribute names, when there are some.
+func (o *object) names(name string, m map[string]string) {
+	if len(m) == 0 {
+		return
+	}
+	o.begin(name)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
+		o.str(k, &v)
+	}
+	o.end()
+}
+
+// item writes an item (a key, expression values), when it has attributes
+// or required is set.
+func (o *object) item(name string, it map[string]types.AttributeValue, required bool) {
+	if len(it) == 0 && !required {
+		return
+	}
+	o.key(name)
+	o.appendItem(it)
+}
+
+func (o *object) appendItem(it map[string]types.AttributeValue) {
+	var err error
+	if o.b, err = ddbjson.AppendItem(o.b, it); err != nil && o.err == nil {
+		o.err = err
+	}
+}
+
+// bytes closes the object and returns it, or the first error met.
+func (o *object) bytes() ([]byte, error) {
+	if o.err != nil {
+		return nil, fmt.Errorf("ddbread: encode the request: %w", o.err)
+	}
+	return append(o.b, '}'), nil
+}
 
 // errUnsupported refuses an input field this package does not send, so
 // that a caller setting one learns it at once instead of getting an answer
@@ -66,10 +122,13 @@ func encodeGetItem(v any) ([]byte, error) {
 	case in.TableName == nil:
 		return nil, fmt.Errorf("ddbread: GetItem without TableName")
 	}
-	return json.Marshal(getItemRequest{
-		TableName: *in.TableName, Key: in.Key, ConsistentRead: in.ConsistentRead,
-		ProjectionExpression: in.ProjectionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
-	})
+	o := newObject()
+	o.str("TableName", in.TableName)
+	o.item("Key", in.Key, true)
+	o.boolean("ConsistentRead", in.ConsistentRead)
+	o.str("ProjectionExpression", in.ProjectionExpression)
+	o.names("ExpressionAttributeNames", in.ExpressionAttributeNames)
+	return o.bytes()
 }
 
 func encodeBatchGetItem(v any) ([]byte, error) {
@@ -77,21 +136,30 @@ func encodeBatchGetItem(v any) ([]byte, error) {
 	if in.ReturnConsumedCapacity != "" {
 		return nil, errUnsupported("BatchGetItem", "ReturnConsumedCapacity")
 	}
-	req := batchGetItemRequest{RequestItems: make(map[string]keysAndAttributes, len(in.RequestItems))}
-	for table, ka := range in.RequestItems {
+	o := newObject()
+	o.begin("RequestItems")
+	for _, table := range slices.Sorted(maps.Keys(in.RequestItems)) {
+		ka := in.RequestItems[table]
 		if ka.AttributesToGet != nil {
 			return nil, errUnsupported("BatchGetItem", "AttributesToGet")
 		}
-		keys := make([]item, len(ka.Keys))
+		o.begin(table)
+		o.key("Keys")
+		o.b = append(o.b, '[')
 		for i, k := range ka.Keys {
-			keys[i] = k
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.appendItem(k)
 		}
-		req.RequestItems[table] = keysAndAttributes{
-			Keys: keys, ConsistentRead: ka.ConsistentRead,
-			ProjectionExpression: ka.ProjectionExpression, ExpressionAttributeNames: ka.ExpressionAttributeNames,
-		}
+		o.b = append(o.b, ']')
+		o.boolean("ConsistentRead", ka.ConsistentRead)
+		o.str("ProjectionExpression", ka.ProjectionExpression)
+		o.names("ExpressionAttributeNames", ka.ExpressionAttributeNames)
+		o.end()
 	}
-	return json.Marshal(req)
+	o.end()
+	return o.bytes()
 }
 
 func encodeQuery(v any) ([]byte, error) {
@@ -108,11 +176,17 @@ func encodeQuery(v any) ([]byte, error) {
 	case in.TableName == nil:
 		return nil, fmt.Errorf("ddbread: Query without TableName")
 	}
-	return json.Marshal(queryRequest{
-		TableName: *in.TableName, IndexName: in.IndexName, ConsistentRead: in.ConsistentRead,
-		KeyConditionExpression: in.KeyConditionExpression, FilterExpression: in.FilterExpression,
-		ProjectionExpression: in.ProjectionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
-		ExpressionAttributeValues: in.ExpressionAttributeValues, ExclusiveStartKey: in.ExclusiveStartKey,
-		Limit: in.Limit, ScanIndexForward: in.ScanIndexForward,
-	})
+	o := newObject()
+	o.str("TableName", in.TableName)
+	o.str("IndexName", in.IndexName)
+	o.boolean("ConsistentRead", in.ConsistentRead)
+	o.str("KeyConditionExpression", in.KeyConditionExpression)
+	o.str("FilterExpression", in.FilterExpression)
+	o.str("ProjectionExpression", in.ProjectionExpression)
+	o.names("ExpressionAttributeNames", in.ExpressionAttributeNames)
+	o.item("ExpressionAttributeValues", in.ExpressionAttributeValues, false)
+	o.item("ExclusiveStartKey", in.ExclusiveStartKey, false)
+	o.int32("Limit", in.Limit)
+	o.boolean("ScanIndexForward", in.ScanIndexForward)
+	return o.bytes()
 }
