@@ -21,9 +21,12 @@ type View struct {
 }
 
 // Entries returns a calendar's entries in a range, to members who read it:
-// the membership, the calendar and the viewer's preferences load in one
-// batch (when not loaded already), then the calendar's Queries go out (one
-// when it never held a series, see EntryReader).
+// the membership and the calendar load in one batch (when not loaded
+// already), then the calendar's Queries go out (one when it never held a
+// series, see EntryReader) while the viewer's preferences load. The Queries
+// cover the range in every zone (RangeSpec.Window): waiting for the
+// preferences to learn the view's zone would cost a wave when the viewer's
+// item does not fit the calendars' batch.
 func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -55,7 +58,8 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 // asked zone, else the viewer's, else UTC. The calendars, the viewer's
 // memberships (read strongly) and preferences load in one batch; then the
 // Queries of the calendars the viewer still reads go out as one wave, one
-// per calendar that never held a series and two per other.
+// per calendar that never held a series and two per other, for the range as
+// read in the view's zone (now known).
 func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -93,23 +97,27 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 		byID[id] = c
 		readable = append(readable, c)
 	}
-	candidates, err := l.agendaCandidates(ctx, readable, spec)
-	if err != nil {
-		return nil, err
-	}
 	p, err := prefs()
 	if err != nil {
 		return nil, err
 	}
-	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, f, byID)
+	zone := calendar.ViewZone(spec.TimeZone, p, nil)
+	r, err := spec.Resolve(zone)
+	if err != nil {
+		return nil, err
+	}
+	candidates, err := l.agendaCandidates(ctx, readable, r.Start, r.End)
+	if err != nil {
+		return nil, err
+	}
+	return l.view(ctx, spec, zone, candidates, f, byID)
 }
 
 // maxAgendaCandidates bounds what an agenda holds in memory across calendars.
 const maxAgendaCandidates = 4 * calendar.MaxViewEntries
 
 // agendaCandidates queries the calendars' entries concurrently.
-func (l *Loaders) agendaCandidates(ctx context.Context, cals []*calendar.Calendar, spec calendar.RangeSpec) ([]*calendar.Entry, error) {
-	from, to := spec.Window()
+func (l *Loaders) agendaCandidates(ctx context.Context, cals []*calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
 	var mu sync.Mutex
 	var candidates []*calendar.Entry
 	g, gctx := errgroup.WithContext(ctx)
@@ -321,7 +329,8 @@ func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.Rang
 		}
 		byID[id], list[i] = c, c
 	}
-	candidates, err := l.agendaCandidates(ctx, list, spec)
+	from, to := spec.Window()
+	candidates, err := l.agendaCandidates(ctx, list, from, to)
 	if err != nil {
 		return nil, nil, err
 	}
