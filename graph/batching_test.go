@@ -114,7 +114,7 @@ func describe(plan map[string]int) string {
 // Queries per calendar (entries, series) in one concurrent wave, and nothing
 // per entry: three waves whatever N is.
 func TestWeekViewRequestPlan(t *testing.T) {
-	for _, n := range []int{1, 5, 50} {
+	for _, n := range []int{1, 5, 50, 100} {
 		for _, zone := range []string{"", `, timeZone: "Europe/Paris"`} {
 			t.Run(fmt.Sprintf("N=%d%s", n, map[bool]string{true: " preferred zone", false: " asked zone"}[zone == ""]), func(t *testing.T) {
 				e := newEnv(t, withWaveGate(waveQuiet))
