@@ -91,7 +91,7 @@ func (s *Store) finishLater(ctx context.Context, ids ...string) {
 // finished.
 func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 	lo, hi := pendingRange()
-	items, err := s.queryBetween(ctx, "", attrSK, pendingPartition, lo, hi, noCondition(), math.MaxInt)
+	items, err := s.queryBetween(ctx, "", attrSK, pendingPartition, lo, hi, filter{}, math.MaxInt)
 	if err != nil {
 		return 0, fmt.Errorf("list pending deletions: %w", err)
 	}

@@ -3,12 +3,13 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -62,8 +63,7 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 		g.Go(func() (err error) {
 			// Series that begin long after the range are read but not returned.
 			lo, hi := seriesRange(from.Add(-seriesLookback))
-			begun := expression.Name(attrSeriesStart).LessThan(expression.Value(instantKey(to.Add(seriesLookback))))
-			series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begun, maxSeries)
+			series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begunBefore(to.Add(seriesLookback)), maxSeries)
 			return err
 		})
 	}
@@ -98,28 +98,42 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 // the others (and counts them against the Query's 1 MB and maxCandidates), but
 // does not send them, so the server neither receives nor decodes them. Items
 // written before reachEnd existed pass.
-func reachesInto(from time.Time) expression.ConditionBuilder {
-	return expression.Name(attrReachEnd).AttributeNotExists().
-		Or(expression.Name(attrReachEnd).GreaterThanEqual(expression.Value(instantKey(from))))
+func reachesInto(from time.Time) filter {
+	return filter{expr: "attribute_not_exists(#re) OR #re >= :from", names: map[string]string{"#re": attrReachEnd},
+		values: item{":from": &types.AttributeValueMemberS{Value: instantKey(from)}}}
+}
+
+// begunBefore keeps the series whose first occurrence's reach starts before t.
+func begunBefore(t time.Time) filter {
+	return filter{expr: "#ss < :begun", names: map[string]string{"#ss": attrSeriesStart},
+		values: item{":begun": &types.AttributeValueMemberS{Value: instantKey(t)}}}
+}
+
+// filter is a Query's FilterExpression with its names and values, written
+// out: on a view's path the SDK's expression builder cost more than sending
+// the Query it built. The zero filter keeps everything.
+type filter struct {
+	expr   string
+	names  map[string]string
+	values item
 }
 
 // queryBetween reads the items of a partition whose sort key (in index, or
-// the table when index is "") lies in [lo, hi] and that pass filter (when
-// set), with strongly consistent reads, refusing more than max.
-func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, hi string, filter expression.ConditionBuilder, max int) ([]item, error) {
-	cond := expression.Key(attrPK).Equal(expression.Value(partition)).
-		And(expression.Key(skAttr).Between(expression.Value(lo), expression.Value(hi)))
-	b := expression.NewBuilder().WithKeyCondition(cond)
-	if filter.IsSet() {
-		b = b.WithFilter(filter)
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("build key condition: %w", err)
-	}
+// the table when index is "") lies in [lo, hi] and that pass f, with
+// strongly consistent reads, refusing more than max.
+func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, hi string, f filter, max int) ([]item, error) {
+	names := map[string]string{"#pk": attrPK, "#sk": skAttr}
+	values := item{":pk": &types.AttributeValueMemberS{Value: partition},
+		":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}}
+	maps.Copy(names, f.names)
+	maps.Copy(values, f.values)
 	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true), FilterExpression: expr.Filter(),
-		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}
+	if f.expr != "" {
+		in.FilterExpression = aws.String(f.expr)
 	}
 	if index != "" {
 		in.IndexName = aws.String(index)

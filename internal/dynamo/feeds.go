@@ -207,7 +207,7 @@ func (s *Store) calendarEntries(ctx context.Context, calendarID string) ([]entry
 // sort keys lie in [first, last], with one strongly consistent Query (more
 // only past 1 MB), refusing more than max.
 func (s *Store) entryRecordsBetween(ctx context.Context, calendarID, first, last string, max int) ([]entryRecord, error) {
-	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(calendarID), first, last, noCondition(), max)
+	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(calendarID), first, last, filter{}, max)
 	if err != nil {
 		return nil, err
 	}

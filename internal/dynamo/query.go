@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/ddbjson"
 )
 
 // pageQuery pages through the items of one partition (of the table or of a GSI)
@@ -102,13 +103,20 @@ func (q pageQuery) keyAttrs() []string {
 
 // encodeCursor makes an item's opaque cursor: its key in q's index, the same thing
 // DynamoDB returns as LastEvaluatedKey when a page ends at that item.
+// The JSON object is written out (keyAttrs are sorted, as encoding/json would
+// sort them): a page encodes a cursor per item, and reflection over a map per
+// item showed in views' profiles.
 func (q pageQuery) encodeCursor(it item) string {
-	key := map[string]string{}
-	for _, a := range q.keyAttrs() {
-		key[a] = stringAttr(it, a)
+	b := []byte{'{'}
+	for i, a := range q.keyAttrs() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = ddbjson.AppendString(b, a)
+		b = append(b, ':')
+		b = ddbjson.AppendString(b, stringAttr(it, a))
 	}
-	b, _ := json.Marshal(key) // a map of strings always marshals
-	return base64.RawURLEncoding.EncodeToString(b)
+	return base64.RawURLEncoding.EncodeToString(append(b, '}'))
 }
 
 // decodeCursor turns a cursor back into an ExclusiveStartKey, refusing anything

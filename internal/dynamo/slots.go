@@ -235,7 +235,7 @@ func (s *Store) bookingFailed(ctx context.Context, err error) error {
 		}
 	}
 	lo, hi := slotRange(day.day.In(loc), day.day.AddDays(1).In(loc))
-	items, qerr := s.queryBetween(ctx, "", attrSK, calendarPartition(day.calendarID), lo, hi, noCondition(), 1000)
+	items, qerr := s.queryBetween(ctx, "", attrSK, calendarPartition(day.calendarID), lo, hi, filter{}, 1000)
 	if qerr == nil {
 		for _, it := range items {
 			r, uerr := unmarshal[slotRecord](it)
