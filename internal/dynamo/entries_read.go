@@ -118,6 +118,10 @@ type filter struct {
 	values item
 }
 
+// keyBetween is the key condition of a Query of one partition's sort keys
+// between two bounds, with the names #pk, #sk and the values :pk, :lo, :hi.
+const keyBetween = "#pk = :pk AND #sk BETWEEN :lo AND :hi"
+
 // queryBetween reads the items of a partition whose sort key (in index, or
 // the table when index is "") lies in [lo, hi] and that pass f, with
 // strongly consistent reads, refusing more than max.
@@ -129,7 +133,7 @@ func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, 
 	maps.Copy(values, f.values)
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
-		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		KeyConditionExpression:   aws.String(keyBetween),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}
 	if f.expr != "" {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -59,15 +58,11 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 	// embedded engine keeps an index entry without its sort key when an item
 	// loses it (a task made an event), and fails begins_with on it.
 	lo, hi := prefixRange(q.prefix)
-	cond := expression.Key(q.pkAttr).Equal(expression.Value(q.partition)).
-		And(expression.KeyBetween(expression.Key(q.skAttr), expression.Value(lo), expression.Value(hi)))
-	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
-	if err != nil {
-		return pageResult{}, fmt.Errorf("build key condition: %w", err)
-	}
 	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
+		ExpressionAttributeNames: map[string]string{"#pk": q.pkAttr, "#sk": q.skAttr},
+		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: q.partition},
+			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
 		ExclusiveStartKey: start, ConsistentRead: aws.Bool(q.consistent), ScanIndexForward: aws.Bool(!q.descending),
 	}
 	if q.index != "" {
