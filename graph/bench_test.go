@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/calgraph/calgraph/internal/benchdata"
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/dynamotest"
@@ -208,7 +209,7 @@ func seedBenchTable(b *testing.B) string {
 		})
 	}
 	for i := range benchEntries {
-		work <- benchEntry(rng, cals[i%len(cals)], i)
+		work <- benchdata.Entry(rng, cals[i%len(cals)], i)
 	}
 	close(work)
 	wg.Wait()
@@ -247,29 +248,9 @@ func seedFiller(b *testing.B, s *dynamo.Store, table string, n int) {
 	}
 	start := time.Now()
 	for i := range n {
-		work <- benchEntry(rng, cals[i%len(cals)], i)
+		work <- benchdata.Entry(rng, cals[i%len(cals)], i)
 	}
 	close(work)
 	wg.Wait()
 	b.Logf("filler: %d entries in %s", n, time.Since(start).Round(time.Millisecond))
-}
-
-// benchEntry makes a plausible entry in 2026: mostly one-hour meetings, some
-// all-day and multi-day entries, and tasks.
-func benchEntry(rng *rand.Rand, cal string, i int) calendar.NewEntry {
-	n := calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i), Tags: []string{[]string{"work", "home", "sport"}[i%3]}}
-	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(365))
-	date := calendar.DateOf(day)
-	switch r := rng.IntN(100); {
-	case r < 70:
-		start := day.Add(time.Duration(7+rng.IntN(12)) * time.Hour)
-		n.Timing.Timed = &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "Europe/Paris"}
-	case r < 85:
-		n.Timing.AllDay = &date
-	case r < 90:
-		n.Timing.MultiDay = &calendar.DaySpan{Start: date, End: date.AddDays(2 + rng.IntN(9))}
-	default:
-		n.Timing.Task = &calendar.TaskDue{Date: &date}
-	}
-	return n
 }

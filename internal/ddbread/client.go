@@ -72,38 +72,30 @@ func New(ctx context.Context, db *dynamodb.Client) (*Client, error) {
 
 // GetItem is dynamodb.Client.GetItem; per-call options are refused.
 func (c *Client) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if len(opts) > 0 {
-		return nil, errUnsupported("GetItem", "per-call options")
-	}
-	out, err := c.call(ctx, "GetItem", in, encodeGetItem, decodeGetItem)
-	if err != nil {
-		return nil, err
-	}
-	return out.(*dynamodb.GetItemOutput), nil
+	return send[dynamodb.GetItemOutput](ctx, c, "GetItem", in, opts, encodeGetItem, decodeGetItem)
 }
 
 // BatchGetItem is dynamodb.Client.BatchGetItem; per-call options are refused.
 func (c *Client) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	if len(opts) > 0 {
-		return nil, errUnsupported("BatchGetItem", "per-call options")
-	}
-	out, err := c.call(ctx, "BatchGetItem", in, encodeBatchGetItem, decodeBatchGetItem)
-	if err != nil {
-		return nil, err
-	}
-	return out.(*dynamodb.BatchGetItemOutput), nil
+	return send[dynamodb.BatchGetItemOutput](ctx, c, "BatchGetItem", in, opts, encodeBatchGetItem, decodeBatchGetItem)
 }
 
 // Query is dynamodb.Client.Query; per-call options are refused.
 func (c *Client) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return send[dynamodb.QueryOutput](ctx, c, "Query", in, opts, encodeQuery, decodeQuery)
+}
+
+// send makes one operation's call and types its answer.
+func send[O any](ctx context.Context, c *Client, op string, in any, opts []func(*dynamodb.Options),
+	encode func(any) ([]byte, error), decode func([]byte) (any, error)) (*O, error) {
 	if len(opts) > 0 {
-		return nil, errUnsupported("Query", "per-call options")
+		return nil, errUnsupported(op, "per-call options")
 	}
-	out, err := c.call(ctx, "Query", in, encodeQuery, decodeQuery)
+	out, err := c.call(ctx, op, in, encode, decode)
 	if err != nil {
 		return nil, err
 	}
-	return out.(*dynamodb.QueryOutput), nil
+	return out.(*O), nil
 }
 
 // call runs the hooks around the attempts of one operation; errors are

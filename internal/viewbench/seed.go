@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/calgraph/calgraph/internal/benchdata"
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
@@ -26,7 +27,7 @@ const (
 // seed fills a fresh server's table through its own API with the data set of
 // graph/bench_test.go: owner's calendars "cal 0" to "cal <calendars-1>",
 // each shared with member as a READER, and perCalendar entries each, entry
-// i in calendar i % calendars, from benchEntry's generator.
+// i in calendar i % calendars, from benchdata.Entry's generator.
 func seed(ctx context.Context, owner, member gqlClient, calendars, perCalendar int) error {
 	for _, c := range []gqlClient{owner, member} {
 		if _, err := c.do(ctx, provisionQuery, nil); err != nil {
@@ -71,7 +72,7 @@ func seedEntries(ctx context.Context, owner gqlClient, cals []string, total int)
 		defer close(work)
 		for i := range total {
 			select {
-			case work <- entryInput(benchEntry(rng, cals[i%len(cals)], i)):
+			case work <- entryInput(benchdata.Entry(rng, cals[i%len(cals)], i)):
 			case <-ctx.Done():
 				return
 			}
@@ -80,30 +81,9 @@ func seedEntries(ctx context.Context, owner gqlClient, cals []string, total int)
 	return g.Wait()
 }
 
-// benchEntry is graph/bench_test.go's benchEntry, unchanged: a plausible
-// entry in 2026, mostly one-hour meetings, some all-day and multi-day
-// entries, and tasks. The two must draw from the generator alike.
-func benchEntry(rng *rand.Rand, cal string, i int) calendar.NewEntry {
-	n := calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i), Tags: []string{[]string{"work", "home", "sport"}[i%3]}}
-	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(365))
-	date := calendar.DateOf(day)
-	switch r := rng.IntN(100); {
-	case r < 70:
-		start := day.Add(time.Duration(7+rng.IntN(12)) * time.Hour)
-		n.Timing.Timed = &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "Europe/Paris"}
-	case r < 85:
-		n.Timing.AllDay = &date
-	case r < 90:
-		n.Timing.MultiDay = &calendar.DaySpan{Start: date, End: date.AddDays(2 + rng.IntN(9))}
-	default:
-		n.Timing.Task = &calendar.TaskDue{Date: &date}
-	}
-	return n
-}
-
 // entryInput is the CreateEntryInput that the resolvers (graph/entries.go,
 // newEntry and timing) turn into n; n's calendar ID is a global ID here.
-// The fields benchEntry leaves empty are omitted, as omitted fields become
+// The fields benchdata.Entry leaves empty are omitted, as omitted fields become
 // empty ones.
 func entryInput(n calendar.NewEntry) map[string]any {
 	in := map[string]any{"calendarId": n.CalendarID, "title": n.Title, "tags": n.Tags}

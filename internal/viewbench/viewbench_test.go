@@ -18,7 +18,7 @@ import (
 
 // TestEndToEnd runs the whole benchmark at a tiny scale against the DynamoDB
 // Local that CALGRAPH_TEST_DYNAMODB names. It seeds one calendar with the
-// default 250 entries, not fewer: the first 20 that benchEntry draws all
+// default 250 entries, not fewer: the first 20 that benchdata.Entry draws all
 // fall outside the views' week, and a view that returns nothing would prove
 // little.
 func TestEndToEnd(t *testing.T) {
