@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/calgraph/calgraph/graph/model"
 )
 
 func TestVersionConflicts(t *testing.T) {
@@ -252,5 +254,15 @@ func TestPagingPastLeftovers(t *testing.T) {
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+	// The agenda skips the leftovers too; asked for by ID, one is not found.
+	const agenda = `query($ids: [ID!]) { viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, calendarIds: $ids) {
+		entries { title } } } }`
+	if d := e.must(tok, agenda, nil); len(get(d, "viewer.agenda.entries").([]any)) != 0 {
+		t.Fatalf("agenda: %v, want no entries", d)
+	}
+	leftover := model.CalendarGID("00000000-0000-7000-8000-000000000001")
+	if r := e.do(tok, agenda, map[string]any{"ids": []string{leftover}}); r.code() != "NOT_FOUND" {
+		t.Fatalf("agenda of a leftover: %s, want NOT_FOUND", r.Raw)
 	}
 }

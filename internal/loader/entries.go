@@ -40,6 +40,9 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 	if err != nil {
 		return nil, err
 	}
+	if c == nil { // deleted since the membership was read; its clean-up is under way
+		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+	}
 	from, to := spec.Window()
 	candidates, err := l.reader.EntriesReaching(ctx, c, from, to)
 	if err != nil {
@@ -93,6 +96,9 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 		c, err := cals[i]()
 		if err != nil {
 			return nil, err
+		}
+		if c == nil {
+			continue // deleted; its memberships are being removed
 		}
 		byID[id] = c
 		readable = append(readable, c)
@@ -321,13 +327,15 @@ func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.Rang
 		return nil, nil, err
 	}
 	byID := make(map[string]*calendar.Calendar, len(ids))
-	list := make([]*calendar.Calendar, len(ids))
+	var list []*calendar.Calendar
 	for i, id := range ids {
 		c, err := cals[i]()
 		if err != nil {
 			return nil, nil, err
 		}
-		byID[id], list[i] = c, c
+		if byID[id] = c; c != nil { // else deleted; its memberships are being removed
+			list = append(list, c)
+		}
 	}
 	from, to := spec.Window()
 	candidates, err := l.agendaCandidates(ctx, list, from, to)
