@@ -144,21 +144,23 @@ func (h hooked) HandleInitialize(ctx context.Context, in middleware.InitializeIn
 // which errors are worth another attempt, how long to wait and whether its
 // quota allows one.
 func (c *Client) retry(ctx context.Context, op string, body []byte, decode func([]byte) (any, error)) (any, error) {
-	release := c.retryer.GetInitialToken()
+	releaseInitial := c.retryer.GetInitialToken()
+	releaseRetry := func(error) error { return nil }
 	for attempt := 1; ; attempt++ {
 		out, err := c.attempt(ctx, op, body, decode)
 		if err == nil {
-			_ = release(nil)
+			_, _ = releaseInitial(nil), releaseRetry(nil) // a success refills the retry quota
 			return out, nil
 		}
-		if ctx.Err() != nil || attempt >= c.retryer.MaxAttempts() || !c.retryer.IsErrorRetryable(err) {
+		limit := c.retryer.MaxAttempts() // 0: no limit but the context's
+		if ctx.Err() != nil || (limit > 0 && attempt >= limit) || !c.retryer.IsErrorRetryable(err) {
 			return nil, err
 		}
 		delay, derr := c.retryer.RetryDelay(attempt, err)
 		if derr != nil {
 			return nil, err
 		}
-		if release, derr = c.retryer.GetRetryToken(ctx, err); derr != nil {
+		if releaseRetry, derr = c.retryer.GetRetryToken(ctx, err); derr != nil {
 			return nil, err // the retry quota is spent: DynamoDB is struggling
 		}
 		t := time.NewTimer(delay)
