@@ -27,6 +27,16 @@ const (
 func (s *Store) batchGet(ctx context.Context, keys []itemKey) (map[itemKey]item, error) {
 	unique := dedupe(keys)
 	found := make(map[itemKey]item, len(unique))
+	if len(unique) <= batchGetLimit { // one call, the usual case: no goroutine for it
+		items, err := s.batchGetChunk(ctx, unique)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			found[keyOf(it)] = it
+		}
+		return found, nil
+	}
 	var mu sync.Mutex
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(batchConcurrency)

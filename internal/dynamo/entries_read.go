@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -53,12 +54,11 @@ func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, bool, error) {
 	calendarID := cal.ID
 	var spans, series []item
+	// The series Query, when there is one, runs beside the entries' Query,
+	// which runs here: a goroutine less per calendar and view.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		lo, hi := reachRange(from.Add(-pieceSpan), to)
-		spans, err = s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates)
-		return err
-	})
 	if !cal.NeverHeldSeries {
 		g.Go(func() (err error) {
 			// Series that begin long after the range are read but not returned.
@@ -67,7 +67,15 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
+	lo, hi := reachRange(from.Add(-pieceSpan), to)
+	spans, err := s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates)
+	if err != nil {
+		cancel() // the series Query's answer is of no use now
+	}
+	if werr := g.Wait(); werr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		err = werr // the series Query failed first, cancelling the entries'
+	}
+	if err != nil {
 		return nil, false, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
 	}
 	gens := map[string]string{}
