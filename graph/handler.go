@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -40,6 +41,9 @@ type Options struct {
 	// ForgetIdentity drops a deleted account's identity from the
 	// authenticator's cache.
 	ForgetIdentity func(calendar.Identity)
+	// Extensions are added to the GraphQL server after calgraph's own (for
+	// example, metrics and tracing).
+	Extensions []graphql.HandlerExtension
 }
 
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
@@ -65,6 +69,9 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	for _, ext := range opts.Extensions {
+		srv.Use(ext)
+	}
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
 	return checkRequest(opts.MaxBodyBytes, srv)

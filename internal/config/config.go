@@ -43,6 +43,14 @@ type Config struct {
 	LogLevel        string
 	ICalDomain      string
 	PublicURL       string // no trailing slash
+	RequestTimeout  time.Duration
+	AttemptTimeout  time.Duration
+	MaxEntries      int
+	MaxResponseSize int64
+	CORSHeaders     []string // allowed request headers beyond the built-in list
+	MetricsAddr     string   // where /metrics is served; empty: nowhere
+	OTLPEndpoint    string   // where traces are exported over OTLP/HTTP; empty: no tracing
+	ServiceName     string   // service.name of traces
 
 	devTokens string // "auto", "true" or "false" until resolved
 	cors      string // "auto", "none" or a list until resolved

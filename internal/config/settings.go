@@ -80,6 +80,26 @@ var settings = []Setting{
 		}},
 	{"shutdown-timeout", "CALGRAPH_SHUTDOWN_TIMEOUT", "20s", "how long a graceful shutdown waits for in-flight requests",
 		func(c *Config, v string) (err error) { c.ShutdownTimeout, err = parseDuration(v); return err }},
+	{"request-timeout", "CALGRAPH_REQUEST_TIMEOUT", "15s", "deadline of one GraphQL request: by then it has its answer, an error with code TIMEOUT or, for a write whose outcome is unknown, OUTCOME_UNKNOWN",
+		func(c *Config, v string) (err error) { c.RequestTimeout, err = parseDuration(v); return err }},
+	{"store-attempt-timeout", "CALGRAPH_STORE_ATTEMPT_TIMEOUT", "3s", "deadline of one attempt of a DynamoDB call; reads and transactions are retried after it, within the request's deadline",
+		func(c *Config, v string) (err error) { c.AttemptTimeout, err = parseDuration(v); return err }},
+	{"max-entries", "CALGRAPH_MAX_ENTRIES", "10000", "most entries one request may return, counted across all its views, aliases included; more is REQUEST_TOO_LARGE",
+		func(c *Config, v string) (err error) { c.MaxEntries, err = parsePositive(v); return err }},
+	{"max-response-bytes", "CALGRAPH_MAX_RESPONSE_BYTES", "16777216", "most bytes of entry text (titles, descriptions, locations, tags) one request may return; more is REQUEST_TOO_LARGE",
+		func(c *Config, v string) error {
+			n, err := parsePositive(v)
+			c.MaxResponseSize = int64(n)
+			return err
+		}},
+	{"cors-headers", "CALGRAPH_CORS_HEADERS", "", "comma-separated request headers browsers may send beyond the built-in list (Authorization, Content-Type, tracing and Apollo headers; see README)",
+		func(c *Config, v string) error { c.CORSHeaders = splitList(v); return nil }},
+	{"metrics-addr", "CALGRAPH_METRICS_ADDR", "", "address of a separate listener serving Prometheus metrics at /metrics; empty: off",
+		func(c *Config, v string) error { c.MetricsAddr = v; return nil }},
+	{"otlp-endpoint", "CALGRAPH_OTLP_ENDPOINT", "", "OTLP/HTTP endpoint (like http://localhost:4318) traces are exported to; empty: the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT if set, else no tracing",
+		func(c *Config, v string) error { c.OTLPEndpoint = v; return nil }},
+	{"service-name", "CALGRAPH_SERVICE_NAME", "calgraph", "service.name of exported traces (OTEL_SERVICE_NAME also works)",
+		func(c *Config, v string) error { c.ServiceName = v; return nonEmpty(v) }},
 	{"ical-domain", "CALGRAPH_ICAL_DOMAIN", "calgraph.local", "domain of new entries' iCalendar UIDs (<id>@<domain>); existing UIDs never change",
 		func(c *Config, v string) error {
 			if v == "" || strings.ContainsAny(v, "@ \t\n") {
@@ -117,6 +137,24 @@ var settings = []Setting{
 			c.LogLevel = v
 			return nil
 		}},
+}
+
+func parsePositive(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q is not a positive whole number", v)
+	}
+	return n, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func nonEmpty(v string) error {
