@@ -2676,8 +2676,12 @@ type TimedEntry implements Entry & Node {
   start: DateTime!
   "When it ends (exclusive), after start and at most 366 days later."
   end: DateTime!
-  "The IANA zone the entry was set in, for showing its local times."
-  timeZone: String!
+  """
+  The IANA zone the entry was set in, for showing its local times. Always set
+  on a timed entry; nullable only so that it merges with ` + "`" + `Task.timeZone` + "`" + ` when a
+  client selects both (GraphQL's field-merging rule).
+  """
+  timeZone: String
 }
 
 "An entry that takes one whole day."
@@ -11008,10 +11012,10 @@ func (ec *executionContext) _TimedEntry_timeZone(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalOString2string(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17345,7 +17349,7 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			}
 		case "timeZone":
 			out.Values[i] = ec._TimedEntry_timeZone(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -19698,6 +19702,18 @@ func (ec *executionContext) unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraph
 	}
 	res, err := ec.unmarshalInputRecurrenceInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
