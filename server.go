@@ -161,7 +161,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 			return nil, err
 		}
 	}
-	db, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Local: cfg.LocalEndpoint()})
+	db, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Local: cfg.LocalEndpoint(), AttemptTimeout: cfg.AttemptTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +303,9 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		// The request deadline (httpapi.Deadline) ends a request well before
+		// the write timeout would drop its connection without an answer.
+		WriteTimeout: st.cfg.RequestTimeout + 30*time.Second, IdleTimeout: 2 * time.Minute,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -379,7 +381,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
 		ForgetIdentity: authn.Forget})
 	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, SDL: schemaSDL,
-		Feeds: httpapi.FeedHandler(st.store, time.Now, st.log)}
+		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, time.Now, st.log))}
 	var devToken string
 	if devSecret != nil {
 		if devToken, err = auth.Mint(devSecret, st.cfg.DevEmail, "", time.Now(), devTokenTTL); err != nil {
@@ -387,7 +389,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		}
 		edge.GraphiQLHeaders = map[string]string{"Authorization": "Bearer " + devToken}
 	}
-	api := loader.Middleware(st.store, recurrence.Engine{}, authn.Middleware(gql))
+	api := httpapi.Deadline(st.cfg.RequestTimeout, loader.Middleware(st.store, recurrence.Engine{}, authn.Middleware(gql)))
 	return httpapi.New(edge, api, st.store.Ping, st.log), devToken, nil
 }
 

@@ -34,6 +34,8 @@ var extensionCodes = map[calendar.Code]string{
 	calendar.CodeSlotConflict:    "SLOT_CONFLICT",
 	calendar.CodeAlreadyExists:   "ALREADY_EXISTS",
 	calendar.CodeLastOwner:       "LAST_OWNER",
+	calendar.CodeUnavailable:     "UNAVAILABLE",
+	calendar.CodeOutcomeUnknown:  "OUTCOME_UNKNOWN",
 }
 
 // codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a
@@ -77,6 +79,13 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			if c := de.Conflict; c != nil {
 				gqlErr.Extensions["conflict"] = conflictOf(c)
 			}
+			if de.Code == calendar.CodeOutcomeUnknown {
+				_, keyed := errors.AsType[*keyedWrite](err)
+				gqlErr.Extensions["retrySafe"] = keyed
+			}
+			if de.Err != nil {
+				logger.WarnContext(ctx, "store did not answer", "path", gqlErr.Path.String(), "code", de.Code.String(), "err", de.Err)
+			}
 			return gqlErr
 		}
 		if code, _ := gqlErr.Extensions["code"].(string); slices.Contains(refusedCodes, code) && gqlErr.Err == nil {
@@ -91,7 +100,12 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			gqlErr.Extensions = map[string]any{"code": codeBadRequest}
 			return gqlErr
 		}
-		logger.ErrorContext(ctx, "request failed", "path", gqlErr.Path.String(), "err", err)
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			// The client hung up: nobody reads this answer, and nothing is wrong.
+			logger.InfoContext(ctx, "client went away", "path", gqlErr.Path.String())
+		} else {
+			logger.ErrorContext(ctx, "request failed", "path", gqlErr.Path.String(), "err", err)
+		}
 		gqlErr.Message = "internal error"
 		gqlErr.Extensions = map[string]any{"code": extensionCodes[calendar.CodeInternal]}
 		return gqlErr

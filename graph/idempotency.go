@@ -26,8 +26,20 @@ func once[T any](ctx context.Context, svc calendar.IdempotencyService, key graph
 		}
 		return call(ctx)
 	}
-	return calendar.Once(ctx, svc, *k, fingerprint(ctx), call)
+	v, err := calendar.Once(ctx, svc, *k, fingerprint(ctx), call)
+	if calendar.ErrorCode(err) == calendar.CodeOutcomeUnknown {
+		err = &keyedWrite{err}
+	}
+	return v, err
 }
+
+// keyedWrite marks a write of unknown outcome that carried an idempotency
+// key: sending the mutation again with the same key and input applies it at
+// most once (a replay finds the first attempt's marker), so the client is
+// told that a retry is safe (`extensions.retrySafe`).
+type keyedWrite struct{ error }
+
+func (k *keyedWrite) Unwrap() error { return k.error }
 
 // fingerprint hashes the mutation's name and its arguments as the client
 // sent them (with variables substituted), without the idempotency key: an

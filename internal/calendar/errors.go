@@ -22,6 +22,8 @@ const (
 	CodeSlotConflict                // a resource calendar already holds an overlapping entry
 	CodeAlreadyExists               // a unique thing (email, membership) exists already
 	CodeLastOwner                   // the change would leave a calendar without an owner
+	CodeUnavailable                 // the store did not answer in time or could not be reached; nothing was changed
+	CodeOutcomeUnknown              // a write was sent but its answer never came: it may or may not have been applied
 )
 
 var codeNames = map[Code]string{
@@ -34,6 +36,8 @@ var codeNames = map[Code]string{
 	CodeSlotConflict:    "slot conflict",
 	CodeAlreadyExists:   "already exists",
 	CodeLastOwner:       "last owner",
+	CodeUnavailable:     "unavailable",
+	CodeOutcomeUnknown:  "outcome unknown",
 }
 
 // String returns a short lower-case name for logs.
@@ -54,12 +58,21 @@ type Error struct {
 	Field string
 	// Conflict names the booking a CodeSlotConflict error clashed with.
 	Conflict *SlotConflict
+	// Err is the failure behind a CodeUnavailable or CodeOutcomeUnknown error,
+	// for logs; never shown to a client.
+	Err error
 }
+
+// Unwrap returns the failure behind the error, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error implements the error interface.
 func (e *Error) Error() string {
 	if e.Field != "" {
 		return fmt.Sprintf("%s: %s: %s", e.Code, e.Field, e.Message)
+	}
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
 	}
 	return fmt.Sprintf("%s: %s", e.Code, e.Message)
 }

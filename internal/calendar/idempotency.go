@@ -145,6 +145,10 @@ func ValidateIdempotencyKey(key string) error {
 // landed first but has not kept it yet.
 const replayWait = 5 * time.Second
 
+// replayMargin is the time left before a request's deadline when a replay
+// stops waiting and answers that the first attempt did not finish.
+const replayMargin = 250 * time.Millisecond
+
 // Once runs call as the mutation the key names: the first time it applies
 // it; afterwards, and for concurrent attempts that lose the race, it answers
 // as the one that was applied did. A key sent again with another mutation or
@@ -170,6 +174,13 @@ func Once[T any](ctx context.Context, svc IdempotencyService, key, fingerprint s
 	req := &IdempotentRequest{Name: k.name, Fingerprint: fingerprint}
 	v, err := call(context.WithValue(ctx, idempotencyKey{}, req))
 	defer req.runAfter(context.WithValue(ctx, idempotencyKey{}, (*IdempotentRequest)(nil)))
+	if !req.Marked() && ErrorCode(err) == CodeOutcomeUnknown {
+		// The write carrying the marker got no answer: the marker may be
+		// this attempt's own, and waiting for an outcome it will never keep
+		// would only run out the request's deadline. A retry with the key
+		// finds out.
+		return v, err
+	}
 	if !req.Marked() {
 		// Nothing was applied; an attempt that landed first answers for this one.
 		if prior, found, rerr := replay[T](ctx, svc, k, fingerprint, replayWait); found {
@@ -207,6 +218,9 @@ func (r *IdempotentRequest) runAfter(ctx context.Context) {
 // for it to be kept; found is false when there was none.
 func replay[T any](ctx context.Context, svc IdempotencyService, k sealedKey, fingerprint string, wait time.Duration) (v T, found bool, err error) {
 	deadline := time.Now().Add(wait)
+	if end, ok := ctx.Deadline(); ok && end.Add(-replayMargin).Before(deadline) {
+		deadline = end.Add(-replayMargin) // answer before the request's own deadline
+	}
 	for {
 		rec, err := svc.IdempotencyRecord(ctx, k.name)
 		if ErrorCode(err) == CodeNotFound {

@@ -80,7 +80,7 @@ var settings = []Setting{
 		}},
 	{"shutdown-timeout", "CALGRAPH_SHUTDOWN_TIMEOUT", "20s", "how long a graceful shutdown waits for in-flight requests",
 		func(c *Config, v string) (err error) { c.ShutdownTimeout, err = parseDuration(v); return err }},
-	{"request-timeout", "CALGRAPH_REQUEST_TIMEOUT", "15s", "deadline of one GraphQL request: by then it has its answer, an error with code TIMEOUT or, for a write whose outcome is unknown, OUTCOME_UNKNOWN",
+	{"request-timeout", "CALGRAPH_REQUEST_TIMEOUT", "15s", "deadline of one GraphQL request or feed: by then it has its answer; store calls cut off by it fail with UNAVAILABLE, or OUTCOME_UNKNOWN for a write that was sent",
 		func(c *Config, v string) (err error) { c.RequestTimeout, err = parseDuration(v); return err }},
 	{"store-attempt-timeout", "CALGRAPH_STORE_ATTEMPT_TIMEOUT", "3s", "deadline of one attempt of a DynamoDB call; reads and transactions are retried after it, within the request's deadline",
 		func(c *Config, v string) (err error) { c.AttemptTimeout, err = parseDuration(v); return err }},

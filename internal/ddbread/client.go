@@ -29,6 +29,7 @@ type Client struct {
 	signer   *v4.Signer
 	retryer  aws.Retryer
 	hooks    []middleware.InitializeMiddleware
+	bound    *attemptTimeout // each attempt's, when the SDK client has one (AttemptTimeout)
 }
 
 // New makes a Client that shares db's HTTP client, credentials, region,
@@ -64,10 +65,15 @@ func New(ctx context.Context, db *dynamodb.Client) (*Client, error) {
 		m, _ := stack.Initialize.Get(id)
 		hooks = append(hooks, m)
 	}
-	return &Client{
+	c := &Client{
 		http: o.HTTPClient, endpoint: ep.URI.String(), region: o.Region, creds: creds,
 		signer: v4.NewSigner(), retryer: o.Retryer, hooks: hooks,
-	}, nil
+	}
+	if m, ok := stack.Finalize.Get(attemptTimeout{}.ID()); ok {
+		bound := m.(attemptTimeout)
+		c.bound = &bound
+	}
+	return c, nil
 }
 
 // GetItem is dynamodb.Client.GetItem; per-call options are refused.
@@ -147,7 +153,7 @@ func (c *Client) retry(ctx context.Context, op string, body []byte, decode func(
 	releaseInitial := c.retryer.GetInitialToken()
 	releaseRetry := func(error) error { return nil }
 	for attempt := 1; ; attempt++ {
-		out, err := c.attempt(ctx, op, body, decode)
+		out, err := c.boundedAttempt(ctx, op, body, decode)
 		if err == nil {
 			_, _ = releaseInitial(nil), releaseRetry(nil) // a success refills the retry quota
 			return out, nil
@@ -171,6 +177,17 @@ func (c *Client) retry(ctx context.Context, op string, body []byte, decode func(
 			return nil, err
 		}
 	}
+}
+
+// boundedAttempt is attempt within the attempt timeout, if there is one.
+func (c *Client) boundedAttempt(ctx context.Context, op string, body []byte, decode func([]byte) (any, error)) (any, error) {
+	if c.bound == nil {
+		return c.attempt(ctx, op, body, decode)
+	}
+	actx, cancel := context.WithTimeout(ctx, c.bound.d)
+	defer cancel()
+	out, err := c.attempt(actx, op, body, decode)
+	return out, c.bound.check(ctx, actx, err)
 }
 
 // attempt sends one signed request and decodes its answer.

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -13,6 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/calgraph/calgraph/internal/ddbread"
 )
 
 // ClientConfig says how to reach DynamoDB. The zero value uses the standard AWS
@@ -27,6 +31,9 @@ type ClientConfig struct {
 	// key and region unless run with -sharedDb. Asking the default credential
 	// chain instead could also stall on EC2 metadata.
 	Local bool
+	// AttemptTimeout bounds each attempt of a call (defaultAttemptTimeout if
+	// zero); see ddbread.AttemptTimeout.
+	AttemptTimeout time.Duration
 	// Options are applied to the client, e.g. WithRecorder or WithLatency.
 	Options []func(*dynamodb.Options)
 }
@@ -43,7 +50,23 @@ const (
 	maxAttemptsPerCall = 3
 	maxBackoff         = time.Second
 	dialTimeout        = 3 * time.Second
+
+	defaultAttemptTimeout = 3 * time.Second
 )
+
+// classifyFailures turns the final error of a call DynamoDB did not answer
+// into a domain error (unanswered). It is the outermost middleware, so it
+// sees what the caller will.
+func classifyFailures(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("calgraph.classifyFailures",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				sent := ctx.Err() == nil
+				out, md, err := next.HandleInitialize(ctx, in)
+				return out, md, unanswered(ctx, middleware.GetOperationName(ctx), sent, err)
+			}), middleware.Before)
+	})
+}
 
 // NewClient builds a DynamoDB client with the SDK's standard retryer.
 func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
@@ -64,7 +87,10 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
-	opts := append([]func(*dynamodb.Options){}, cc.Options...)
+	attemptTimeout := cmp.Or(cc.AttemptTimeout, defaultAttemptTimeout)
+	opts := append([]func(*dynamodb.Options){classifyFailures, func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, ddbread.AttemptTimeout(attemptTimeout))
+	}}, cc.Options...)
 	if cc.Local {
 		cfg.Region = "us-east-1"
 		cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")

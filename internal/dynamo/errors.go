@@ -1,10 +1,17 @@
 package dynamo
 
 import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/ddbread"
 )
 
 // SDK-error translation. Anything not classified here stays an internal error: it
@@ -49,4 +56,49 @@ func versionMismatch(what string, expected int) explainFunc {
 		return calendar.Errorf(calendar.CodeVersionConflict,
 			"%s has version %d, not the expected %d: reload it and try again", what, current.Version, expected)
 	}
+}
+
+// Calls that got no answer. A request must end within its deadline whatever
+// the store does, and its client must learn whether a write may have been
+// applied: unanswered turns the final error of a call DynamoDB did not answer
+// into CodeUnavailable (nothing was changed: a read, a write that was never
+// sent or was refused by throttling) or CodeOutcomeUnknown (a write was sent
+// and no answer came back: it may have been applied).
+func unanswered(ctx context.Context, op string, sent bool, err error) error {
+	if err == nil || errors.Is(ctx.Err(), context.Canceled) {
+		return err // no failure, or the client went away: nobody reads the answer
+	}
+	var apiErr smithy.APIError
+	var respErr interface{ HTTPStatusCode() int }
+	var timeout *ddbread.AttemptTimeoutError
+	var netErr net.Error
+	throttled := errors.As(err, &apiErr) && slices.Contains(throttleCodes, apiErr.ErrorCode())
+	switch {
+	case throttled:
+		sent = false // DynamoDB refused it without applying it
+	case errors.As(err, &timeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr):
+		sent = sent && !dialFailed(err)
+	case errors.As(err, &respErr) && respErr.HTTPStatusCode() >= 500:
+	default:
+		return err
+	}
+	if sent && slices.Contains(writeOps, op) {
+		return &calendar.Error{Code: calendar.CodeOutcomeUnknown, Err: err,
+			Message: "the store did not confirm this change in time: it may or may not have been applied"}
+	}
+	return &calendar.Error{Code: calendar.CodeUnavailable, Err: err,
+		Message: "the store did not answer in time; nothing was changed: try again later"}
+}
+
+// writeOps are the operations that change items.
+var writeOps = []string{"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+
+// throttleCodes are DynamoDB's refusals for lack of capacity.
+var throttleCodes = []string{"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+
+// dialFailed reports whether a connection could not even be opened, so
+// nothing was sent.
+func dialFailed(err error) bool {
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
 }

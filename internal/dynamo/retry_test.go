@@ -65,6 +65,8 @@ func awsError(kind, extra string) string {
 
 // TestStoreRetries: throttling, 5xx answers and transaction conflicts are
 // retried until they pass; failed conditions and validation errors are not.
+// A call that never passes is UNAVAILABLE when nothing can have changed, and
+// OUTCOME_UNKNOWN when a write was sent and DynamoDB failed while applying it.
 func TestStoreRetries(t *testing.T) {
 	cancelled := func(code string) string {
 		return awsError("TransactionCanceledException", `,"CancellationReasons":[{"Code":"`+code+`"},{"Code":"None"}]`)
@@ -84,7 +86,9 @@ func TestStoreRetries(t *testing.T) {
 		{"request limit", "TransactWriteItems", 400, awsError("RequestLimitExceeded", ""), 2, 3, 0, true},
 		{"server error", "BatchGetItem", 500, awsError("InternalServerError", ""), 2, 3, 0, true},
 		{"transaction conflict", "TransactWriteItems", 400, cancelled("TransactionConflict"), 3, 4, 0, true},
-		{"throttled throughout", "TransactWriteItems", 400, awsError("ThrottlingException", ""), -1, 3, calendar.CodeInternal, false},
+		{"throttled throughout", "TransactWriteItems", 400, awsError("ThrottlingException", ""), -1, 3, calendar.CodeUnavailable, false},
+		{"read fails throughout", "BatchGetItem", 500, awsError("InternalServerError", ""), -1, 3, calendar.CodeUnavailable, false},
+		{"write fails throughout", "TransactWriteItems", 500, awsError("InternalServerError", ""), -1, 3, calendar.CodeOutcomeUnknown, false},
 		{"failed condition", "TransactWriteItems", 400, cancelled("ConditionalCheckFailed"), -1, 1, calendar.CodeForbidden, false},
 		{"validation error", "TransactWriteItems", 400, awsError("ValidationException", ""), -1, 1, calendar.CodeInternal, false},
 	}
