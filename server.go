@@ -379,6 +379,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	}
 	authn := auth.NewAuthenticator(verifier, st.store, st.log)
 	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
+		MaxEntries: st.cfg.MaxEntries, MaxResponseBytes: st.cfg.MaxResponseSize,
 		ForgetIdentity: authn.Forget})
 	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, SDL: schemaSDL,
 		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, time.Now, st.log))}

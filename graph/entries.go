@@ -187,8 +187,17 @@ func entryFilter(in *model.EntryFilter, includeCancelled *bool) calendar.Filter 
 	return f
 }
 
-func entryView(v *loader.View) *model.EntryView {
-	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries, v.Calendars)}
+// entryView is a view's answer, charged to the request's budget (see
+// requestBudget).
+func entryView(ctx context.Context, v *loader.View) (*model.EntryView, error) {
+	var text int64
+	for _, e := range v.Entries {
+		text += e.TextSize()
+	}
+	if err := calendar.ChargeReturned(ctx, len(v.Entries), text); err != nil {
+		return nil, err
+	}
+	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries, v.Calendars)}, nil
 }
 
 func taskConnection(p *calendar.TaskPage, cal *calendar.Calendar) *model.TaskConnection {

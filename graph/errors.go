@@ -36,6 +36,7 @@ var extensionCodes = map[calendar.Code]string{
 	calendar.CodeLastOwner:       "LAST_OWNER",
 	calendar.CodeUnavailable:     "UNAVAILABLE",
 	calendar.CodeOutcomeUnknown:  "OUTCOME_UNKNOWN",
+	calendar.CodeTooLarge:        "REQUEST_TOO_LARGE",
 }
 
 // codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a

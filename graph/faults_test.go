@@ -118,7 +118,7 @@ func TestUnreachableStore(t *testing.T) {
 		t.Fatalf("a request took %v with the store unreachable, want it to fail fast", took)
 	}
 	t.Logf("with the store unreachable a request failed after %v", took)
-	if r.code() != "INTERNAL_SERVER_ERROR" || r.Errors[0].Message != "internal error" {
+	if r.code() != "UNAVAILABLE" || r.Data != nil {
 		t.Fatalf("with the store unreachable: %s", r.Raw)
 	}
 	if status := e.get(t, "/readyz"); status != http.StatusServiceUnavailable {
@@ -154,7 +154,7 @@ func (e *env) get(t *testing.T, path string) int {
 
 // TestEngineFaults uses the embedded engine's failure knobs: an index that
 // fails, a table that fails, batches that leave items unprocessed. Answers
-// are complete and correct or a clean INTERNAL_SERVER_ERROR, never partial.
+// are complete and correct or a clean UNAVAILABLE, never partial.
 func TestEngineFaults(t *testing.T) {
 	engine := dynamotest.Engine(t)
 	if engine == nil {
@@ -171,7 +171,7 @@ func TestEngineFaults(t *testing.T) {
 		engine.Faults().FailTable(table, true, "LSI1")
 		r := e.do(w.reader, week, vars)
 		engine.Faults().FailTable(table, false, "LSI1")
-		if r.code() != "INTERNAL_SERVER_ERROR" || r.Data["calendar"] != nil {
+		if r.code() != "UNAVAILABLE" || r.Data["calendar"] != nil {
 			t.Fatalf("with LSI1 failing: %s", r.Raw)
 		}
 		if n := len(get(e.must(w.reader, week, vars), "calendar.entries.entries").([]any)); n != 1 {
@@ -182,7 +182,7 @@ func TestEngineFaults(t *testing.T) {
 		engine.Faults().FailTable(table, true)
 		r := e.do(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "lost", timing: {allDay: {date: "2026-01-07"}}}) { entry { id } } }`, vars)
 		engine.Faults().FailTable(table, false)
-		if r.code() != "INTERNAL_SERVER_ERROR" {
+		if r.code() != "UNAVAILABLE" {
 			t.Fatalf("with the table failing: %s", r.Raw)
 		}
 		if n := len(get(e.must(w.reader, week, vars), "calendar.entries.entries").([]any)); n != 1 {

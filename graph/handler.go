@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 
@@ -44,6 +45,10 @@ type Options struct {
 	// Extensions are added to the GraphQL server after calgraph's own (for
 	// example, metrics and tracing).
 	Extensions []graphql.HandlerExtension
+	// MaxEntries and MaxResponseBytes are the request budget (requestBudget);
+	// zero means DefaultMaxEntries and DefaultMaxResponseBytes.
+	MaxEntries       int
+	MaxResponseBytes int64
 }
 
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
@@ -69,6 +74,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.Use(requestBudget{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes)})
 	for _, ext := range opts.Extensions {
 		srv.Use(ext)
 	}

@@ -38,7 +38,7 @@ func (r *calendarResolver) Entries(ctx context.Context, obj *calendar.Calendar, 
 	if err != nil {
 		return nil, err
 	}
-	return entryView(v), nil
+	return entryView(ctx, v)
 }
 
 func (r *calendarResolver) Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error) {
@@ -487,7 +487,7 @@ func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg
 	if err != nil {
 		return nil, err
 	}
-	return entryView(v), nil
+	return entryView(ctx, v)
 }
 
 func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error) {

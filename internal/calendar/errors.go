@@ -24,6 +24,7 @@ const (
 	CodeLastOwner                   // the change would leave a calendar without an owner
 	CodeUnavailable                 // the store did not answer in time or could not be reached; nothing was changed
 	CodeOutcomeUnknown              // a write was sent but its answer never came: it may or may not have been applied
+	CodeTooLarge                    // the request reads or returns more than one request may (Budget)
 )
 
 var codeNames = map[Code]string{
@@ -38,6 +39,7 @@ var codeNames = map[Code]string{
 	CodeLastOwner:       "last owner",
 	CodeUnavailable:     "unavailable",
 	CodeOutcomeUnknown:  "outcome unknown",
+	CodeTooLarge:        "too large",
 }
 
 // String returns a short lower-case name for logs.
