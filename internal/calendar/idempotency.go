@@ -174,11 +174,11 @@ func Once[T any](ctx context.Context, svc IdempotencyService, key, fingerprint s
 	req := &IdempotentRequest{Name: k.name, Fingerprint: fingerprint}
 	v, err := call(context.WithValue(ctx, idempotencyKey{}, req))
 	defer req.runAfter(context.WithValue(ctx, idempotencyKey{}, (*IdempotentRequest)(nil)))
-	if !req.Marked() && ErrorCode(err) == CodeOutcomeUnknown {
-		// The write carrying the marker got no answer: the marker may be
-		// this attempt's own, and waiting for an outcome it will never keep
-		// would only run out the request's deadline. A retry with the key
-		// finds out.
+	if code := ErrorCode(err); !req.Marked() && (code == CodeOutcomeUnknown || code == CodeUnavailable) {
+		// The store did not answer. Asking it for an earlier attempt's
+		// outcome would wait out the request's deadline; and if the write
+		// carrying the marker was sent, the marker may be this attempt's own,
+		// with no outcome ever kept. A retry with the key finds out.
 		return v, err
 	}
 	if !req.Marked() {
