@@ -265,4 +265,7 @@ func TestPagingPastLeftovers(t *testing.T) {
 	if r := e.do(tok, agenda, map[string]any{"ids": []string{leftover}}); r.code() != "NOT_FOUND" {
 		t.Fatalf("agenda of a leftover: %s, want NOT_FOUND", r.Raw)
 	}
+	if r := e.do(tok, freeBusyQuery, map[string]any{"ids": []string{leftover}}); r.code() != "NOT_FOUND" {
+		t.Fatalf("freeBusy of a leftover: %s, want NOT_FOUND", r.Raw)
+	}
 }

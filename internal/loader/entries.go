@@ -333,9 +333,11 @@ func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.Rang
 		if err != nil {
 			return nil, nil, err
 		}
-		if byID[id] = c; c != nil { // else deleted; its memberships are being removed
-			list = append(list, c)
+		if c == nil { // deleted since the membership was read; its clean-up is under way
+			return nil, nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 		}
+		byID[id] = c
+		list = append(list, c)
 	}
 	from, to := spec.Window()
 	candidates, err := l.agendaCandidates(ctx, list, from, to)
