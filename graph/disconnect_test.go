@@ -1,0 +1,37 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestClientDisconnectIsNotAnError: a client that hangs up mid-request is
+// logged at INFO, not ERROR: nothing is wrong with the server, and alerts on
+// ERROR lines must not fire for it.
+func TestClientDisconnectIsNotAnError(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.latency = 300 * time.Millisecond })
+	tok := e.token("gone@example.com")
+	body, _ := json.Marshal(map[string]any{"query": `{ viewer { calendars { edges { node { calendar { name } } } } } }`})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/query", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		res.Body.Close()
+		t.Fatal("the request finished before the client hung up: raise the latency")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(e.logs.String(), "client went away") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	logs := e.logs.String()
+	if !strings.Contains(logs, "client went away") || strings.Contains(logs, "level=ERROR") {
+		t.Fatalf("after a client hung up, the log says:\n%s\nwant an INFO line and no ERROR", logs)
+	}
+}
