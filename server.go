@@ -381,7 +381,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
 		MaxEntries: st.cfg.MaxEntries, MaxResponseBytes: st.cfg.MaxResponseSize,
 		ForgetIdentity: authn.Forget})
-	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, SDL: schemaSDL,
+	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, CORSHeaders: st.cfg.CORSHeaders, SDL: schemaSDL,
 		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, time.Now, st.log))}
 	var devToken string
 	if devSecret != nil {

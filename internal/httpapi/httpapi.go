@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
@@ -25,6 +26,18 @@ type Config struct {
 	GraphiQLHeaders map[string]string
 	// Feeds serves GET PathFeeds + "{token}.ics" (see FeedHandler).
 	Feeds http.Handler
+	// CORSHeaders are request headers browsers may send beyond corsHeaders.
+	CORSHeaders []string
+}
+
+// corsHeaders are the request headers a browser may send: authentication
+// and content negotiation, the request ID, W3C trace context and baggage,
+// Sentry's and Apollo Client's headers (Apollo's CSRF guard included).
+var corsHeaders = []string{
+	"Authorization", "Content-Type", "Accept", HeaderRequestID,
+	"traceparent", "tracestate", "baggage", "sentry-trace",
+	"apollographql-client-name", "apollographql-client-version", "apollo-require-preflight",
+	"x-requested-with",
 }
 
 // Routes served.
@@ -67,7 +80,7 @@ func New(cfg Config, graphql http.Handler, ready func(context.Context) error, lo
 	c := cors.New(cors.Options{
 		AllowedOrigins: cfg.AllowedOrigins,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", HeaderRequestID},
+		AllowedHeaders: append(slices.Clone(corsHeaders), cfg.CORSHeaders...),
 		ExposedHeaders: []string{HeaderRequestID},
 		MaxAge:         600,
 	})

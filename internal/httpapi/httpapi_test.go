@@ -25,7 +25,8 @@ func newServer(t *testing.T, logs io.Writer) *httptest.Server {
 		}
 		w.Write([]byte(strings.Repeat("x", len(b))))
 	})
-	cfg := httpapi.Config{AllowedOrigins: []string{"http://localhost:*", "https://app.example"}, SDL: []byte("type Query")}
+	cfg := httpapi.Config{AllowedOrigins: []string{"http://localhost:*", "https://app.example"}, SDL: []byte("type Query"),
+		CORSHeaders: []string{"X-Operator-Added"}}
 	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
 	srv := httptest.NewServer(httpapi.New(cfg, graphql, func(context.Context) error { return nil }, logger))
 	t.Cleanup(srv.Close)
@@ -59,6 +60,36 @@ func TestCORS(t *testing.T) {
 				t.Fatalf("got allowed %v (header %q), want %v", got, res.Header.Get("Access-Control-Allow-Origin"), tt.allow)
 			}
 		})
+	}
+}
+
+// TestCORSHeaders: a preflight asking for the headers SPA tooling sends
+// (tracing, Sentry, Apollo Client) and for one the operator added is
+// allowed; one nobody allowed is not.
+func TestCORSHeaders(t *testing.T) {
+	srv := newServer(t, io.Discard)
+	for _, tt := range []struct {
+		headers string
+		allow   bool
+	}{
+		// Browsers send the list lower-case and sorted.
+		{"authorization,baggage,content-type,sentry-trace,traceparent,tracestate", true},
+		{"apollo-require-preflight,apollographql-client-name,apollographql-client-version,x-request-id,x-requested-with", true},
+		{"x-operator-added", true},
+		{"x-unknown", false},
+	} {
+		req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/query", nil)
+		req.Header.Set("Origin", "https://app.example")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", tt.headers)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if got := res.Header.Get("Access-Control-Allow-Origin") != ""; got != tt.allow {
+			t.Errorf("preflight for %s: got allowed %v, want %v", tt.headers, got, tt.allow)
+		}
 	}
 }
 
