@@ -46,8 +46,13 @@ const codeBadRequest = "BAD_REQUEST"
 // refusedCodes are the codes gqlgen gives an operation it refuses before
 // running it; presentError lets these, and only these, through as they are.
 // COMPLEXITY_LIMIT_EXCEEDED is extension.FixedComplexityLimit's, which gqlgen
-// does not export.
-var refusedCodes = []string{errcode.ParseFailed, errcode.ValidationFailed, "COMPLEXITY_LIMIT_EXCEEDED"}
+// does not export, as is PERSISTED_QUERY_NOT_FOUND.
+var refusedCodes = []string{errcode.ParseFailed, errcode.ValidationFailed, "COMPLEXITY_LIMIT_EXCEEDED", codePersistedQueryNotFound}
+
+// codePersistedQueryNotFound is extension.AutomaticPersistedQuery's answer to
+// a query hash it does not hold (Apollo's protocol): the client sends the
+// query along with its hash again.
+const codePersistedQueryNotFound = "PERSISTED_QUERY_NOT_FOUND"
 
 // ErrorCodes returns, sorted, every `extensions.code` a client can get: the
 // domain codes' mapping, BAD_REQUEST and gqlgen's refusals. The README's error

@@ -21,6 +21,10 @@ import (
 // 50 calendars with 20 members each is about 7,000.
 const MaxComplexity = 25000
 
+// apqCacheSize bounds the automatic persisted queries kept (at most MaxTokens
+// tokens each).
+const apqCacheSize = 1000
+
 // MaxTokens bounds the size of an operation's text, in GraphQL tokens: a
 // large client query (GraphiQL's introspection, a typed client's fragments)
 // takes a few hundred.
@@ -73,6 +77,11 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	// request of repeated fields costs seconds to minutes of CPU.
 	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
+	// Apollo's automatic persisted queries: a client sends a query's SHA-256
+	// alone, and the query with it once if the server answers
+	// PERSISTED_QUERY_NOT_FOUND. The cache keeps the last apqCacheSize
+	// queries, parsed and validated ones aside (SetQueryCache).
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](apqCacheSize)})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.Use(requestBudget{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes)})
 	for _, ext := range opts.Extensions {

@@ -70,6 +70,23 @@ func TestErrorCodesAreProduced(t *testing.T) {
 		}
 		produced = append(produced, got)
 	}
+	// An automatic persisted query the server has not seen: its hash alone.
+	apq := `{"extensions":{"persistedQuery":{"version":1,"sha256Hash":"ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"}}}`
+	req := httptest.NewRequest(http.MethodPost, "/query", strings.NewReader(apq))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var res struct {
+		Errors []struct {
+			Message    string
+			Extensions struct{ Code string } `json:"extensions"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil || len(res.Errors) != 1 || res.Errors[0].Message != "PersistedQueryNotFound" {
+		t.Errorf("an unknown persisted query: got %d %s, want the error PersistedQueryNotFound", rec.Code, rec.Body)
+	} else {
+		produced = append(produced, res.Errors[0].Extensions.Code)
+	}
 
 	slices.Sort(produced)
 	produced = slices.Compact(produced)
