@@ -54,6 +54,15 @@ var refusedCodes = []string{errcode.ParseFailed, errcode.ValidationFailed, "COMP
 // query along with its hash again.
 const codePersistedQueryNotFound = "PERSISTED_QUERY_NOT_FOUND"
 
+// An operation refused before it runs answers with the status of a
+// validation error (400 for application/graphql-response+json, gqlgen's 422
+// for application/json), whatever refused it: the complexity limit, or a
+// @defer the client cannot receive (deferNeedsMultipart).
+func init() {
+	errcode.RegisterErrorType("COMPLEXITY_LIMIT_EXCEEDED", errcode.KindProtocol)
+	errcode.RegisterErrorType(codeBadRequest, errcode.KindProtocol)
+}
+
 // ErrorCodes returns, sorted, every `extensions.code` a client can get: the
 // domain codes' mapping, BAD_REQUEST and gqlgen's refusals. The README's error
 // table lists the same set (a test compares them).

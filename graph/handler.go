@@ -71,12 +71,14 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
+	srv.AddTransport(transport.MultipartMixed{}) // before POST: @defer, for clients that accept multipart/mixed
 	srv.AddTransport(transport.POST{UseGrapQLResponseJsonByDefault: true})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	// Validation compares fields pairwise: without a bound on the tokens, one
 	// request of repeated fields costs seconds to minutes of CPU.
 	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
+	srv.Use(deferNeedsMultipart{})
 	// Apollo's automatic persisted queries: a client sends a query's SHA-256
 	// alone, and the query with it once if the server answers
 	// PERSISTED_QUERY_NOT_FOUND. The cache keeps the last apqCacheSize

@@ -1,0 +1,99 @@
+package graph_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestDefer reads an operation with @defer as a client of the
+// incremental-delivery RFC does: multipart/mixed parts, the first with the
+// data not deferred and hasNext, then the deferred data at its path, the
+// last part with hasNext false. Without `Accept: multipart/mixed` the
+// operation is refused before it runs, not half answered.
+func TestDefer(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("defer@example.com")
+	e.must(tok, `mutation { createCalendar(input: {name: "Later"}) { calendar { id } } }`, nil)
+	const query = `{ viewer { user { email } ... @defer(label: "cals") { calendars { edges { node { calendar { name } } } } } } }`
+	body, _ := json.Marshal(map[string]any{"query": query})
+	send := func(accept string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, e.url+"/query", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+
+	res := send("multipart/mixed;deferSpec=20220824, application/json")
+	mt, params, err := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/mixed" {
+		t.Fatalf("got %d %q, want multipart/mixed", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	parts := multipart.NewReader(res.Body, params["boundary"])
+	var got []map[string]any
+	for {
+		p, err := parts.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("part %d: %v", len(got), err)
+		}
+		var part map[string]any
+		if err := json.NewDecoder(p).Decode(&part); err != nil {
+			t.Fatalf("part %d is not JSON: %v", len(got), err)
+		}
+		got = append(got, part)
+	}
+	if len(got) < 2 {
+		t.Fatalf("got %d parts, want the first and the deferred one: %v", len(got), got)
+	}
+	if get(got[0], "data.viewer.user.email") != "defer@example.com" || got[0]["hasNext"] != true || got[0]["errors"] != nil {
+		t.Errorf("first part: %v, want the email and hasNext", got[0])
+	}
+	last := got[len(got)-1]
+	if last["hasNext"] != false {
+		t.Errorf("last part: %v, want hasNext false", last)
+	}
+	var names []string
+	for _, part := range got[1:] {
+		incremental, _ := part["incremental"].([]any)
+		for _, inc := range incremental {
+			if get(inc, "label") != "cals" || strings.Join(pathOf(inc), ".") != "viewer" {
+				t.Errorf("deferred part %v: want label cals at path viewer", inc)
+			}
+			for _, edge := range get(inc, "data.calendars.edges").([]any) {
+				names = append(names, get(edge, "node.calendar.name").(string))
+			}
+		}
+	}
+	if strings.Join(names, ",") != "Later" {
+		t.Errorf("deferred calendars: %v, want [Later]", names)
+	}
+
+	res = send("application/graphql-response+json")
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode < 400 || !strings.Contains(string(raw), "multipart/mixed") || !strings.Contains(string(raw), `"code":"BAD_REQUEST"`) {
+		t.Errorf("@defer without multipart/mixed: got %d %s, want a refusal saying to accept multipart/mixed", res.StatusCode, raw)
+	}
+}
+
+func pathOf(v any) []string {
+	var out []string
+	for _, p := range get(v, "path").([]any) {
+		s, _ := p.(string)
+		out = append(out, s)
+	}
+	return out
+}
