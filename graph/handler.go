@@ -12,14 +12,13 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// MaxComplexity bounds how much one operation may ask for. A connection counts
-// its children once per requested item (`first`), so nested lists multiply:
-// 50 calendars with 20 members each is about 7,000.
-const MaxComplexity = 25000
+// MaxComplexity bounds how many objects one operation may ask for (see
+// setComplexity): the largest documented page of calendars, each with its
+// largest page of members, is about 40,000; twice that is refused.
+const MaxComplexity = 60000
 
 // apqCacheSize bounds the automatic persisted queries kept (at most MaxTokens
 // tokens each).
@@ -32,7 +31,7 @@ const MaxTokens = 2000
 
 // viewComplexity is what a range view (Calendar.entries, Viewer.agenda) adds
 // to an operation's complexity: it queries DynamoDB and expands series, so
-// one operation holds at most a few hundred of them. (The occurrences all
+// one operation holds at most six hundred of them. (The occurrences all
 // views of a request expand are capped together too; see package loader.)
 const viewComplexity = 100
 
@@ -60,14 +59,7 @@ type Options struct {
 // client asks for application/json. Reads need loader.Middleware around it.
 func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
 	cfg := Config{Resolvers: &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity}}
-	cfg.Complexity.Viewer.Calendars = connectionComplexity
-	cfg.Complexity.Calendar.Members = connectionComplexity
-	cfg.Complexity.Calendar.Entries = func(child int, _ model.TimeRangeInput, _ *string, _ *model.EntryFilter, _ *bool) int {
-		return viewComplexity + child
-	}
-	cfg.Complexity.Viewer.Agenda = func(child int, _ model.TimeRangeInput, _ *string, _ []string, _ *model.EntryFilter, _ *bool) int {
-		return viewComplexity + child
-	}
+	setComplexity(&cfg)
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
@@ -84,7 +76,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	// PERSISTED_QUERY_NOT_FOUND. The cache keeps the last apqCacheSize
 	// queries, parsed and validated ones aside (SetQueryCache).
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](apqCacheSize)})
-	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.Use(complexityLimit())
 	srv.Use(requestBudget{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes)})
 	for _, ext := range opts.Extensions {
 		srv.Use(ext)
@@ -92,12 +84,4 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
 	return checkRequest(opts.MaxBodyBytes, srv)
-}
-
-func connectionComplexity(child int, first *int, _ *string) int {
-	n := calendar.DefaultPageSize
-	if first != nil && *first > 0 {
-		n = *first
-	}
-	return 1 + child*n
 }
