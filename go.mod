@@ -18,9 +18,11 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/graph-gophers/dataloader/v7 v7.1.0
+	github.com/klauspost/compress v1.18.5
 	github.com/rs/cors v1.11.1
 	github.com/teambition/rrule-go v1.8.2
 	github.com/truora/minidyn v0.8.2
+	github.com/valyala/fastjson v1.6.4
 	github.com/vektah/gqlparser/v2 v2.5.37
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/sync v0.22.0
@@ -47,7 +49,6 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/sosodev/duration v1.4.0 // indirect
 	github.com/urfave/cli/v3 v3.11.0 // indirect
-	github.com/valyala/fastjson v1.6.4 // indirect
 	golang.org/x/mod v0.40.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect

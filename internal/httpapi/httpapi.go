@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/klauspost/compress/gzhttp"
+	"github.com/klauspost/compress/gzip"
 	"github.com/rs/cors"
 )
 
@@ -84,8 +86,24 @@ func New(cfg Config, graphql http.Handler, ready func(context.Context) error, lo
 		ExposedHeaders: []string{HeaderRequestID},
 		MaxAge:         600,
 	})
-	return requestID(logRequests(logger, recoverPanics(logger, c.Handler(mux))))
+	return requestID(logRequests(logger, recoverPanics(logger, c.Handler(compress(mux)))))
 }
+
+// compress encodes answers (GraphQL, the SDL, feeds) as zstd or gzip for
+// clients that accept them, with klauspost/compress's gzhttp: zstd when the
+// client prefers it or accepts nothing else, else gzip. Answers under
+// compressMinSize go as they are: below about a packet, encoding costs more
+// than it saves. Flushes pass through, so @defer's parts still stream.
+func compress(next http.Handler) http.Handler {
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMinSize), gzhttp.EnableZstd(true),
+		gzhttp.CompressionLevel(gzip.DefaultCompression))
+	if err != nil {
+		panic(err) // the options are constants
+	}
+	return wrap(next)
+}
+
+const compressMinSize = 1024
 
 func writeText(w http.ResponseWriter, status int, text string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

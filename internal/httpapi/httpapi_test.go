@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/calgraph/calgraph/internal/httpapi"
 )
 
@@ -89,6 +92,47 @@ func TestCORSHeaders(t *testing.T) {
 		res.Body.Close()
 		if got := res.Header.Get("Access-Control-Allow-Origin") != ""; got != tt.allow {
 			t.Errorf("preflight for %s: got allowed %v, want %v", tt.headers, got, tt.allow)
+		}
+	}
+}
+
+// TestCompression: large answers are encoded as the client asks (gzip or
+// zstd) and decode to the same bytes; small ones, and answers to clients
+// that accept no encoding, go as they are.
+func TestCompression(t *testing.T) {
+	srv := newServer(t, io.Discard)
+	for _, tt := range []struct {
+		accept, want string
+		size         int
+	}{
+		{"gzip", "gzip", 4000},
+		{"zstd", "zstd", 4000},
+		{"gzip, deflate, br, zstd", "zstd", 4000},
+		{"", "", 4000},
+		{"gzip", "", 100},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/query", strings.NewReader(strings.Repeat("q", tt.size)))
+		req.Header.Set("Accept-Encoding", tt.accept)
+		res, err := http.DefaultTransport.RoundTrip(req) // no transparent gzip
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := res.Body
+		switch res.Header.Get("Content-Encoding") {
+		case "gzip":
+			body, err = gzip.NewReader(res.Body)
+		case "zstd":
+			var d *zstd.Decoder
+			d, err = zstd.NewReader(res.Body)
+			body = d.IOReadCloser()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(body)
+		res.Body.Close()
+		if enc := res.Header.Get("Content-Encoding"); enc != tt.want || string(got) != strings.Repeat("x", tt.size) {
+			t.Errorf("Accept-Encoding %q, %d bytes: got encoding %q and %d bytes back, want %q and the answer", tt.accept, tt.size, enc, len(got), tt.want)
 		}
 	}
 }
