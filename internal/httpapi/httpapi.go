@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/klauspost/compress/gzhttp"
 	"github.com/klauspost/compress/gzip"
 	"github.com/rs/cors"
@@ -55,9 +54,7 @@ const (
 // whether the store is reachable.
 func New(cfg Config, graphql http.Handler, ready func(context.Context) error, logger *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+PathGraphiQL+"{$}", playground.Handler("calgraph", PathQuery,
-		playground.WithGraphiqlUiHeaders(cfg.GraphiQLHeaders),
-		playground.WithGraphiqlEnablePluginExplorer(true)))
+	mux.Handle("GET "+PathGraphiQL+"{$}", graphiql(cfg))
 	mux.Handle(PathQuery, graphql)
 	if cfg.Feeds != nil {
 		mux.Handle("GET "+PathFeeds+"{file}", cfg.Feeds)
