@@ -104,6 +104,7 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			return gqlErr
 		}
 		if code, _ := gqlErr.Extensions["code"].(string); slices.Contains(refusedCodes, code) && gqlErr.Err == nil {
+			gqlErr.Message = plainerMessage(gqlErr)
 			return gqlErr // a parse or validation error from gqlgen itself
 		}
 		if gqlErr.Path == nil && gqlErr.Err == nil {
@@ -125,6 +126,16 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		gqlErr.Extensions = map[string]any{"code": extensionCodes[calendar.CodeInternal]}
 		return gqlErr
 	}
+}
+
+// plainerMessage rewords the validator's message about a variable that is
+// not an Int, which prints a 0 where the value was ("cannot use value 0 as
+// Int" for 1.5).
+func plainerMessage(e *gqlerror.Error) string {
+	if len(e.Path) == 2 && e.Path[0] == ast.PathName("variable") && strings.HasPrefix(e.Message, "cannot use value ") && strings.HasSuffix(e.Message, " as Int") {
+		return fmt.Sprintf("variable $%v is not an Int: a whole number from -2147483648 to 2147483647", e.Path[1])
+	}
+	return e.Message
 }
 
 // fieldOf names the input field of a validation error; for an error raised
@@ -152,10 +163,15 @@ func recoverPanic(logger *slog.Logger) graphql.RecoverFunc {
 
 // writeRequestError answers a request refused before GraphQL ran.
 func writeRequestError(w http.ResponseWriter, status int, msg string) {
+	writeRequestErrorAs(w, status, msg, "application/json")
+}
+
+// writeRequestErrorAs is writeRequestError in the media type given.
+func writeRequestErrorAs(w http.ResponseWriter, status int, msg, mediaType string) {
 	body, _ := json.Marshal(map[string]any{"errors": []map[string]any{
 		{"message": msg, "extensions": map[string]any{"code": codeBadRequest}},
 	}})
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", mediaType)
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
 }

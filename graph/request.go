@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
@@ -15,7 +16,8 @@ import (
 // GraphQL-over-HTTP spec says a server must refuse, each with a BAD_REQUEST
 // error and the spec's status: an unknown method (405), a GET that would run a
 // mutation (405) or carries variables that are not a JSON object (400), a POST
-// that is not JSON (415) or is larger than maxBody (413).
+// that is not JSON (415), is not a JSON object of the spec's parameters
+// (400) or is larger than maxBody (413).
 func checkRequest(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
@@ -30,6 +32,12 @@ func checkRequest(maxBody int64, next http.Handler) http.Handler {
 		case http.MethodPost:
 			if status, msg := checkPOST(r, maxBody); status != 0 {
 				writeRequestError(w, status, msg)
+				return
+			}
+			if msg := checkParams(r); msg != "" {
+				// Read as JSON, so answered as GraphQL answers (unless the
+				// client takes only application/json).
+				writeRequestErrorAs(w, http.StatusBadRequest, msg, responseMediaType(r))
 				return
 			}
 		case http.MethodOptions:
@@ -79,4 +87,40 @@ func checkPOST(r *http.Request, maxBody int64) (int, string) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return 0, ""
+}
+
+// checkParams checks a POST body's shape (GraphQL-over-HTTP's request
+// parameters), so that a wrong one is told what is expected rather than
+// which Go type it could not be decoded into.
+func checkParams(r *http.Request) string {
+	body, _ := io.ReadAll(r.Body) // already read into memory by checkPOST
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(body, &params); err != nil {
+		var v any
+		if json.Unmarshal(body, &v) != nil {
+			return "the body is not valid JSON"
+		}
+		return `the body must be a JSON object like {"query": "{ viewer { user { email } } }", "variables": {}}`
+	}
+	for name, want := range map[string]string{"query": "a string", "operationName": "a string", "variables": "an object", "extensions": "an object"} {
+		raw, ok := params[name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		if got := strings.TrimLeft(string(raw), " \t\r\n"); want == "a string" && !strings.HasPrefix(got, `"`) || want == "an object" && !strings.HasPrefix(got, "{") {
+			return name + " must be " + want
+		}
+	}
+	return ""
+}
+
+// responseMediaType is application/graphql-response+json unless the client
+// accepts application/json and not it.
+func responseMediaType(r *http.Request) string {
+	accept := r.Header.Get("Accept")
+	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "application/graphql-response+json") {
+		return "application/json"
+	}
+	return "application/graphql-response+json"
 }
