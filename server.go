@@ -45,6 +45,7 @@ import (
 	"github.com/calgraph/calgraph/internal/httpapi"
 	"github.com/calgraph/calgraph/internal/loader"
 	"github.com/calgraph/calgraph/internal/recurrence"
+	"github.com/calgraph/calgraph/internal/telemetry"
 )
 
 //go:embed schema.graphqls
@@ -141,11 +142,12 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 // stack is what every command but token runs on: the store and, in embedded
 // mode, the engine and the data directory lock.
 type stack struct {
-	cfg    config.Config
-	log    *slog.Logger
-	store  *dynamo.Store
-	engine *embedded.Engine
-	unlock func()
+	cfg     config.Config
+	log     *slog.Logger
+	metrics *telemetry.Metrics // nil unless -metrics-addr is set
+	store   *dynamo.Store
+	engine  *embedded.Engine
+	unlock  func()
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTable bool) (_ *stack, err error) {
@@ -161,7 +163,12 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 			return nil, err
 		}
 	}
-	db, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Local: cfg.LocalEndpoint(), AttemptTimeout: cfg.AttemptTimeout})
+	cc := dynamo.ClientConfig{Endpoint: endpoint, Local: cfg.LocalEndpoint(), AttemptTimeout: cfg.AttemptTimeout}
+	if cfg.MetricsAddr != "" {
+		st.metrics = telemetry.NewMetrics()
+		cc.Options = append(cc.Options, st.metrics.DynamoDB())
+	}
+	db, err := dynamo.NewClient(ctx, cc)
 	if err != nil {
 		return nil, err
 	}
@@ -309,6 +316,14 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if st.metrics != nil {
+		addr, err := st.metrics.Serve(ctx, st.cfg.MetricsAddr)
+		if err != nil {
+			return err
+		}
+		st.log.Info("metrics listener started", "addr", addr)
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", addr)
+	}
 	if st.cfg.DebugAddr != "" {
 		debug, err := st.serveDebug()
 		if err != nil {
@@ -378,9 +393,10 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		return nil, "", err
 	}
 	authn := auth.NewAuthenticator(verifier, st.store, st.log)
-	gql := graph.NewHandler(st.store, st.log, graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
+	opts := graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
 		MaxEntries: st.cfg.MaxEntries, MaxResponseBytes: st.cfg.MaxResponseSize,
-		ForgetIdentity: authn.Forget})
+		ForgetIdentity: authn.Forget}
+	gql := graph.NewHandler(st.store, st.log, opts)
 	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, CORSHeaders: st.cfg.CORSHeaders, SDL: schemaSDL,
 		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, time.Now, st.log))}
 	var devToken string
@@ -391,7 +407,14 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		edge.GraphiQLHeaders = map[string]string{"Authorization": "Bearer " + devToken}
 	}
 	api := httpapi.Deadline(st.cfg.RequestTimeout, loader.Middleware(st.store, recurrence.Engine{}, authn.Middleware(gql)))
-	return httpapi.New(edge, api, st.store.Ping, st.log), devToken, nil
+	if st.metrics != nil {
+		api = st.metrics.GraphQL(api)
+	}
+	handler := httpapi.New(edge, api, st.store.Ping, st.log)
+	if st.metrics != nil {
+		handler = st.metrics.InFlight(handler)
+	}
+	return handler, devToken, nil
 }
 
 // newVerifier builds the token verifier. With dev tokens it also returns the

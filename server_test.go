@@ -22,6 +22,7 @@ import (
 type instance struct {
 	url, token string
 	stop       func() error
+	out        *lockedBuffer // what the command printed
 }
 
 // settings returns a getenv for a run: the embedded engine in dir, or, when
@@ -67,7 +68,7 @@ func serve(t *testing.T, getenv func(string) string) instance {
 	url := regexp.MustCompile(`listening on (\S+)`).FindStringSubmatch(out.String())[1]
 	stop := func() error { cancel(); return <-errc }
 	t.Cleanup(func() { cancel() })
-	return instance{url: url, token: bannerToken.FindStringSubmatch(out.String())[1], stop: stop}
+	return instance{url: url, token: bannerToken.FindStringSubmatch(out.String())[1], stop: stop, out: out}
 }
 
 // query posts a GraphQL operation and returns the decoded response.

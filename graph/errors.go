@@ -20,6 +20,7 @@ import (
 	"github.com/calgraph/calgraph/graph/model"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/reqinfo"
 )
 
 // extensionCodes is the one mapping from domain error codes to the
@@ -81,6 +82,18 @@ func ErrorCodes() []string {
 // internal failure, logged in full and shown as a bare "internal error" so no
 // AWS text, table name or stack leaks.
 func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
+	present := shapeError(logger)
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		e := present(ctx, err)
+		if code, ok := e.Extensions["code"].(string); ok {
+			reqinfo.From(ctx).AddCode(code) // for the access log and metrics
+		}
+		return e
+	}
+}
+
+// shapeError is presentError less the record of codes.
+func shapeError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		if de, ok := errors.AsType[*calendar.Error](err); ok && de.Code != calendar.CodeInternal {

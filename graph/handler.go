@@ -70,6 +70,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	// request of repeated fields costs seconds to minutes of CPU.
 	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
+	srv.Use(requestRecord{})
 	srv.Use(deferNeedsMultipart{})
 	// Apollo's automatic persisted queries: a client sends a query's SHA-256
 	// alone, and the query with it once if the server answers

@@ -10,6 +10,8 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
+
+	"github.com/calgraph/calgraph/internal/reqinfo"
 )
 
 // checkRequest refuses, before any GraphQL runs, the requests the
@@ -26,23 +28,27 @@ func checkRequest(maxBody int64, next http.Handler) http.Handler {
 				if status == http.StatusMethodNotAllowed {
 					w.Header().Set("Allow", http.MethodPost)
 				}
+				reqinfo.From(r.Context()).AddCode(codeBadRequest)
 				writeRequestError(w, status, msg)
 				return
 			}
 		case http.MethodPost:
 			if status, msg := checkPOST(r, maxBody); status != 0 {
+				reqinfo.From(r.Context()).AddCode(codeBadRequest)
 				writeRequestError(w, status, msg)
 				return
 			}
 			if msg := checkParams(r); msg != "" {
 				// Read as JSON, so answered as GraphQL answers (unless the
 				// client takes only application/json).
+				reqinfo.From(r.Context()).AddCode(codeBadRequest)
 				writeRequestErrorAs(w, http.StatusBadRequest, msg, responseMediaType(r))
 				return
 			}
 		case http.MethodOptions:
 		default:
 			w.Header().Set("Allow", "GET, POST")
+			reqinfo.From(r.Context()).AddCode(codeBadRequest)
 			writeRequestError(w, http.StatusMethodNotAllowed, "use GET for queries or POST")
 			return
 		}

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/calgraph/calgraph/internal/reqinfo"
 )
 
 // HeaderRequestID carries a request's ID, taken from the client when sane and
@@ -95,14 +97,27 @@ func (s *statusWriter) Flush() {
 	}
 }
 
+// logRequests writes one line per request; for GraphQL it adds what the
+// GraphQL layer recorded (reqinfo): the operation's name, the codes of its
+// errors and the user's ID.
 func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		logger.InfoContext(r.Context(), "request",
-			"method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.status, "bytes", sw.bytes,
-			"duration", time.Since(start), "remote", r.RemoteAddr)
+		ctx, info := reqinfo.With(r.Context())
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		attrs := []any{"method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.status, "bytes", sw.bytes,
+			"duration", time.Since(start), "remote", r.RemoteAddr}
+		if op := info.Operation(); op != "" {
+			attrs = append(attrs, "operation", op)
+		}
+		if codes := info.Codes(); len(codes) > 0 {
+			attrs = append(attrs, "codes", strings.Join(codes, ","))
+		}
+		if user := info.User(); user != "" {
+			attrs = append(attrs, "user", user)
+		}
+		logger.InfoContext(r.Context(), "request", attrs...)
 	})
 }
 
