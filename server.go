@@ -168,6 +168,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 		st.metrics = telemetry.NewMetrics()
 		cc.Options = append(cc.Options, st.metrics.DynamoDB())
 	}
+	if cfg.OTLPEndpoint != "" {
+		cc.Options = append(cc.Options, telemetry.TraceDynamoDB())
+	}
 	db, err := dynamo.NewClient(ctx, cc)
 	if err != nil {
 		return nil, err
@@ -299,6 +302,17 @@ func check(ctx context.Context, store *dynamo.Store, out io.Writer) error {
 
 // serve runs the HTTP server until ctx ends, then drains in-flight requests.
 func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
+	stopTracing, err := telemetry.StartTracing(ctx, st.cfg.OTLPEndpoint, st.cfg.ServiceName)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(flush); err != nil {
+			st.log.Warn("flushing traces", "err", err)
+		}
+	}()
 	handler, devToken, err := st.api(ctx)
 	if err != nil {
 		return err
@@ -396,6 +410,9 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	opts := graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
 		MaxEntries: st.cfg.MaxEntries, MaxResponseBytes: st.cfg.MaxResponseSize,
 		ForgetIdentity: authn.Forget}
+	if st.cfg.OTLPEndpoint != "" {
+		opts.Extensions = append(opts.Extensions, telemetry.TraceGraphQL())
+	}
 	gql := graph.NewHandler(st.store, st.log, opts)
 	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, CORSHeaders: st.cfg.CORSHeaders, SDL: schemaSDL,
 		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, time.Now, st.log))}
@@ -413,6 +430,9 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	handler := httpapi.New(edge, api, st.store.Ping, st.log)
 	if st.metrics != nil {
 		handler = st.metrics.InFlight(handler)
+	}
+	if st.cfg.OTLPEndpoint != "" {
+		handler = telemetry.TraceHTTP(handler)
 	}
 	return handler, devToken, nil
 }

@@ -146,8 +146,9 @@ func TestComplexityLimit(t *testing.T) {
 	e := newEnv(t)
 	e.must(e.token("big@example.com"), provision, nil)
 	e.rec.Reset()
-	r := e.do(e.token("big@example.com"), `{ viewer { calendars(first: 100) { edges { node { calendar {
-		members(first: 100) { edges { node { id role user { name } } } } } } } } } }`, nil)
+	// Twice the largest documented page (which alone is accepted).
+	const page = `calendars(first: 100) { edges { node { calendar { members(first: 100) { edges { node { id role user { name } } } } } } } }`
+	r := e.do(e.token("big@example.com"), `{ a: viewer { `+page+` } b: viewer { `+page+` } }`, nil)
 	if r.code() != "COMPLEXITY_LIMIT_EXCEEDED" || r.Data != nil {
 		t.Fatalf("got %s, want COMPLEXITY_LIMIT_EXCEEDED and no data", r.Raw)
 	}

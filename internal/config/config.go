@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -96,6 +97,12 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, 
 // settings against each other.
 func (c Config) resolve(getenv func(string) string) (Config, error) {
 	c.resolveStore(getenv)
+	if c.OTLPEndpoint == "" { // OpenTelemetry's standard variables
+		c.OTLPEndpoint = cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
+	}
+	if name := getenv("OTEL_SERVICE_NAME"); name != "" && c.ServiceName == "calgraph" {
+		c.ServiceName = name
+	}
 	if c.PublicURL == "" {
 		host := c.Addr
 		if strings.HasPrefix(host, ":") {

@@ -78,7 +78,10 @@ func EngineName() string {
 // Client returns a client for the test endpoint with the SDK's default retryer.
 func Client(t testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
-	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: Endpoint(t), Local: true, Options: opts})
+	// A long attempt timeout: -race on a loaded machine slows the engine
+	// tenfold, and tests of timeouts set their own.
+	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: Endpoint(t), Local: true, Options: opts,
+		AttemptTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatalf("DynamoDB client: %v", err)
 	}

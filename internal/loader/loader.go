@@ -19,6 +19,9 @@ import (
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -80,7 +83,7 @@ func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[an
 			k.Entries = append(k.Entries, calendar.EntryKey{CalendarID: r.a, EntryID: r.b})
 		}
 	}
-	found, err := l.reader.Read(ctx, k)
+	found, err := l.read(ctx, k)
 	results := make([]*dataloader.Result[any], len(refs))
 	for i, r := range refs {
 		results[i] = &dataloader.Result[any]{Error: err}
@@ -89,6 +92,14 @@ func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[an
 		}
 	}
 	return results
+}
+
+// read is one batch of reads (Reader.Read), in a span of its own for traces.
+func (l *Loaders) read(ctx context.Context, k calendar.Keys) (*calendar.Items, error) {
+	ctx, span := otel.Tracer("github.com/calgraph/calgraph/internal/loader").Start(ctx, "loader.batch",
+		trace.WithAttributes(attribute.Int("calgraph.keys", len(k.Users)+len(k.Calendars)+len(k.Memberships)+len(k.Entries))))
+	defer span.End()
+	return l.reader.Read(ctx, k)
 }
 
 // lookup returns the item r names, or an untyped nil when it is missing.

@@ -168,7 +168,7 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 	if (len(k.Calendars)+len(k.Memberships))%batchGetLimit != 0 {
 		k.Users = []string{viewer}
 	}
-	found, err := l.reader.Read(ctx, k)
+	found, err := l.read(ctx, k)
 	if err != nil {
 		return nil, err
 	}
