@@ -55,16 +55,16 @@ type Options struct {
 }
 
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
-// GraphQL-over-HTTP spec, answering application/graphql-response+json unless the
-// client asks for application/json. Reads need loader.Middleware around it.
+// GraphQL-over-HTTP spec, answering application/graphql-response+json to
+// clients that accept it and application/json otherwise (no Accept, */*). Reads need loader.Middleware around it.
 func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
 	cfg := Config{Resolvers: &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity}}
 	setComplexity(&cfg)
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
+	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.MultipartMixed{}) // before POST: @defer, for clients that accept multipart/mixed
-	srv.AddTransport(transport.POST{UseGrapQLResponseJsonByDefault: true})
+	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	// Validation compares fields pairwise: without a bound on the tokens, one
 	// request of repeated fields costs seconds to minutes of CPU.
@@ -84,5 +84,5 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	}
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
-	return checkRequest(opts.MaxBodyBytes, srv)
+	return checkRequest(opts.MaxBodyBytes, specStatuses(srv))
 }

@@ -108,7 +108,8 @@ func TestGraphQLOverHTTP(t *testing.T) {
 		contentType string
 		code        string
 	}{
-		{"GET query", get(`{ viewer { user { email } } }`, ""), 200, "application/graphql-response+json", ""},
+		{"GET query", get(`{ viewer { user { email } } }`, ""), 200, "application/json", ""},
+		{"GET asking for application/graphql-response+json", get(`{ viewer { user { email } } }`, "application/graphql-response+json"), 200, "application/graphql-response+json", ""},
 		{"GET asking for application/json", get(`{ viewer { user { email } } }`, "application/json"), 200, "application/json", ""},
 		{"GET mutation", get(`mutation { createCalendar(input: {name: "x"}) { calendar { id } } }`, ""), 405, "application/json", "BAD_REQUEST"},
 		{"GET variables not an object", func() (*http.Response, string) {
@@ -118,9 +119,10 @@ func TestGraphQLOverHTTP(t *testing.T) {
 			return send(http.MethodPut, "", "", "application/json", strings.NewReader("{}"))
 		}, 405, "application/json", "BAD_REQUEST"},
 		{"POST as text", post(`{ viewer { user { id } } }`, "text/plain"), 415, "application/json", "BAD_REQUEST"},
-		{"POST body not JSON", post(`{"query": "{ viewer { user { id } } }", oops}`, "application/json"), 400, "application/graphql-response+json", "BAD_REQUEST"},
-		{"syntax error", post(`{"query": "{ viewer { "}`, "application/json"), 400, "application/graphql-response+json", "GRAPHQL_PARSE_FAILED"},
-		{"unknown field", post(`{"query": "{ nope }"}`, "application/json"), 400, "application/graphql-response+json", "GRAPHQL_VALIDATION_FAILED"},
+		{"POST body not JSON", post(`{"query": "{ viewer { user { id } } }", oops}`, "application/json"), 400, "application/json", "BAD_REQUEST"},
+		// No Accept: application/json, where refusals of a well-formed request are 200.
+		{"syntax error", post(`{"query": "{ viewer { "}`, "application/json"), 200, "application/json", "GRAPHQL_PARSE_FAILED"},
+		{"unknown field", post(`{"query": "{ nope }"}`, "application/json"), 200, "application/json", "GRAPHQL_VALIDATION_FAILED"},
 		{"body too large", post(big, "application/json"), 413, "application/json", "BAD_REQUEST"},
 	}
 	for _, tt := range tests {

@@ -109,6 +109,9 @@ func checkParams(r *http.Request) string {
 		}
 		return `the body must be a JSON object like {"query": "{ viewer { user { email } } }", "variables": {}}`
 	}
+	if q := params["query"]; (len(q) == 0 || string(q) == "null") && !bytes.Contains(params["extensions"], []byte(`"persistedQuery"`)) {
+		return "the body has no query" // nor an automatic persisted query's hash
+	}
 	for name, want := range map[string]string{"query": "a string", "operationName": "a string", "variables": "an object", "extensions": "an object"} {
 		raw, ok := params[name]
 		if !ok || string(raw) == "null" {
@@ -121,12 +124,11 @@ func checkParams(r *http.Request) string {
 	return ""
 }
 
-// responseMediaType is application/graphql-response+json unless the client
-// accepts application/json and not it.
+// responseMediaType is application/graphql-response+json for a client that
+// accepts it, application/json otherwise, as gqlgen's transports answer.
 func responseMediaType(r *http.Request) string {
-	accept := r.Header.Get("Accept")
-	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "application/graphql-response+json") {
-		return "application/json"
+	if strings.Contains(r.Header.Get("Accept"), "application/graphql-response+json") {
+		return "application/graphql-response+json"
 	}
-	return "application/graphql-response+json"
+	return "application/json"
 }
