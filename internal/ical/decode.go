@@ -55,7 +55,10 @@ type ItemError struct {
 // defaultZone ("" is UTC). Every VEVENT and VTODO becomes an Item, an
 // exception of an Item, or an ItemError; VJOURNAL, VFREEBUSY and other
 // components are skipped, and VTIMEZONE components are not read: a TZID must
-// be an IANA name, whose rules come from Go's time zone data.
+// be an IANA name, whose rules come from Go's time zone data, or a Windows
+// zone name, read as the IANA zone CLDR maps it to (windowsZones). A
+// component with ORGANIZER or ATTENDEE is imported without them, and an
+// ItemError for it says so.
 //
 // An event with DTSTART but neither DTEND nor DURATION gets a zero
 // TimedTiming.End, so calgraph gives it the viewer's default duration, and so

@@ -23,11 +23,22 @@ type part struct {
 	exception    Exception // a RECURRENCE-ID component
 	recurrenceID moment    // the exception's RECURRENCE-ID as written
 	err          error     // why it is not imported, in words for the client
+	dropped      []string  // properties calgraph keeps nothing of (ORGANIZER, ATTENDEE)
 }
+
+// droppedProps are the properties an import reads nothing of: calgraph's
+// entries have no organizer or attendees. A component carrying them is
+// imported, and the import says what it left out.
+var droppedProps = []string{"ORGANIZER", "ATTENDEE"}
 
 // component reads the i-th VEVENT or VTODO.
 func (d *decoder) component(i int, c *goical.Component) part {
 	p := part{index: i}
+	for _, name := range droppedProps {
+		if len(c.Props.Values(name)) > 0 {
+			p.dropped = append(p.dropped, name)
+		}
+	}
 	if uid := c.Props.Get(goical.PropUID); uid != nil {
 		p.uid = strings.TrimSpace(text(uid))
 	}
@@ -139,6 +150,15 @@ func status(c *goical.Component) string {
 	return ""
 }
 
+// noteDropped says, for a component imported without some of its
+// properties, which ones: it is in Import.Errors as imported only in part.
+func noteDropped(imp *Import, p part) {
+	if len(p.dropped) > 0 {
+		imp.Errors = append(imp.Errors, ItemError{Index: p.index, UID: p.uid, Code: calendar.CodeInvalid,
+			Message: "imported without " + strings.Join(p.dropped, ", ") + ": calgraph keeps no organizer or attendees"})
+	}
+}
+
 // assemble gathers the parts into an Import: series, single entries and tasks
 // in document order, each series' exceptions by original start, and the
 // errors by component.
@@ -164,6 +184,7 @@ func assemble(parts []part) *Import {
 			}
 			p.item.Index = p.index
 			imp.Items = append(imp.Items, p.item)
+			noteDropped(imp, p)
 		}
 	}
 	for _, p := range parts {

@@ -88,30 +88,34 @@ func (d *decoder) value(name, valueType, tzid, v string) (moment, error) {
 	}
 	zone, loc := d.zone, d.loc
 	if tzid != "" {
-		if loc, err = d.location(tzid); err != nil {
+		if zone, loc, err = d.location(tzid); err != nil {
 			return moment{}, fmt.Errorf("%s: %s", name, calendar.ErrorMessage(err))
 		}
-		zone = tzid
 	}
 	at := calendar.WallClock(calendar.DateOf(wall), wall.Hour(), wall.Minute(), wall.Second(), 0, loc)
 	return moment{at: at.UTC(), zone: zone}, nil
 }
 
-// location loads a TZID, which must be an IANA name that calgraph accepts.
+// location loads a TZID: an IANA name that calgraph accepts, or a Windows
+// zone name as Outlook and Exchange write them ("Eastern Standard Time"),
+// read as the IANA zone CLDR maps it to (windowsZones), whose name it returns.
 // Zones are kept: time.LoadLocation reads the zone's file on every call.
-func (d *decoder) location(tzid string) (*time.Location, error) {
+func (d *decoder) location(tzid string) (string, *time.Location, error) {
+	if iana, ok := windowsZones[tzid]; ok {
+		tzid = iana
+	}
 	if loc, ok := d.zones[tzid]; ok {
-		return loc, nil
+		return tzid, loc, nil
 	}
 	if err := calendar.ValidateTimeZone("TZID", tzid); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	loc, err := time.LoadLocation(tzid)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	d.zones[tzid] = loc
-	return loc, nil
+	return tzid, loc, nil
 }
 
 // eventTiming reads a VEVENT's DTSTART with its DTEND or DURATION, and

@@ -1,0 +1,4 @@
+package ical
+
+// WindowsZones exposes the CLDR table to the tests.
+func WindowsZones() map[string]string { return windowsZones }
