@@ -54,9 +54,10 @@ type ItemError struct {
 // the other) for import. Date-times without a zone ("floating") are read in
 // defaultZone ("" is UTC). Every VEVENT and VTODO becomes an Item, an
 // exception of an Item, or an ItemError; VJOURNAL, VFREEBUSY and other
-// components are skipped, and VTIMEZONE components are not read: a TZID must
-// be an IANA name, whose rules come from Go's time zone data, or a Windows
-// zone name, read as the IANA zone CLDR maps it to (windowsZones). A
+// components are skipped. A TZID is an IANA name, whose rules come from Go's
+// time zone data, a Windows zone name, read as the IANA zone CLDR maps it to
+// (windowsZones), or else the name of one of the document's VTIMEZONEs, read
+// as the IANA zone that matches it (vtimezoneZone). A
 // component with ORGANIZER or ATTENDEE is imported without them, and an
 // ItemError for it says so.
 //
@@ -77,7 +78,8 @@ func Decode(r io.Reader, defaultZone string) (*Import, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode iCalendar: %w", err)
 	}
-	comps, err := readComponents(r)
+	comps, tzs, err := readComponents(r)
+	d.vtimezones = tzs
 	if err != nil {
 		return nil, fmt.Errorf("decode iCalendar: %w", err)
 	}
@@ -94,9 +96,11 @@ func Decode(r io.Reader, defaultZone string) (*Import, error) {
 
 // decoder reads components with the zone that floating times are in.
 type decoder struct {
-	zone  string
-	loc   *time.Location
-	zones map[string]*time.Location // TZIDs loaded so far
+	zone       string
+	loc        *time.Location
+	zones      map[string]*time.Location    // TZIDs loaded so far
+	vtimezones map[string]*goical.Component // the document's VTIMEZONEs by TZID
+	matched    map[string]string            // TZIDs read through their VTIMEZONE → IANA zone
 }
 
 func newDecoder(zone string) (*decoder, error) {
@@ -107,12 +111,12 @@ func newDecoder(zone string) (*decoder, error) {
 		return nil, err
 	}
 	loc, err := time.LoadLocation(zone)
-	return &decoder{zone: zone, loc: loc, zones: map[string]*time.Location{}}, err
+	return &decoder{zone: zone, loc: loc, zones: map[string]*time.Location{}, matched: map[string]string{}}, err
 }
 
 // readComponents returns the VEVENTs and VTODOs of every VCALENDAR in r, in
-// document order.
-func readComponents(r io.Reader) ([]*goical.Component, error) {
+// document order, and its VTIMEZONEs by TZID.
+func readComponents(r io.Reader) ([]*goical.Component, map[string]*goical.Component, error) {
 	src := newSource(r)
 	// go-ical's Decoder reads through this bufio.Reader rather than its own
 	// (bufio.NewReader returns a large enough *bufio.Reader as it is), so
@@ -121,21 +125,27 @@ func readComponents(r io.Reader) ([]*goical.Component, error) {
 	skipBOM(br)
 	dec := goical.NewDecoder(br)
 	var comps []*goical.Component
+	tzs := map[string]*goical.Component{}
 	for {
 		cal, err := decodeOne(dec)
 		if err := src.failure(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err != nil {
-			return nil, calendar.Invalidf("ics", "the document is not valid iCalendar: %s", err)
+			return nil, nil, calendar.Invalidf("ics", "the document is not valid iCalendar: %s", err)
 		}
 		for _, c := range cal.Children {
-			if c.Name == goical.CompEvent || c.Name == goical.CompToDo {
+			switch c.Name {
+			case goical.CompEvent, goical.CompToDo:
 				comps = append(comps, c)
+			case goical.CompTimezone:
+				if id := c.Props.Get(goical.PropTimezoneID); id != nil {
+					tzs[id.Value] = c
+				}
 			}
 		}
 		if atEnd(br) {
-			return comps, src.failure()
+			return comps, tzs, src.failure()
 		}
 	}
 }

@@ -88,7 +88,7 @@ func (d *decoder) value(name, valueType, tzid, v string) (moment, error) {
 	}
 	zone, loc := d.zone, d.loc
 	if tzid != "" {
-		if zone, loc, err = d.location(tzid); err != nil {
+		if zone, loc, err = d.location(tzid, wall.Year()); err != nil {
 			return moment{}, fmt.Errorf("%s: %s", name, calendar.ErrorMessage(err))
 		}
 	}
@@ -96,19 +96,37 @@ func (d *decoder) value(name, valueType, tzid, v string) (moment, error) {
 	return moment{at: at.UTC(), zone: zone}, nil
 }
 
-// location loads a TZID: an IANA name that calgraph accepts, or a Windows
-// zone name as Outlook and Exchange write them ("Eastern Standard Time"),
-// read as the IANA zone CLDR maps it to (windowsZones), whose name it returns.
-// Zones are kept: time.LoadLocation reads the zone's file on every call.
-func (d *decoder) location(tzid string) (string, *time.Location, error) {
+// location loads a TZID: an IANA name that calgraph accepts, a Windows zone
+// name as Outlook and Exchange write them ("Eastern Standard Time"), read as
+// the IANA zone CLDR maps it to (windowsZones), or else the name of one of
+// the document's VTIMEZONEs, read as the IANA zone that matches it in year
+// (vtimezoneZone). It returns the IANA zone's name. Zones are kept:
+// time.LoadLocation reads the zone's file on every call.
+func (d *decoder) location(tzid string, year int) (string, *time.Location, error) {
 	if iana, ok := windowsZones[tzid]; ok {
+		tzid = iana
+	}
+	if iana, ok := d.matched[tzid]; ok {
 		tzid = iana
 	}
 	if loc, ok := d.zones[tzid]; ok {
 		return tzid, loc, nil
 	}
 	if err := calendar.ValidateTimeZone("TZID", tzid); err != nil {
-		return "", nil, err
+		vtz, ok := d.vtimezones[tzid]
+		if !ok {
+			return "", nil, err
+		}
+		iana, verr := vtimezoneZone(vtz, year)
+		if verr != nil {
+			return "", nil, calendar.Invalidf("TZID", "TZID %q: its VTIMEZONE matches no IANA zone: %s", clip(tzid), verr)
+		}
+		loc, lerr := time.LoadLocation(iana)
+		if lerr != nil {
+			return "", nil, lerr
+		}
+		d.matched[tzid], d.zones[iana] = iana, loc
+		return iana, loc, nil
 	}
 	loc, err := time.LoadLocation(tzid)
 	if err != nil {

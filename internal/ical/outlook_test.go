@@ -2,6 +2,7 @@ package ical_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,44 @@ func TestWindowsZones(t *testing.T) {
 	}
 	if n := len(ical.WindowsZones()); n < 130 {
 		t.Errorf("%d Windows zones, want CLDR's 139", n)
+	}
+}
+
+// TestVTimezoneFallback: a TZID that is neither an IANA nor a Windows name
+// is read through the document's VTIMEZONE, as the IANA zone that changes
+// offsets on the same days; a VTIMEZONE without DAYLIGHT as an Etc/GMT zone;
+// one that matches nothing is refused for its component, saying so.
+func TestVTimezoneFallback(t *testing.T) {
+	vtimezone := func(id, std, dst string, daylight bool) []string {
+		lines := []string{"BEGIN:VTIMEZONE", "TZID:" + id,
+			"BEGIN:STANDARD", "DTSTART:16011104T020000", std, "TZOFFSETFROM:-0400", "TZOFFSETTO:-0500", "END:STANDARD"}
+		if daylight {
+			lines = append(lines, "BEGIN:DAYLIGHT", "DTSTART:16010311T020000", dst, "TZOFFSETFROM:-0500", "TZOFFSETTO:-0400", "END:DAYLIGHT")
+		}
+		return append(lines, "END:VTIMEZONE")
+	}
+	event := func(uid, tzid string) []string {
+		return []string{"BEGIN:VEVENT", "UID:" + uid, "SUMMARY:x", "DTSTAMP:20260101T000000Z",
+			`DTSTART;TZID="` + tzid + `":20260310T093000`, `DTEND;TZID="` + tzid + `":20260310T103000`, "END:VEVENT"}
+	}
+	lines := slices.Concat(
+		vtimezone("Customized Time Zone", "RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=11", "RRULE:FREQ=YEARLY;BYDAY=2SU;BYMONTH=3", true),
+		vtimezone("No DST", "", "", false),
+		vtimezone("Nowhere", "RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=1", "RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=2", true),
+		event("a", "Customized Time Zone"), event("b", "No DST"), event("c", "Nowhere"))
+	imp := decode(t, document(lines...))
+	if len(imp.Items) != 2 {
+		t.Fatalf("got %d items, errors %+v; want the first two", len(imp.Items), imp.Errors)
+	}
+	custom, fixed := imp.Items[0].Entry.Timing.Timed, imp.Items[1].Entry.Timing.Timed
+	t.Logf("Customized Time Zone read as %s", custom.TimeZone)
+	if !custom.Start.Equal(time.Date(2026, 3, 10, 13, 30, 0, 0, time.UTC)) || !strings.HasPrefix(custom.TimeZone, "America/") {
+		t.Errorf("Customized Time Zone (US Eastern rules): got %s in %s, want 13:30 UTC in an American zone", custom.Start, custom.TimeZone)
+	}
+	if fixed.TimeZone != "Etc/GMT+5" || !fixed.Start.Equal(time.Date(2026, 3, 10, 14, 30, 0, 0, time.UTC)) {
+		t.Errorf("a VTIMEZONE without DAYLIGHT: got %s in %s, want 14:30 UTC in Etc/GMT+5", fixed.Start, fixed.TimeZone)
+	}
+	if len(imp.Errors) != 1 || imp.Errors[0].UID != "c" || !strings.Contains(imp.Errors[0].Message, "matches no IANA zone") {
+		t.Errorf("got errors %+v, want the unmatched VTIMEZONE's event refused", imp.Errors)
 	}
 }
