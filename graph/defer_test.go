@@ -7,6 +7,8 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -96,4 +98,36 @@ func pathOf(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestDeferWithMeros reads the same answer with meros, the multipart parser
+// Apollo Client and Relay use, in node. .ci/run installs it and names its
+// directory in CALGRAPH_AUDIT_DIR; elsewhere the test is skipped.
+func TestDeferWithMeros(t *testing.T) {
+	dir := os.Getenv("CALGRAPH_AUDIT_DIR")
+	if dir == "" {
+		t.Skip("set CALGRAPH_AUDIT_DIR to a directory with node_modules/meros (.ci/run does)")
+	}
+	e := newEnv(t)
+	tok := e.token("meros@example.com")
+	e.must(tok, `mutation { createCalendar(input: {name: "Later"}) { calendar { id } } }`, nil)
+	cmd := exec.Command("node", "../testdata/defer-meros.cjs", e.url+"/query", tok,
+		`{ viewer { user { email } ... @defer(label: "cals") { calendars { edges { node { calendar { name } } } } } } }`)
+	cmd.Env = append(os.Environ(), "AUDIT_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("meros: %v\n%s", err, out)
+	}
+	var parts []map[string]any
+	if err := json.Unmarshal(out, &parts); err != nil || len(parts) < 2 {
+		t.Fatalf("meros read %s, want at least two parts", out)
+	}
+	if get(parts[0], "data.viewer.user.email") != "meros@example.com" || parts[0]["hasNext"] != true {
+		t.Errorf("first part: %v", parts[0])
+	}
+	last := parts[len(parts)-1]
+	inc, _ := last["incremental"].([]any)
+	if last["hasNext"] != false || len(inc) == 0 || get(inc[0], "data.calendars.edges.0.node.calendar.name") != "Later" {
+		t.Errorf("last part: %v, want the deferred calendars and hasNext false", last)
+	}
 }
