@@ -26,18 +26,20 @@ import (
 // extensionCodes is the one mapping from domain error codes to the
 // `extensions.code` values clients see. The README documents the list.
 var extensionCodes = map[calendar.Code]string{
-	calendar.CodeInternal:        "INTERNAL_SERVER_ERROR",
-	calendar.CodeUnauthenticated: "UNAUTHENTICATED",
-	calendar.CodeForbidden:       "FORBIDDEN",
-	calendar.CodeNotFound:        "NOT_FOUND",
-	calendar.CodeInvalid:         "BAD_USER_INPUT",
-	calendar.CodeVersionConflict: "VERSION_CONFLICT",
-	calendar.CodeSlotConflict:    "SLOT_CONFLICT",
-	calendar.CodeAlreadyExists:   "ALREADY_EXISTS",
-	calendar.CodeLastOwner:       "LAST_OWNER",
-	calendar.CodeUnavailable:     "UNAVAILABLE",
-	calendar.CodeOutcomeUnknown:  "OUTCOME_UNKNOWN",
-	calendar.CodeTooLarge:        "REQUEST_TOO_LARGE",
+	calendar.CodeInternal:             "INTERNAL_SERVER_ERROR",
+	calendar.CodeUnauthenticated:      "UNAUTHENTICATED",
+	calendar.CodeForbidden:            "FORBIDDEN",
+	calendar.CodeNotFound:             "NOT_FOUND",
+	calendar.CodeInvalid:              "BAD_USER_INPUT",
+	calendar.CodeVersionConflict:      "VERSION_CONFLICT",
+	calendar.CodeSlotConflict:         "SLOT_CONFLICT",
+	calendar.CodeAlreadyExists:        "ALREADY_EXISTS",
+	calendar.CodeLastOwner:            "LAST_OWNER",
+	calendar.CodeUnavailable:          "UNAVAILABLE",
+	calendar.CodeOutcomeUnknown:       "OUTCOME_UNKNOWN",
+	calendar.CodeTooLarge:             "REQUEST_TOO_LARGE",
+	calendar.CodeSyncTokenExpired:     "SYNC_TOKEN_EXPIRED",
+	calendar.CodeTooManySubscriptions: "TOO_MANY_SUBSCRIPTIONS",
 }
 
 // codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a

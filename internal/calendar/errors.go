@@ -13,33 +13,37 @@ type Code int
 // Error codes. Their zero value is CodeInternal so that an unclassified error is
 // never mistaken for a client mistake.
 const (
-	CodeInternal        Code = iota // a bug or an infrastructure failure; details are logged, never shown
-	CodeUnauthenticated             // no valid token, or the token's user could not be established
-	CodeForbidden                   // signed in and allowed to see the object, but not to do this
-	CodeNotFound                    // missing, or invisible to the viewer (existence is not leaked)
-	CodeInvalid                     // the input breaks a validation rule; Field names the input
-	CodeVersionConflict             // the expected version is stale: someone else changed the item
-	CodeSlotConflict                // a resource calendar already holds an overlapping entry
-	CodeAlreadyExists               // a unique thing (email, membership) exists already
-	CodeLastOwner                   // the change would leave a calendar without an owner
-	CodeUnavailable                 // the store did not answer in time or could not be reached; nothing was changed
-	CodeOutcomeUnknown              // a write was sent but its answer never came: it may or may not have been applied
-	CodeTooLarge                    // the request reads or returns more than one request may (Budget)
+	CodeInternal             Code = iota // a bug or an infrastructure failure; details are logged, never shown
+	CodeUnauthenticated                  // no valid token, or the token's user could not be established
+	CodeForbidden                        // signed in and allowed to see the object, but not to do this
+	CodeNotFound                         // missing, or invisible to the viewer (existence is not leaked)
+	CodeInvalid                          // the input breaks a validation rule; Field names the input
+	CodeVersionConflict                  // the expected version is stale: someone else changed the item
+	CodeSlotConflict                     // a resource calendar already holds an overlapping entry
+	CodeAlreadyExists                    // a unique thing (email, membership) exists already
+	CodeLastOwner                        // the change would leave a calendar without an owner
+	CodeUnavailable                      // the store did not answer in time or could not be reached; nothing was changed
+	CodeOutcomeUnknown                   // a write was sent but its answer never came: it may or may not have been applied
+	CodeTooLarge                         // the request reads or returns more than one request may (Budget)
+	CodeSyncTokenExpired                 // a sync token older than the change log's retention: read everything again
+	CodeTooManySubscriptions             // a connection or a user holds as many subscriptions as it may
 )
 
 var codeNames = map[Code]string{
-	CodeInternal:        "internal",
-	CodeUnauthenticated: "unauthenticated",
-	CodeForbidden:       "forbidden",
-	CodeNotFound:        "not found",
-	CodeInvalid:         "invalid",
-	CodeVersionConflict: "version conflict",
-	CodeSlotConflict:    "slot conflict",
-	CodeAlreadyExists:   "already exists",
-	CodeLastOwner:       "last owner",
-	CodeUnavailable:     "unavailable",
-	CodeOutcomeUnknown:  "outcome unknown",
-	CodeTooLarge:        "too large",
+	CodeInternal:             "internal",
+	CodeUnauthenticated:      "unauthenticated",
+	CodeForbidden:            "forbidden",
+	CodeNotFound:             "not found",
+	CodeInvalid:              "invalid",
+	CodeVersionConflict:      "version conflict",
+	CodeSlotConflict:         "slot conflict",
+	CodeAlreadyExists:        "already exists",
+	CodeLastOwner:            "last owner",
+	CodeUnavailable:          "unavailable",
+	CodeOutcomeUnknown:       "outcome unknown",
+	CodeTooLarge:             "too large",
+	CodeSyncTokenExpired:     "sync token expired",
+	CodeTooManySubscriptions: "too many subscriptions",
 }
 
 // String returns a short lower-case name for logs.

@@ -61,4 +61,5 @@ type Service interface {
 	FeedService
 	IdempotencyService
 	InvitationService
+	SyncService
 }

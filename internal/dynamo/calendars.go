@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -187,13 +188,30 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 	return nil
 }
 
-// removePartition deletes every item of a partition, a page of keys at a
-// time, until a consistent Query finds none: an entry write racing with the
-// deletion of its calendar can add items behind a cursor, but none after the
-// partition is empty, since every such write checks a membership in it.
+// removePartition deletes every item of a calendar's partition but its
+// change log, a page of keys at a time, until a consistent Query finds none:
+// an entry write racing with the deletion of its calendar can add items
+// behind a cursor, but none after the partition is empty, since every such
+// write checks a membership in it. The change log stays until its records
+// expire, so a live delivery that reads it later still finds the calendar's
+// deletion; before a membership goes, its user's calendar-list log gets a
+// record of it (the calendar item is gone: the list reads it as removed).
 func (s *Store) removePartition(ctx context.Context, partition string) error {
+	below, above := prefixChange, prefixChange+"~" // the log's sort keys lie between
+	for _, cond := range []expression.KeyConditionBuilder{
+		expression.Key(attrSK).LessThan(expression.Value(below)),
+		expression.Key(attrSK).GreaterThan(expression.Value(above)),
+	} {
+		if err := s.removeRange(ctx, partition, cond); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) removeRange(ctx context.Context, partition string, sk expression.KeyConditionBuilder) error {
 	expr, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(partition))).
+		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(partition)).And(sk)).
 		WithProjection(expression.NamesList(expression.Name(attrPK), expression.Name(attrSK))).Build()
 	if err != nil {
 		return fmt.Errorf("build partition query: %w", err)
@@ -210,9 +228,24 @@ func (s *Store) removePartition(ctx context.Context, partition string) error {
 		if len(out.Items) == 0 {
 			return nil
 		}
+		var refs []changeRef
 		writes := make([]types.WriteRequest, len(out.Items))
 		for i, it := range out.Items {
-			writes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it).av()}}
+			k := keyOf(it)
+			writes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.av()}}
+			if userID, ok := strings.CutPrefix(k.SK, prefixMember); ok {
+				refs = append(refs, changeRef{userPartition(userID), changedMember + strings.TrimPrefix(k.PK, prefixCalendar)})
+			}
+		}
+		if len(refs) > 0 {
+			var puts []types.WriteRequest
+			for _, op := range s.changeOps(refs) {
+				puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: op.action.Put.Item}})
+			}
+			if err := s.batchWrite(ctx, puts); err != nil {
+				return err
+			}
+			s.committed(refs)
 		}
 		if err := s.batchWrite(ctx, writes); err != nil {
 			return err

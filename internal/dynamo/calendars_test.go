@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,6 +46,22 @@ func TestCreateCalendarWritesExactlyTheseItems(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, f.items()); diff != "" {
 		t.Errorf("table after create (-want +got):\n%s", diff)
+	}
+	// The change records: the calendar and the membership in the calendar's
+	// log, the membership in the user's, all at one position.
+	var changes []string
+	positions := map[string]bool{}
+	for _, it := range f.allItems() {
+		if it["entityType"] == "CHANGE" {
+			sk := it["SK"].(string)
+			positions[sk[:len("CHG#")+16]] = true
+			changes = append(changes, fmt.Sprint(it["PK"], " ", it["object"]))
+		}
+	}
+	wantChanges := []string{"CAL#" + c + " CAL", "CAL#" + c + " MEMBER#" + u, "USER#" + u + " MEMBER#" + c}
+	slices.Sort(changes)
+	if !slices.Equal(changes, wantChanges) || len(positions) != 1 {
+		t.Errorf("change records %q at %d positions, want %q at one", changes, len(positions), wantChanges)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -24,13 +25,16 @@ import (
 //   - a resource calendar's slot and day items are exactly what its entries
 //     and series book; a calendar that is not a resource has none;
 //   - every feed has its token item, and every token item its feed;
-//   - every invitation is on GSI2.
+//   - every invitation is on GSI2;
+//   - every calendar, membership, entry and series changed within the change
+//     log's retention has a change record in its calendar's log, and every
+//     such membership one in its user's log too.
 //
 // Items of a calendar or user whose deletion is under way (pending) count as
 // consistent: the deletion finishes them.
 func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c := &checker{store: s, users: map[string]userRecord{}, calendars: map[string]calendarRecord{},
-		byCalendar: map[string][]item{}, pending: map[string]bool{}}
+		byCalendar: map[string][]item{}, pending: map[string]bool{}, changed: map[changeRef]bool{}}
 	if err := s.scan(ctx, c.add); err != nil {
 		return nil, err
 	}
@@ -67,8 +71,9 @@ type checker struct {
 	emails     []guardRecord
 	identities []guardRecord
 	feedTokens []feedRecord
-	byCalendar map[string][]item // the items of each calendar's partition
-	pending    map[string]bool   // "calendar#id" and "user#id"
+	byCalendar map[string][]item  // the items of each calendar's partition
+	pending    map[string]bool    // "calendar#id" and "user#id"
+	changed    map[changeRef]bool // the objects change records name, by log
 	problems   []string
 }
 
@@ -100,6 +105,8 @@ func (c *checker) add(it item) error {
 		r, err = unmarshal[pendingRecord](it)
 		c.pending[r.Kind+"#"+r.ID] = true
 	case entityIdempotent:
+	case entityChange:
+		c.changed[changeRef{stringAttr(it, attrPK), stringAttr(it, "object")}] = true
 	case entityCalendar:
 		var r calendarRecord
 		r, err = unmarshal[calendarRecord](it)
@@ -191,6 +198,8 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			tally = r.Owners
 		case entityMembership:
 			r, _ := unmarshal[membershipRecord](it)
+			c.wantChange(r.UpdatedAt, changeRef{calendarPartition(cal.ID), changedMember + r.UserID}, "membership of "+r.UserID)
+			c.wantChange(r.UpdatedAt, changeRef{userPartition(r.UserID), changedMember + cal.ID}, "membership of "+r.UserID+" (in the user's log)")
 			owners += boolInt(r.Role == string(calendar.RoleOwner))
 			if _, ok := c.users[r.UserID]; !ok && !c.pending[pendingUser+"#"+r.UserID] {
 				c.problem("calendar %s: member %s does not exist", cal.ID, r.UserID)
@@ -201,6 +210,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		case entityEntry, entitySeries:
 			r, _ := decodeEntryRecord(it)
 			entries[r.ID] = r
+			c.wantChange(r.UpdatedAt, changeRef{calendarPartition(cal.ID), changedEntry + r.ID}, "entry "+r.ID)
 		case entityException:
 			r, _ := decodeEntryRecord(it)
 			exceptions = append(exceptions, r)
@@ -223,6 +233,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			}
 		}
 	}
+	c.wantChange(cal.UpdatedAt, changeRef{calendarPartition(cal.ID), changedCalendar}, "the calendar")
 	if tally != owners || owners < 1 {
 		c.problem("calendar %s has %d owners and an owner tally of %d", cal.ID, owners, tally)
 	}
@@ -230,6 +241,14 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	c.checkNeverHeldSeries(cal, entries, exceptions)
 	c.checkBookings(cal, entries, exceptions, slots, days)
 	return out
+}
+
+// wantChange reports an object changed at updated, within the retention,
+// without a record in ref's log.
+func (c *checker) wantChange(updated time.Time, ref changeRef, what string) {
+	if updated.After(time.Now().Add(-c.store.retention+time.Hour)) && !c.changed[ref] {
+		c.problem("%s: %s changed at %s without a change record", ref.partition, what, updated.Format(time.RFC3339))
+	}
 }
 
 func boolInt(b bool) int {

@@ -205,7 +205,7 @@ func (s *Store) book(ctx context.Context, cal *calendar.Calendar, before, after 
 // transactBooking applies a write that may take resource bookings, refusing
 // one too large for a transaction and naming the booking a clash was with.
 func (s *Store) transactBooking(ctx context.Context, ops []txOp) error {
-	if len(ops) > maxTxActions-1 {
+	if len(ops)+len(changedObjects(ops)) > maxTxActions-1 { // one for an idempotency marker
 		return errTooManyBookings()
 	}
 	return s.bookingFailed(ctx, s.transact(ctx, ops...))

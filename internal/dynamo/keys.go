@@ -71,6 +71,7 @@ const (
 	entitySlotDay    = "SLOT_DAY"
 	entityPending    = "PENDING_DELETION"
 	entityFeedToken  = "FEED_TOKEN"
+	entityChange     = "CHANGE"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -83,6 +84,7 @@ const (
 	prefixSeries    = "SERIES#"
 	prefixInvite    = "INVITE#"
 	prefixSlot      = "SLOT#"
+	prefixChange    = "CHG#"
 )
 
 // itemKey is an item's primary key.
@@ -275,6 +277,31 @@ func openTaskSortKey(due time.Time, entryID string) string {
 func doneTaskSortKey(completedAt time.Time, entryID string) string {
 	return prefixDoneTasks + instantKey(completedAt) + "#" + entryID
 }
+
+// changeKey: a change record in a calendar's partition (of its calendar,
+// memberships and entries) or a user's (of their memberships), at position
+// pos (microseconds since 1970, see changes.go), told apart from others at
+// the same position by nonce.
+func changeKey(partition string, pos int64, nonce string) itemKey {
+	return itemKey{PK: partition, SK: changeSortKey(pos) + "#" + nonce}
+}
+
+// changeSortKey: the sort keys of a position's change records start with
+// it; positions have a fixed width, so keys sort by position.
+func changeSortKey(pos int64) string { return fmt.Sprintf("%s%016d", prefixChange, pos) }
+
+// changesAfter: the sort keys of the change records after position pos.
+func changesAfter(pos int64) (lo, hi string) { return changeSortKey(pos) + "#~", prefixChange + "~" }
+
+// Change records name what changed by these object keys: "CAL" the calendar,
+// "MEMBER#<user ID>" a membership of the calendar, "ENTRY#<entry ID>" an entry
+// or a series (its master, exceptions and pieces); in a user's partition,
+// "MEMBER#<calendar ID>" the user's membership of a calendar.
+const (
+	changedCalendar = "CAL"
+	changedMember   = prefixMember
+	changedEntry    = "ENTRY#"
+)
 
 // instantKey formats an instant so that keys sort in time order: UTC, fixed
 // width (four-digit years are guaranteed by calendar.ValidateInstant).

@@ -45,6 +45,7 @@ func TestRangeQuerySendsWhatReachesIn(t *testing.T) {
 			delete(it, "reachEnd")
 			it["SK"], it["id"], it["title"] = it["SK"].(string)+"old", it["id"].(string)+"old", "old item"
 			it["LSI1SK"] = it["LSI1SK"].(string) + "old"
+			it["updatedAt"] = "2020-01-01T00:00:00Z" // older than the change log keeps
 			f.putItem(it)
 		}
 	}

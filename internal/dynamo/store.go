@@ -29,6 +29,12 @@ type Store struct {
 	// transaction; larger changes take three steps (see applySeriesEdit).
 	maxSeriesActions int
 
+	// clock positions change records; retention is how long they are kept;
+	// onCommit is told of each write that added some (changes.go).
+	clock     *storeClock
+	retention time.Duration
+	onCommit  func(partitions []string)
+
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction
 	// where a concurrent change can slip in.
@@ -72,11 +78,17 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 		icalDomain: "calgraph.local",
 		recur:      eng,
 
-		maxSeriesActions: maxTxActions - 1, // one for an idempotency marker
+		// one for an idempotency marker, two for the change records of a
+		// series and the series split off it
+		maxSeriesActions: maxTxActions - 3,
+		clock:            newStoreClock(time.Now),
+		retention:        calendar.DefaultChangeRetention,
 	}
 	for _, o := range opts {
 		o(s)
 	}
+	db = observingDates(db, s.clock)
+	s.db = db
 	s.reads = db
 	if lean, err := ddbread.New(context.Background(), db); err == nil {
 		s.reads = lean

@@ -123,15 +123,29 @@ func (s *Store) transact(ctx context.Context, ops ...txOp) (err error) {
 		}
 		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
 	}
+	refs := changedObjects(ops)
+	if n := len(ops) + len(refs); n > maxTxActions {
+		return fmt.Errorf("a transaction of %d actions (%d change records)", n, len(refs))
+	}
+	base := in.TransactItems
 	if s.beforeTransact != nil {
 		s.beforeTransact(ctx)
 	}
 	for attempt := 1; ; attempt++ {
 		// A fresh token per attempt: a retry after a cancellation is a new
 		// transaction, and must not be mistaken for a replay of the first one.
+		// Its change records take a fresh position too (changes.go).
 		in.ClientRequestToken = aws.String(uuid.NewString())
+		in.TransactItems = base[:len(base):len(base)]
+		for _, op := range s.changeOps(refs) {
+			if op.err != nil {
+				return fmt.Errorf("build change record: %w", op.err)
+			}
+			in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
+		}
 		_, err := s.db.TransactWriteItems(ctx, in)
 		if err == nil {
+			s.committed(refs)
 			return nil
 		}
 		tce, ok := errors.AsType[*types.TransactionCanceledException](err)
@@ -198,12 +212,12 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 
 // write applies ops. A single Put, Update or Delete goes out as a plain
 // conditional PutItem, UpdateItem or DeleteItem, which costs half a
-// transaction, unless an idempotency marker must go with it; anything else is
-// one transaction. A single write refused because a transaction holds its
+// transaction, unless an idempotency marker or a change record must go with
+// it; anything else is one transaction. A single write refused because a transaction holds its
 // item (TransactionConflictException, which the SDK does not retry) is
 // retried as a cancelled transaction is.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
-	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil {
+	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil || len(changedObjects(ops)) > 0 {
 		return s.transact(ctx, ops...)
 	}
 	op := ops[0]

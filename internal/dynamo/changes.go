@@ -1,0 +1,142 @@
+package dynamo
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Change records (the base of sync tokens and subscriptions; see
+// calendar.SyncService and sync.go).
+//
+// Written: transact derives them from the items a write touches (changedObjects),
+// so no write can leave them out: each calendar object a Put, Update or Delete
+// touches gets one record in its calendar's partition, and each membership one
+// in its user's partition too, in the same transaction. A record names the
+// object, not what became of it: a read of the log reads the object as it is
+// then, and a missing one is a tombstone. So a record is small (about 150
+// bytes: 1 WCU, 2 in a transaction) and every record is a new item with its
+// own key: writers never contend for a counter or a head item.
+//
+// Positioned: a record's position is the time its transaction is sent, in
+// microseconds, on the store's clock (clock.go). Positions are not a commit
+// order: a transaction sent earlier can commit later, and two instances'
+// clocks differ a little. A read therefore never trusts the last overlapWindow
+// to be complete: a token keeps its lower bound overlapWindow back from the
+// moment of its read and the keys of the records after that bound it has
+// already delivered (sync.go). Anything that commits later than overlapWindow
+// after its position would be missed; a transaction's attempts are bounded by
+// the store attempt timeout (3 s by default, 3 attempts), each attempt takes a
+// new position, and instances agree on the time to about a second.
+//
+// Kept: records carry expiresAt (DynamoDB's TTL) a day past the retention, so a
+// token younger than the retention always finds every record after it.
+
+// overlapWindow is how far back of a read's moment its token starts again
+// (see above).
+const overlapWindow = 30 * time.Second
+
+// changeRecord is one change record.
+type changeRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"entityType"`
+	Object     string `dynamodbav:"object"`
+	ExpiresAt  int64  `dynamodbav:"expiresAt"`
+}
+
+// changeRef is one changed object in one log.
+type changeRef struct {
+	partition string // calendarPartition or userPartition
+	object    string // changedCalendar, changedMember+ID or changedEntry+ID
+}
+
+// changedObjects lists the objects ops change, each once: the calendar item,
+// memberships (in the calendar's log and the user's), entries and series
+// (their pieces and exceptions count as the entry or series).
+func changedObjects(ops []txOp) []changeRef {
+	var refs []changeRef
+	add := func(r changeRef) {
+		for _, have := range refs {
+			if have == r {
+				return
+			}
+		}
+		refs = append(refs, r)
+	}
+	for _, op := range ops {
+		if op.action.ConditionCheck != nil || !strings.HasPrefix(op.key.PK, prefixCalendar) {
+			continue
+		}
+		calendarID, sk := strings.TrimPrefix(op.key.PK, prefixCalendar), op.key.SK
+		switch {
+		case sk == op.key.PK:
+			add(changeRef{op.key.PK, changedCalendar})
+		case strings.HasPrefix(sk, prefixMember):
+			userID := strings.TrimPrefix(sk, prefixMember)
+			add(changeRef{op.key.PK, changedMember + userID})
+			add(changeRef{userPartition(userID), changedMember + calendarID})
+		case strings.HasPrefix(sk, changedEntry) && len(sk) >= len(changedEntry)+idLength:
+			add(changeRef{op.key.PK, sk[:len(changedEntry)+idLength]})
+		}
+	}
+	return refs
+}
+
+// idLength is the length of every object ID (a UUID).
+const idLength = 36
+
+// changeOps returns the puts of refs' change records, positioned now.
+func (s *Store) changeOps(refs []changeRef) []txOp {
+	if len(refs) == 0 {
+		return nil
+	}
+	at := s.clock.writeNow()
+	pos := at.UnixMicro()
+	expires := at.Add(s.retention + 24*time.Hour).Unix()
+	ops := make([]txOp, len(refs))
+	for i, r := range refs {
+		k := changeKey(r.partition, pos, fmt.Sprintf("%08x", rand.Uint32()))
+		ops[i] = opPut(k, changeRecord{PK: k.PK, SK: k.SK, EntityType: entityChange, Object: r.object, ExpiresAt: expires},
+			noCondition(), nil)
+	}
+	return ops
+}
+
+// committed tells the commit hook which logs a write added to.
+func (s *Store) committed(refs []changeRef) {
+	if s.onCommit == nil || len(refs) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(refs))
+	for _, r := range refs {
+		parts = append(parts, r.partition)
+	}
+	s.onCommit(parts)
+}
+
+// WithChangeRetention sets how long change records are kept (and sync tokens
+// stay valid); calendar.DefaultChangeRetention by default.
+func WithChangeRetention(d time.Duration) Option { return func(s *Store) { s.retention = d } }
+
+// WithCommitHook sets a function told, after each write that added change
+// records, the partitions of the logs it added to: calendars'
+// ("CAL#<id>") and users' ("USER#<id>"). Live delivery wakes on it (package
+// live); other instances' writes are found by reading the logs.
+func WithCommitHook(f func(partitions []string)) Option { return func(s *Store) { s.onCommit = f } }
+
+// WithChangeClock sets the local clock change positions are read from before
+// the store's Date headers correct it (tests give instances skewed clocks).
+func WithChangeClock(now func() time.Time) Option {
+	return func(s *Store) { s.clock = newStoreClock(now) }
+}
+
+// PartitionID splits a partition a commit hook names into its calendar's or
+// user's ID.
+func PartitionID(partition string) (id string, user bool) {
+	if id, ok := strings.CutPrefix(partition, prefixCalendar); ok {
+		return id, false
+	}
+	return strings.TrimPrefix(partition, "USER#"), true
+}
