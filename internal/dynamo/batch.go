@@ -27,6 +27,9 @@ const (
 func (s *Store) batchGet(ctx context.Context, keys []itemKey) (map[itemKey]item, error) {
 	unique := dedupe(keys)
 	found := make(map[itemKey]item, len(unique))
+	if len(unique) == 0 {
+		return found, nil
+	}
 	if len(unique) <= batchGetLimit { // one call, the usual case: no goroutine for it
 		items, err := s.batchGetChunk(ctx, unique)
 		if err != nil {
