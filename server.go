@@ -43,6 +43,7 @@ import (
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/embedded"
 	"github.com/calgraph/calgraph/internal/httpapi"
+	"github.com/calgraph/calgraph/internal/live"
 	"github.com/calgraph/calgraph/internal/loader"
 	"github.com/calgraph/calgraph/internal/recurrence"
 	"github.com/calgraph/calgraph/internal/telemetry"
@@ -146,6 +147,7 @@ type stack struct {
 	log     *slog.Logger
 	metrics *telemetry.Metrics // nil unless -metrics-addr is set
 	store   *dynamo.Store
+	hub     *live.Hub // live delivery of subscriptions
 	engine  *embedded.Engine
 	unlock  func()
 }
@@ -175,7 +177,12 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	if err != nil {
 		return nil, err
 	}
-	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain))
+	// The hub wakes on this store's commits; it reads the store.
+	var hub *live.Hub
+	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
+		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(p []string) { hub.Notify(p) }))
+	hub = live.NewHub(st.store, cfg.LivePoll, logger)
+	st.hub = hub
 	if err := waitForStore(ctx, logger, db, cfg.Table); err != nil {
 		return nil, err
 	}
@@ -330,6 +337,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	go st.hub.Run(ctx)
 	if st.metrics != nil {
 		addr, err := st.metrics.Serve(ctx, st.cfg.MetricsAddr)
 		if err != nil {
@@ -409,7 +417,9 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	authn := auth.NewAuthenticator(verifier, st.store, st.log)
 	opts := graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
 		MaxEntries: st.cfg.MaxEntries, MaxResponseBytes: st.cfg.MaxResponseSize,
-		ForgetIdentity: authn.Forget}
+		ForgetIdentity: authn.Forget,
+		Live: &graph.LiveOptions{Hub: st.hub, Authenticate: authn.Authenticate, AllowedOrigins: st.cfg.CORSOrigins, Shutdown: ctx},
+		NewLoaders: func() *loader.Loaders { return loader.New(st.store, recurrence.Engine{}) }}
 	if st.cfg.OTLPEndpoint != "" {
 		opts.Extensions = append(opts.Extensions, telemetry.TraceGraphQL())
 	}

@@ -33,11 +33,13 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	AllDayEntry() AllDayEntryResolver
 	Calendar() CalendarResolver
+	Change() ChangeResolver
 	Invitation() InvitationResolver
 	Membership() MembershipResolver
 	MultiDayEntry() MultiDayEntryResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 	Task() TaskResolver
 	TimedEntry() TimedEntryResolver
 	User() UserResolver
@@ -87,6 +89,7 @@ type ComplexityRoot struct {
 	}
 
 	Calendar struct {
+		Changes     func(childComplexity int, syncToken *string, first *int) int
 		Color       func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		Description func(childComplexity int) int
@@ -108,12 +111,45 @@ type ComplexityRoot struct {
 		Calendar func(childComplexity int) int
 	}
 
+	CalendarListChange struct {
+		CalendarID func(childComplexity int) int
+		Membership func(childComplexity int) int
+		Removed    func(childComplexity int) int
+	}
+
+	CalendarListChangePage struct {
+		Changes   func(childComplexity int) int
+		HasMore   func(childComplexity int) int
+		SyncToken func(childComplexity int) int
+	}
+
+	Change struct {
+		Deleted    func(childComplexity int) int
+		Exceptions func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Node       func(childComplexity int) int
+		Type       func(childComplexity int) int
+	}
+
+	ChangeDelivery struct {
+		CalendarID func(childComplexity int) int
+		Changes    func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		SyncToken  func(childComplexity int) int
+	}
+
 	ChangeEmailPayload struct {
 		User func(childComplexity int) int
 	}
 
 	ChangeMemberRolePayload struct {
 		Membership func(childComplexity int) int
+	}
+
+	ChangePage struct {
+		Changes   func(childComplexity int) int
+		HasMore   func(childComplexity int) int
+		SyncToken func(childComplexity int) int
 	}
 
 	CompleteTaskPayload struct {
@@ -322,6 +358,10 @@ type ComplexityRoot struct {
 		URL  func(childComplexity int) int
 	}
 
+	Subscription struct {
+		CalendarChanges func(childComplexity int, calendarIds []string, resume []*model.CalendarSyncTokenInput) int
+	}
+
 	Task struct {
 		Calendar         func(childComplexity int) int
 		Color            func(childComplexity int) int
@@ -413,10 +453,11 @@ type ComplexityRoot struct {
 	}
 
 	Viewer struct {
-		Agenda      func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
-		Calendars   func(childComplexity int, first *int, after *string) int
-		Preferences func(childComplexity int) int
-		User        func(childComplexity int) int
+		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
+		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
+		Calendars           func(childComplexity int, first *int, after *string) int
+		Preferences         func(childComplexity int) int
+		User                func(childComplexity int) int
 	}
 }
 
@@ -436,7 +477,12 @@ type CalendarResolver interface {
 	Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
 	Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error)
 	Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error)
+	Changes(ctx context.Context, obj *calendar.Calendar, syncToken *string, first *int) (*model.ChangePage, error)
 	Invitations(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.InvitationConnection, error)
+}
+type ChangeResolver interface {
+	Node(ctx context.Context, obj *model.Change) (model.Node, error)
+	Exceptions(ctx context.Context, obj *model.Change) ([]model.Entry, error)
 }
 type InvitationResolver interface {
 	ID(ctx context.Context, obj *calendar.Invitation) (string, error)
@@ -482,6 +528,9 @@ type QueryResolver interface {
 	Calendar(ctx context.Context, id string) (*calendar.Calendar, error)
 	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error)
 }
+type SubscriptionResolver interface {
+	CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput) (<-chan *model.ChangeDelivery, error)
+}
 type TaskResolver interface {
 	Series(ctx context.Context, obj *model.Task) (model.Entry, error)
 }
@@ -492,6 +541,7 @@ type UserResolver interface {
 	ID(ctx context.Context, obj *calendar.User) (string, error)
 }
 type ViewerResolver interface {
+	CalendarListChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.CalendarListChangePage, error)
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
 	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
@@ -676,6 +726,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BusyInterval.Start(childComplexity), true
 
+	case "Calendar.changes":
+		if e.ComplexityRoot.Calendar.Changes == nil {
+			break
+		}
+
+		args, err := ec.field_Calendar_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Calendar.Changes(childComplexity, args["syncToken"].(*string), args["first"].(*int)), true
 	case "Calendar.color":
 		if e.ComplexityRoot.Calendar.Color == nil {
 			break
@@ -794,6 +855,100 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CalendarBusy.Calendar(childComplexity), true
 
+	case "CalendarListChange.calendarId":
+		if e.ComplexityRoot.CalendarListChange.CalendarID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarListChange.CalendarID(childComplexity), true
+	case "CalendarListChange.membership":
+		if e.ComplexityRoot.CalendarListChange.Membership == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarListChange.Membership(childComplexity), true
+	case "CalendarListChange.removed":
+		if e.ComplexityRoot.CalendarListChange.Removed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarListChange.Removed(childComplexity), true
+
+	case "CalendarListChangePage.changes":
+		if e.ComplexityRoot.CalendarListChangePage.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarListChangePage.Changes(childComplexity), true
+	case "CalendarListChangePage.hasMore":
+		if e.ComplexityRoot.CalendarListChangePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarListChangePage.HasMore(childComplexity), true
+	case "CalendarListChangePage.syncToken":
+		if e.ComplexityRoot.CalendarListChangePage.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarListChangePage.SyncToken(childComplexity), true
+
+	case "Change.deleted":
+		if e.ComplexityRoot.Change.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Deleted(childComplexity), true
+	case "Change.exceptions":
+		if e.ComplexityRoot.Change.Exceptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Exceptions(childComplexity), true
+	case "Change.id":
+		if e.ComplexityRoot.Change.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.ID(childComplexity), true
+	case "Change.node":
+		if e.ComplexityRoot.Change.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Node(childComplexity), true
+	case "Change.type":
+		if e.ComplexityRoot.Change.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Type(childComplexity), true
+
+	case "ChangeDelivery.calendarId":
+		if e.ComplexityRoot.ChangeDelivery.CalendarID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeDelivery.CalendarID(childComplexity), true
+	case "ChangeDelivery.changes":
+		if e.ComplexityRoot.ChangeDelivery.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeDelivery.Changes(childComplexity), true
+	case "ChangeDelivery.kind":
+		if e.ComplexityRoot.ChangeDelivery.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeDelivery.Kind(childComplexity), true
+	case "ChangeDelivery.syncToken":
+		if e.ComplexityRoot.ChangeDelivery.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeDelivery.SyncToken(childComplexity), true
+
 	case "ChangeEmailPayload.user":
 		if e.ComplexityRoot.ChangeEmailPayload.User == nil {
 			break
@@ -807,6 +962,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChangeMemberRolePayload.Membership(childComplexity), true
+
+	case "ChangePage.changes":
+		if e.ComplexityRoot.ChangePage.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangePage.Changes(childComplexity), true
+	case "ChangePage.hasMore":
+		if e.ComplexityRoot.ChangePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangePage.HasMore(childComplexity), true
+	case "ChangePage.syncToken":
+		if e.ComplexityRoot.ChangePage.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangePage.SyncToken(childComplexity), true
 
 	case "CompleteTaskPayload.task":
 		if e.ComplexityRoot.CompleteTaskPayload.Task == nil {
@@ -1665,6 +1839,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RotateCalendarFeedPayload.URL(childComplexity), true
 
+	case "Subscription.calendarChanges":
+		if e.ComplexityRoot.Subscription.CalendarChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_calendarChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CalendarChanges(childComplexity, args["calendarIds"].([]string), args["resume"].([]*model.CalendarSyncTokenInput)), true
+
 	case "Task.calendar":
 		if e.ComplexityRoot.Task.Calendar == nil {
 			break
@@ -2063,6 +2249,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool)), true
+	case "Viewer.calendarListChanges":
+		if e.ComplexityRoot.Viewer.CalendarListChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_calendarListChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.CalendarListChanges(childComplexity, args["syncToken"].(*string), args["first"].(*int)), true
 	case "Viewer.calendars":
 		if e.ComplexityRoot.Viewer.Calendars == nil {
 			break
@@ -2098,6 +2295,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAcceptInvitationInput,
 		ec.unmarshalInputAddMemberInput,
 		ec.unmarshalInputAllDayTimingInput,
+		ec.unmarshalInputCalendarSyncTokenInput,
 		ec.unmarshalInputChangeEmailInput,
 		ec.unmarshalInputChangeMemberRoleInput,
 		ec.unmarshalInputCompleteTaskInput,
@@ -2177,6 +2375,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -2209,12 +2424,14 @@ calgraph: shared calendars over GraphQL, stored in Amazon DynamoDB.
 Every operation except introspection needs ` + "`" + `Authorization: Bearer <JWT>` + "`" + `.
 Errors carry ` + "`" + `extensions.code` + "`" + `, one of: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND,
 BAD_USER_INPUT, VERSION_CONFLICT, SLOT_CONFLICT, ALREADY_EXISTS, LAST_OWNER,
-INTERNAL_SERVER_ERROR. Validation errors also carry ` + "`" + `extensions.field` + "`" + `, the input
+SYNC_TOKEN_EXPIRED, TOO_MANY_SUBSCRIPTIONS, INTERNAL_SERVER_ERROR (the README
+lists them all). Validation errors also carry ` + "`" + `extensions.field` + "`" + `, the input
 field at fault.
 """
 schema {
   query: Query
   mutation: Mutation
+  subscription: Subscription
 }
 
 """
@@ -2312,6 +2529,19 @@ type BusyInterval {
 
 "The signed-in user's view of calgraph."
 type Viewer {
+  """
+  Incremental sync of the viewer's calendar list: without ` + "`" + `syncToken` + "`" + `, every
+  calendar the viewer is a member of; with one, the calendars added to the list
+  (shared with the viewer) or whose role changed, and those removed from it
+  (left, removed, deleted) since. Paged and tokened as ` + "`" + `Calendar.changes` + "`" + `.
+  """
+  calendarListChanges(
+    "The ` + "`" + `syncToken` + "`" + ` of the last page read; omit it to read the whole list."
+    syncToken: String
+    "How many changes to return, 1 to 100."
+    first: Int = 100
+  ): CalendarListChangePage!
+
   "The signed-in user's own profile."
   user: User!
 
@@ -2430,6 +2660,24 @@ type Calendar implements Node {
     "Return memberships after this cursor."
     after: String
   ): MembershipConnection!
+
+  """
+  Incremental sync (owners, writers and readers). Without ` + "`" + `syncToken` + "`" + `: the
+  calendar, its members and its entries and series as they are now, a page at a
+  time. With the ` + "`" + `syncToken` + "`" + ` of the last page read: each object changed since,
+  once, as it is now, or its tombstone when it is gone. Read while ` + "`" + `hasMore` + "`" + ` is
+  true, passing each page's ` + "`" + `syncToken` + "`" + ` on, and keep the last page's: the next
+  sync continues from it. An object can come again that a client already holds
+  as it is; none is ever left out. A token older than the change log's
+  retention (7 days by default) fails with SYNC_TOKEN_EXPIRED: read everything
+  again without a token.
+  """
+  changes(
+    "The ` + "`" + `syncToken` + "`" + ` of the last page read; omit it to read everything."
+    syncToken: String
+    "How many changed objects to return, 1 to 100."
+    first: Int = 100
+  ): ChangePage!
 
   "The calendar's invitation links, oldest first (owners only)."
   invitations(
@@ -3780,6 +4028,136 @@ type MoveEntryPayload {
   "The entry's global ID before the move."
   previousId: ID!
 }
+
+"""
+Live changes over WebSocket (the graphql-transport-ws protocol at ` + "`" + `/query` + "`" + `,
+signed in with ` + "`" + `{"Authorization": "Bearer <token>"}` + "`" + ` as the ` + "`" + `connection_init` + "`" + `
+payload).
+"""
+type Subscription {
+  """
+  The changes of calendars as they happen, in the shape ` + "`" + `Calendar.changes` + "`" + `
+  returns, each delivery with the calendar's sync token after it. Follows the
+  calendars in ` + "`" + `calendarIds` + "`" + ` (owners, writers and readers; others fail before
+  anything is delivered), or without them every calendar the viewer reads, and
+  those the viewer comes to read while subscribed (a JOINED delivery). A calendar
+  the viewer can no longer read (removed, demoted to FREE_BUSY, deleted) gets an
+  ENDED delivery, and nothing of it after. Changes made through any server on the
+  same table arrive within about a second.
+  """
+  calendarChanges(
+    "The calendars to follow (global IDs, up to 500); all the viewer reads when omitted."
+    calendarIds: [ID!]
+    """
+    Sync tokens to continue from (from ` + "`" + `Calendar.changes` + "`" + ` or an earlier
+    delivery): each calendar's changes since its token are delivered first, so
+    a client that reconnects misses nothing. Other calendars start from now.
+    """
+    resume: [CalendarSyncTokenInput!]
+  ): ChangeDelivery!
+}
+
+"A calendar's sync token, to resume its changes from."
+input CalendarSyncTokenInput {
+  "The calendar's global ID."
+  calendarId: ID!
+  "A sync token of that calendar."
+  syncToken: String!
+}
+
+"What a delivery of ` + "`" + `Subscription.calendarChanges` + "`" + ` is."
+enum DeliveryKind {
+  "Changes of a followed calendar, with the sync token after them."
+  CHANGES
+  """
+  The viewer can now read this calendar (it was shared with them, or they were
+  promoted from FREE_BUSY) and it is followed from now on. ` + "`" + `changes` + "`" + ` holds the
+  viewer's membership: read the calendar with ` + "`" + `Calendar.changes` + "`" + ` (no token) and
+  resume from that read's token.
+  """
+  JOINED
+  "The viewer can no longer read this calendar: nothing more of it comes."
+  ENDED
+}
+
+"One delivery of a subscription: one calendar's changes."
+type ChangeDelivery {
+  "What this delivery is."
+  kind: DeliveryKind!
+  "The calendar's global ID."
+  calendarId: ID!
+  "The changed objects, as ` + "`" + `Calendar.changes` + "`" + ` returns them."
+  changes: [Change!]!
+  """
+  For CHANGES, the calendar's sync token after them: pass it to
+  ` + "`" + `Calendar.changes` + "`" + ` or to ` + "`" + `resume` + "`" + ` to continue without a gap. Null otherwise.
+  """
+  syncToken: String
+}
+
+"A page of a calendar's changes."
+type ChangePage {
+  "The changed objects, each once."
+  changes: [Change!]!
+  "Whether more changes wait: read again at once with ` + "`" + `syncToken` + "`" + `."
+  hasMore: Boolean!
+  "Continues after this page."
+  syncToken: String!
+}
+
+"The kinds of objects a calendar's changes are about."
+enum ChangeType {
+  "The calendar itself. Its tombstone means the calendar was deleted."
+  CALENDAR
+  "A member's membership (role)."
+  MEMBERSHIP
+  "An entry, or a whole series with its exceptions."
+  ENTRY
+}
+
+"""
+One changed object of a calendar, as it is now, or its tombstone. A series
+comes whole: its master as ` + "`" + `node` + "`" + ` (with ` + "`" + `recurrence` + "`" + `) and its exceptions; a
+client replaces the occurrences it expanded of that series with those the
+rule, the RDATEs and EXDATEs and these exceptions make. A series split by a
+THIS_AND_FOLLOWING change comes as two changes, the shortened series and the
+new one (with ` + "`" + `previousSeriesId` + "`" + `).
+"""
+type Change {
+  "What kind of object it is."
+  type: ChangeType!
+  "The object's global ID (for a series, the series')."
+  id: ID!
+  "Whether the object is gone (or, for the calendar, deleted)."
+  deleted: Boolean!
+  "The object as it is now: a Calendar, a Membership or an Entry. Null when deleted."
+  node: Node
+  """
+  For a series: its exceptions, as views show those occurrences (cancelled
+  ones with status CANCELLED). Null for anything else.
+  """
+  exceptions: [Entry!]
+}
+
+"A page of the viewer's calendar-list changes."
+type CalendarListChangePage {
+  "The changes, each calendar once."
+  changes: [CalendarListChange!]!
+  "Whether more changes wait: read again at once with ` + "`" + `syncToken` + "`" + `."
+  hasMore: Boolean!
+  "Continues after this page."
+  syncToken: String!
+}
+
+"A calendar added to the viewer's list, or changed there, or removed from it."
+type CalendarListChange {
+  "The calendar's global ID."
+  calendarId: ID!
+  "Whether the calendar left the viewer's list (left, removed, deleted)."
+  removed: Boolean!
+  "The viewer's membership as it is now; null when removed."
+  membership: Membership
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3842,6 +4220,8 @@ func (ec *executionContext) childFields_Calendar(ctx context.Context, field grap
 		return ec.fieldContext_Calendar_tasks(ctx, field)
 	case "members":
 		return ec.fieldContext_Calendar_members(ctx, field)
+	case "changes":
+		return ec.fieldContext_Calendar_changes(ctx, field)
 	case "invitations":
 		return ec.fieldContext_Calendar_invitations(ctx, field)
 	}
@@ -3858,6 +4238,60 @@ func (ec *executionContext) childFields_CalendarBusy(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type CalendarBusy", field.Name)
 }
 
+func (ec *executionContext) childFields_CalendarListChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calendarId":
+		return ec.fieldContext_CalendarListChange_calendarId(ctx, field)
+	case "removed":
+		return ec.fieldContext_CalendarListChange_removed(ctx, field)
+	case "membership":
+		return ec.fieldContext_CalendarListChange_membership(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarListChange", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarListChangePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "changes":
+		return ec.fieldContext_CalendarListChangePage_changes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_CalendarListChangePage_hasMore(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_CalendarListChangePage_syncToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarListChangePage", field.Name)
+}
+
+func (ec *executionContext) childFields_Change(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_Change_type(ctx, field)
+	case "id":
+		return ec.fieldContext_Change_id(ctx, field)
+	case "deleted":
+		return ec.fieldContext_Change_deleted(ctx, field)
+	case "node":
+		return ec.fieldContext_Change_node(ctx, field)
+	case "exceptions":
+		return ec.fieldContext_Change_exceptions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Change", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ChangeDelivery_kind(ctx, field)
+	case "calendarId":
+		return ec.fieldContext_ChangeDelivery_calendarId(ctx, field)
+	case "changes":
+		return ec.fieldContext_ChangeDelivery_changes(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_ChangeDelivery_syncToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeDelivery", field.Name)
+}
+
 func (ec *executionContext) childFields_ChangeEmailPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "user":
@@ -3872,6 +4306,18 @@ func (ec *executionContext) childFields_ChangeMemberRolePayload(ctx context.Cont
 		return ec.fieldContext_ChangeMemberRolePayload_membership(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChangeMemberRolePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "changes":
+		return ec.fieldContext_ChangePage_changes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_ChangePage_hasMore(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_ChangePage_syncToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangePage", field.Name)
 }
 
 func (ec *executionContext) childFields_CompleteTaskPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4300,6 +4746,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "calendarListChanges":
+		return ec.fieldContext_Viewer_calendarListChanges(ctx, field)
 	case "user":
 		return ec.fieldContext_Viewer_user(ctx, field)
 	case "preferences":
@@ -4427,6 +4875,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Calendar_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "syncToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["syncToken"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Calendar_entries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -4934,6 +5404,28 @@ func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_calendarChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "calendarIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calendarIds"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "resume",
+		func(ctx context.Context, v any) ([]*model.CalendarSyncTokenInput, error) {
+			return ec.unmarshalOCalendarSyncTokenInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSyncTokenInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["resume"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4977,6 +5469,28 @@ func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["includeCancelled"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_calendarListChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "syncToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["syncToken"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
 	return args, nil
 }
 
@@ -6067,6 +6581,50 @@ func (ec *executionContext) fieldContext_Calendar_members(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Calendar_changes(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Calendar().Changes(ctx, obj, fc.Args["syncToken"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangePage) graphql.Marshaler {
+			return ec.marshalNChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_changes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Calendar_changes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Calendar_invitations(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6175,6 +6733,396 @@ func (ec *executionContext) fieldContext_CalendarBusy_busy(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _CalendarListChange_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarListChange_calendarId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalendarID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarListChange_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarListChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarListChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarListChange_removed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Removed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarListChange_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarListChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarListChange_membership(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarListChange_membership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Membership, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Membership) graphql.Marshaler {
+			return ec.marshalOMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarListChange_membership(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarListChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarListChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarListChangePage_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CalendarListChange) graphql.Marshaler {
+			return ec.marshalNCalendarListChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarListChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarListChangePage_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarListChangePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarListChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarListChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarListChangePage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarListChangePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarListChangePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarListChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarListChangePage_syncToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SyncToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarListChangePage_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarListChangePage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Change_type(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChangeType) graphql.Marshaler {
+			return ec.marshalNChangeType2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, errors.New("field of type ChangeType does not have child fields"))
+}
+
+func (ec *executionContext) _Change_id(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Change_deleted(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_deleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Change_node(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Change().Node(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Node) graphql.Marshaler {
+			return ec.marshalONode2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Change_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Change",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Change_exceptions(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_exceptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Change().Exceptions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Change_exceptions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Change",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDelivery_kind(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeDelivery_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.DeliveryKind) graphql.Marshaler {
+			return ec.marshalNDeliveryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeliveryKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeDelivery_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeDelivery", field, false, false, errors.New("field of type DeliveryKind does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeDelivery_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeDelivery_calendarId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalendarID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeDelivery_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeDelivery", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeDelivery_changes(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeDelivery_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Change) graphql.Marshaler {
+			return ec.marshalNChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeDelivery_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Change(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeDelivery_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeDelivery_syncToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SyncToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeDelivery_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _ChangeEmailPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEmailPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6237,6 +7185,84 @@ func (ec *executionContext) fieldContext_ChangeMemberRolePayload_membership(_ co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangePage_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Change) graphql.Marshaler {
+			return ec.marshalNChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangePage_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Change(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangePage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangePage_syncToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SyncToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangePage_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangePage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CompleteTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.CompleteTaskPayload) (ret graphql.Marshaler) {
@@ -9745,6 +10771,50 @@ func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ contex
 	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Subscription_calendarChanges(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_calendarChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CalendarChanges(ctx, fc.Args["calendarIds"].([]string), fc.Args["resume"].([]*model.CalendarSyncTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeDelivery) graphql.Marshaler {
+			return ec.marshalNChangeDelivery2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeDelivery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_calendarChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangeDelivery(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_calendarChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11320,6 +12390,50 @@ func (ec *executionContext) fieldContext_User_updatedAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _Viewer_calendarListChanges(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_calendarListChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().CalendarListChanges(ctx, obj, fc.Args["syncToken"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarListChangePage) graphql.Marshaler {
+			return ec.marshalNCalendarListChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarListChangePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_calendarListChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarListChangePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_calendarListChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Viewer_user(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12644,6 +13758,43 @@ func (ec *executionContext) unmarshalInputAllDayTimingInput(ctx context.Context,
 				return it, err
 			}
 			it.Date = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCalendarSyncTokenInput(ctx context.Context, obj any) (model.CalendarSyncTokenInput, error) {
+	var it model.CalendarSyncTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"calendarId", "syncToken"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "syncToken":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("syncToken"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SyncToken = data
 		}
 	}
 	return it, nil
@@ -14825,6 +15976,44 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "changes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_changes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "invitations":
 			field := field
 
@@ -14927,6 +16116,279 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var calendarListChangeImplementors = []string{"CalendarListChange"}
+
+func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarListChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarListChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarListChange")
+		case "calendarId":
+			out.Values[i] = ec._CalendarListChange_calendarId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removed":
+			out.Values[i] = ec._CalendarListChange_removed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "membership":
+			out.Values[i] = ec._CalendarListChange_membership(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var calendarListChangePageImplementors = []string{"CalendarListChangePage"}
+
+func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarListChangePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarListChangePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarListChangePage")
+		case "changes":
+			out.Values[i] = ec._CalendarListChangePage_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._CalendarListChangePage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncToken":
+			out.Values[i] = ec._CalendarListChangePage_syncToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var changeImplementors = []string{"Change"}
+
+func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, obj *model.Change) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Change")
+		case "type":
+			out.Values[i] = ec._Change_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "id":
+			out.Values[i] = ec._Change_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deleted":
+			out.Values[i] = ec._Change_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "node":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Change_node(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "exceptions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Change_exceptions(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var changeDeliveryImplementors = []string{"ChangeDelivery"}
+
+func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeDelivery) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeDeliveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangeDelivery")
+		case "kind":
+			out.Values[i] = ec._ChangeDelivery_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendarId":
+			out.Values[i] = ec._ChangeDelivery_calendarId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changes":
+			out.Values[i] = ec._ChangeDelivery_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncToken":
+			out.Values[i] = ec._ChangeDelivery_syncToken(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var changeEmailPayloadImplementors = []string{"ChangeEmailPayload"}
 
 func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeEmailPayload) graphql.Marshaler {
@@ -14979,6 +16441,54 @@ func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel as
 			out.Values[i] = graphql.MarshalString("ChangeMemberRolePayload")
 		case "membership":
 			out.Values[i] = ec._ChangeMemberRolePayload_membership(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var changePageImplementors = []string{"ChangePage"}
+
+func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.ChangePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangePage")
+		case "changes":
+			out.Values[i] = ec._ChangePage_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._ChangePage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncToken":
+			out.Values[i] = ec._ChangePage_syncToken(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16915,6 +18425,26 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "calendarChanges":
+		return ec._Subscription_calendarChanges(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var taskImplementors = []string{"Task", "Entry", "Node"}
 
 func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *model.Task) graphql.Marshaler {
@@ -17638,6 +19168,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Viewer")
+		case "calendarListChanges":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_calendarListChanges(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "user":
 			field := field
 
@@ -18305,6 +19873,83 @@ func (ec *executionContext) marshalNCalendarBusy2ᚖgithubᚗcomᚋcalgraphᚋca
 	return ec._CalendarBusy(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCalendarListChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarListChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CalendarListChange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalendarListChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarListChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCalendarListChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarListChange(ctx context.Context, sel ast.SelectionSet, v *model.CalendarListChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CalendarListChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCalendarListChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarListChangePage(ctx context.Context, sel ast.SelectionSet, v *model.CalendarListChangePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CalendarListChangePage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCalendarSyncTokenInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSyncTokenInput(ctx context.Context, v any) (*model.CalendarSyncTokenInput, error) {
+	res, err := ec.unmarshalInputCalendarSyncTokenInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Change) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChange(ctx context.Context, sel ast.SelectionSet, v *model.Change) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Change(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChangeDelivery2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeDelivery(ctx context.Context, sel ast.SelectionSet, v *model.ChangeDelivery) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChangeDelivery(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNChangeEmailInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeEmailInput(ctx context.Context, v any) (model.ChangeEmailInput, error) {
 	res, err := ec.unmarshalInputChangeEmailInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -18333,6 +19978,26 @@ func (ec *executionContext) marshalNChangeMemberRolePayload2ᚖgithubᚗcomᚋca
 		return graphql.Null
 	}
 	return ec._ChangeMemberRolePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangePage(ctx context.Context, sel ast.SelectionSet, v *model.ChangePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChangePage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChangeType2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeType(ctx context.Context, v any) (model.ChangeType, error) {
+	var res model.ChangeType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChangeType2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeType(ctx context.Context, sel ast.SelectionSet, v model.ChangeType) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNCompleteTaskInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCompleteTaskInput(ctx context.Context, v any) (model.CompleteTaskInput, error) {
@@ -18521,6 +20186,16 @@ func (ec *executionContext) marshalNDeleteEntryPayload2ᚖgithubᚗcomᚋcalgrap
 		return graphql.Null
 	}
 	return ec._DeleteEntryPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeliveryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeliveryKind(ctx context.Context, v any) (model.DeliveryKind, error) {
+	var res model.DeliveryKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeliveryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeliveryKind(ctx context.Context, sel ast.SelectionSet, v model.DeliveryKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNDisableCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDisableCalendarFeedInput(ctx context.Context, v any) (model.DisableCalendarFeedInput, error) {
@@ -19390,6 +21065,23 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOCalendarSyncTokenInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSyncTokenInputᚄ(ctx context.Context, v any) ([]*model.CalendarSyncTokenInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CalendarSyncTokenInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCalendarSyncTokenInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSyncTokenInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx context.Context, v any) (*calendar.Date, error) {
 	if v == nil {
 		return nil, nil
@@ -19506,6 +21198,25 @@ func (ec *executionContext) marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋg
 		return graphql.Null
 	}
 	return ec._Entry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Entry) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOEntryFilter2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryFilter(ctx context.Context, v any) (*model.EntryFilter, error) {
@@ -19672,6 +21383,13 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := model.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx context.Context, sel ast.SelectionSet, v *calendar.Membership) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Membership(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOMultiDayTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMultiDayTimingInput(ctx context.Context, v any) (*model.MultiDayTimingInput, error) {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"context"
 	"log/slog"
 	"net/http"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
 )
 
 // MaxComplexity bounds how many objects one operation may ask for (see
@@ -52,15 +54,26 @@ type Options struct {
 	// zero means DefaultMaxEntries and DefaultMaxResponseBytes.
 	MaxEntries       int
 	MaxResponseBytes int64
+	// Live turns subscriptions on (over WebSocket at the same path).
+	Live *LiveOptions
+	// NewLoaders makes the loaders of each subscription delivery (a
+	// subscription lives longer than the request that started it, whose
+	// loaders would serve what they read once for ever).
+	NewLoaders func() *loader.Loaders
 }
 
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
 // GraphQL-over-HTTP spec, answering application/graphql-response+json to
 // clients that accept it and application/json otherwise (no Accept, */*). Reads need loader.Middleware around it.
 func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
-	cfg := Config{Resolvers: &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity}}
+	res := &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity, present: presentError(logger)}
+	cfg := Config{Resolvers: res}
 	setComplexity(&cfg)
 	srv := handler.New(NewExecutableSchema(cfg))
+	if opts.Live != nil {
+		res.Live = opts.Live.Hub
+		srv.AddTransport(websocketTransport(*opts.Live))
+	}
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.MultipartMixed{}) // before POST: @defer, for clients that accept multipart/mixed
@@ -78,11 +91,40 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	// queries, parsed and validated ones aside (SetQueryCache).
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](apqCacheSize)})
 	srv.Use(complexityLimit())
+	if opts.NewLoaders != nil {
+		srv.Use(perDelivery{opts.NewLoaders}) // before requestBudget: each delivery has its own budget too
+	}
 	srv.Use(requestBudget{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes)})
 	for _, ext := range opts.Extensions {
 		srv.Use(ext)
 	}
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
-	return checkRequest(opts.MaxBodyBytes, specStatuses(srv))
+	var shutdown context.Context
+	if opts.Live != nil {
+		shutdown = opts.Live.Shutdown
+	}
+	return withSessions(shutdown, checkRequest(opts.MaxBodyBytes, specStatuses(srv)))
+}
+
+// perDelivery gives each response of a subscription fresh loaders and a
+// fresh budget, as if it were a request of its own.
+type perDelivery struct{ newLoaders func() *loader.Loaders }
+
+var (
+	_ graphql.HandlerExtension    = perDelivery{}
+	_ graphql.ResponseInterceptor = perDelivery{}
+)
+
+func (perDelivery) ExtensionName() string                   { return "PerDelivery" }
+func (perDelivery) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (p perDelivery) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
+		ctx = loader.WithLoaders(ctx, p.newLoaders())
+		if b := calendar.BudgetFrom(ctx); b != nil {
+			ctx = calendar.WithBudget(ctx, b.Fresh())
+		}
+	}
+	return next(ctx)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/dynamotest"
 	"github.com/calgraph/calgraph/internal/httpapi"
+	"github.com/calgraph/calgraph/internal/live"
 	"github.com/calgraph/calgraph/internal/loader"
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
@@ -40,6 +41,7 @@ type env struct {
 	logs   *syncBuffer
 	tokens sync.Map // email -> token
 	messy  bool     // the test leaves the table inconsistent on purpose
+	hub    *live.Hub
 }
 
 type envOptions struct {
@@ -48,6 +50,9 @@ type envOptions struct {
 	table    string        // an existing table to serve, instead of a fresh one
 	endpoint string        // a DynamoDB endpoint for the server to reach its table through
 	client   []func(*dynamodb.Options)
+	poll     time.Duration // the live hub's poll interval (live.DefaultPollInterval if zero)
+	ping     time.Duration // the WebSocket ping interval (graph's default if zero)
+	idle     time.Duration // the WebSocket idle timeout (graph's default if zero)
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -77,9 +82,15 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 			t.Fatal(err)
 		}
 	}
-	store := dynamo.New(db, table, recurrence.Engine{})
+	var hub *live.Hub
+	store := dynamo.New(db, table, recurrence.Engine{}, dynamo.WithCommitHook(func(p []string) { hub.Notify(p) }))
 	logs := &syncBuffer{}
 	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
+	hub = live.NewHub(store, o.poll, logger)
+	running, stop := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { defer close(hubDone); hub.Run(running) }()
+	t.Cleanup(func() { stop(); <-hubDone })
 	verifier, err := auth.NewVerifier(context.Background(), auth.Config{
 		HMACSecret: testSecret, Issuer: auth.LocalIssuer, Audience: auth.LocalAudience,
 	})
@@ -95,11 +106,13 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		wait = o.gate / 2
 	}
 	api := loader.MiddlewareWithWait(store, recurrence.Engine{}, wait,
-		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget})))
+		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
+			Live:       &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, Shutdown: running, PingInterval: o.ping, IdleTimeout: o.idle},
+			NewLoaders: func() *loader.Loaders { return loader.New(store, recurrence.Engine{}) }})))
 	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs}
+	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub}
 	if o.table == "" { // a shared table (the benchmarks') is not this test's to check
 		t.Cleanup(func() {
 			if !e.messy && !t.Failed() {

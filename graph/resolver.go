@@ -5,7 +5,10 @@
 package graph
 
 import (
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/live"
 )
 
 // Resolver is the root resolver. Reads go through the per-request loaders in the
@@ -17,4 +20,9 @@ type Resolver struct {
 	// ForgetIdentity, when set, drops a deleted account's sign-in identity
 	// from the authenticator's cache.
 	ForgetIdentity func(calendar.Identity)
+	// Live delivers subscriptions' changes; nil without subscriptions.
+	Live *live.Hub
+	// present shapes an error as the client sees it (presentError), for
+	// the errors that end a subscription.
+	present graphql.ErrorPresenterFunc
 }

@@ -57,12 +57,29 @@ func (r *calendarResolver) Members(ctx context.Context, obj *calendar.Calendar, 
 	return membershipConnection(p), nil
 }
 
+func (r *calendarResolver) Changes(ctx context.Context, obj *calendar.Calendar, syncToken *string, first *int) (*model.ChangePage, error) {
+	token, n := syncArgs(syncToken, first)
+	p, err := r.Service.Changes(ctx, obj.ID, token, n)
+	if err != nil {
+		return nil, err
+	}
+	return &model.ChangePage{Changes: changes(p.Changes, obj), HasMore: p.More, SyncToken: p.Token}, nil
+}
+
 func (r *calendarResolver) Invitations(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.InvitationConnection, error) {
 	p, err := loader.For(ctx).Invitations(ctx, obj.ID, page(first, after))
 	if err != nil {
 		return nil, err
 	}
 	return invitationConnection(p), nil
+}
+
+func (r *changeResolver) Node(ctx context.Context, obj *model.Change) (model.Node, error) {
+	return changeNode(ctx, obj)
+}
+
+func (r *changeResolver) Exceptions(ctx context.Context, obj *model.Change) ([]model.Entry, error) {
+	return changeExceptions(ctx, obj)
 }
 
 func (r *invitationResolver) ID(ctx context.Context, obj *calendar.Invitation) (string, error) {
@@ -450,6 +467,10 @@ func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rang
 	return freeBusyView(v, busy), nil
 }
 
+func (r *subscriptionResolver) CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput) (<-chan *model.ChangeDelivery, error) {
+	return r.calendarChanges(ctx, calendarIds, resume)
+}
+
 func (r *taskResolver) Series(ctx context.Context, obj *model.Task) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
 }
@@ -460,6 +481,15 @@ func (r *timedEntryResolver) Series(ctx context.Context, obj *model.TimedEntry) 
 
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {
 	return model.UserGID(obj.ID), nil
+}
+
+func (r *viewerResolver) CalendarListChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.CalendarListChangePage, error) {
+	token, n := syncArgs(syncToken, first)
+	p, err := r.Service.CalendarListChanges(ctx, token, n)
+	if err != nil {
+		return nil, err
+	}
+	return listPage(p), nil
 }
 
 func (r *viewerResolver) User(ctx context.Context, obj *model.Viewer) (*calendar.User, error) {
@@ -502,6 +532,8 @@ func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolv
 
 func (r *Resolver) Calendar() CalendarResolver { return &calendarResolver{r} }
 
+func (r *Resolver) Change() ChangeResolver { return &changeResolver{r} }
+
 func (r *Resolver) Invitation() InvitationResolver { return &invitationResolver{r} }
 
 func (r *Resolver) Membership() MembershipResolver { return &membershipResolver{r} }
@@ -511,6 +543,8 @@ func (r *Resolver) MultiDayEntry() MultiDayEntryResolver { return &multiDayEntry
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
+
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
 func (r *Resolver) Task() TaskResolver { return &taskResolver{r} }
 
@@ -523,11 +557,13 @@ func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 type (
 	allDayEntryResolver   struct{ *Resolver }
 	calendarResolver      struct{ *Resolver }
+	changeResolver        struct{ *Resolver }
 	invitationResolver    struct{ *Resolver }
 	membershipResolver    struct{ *Resolver }
 	multiDayEntryResolver struct{ *Resolver }
 	mutationResolver      struct{ *Resolver }
 	queryResolver         struct{ *Resolver }
+	subscriptionResolver  struct{ *Resolver }
 	taskResolver          struct{ *Resolver }
 	timedEntryResolver    struct{ *Resolver }
 	userResolver          struct{ *Resolver }

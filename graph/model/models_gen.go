@@ -62,6 +62,47 @@ type AllDayTimingInput struct {
 	Date calendar.Date `json:"date"`
 }
 
+// A calendar added to the viewer's list, or changed there, or removed from it.
+type CalendarListChange struct {
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// Whether the calendar left the viewer's list (left, removed, deleted).
+	Removed bool `json:"removed"`
+	// The viewer's membership as it is now; null when removed.
+	Membership *calendar.Membership `json:"membership,omitempty"`
+}
+
+// A page of the viewer's calendar-list changes.
+type CalendarListChangePage struct {
+	// The changes, each calendar once.
+	Changes []*CalendarListChange `json:"changes"`
+	// Whether more changes wait: read again at once with `syncToken`.
+	HasMore bool `json:"hasMore"`
+	// Continues after this page.
+	SyncToken string `json:"syncToken"`
+}
+
+// A calendar's sync token, to resume its changes from.
+type CalendarSyncTokenInput struct {
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// A sync token of that calendar.
+	SyncToken string `json:"syncToken"`
+}
+
+// One delivery of a subscription: one calendar's changes.
+type ChangeDelivery struct {
+	// What this delivery is.
+	Kind DeliveryKind `json:"kind"`
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// The changed objects, as `Calendar.changes` returns them.
+	Changes []*Change `json:"changes"`
+	// For CHANGES, the calendar's sync token after them: pass it to
+	// `Calendar.changes` or to `resume` to continue without a gap. Null otherwise.
+	SyncToken *string `json:"syncToken,omitempty"`
+}
+
 // Input of changeEmail.
 type ChangeEmailInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
@@ -104,6 +145,16 @@ type ChangeMemberRoleInput struct {
 type ChangeMemberRolePayload struct {
 	// The membership with its new role.
 	Membership *calendar.Membership `json:"membership"`
+}
+
+// A page of a calendar's changes.
+type ChangePage struct {
+	// The changed objects, each once.
+	Changes []*Change `json:"changes"`
+	// Whether more changes wait: read again at once with `syncToken`.
+	HasMore bool `json:"hasMore"`
+	// Continues after this page.
+	SyncToken string `json:"syncToken"`
 }
 
 // Input of completeTask.
@@ -616,6 +667,12 @@ type RotateCalendarFeedPayload struct {
 	Path string `json:"path"`
 }
 
+// Live changes over WebSocket (the graphql-transport-ws protocol at `/query`,
+// signed in with `{"Authorization": "Bearer <token>"}` as the `connection_init`
+// payload).
+type Subscription struct {
+}
+
 // A page of tasks (Relay cursor connection).
 type TaskConnection struct {
 	// The tasks on this page, each with its cursor.
@@ -784,6 +841,131 @@ type UpdateProfileInput struct {
 type UpdateProfilePayload struct {
 	// The updated profile.
 	User *calendar.User `json:"user"`
+}
+
+// The kinds of objects a calendar's changes are about.
+type ChangeType string
+
+const (
+	// The calendar itself. Its tombstone means the calendar was deleted.
+	ChangeTypeCalendar ChangeType = "CALENDAR"
+	// A member's membership (role).
+	ChangeTypeMembership ChangeType = "MEMBERSHIP"
+	// An entry, or a whole series with its exceptions.
+	ChangeTypeEntry ChangeType = "ENTRY"
+)
+
+var AllChangeType = []ChangeType{
+	ChangeTypeCalendar,
+	ChangeTypeMembership,
+	ChangeTypeEntry,
+}
+
+func (e ChangeType) IsValid() bool {
+	switch e {
+	case ChangeTypeCalendar, ChangeTypeMembership, ChangeTypeEntry:
+		return true
+	}
+	return false
+}
+
+func (e ChangeType) String() string {
+	return string(e)
+}
+
+func (e *ChangeType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChangeType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChangeType", str)
+	}
+	return nil
+}
+
+func (e ChangeType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChangeType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChangeType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a delivery of `Subscription.calendarChanges` is.
+type DeliveryKind string
+
+const (
+	// Changes of a followed calendar, with the sync token after them.
+	DeliveryKindChanges DeliveryKind = "CHANGES"
+	// The viewer can now read this calendar (it was shared with them, or they were
+	// promoted from FREE_BUSY) and it is followed from now on. `changes` holds the
+	// viewer's membership: read the calendar with `Calendar.changes` (no token) and
+	// resume from that read's token.
+	DeliveryKindJoined DeliveryKind = "JOINED"
+	// The viewer can no longer read this calendar: nothing more of it comes.
+	DeliveryKindEnded DeliveryKind = "ENDED"
+)
+
+var AllDeliveryKind = []DeliveryKind{
+	DeliveryKindChanges,
+	DeliveryKindJoined,
+	DeliveryKindEnded,
+}
+
+func (e DeliveryKind) IsValid() bool {
+	switch e {
+	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded:
+		return true
+	}
+	return false
+}
+
+func (e DeliveryKind) String() string {
+	return string(e)
+}
+
+func (e *DeliveryKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DeliveryKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DeliveryKind", str)
+	}
+	return nil
+}
+
+func (e DeliveryKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DeliveryKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DeliveryKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // Whether an entry takes place.

@@ -57,6 +57,13 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	})
 }
 
+// Authenticate returns ctx with the viewer of an Authorization value
+// ("Bearer <token>"), or with the reason there is none, as Middleware
+// records it (a WebSocket's connection_init carries it in its payload).
+func (a *Authenticator) Authenticate(ctx context.Context, authorization string) context.Context {
+	return a.viewerContext(ctx, []string{authorization})
+}
+
 // Forget drops id from the identity cache, so that its next request asks the
 // user service again. Call it when the identity's user is deleted.
 func (a *Authenticator) Forget(id calendar.Identity) {

@@ -30,6 +30,10 @@ func NewBudget(maxEntries int, maxBytes int64) *Budget {
 	return &Budget{maxEntries: maxEntries, maxBytes: maxBytes, settled: make(chan struct{})}
 }
 
+// Fresh returns an unused budget with b's limits (each delivery of a
+// subscription has its own).
+func (b *Budget) Fresh() *Budget { return NewBudget(b.maxEntries, b.maxBytes) }
+
 type budgetKey struct{}
 
 // WithBudget returns ctx carrying b.

@@ -46,6 +46,8 @@ type Config struct {
 	PublicURL       string // no trailing slash
 	RequestTimeout  time.Duration
 	AttemptTimeout  time.Duration
+	ChangeRetention time.Duration // how long change records (and sync tokens) last
+	LivePoll        time.Duration // how often live delivery reads followed logs
 	MaxEntries      int
 	MaxResponseSize int64
 	CORSHeaders     []string // allowed request headers beyond the built-in list

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Setting is one configuration knob: a flag, its environment variable, its
@@ -84,6 +85,15 @@ var settings = []Setting{
 		func(c *Config, v string) (err error) { c.RequestTimeout, err = parseDuration(v); return err }},
 	{"store-attempt-timeout", "CALGRAPH_STORE_ATTEMPT_TIMEOUT", "3s", "deadline of one attempt of a DynamoDB call; reads and transactions are retried after it, within the request's deadline",
 		func(c *Config, v string) (err error) { c.AttemptTimeout, err = parseDuration(v); return err }},
+	{"change-retention", "CALGRAPH_CHANGE_RETENTION", "168h", "how long change records are kept: a sync token older than that fails with SYNC_TOKEN_EXPIRED (at least 1h)",
+		func(c *Config, v string) (err error) {
+			if c.ChangeRetention, err = parseDuration(v); err == nil && c.ChangeRetention < time.Hour {
+				err = fmt.Errorf("must be at least 1h")
+			}
+			return err
+		}},
+	{"live-poll", "CALGRAPH_LIVE_POLL", "500ms", "how often live delivery reads the change logs subscriptions follow, for changes made through other instances",
+		func(c *Config, v string) (err error) { c.LivePoll, err = parseDuration(v); return err }},
 	{"max-entries", "CALGRAPH_MAX_ENTRIES", "10000", "most entries one request may return, counted across all its views, aliases included; more is REQUEST_TOO_LARGE",
 		func(c *Config, v string) (err error) { c.MaxEntries, err = parsePositive(v); return err }},
 	{"max-response-bytes", "CALGRAPH_MAX_RESPONSE_BYTES", "16777216", "most bytes of entry text (titles, descriptions, locations, tags) one request may return; more is REQUEST_TOO_LARGE",

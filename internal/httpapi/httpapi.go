@@ -97,7 +97,14 @@ func compress(next http.Handler) http.Handler {
 	if err != nil {
 		panic(err) // the options are constants
 	}
-	return wrap(next)
+	gz := wrap(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if IsWebSocket(r) { // nothing to compress; the connection is handed over
+			next.ServeHTTP(w, r)
+			return
+		}
+		gz.ServeHTTP(w, r)
+	})
 }
 
 const compressMinSize = 1024

@@ -1,0 +1,163 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/live"
+	"github.com/calgraph/calgraph/internal/loader"
+)
+
+// changes converts changed objects of a calendar; cal is the calendar as
+// the request read it, if it did (a change of it among cs is newer).
+func changes(cs []calendar.ObjectChange, cal *calendar.Calendar) []*model.Change {
+	for _, c := range cs {
+		if c.Calendar != nil {
+			cal = c.Calendar
+		}
+	}
+	out := make([]*model.Change, len(cs))
+	for i, c := range cs {
+		m := &model.Change{Deleted: c.Deleted, Object: c, Calendar: cal}
+		switch c.Type {
+		case calendar.ObjectCalendar:
+			m.Type, m.ID = model.ChangeTypeCalendar, model.CalendarGID(c.ID)
+		case calendar.ObjectMembership:
+			m.Type, m.ID = model.ChangeTypeMembership, model.MembershipGID(calendar.MembershipKey{CalendarID: c.CalendarID, UserID: c.ID})
+		default:
+			m.Type, m.ID = model.ChangeTypeEntry, model.EntryGID(calendar.EntryKey{CalendarID: c.CalendarID, EntryID: c.ID})
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// changeCalendar is the calendar of a change's entry: as the request read
+// it, else through the loaders.
+func changeCalendar(ctx context.Context, c *model.Change) (*calendar.Calendar, error) {
+	if c.Calendar != nil {
+		return c.Calendar, nil
+	}
+	return loader.For(ctx).Calendar(ctx, c.Object.CalendarID)
+}
+
+// changeNode resolves Change.node.
+func changeNode(ctx context.Context, c *model.Change) (model.Node, error) {
+	o := c.Object
+	switch {
+	case c.Deleted:
+		return nil, nil
+	case o.Type == calendar.ObjectCalendar:
+		return o.Calendar, nil
+	case o.Type == calendar.ObjectMembership:
+		return o.Membership, nil
+	}
+	cal, err := changeCalendar(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return model.EntryOf(o.Entry, cal), nil
+}
+
+// changeExceptions resolves Change.exceptions: a series' exceptions as
+// occurrences.
+func changeExceptions(ctx context.Context, c *model.Change) ([]model.Entry, error) {
+	s := c.Object.Series
+	if c.Deleted || s == nil {
+		return nil, nil
+	}
+	cal, err := changeCalendar(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Entry, len(s.Exceptions))
+	for i, x := range s.Exceptions {
+		out[i] = model.EntryOf(s.Master.OccurrenceAt(x.OriginalStart).Overlay(x), cal)
+	}
+	return out, nil
+}
+
+func listPage(p *calendar.CalendarListPage) *model.CalendarListChangePage {
+	out := &model.CalendarListChangePage{HasMore: p.More, SyncToken: p.Token, Changes: []*model.CalendarListChange{}}
+	for _, c := range p.Changes {
+		out.Changes = append(out.Changes, &model.CalendarListChange{CalendarID: model.CalendarGID(c.CalendarID), Removed: c.Removed, Membership: c.Membership})
+	}
+	return out
+}
+
+// syncArgs reads a sync field's arguments.
+func syncArgs(syncToken *string, first *int) (string, int) {
+	token := ""
+	if syncToken != nil {
+		token = *syncToken
+	}
+	n := calendar.DefaultChangePage
+	if first != nil {
+		n = *first
+	}
+	return token, n
+}
+
+// calendarChanges starts Subscription.calendarChanges: it decodes the
+// arguments, subscribes, and converts each delivery.
+func (r *Resolver) calendarChanges(ctx context.Context, calendarIDs []string, resume []*model.CalendarSyncTokenInput) (<-chan *model.ChangeDelivery, error) {
+	if r.Live == nil {
+		return nil, calendar.Errorf(calendar.CodeInternal, "live delivery is not running")
+	}
+	f := live.Follow{Resume: map[string]string{}}
+	if calendarIDs != nil {
+		if len(calendarIDs) == 0 {
+			return nil, calendar.Invalidf("calendarIds", "calendarIds must name at least one calendar, or be omitted to follow all")
+		}
+		ids, err := decodeCalendarIDs("calendarIds", calendarIDs)
+		if err != nil {
+			return nil, err
+		}
+		f.CalendarIDs = ids
+	}
+	for _, in := range resume {
+		id, err := model.DecodeCalendarID("resume", in.CalendarID)
+		if err != nil {
+			return nil, err
+		}
+		f.Resume[id] = in.SyncToken
+	}
+	release, err := holdSubscription(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := r.Live.Subscribe(ctx, f)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	out := make(chan *model.ChangeDelivery)
+	go func() {
+		defer release()
+		defer close(out)
+		for d := range sub.Deliveries() {
+			select {
+			case out <- delivery(d):
+			case <-ctx.Done():
+				return
+			}
+		}
+		r.subscriptionEnded(ctx, sub.Err())
+	}()
+	return out, nil
+}
+
+// delivery converts a delivery.
+func delivery(d live.Delivery) *model.ChangeDelivery {
+	out := &model.ChangeDelivery{CalendarID: model.CalendarGID(d.CalendarID), Changes: changes(d.Changes, nil)}
+	switch d.Kind {
+	case live.Changes:
+		out.Kind, out.SyncToken = model.DeliveryKindChanges, &d.Token
+	case live.Joined:
+		out.Kind = model.DeliveryKindJoined
+	default:
+		out.Kind = model.DeliveryKindEnded
+	}
+	return out
+}

@@ -1,0 +1,299 @@
+// Package live delivers calendars' changes to subscribers as they happen,
+// across server instances sharing one table.
+//
+// How: each instance runs one Hub. The Hub follows the change log of every
+// calendar (and, for subscriptions that follow a viewer's whole list, every
+// user's calendar-list log) that at least one of its subscribers follows,
+// with a sync token of its own. It reads a log again when this instance
+// commits a change to it (the store's commit hook: delivery at once), and
+// every poll interval anyway (other instances' changes: delivery within the
+// interval plus one read). Each read's changes go to every subscriber of the
+// log; each subscription (Follow) then decides what its viewer may see.
+//
+// Cost: per instance, one strongly consistent Query per followed log per
+// poll interval (0.5 s by default: 2 Queries a second, 1 RCU each while the
+// log's last 30 s of records fit in 4 KB), plus one BatchGetItem (and a
+// Query per series) per read that finds changes, whatever the number of
+// subscribers. It grows with the number of distinct followed logs on the
+// instance, not with subscribers or instances' writes.
+package live
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// Source is what the Hub reads: the store.
+type Source interface {
+	calendar.SyncService
+	Read(ctx context.Context, k calendar.Keys) (*calendar.Items, error)
+	AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*calendar.Membership, error)
+}
+
+// Defaults of a Hub.
+const (
+	DefaultPollInterval = 500 * time.Millisecond
+	// feedBuffer is how many reads a subscriber may fall behind before it is
+	// dropped as too slow.
+	feedBuffer = 64
+	// readsAtOnce bounds the logs a Hub reads concurrently.
+	readsAtOnce = 16
+	// maxPagesPerRead bounds the pages one read of a log takes before the
+	// next round.
+	maxPagesPerRead = 10
+)
+
+// Hub follows change logs for the subscriptions of one instance.
+type Hub struct {
+	src  Source
+	poll time.Duration
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	feeds map[FeedKey]*feed
+	wake  chan struct{}
+}
+
+// FeedKey names a log: a calendar's, or with User a user's calendar list.
+type FeedKey struct {
+	ID   string
+	User bool
+}
+
+// feed is one followed log.
+type feed struct {
+	key   FeedKey
+	token string
+	subs  map[*subscriber]bool
+	dirty bool // this instance wrote to it since the last read
+}
+
+// batch is one read of a log, as a subscriber receives it.
+type batch struct {
+	feed     FeedKey
+	calendar []calendar.ObjectChange
+	list     []calendar.CalendarListChange
+	token    string
+}
+
+// subscriber receives the reads of the feeds it follows.
+type subscriber struct {
+	ch      chan batch
+	dropped chan struct{} // closed when it fell too far behind
+	once    sync.Once
+}
+
+func (s *subscriber) drop() { s.once.Do(func() { close(s.dropped) }) }
+
+// NewHub returns a Hub reading src every poll (DefaultPollInterval if zero).
+func NewHub(src Source, poll time.Duration, log *slog.Logger) *Hub {
+	if poll <= 0 {
+		poll = DefaultPollInterval
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Hub{src: src, poll: poll, log: log, feeds: map[FeedKey]*feed{}, wake: make(chan struct{}, 1)}
+}
+
+// Notify tells the Hub that this instance wrote to the logs of partitions
+// (the store's commit hook): their feeds are read at once.
+func (h *Hub) Notify(partitions []string) {
+	h.mu.Lock()
+	woke := false
+	for _, p := range partitions {
+		if f := h.feeds[partitionKey(p)]; f != nil {
+			f.dirty, woke = true, true
+		}
+	}
+	h.mu.Unlock()
+	if woke {
+		select {
+		case h.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// partitionKey reads a commit hook's partition ("CAL#<id>" or "USER#<id>").
+func partitionKey(p string) FeedKey {
+	if len(p) > 4 && p[:4] == "CAL#" {
+		return FeedKey{ID: p[4:]}
+	}
+	if len(p) > 5 && p[:5] == "USER#" {
+		return FeedKey{ID: p[5:], User: true}
+	}
+	return FeedKey{}
+}
+
+// Run reads the followed logs until ctx ends: the dirty ones when woken,
+// all of them every poll interval.
+func (h *Hub) Run(ctx context.Context) {
+	tick := time.NewTicker(h.poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			h.round(ctx, false)
+		case <-h.wake:
+			h.round(ctx, true)
+		}
+	}
+}
+
+// round reads the followed logs (only the dirty ones if dirtyOnly).
+func (h *Hub) round(ctx context.Context, dirtyOnly bool) {
+	h.mu.Lock()
+	var due []*feed
+	for _, f := range h.feeds {
+		if f.dirty || !dirtyOnly {
+			f.dirty = false
+			due = append(due, f)
+		}
+	}
+	h.mu.Unlock()
+	g := errgroup.Group{}
+	g.SetLimit(readsAtOnce)
+	for _, f := range due {
+		g.Go(func() error {
+			h.read(ctx, f)
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// read reads one feed's log from its token and hands what it finds to its
+// subscribers. A failure is logged and left to the next round.
+func (h *Hub) read(ctx context.Context, f *feed) {
+	h.mu.Lock()
+	token := f.token
+	h.mu.Unlock()
+	for range maxPagesPerRead {
+		b := batch{feed: f.key}
+		more := false
+		if f.key.User {
+			p, err := h.src.UserLogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
+			if err != nil {
+				h.failed(ctx, f, err)
+				return
+			}
+			b.list, b.token, more = p.Changes, p.Token, p.More
+		} else {
+			p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
+			if err != nil {
+				h.failed(ctx, f, err)
+				return
+			}
+			b.calendar, b.token, more = p.Changes, p.Token, p.More
+		}
+		token = b.token
+		h.mu.Lock()
+		f.token = token
+		if len(b.calendar)+len(b.list) > 0 {
+			for s := range f.subs {
+				select {
+				case s.ch <- b:
+				default:
+					s.drop()
+				}
+			}
+		}
+		h.mu.Unlock()
+		if !more {
+			return
+		}
+	}
+}
+
+// failed logs a failed read; an expired token (the instance could not read
+// for longer than the retention) starts the feed again from now.
+func (h *Hub) failed(ctx context.Context, f *feed, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	h.log.WarnContext(ctx, "reading a change log for live delivery (retried next round)", "feed", f.key.ID, "user", f.key.User, "err", err)
+	if calendar.ErrorCode(err) == calendar.CodeSyncTokenExpired {
+		h.mu.Lock()
+		f.token = h.src.HeadToken(f.key.ID, f.key.User)
+		h.mu.Unlock()
+	}
+}
+
+// join adds s to the feeds of keys. A new feed starts from now: from a
+// read of its log's last moments, whose changes it leaves out (they were
+// made before the subscription), so a new subscriber is not sent them.
+func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) {
+	for _, k := range keys {
+		h.mu.Lock()
+		f := h.feeds[k]
+		if f != nil {
+			f.subs[s] = true
+		}
+		h.mu.Unlock()
+		if f != nil {
+			continue
+		}
+		token := h.startToken(ctx, k)
+		h.mu.Lock()
+		if f = h.feeds[k]; f == nil {
+			f = &feed{key: k, token: token, subs: map[*subscriber]bool{}}
+			h.feeds[k] = f
+		}
+		f.subs[s] = true
+		h.mu.Unlock()
+	}
+}
+
+// startToken is a token of k's log after everything in it now.
+func (h *Hub) startToken(ctx context.Context, k FeedKey) string {
+	token := h.src.HeadToken(k.ID, k.User)
+	for range maxPagesPerRead {
+		var more bool
+		var err error
+		if k.User {
+			var p *calendar.CalendarListPage
+			if p, err = h.src.UserLogChanges(ctx, k.ID, token, calendar.MaxChangePage); err == nil {
+				token, more = p.Token, p.More
+			}
+		} else {
+			var p *calendar.ChangePage
+			if p, err = h.src.LogChanges(ctx, k.ID, token, calendar.MaxChangePage); err == nil {
+				token, more = p.Token, p.More
+			}
+		}
+		if err != nil || !more { // on failure, the last moments come again: harmless
+			return token
+		}
+	}
+	return token
+}
+
+// leave removes s from the feeds of keys; a feed without subscribers ends.
+func (h *Hub) leave(s *subscriber, keys ...FeedKey) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, k := range keys {
+		if f := h.feeds[k]; f != nil {
+			delete(f.subs, s)
+			if len(f.subs) == 0 {
+				delete(h.feeds, k)
+			}
+		}
+	}
+}
+
+// Feeds returns how many logs the Hub follows (for metrics and tests).
+func (h *Hub) Feeds() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.feeds)
+}
