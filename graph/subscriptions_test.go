@@ -3,19 +3,26 @@ package graph_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	coderws "github.com/coder/websocket"
+
+	"github.com/calgraph/calgraph/graph"
 )
 
 // wsClient speaks graphql-transport-ws, as graphql-ws (the client library)
-// does, over a real WebSocket to the test server.
+// does, over a real WebSocket to the test server. A goroutine reads every
+// message (answering pings) into msgs, until the connection ends with err.
 type wsClient struct {
 	t    testing.TB
 	conn *coderws.Conn
+	msgs chan wsMessage
+	err  error // set before msgs is closed
 }
 
 type wsMessage struct {
@@ -35,19 +42,52 @@ func (e *env) dial(token string) *wsClient {
 	return c
 }
 
-// connect opens a connection and sends connection_init, returning an error
-// unless the server acknowledges.
-func (e *env) connect(token string) (*wsClient, error) {
+// open opens a connection without signing in.
+func (e *env) open() *wsClient {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	conn, _, err := coderws.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/query",
 		&coderws.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
 	if err != nil {
-		return nil, err
+		e.t.Fatal(err)
 	}
 	conn.SetReadLimit(8 << 20)
-	c := &wsClient{t: e.t, conn: conn}
+	c := &wsClient{t: e.t, conn: conn, msgs: make(chan wsMessage, 1000)}
 	e.t.Cleanup(func() { _ = conn.CloseNow() })
+	go c.read()
+	return c
+}
+
+func (c *wsClient) read() {
+	defer close(c.msgs)
+	for {
+		_, b, err := c.conn.Read(context.Background())
+		if err != nil {
+			c.err = err
+			return
+		}
+		var m wsMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			c.err = err
+			return
+		}
+		switch m.Type {
+		case "ping":
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = c.conn.Write(ctx, coderws.MessageText, mustJSON(wsMessage{Type: "pong"}))
+			cancel()
+		case "pong":
+		default:
+			c.msgs <- m
+		}
+	}
+}
+
+// connect opens a connection and sends connection_init, returning an error
+// unless the server acknowledges.
+func (e *env) connect(token string) (*wsClient, error) {
+	c := e.open()
 	payload := map[string]any{}
 	if token != "" {
 		payload["Authorization"] = "Bearer " + token
@@ -80,26 +120,19 @@ func (c *wsClient) send(m wsMessage) {
 	}
 }
 
-// next reads the next message other than a ping (answered) or a pong.
+var errNothing = errors.New("nothing came")
+
+// next returns the next message other than a ping or a pong; errNothing
+// when none comes within, or the error that ended the connection.
 func (c *wsClient) next(within time.Duration) (wsMessage, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	for {
-		_, b, err := c.conn.Read(ctx)
-		if err != nil {
-			return wsMessage{}, err
+	select {
+	case m, ok := <-c.msgs:
+		if !ok {
+			return m, c.err
 		}
-		var m wsMessage
-		if err := json.Unmarshal(b, &m); err != nil {
-			return m, err
-		}
-		switch m.Type {
-		case "ping":
-			c.send(wsMessage{Type: "pong"})
-		case "pong":
-		default:
-			return m, nil
-		}
+		return m, nil
+	case <-time.After(within):
+		return wsMessage{}, errNothing
 	}
 }
 
@@ -142,12 +175,18 @@ func (c *wsClient) quiet(d time.Duration) {
 // closeCode reads until the connection closes, and returns its close code.
 func (c *wsClient) closeCode(within time.Duration) coderws.StatusCode {
 	c.t.Helper()
-	for {
-		_, err := c.next(within)
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		_, err := c.next(time.Until(deadline))
+		if errors.Is(err, errNothing) {
+			break
+		}
 		if err != nil {
 			return coderws.CloseStatus(err)
 		}
 	}
+	c.t.Fatalf("the connection is still open after %v", within)
+	return 0
 }
 
 const changesSubscription = `subscription($ids: [ID!], $resume: [CalendarSyncTokenInput!]) {
@@ -223,4 +262,304 @@ func TestSubscriptionEndToEnd(t *testing.T) {
 		t.Fatalf("after the removal: %v, want ENDED", d)
 	}
 	c.quiet(time.Second)
+}
+
+// TestSubscriptionSignIn: a connection_init without a valid token is
+// refused with 4403, and a subscription over plain HTTP is refused.
+func TestSubscriptionSignIn(t *testing.T) {
+	e := newEnv(t)
+	for _, tok := range []string{"", "not-a-jwt"} {
+		c := e.open()
+		payload := map[string]any{}
+		if tok != "" {
+			payload["Authorization"] = "Bearer " + tok
+		}
+		c.send(wsMessage{Type: "connection_init", Payload: mustJSON(payload)})
+		if code := c.closeCode(5 * time.Second); code != 4403 {
+			t.Errorf("token %q: closed with %d, want 4403", tok, code)
+		}
+	}
+	r := e.do(e.token("ada@example.com"), `subscription { calendarChanges { kind } }`, nil)
+	if len(r.Errors) == 0 {
+		t.Fatalf("a subscription over HTTP POST: %+v, want an error", r)
+	}
+}
+
+// TestSubscriptionFollowsTheViewersList: without calendarIds a subscription
+// follows every calendar the viewer reads, a calendar shared with them
+// later (JOINED, then its changes), not one they only see FREE_BUSY, and
+// ends a calendar that is deleted (ENDED).
+func TestSubscriptionFollowsTheViewersList(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("all")
+	c := e.dial(w.reader)
+	c.subscribe("all", changesSubscription, nil)
+	time.Sleep(100 * time.Millisecond)
+
+	d := e.must(w.outsider, `mutation { createCalendar(input: {name: "Later"}) { calendar { id } } }`, nil)
+	later := str(d, "createCalendar.calendar.id")
+	d = e.must(w.outsider, `mutation { createCalendar(input: {name: "Busy only"}) { calendar { id } } }`, nil)
+	busy := str(d, "createCalendar.calendar.id")
+	for _, share := range []struct{ cal, role string }{{busy, "FREE_BUSY"}, {later, "READER"}} {
+		e.must(w.outsider, `mutation($c: ID!, $e: String!, $r: Role!) { addMember(input: {calendarId: $c, email: $e, role: $r}) { membership { id } } }`,
+			map[string]any{"c": share.cal, "e": "reader-all@example.com", "r": share.role})
+	}
+	got := c.delivery("all", 3*time.Second)
+	if str(got, "kind") != "JOINED" || str(got, "calendarId") != later || fmt.Sprint(changed(got)) != "[READER]" {
+		t.Fatalf("after sharing: %v, want JOINED %s", got, later)
+	}
+	e.must(w.outsider, createTask, map[string]any{"c": later, "t": "in later"})
+	e.must(w.outsider, createTask, map[string]any{"c": busy, "t": "in busy"})
+	got = c.delivery("all", 3*time.Second)
+	if str(got, "calendarId") != later || fmt.Sprint(changed(got)) != "[in later]" {
+		t.Fatalf("a change in the joined calendar: %v", got)
+	}
+	e.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": "in team"})
+	got = c.delivery("all", 3*time.Second)
+	if str(got, "calendarId") != w.calendarID || fmt.Sprint(changed(got)) != "[in team]" {
+		t.Fatalf("a change in the first calendar: %v", got)
+	}
+	e.must(w.outsider, `mutation($c: ID!) { deleteCalendar(input: {id: $c, expectedVersion: 1}) { deletedCalendarId } }`, map[string]any{"c": later})
+	got = c.delivery("all", 3*time.Second)
+	if str(got, "kind") != "ENDED" || str(got, "calendarId") != later {
+		t.Fatalf("after the deletion: %v, want ENDED %s", got, later)
+	}
+	c.quiet(700 * time.Millisecond)
+}
+
+// TestSubscriptionResumesWithoutAGap: a client syncs, disconnects, misses
+// changes, and subscribes again with its token: the missed changes come
+// first, then the live ones; its replica then equals a full read.
+func TestSubscriptionResumesWithoutAGap(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("resume")
+	const read = `query($c: ID!, $t: String) { calendar(id: $c) { changes(syncToken: $t) {
+		changes { id deleted node { ... on Task { title version } ... on Calendar { name } ... on Membership { role } } } hasMore syncToken } } }`
+	replica := map[string]string{}
+	apply := func(cs []any) {
+		for _, c := range cs {
+			if get(c, "deleted") == true {
+				delete(replica, str(c, "id"))
+			} else {
+				replica[str(c, "id")] = str(c, "node.title") + str(c, "node.name") + str(c, "node.role")
+			}
+		}
+	}
+	full := func() map[string]string {
+		saved := replica
+		replica = map[string]string{}
+		d := e.must(w.reader, read, map[string]any{"c": w.calendarID})
+		apply(get(d, "calendar.changes.changes").([]any))
+		out := replica
+		replica = saved
+		return out
+	}
+	d := e.must(w.reader, read, map[string]any{"c": w.calendarID})
+	apply(get(d, "calendar.changes.changes").([]any))
+	token := str(d, "calendar.changes.syncToken")
+	var ids []string
+	for _, title := range []string{"a", "b", "c"} {
+		r := e.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": title})
+		ids = append(ids, str(r, "createEntry.entry.id"))
+	}
+	e.must(w.writer, `mutation($id: ID!) { deleteEntry(input: {id: $id, expectedVersion: 1}) { deletedEntryId } }`, map[string]any{"id": ids[1]})
+
+	c := e.dial(w.reader)
+	c.subscribe("r", changesSubscription, map[string]any{"ids": []string{w.calendarID},
+		"resume": []map[string]any{{"calendarId": w.calendarID, "syncToken": token}}})
+	got := c.delivery("r", 3*time.Second)
+	apply(get(got, "changes").([]any))
+	// The full read's token starts 30 s back (the overlap window): what
+	// the world made then comes again, before what was missed.
+	if got := fmt.Sprint(changed(got)); !strings.HasSuffix(got, " a -ENTRY c]") {
+		t.Fatalf("the catch-up: %v, want it to end with a, b's tombstone, c", got)
+	}
+	e.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": "d"})
+	got = c.delivery("r", 3*time.Second)
+	apply(get(got, "changes").([]any))
+	if fmt.Sprint(changed(got)) != "[d]" {
+		t.Fatalf("live after the catch-up: %v", changed(got))
+	}
+	if want := full(); fmt.Sprint(replica) != fmt.Sprint(want) {
+		t.Fatalf("replica %v\nwant     %v", replica, want)
+	}
+	c.subscribe("x", changesSubscription, map[string]any{"ids": []string{w.calendarID},
+		"resume": []map[string]any{{"calendarId": w.calendarID, "syncToken": "garbage"}}})
+	m, err := c.next(3 * time.Second)
+	if err != nil || m.Type != "error" || !strings.Contains(string(m.Payload), "BAD_USER_INPUT") {
+		t.Fatalf("a bad token: %s %s %v, want an error with BAD_USER_INPUT", m.Type, m.Payload, err)
+	}
+}
+
+func withSocketTimes(ping, idle time.Duration) func(*envOptions) {
+	return func(o *envOptions) { o.ping, o.idle = ping, idle }
+}
+
+// TestSubscriptionLimits: subscriptions per connection and connections per
+// user are bounded; a connection without subscriptions is closed after the
+// idle timeout; a client that answers no ping is cut off.
+func TestSubscriptionLimits(t *testing.T) {
+	e := newEnv(t, withSocketTimes(200*time.Millisecond, 800*time.Millisecond))
+	w := e.world("limits")
+	c := e.dial(w.reader)
+	// One more than the limit: they start concurrently, so any one of them
+	// is refused (with a `next` carrying the error, then `complete`, as
+	// gqlgen answers a subscription whose resolver fails).
+	for i := range graph.MaxSubscriptionsPerConnection + 1 {
+		c.subscribe(fmt.Sprint(i), changesSubscription, map[string]any{"ids": []string{w.calendarID}})
+	}
+	m, err := c.next(3 * time.Second)
+	if err != nil || m.Type != "next" || !strings.Contains(string(m.Payload), "TOO_MANY_SUBSCRIPTIONS") {
+		t.Fatalf("subscription %d: %s %s %s %v, want TOO_MANY_SUBSCRIPTIONS", graph.MaxSubscriptionsPerConnection+1, m.Type, m.ID, m.Payload, err)
+	}
+	refused := m.ID
+	if m, err = c.next(3 * time.Second); err != nil || m.Type != "complete" || m.ID != refused {
+		t.Fatalf("after the refusal: %s %s %v, want complete", m.Type, m.ID, err)
+	}
+	c.quiet(300 * time.Millisecond) // only one refused
+	other := "0"
+	if refused == "0" {
+		other = "1"
+	}
+	c.send(wsMessage{ID: other, Type: "complete"}) // one ends: another fits
+	if m, err = c.next(3 * time.Second); err != nil || m.Type != "complete" || m.ID != other {
+		t.Fatalf("after completing %s: %s %s %v, want complete", other, m.Type, m.ID, err)
+	}
+	c.subscribe("again", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
+	c.quiet(300 * time.Millisecond)
+
+	conns := []*wsClient{c}
+	for range graph.MaxConnectionsPerUser - 1 {
+		conns = append(conns, e.dial(w.reader))
+	}
+	if _, err := e.connect(w.reader); coderws.CloseStatus(err) != 4429 {
+		t.Fatalf("connection %d: %v, want closed with 4429", graph.MaxConnectionsPerUser+1, err)
+	}
+	_ = conns[1].conn.Close(coderws.StatusNormalClosure, "")
+	time.Sleep(200 * time.Millisecond)
+	idle := e.dial(w.reader) // one closed: another fits
+	begin := time.Now()
+	if code := idle.closeCode(5 * time.Second); code != coderws.StatusNormalClosure || time.Since(begin) < 500*time.Millisecond {
+		t.Fatalf("an idle connection closed with %d after %v, want 1000 after the idle timeout", code, time.Since(begin))
+	}
+
+	deaf := e.dial(w.writer)
+	deaf.subscribe("1", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
+	// A client that answers no ping: a raw connection that never reads.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw, _, err := coderws.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/query",
+		&coderws.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.CloseNow()
+	if err := raw.Write(ctx, coderws.MessageText, mustJSON(wsMessage{Type: "connection_init",
+		Payload: mustJSON(map[string]any{"Authorization": "Bearer " + w.writer})})); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // pings go unanswered: the server closes at twice the interval
+	for {
+		if _, _, err := raw.Read(ctx); err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("a client that answers no ping is still connected")
+			}
+			break
+		}
+	}
+}
+
+// TestSubscriptionsLeaveNothingBehind: connections with subscriptions that
+// end every way (completed by the client, the socket closed, the socket cut)
+// leave no goroutine and no followed log behind.
+func TestSubscriptionsLeaveNothingBehind(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("leak")
+	if n, stacks := subscriptionGoroutines(); n != 0 {
+		t.Fatalf("%d subscription goroutines before any subscription:\n%s", n, stacks)
+	}
+	for round := range 3 {
+		var conns []*wsClient
+		for range 4 {
+			c := e.dial(w.reader)
+			c.subscribe("a", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
+			c.subscribe("b", changesSubscription, nil)
+			conns = append(conns, c)
+		}
+		time.Sleep(100 * time.Millisecond) // registered before the change
+		e.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": fmt.Sprint("round ", round)})
+		for i, c := range conns {
+			for range 2 { // one on each subscription, in either order
+				if m, err := c.next(3 * time.Second); err != nil || m.Type != "next" {
+					t.Fatalf("a delivery: %s %v", m.Type, err)
+				}
+			}
+			switch i % 3 {
+			case 0:
+				c.send(wsMessage{ID: "a", Type: "complete"})
+				c.send(wsMessage{ID: "b", Type: "complete"})
+				_ = c.conn.Close(coderws.StatusNormalClosure, "")
+			case 1:
+				_ = c.conn.Close(coderws.StatusGoingAway, "")
+			default:
+				_ = c.conn.CloseNow()
+			}
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n, stacks := subscriptionGoroutines()
+		if n == 0 && e.hub.Feeds() == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of subscriptions and %d logs followed are left:\n%s", n, e.hub.Feeds(), stacks)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// subscriptionGoroutines counts the goroutines that serve WebSockets and
+// subscriptions (the HTTP client's and server's kept-alive connections, which
+// come and go with the pool, are not theirs) and returns their stacks.
+func subscriptionGoroutines() (int, string) {
+	buf := make([]byte, 4<<20)
+	all := strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n")
+	var found []string
+	for _, g := range all {
+		for _, mark := range []string{"live.(*Subscription)", "graph.(*Resolver).calendarChanges", "coder/websocket", "handler/transport.(*wsConnection)"} {
+			if strings.Contains(g, mark) {
+				found = append(found, g)
+				break
+			}
+		}
+	}
+	return len(found), strings.Join(found, "\n\n")
+}
+
+// TestSubscriptionAcrossInstances: two servers on one table; a change made
+// through one reaches a subscriber of the other within a second.
+func TestSubscriptionAcrossInstances(t *testing.T) {
+	a := newEnv(t)
+	b := newEnv(t, func(o *envOptions) { o.table = a.store.Table() })
+	w := a.world("across")
+	c := b.dial(b.token("reader-across@example.com"))
+	c.subscribe("1", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
+	time.Sleep(200 * time.Millisecond)
+	var lat []time.Duration
+	for i := range 5 {
+		begin := time.Now()
+		a.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": fmt.Sprint("through a ", i)})
+		d := c.delivery("1", 2*time.Second)
+		lat = append(lat, time.Since(begin))
+		if fmt.Sprint(changed(d)) != fmt.Sprintf("[through a %d]", i) {
+			t.Fatalf("delivery %d: %v", i, changed(d))
+		}
+	}
+	for _, l := range lat {
+		if l > time.Second {
+			t.Fatalf("delivery latencies %v: one over a second", lat)
+		}
+	}
+	t.Logf("delivery latency across instances: %v", lat)
 }

@@ -110,6 +110,12 @@ type SyncService interface {
 	UserLogChanges(ctx context.Context, userID, token string, first int) (*CalendarListPage, error)
 
 	// HeadToken returns a token of a calendar's log (or, with user, of a
-	// user's) at the present moment, for a delivery that starts now.
+	// user's) a little before the present moment (a delivery from it may
+	// repeat the last seconds' changes).
 	HeadToken(id string, user bool) string
+
+	// StartToken returns a token of a calendar's log (or, with user, of a
+	// user's) at the present moment, for a delivery that starts now: what
+	// is written after it comes, what was written before does not.
+	StartToken(ctx context.Context, id string, user bool) (string, error)
 }

@@ -149,6 +149,40 @@ func (s *Store) HeadToken(id string, user bool) string {
 	return syncToken{owner: id, user: user, low: s.clock.readNow().Add(-overlapWindow).UnixMicro()}.encode()
 }
 
+// StartToken implements calendar.SyncService: the records already in the
+// log's last overlapWindow (by position) count as seen, the rest (later
+// positions) do not.
+func (s *Store) StartToken(ctx context.Context, id string, user bool) (string, error) {
+	at := s.clock.readNow()
+	t := syncToken{owner: id, user: user, low: at.Add(-overlapWindow).UnixMicro()}
+	partition := calendarPartition(id)
+	if user {
+		partition = userPartition(id)
+	}
+	lo, hi := changesAfter(t.low)
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: partition},
+			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
+		ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String("#sk"), Limit: aws.Int32(maxSeen),
+	}
+	out, err := s.reads.Query(ctx, in)
+	if err != nil {
+		return "", fmt.Errorf("read change log %s: %w", partition, err)
+	}
+	for _, it := range out.Items {
+		r, err := parseChangeKey(stringAttr(it, attrSK))
+		if err != nil {
+			return "", err
+		}
+		if r.pos < at.UnixMicro() {
+			t.seen = append(t.seen, r)
+		}
+	}
+	return t.encode(), nil
+}
+
 // startToken is the token of a read without one: a full read from now.
 func (s *Store) startToken(owner string, user bool) syncToken {
 	t := syncToken{owner: owner, user: user, full: true, low: s.clock.readNow().Add(-overlapWindow).UnixMicro()}

@@ -228,9 +228,8 @@ func (h *Hub) failed(ctx context.Context, f *feed, err error) {
 	}
 }
 
-// join adds s to the feeds of keys. A new feed starts from now: from a
-// read of its log's last moments, whose changes it leaves out (they were
-// made before the subscription), so a new subscriber is not sent them.
+// join adds s to the feeds of keys. A new feed starts from now
+// (StartToken): changes made before the subscription are not sent.
 func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) {
 	for _, k := range keys {
 		h.mu.Lock()
@@ -253,26 +252,12 @@ func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) {
 	}
 }
 
-// startToken is a token of k's log after everything in it now.
+// startToken is a token of k's log at the present moment; should the read
+// fail, one a little before it (the last seconds' changes come again).
 func (h *Hub) startToken(ctx context.Context, k FeedKey) string {
-	token := h.src.HeadToken(k.ID, k.User)
-	for range maxPagesPerRead {
-		var more bool
-		var err error
-		if k.User {
-			var p *calendar.CalendarListPage
-			if p, err = h.src.UserLogChanges(ctx, k.ID, token, calendar.MaxChangePage); err == nil {
-				token, more = p.Token, p.More
-			}
-		} else {
-			var p *calendar.ChangePage
-			if p, err = h.src.LogChanges(ctx, k.ID, token, calendar.MaxChangePage); err == nil {
-				token, more = p.Token, p.More
-			}
-		}
-		if err != nil || !more { // on failure, the last moments come again: harmless
-			return token
-		}
+	token, err := h.src.StartToken(ctx, k.ID, k.User)
+	if err != nil {
+		return h.src.HeadToken(k.ID, k.User)
 	}
 	return token
 }
