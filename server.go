@@ -179,8 +179,12 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	}
 	// The hub wakes on this store's commits; it reads the store.
 	var hub *live.Hub
-	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
-		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(p []string) { hub.Notify(p) }))
+	opts := []dynamo.Option{dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
+		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(p []string) { hub.Notify(p) })}
+	if clockSkew != 0 {
+		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
+	}
+	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, opts...)
 	hub = live.NewHub(st.store, cfg.LivePoll, logger)
 	st.hub = hub
 	if err := waitForStore(ctx, logger, db, cfg.Table); err != nil {
@@ -407,6 +411,11 @@ func (st *stack) resumeDeletions(ctx context.Context) {
 		}
 	}
 }
+
+// clockSkew, set only by tests (in a child process of their own: see
+// TestTwoServersSyncExactly), puts this process's clock off by that much
+// for the positions of change records.
+var clockSkew time.Duration
 
 // api assembles the HTTP handler; with dev tokens it also mints the one to print.
 func (st *stack) api(ctx context.Context) (http.Handler, string, error) {

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -61,12 +62,16 @@ const (
 
 const (
 	tokenVersion = 1
-	// maxSeen bounds the records a token remembers: past it, the oldest
-	// are forgotten and come again (harmless: a delivery is idempotent).
-	maxSeen = 200
-	// maxLogRecords bounds the records one read goes through.
-	maxLogRecords = 1000
-	maxTokenLength = 4096
+	// maxSeen bounds the records a token remembers (about 9 bytes each).
+	// Past it, the token's lower bound moves up to its oldest record: on a
+	// calendar changed more than maxSeen times within overlapWindow, a
+	// commit later than its position is caught up to the last maxSeen
+	// records' span rather than overlapWindow.
+	maxSeen = 500
+	// maxLogRecords bounds the records one read goes through; more than
+	// maxSeen, so that a read always gets past the records it skips.
+	maxLogRecords  = 2 * maxSeen
+	maxTokenLength = 8192
 )
 
 func (t syncToken) encode() string {
@@ -321,9 +326,10 @@ scan:
 			next.seen = append(next.seen, r)
 		}
 	}
-	if len(next.seen) > maxSeen { // forget the oldest: they come again
-		slices.SortFunc(next.seen, func(a, b seenRecord) int { return int(a.pos - b.pos) })
+	if len(next.seen) > maxSeen { // the window narrows to the last maxSeen records
+		slices.SortFunc(next.seen, func(a, b seenRecord) int { return cmp.Compare(a.pos, b.pos) })
 		next.seen = next.seen[len(next.seen)-maxSeen:]
+		next.low = next.seen[0].pos - 1
 	}
 	return objects, next, more, nil
 }
@@ -503,8 +509,8 @@ func (s *Store) partitionPage(ctx context.Context, partition, lo, hi, after stri
 	}
 	q := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
-		FilterExpression:         aws.String("#et IN (" + strings.Join(in, ", ") + ")"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK, "#et": "entityType"},
+		FilterExpression:          aws.String("#et IN (" + strings.Join(in, ", ") + ")"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK, "#et": "entityType"},
 		ExpressionAttributeValues: values, ConsistentRead: aws.Bool(true),
 	}
 	if after != "" {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 )
@@ -343,3 +345,46 @@ func TestSkewedClocksMissNothing(t *testing.T) {
 	}
 }
 
+// TestSyncOfABurst: more changes within the overlap window than a token
+// remembers (500 records) are read in small pages to the end, in a bounded
+// number of pages, and the replica equals a full read. (A token that forgot
+// records without moving its bound read the same ones again for ever.)
+func TestSyncOfABurst(t *testing.T) {
+	f := newFixture(t)
+	r := f.roles()
+	rep := &replica{objects: map[string]string{}}
+	rep.sync(t, f.store, r.reader, r.cal.ID, 100)
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range 560 {
+		g.Go(func() error {
+			_, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("burst ", i), Timing: dueOn("2026-12-01")})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	for {
+		p, err := f.store.Changes(r.reader, r.cal.ID, rep.token, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Changes {
+			k, v := objectState(c)
+			rep.objects[k] = v
+		}
+		rep.token = p.Token
+		if pages++; !p.More {
+			break
+		}
+		if pages > 30 {
+			t.Fatalf("%d pages of 50 for 560 changes and still more", pages)
+		}
+	}
+	sameState(t, "after the burst", rep.objects, fullState(t, f.store, r.reader, r.cal.ID))
+	if len(rep.token) > 8192 {
+		t.Fatalf("a token of %d bytes", len(rep.token))
+	}
+}
