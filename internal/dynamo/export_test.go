@@ -9,3 +9,7 @@ func SetBeforeTransact(s *Store, hook func(ctx context.Context)) { s.beforeTrans
 // SetMaxSeriesActions lowers how many actions a series change puts in one
 // transaction, so tests reach the three-step path with few exceptions.
 func SetMaxSeriesActions(s *Store, n int) { s.maxSeriesActions = n }
+
+// SetChangeRecords turns change records off (false) or on, for the
+// benchmark of their cost.
+func SetChangeRecords(s *Store, on bool) { s.noChangeRecords = !on }

@@ -22,7 +22,7 @@ import (
 // When its test ends the table must be consistent (Store.Check), unless the
 // test broke it on purpose (messy).
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	store *dynamo.Store
 	db    *dynamodb.Client
 	messy bool
@@ -52,7 +52,7 @@ func (f *fixture) user(email string) context.Context {
 	return calendar.WithViewer(context.Background(), id)
 }
 
-func viewer(t *testing.T, ctx context.Context) string {
+func viewer(t testing.TB, ctx context.Context) string {
 	t.Helper()
 	id, err := calendar.ViewerID(ctx)
 	if err != nil {

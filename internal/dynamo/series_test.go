@@ -84,7 +84,7 @@ func TestSeriesSmoke(t *testing.T) {
 }
 
 // find returns the shown occurrence starting (in zone) at "01-02 15:04".
-func find(t *testing.T, es []*calendar.Entry, zone, when string) *calendar.Entry {
+func find(t testing.TB, es []*calendar.Entry, zone, when string) *calendar.Entry {
 	t.Helper()
 	loc, _ := time.LoadLocation(zone)
 	for _, e := range es {

@@ -34,6 +34,8 @@ type Store struct {
 	clock     *storeClock
 	retention time.Duration
 	onCommit  func(partitions []string)
+	// noChangeRecords (benchmarks only) writes none, to measure their cost.
+	noChangeRecords bool
 
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction

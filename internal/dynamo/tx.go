@@ -124,6 +124,9 @@ func (s *Store) transact(ctx context.Context, ops ...txOp) (err error) {
 		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
 	}
 	refs := changedObjects(ops)
+	if s.noChangeRecords {
+		refs = nil
+	}
 	if n := len(ops) + len(refs); n > maxTxActions {
 		return fmt.Errorf("a transaction of %d actions (%d change records)", n, len(refs))
 	}
@@ -217,7 +220,7 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 // item (TransactionConflictException, which the SDK does not retry) is
 // retried as a cancelled transaction is.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
-	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil || len(changedObjects(ops)) > 0 {
+	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil || (len(changedObjects(ops)) > 0 && !s.noChangeRecords) {
 		return s.transact(ctx, ops...)
 	}
 	op := ops[0]
