@@ -279,6 +279,16 @@ func TestSubscriptionSignIn(t *testing.T) {
 			t.Errorf("token %q: closed with %d, want 4403", tok, code)
 		}
 	}
+	// A connection ends when the token it signed in with expires.
+	e.must(e.token("short@example.com"), provision, nil)
+	short := e.tokenFor("short@example.com", "short@example.com", time.Now().Add(2*time.Second))
+	c := e.dial(short)
+	c.subscribe("1", changesSubscription, nil)
+	begin := time.Now()
+	if code := c.closeCode(5 * time.Second); code != 4403 || time.Since(begin) < 500*time.Millisecond {
+		t.Errorf("a connection whose token expires: closed with %d after %v, want 4403 at its expiry", code, time.Since(begin))
+	}
+
 	r := e.do(e.token("ada@example.com"), `subscription { calendarChanges { kind } }`, nil)
 	if len(r.Errors) == 0 {
 		t.Fatalf("a subscription over HTTP POST: %+v, want an error", r)

@@ -28,6 +28,8 @@ import (
 //   - the server pings every wsPingInterval and closes a connection whose
 //     client has not answered within twice that;
 //   - a connection without a subscription for wsIdleTimeout is closed (1000);
+//   - a connection ends (4403) when the token it signed in with expires: the
+//     client signs in again and resumes with its sync tokens;
 //   - a subscriber that falls behind (its client reads deliveries more
 //     slowly than they come, live.ErrTooSlow) is closed with 1008; one whose
 //     single write blocks for wsWriteTimeout (a client that stopped reading)
@@ -99,6 +101,7 @@ type wsSession struct {
 	cancel    context.CancelFunc
 	subs      int
 	idleTimer *time.Timer
+	expiry    *time.Timer // ends the connection when its token expires
 	closeCode int // the code to close with, when calgraph ends the connection
 	closeMsg  string
 }
@@ -206,6 +209,9 @@ func websocketTransport(o LiveOptions) transport.Websocket {
 			s.mu.Lock()
 			s.user, s.users, s.idle, s.cancel = user, users, idle, cancel
 			s.idleTimer = time.AfterFunc(idle, func() { s.end(transport.WebsocketCloseNormalClosure, "idle") })
+			if exp, ok := calendar.SignInExpiry(ctx); ok { // sign in again, and resume
+				s.expiry = time.AfterFunc(time.Until(exp), func() { s.end(closeForbidden, "the token expired") })
+			}
 			s.mu.Unlock()
 			return ctx, nil, nil
 		},
@@ -218,6 +224,9 @@ func websocketTransport(o LiveOptions) transport.Websocket {
 			defer s.mu.Unlock()
 			if s.idleTimer != nil {
 				s.idleTimer.Stop()
+			}
+			if s.expiry != nil {
+				s.expiry.Stop()
 			}
 			if s.cancel != nil {
 				s.cancel()

@@ -1,6 +1,9 @@
 package calendar
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 type viewerKey struct{}
 
@@ -54,6 +57,20 @@ type identityKey struct{}
 // signed in with.
 func WithViewerIdentity(ctx context.Context, id Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
+}
+
+type expiryKey struct{}
+
+// WithSignInExpiry records when the viewer's sign-in (their token) expires.
+func WithSignInExpiry(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, expiryKey{}, t)
+}
+
+// SignInExpiry returns when the viewer's sign-in expires, if known: a
+// connection that outlives its request (a WebSocket) ends then.
+func SignInExpiry(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(expiryKey{}).(time.Time)
+	return t, ok && !t.IsZero()
 }
 
 // ViewerIdentity returns the identity the viewer signed in with, if known.
