@@ -573,3 +573,20 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 	}
 	t.Logf("delivery latency across instances: %v", lat)
 }
+
+// TestSubscriptionEndsOnDemotion: a reader demoted to FREE_BUSY gets ENDED
+// and nothing of the calendar after it.
+func TestSubscriptionEndsOnDemotion(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("demote")
+	c := e.dial(w.reader)
+	c.subscribe("1", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
+	time.Sleep(100 * time.Millisecond)
+	e.must(w.owner, `mutation($m: ID!, $v: Int!) { changeMemberRole(input: {membershipId: $m, expectedVersion: $v, role: FREE_BUSY}) { membership { id } } }`,
+		map[string]any{"m": w.readerMembershipID, "v": w.readerMembershipVersion})
+	e.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": "after demotion"})
+	if d := c.delivery("1", 3*time.Second); str(d, "kind") != "ENDED" {
+		t.Fatalf("after the demotion: %v, want ENDED", d)
+	}
+	c.quiet(700 * time.Millisecond)
+}
