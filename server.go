@@ -427,8 +427,8 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	opts := graph.Options{MaxBodyBytes: st.cfg.MaxBodyBytes, PublicURL: st.cfg.PublicURL,
 		MaxEntries: st.cfg.MaxEntries, MaxResponseBytes: st.cfg.MaxResponseSize,
 		ForgetIdentity: authn.Forget,
-		Live: &graph.LiveOptions{Hub: st.hub, Authenticate: authn.Authenticate, AllowedOrigins: st.cfg.CORSOrigins, Shutdown: ctx},
-		NewLoaders: func() *loader.Loaders { return loader.New(st.store, recurrence.Engine{}) }}
+		Live:           &graph.LiveOptions{Hub: st.hub, Authenticate: authn.Authenticate, AllowedOrigins: st.cfg.CORSOrigins, Shutdown: ctx},
+		NewLoaders:     func() *loader.Loaders { return loader.New(st.store, recurrence.Engine{}) }}
 	if st.cfg.OTLPEndpoint != "" {
 		opts.Extensions = append(opts.Extensions, telemetry.TraceGraphQL())
 	}

@@ -102,7 +102,7 @@ type wsSession struct {
 	subs      int
 	idleTimer *time.Timer
 	expiry    *time.Timer // ends the connection when its token expires
-	closeCode int // the code to close with, when calgraph ends the connection
+	closeCode int         // the code to close with, when calgraph ends the connection
 	closeMsg  string
 }
 
