@@ -37,6 +37,8 @@ func TestMetrics(t *testing.T) {
 		`calgraph_dynamodb_calls_total{operation="BatchGetItem",result="ok"}`,
 		`calgraph_dynamodb_call_duration_seconds_bucket{operation="Query",le="0.5"}`,
 		`calgraph_http_requests_in_flight 0`, // the scrape is not one of the API's requests
+		`calgraph_live_subscriptions 0`,
+		`calgraph_live_logs_followed 0`,
 		"go_goroutines ",
 		"process_cpu_seconds_total ",
 	} {

@@ -446,6 +446,12 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	if st.metrics != nil {
 		api = st.metrics.GraphQL(api)
 	}
+	if st.metrics != nil {
+		st.metrics.GaugeFunc("calgraph_live_subscriptions", "Subscriptions running on this instance.",
+			func() float64 { return float64(st.hub.Subscriptions()) })
+		st.metrics.GaugeFunc("calgraph_live_logs_followed", "Change logs this instance follows for its subscriptions (each read every -live-poll).",
+			func() float64 { return float64(st.hub.Feeds()) })
+	}
 	handler := httpapi.New(edge, api, st.store.Ping, st.log)
 	if st.metrics != nil {
 		handler = st.metrics.InFlight(handler)

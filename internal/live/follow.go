@@ -164,6 +164,8 @@ func (s *Subscription) keys() []FeedKey {
 }
 
 func (s *Subscription) run(ctx context.Context, resume map[string]string) {
+	s.hub.subscriptions.Add(1)
+	defer s.hub.subscriptions.Add(-1)
 	defer close(s.out)
 	defer func() { s.hub.leave(s.sub, s.joined...) }()
 	for _, id := range slices.Sorted(maps.Keys(resume)) {

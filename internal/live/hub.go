@@ -22,6 +22,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -58,6 +59,8 @@ type Hub struct {
 	mu    sync.Mutex
 	feeds map[FeedKey]*feed
 	wake  chan struct{}
+
+	subscriptions atomic.Int64 // running
 }
 
 // FeedKey names a log: a calendar's, or with User a user's calendar list.
@@ -275,6 +278,9 @@ func (h *Hub) leave(s *subscriber, keys ...FeedKey) {
 		}
 	}
 }
+
+// Subscriptions returns how many subscriptions are running (for metrics).
+func (h *Hub) Subscriptions() int { return int(h.subscriptions.Load()) }
 
 // Feeds returns how many logs the Hub follows (for metrics and tests).
 func (h *Hub) Feeds() int {

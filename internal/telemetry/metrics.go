@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,6 +81,11 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// GaugeFunc registers a gauge read from value when scraped.
+func (m *Metrics) GaugeFunc(name, help string, value func() float64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, value))
+}
+
 // Handler serves the metrics in Prometheus's exposition format.
 func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -100,8 +106,15 @@ func (m *Metrics) InFlight(next http.Handler) http.Handler {
 // operation name and error codes the GraphQL layer recorded (reqinfo): the
 // outcome is "ok" or the first error's code, refusals before the operation
 // ran included.
+//
+// A WebSocket's connection (subscriptions) is not a request to time: it
+// passes uncounted (calgraph_live_subscriptions counts what it holds).
 func (m *Metrics) GraphQL(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			next.ServeHTTP(w, r)
+			return
+		}
 		start := time.Now()
 		next.ServeHTTP(w, r)
 		info := reqinfo.From(r.Context())
