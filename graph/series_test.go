@@ -225,3 +225,33 @@ func TestOccurrencesInTheAgendaAndFilters(t *testing.T) {
 		t.Fatalf("agenda of all-day entries %q, want none", got)
 	}
 }
+
+// TestSeriesOfEveryRFC5545Shape: a series with its own times of day, a start
+// its rule would not give, and an extra date before its start shows in
+// views where each of them falls.
+func TestSeriesOfEveryRFC5545Shape(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("rfc")
+	// Monday 5 January 2026 at 09:00 Paris, then Tuesdays and Thursdays at
+	// 09:00 and 17:00, 6 occurrences in all; and 24 December 2025 at 18:00.
+	e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Shifts",
+		timing: {timed: {start: "2026-01-05T08:00:00Z", end: "2026-01-05T08:30:00Z", timeZone: "Europe/Paris"}},
+		recurrence: {rule: "FREQ=WEEKLY;BYDAY=TU,TH;BYHOUR=9,17;COUNT=6", rdates: ["2025-12-24T17:00:00Z"]}}) { entry { id } } }`,
+		map[string]any{"c": w.calendarID})
+	view := func(from, to string) []string {
+		d := e.must(w.reader, `query($c: ID!, $f: Date!, $t: Date!) { calendar(id: $c) { entries(range: {dates: {start: $f, end: $t}}, timeZone: "Europe/Paris") {
+			entries { ... on TimedEntry { start } } } } }`, map[string]any{"c": w.calendarID, "f": from, "t": to})
+		var out []string
+		for _, x := range get(d, "calendar.entries.entries").([]any) {
+			out = append(out, str(x, "start"))
+		}
+		return out
+	}
+	if got := view("2025-12-20", "2025-12-31"); !slices.Equal(got, []string{"2025-12-24T17:00:00Z"}) {
+		t.Fatalf("December: %v, want the extra date before the start", got)
+	}
+	want := []string{"2026-01-05T08:00:00Z", "2026-01-06T08:00:00Z", "2026-01-06T16:00:00Z", "2026-01-08T08:00:00Z", "2026-01-08T16:00:00Z", "2026-01-13T08:00:00Z"}
+	if got := view("2026-01-01", "2026-02-01"); !slices.Equal(got, want) {
+		t.Fatalf("January: %v\nwant     %v", got, want)
+	}
+}

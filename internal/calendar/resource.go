@@ -182,7 +182,7 @@ func SeriesBookings(eng RecurrenceEngine, s *Series) ([]*Entry, error) {
 	if !ok {
 		return nil, Invalidf("recurrence.rule", "a series on a resource calendar must end: give COUNT or UNTIL")
 	}
-	starts, err := eng.Starts(m, m.FirstStart(), last.Add(time.Second), MaxSeriesSlots+MaxSeriesDays)
+	starts, err := eng.Starts(m, m.EarliestStart(), last.Add(time.Second), MaxSeriesSlots+MaxSeriesDays)
 	if err != nil {
 		return nil, Invalidf("recurrence", "a series on a resource calendar holds at most %d quarter hours and %d days in all", MaxSeriesSlots, MaxSeriesDays)
 	}

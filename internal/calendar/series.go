@@ -115,6 +115,20 @@ func (e *Entry) FirstStart() time.Time {
 	return e.Start
 }
 
+// EarliestStart is where a series' occurrences begin: its first start, or
+// an earlier extra date (RDATE) when it has one (RFC 5545 allows them).
+func (e *Entry) EarliestStart() time.Time {
+	first := e.FirstStart()
+	if e.Recurrence != nil {
+		for _, d := range e.Recurrence.RDates {
+			if d.Before(first) {
+				first = d
+			}
+		}
+	}
+	return first
+}
+
 // length is how long each of a series' occurrences lasts by its rule.
 func (e *Entry) length() time.Duration {
 	if e.Dated() {

@@ -98,6 +98,11 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 	case e.IsSeries():
 		base.EntityType, base.Gen, base.Rule = entitySeries, pl.gen, e.Recurrence.Rule
 		base.SeriesStart = instantKey(starts[0])
+		if early := e.EarliestStart(); early.Before(e.FirstStart()) { // an RDATE before the start
+			if s, _ := e.OccurrenceAt(early).Reach(); s.Before(starts[0]) {
+				base.SeriesStart = instantKey(s)
+			}
+		}
 		base.RDates, base.ExDates = formatTimes(e.Recurrence.RDates), formatTimes(e.Recurrence.ExDates)
 	case e.IsException:
 		base.EntityType, base.Gen, base.SeriesID = entityException, pl.gen, e.SeriesID

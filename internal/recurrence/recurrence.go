@@ -69,9 +69,9 @@ func anchor(series *calendar.Entry) time.Time {
 // see fastForward).
 func (x *expansion) ruleStarts(t time.Time) func() (time.Time, bool) {
 	r := x.rule
-	start := r.start()
+	start, extra := r.start(), r.extraStart
 	if a, ok := x.fastForward(t); ok {
-		start = a
+		start, extra = a, false // the anchor lies before t
 	}
 	rr, err := r.rrule(start)
 	if err != nil {
@@ -79,6 +79,10 @@ func (x *expansion) ruleStarts(t time.Time) func() (time.Time, bool) {
 	}
 	next := rr.Iterator()
 	return func() (time.Time, bool) {
+		if extra {
+			extra = false
+			return r.anchor.UTC(), true
+		}
 		w, ok := next()
 		if !ok {
 			return time.Time{}, false
@@ -97,9 +101,23 @@ func (x *expansion) ruleStarts(t time.Time) func() (time.Time, bool) {
 // moved forward by whole periods, to at least one period before t, it yields
 // the same occurrences from t on (those it skips in its first period lie
 // before it). Other rules are not moved.
+//
+// HOURLY, MINUTELY and SECONDLY rules without COUNT move the same way by
+// whole periods of their length on the floating clock, which has no DST.
 func (x *expansion) fastForward(t time.Time) (time.Time, bool) {
 	opt := x.rule.opt
-	if t.IsZero() || opt.Count > 0 || (opt.Freq != rrule.DAILY && opt.Freq != rrule.WEEKLY) {
+	if t.IsZero() || opt.Count > 0 {
+		return time.Time{}, false
+	}
+	if unit, ok := subDaily[opt.Freq]; ok {
+		period := time.Duration(max(opt.Interval, 1)) * unit
+		first := x.rule.start()
+		if k := floating(t, x.rule.loc).Sub(first)/period - 1; k > 0 {
+			return first.Add(k * period), true
+		}
+		return time.Time{}, false
+	}
+	if opt.Freq != rrule.DAILY && opt.Freq != rrule.WEEKLY {
 		return time.Time{}, false
 	}
 	period := max(opt.Interval, 1)
@@ -113,6 +131,9 @@ func (x *expansion) fastForward(t time.Time) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// subDaily are the frequencies shorter than a day, by their period.
+var subDaily = map[rrule.Frequency]time.Duration{rrule.HOURLY: time.Hour, rrule.MINUTELY: time.Minute, rrule.SECONDLY: time.Second}
 
 // iterator returns the recurrence set in order: the rule's occurrences and
 // the RDATEs, less the EXDATEs, each once; from t on when t is set (earlier
@@ -159,15 +180,44 @@ func (Engine) Validate(series *calendar.Entry) (err error) {
 	if err := checkDates(series); err != nil {
 		return err
 	}
-	rr, _ := x.rule.rrule(x.rule.start())
-	first, ok := rr.Iterator()()
-	if !ok || !first.Equal(x.rule.start()) {
-		return calendar.Invalidf("recurrence.rule", "the series' start must be the first occurrence of its rule (RFC 5545: DTSTART must match the rule)")
+	if err := x.checkSize(); err != nil {
+		return err
 	}
 	r := series.Recurrence
 	r.Rule = x.rule.String(series.Dated())
 	r.RDates, r.ExDates = canonicalDates(r.RDates), canonicalDates(r.ExDates)
 	return nil
+}
+
+// checkSize refuses a rule too large to expand quickly: one with UNTIL
+// (COUNT is capped by itself) of more than MaxOccurrences occurrences, and
+// one that goes on for ever, expanded from its start (MONTHLY, YEARLY), with
+// more than MaxYearlyDensity occurrences in its first year.
+func (x *expansion) checkSize() error {
+	r := x.rule
+	var limit int
+	var end time.Time
+	switch _, fast := subDaily[r.opt.Freq]; {
+	case !r.until.IsZero():
+		limit = MaxOccurrences
+	case r.forever && !fast && r.opt.Freq != rrule.DAILY && r.opt.Freq != rrule.WEEKLY:
+		limit, end = MaxYearlyDensity, r.anchor.AddDate(1, 0, 0)
+	default:
+		return nil
+	}
+	next := x.ruleStarts(time.Time{})
+	for n := 0; ; n++ {
+		t, ok := next()
+		if !ok || (!end.IsZero() && !t.Before(end)) {
+			return nil
+		}
+		if n == limit {
+			if end.IsZero() {
+				return calendar.Invalidf("recurrence.rule", "a rule with UNTIL may have at most %d occurrences: end it sooner, or leave UNTIL out", MaxOccurrences)
+			}
+			return calendar.Invalidf("recurrence.rule", "a monthly or yearly rule without an end may have at most %d occurrences a year", MaxYearlyDensity)
+		}
+	}
 }
 
 func canonicalDates(ds []time.Time) []time.Time {
@@ -180,10 +230,10 @@ func canonicalDates(ds []time.Time) []time.Time {
 }
 
 // checkDates refuses RDATEs and EXDATEs of the wrong form: whole seconds (an
-// occurrence's ID holds its start to the second), dates at midnight UTC for a
-// series of whole days, and nothing before the start.
+// occurrence's ID holds its start to the second), and dates at midnight UTC
+// for a series of whole days. They may come before the start (RFC 5545
+// allows it: the series then begins with them).
 func checkDates(series *calendar.Entry) error {
-	first := series.FirstStart()
 	for _, d := range slices.Concat(series.Recurrence.RDates, series.Recurrence.ExDates) {
 		if err := calendar.ValidateInstant("recurrence", d); err != nil {
 			return err
@@ -193,8 +243,6 @@ func checkDates(series *calendar.Entry) error {
 			return calendar.Invalidf("recurrence", "RDATE and EXDATE values are whole seconds")
 		case series.Dated() && !d.Equal(calendar.DateOf(d.UTC()).In(time.UTC)):
 			return calendar.Invalidf("recurrence", "a series of whole days lists RDATE and EXDATE as dates")
-		case d.Before(first):
-			return calendar.Invalidf("recurrence", "RDATE and EXDATE values cannot be before the series' start")
 		}
 	}
 	return nil

@@ -13,15 +13,23 @@ import (
 
 // Limits on rules, so that no series is absurdly large or slow to expand.
 const (
-	MaxCount    = 5000 // COUNT
-	MaxInterval = 1000 // INTERVAL
-	MaxDates    = 500  // RDATE and EXDATE values each
-	maxRuleLen  = 500  // characters of the RRULE value
+	MaxCount    = 10000 // COUNT
+	MaxInterval = 1000  // INTERVAL
+	MaxDates    = 500   // RDATE and EXDATE values each
+	maxRuleLen  = 500   // characters of the RRULE value
+
+	// MaxOccurrences bounds the occurrences of a rule with UNTIL (a century
+	// of days fits), so that finding its last one stays quick.
+	MaxOccurrences = 50000
+	// MaxYearlyDensity bounds the occurrences in a year of a rule that goes
+	// on for ever and is expanded from its start (MONTHLY and YEARLY: those
+	// of shorter periods skip to the range a view asks for).
+	MaxYearlyDensity = 1000
 )
 
-// unsupported rule parts: BYHOUR/BYMINUTE/BYSECOND would give occurrences other
-// times of day than the series' own, and DTSTART is the series' start.
-var unsupported = []string{"BYHOUR", "BYMINUTE", "BYSECOND", "BYEASTER", "DTSTART"}
+// unsupported rule parts: BYEASTER is not RFC 5545, and DTSTART is the
+// series' start.
+var unsupported = []string{"BYEASTER", "DTSTART"}
 
 // weekdays are BYDAY's day names.
 var weekdays = []string{"MO", "TU", "WE", "TH", "FR", "SA", "SU"}
@@ -48,6 +56,8 @@ func lint(value string) error {
 			return bad("%s is given twice", name)
 		case (name == "COUNT" || name == "INTERVAL") && !positive(v):
 			return bad("%s must be a whole number from 1", name)
+		case name == "BYSECOND" && slices.Contains(strings.Split(v, ","), "60"):
+			return bad("BYSECOND=60 (a leap second) is not supported")
 		case name == "BYDAY":
 			for _, d := range strings.Split(v, ",") {
 				if n := strings.TrimRight(d, "MOTUWEHFRSA"); n != "" && !ordinal(n, maxOrdinal) || !slices.Contains(weekdays, d[len(n):]) {
@@ -68,12 +78,22 @@ func ordinal(s string, max int) bool {
 }
 
 // rule is a series' RRULE, read.
+//
+// A start that is not an occurrence of its rule (a weekly TU,TH rule begun
+// on a Monday, as real exports have) is an occurrence all the same, the
+// first: RFC 5545 leaves that set undefined, and this is its "first
+// instance" reading, Google Calendar's. It counts towards COUNT ("the
+// DTSTART property value always counts as the first occurrence"), so the
+// rule itself yields COUNT − 1 more.
 type rule struct {
 	opt     rrule.ROption  // as the client gave it, in the series' zone
 	anchor  time.Time      // the first occurrence, in the series' zone
 	until   time.Time      // the last instant an occurrence may start at; zero for none
 	forever bool           // no COUNT and no UNTIL
 	loc     *time.Location // the series' zone (UTC for whole days)
+	// extraStart: the anchor is not an occurrence of the rule, and comes
+	// before the rule's own (see above).
+	extraStart bool
 }
 
 // parse reads and checks a rule value for a series starting at anchor.
@@ -90,16 +110,20 @@ func parse(value string, anchor time.Time) (*rule, error) {
 		return nil, err
 	}
 	r := &rule{opt: *opt, anchor: anchor, until: opt.Until, forever: opt.Count == 0 && opt.Until.IsZero(), loc: anchor.Location()}
-	if _, err := r.rrule(r.start()); err != nil {
+	rr, err := r.rrule(r.start())
+	if err != nil {
 		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule is not a valid RRULE: %s", err)
 	}
+	first, ok := rr.Iterator()()
+	if !ok {
+		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule has no occurrence")
+	}
+	r.extraStart = !first.Equal(r.start())
 	return r, nil
 }
 
 func checkOptions(opt *rrule.ROption, anchor time.Time) error {
 	switch {
-	case opt.Freq > rrule.DAILY:
-		return calendar.Invalidf("recurrence.rule", "FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY")
 	case opt.Count > MaxCount:
 		return calendar.Invalidf("recurrence.rule", "COUNT must be between 1 and %d", MaxCount)
 	case opt.Interval > MaxInterval:
@@ -134,10 +158,17 @@ var endOfTime = time.Date(calendar.MaxYear+1, time.January, 1, 0, 0, 0, 0, time.
 func (r *rule) start() time.Time { return floating(r.anchor, r.loc) }
 
 // rrule returns the rule on the floating wall clock, starting at start (the
-// anchor's, or a later start of the same period; see fastForward).
+// anchor's, or a later start of the same period; see fastForward). With an
+// extra start, COUNT counts it: the rule yields one fewer (and with COUNT=1,
+// only the start is left: nothing is yielded).
 func (r *rule) rrule(start time.Time) (*rrule.RRule, error) {
 	opt := r.opt
 	opt.Dtstart = start
+	if r.extraStart && opt.Count > 0 {
+		if opt.Count--; opt.Count == 0 {
+			opt.Count, opt.Until = 0, start.Add(-time.Second) // nothing
+		}
+	}
 	switch {
 	case r.forever:
 		opt.Until = endOfTime
