@@ -213,10 +213,24 @@ var weekdays = []model.Weekday{
 	model.WeekdayThursday, model.WeekdayFriday, model.WeekdaySaturday,
 }
 
+// taskList is the timeline Calendar.tasks asks for.
+func taskList(completed, archived *bool) calendar.TaskList {
+	switch {
+	case archived != nil && *archived:
+		return calendar.TasksArchived
+	case completed != nil && *completed:
+		return calendar.TasksCompleted
+	}
+	return calendar.TasksOpen
+}
+
 func preferences(p calendar.Preferences) *model.Preferences {
 	out := &model.Preferences{
 		WeekStart: weekdays[p.WeekStart], DefaultEntryDurationMinutes: int(p.DefaultDuration / time.Minute),
 		DefaultReminders: p.DefaultReminders, Theme: p.Theme,
+		CalendarIncrementMinutes: int(p.CalendarIncrement / time.Minute), AutoArchiveCompletedTasks: p.AutoArchive,
+		AutoArchiveDelayHours: int(p.ArchiveDelay / time.Hour), BrowserNotifications: p.BrowserNotifications,
+		SoundNotifications: p.SoundNotifications,
 	}
 	if out.DefaultReminders == nil {
 		out.DefaultReminders = []int{}
@@ -248,7 +262,30 @@ func preferencesUpdate(in model.UpdatePreferencesInput) (calendar.PreferencesUpd
 	if minutes.Set {
 		u.DefaultDuration = calendar.Set(time.Duration(minutes.Value) * time.Minute)
 	}
-	u.Theme, err = notNull("theme", in.Theme)
+	if u.Theme, err = notNull("theme", in.Theme); err != nil {
+		return u, err
+	}
+	step, err := notNull("calendarIncrementMinutes", in.CalendarIncrementMinutes)
+	if err != nil {
+		return u, err
+	}
+	if step.Set {
+		u.CalendarIncrement = calendar.Set(time.Duration(step.Value) * time.Minute)
+	}
+	delay, err := notNull("autoArchiveDelayHours", in.AutoArchiveDelayHours)
+	if err != nil {
+		return u, err
+	}
+	if delay.Set {
+		u.ArchiveDelay = calendar.Set(time.Duration(delay.Value) * time.Hour)
+	}
+	if u.AutoArchive, err = notNull("autoArchiveCompletedTasks", in.AutoArchiveCompletedTasks); err != nil {
+		return u, err
+	}
+	if u.BrowserNotifications, err = notNull("browserNotifications", in.BrowserNotifications); err != nil {
+		return u, err
+	}
+	u.SoundNotifications, err = notNull("soundNotifications", in.SoundNotifications)
 	return u, err
 }
 

@@ -99,7 +99,7 @@ type ComplexityRoot struct {
 		IsResource  func(childComplexity int) int
 		Members     func(childComplexity int, first *int, after *string) int
 		Name        func(childComplexity int) int
-		Tasks       func(childComplexity int, completed *bool, first *int, after *string) int
+		Tasks       func(childComplexity int, completed *bool, archived *bool, first *int, after *string) int
 		TimeZone    func(childComplexity int) int
 		UpdatedAt   func(childComplexity int) int
 		Version     func(childComplexity int) int
@@ -321,8 +321,13 @@ type ComplexityRoot struct {
 	}
 
 	Preferences struct {
+		AutoArchiveCompletedTasks   func(childComplexity int) int
+		AutoArchiveDelayHours       func(childComplexity int) int
+		BrowserNotifications        func(childComplexity int) int
+		CalendarIncrementMinutes    func(childComplexity int) int
 		DefaultEntryDurationMinutes func(childComplexity int) int
 		DefaultReminders            func(childComplexity int) int
+		SoundNotifications          func(childComplexity int) int
 		Theme                       func(childComplexity int) int
 		TimeZone                    func(childComplexity int) int
 		WeekStart                   func(childComplexity int) int
@@ -475,7 +480,7 @@ type CalendarResolver interface {
 
 	ViewerRole(ctx context.Context, obj *calendar.Calendar) (calendar.Role, error)
 	Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
-	Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error)
+	Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, archived *bool, first *int, after *string) (*model.TaskConnection, error)
 	Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error)
 	Changes(ctx context.Context, obj *calendar.Calendar, syncToken *string, first *int) (*model.ChangePage, error)
 	Invitations(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.InvitationConnection, error)
@@ -816,7 +821,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Calendar.Tasks(childComplexity, args["completed"].(*bool), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Calendar.Tasks(childComplexity, args["completed"].(*bool), args["archived"].(*bool), args["first"].(*int), args["after"].(*string)), true
 	case "Calendar.timeZone":
 		if e.ComplexityRoot.Calendar.TimeZone == nil {
 			break
@@ -1714,6 +1719,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Preferences.autoArchiveCompletedTasks":
+		if e.ComplexityRoot.Preferences.AutoArchiveCompletedTasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.AutoArchiveCompletedTasks(childComplexity), true
+	case "Preferences.autoArchiveDelayHours":
+		if e.ComplexityRoot.Preferences.AutoArchiveDelayHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.AutoArchiveDelayHours(childComplexity), true
+	case "Preferences.browserNotifications":
+		if e.ComplexityRoot.Preferences.BrowserNotifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.BrowserNotifications(childComplexity), true
+	case "Preferences.calendarIncrementMinutes":
+		if e.ComplexityRoot.Preferences.CalendarIncrementMinutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.CalendarIncrementMinutes(childComplexity), true
 	case "Preferences.defaultEntryDurationMinutes":
 		if e.ComplexityRoot.Preferences.DefaultEntryDurationMinutes == nil {
 			break
@@ -1726,6 +1755,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Preferences.DefaultReminders(childComplexity), true
+	case "Preferences.soundNotifications":
+		if e.ComplexityRoot.Preferences.SoundNotifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.SoundNotifications(childComplexity), true
 	case "Preferences.theme":
 		if e.ComplexityRoot.Preferences.Theme == nil {
 			break
@@ -2642,11 +2677,15 @@ type Calendar implements Node {
 
   """
   The calendar's tasks: open ones by due date, earliest first, or completed ones
-  by completion, latest first.
+  by completion, latest first. When the viewer archives completed tasks
+  (` + "`" + `Preferences.autoArchiveCompletedTasks` + "`" + `), those completed more than
+  ` + "`" + `autoArchiveDelayHours` + "`" + ` ago leave the completed list for the archived one.
   """
   tasks(
     "List completed tasks instead of open ones."
     completed: Boolean = false
+    "List the viewer's archived tasks (completed ones past the archive delay) instead."
+    archived: Boolean = false
     "How many tasks to return, 1 to 100."
     first: Int = 20
     "Return tasks after this cursor."
@@ -2771,6 +2810,19 @@ type Preferences {
   defaultReminders: [Int!]!
   "The look the user prefers."
   theme: Theme!
+  "The step of the app's time grid, in minutes: 10, 15, 30 or 60."
+  calendarIncrementMinutes: Int!
+  """
+  Whether completed tasks move to the archive (` + "`" + `Calendar.tasks(archived: true)` + "`" + `)
+  once completed ` + "`" + `autoArchiveDelayHours` + "`" + ` ago, for this user.
+  """
+  autoArchiveCompletedTasks: Boolean!
+  "How long after their completion tasks are archived, in hours."
+  autoArchiveDelayHours: Int!
+  "Whether the user wants browser notifications of reminders."
+  browserNotifications: Boolean!
+  "Whether the user wants reminders to make a sound."
+  soundNotifications: Boolean!
 }
 
 "A day of the week."
@@ -3765,6 +3817,16 @@ input UpdatePreferencesInput {
   defaultReminders: [Int!]
   "The look the user prefers."
   theme: Theme
+  "The step of the app's time grid: 10, 15, 30 or 60 minutes."
+  calendarIncrementMinutes: Int
+  "Whether completed tasks move to the archive after autoArchiveDelayHours."
+  autoArchiveCompletedTasks: Boolean
+  "How long after their completion tasks are archived: 1 to 2160 hours."
+  autoArchiveDelayHours: Int
+  "Whether the user wants browser notifications of reminders."
+  browserNotifications: Boolean
+  "Whether the user wants reminders to make a sound."
+  soundNotifications: Boolean
 }
 
 "Result of updatePreferences."
@@ -4572,6 +4634,16 @@ func (ec *executionContext) childFields_Preferences(ctx context.Context, field g
 		return ec.fieldContext_Preferences_defaultReminders(ctx, field)
 	case "theme":
 		return ec.fieldContext_Preferences_theme(ctx, field)
+	case "calendarIncrementMinutes":
+		return ec.fieldContext_Preferences_calendarIncrementMinutes(ctx, field)
+	case "autoArchiveCompletedTasks":
+		return ec.fieldContext_Preferences_autoArchiveCompletedTasks(ctx, field)
+	case "autoArchiveDelayHours":
+		return ec.fieldContext_Preferences_autoArchiveDelayHours(ctx, field)
+	case "browserNotifications":
+		return ec.fieldContext_Preferences_browserNotifications(ctx, field)
+	case "soundNotifications":
+		return ec.fieldContext_Preferences_soundNotifications(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Preferences", field.Name)
 }
@@ -4997,22 +5069,30 @@ func (ec *executionContext) field_Calendar_tasks_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["completed"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "archived",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["archived"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg2
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -6509,7 +6589,7 @@ func (ec *executionContext) _Calendar_tasks(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Calendar().Tasks(ctx, obj, fc.Args["completed"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Calendar().Tasks(ctx, obj, fc.Args["completed"].(*bool), fc.Args["archived"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
@@ -10342,6 +10422,121 @@ func (ec *executionContext) _Preferences_theme(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Preferences_theme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Theme does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_calendarIncrementMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_calendarIncrementMinutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalendarIncrementMinutes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_calendarIncrementMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_autoArchiveCompletedTasks(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_autoArchiveCompletedTasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutoArchiveCompletedTasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_autoArchiveCompletedTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_autoArchiveDelayHours(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_autoArchiveDelayHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutoArchiveDelayHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_autoArchiveDelayHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_browserNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_browserNotifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BrowserNotifications, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_browserNotifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Preferences_soundNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_soundNotifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SoundNotifications, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_soundNotifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -15196,7 +15391,7 @@ func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme"}
+	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme", "calendarIncrementMinutes", "autoArchiveCompletedTasks", "autoArchiveDelayHours", "browserNotifications", "soundNotifications"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15252,6 +15447,41 @@ func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Con
 				return it, err
 			}
 			it.Theme = graphql.OmittableOf(data)
+		case "calendarIncrementMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarIncrementMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarIncrementMinutes = graphql.OmittableOf(data)
+		case "autoArchiveCompletedTasks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoArchiveCompletedTasks"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AutoArchiveCompletedTasks = graphql.OmittableOf(data)
+		case "autoArchiveDelayHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoArchiveDelayHours"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AutoArchiveDelayHours = graphql.OmittableOf(data)
+		case "browserNotifications":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("browserNotifications"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BrowserNotifications = graphql.OmittableOf(data)
+		case "soundNotifications":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("soundNotifications"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SoundNotifications = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -18059,6 +18289,31 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 			}
 		case "theme":
 			out.Values[i] = ec._Preferences_theme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendarIncrementMinutes":
+			out.Values[i] = ec._Preferences_calendarIncrementMinutes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "autoArchiveCompletedTasks":
+			out.Values[i] = ec._Preferences_autoArchiveCompletedTasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "autoArchiveDelayHours":
+			out.Values[i] = ec._Preferences_autoArchiveDelayHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "browserNotifications":
+			out.Values[i] = ec._Preferences_browserNotifications(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "soundNotifications":
+			out.Values[i] = ec._Preferences_soundNotifications(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

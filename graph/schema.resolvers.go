@@ -41,8 +41,8 @@ func (r *calendarResolver) Entries(ctx context.Context, obj *calendar.Calendar, 
 	return entryView(ctx, v)
 }
 
-func (r *calendarResolver) Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, first *int, after *string) (*model.TaskConnection, error) {
-	p, err := loader.For(ctx).Tasks(ctx, obj.ID, completed != nil && *completed, page(first, after))
+func (r *calendarResolver) Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, archived *bool, first *int, after *string) (*model.TaskConnection, error) {
+	p, err := loader.For(ctx).Tasks(ctx, obj.ID, taskList(completed, archived), page(first, after))
 	if err != nil {
 		return nil, err
 	}

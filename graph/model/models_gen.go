@@ -566,6 +566,17 @@ type Preferences struct {
 	DefaultReminders []int `json:"defaultReminders"`
 	// The look the user prefers.
 	Theme calendar.Theme `json:"theme"`
+	// The step of the app's time grid, in minutes: 10, 15, 30 or 60.
+	CalendarIncrementMinutes int `json:"calendarIncrementMinutes"`
+	// Whether completed tasks move to the archive (`Calendar.tasks(archived: true)`)
+	// once completed `autoArchiveDelayHours` ago, for this user.
+	AutoArchiveCompletedTasks bool `json:"autoArchiveCompletedTasks"`
+	// How long after their completion tasks are archived, in hours.
+	AutoArchiveDelayHours int `json:"autoArchiveDelayHours"`
+	// Whether the user wants browser notifications of reminders.
+	BrowserNotifications bool `json:"browserNotifications"`
+	// Whether the user wants reminders to make a sound.
+	SoundNotifications bool `json:"soundNotifications"`
 }
 
 // The entry points for reading.
@@ -818,6 +829,16 @@ type UpdatePreferencesInput struct {
 	DefaultReminders graphql.Omittable[[]int] `json:"defaultReminders,omitempty"`
 	// The look the user prefers.
 	Theme graphql.Omittable[*calendar.Theme] `json:"theme,omitempty"`
+	// The step of the app's time grid: 10, 15, 30 or 60 minutes.
+	CalendarIncrementMinutes graphql.Omittable[*int] `json:"calendarIncrementMinutes,omitempty"`
+	// Whether completed tasks move to the archive after autoArchiveDelayHours.
+	AutoArchiveCompletedTasks graphql.Omittable[*bool] `json:"autoArchiveCompletedTasks,omitempty"`
+	// How long after their completion tasks are archived: 1 to 2160 hours.
+	AutoArchiveDelayHours graphql.Omittable[*int] `json:"autoArchiveDelayHours,omitempty"`
+	// Whether the user wants browser notifications of reminders.
+	BrowserNotifications graphql.Omittable[*bool] `json:"browserNotifications,omitempty"`
+	// Whether the user wants reminders to make a sound.
+	SoundNotifications graphql.Omittable[*bool] `json:"soundNotifications,omitempty"`
 }
 
 // Result of updatePreferences.

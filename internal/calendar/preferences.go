@@ -2,6 +2,7 @@ package calendar
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -19,20 +20,44 @@ const (
 const (
 	MinDefaultDuration = 5 * time.Minute
 	MaxDefaultDuration = 24 * time.Hour
+	MinArchiveDelay    = time.Hour
+	MaxArchiveDelay    = 90 * 24 * time.Hour
 )
 
-// Preferences are a user's defaults for views and new entries.
+// CalendarIncrements are the steps a calendar app's grid may snap to.
+var CalendarIncrements = []time.Duration{10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour}
+
+// Preferences are a user's defaults for views and new entries (seed 002's
+// USER_META preferences).
 type Preferences struct {
-	TimeZone         string // "" for none: views fall back to the calendar's zone
-	WeekStart        time.Weekday
-	DefaultDuration  time.Duration // of a new timed entry given no end
-	DefaultReminders []int         // of a new entry given no reminders
-	Theme            Theme
+	TimeZone          string // "" for none: views fall back to the calendar's zone
+	WeekStart         time.Weekday
+	DefaultDuration   time.Duration // of a new timed entry given no end
+	DefaultReminders  []int         // of a new entry given no reminders
+	Theme             Theme
+	CalendarIncrement time.Duration // the step of the app's time grid: one of CalendarIncrements
+	// AutoArchive moves the user's view of completed tasks to the archive
+	// once they were completed ArchiveDelay ago (Calendar.tasks).
+	AutoArchive          bool
+	ArchiveDelay         time.Duration
+	BrowserNotifications bool
+	SoundNotifications   bool
 }
 
 // DefaultPreferences are a new user's preferences.
 func DefaultPreferences() Preferences {
-	return Preferences{WeekStart: time.Monday, DefaultDuration: time.Hour, Theme: ThemeSystem}
+	return Preferences{WeekStart: time.Monday, DefaultDuration: time.Hour, Theme: ThemeSystem,
+		CalendarIncrement: 15 * time.Minute, ArchiveDelay: 24 * time.Hour,
+		BrowserNotifications: true, SoundNotifications: true}
+}
+
+// ArchivedBefore is when the user's archive begins at now: the zero time
+// when the user does not archive.
+func (p Preferences) ArchivedBefore(now time.Time) time.Time {
+	if !p.AutoArchive {
+		return time.Time{}
+	}
+	return now.Add(-p.ArchiveDelay)
 }
 
 // EntryDefaults returns the defaults for an entry the user writes on cal.
@@ -53,6 +78,12 @@ type PreferencesUpdate struct {
 	DefaultDuration  Change[time.Duration]
 	DefaultReminders Change[[]int]
 	Theme            Change[Theme]
+
+	CalendarIncrement    Change[time.Duration]
+	AutoArchive          Change[bool]
+	ArchiveDelay         Change[time.Duration]
+	BrowserNotifications Change[bool]
+	SoundNotifications   Change[bool]
 }
 
 // Apply validates the update and returns p with it applied.
@@ -90,6 +121,28 @@ func (u PreferencesUpdate) Apply(p Preferences) (Preferences, error) {
 			return p, Invalidf("theme", "theme must be SYSTEM, LIGHT or DARK")
 		}
 		p.Theme = u.Theme.Value
+	}
+	if u.CalendarIncrement.Set {
+		if !slices.Contains(CalendarIncrements, u.CalendarIncrement.Value) {
+			return p, Invalidf("calendarIncrementMinutes", "calendarIncrementMinutes must be 10, 15, 30 or 60")
+		}
+		p.CalendarIncrement = u.CalendarIncrement.Value
+	}
+	if u.ArchiveDelay.Set {
+		d := u.ArchiveDelay.Value
+		if d < MinArchiveDelay || d > MaxArchiveDelay || d%time.Hour != 0 {
+			return p, Invalidf("autoArchiveDelayHours", "autoArchiveDelayHours must be 1 to %d whole hours", int(MaxArchiveDelay.Hours()))
+		}
+		p.ArchiveDelay = d
+	}
+	if u.AutoArchive.Set {
+		p.AutoArchive = u.AutoArchive.Value
+	}
+	if u.BrowserNotifications.Set {
+		p.BrowserNotifications = u.BrowserNotifications.Value
+	}
+	if u.SoundNotifications.Set {
+		p.SoundNotifications = u.SoundNotifications.Value
 	}
 	return p, nil
 }

@@ -147,8 +147,27 @@ type EntryReader interface {
 	EntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, error)
 
 	// Tasks pages through a calendar's open tasks, earliest due first, or its
-	// completed tasks, latest completed first. Errors: CodeInvalid (bad page).
-	Tasks(ctx context.Context, calendarID string, completed bool, p Page) (*TaskPage, error)
+	// completed (or archived) tasks, latest completed first. Errors:
+	// CodeInvalid (bad page).
+	Tasks(ctx context.Context, calendarID string, q TaskQuery, p Page) (*TaskPage, error)
+}
+
+// TaskList is one of a calendar's task timelines.
+type TaskList int
+
+// The task timelines.
+const (
+	TasksOpen      TaskList = iota // not completed, by due
+	TasksCompleted                 // completed, not archived, latest first
+	TasksArchived                  // completed before ArchivedBefore, latest first
+)
+
+// TaskQuery asks for a task timeline. With ArchivedBefore set (the viewer
+// archives completed tasks), tasks completed before it are archived: they
+// leave the completed timeline for the archived one.
+type TaskQuery struct {
+	List           TaskList
+	ArchivedBefore time.Time
 }
 
 // RangeSpec is a range as a client gives it: dates [FromDate, ToDate) read in

@@ -42,6 +42,7 @@ func TestCreateCalendarWritesExactlyTheseItems(t *testing.T) {
 		{"PK": "USER#" + u, "SK": "USER#" + u, "GSI3PK": "PROV#test#ada@example.com", "GSI3SK": "USER#" + u, "entityType": "USER",
 			"id": u, "name": "ada", "email": "ada@example.com", "provider": "test", "subject": "ada@example.com",
 			"prefWeekStart": "MONDAY", "prefDefaultDurationMinutes": 60.0, "prefTheme": "SYSTEM",
+			"prefCalendarIncrementMinutes": 15.0, "prefAutoArchiveDelayHours": 24.0, "prefBrowserNotifications": true, "prefSoundNotifications": true,
 			"version": 1.0, "createdAt": ts, "updatedAt": ts},
 	}
 	if diff := cmp.Diff(want, f.items()); diff != "" {

@@ -64,10 +64,10 @@ func fuzzListings() []fuzzListing {
 			},
 			fuzzInCalendar(attrSK, prefixInvite)},
 		{"a calendar's open tasks", []string{attrLSI2SK, attrPK, attrSK},
-			func(c string) pageQuery { return tasksQuery(c, false, first) },
+			func(c string) pageQuery { return tasksQuery(c, calendar.TaskQuery{List: calendar.TasksOpen}, first) },
 			fuzzTask(false), fuzzInCalendar(attrLSI2SK, prefixOpenTasks)},
 		{"a calendar's completed tasks", []string{attrLSI2SK, attrPK, attrSK},
-			func(c string) pageQuery { return tasksQuery(c, true, first) },
+			func(c string) pageQuery { return tasksQuery(c, calendar.TaskQuery{List: calendar.TasksCompleted}, first) },
 			fuzzTask(true), fuzzInCalendar(attrLSI2SK, prefixDoneTasks)},
 	}
 }

@@ -190,9 +190,10 @@ func pageReserve(page int) int {
 }
 
 // Tasks implements calendar.EntryReader with an LSI2 Query: open tasks by due
-// ascending, completed tasks by completion descending (seed 003's timelines).
-func (s *Store) Tasks(ctx context.Context, calendarID string, completed bool, p calendar.Page) (*calendar.TaskPage, error) {
-	res, err := s.queryPage(ctx, tasksQuery(calendarID, completed, p))
+// ascending, completed tasks by completion descending (seed 003's
+// timelines), split at the archive's start when the viewer archives.
+func (s *Store) Tasks(ctx context.Context, calendarID string, q calendar.TaskQuery, p calendar.Page) (*calendar.TaskPage, error) {
+	res, err := s.queryPage(ctx, tasksQuery(calendarID, q, p))
 	if err != nil {
 		return nil, err
 	}
@@ -210,16 +211,25 @@ func (s *Store) Tasks(ctx context.Context, calendarID string, completed bool, p 
 	return page, nil
 }
 
-// tasksQuery lists a calendar's open or completed tasks on LSI2.
-func tasksQuery(calendarID string, completed bool, p calendar.Page) pageQuery {
-	prefix := prefixOpenTasks
-	if completed {
-		prefix = prefixDoneTasks
-	}
-	return pageQuery{
+// tasksQuery lists a calendar's open, completed or archived tasks on LSI2.
+func tasksQuery(calendarID string, tq calendar.TaskQuery, p calendar.Page) pageQuery {
+	q := pageQuery{
 		index: indexLSI2, pkAttr: attrPK, skAttr: attrLSI2SK, partition: calendarPartition(calendarID),
-		prefix: prefix, descending: completed, consistent: true, page: p,
+		prefix: prefixOpenTasks, consistent: true, page: p,
 	}
+	if tq.List == calendar.TasksOpen {
+		return q
+	}
+	q.prefix, q.descending = prefixDoneTasks, true
+	switch {
+	case tq.List == calendar.TasksArchived && tq.ArchivedBefore.IsZero():
+		q.lo, q.hi = prefixDoneTasks+"~", prefixDoneTasks+"~" // nothing is archived
+	case tq.List == calendar.TasksArchived:
+		q.hi = doneTaskSortKey(tq.ArchivedBefore, "")
+	case !tq.ArchivedBefore.IsZero():
+		q.lo = doneTaskSortKey(tq.ArchivedBefore, "")
+	}
+	return q
 }
 
 func decodeEntryItem(it item) (*calendar.Entry, error) {

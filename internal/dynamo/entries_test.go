@@ -283,7 +283,7 @@ func TestTaskTimelines(t *testing.T) {
 		var out []string
 		p := calendar.Page{First: first}
 		for {
-			page, err := f.store.Tasks(ada, cal.ID, completed, p)
+			page, err := f.store.Tasks(ada, cal.ID, taskQuery(completed), p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +348,7 @@ func TestTasksThatBecomeOtherEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, done := range []bool{false, true} {
-				page, err := f.store.Tasks(ada, cal.ID, done, calendar.Page{First: 10})
+				page, err := f.store.Tasks(ada, cal.ID, taskQuery(done), calendar.Page{First: 10})
 				if err != nil {
 					t.Fatalf("tasks (completed %v): %v", done, err)
 				}
@@ -362,4 +362,12 @@ func TestTasksThatBecomeOtherEntries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// taskQuery asks for the completed or open tasks, none archived.
+func taskQuery(completed bool) calendar.TaskQuery {
+	if completed {
+		return calendar.TaskQuery{List: calendar.TasksCompleted}
+	}
+	return calendar.TaskQuery{List: calendar.TasksOpen}
 }

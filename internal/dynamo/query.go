@@ -26,6 +26,8 @@ type pageQuery struct {
 	partition  string
 	prefix     string
 	descending bool
+	// lo and hi, when set, narrow the prefix's range of sort keys.
+	lo, hi     string
 	consistent bool // the table and its LSIs can read consistently; GSIs cannot
 	page       calendar.Page
 	// valid optionally checks the rest of a decoded cursor key, for indexes whose
@@ -57,7 +59,7 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 	// BETWEEN rather than begins_with: the same keys on DynamoDB, but the
 	// embedded engine keeps an index entry without its sort key when an item
 	// loses it (a task made an event), and fails begins_with on it.
-	lo, hi := prefixRange(q.prefix)
+	lo, hi := q.keyRange()
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
 		ExpressionAttributeNames: map[string]string{"#pk": q.pkAttr, "#sk": q.skAttr},
@@ -86,6 +88,24 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 		res.cursors = append(res.cursors, q.encodeCursor(it))
 	}
 	return res, nil
+}
+
+// inRange reports whether a cursor's sort key is in q's range.
+func (q pageQuery) inRange(sk string) bool {
+	lo, hi := q.keyRange()
+	return sk >= lo && sk <= hi
+}
+
+// keyRange is the range of sort keys q reads.
+func (q pageQuery) keyRange() (lo, hi string) {
+	lo, hi = prefixRange(q.prefix)
+	if q.lo != "" {
+		lo = q.lo
+	}
+	if q.hi != "" {
+		hi = q.hi
+	}
+	return lo, hi
 }
 
 // keyAttrs are the attributes of a key in q's index: DynamoDB's LastEvaluatedKey
@@ -134,7 +154,7 @@ func (q pageQuery) decodeCursor(cursor string) (item, error) {
 		return nil, bad
 	}
 	if !slices.Equal(slices.Sorted(maps.Keys(key)), q.keyAttrs()) ||
-		key[q.pkAttr] != q.partition || !strings.HasPrefix(key[q.skAttr], q.prefix) ||
+		key[q.pkAttr] != q.partition || !strings.HasPrefix(key[q.skAttr], q.prefix) || !q.inRange(key[q.skAttr]) ||
 		(q.valid != nil && !q.valid(key)) {
 		return nil, bad
 	}

@@ -43,12 +43,21 @@ type preferencesRecord struct {
 	DurationMinutes  int    `dynamodbav:"prefDefaultDurationMinutes,omitempty"`
 	DefaultReminders []int  `dynamodbav:"prefDefaultReminders,omitempty,numberset"`
 	Theme            string `dynamodbav:"prefTheme,omitempty"`
+	// Added later: absent means the default.
+	IncrementMinutes     int   `dynamodbav:"prefCalendarIncrementMinutes,omitempty"`
+	AutoArchive          bool  `dynamodbav:"prefAutoArchive,omitempty"`
+	ArchiveDelayHours    int   `dynamodbav:"prefAutoArchiveDelayHours,omitempty"`
+	BrowserNotifications *bool `dynamodbav:"prefBrowserNotifications,omitempty"`
+	SoundNotifications   *bool `dynamodbav:"prefSoundNotifications,omitempty"`
 }
 
 func newPreferencesRecord(p calendar.Preferences) preferencesRecord {
 	return preferencesRecord{
 		TimeZone: p.TimeZone, WeekStart: strings.ToUpper(p.WeekStart.String()),
 		DurationMinutes: int(p.DefaultDuration / time.Minute), DefaultReminders: p.DefaultReminders, Theme: string(p.Theme),
+		IncrementMinutes: int(p.CalendarIncrement / time.Minute), AutoArchive: p.AutoArchive,
+		ArchiveDelayHours: int(p.ArchiveDelay / time.Hour), BrowserNotifications: &p.BrowserNotifications,
+		SoundNotifications: &p.SoundNotifications,
 	}
 }
 
@@ -65,6 +74,19 @@ func (r preferencesRecord) preferences() calendar.Preferences {
 	}
 	if r.Theme != "" {
 		p.Theme = calendar.Theme(r.Theme)
+	}
+	if r.IncrementMinutes > 0 {
+		p.CalendarIncrement = time.Duration(r.IncrementMinutes) * time.Minute
+	}
+	if r.ArchiveDelayHours > 0 {
+		p.ArchiveDelay = time.Duration(r.ArchiveDelayHours) * time.Hour
+	}
+	p.AutoArchive = r.AutoArchive
+	if r.BrowserNotifications != nil {
+		p.BrowserNotifications = *r.BrowserNotifications
+	}
+	if r.SoundNotifications != nil {
+		p.SoundNotifications = *r.SoundNotifications
 	}
 	return p
 }

@@ -237,13 +237,21 @@ func (l *Loaders) CalendarOfEntry(ctx context.Context, e *calendar.Entry) (*cale
 	return c, err
 }
 
-// Tasks returns a page of a calendar's open or completed tasks, to members
-// who read it.
-func (l *Loaders) Tasks(ctx context.Context, calendarID string, completed bool, p calendar.Page) (*calendar.TaskPage, error) {
+// Tasks returns a page of a calendar's open, completed or archived tasks, to
+// members who read it; the archive starts where the viewer's preferences say.
+func (l *Loaders) Tasks(ctx context.Context, calendarID string, list calendar.TaskList, p calendar.Page) (*calendar.TaskPage, error) {
 	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
-	page, err := l.reader.Tasks(ctx, calendarID, completed, p)
+	q := calendar.TaskQuery{List: list}
+	if list != calendar.TasksOpen {
+		u, err := l.Viewer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		q.ArchivedBefore = u.Preferences.ArchivedBefore(time.Now())
+	}
+	page, err := l.reader.Tasks(ctx, calendarID, q, p)
 	if err != nil {
 		return nil, err
 	}
