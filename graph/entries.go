@@ -124,7 +124,14 @@ func timing(in *model.EntryTimingInput) (calendar.Timing, error) {
 		return t, err
 	}
 	if v := in.Timed.Value(); v != nil {
-		t.Timed = &calendar.TimedTiming{Start: v.Start, End: orEmpty(v.End), TimeZone: orEmpty(v.TimeZone)}
+		t.Timed = &calendar.TimedTiming{Start: orEmpty(v.Start), End: orEmpty(v.End), TimeZone: orEmpty(v.TimeZone)}
+		if local := orEmpty(v.LocalStart); local != "" {
+			w, err := time.Parse("2006-01-02T15:04:05", local)
+			if err != nil {
+				return t, calendar.Invalidf("localStart", "localStart must be a wall clock like 2026-03-08T02:30:00")
+			}
+			t.Timed.LocalStart = w
+		}
 	}
 	if v := in.AllDay.Value(); v != nil {
 		t.AllDay = &v.Date

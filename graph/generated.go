@@ -415,6 +415,7 @@ type ComplexityRoot struct {
 		ID               func(childComplexity int) int
 		IsException      func(childComplexity int) int
 		Kind             func(childComplexity int) int
+		LocalStart       func(childComplexity int) int
 		Location         func(childComplexity int) int
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
@@ -2117,6 +2118,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Kind(childComplexity), true
+	case "TimedEntry.localStart":
+		if e.ComplexityRoot.TimedEntry.LocalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.LocalStart(childComplexity), true
 	case "TimedEntry.location":
 		if e.ComplexityRoot.TimedEntry.Location == nil {
 			break
@@ -2982,6 +2989,12 @@ type TimedEntry implements Entry & Node {
   client selects both (GraphQL's field-merging rule).
   """
   timeZone: String
+  """
+  The start as a wall clock in ` + "`" + `timeZone` + "`" + `, when no instant has it (a time a
+  DST change skips, given as ` + "`" + `localStart` + "`" + `): ` + "`" + `start` + "`" + ` is then its reading. Null
+  otherwise.
+  """
+  localStart: String
 }
 
 "An entry that takes one whole day."
@@ -3851,8 +3864,16 @@ input EntryTimingInput @oneOf {
 
 "When a timed entry happens."
 input TimedTimingInput {
-  "When it starts."
-  start: DateTime!
+  "When it starts. Give this or ` + "`" + `localStart` + "`" + `."
+  start: DateTime
+  """
+  When it starts, as a wall clock in ` + "`" + `timeZone` + "`" + ` (` + "`" + `YYYY-MM-DDTHH:MM:SS` + "`" + `), instead
+  of ` + "`" + `start` + "`" + `. A series keeps this time of day on every occurrence even when it
+  does not exist on the first day: 02:30 on a day New York skips from 02:00 to
+  03:00 starts at 03:30 that day (the offset before the gap) and at 02:30 on
+  the days after.
+  """
+  localStart: String
   "When it ends (exclusive); defaults to start plus the viewer's default duration."
   end: DateTime
   "The IANA zone it is set in; defaults to the viewer's preferred zone, else the calendar's."
@@ -12293,6 +12314,29 @@ func (ec *executionContext) fieldContext_TimedEntry_timeZone(_ context.Context, 
 	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _TimedEntry_localStart(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_localStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocalStart(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_localStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _UpdateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15161,7 +15205,7 @@ func (ec *executionContext) unmarshalInputTimedTimingInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"start", "end", "timeZone"}
+	fieldsInOrder := [...]string{"start", "localStart", "end", "timeZone"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15170,11 +15214,18 @@ func (ec *executionContext) unmarshalInputTimedTimingInput(ctx context.Context, 
 		switch k {
 		case "start":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
-			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Start = data
+			it.Start = graphql.OmittableOf(data)
+		case "localStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("localStart"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LocalStart = graphql.OmittableOf(data)
 		case "end":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
 			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
@@ -19140,6 +19191,11 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			}
 		case "timeZone":
 			out.Values[i] = ec._TimedEntry_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "localStart":
+			out.Values[i] = ec._TimedEntry_localStart(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -255,3 +255,40 @@ func TestSeriesOfEveryRFC5545Shape(t *testing.T) {
 		t.Fatalf("January: %v\nwant     %v", got, want)
 	}
 }
+
+// TestSeriesStartingInADSTGap: a series given a local start that 9 March
+// 2025 skips in New York starts at 03:30 that day and at 02:30 the next
+// days; it says so (localStart), and its feed writes the wall clock.
+func TestSeriesStartingInADSTGap(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("gap")
+	d := e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Night shift",
+		timing: {timed: {localStart: "2025-03-09T02:30:00", timeZone: "America/New_York"}},
+		recurrence: {rule: "FREQ=DAILY;COUNT=3"}}) { entry { ... on TimedEntry { start localStart } } } }`, map[string]any{"c": w.calendarID})
+	if str(d, "createEntry.entry.start") != "2025-03-09T07:30:00Z" || str(d, "createEntry.entry.localStart") != "2025-03-09T02:30:00" {
+		t.Fatalf("created %v", d)
+	}
+	d = e.must(w.reader, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2025-03-08", end: "2025-03-13"}}, timeZone: "America/New_York") {
+		entries { ... on TimedEntry { start localStart } } } } }`, map[string]any{"c": w.calendarID})
+	var got []string
+	for _, x := range get(d, "calendar.entries.entries").([]any) {
+		got = append(got, str(x, "start")+" "+str(x, "localStart"))
+	}
+	if want := []string{"2025-03-09T07:30:00Z ", "2025-03-10T06:30:00Z ", "2025-03-11T06:30:00Z "}; !slices.Equal(got, want) {
+		t.Fatalf("occurrences %q, want %q", got, want)
+	}
+	f := e.must(w.owner, rotate, map[string]any{"c": w.calendarID})
+	if _, body, _ := e.getFeed(str(f, "rotateCalendarFeed.path"), ""); !strings.Contains(body, "DTSTART;TZID=America/New_York:20250309T023000") {
+		t.Fatalf("the feed does not write the wall clock:\n%s", body)
+	}
+	r := e.do(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "x",
+		timing: {timed: {localStart: "9 March", timeZone: "America/New_York"}}}) { entry { id } } }`, map[string]any{"c": w.calendarID})
+	if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions.Field != "localStart" {
+		t.Fatalf("a bad localStart: %s", r.Raw)
+	}
+	r = e.do(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "x",
+		timing: {timed: {start: "2025-03-09T07:30:00Z", localStart: "2025-03-09T02:30:00", timeZone: "America/New_York"}}}) { entry { id } } }`, map[string]any{"c": w.calendarID})
+	if r.code() != "BAD_USER_INPUT" {
+		t.Fatalf("start and localStart: %s", r.Raw)
+	}
+}

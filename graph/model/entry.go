@@ -79,6 +79,15 @@ func (e entryFields) Reminders() []int { return nonNil(e.Entry.Reminders) }
 // TimedEntry is a TIMED entry.
 type TimedEntry struct{ entryFields }
 
+// LocalStart is the start's wall clock when no instant has it, or null.
+func (e TimedEntry) LocalStart() *string {
+	if e.Entry.LocalStart.IsZero() {
+		return nil
+	}
+	s := e.Entry.LocalStart.Format("2006-01-02T15:04:05")
+	return &s
+}
+
 // AllDayEntry is an ALL_DAY entry.
 type AllDayEntry struct{ entryFields }
 

@@ -726,8 +726,14 @@ type TimeRangeInput struct {
 
 // When a timed entry happens.
 type TimedTimingInput struct {
-	// When it starts.
-	Start time.Time `json:"start"`
+	// When it starts. Give this or `localStart`.
+	Start graphql.Omittable[*time.Time] `json:"start,omitempty"`
+	// When it starts, as a wall clock in `timeZone` (`YYYY-MM-DDTHH:MM:SS`), instead
+	// of `start`. A series keeps this time of day on every occurrence even when it
+	// does not exist on the first day: 02:30 on a day New York skips from 02:00 to
+	// 03:00 starts at 03:30 that day (the offset before the gap) and at 02:30 on
+	// the days after.
+	LocalStart graphql.Omittable[*string] `json:"localStart,omitempty"`
 	// When it ends (exclusive); defaults to start plus the viewer's default duration.
 	End graphql.Omittable[*time.Time] `json:"end,omitempty"`
 	// The IANA zone it is set in; defaults to the viewer's preferred zone, else the calendar's.

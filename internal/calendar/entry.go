@@ -55,7 +55,13 @@ type Entry struct {
 	Reminders   []int    // minutes before the start, sorted, unique
 	Start, End  time.Time
 	TimeZone    string
-	StartDate   Date
+	// LocalStart is a timed entry's start as a wall clock in TimeZone
+	// (labelled UTC), kept when no instant has it: a time a DST change skips
+	// (02:30 on a day New York goes from 02:00 to 03:00). Start is then its
+	// reading (03:30), and a series' later occurrences keep the wall clock.
+	// Zero otherwise.
+	LocalStart time.Time
+	StartDate  Date
 	EndDate     Date
 	Completed   bool
 	CompletedAt time.Time // zero unless Completed

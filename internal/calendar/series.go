@@ -189,7 +189,7 @@ func (s *Series) Exception(originalStart time.Time) *Entry {
 // same length, and the series' version.
 func (e *Entry) OccurrenceAt(start time.Time) *Entry {
 	o := *e
-	o.Recurrence, o.PreviousSeriesID, o.Overrides = nil, "", nil
+	o.Recurrence, o.PreviousSeriesID, o.Overrides, o.LocalStart = nil, "", nil, time.Time{}
 	o.ID, o.SeriesID, o.OriginalStart = OccurrenceID(e.ID, start), e.ID, start.UTC()
 	o.Tags, o.Reminders = slices.Clone(e.Tags), slices.Clone(e.Reminders)
 	if e.Dated() {

@@ -17,6 +17,9 @@ type TimedTiming struct {
 	Start    time.Time
 	End      time.Time
 	TimeZone string
+	// LocalStart, instead of Start, gives the start as a wall clock in the
+	// zone (labelled UTC): see Entry.LocalStart.
+	LocalStart time.Time
 }
 
 // DaySpan is a MULTI_DAY entry's days: End is exclusive.
@@ -43,7 +46,7 @@ func (t Timing) apply(e *Entry, d Defaults) error {
 		return Invalidf("timing", "set exactly one of timing.timed, timing.allDay, timing.multiDay or timing.task")
 	}
 	wasTask := e.Kind == KindTask
-	e.Start, e.End, e.TimeZone, e.StartDate, e.EndDate = time.Time{}, time.Time{}, "", Date{}, Date{}
+	e.Start, e.End, e.TimeZone, e.StartDate, e.EndDate, e.LocalStart = time.Time{}, time.Time{}, "", Date{}, Date{}, time.Time{}
 	var err error
 	switch {
 	case t.Timed != nil:
@@ -63,13 +66,33 @@ func (t Timing) apply(e *Entry, d Defaults) error {
 }
 
 func (t TimedTiming) apply(e *Entry, d Defaults) error {
-	end := t.End
-	if end.IsZero() {
-		end = t.Start.Add(d.Duration)
-	}
 	zone, err := zoneOrDefault("timeZone", t.TimeZone, d)
 	if err != nil {
 		return err
+	}
+	var local time.Time
+	switch {
+	case !t.LocalStart.IsZero() && !t.Start.IsZero():
+		return Invalidf("start", "give start or localStart, not both")
+	case !t.LocalStart.IsZero():
+		if err := ValidateInstant("localStart", t.LocalStart); err != nil {
+			return err
+		}
+		loc, err := LoadLocation(zone)
+		if err != nil {
+			return err
+		}
+		w := t.LocalStart
+		t.Start = WallClock(DateOf(w), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc).UTC()
+		if r := t.Start.In(loc); DateOf(r) != DateOf(w) || r.Hour() != w.Hour() || r.Minute() != w.Minute() || r.Second() != w.Second() {
+			local = time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, time.UTC) // no instant has it
+		}
+	case t.Start.IsZero():
+		return Invalidf("start", "a timed entry needs start or localStart")
+	}
+	end := t.End
+	if end.IsZero() {
+		end = t.Start.Add(d.Duration)
 	}
 	if err := ValidateInstant("start", t.Start); err != nil {
 		return err
@@ -83,7 +106,7 @@ func (t TimedTiming) apply(e *Entry, d Defaults) error {
 	if end.Sub(t.Start) > MaxEntryDays*24*time.Hour {
 		return Invalidf("end", "an entry lasts at most %d days", MaxEntryDays)
 	}
-	e.Kind, e.Start, e.End, e.TimeZone = KindTimed, t.Start.UTC(), end.UTC(), zone
+	e.Kind, e.Start, e.End, e.TimeZone, e.LocalStart = KindTimed, t.Start.UTC(), end.UTC(), zone, local
 	return nil
 }
 

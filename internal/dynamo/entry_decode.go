@@ -59,6 +59,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.End, err = sAttr(av)
 		case "timeZone":
 			r.TimeZone, err = sAttr(av)
+		case "localStart":
+			r.LocalStart, err = sAttr(av)
 		case "startDate":
 			r.StartDate, err = sAttr(av)
 		case "endDate":

@@ -36,6 +36,7 @@ type entryRecord struct {
 	Start       string    `dynamodbav:"start,omitempty"`
 	End         string    `dynamodbav:"end,omitempty"`
 	TimeZone    string    `dynamodbav:"timeZone,omitempty"`
+	LocalStart  string    `dynamodbav:"localStart,omitempty"` // calendar.Entry.LocalStart, "2006-01-02T15:04:05"
 	StartDate   string    `dynamodbav:"startDate,omitempty"`
 	EndDate     string    `dynamodbav:"endDate,omitempty"`
 	Completed   bool      `dynamodbav:"completed,omitempty"`
@@ -88,7 +89,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		EntityType: entityEntry, Pieces: len(starts),
 		ID: e.ID, CalendarID: e.CalendarID, Kind: string(e.Kind), Title: e.Title,
 		Description: e.Description, Location: e.Location, Color: e.Color, Tags: e.Tags, Reminders: e.Reminders,
-		Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone,
+		Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone, LocalStart: formatLocal(e.LocalStart),
 		StartDate: formatDate(e.StartDate), EndDate: formatDate(e.EndDate),
 		Completed: e.Completed, CompletedAt: formatTime(e.CompletedAt),
 		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
@@ -168,6 +169,11 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 			}
 		}
 	}
+	if r.LocalStart != "" {
+		if e.LocalStart, err = time.Parse(localLayout, r.LocalStart); err != nil {
+			return nil, fmt.Errorf("entry %s: %w", r.ID, err)
+		}
+	}
 	if r.Rule != "" {
 		e.Recurrence = &calendar.Recurrence{Rule: r.Rule}
 		if e.Recurrence.RDates, err = parseTimes(r.RDates); err == nil {
@@ -208,6 +214,16 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// localLayout is a wall clock's form in LocalStart.
+const localLayout = "2006-01-02T15:04:05"
+
+func formatLocal(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(localLayout)
 }
 
 func formatDate(d calendar.Date) string {

@@ -105,7 +105,13 @@ func eventTiming(props goical.Props, e *calendar.Entry) error {
 	if f.dated {
 		start, end = e.StartDate.In(time.UTC), e.EndDate.In(time.UTC)
 	}
-	props.Set(f.prop(goical.PropDateTimeStart, start))
+	dtstart := f.prop(goical.PropDateTimeStart, start)
+	if !f.dated && !e.LocalStart.IsZero() {
+		// A start in a DST gap is written as given: its wall clock (which
+		// RFC 5545 reads with the offset before the gap, as calgraph does).
+		dtstart.Value = e.LocalStart.Format("20060102T150405")
+	}
+	props.Set(dtstart)
 	props.Set(f.prop(goical.PropDateTimeEnd, end))
 	return nil
 }

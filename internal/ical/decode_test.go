@@ -88,9 +88,10 @@ func TestDecodeEvents(t *testing.T) {
 				vevent("UID:2", "SUMMARY:Instant", "DTSTART:20260310T090000Z", "DTEND:20260310T090000Z")),
 			want: []ical.Item{item("1", "Open", timed(utc(t, "2026-03-10T09:00:00Z"), time.Time{}, "UTC")),
 				item("2", "Instant", timed(utc(t, "2026-03-10T09:00:00Z"), time.Time{}, "UTC"))}},
-		{name: "a time in a DST gap has the offset before it",
-			doc:  doc(vevent("UID:1", "SUMMARY:Early", "DTSTART;TZID=America/New_York:20260308T023000")),
-			want: []ical.Item{item("1", "Early", timed(utc(t, "2026-03-08T07:30:00Z"), time.Time{}, newYork))}},
+		{name: "a time in a DST gap keeps its wall clock (read with the offset before it)",
+			doc: doc(vevent("UID:1", "SUMMARY:Early", "DTSTART;TZID=America/New_York:20260308T023000")),
+			want: []ical.Item{item("1", "Early", calendar.Timing{Timed: &calendar.TimedTiming{
+				LocalStart: time.Date(2026, 3, 8, 2, 30, 0, 0, time.UTC), TimeZone: newYork}})}},
 		{name: "ending before the start",
 			doc:        doc(vevent("UID:1", "DTSTART:20260310T090000Z", "DTEND:20260310T080000Z")),
 			wantErrors: []ical.ItemError{{Index: 0, UID: "1", Message: "ends before it starts"}}},

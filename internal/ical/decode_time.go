@@ -21,6 +21,9 @@ type moment struct {
 	date  calendar.Date
 	at    time.Time // UTC; for a day, its midnight UTC
 	zone  string    // a date-time's TZID, "UTC" for the "Z" form, or the default zone
+	// local is a date-time's wall clock (labelled UTC) when no instant in its
+	// zone has it (a DST gap): at is then its reading.
+	local time.Time
 }
 
 // formName names a form in messages.
@@ -93,7 +96,11 @@ func (d *decoder) value(name, valueType, tzid, v string) (moment, error) {
 		}
 	}
 	at := calendar.WallClock(calendar.DateOf(wall), wall.Hour(), wall.Minute(), wall.Second(), 0, loc)
-	return moment{at: at.UTC(), zone: zone}, nil
+	m := moment{at: at.UTC(), zone: zone}
+	if r := at.In(loc); r.Hour() != wall.Hour() || r.Minute() != wall.Minute() || calendar.DateOf(r) != calendar.DateOf(wall) {
+		m.local = wall
+	}
+	return m, nil
 }
 
 // location loads a TZID: an IANA name that calgraph accepts, a Windows zone
@@ -161,7 +168,11 @@ func (d *decoder) eventTiming(c *goical.Component) (calendar.Timing, moment, err
 	if err != nil {
 		return calendar.Timing{}, moment{}, err
 	}
-	return calendar.Timing{Timed: &calendar.TimedTiming{Start: start.at, End: end, TimeZone: start.zone}}, start, nil
+	t := &calendar.TimedTiming{Start: start.at, End: end, TimeZone: start.zone}
+	if !start.local.IsZero() { // a start in a DST gap keeps its wall clock
+		t.Start, t.LocalStart = time.Time{}, start.local
+	}
+	return calendar.Timing{Timed: t}, start, nil
 }
 
 // days returns how many days an event of whole days lasts: up to DTEND

@@ -36,7 +36,7 @@ func newExpansion(series *calendar.Entry) (*expansion, error) {
 	if series.Recurrence == nil {
 		return nil, calendar.Invalidf("recurrence", "recurrence is required for a series")
 	}
-	r, err := parse(series.Recurrence.Rule, anchor(series))
+	r, err := parse(series.Recurrence.Rule, anchor(series), series.LocalStart)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,7 @@ func ordinal(s string, max int) bool {
 type rule struct {
 	opt     rrule.ROption  // as the client gave it, in the series' zone
 	anchor  time.Time      // the first occurrence, in the series' zone
+	wall    time.Time      // the first occurrence's wall clock (floating): anchor's, or the series' LocalStart
 	until   time.Time      // the last instant an occurrence may start at; zero for none
 	forever bool           // no COUNT and no UNTIL
 	loc     *time.Location // the series' zone (UTC for whole days)
@@ -96,8 +97,10 @@ type rule struct {
 	extraStart bool
 }
 
-// parse reads and checks a rule value for a series starting at anchor.
-func parse(value string, anchor time.Time) (*rule, error) {
+// parse reads and checks a rule value for a series starting at anchor, on
+// the wall clock local when set (a start in a DST gap: see
+// calendar.Entry.LocalStart), else anchor's own.
+func parse(value string, anchor, local time.Time) (*rule, error) {
 	value = strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(value)), "RRULE:")
 	if err := lint(value); err != nil {
 		return nil, err
@@ -109,7 +112,10 @@ func parse(value string, anchor time.Time) (*rule, error) {
 	if err := checkOptions(opt, anchor); err != nil {
 		return nil, err
 	}
-	r := &rule{opt: *opt, anchor: anchor, until: opt.Until, forever: opt.Count == 0 && opt.Until.IsZero(), loc: anchor.Location()}
+	r := &rule{opt: *opt, anchor: anchor, wall: local, until: opt.Until, forever: opt.Count == 0 && opt.Until.IsZero(), loc: anchor.Location()}
+	if r.wall.IsZero() {
+		r.wall = floating(anchor, anchor.Location())
+	}
 	rr, err := r.rrule(r.start())
 	if err != nil {
 		return nil, calendar.Invalidf("recurrence.rule", "recurrence.rule is not a valid RRULE: %s", err)
@@ -155,7 +161,7 @@ func floating(t time.Time, loc *time.Location) time.Time {
 var endOfTime = time.Date(calendar.MaxYear+1, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // start is the anchor on the floating clock.
-func (r *rule) start() time.Time { return floating(r.anchor, r.loc) }
+func (r *rule) start() time.Time { return r.wall }
 
 // rrule returns the rule on the floating wall clock, starting at start (the
 // anchor's, or a later start of the same period; see fastForward). With an

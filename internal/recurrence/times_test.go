@@ -144,3 +144,29 @@ func TestDenseRulesAreBounded(t *testing.T) {
 		t.Fatal("out of order")
 	}
 }
+
+// TestStartInADSTGap: a series whose wall-clock start does not exist on its
+// first day (02:30 when New York skips from 02:00 to 03:00) starts at the
+// gap's reading (03:30) and keeps 02:30 on the days after.
+func TestStartInADSTGap(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	wall := time.Date(2025, 3, 9, 2, 30, 0, 0, time.UTC)
+	start := calendar.WallClock(calendar.DateOf(wall), 2, 30, 0, 0, ny).UTC()
+	s := &calendar.Entry{ID: "s", Kind: calendar.KindTimed, Start: start, End: start.Add(time.Hour), TimeZone: "America/New_York",
+		LocalStart: wall, Recurrence: &calendar.Recurrence{Rule: "FREQ=DAILY;COUNT=3"}}
+	if err := engine.Validate(s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := engine.Starts(s, start, start.AddDate(0, 0, 5), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(local(got, "America/New_York"), ", "); g != "2025-03-09 03:30, 2025-03-10 02:30, 2025-03-11 02:30" {
+		t.Fatalf("got %s", g)
+	}
+	s.LocalStart = time.Time{} // the instant alone: 03:30 every day
+	got, _ = engine.Starts(s, start, start.AddDate(0, 0, 5), 10)
+	if g := strings.Join(local(got, "America/New_York"), ", "); g != "2025-03-09 03:30, 2025-03-10 03:30, 2025-03-11 03:30" {
+		t.Fatalf("without the wall clock: got %s", g)
+	}
+}
