@@ -60,8 +60,8 @@ type Entry struct {
 	// (02:30 on a day New York goes from 02:00 to 03:00). Start is then its
 	// reading (03:30), and a series' later occurrences keep the wall clock.
 	// Zero otherwise.
-	LocalStart time.Time
-	StartDate  Date
+	LocalStart  time.Time
+	StartDate   Date
 	EndDate     Date
 	Completed   bool
 	CompletedAt time.Time // zero unless Completed

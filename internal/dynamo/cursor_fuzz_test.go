@@ -67,7 +67,9 @@ func fuzzListings() []fuzzListing {
 			func(c string) pageQuery { return tasksQuery(c, calendar.TaskQuery{List: calendar.TasksOpen}, first) },
 			fuzzTask(false), fuzzInCalendar(attrLSI2SK, prefixOpenTasks)},
 		{"a calendar's completed tasks", []string{attrLSI2SK, attrPK, attrSK},
-			func(c string) pageQuery { return tasksQuery(c, calendar.TaskQuery{List: calendar.TasksCompleted}, first) },
+			func(c string) pageQuery {
+				return tasksQuery(c, calendar.TaskQuery{List: calendar.TasksCompleted}, first)
+			},
 			fuzzTask(true), fuzzInCalendar(attrLSI2SK, prefixDoneTasks)},
 	}
 }

@@ -120,7 +120,7 @@ func TestRDateBeforeTheStart(t *testing.T) {
 // refused before they can cost a request seconds.
 func TestDenseRulesAreBounded(t *testing.T) {
 	for _, rule := range []string{
-		"FREQ=MINUTELY;UNTIL=20270105T090000Z",        // 525,600 occurrences
+		"FREQ=MINUTELY;UNTIL=20270105T090000Z",                                   // 525,600 occurrences
 		"FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=0,6,12,18;BYMINUTE=0,30", // 2,920 a year, for ever, from the start
 		"FREQ=DAILY;BYHOUR=24",
 		"FREQ=DAILY;BYSECOND=60",
