@@ -292,3 +292,38 @@ func TestSeriesStartingInADSTGap(t *testing.T) {
 		t.Fatalf("start and localStart: %s", r.Raw)
 	}
 }
+
+// TestImportOfEveryRFC5545Shape: an export carrying a rule with its own
+// times of day, a DTSTART off its rule, an RDATE before DTSTART and a
+// DTSTART in a DST gap imports whole, and its occurrences are where RFC 5545
+// (with the readings the README gives) puts them.
+func TestImportOfEveryRFC5545Shape(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("import-rfc")
+	doc := strings.Join([]string{"BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
+		"BEGIN:VEVENT", "UID:hours", "DTSTAMP:20260101T000000Z", "DTSTART;TZID=Europe/Paris:20260105T090000", "DTEND;TZID=Europe/Paris:20260105T091500",
+		"RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9,17;BYMINUTE=0;COUNT=4", "SUMMARY:Check-in", "END:VEVENT",
+		"BEGIN:VEVENT", "UID:off", "DTSTAMP:20260101T000000Z", "DTSTART;TZID=Europe/Paris:20260112T100000", "DTEND;TZID=Europe/Paris:20260112T110000",
+		"RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=3", "RDATE;TZID=Europe/Paris:20260109T100000", "SUMMARY:Off rule", "END:VEVENT",
+		"BEGIN:VEVENT", "UID:gap", "DTSTAMP:20260101T000000Z", "DTSTART;TZID=America/New_York:20260308T023000", "DTEND;TZID=America/New_York:20260308T033000",
+		"RRULE:FREQ=DAILY;COUNT=2", "SUMMARY:Gap", "END:VEVENT",
+		"END:VCALENDAR", ""}, "\r\n")
+	d := e.must(w.writer, importDoc, map[string]any{"c": w.calendarID, "ics": doc})
+	if n, errs := len(get(d, "importCalendar.entries").([]any)), get(d, "importCalendar.errors").([]any); n != 3 || len(errs) != 0 {
+		t.Fatalf("imported %d, errors %v", n, errs)
+	}
+	got := e.must(w.reader, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-01-01", end: "2026-03-15"}}, timeZone: "UTC") {
+		entries { title ... on TimedEntry { start } } } } }`, map[string]any{"c": w.calendarID})
+	var shown []string
+	for _, x := range get(got, "calendar.entries.entries").([]any) {
+		shown = append(shown, str(x, "title")+" "+str(x, "start"))
+	}
+	want := []string{
+		"Check-in 2026-01-05T08:00:00Z", "Check-in 2026-01-05T16:00:00Z", "Check-in 2026-01-06T08:00:00Z", "Check-in 2026-01-06T16:00:00Z",
+		"Off rule 2026-01-09T09:00:00Z", "Off rule 2026-01-12T09:00:00Z", "Off rule 2026-01-13T09:00:00Z", "Off rule 2026-01-15T09:00:00Z",
+		"Gap 2026-03-08T07:30:00Z", "Gap 2026-03-09T06:30:00Z",
+	}
+	if !slices.Equal(shown, want) {
+		t.Fatalf("occurrences:\n%s\nwant\n%s", strings.Join(shown, "\n"), strings.Join(want, "\n"))
+	}
+}
