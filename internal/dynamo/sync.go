@@ -164,14 +164,8 @@ func (s *Store) StartToken(ctx context.Context, id string, user bool) (string, e
 	if user {
 		partition = userPartition(id)
 	}
-	lo, hi := changesAfter(t.low)
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: partition},
-			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
-		ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String("#sk"), Limit: aws.Int32(maxSeen),
-	}
+	in := s.logQuery(partition, t.low)
+	in.ProjectionExpression, in.Limit = aws.String("#sk"), aws.Int32(maxSeen)
 	out, err := s.reads.Query(ctx, in)
 	if err != nil {
 		return "", fmt.Errorf("read change log %s: %w", partition, err)
@@ -214,6 +208,28 @@ func (s *Store) parseToken(token, owner string, user bool) (syncToken, error) {
 	return t, nil
 }
 
+// logToken reads the token of a live delivery: a log position, not a full
+// read, within the retention.
+func (s *Store) logToken(token, owner string, user bool) (syncToken, error) {
+	t, err := s.parseToken(token, owner, user)
+	if err == nil && t.full {
+		err = calendar.Invalidf("syncToken", "a live delivery continues a log, not a full read")
+	}
+	return t, err
+}
+
+// logQuery is the Query of partition's change records after position pos.
+func (s *Store) logQuery(partition string, pos int64) *dynamodb.QueryInput {
+	lo, hi := changesAfter(pos)
+	return &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: partition},
+			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
+		ConsistentRead: aws.Bool(true),
+	}
+}
+
 // Changes implements calendar.SyncService.
 func (s *Store) Changes(ctx context.Context, calendarID, token string, first int) (*calendar.ChangePage, error) {
 	if err := calendar.ValidateChangePage(first); err != nil {
@@ -235,14 +251,8 @@ func (s *Store) Changes(ctx context.Context, calendarID, token string, first int
 
 // LogChanges implements calendar.SyncService.
 func (s *Store) LogChanges(ctx context.Context, calendarID, token string, first int) (*calendar.ChangePage, error) {
-	t, err := decodeToken(token, calendarID, false)
-	if err == nil && t.full {
-		err = calendar.Invalidf("syncToken", "a live delivery continues a log, not a full read")
-	}
+	t, err := s.logToken(token, calendarID, false)
 	if err != nil {
-		return nil, err
-	}
-	if t, err = s.parseToken(token, calendarID, false); err != nil {
 		return nil, err
 	}
 	return s.readCalendarLog(ctx, t, first)
@@ -269,14 +279,7 @@ func (s *Store) readLog(ctx context.Context, partition string, t syncToken, firs
 	for _, r := range t.seen {
 		seen[r] = true
 	}
-	lo, hi := changesAfter(t.low)
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: partition},
-			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
-		ConsistentRead: aws.Bool(true),
-	}
+	in := s.logQuery(partition, t.low)
 	var taken []seenRecord
 	have := map[string]bool{}
 	read := 0
@@ -556,14 +559,8 @@ func (s *Store) CalendarListChanges(ctx context.Context, token string, first int
 
 // UserLogChanges implements calendar.SyncService.
 func (s *Store) UserLogChanges(ctx context.Context, userID, token string, first int) (*calendar.CalendarListPage, error) {
-	t, err := decodeToken(token, userID, true)
-	if err == nil && t.full {
-		err = calendar.Invalidf("syncToken", "a live delivery continues a log, not a full read")
-	}
+	t, err := s.logToken(token, userID, true)
 	if err != nil {
-		return nil, err
-	}
-	if t, err = s.parseToken(token, userID, true); err != nil {
 		return nil, err
 	}
 	return s.readUserLog(ctx, t, first)
