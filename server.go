@@ -38,6 +38,7 @@ import (
 	"github.com/calgraph/calgraph/graph"
 	"github.com/calgraph/calgraph/internal/atomicfile"
 	"github.com/calgraph/calgraph/internal/auth"
+	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/config"
 	"github.com/calgraph/calgraph/internal/demo"
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -180,7 +181,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	// The hub wakes on this store's commits; it reads the store.
 	var hub *live.Hub
 	opts := []dynamo.Option{dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
-		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(p []string) { hub.Notify(p) })}
+		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) })}
 	if clockSkew != 0 {
 		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/calgraph/calgraph/graph"
 	"github.com/calgraph/calgraph/internal/auth"
+	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/dynamotest"
 	"github.com/calgraph/calgraph/internal/httpapi"
@@ -83,7 +84,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		}
 	}
 	var hub *live.Hub
-	store := dynamo.New(db, table, recurrence.Engine{}, dynamo.WithCommitHook(func(p []string) { hub.Notify(p) }))
+	store := dynamo.New(db, table, recurrence.Engine{}, dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }))
 	logs := &syncBuffer{}
 	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
 	hub = live.NewHub(store, o.poll, logger)

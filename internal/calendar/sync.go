@@ -15,6 +15,13 @@ import (
 // from. How positions are made exact across server instances is told in
 // package dynamo (changes.go).
 
+// LogRef names a change log: a calendar's, or with User a user's calendar
+// list.
+type LogRef struct {
+	ID   string
+	User bool
+}
+
 // ObjectType is the kind of object a change is about.
 type ObjectType int
 

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // Change records (the base of sync tokens and subscriptions; see
@@ -109,11 +111,11 @@ func (s *Store) committed(refs []changeRef) {
 	if s.onCommit == nil || len(refs) == 0 {
 		return
 	}
-	parts := make([]string, 0, len(refs))
+	logs := make([]calendar.LogRef, 0, len(refs))
 	for _, r := range refs {
-		parts = append(parts, r.partition)
+		logs = append(logs, logOf(r.partition))
 	}
-	s.onCommit(parts)
+	s.onCommit(logs)
 }
 
 // WithChangeRetention sets how long change records are kept (and sync tokens
@@ -121,22 +123,12 @@ func (s *Store) committed(refs []changeRef) {
 func WithChangeRetention(d time.Duration) Option { return func(s *Store) { s.retention = d } }
 
 // WithCommitHook sets a function told, after each write that added change
-// records, the partitions of the logs it added to: calendars'
-// ("CAL#<id>") and users' ("USER#<id>"). Live delivery wakes on it (package
-// live); other instances' writes are found by reading the logs.
-func WithCommitHook(f func(partitions []string)) Option { return func(s *Store) { s.onCommit = f } }
+// records, which logs it added to. Live delivery wakes on it (package live);
+// other instances' writes are found by reading the logs.
+func WithCommitHook(f func(logs []calendar.LogRef)) Option { return func(s *Store) { s.onCommit = f } }
 
 // WithChangeClock sets the local clock change positions are read from before
 // the store's Date headers correct it (tests give instances skewed clocks).
 func WithChangeClock(now func() time.Time) Option {
 	return func(s *Store) { s.clock = newStoreClock(now) }
-}
-
-// PartitionID splits a partition a commit hook names into its calendar's or
-// user's ID.
-func PartitionID(partition string) (id string, user bool) {
-	if id, ok := strings.CutPrefix(partition, prefixCalendar); ok {
-		return id, false
-	}
-	return strings.TrimPrefix(partition, "USER#"), true
 }

@@ -310,6 +310,14 @@ func instantKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05
 // userPartition is the GSI1 partition of a user's memberships.
 func userPartition(userID string) string { return "USER#" + userID }
 
+// logOf names the change log a partition holds (a calendar's or a user's).
+func logOf(partition string) calendar.LogRef {
+	if id, ok := strings.CutPrefix(partition, prefixCalendar); ok {
+		return calendar.LogRef{ID: id}
+	}
+	return calendar.LogRef{ID: strings.TrimPrefix(partition, userPartition("")), User: true}
+}
+
 // calendarPartition is the table partition holding a calendar and its members.
 func calendarPartition(calendarID string) string { return prefixCalendar + calendarID }
 

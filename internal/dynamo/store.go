@@ -33,7 +33,7 @@ type Store struct {
 	// onCommit is told of each write that added some (changes.go).
 	clock     *storeClock
 	retention time.Duration
-	onCommit  func(partitions []string)
+	onCommit  func(logs []calendar.LogRef)
 	// noChangeRecords (benchmarks only) writes none, to measure their cost.
 	noChangeRecords bool
 

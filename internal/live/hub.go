@@ -64,10 +64,7 @@ type Hub struct {
 }
 
 // FeedKey names a log: a calendar's, or with User a user's calendar list.
-type FeedKey struct {
-	ID   string
-	User bool
-}
+type FeedKey = calendar.LogRef
 
 // feed is one followed log.
 type feed struct {
@@ -105,13 +102,13 @@ func NewHub(src Source, poll time.Duration, log *slog.Logger) *Hub {
 	return &Hub{src: src, poll: poll, log: log, feeds: map[FeedKey]*feed{}, wake: make(chan struct{}, 1)}
 }
 
-// Notify tells the Hub that this instance wrote to the logs of partitions
-// (the store's commit hook): their feeds are read at once.
-func (h *Hub) Notify(partitions []string) {
+// Notify tells the Hub that this instance wrote to logs (the store's commit
+// hook): their feeds are read at once.
+func (h *Hub) Notify(logs []calendar.LogRef) {
 	h.mu.Lock()
 	woke := false
-	for _, p := range partitions {
-		if f := h.feeds[partitionKey(p)]; f != nil {
+	for _, l := range logs {
+		if f := h.feeds[l]; f != nil {
 			f.dirty, woke = true, true
 		}
 	}
@@ -122,17 +119,6 @@ func (h *Hub) Notify(partitions []string) {
 		default:
 		}
 	}
-}
-
-// partitionKey reads a commit hook's partition ("CAL#<id>" or "USER#<id>").
-func partitionKey(p string) FeedKey {
-	if len(p) > 4 && p[:4] == "CAL#" {
-		return FeedKey{ID: p[4:]}
-	}
-	if len(p) > 5 && p[:5] == "USER#" {
-		return FeedKey{ID: p[5:], User: true}
-	}
-	return FeedKey{}
 }
 
 // Run reads the followed logs until ctx ends: the dirty ones when woken,

@@ -31,7 +31,7 @@ func newInstance(tb testing.TB, table string, poll time.Duration) (instance, str
 		table = dynamotest.Table(tb, db)
 	}
 	var hub *live.Hub
-	store := dynamo.New(db, table, recurrence.Engine{}, dynamo.WithCommitHook(func(p []string) { hub.Notify(p) }))
+	store := dynamo.New(db, table, recurrence.Engine{}, dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }))
 	hub = live.NewHub(store, poll, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
