@@ -70,6 +70,10 @@ type Entry struct {
 	Version     int
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// CreatedBy is the ID of the user who created the entry ("" for entries
+	// written before it was recorded); a series split off another keeps its
+	// creator. Their stats count it (stats.go).
+	CreatedBy string
 
 	// Recurrence is set on a series: the entry's own timing is then that of
 	// its first occurrence (RFC 5545's DTSTART and DTEND).

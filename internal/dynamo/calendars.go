@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -211,14 +212,13 @@ func (s *Store) removePartition(ctx context.Context, partition string) error {
 
 func (s *Store) removeRange(ctx context.Context, partition string, sk expression.KeyConditionBuilder) error {
 	expr, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(partition)).And(sk)).
-		WithProjection(expression.NamesList(expression.Name(attrPK), expression.Name(attrSK))).Build()
+		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(partition)).And(sk)).Build()
 	if err != nil {
 		return fmt.Errorf("build partition query: %w", err)
 	}
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true), KeyConditionExpression: expr.KeyCondition(),
-		ProjectionExpression: expr.Projection(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
 	for {
 		out, err := s.reads.Query(ctx, in) // from the start each time: what it found before is gone
@@ -229,10 +229,17 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk expression
 			return nil
 		}
 		var refs []changeRef
-		writes := make([]types.WriteRequest, len(out.Items))
-		for i, it := range out.Items {
+		var writes []types.WriteRequest
+		var counted []txOp
+		for _, it := range out.Items {
 			k := keyOf(it)
-			writes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.av()}}
+			if e, ok := countedEntry(it); ok {
+				op := opDelete(k, versionIs(e.Version), func(item) error { return errEntryRaced })
+				op.was = e
+				counted = append(counted, op)
+				continue
+			}
+			writes = append(writes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.av()}})
 			if userID, ok := strings.CutPrefix(k.SK, prefixMember); ok {
 				refs = append(refs, changeRef{userPartition(userID), changedMember + strings.TrimPrefix(k.PK, prefixCalendar)})
 			}
@@ -250,5 +257,35 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk expression
 		if err := s.batchWrite(ctx, writes); err != nil {
 			return err
 		}
+		// Entries counted in their creators' stats go with their tallies'
+		// changes, a few per transaction; one changed since the Query is
+		// left for the next round.
+		for chunk := range slices.Chunk(counted, countedPerTransaction) {
+			if err := s.transact(ctx, chunk...); err != nil && !errors.Is(err, errEntryRaced) {
+				return fmt.Errorf("delete entries of %s: %w", partition, err)
+			}
+		}
 	}
+}
+
+// countedPerTransaction is how many counted entries a calendar's deletion
+// deletes per transaction: with a tally update per creator and a change
+// record each, at most 3 actions per entry.
+const countedPerTransaction = 30
+
+// errEntryRaced: an entry changed between a deletion's read and its delete.
+var errEntryRaced = errors.New("the entry changed while its calendar was deleted")
+
+// countedEntry decodes it when it is an entry or series counted in a user's
+// stats.
+func countedEntry(it item) (*calendar.Entry, bool) {
+	if et := stringAttr(it, "entityType"); (et != entityEntry && et != entitySeries) || stringAttr(it, "createdBy") == "" {
+		return nil, false
+	}
+	r, err := decodeEntryRecord(it)
+	if err != nil || r.Piece != 0 {
+		return nil, false
+	}
+	e, err := r.entry()
+	return e, err == nil
 }

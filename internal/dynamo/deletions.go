@@ -148,6 +148,7 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 		opDelete(userKey(u.ID), versionIs(u.Version), versionMismatch("user", u.Version)),
 		opDelete(emailKey(u.Email), noCondition(), nil),
 		opDelete(identityKey(u.Identity.Provider, u.Identity.Subject), noCondition(), nil),
+		opDelete(statsKey(u.ID), noCondition(), nil),
 		s.pendingPut(pendingUser, u.ID))
 	if err != nil {
 		return nil, nil, fmt.Errorf("delete user %s: %w", u.ID, err)

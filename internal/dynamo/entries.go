@@ -77,12 +77,12 @@ func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	}
 	now := s.timestamp()
 	e.ID = s.newID()
-	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt = e.ID+"@"+s.icalDomain, 1, now, now
+	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt, e.CreatedBy = e.ID+"@"+s.icalDomain, 1, now, now, acc.viewer
 	ops := []txOp{roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries), calendarStillThere(n.CalendarID, 0)}
 	if op, ok := seriesArrive(acc.calendar, &e); ok {
 		ops[1] = op // it checks that the calendar is there too
 	}
-	ops = append(ops, entryWrites(&e, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
+	ops = append(ops, entryWrites(&e, nil, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
 	if err := s.book(ctx, acc.calendar, nil, &e, ops); err != nil {
 		return nil, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
 	}
@@ -162,7 +162,7 @@ func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Ent
 	if op, ok := seriesArrive(acc.calendar, &e); ok {
 		ops = append(ops, op)
 	}
-	ops = append(ops, entryWrites(&e, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
+	ops = append(ops, entryWrites(&e, old, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
 	if err := s.book(ctx, acc.calendar, old, &e, ops); err != nil {
 		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
@@ -205,7 +205,8 @@ func (s *Store) book(ctx context.Context, cal *calendar.Calendar, before, after 
 // transactBooking applies a write that may take resource bookings, refusing
 // one too large for a transaction and naming the booking a clash was with.
 func (s *Store) transactBooking(ctx context.Context, ops []txOp) error {
-	if len(ops)+len(changedObjects(ops)) > maxTxActions-1 { // one for an idempotency marker
+	actor, _ := calendar.ViewerID(ctx)
+	if len(ops)+len(changedObjects(ops))+len(tallies(actor, ops)) > maxTxActions-1 { // one for an idempotency marker
 		return errTooManyBookings()
 	}
 	return s.bookingFailed(ctx, s.transact(ctx, ops...))
@@ -242,11 +243,13 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	return nil
 }
 
-// entryWrites returns the actions that write e: its entry item under cond, its
-// pieces, and deletes of pieces it had beyond its new count.
-func entryWrites(e *calendar.Entry, pl placement, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
+// entryWrites returns the actions that write e in place of was (nil for none):
+// its entry item under cond, its pieces, and deletes of pieces it had beyond
+// its new count.
+func entryWrites(e, was *calendar.Entry, pl placement, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
 	records := entryRecords(e, pl)
 	ops := []txOp{opPut(itemKey{PK: records[0].PK, SK: records[0].SK}, records[0], cond, failed)}
+	ops[0].was, ops[0].is = was, e
 	if len(records) > maxPieces {
 		ops[0].err = fmt.Errorf("entry %s needs %d pieces; the limit is %d", e.ID, len(records), maxPieces)
 	}
@@ -262,6 +265,7 @@ func entryWrites(e *calendar.Entry, pl placement, cond expression.ConditionBuild
 // entryDeletes returns the actions that delete e (under cond) and its pieces.
 func entryDeletes(e *calendar.Entry, pieces int, cond expression.ConditionBuilder, failed explainFunc) []txOp {
 	ops := []txOp{opDelete(entryKey(e.CalendarID, e.ID), cond, failed)}
+	ops[0].was = e
 	for n := 1; n < pieces; n++ {
 		ops = append(ops, opDelete(entryPieceKey(e.CalendarID, e.ID, n), noCondition(), nil))
 	}

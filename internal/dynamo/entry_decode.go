@@ -85,6 +85,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.RDates, err = listAttr(av)
 		case "exdates":
 			r.ExDates, err = listAttr(av)
+		case "createdBy":
+			r.CreatedBy, err = sAttr(av)
 		case "previousSeriesId":
 			r.PreviousSeriesID, err = sAttr(av)
 		case "gen":

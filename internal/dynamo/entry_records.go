@@ -46,6 +46,7 @@ type entryRecord struct {
 	Version     int       `dynamodbav:"version"`
 	CreatedAt   time.Time `dynamodbav:"createdAt"`
 	UpdatedAt   time.Time `dynamodbav:"updatedAt"`
+	CreatedBy   string    `dynamodbav:"createdBy,omitempty"`
 
 	Rule             string   `dynamodbav:"rrule,omitempty"`
 	RDates           []string `dynamodbav:"rdates,omitempty"`
@@ -92,7 +93,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone, LocalStart: formatLocal(e.LocalStart),
 		StartDate: formatDate(e.StartDate), EndDate: formatDate(e.EndDate),
 		Completed: e.Completed, CompletedAt: formatTime(e.CompletedAt),
-		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
 		PreviousSeriesID: e.PreviousSeriesID, Cancelled: e.Cancelled, Overrides: e.Overrides,
 	}
 	switch {
@@ -144,7 +145,7 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 		ID: r.ID, CalendarID: r.CalendarID, Kind: calendar.Kind(r.Kind), Title: r.Title,
 		Description: r.Description, Location: r.Location, Color: r.Color, Tags: r.Tags, Reminders: r.Reminders,
 		TimeZone: r.TimeZone, Completed: r.Completed,
-		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy,
 		PreviousSeriesID: r.PreviousSeriesID, SeriesID: r.SeriesID, IsException: r.SeriesID != "",
 		Cancelled: r.Cancelled, Overrides: r.Overrides,
 	}

@@ -72,6 +72,7 @@ const (
 	entityPending    = "PENDING_DELETION"
 	entityFeedToken  = "FEED_TOKEN"
 	entityChange     = "CHANGE"
+	entityStats      = "USER_STATS"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -102,6 +103,13 @@ type indexKey struct {
 // userKey: the user item. PK = SK = USER#<userID>.
 func userKey(userID string) itemKey {
 	return itemKey{PK: "USER#" + userID, SK: "USER#" + userID}
+}
+
+// statsKey: the tally behind a user's stats (stats.go), beside the user item
+// so that a profile write does not contend with entry writes. PK = USER#<userID>,
+// SK = STATS.
+func statsKey(userID string) itemKey {
+	return itemKey{PK: userPartition(userID), SK: "STATS"}
 }
 
 // emailKey: the uniqueness item that reserves an email for one user, written in

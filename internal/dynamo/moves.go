@@ -43,7 +43,7 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 		calendarStillThere(toCalendarID, 0),
 	}
 	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
-	ops = append(ops, entryWrites(&moved, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
+	ops = append(ops, entryWrites(&moved, nil, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
 	released, err := s.slotWrites(acc.calendar, []*calendar.Entry{old}, nil)
 	if err != nil {
 		return nil, err

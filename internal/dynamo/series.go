@@ -283,10 +283,12 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 	switch {
 	case edit.Master == nil:
 		ops = append(ops, opDelete(mk, masterUnchanged(st), seriesChanged("series")))
+		ops[0].was = master
 	case edit.MasterChanged():
 		r := entryRecords(edit.Master, s.seriesPlacement(edit.Master, gen))[0]
 		r.Xrev = st.xrev
 		ops = append(ops, opPut(mk, r, masterUnchanged(st), seriesChanged("series")))
+		ops[0].was, ops[0].is = master, edit.Master
 	default:
 		ops = append(ops, opUpdate(mk, expression.Add(expression.Name(attrXrev), expression.Value(1)),
 			versionIs(master.Version), seriesChanged("series")))
@@ -294,6 +296,7 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 	if sp := edit.Split; sp != nil {
 		ops = append(ops, opPut(entryKey(cal, sp.ID), entryRecords(sp, s.seriesPlacement(sp, ""))[0], notExists(),
 			mustBeNew(calendar.CodeInternal, "series ID collision")))
+		ops[len(ops)-1].is = sp
 	}
 	return ops
 }
@@ -316,7 +319,7 @@ func (s *Store) removeQuietly(ctx context.Context, ops []txOp) {
 // gen: its item under cond, its pieces, and deletes of pieces beyond its new
 // count.
 func exceptionWrites(x *calendar.Entry, gen string, cond expression.ConditionBuilder, oldPieces int) []txOp {
-	return entryWrites(x, placement{gen: gen}, cond, seriesChanged("occurrence"), oldPieces)
+	return entryWrites(x, nil, placement{gen: gen}, cond, seriesChanged("occurrence"), oldPieces)
 }
 
 // exceptionDeletes returns the actions that delete an exception of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,6 +37,10 @@ type Store struct {
 	onCommit  func(logs []calendar.LogRef)
 	// noChangeRecords (benchmarks only) writes none, to measure their cost.
 	noChangeRecords bool
+
+	// tallyWrites counts this instance's transactions that changed a user's
+	// stats item, to compact one in statsCompactEvery (stats.go).
+	tallyWrites atomic.Int64
 
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // Transactions: every write that touches more than one item is one
@@ -27,6 +29,10 @@ type txOp struct {
 	// failed explains a failed condition given the item as it was, nil if absent.
 	failed func(old item) error
 	err    error // a construction error, reported by apply
+	// was and is are the entry this action deletes or overwrites, and the
+	// one it writes, when the entry is counted in its creator's stats
+	// (stats.go); transact adds what they change to the users' tallies.
+	was, is *calendar.Entry
 }
 
 // explainFunc builds a txOp's failure explanation.
@@ -123,12 +129,17 @@ func (s *Store) transact(ctx context.Context, ops ...txOp) (err error) {
 		}
 		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
 	}
+	actor, _ := calendar.ViewerID(ctx)
+	counted := tallies(actor, ops)
+	for _, op := range tallyOps(counted) {
+		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
+	}
 	refs := changedObjects(ops)
 	if s.noChangeRecords {
 		refs = nil
 	}
-	if n := len(ops) + len(refs); n > maxTxActions {
-		return fmt.Errorf("a transaction of %d actions (%d change records)", n, len(refs))
+	if n := len(in.TransactItems) + len(refs); n > maxTxActions {
+		return fmt.Errorf("a transaction of %d actions (%d change records, %d stats)", n, len(refs), len(counted))
 	}
 	base := in.TransactItems
 	if s.beforeTransact != nil {
@@ -149,6 +160,7 @@ func (s *Store) transact(ctx context.Context, ops ...txOp) (err error) {
 		_, err := s.db.TransactWriteItems(ctx, in)
 		if err == nil {
 			s.committed(refs)
+			s.compactAfterWrite(ctx, counted)
 			return nil
 		}
 		tce, ok := errors.AsType[*types.TransactionCanceledException](err)
@@ -220,7 +232,8 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 // item (TransactionConflictException, which the SDK does not retry) is
 // retried as a cancelled transaction is.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
-	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil || (len(changedObjects(ops)) > 0 && !s.noChangeRecords) {
+	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil || ops[0].was != nil || ops[0].is != nil ||
+		(len(changedObjects(ops)) > 0 && !s.noChangeRecords) {
 		return s.transact(ctx, ops...)
 	}
 	op := ops[0]
