@@ -248,6 +248,17 @@ func preferences(p calendar.Preferences) *model.Preferences {
 	return out
 }
 
+func viewerStats(s calendar.Stats) *model.ViewerStats {
+	out := &model.ViewerStats{TotalEvents: s.TotalEvents, TotalTasks: s.TotalTasks, UpcomingEvents: s.UpcomingEvents, OverdueTasks: s.OverdueTasks}
+	if !s.LastEventCreated.IsZero() {
+		out.LastEventCreated = &s.LastEventCreated
+	}
+	if !s.LastTaskCompleted.IsZero() {
+		out.LastTaskCompleted = &s.LastTaskCompleted
+	}
+	return out
+}
+
 func preferencesUpdate(in model.UpdatePreferencesInput) (calendar.PreferencesUpdate, error) {
 	u := calendar.PreferencesUpdate{ExpectedVersion: in.ExpectedVersion, TimeZone: nullClears(in.TimeZone), DefaultReminders: nullEmpties(in.DefaultReminders)}
 	var err error

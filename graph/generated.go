@@ -463,7 +463,17 @@ type ComplexityRoot struct {
 		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
 		Calendars           func(childComplexity int, first *int, after *string) int
 		Preferences         func(childComplexity int) int
+		Stats               func(childComplexity int) int
 		User                func(childComplexity int) int
+	}
+
+	ViewerStats struct {
+		LastEventCreated  func(childComplexity int) int
+		LastTaskCompleted func(childComplexity int) int
+		OverdueTasks      func(childComplexity int) int
+		TotalEvents       func(childComplexity int) int
+		TotalTasks        func(childComplexity int) int
+		UpcomingEvents    func(childComplexity int) int
 	}
 }
 
@@ -550,6 +560,7 @@ type ViewerResolver interface {
 	CalendarListChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.CalendarListChangePage, error)
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
+	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
 	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
 }
@@ -2319,12 +2330,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Preferences(childComplexity), true
+	case "Viewer.stats":
+		if e.ComplexityRoot.Viewer.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Stats(childComplexity), true
 	case "Viewer.user":
 		if e.ComplexityRoot.Viewer.User == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Viewer.User(childComplexity), true
+
+	case "ViewerStats.lastEventCreated":
+		if e.ComplexityRoot.ViewerStats.LastEventCreated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerStats.LastEventCreated(childComplexity), true
+	case "ViewerStats.lastTaskCompleted":
+		if e.ComplexityRoot.ViewerStats.LastTaskCompleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerStats.LastTaskCompleted(childComplexity), true
+	case "ViewerStats.overdueTasks":
+		if e.ComplexityRoot.ViewerStats.OverdueTasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerStats.OverdueTasks(childComplexity), true
+	case "ViewerStats.totalEvents":
+		if e.ComplexityRoot.ViewerStats.TotalEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerStats.TotalEvents(childComplexity), true
+	case "ViewerStats.totalTasks":
+		if e.ComplexityRoot.ViewerStats.TotalTasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerStats.TotalTasks(childComplexity), true
+	case "ViewerStats.upcomingEvents":
+		if e.ComplexityRoot.ViewerStats.UpcomingEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerStats.UpcomingEvents(childComplexity), true
 
 	}
 	return 0, false
@@ -2591,6 +2645,14 @@ type Viewer {
   preferences: Preferences!
 
   """
+  Counts for the viewer's home screen, kept exact by the writes that change
+  them and read with one GetItem. They describe the entries the viewer
+  created, in whichever calendars those are now, and the tasks they completed;
+  see ` + "`" + `ViewerStats` + "`" + `.
+  """
+  stats: ViewerStats!
+
+  """
   The viewer's entries across their calendars in a range, merged in view order
   (by start; whole-day entries first at the same start). Each entry's ` + "`" + `calendar` + "`" + `
   and its ` + "`" + `viewerRole` + "`" + ` come with it at no extra cost. Dates are read in
@@ -2621,6 +2683,44 @@ type Viewer {
     "Return memberships after this cursor (a ` + "`" + `cursor` + "`" + ` or ` + "`" + `pageInfo.endCursor` + "`" + ` of this list)."
     after: String
   ): MembershipConnection!
+}
+
+"""
+The viewer's stats. Entries created before calgraph recorded who created them
+count for nobody.
+"""
+type ViewerStats {
+  """
+  Events (timed, all-day and multi-day entries) the viewer created that still
+  exist, wherever they were moved. A recurring series counts once; its
+  occurrences and exceptions do not count.
+  """
+  totalEvents: Int!
+  "Tasks the viewer created that still exist, open or completed; a recurring task counts once."
+  totalTasks: Int!
+  """
+  Of those events, the ones that do not repeat and start within the next 7
+  days: a timed event from now to 168 hours from now; a whole-day event on
+  today or one of the 6 days after it, in the viewer's preferred time zone
+  (UTC when they have none). Recurring series are not counted.
+  """
+  upcomingEvents: Int!
+  """
+  Of those tasks, the open ones that do not repeat whose due time has passed:
+  due at an instant before now, or on a day before today in the viewer's
+  preferred time zone.
+  """
+  overdueTasks: Int!
+  """
+  The latest creation time of an event the viewer created (a task later made an
+  event counts from its own creation), even if since deleted; null if none.
+  """
+  lastEventCreated: DateTime
+  """
+  When the viewer last completed a task that does not repeat, anyone's; null if
+  never. Reopening it does not move this back.
+  """
+  lastTaskCompleted: DateTime
 }
 
 "A person who signs in to calgraph."
@@ -4851,12 +4951,32 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_user(ctx, field)
 	case "preferences":
 		return ec.fieldContext_Viewer_preferences(ctx, field)
+	case "stats":
+		return ec.fieldContext_Viewer_stats(ctx, field)
 	case "agenda":
 		return ec.fieldContext_Viewer_agenda(ctx, field)
 	case "calendars":
 		return ec.fieldContext_Viewer_calendars(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalEvents":
+		return ec.fieldContext_ViewerStats_totalEvents(ctx, field)
+	case "totalTasks":
+		return ec.fieldContext_ViewerStats_totalTasks(ctx, field)
+	case "upcomingEvents":
+		return ec.fieldContext_ViewerStats_upcomingEvents(ctx, field)
+	case "overdueTasks":
+		return ec.fieldContext_ViewerStats_overdueTasks(ctx, field)
+	case "lastEventCreated":
+		return ec.fieldContext_ViewerStats_lastEventCreated(ctx, field)
+	case "lastTaskCompleted":
+		return ec.fieldContext_ViewerStats_lastTaskCompleted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerStats", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12743,6 +12863,38 @@ func (ec *executionContext) fieldContext_Viewer_preferences(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Viewer_stats(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().Stats(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ViewerStats) graphql.Marshaler {
+			return ec.marshalNViewerStats2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐViewerStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_stats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Viewer_agenda(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12829,6 +12981,144 @@ func (ec *executionContext) fieldContext_Viewer_calendars(ctx context.Context, f
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ViewerStats_totalEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerStats_totalEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalEvents, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerStats_totalEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerStats_totalTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerStats_totalTasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalTasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerStats_totalTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerStats_upcomingEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerStats_upcomingEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpcomingEvents, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerStats_upcomingEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerStats_overdueTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerStats_overdueTasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OverdueTasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerStats_overdueTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerStats_lastEventCreated(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerStats_lastEventCreated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastEventCreated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerStats_lastEventCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerStats_lastTaskCompleted(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerStats_lastTaskCompleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastTaskCompleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerStats_lastTaskCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19599,6 +19889,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_stats(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "agenda":
 			field := field
 
@@ -19675,6 +20003,69 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerStatsImplementors = []string{"ViewerStats"}
+
+func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionSet, obj *model.ViewerStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerStats")
+		case "totalEvents":
+			out.Values[i] = ec._ViewerStats_totalEvents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalTasks":
+			out.Values[i] = ec._ViewerStats_totalTasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "upcomingEvents":
+			out.Values[i] = ec._ViewerStats_upcomingEvents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "overdueTasks":
+			out.Values[i] = ec._ViewerStats_overdueTasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastEventCreated":
+			out.Values[i] = ec._ViewerStats_lastEventCreated(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastTaskCompleted":
+			out.Values[i] = ec._ViewerStats_lastTaskCompleted(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21192,6 +21583,16 @@ func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋcalgraphᚋcalgraph
 		return graphql.Null
 	}
 	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNViewerStats2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐViewerStats(ctx context.Context, sel ast.SelectionSet, v *model.ViewerStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ViewerStats(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, v any) (model.Weekday, error) {

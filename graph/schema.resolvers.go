@@ -504,6 +504,14 @@ func (r *viewerResolver) Preferences(ctx context.Context, obj *model.Viewer) (*m
 	return preferences(u.Preferences), nil
 }
 
+func (r *viewerResolver) Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error) {
+	s, err := r.Service.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return viewerStats(s), nil
+}
+
 func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error) {
 	spec, err := rangeSpec(rangeArg, timeZone)
 	if err != nil {

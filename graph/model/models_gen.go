@@ -876,6 +876,32 @@ type UpdateProfilePayload struct {
 	User *calendar.User `json:"user"`
 }
 
+// The viewer's stats. Entries created before calgraph recorded who created them
+// count for nobody.
+type ViewerStats struct {
+	// Events (timed, all-day and multi-day entries) the viewer created that still
+	// exist, wherever they were moved. A recurring series counts once; its
+	// occurrences and exceptions do not count.
+	TotalEvents int `json:"totalEvents"`
+	// Tasks the viewer created that still exist, open or completed; a recurring task counts once.
+	TotalTasks int `json:"totalTasks"`
+	// Of those events, the ones that do not repeat and start within the next 7
+	// days: a timed event from now to 168 hours from now; a whole-day event on
+	// today or one of the 6 days after it, in the viewer's preferred time zone
+	// (UTC when they have none). Recurring series are not counted.
+	UpcomingEvents int `json:"upcomingEvents"`
+	// Of those tasks, the open ones that do not repeat whose due time has passed:
+	// due at an instant before now, or on a day before today in the viewer's
+	// preferred time zone.
+	OverdueTasks int `json:"overdueTasks"`
+	// The latest creation time of an event the viewer created (a task later made an
+	// event counts from its own creation), even if since deleted; null if none.
+	LastEventCreated *time.Time `json:"lastEventCreated,omitempty"`
+	// When the viewer last completed a task that does not repeat, anyone's; null if
+	// never. Reopening it does not move this back.
+	LastTaskCompleted *time.Time `json:"lastTaskCompleted,omitempty"`
+}
+
 // The kinds of objects a calendar's changes are about.
 type ChangeType string
 

@@ -62,4 +62,5 @@ type Service interface {
 	IdempotencyService
 	InvitationService
 	SyncService
+	StatsService
 }
