@@ -34,11 +34,12 @@ import (
 //     for events' starts, "di<ms>" and "dd<date>" for open tasks' due times.
 //
 // Counts that reach 0, starts in the past and all but the latest created and
-// completed moments are left behind; compactStats removes them when the
-// stats are read and after every statsCompactEvery-th tally write of an
-// instance, so the item holds about one attribute per future event and open
-// task of its user. DynamoDB's 400 KB item limit therefore bounds a user to
-// some 20,000 distinct such moments.
+// completed moments are left behind; compactStats removes them after every
+// statsCompactEvery-th write of a user that can leave them (per instance), so
+// the item holds about one attribute per future event and open task of its
+// user, plus at most a few dozen leftovers per instance writing for them. It
+// is never done on a read, which stays one GetItem. DynamoDB's 400 KB item
+// limit bounds a user to some 20,000 distinct such moments.
 const (
 	attrEvents    = "events"
 	attrTasks     = "tasks"
@@ -46,7 +47,7 @@ const (
 	attrCompleted = "completed"
 	attrZone      = "tz"
 
-	statsCompactEvery = 64
+	statsCompactEvery = 32
 )
 
 // markAttr names the attribute counting entries at m; kind is 's' for starts
@@ -217,8 +218,7 @@ func msSet(av types.AttributeValue) ([]time.Time, error) {
 	return out, nil
 }
 
-// Stats implements calendar.StatsService with one consistent GetItem, and
-// compacts the item when it holds more than its counts need.
+// Stats implements calendar.StatsService with one consistent GetItem.
 func (s *Store) Stats(ctx context.Context) (calendar.Stats, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
@@ -232,9 +232,7 @@ func (s *Store) Stats(ctx context.Context) (calendar.Stats, error) {
 	if err != nil {
 		return calendar.Stats{}, fmt.Errorf("stats of %s: %w", viewer, err)
 	}
-	now := s.now()
-	s.compactStats(ctx, viewer, it, now)
-	return t.Stats(now), nil
+	return t.Stats(s.now()), nil
 }
 
 // compactStats removes from user's item, as read in it, what no count needs
@@ -310,19 +308,57 @@ func (s *Store) compactStats(ctx context.Context, user string, it item, now time
 	}
 }
 
-// compactAfterWrite compacts the items of users a committed transaction
-// changed, on every statsCompactEvery-th such transaction of this instance.
+// compactAfterWrite counts, per user, the committed tally changes that can
+// leave something behind (a count going down, a moment added), and compacts
+// the user's item at every statsCompactEvery-th of them. The counts are this
+// instance's, in memory, and forgotten past maxJunkUsers users: each instance
+// then compacts an active user's item at least that often.
 func (s *Store) compactAfterWrite(ctx context.Context, ts map[string]*calendar.Tally) {
-	if len(ts) == 0 || s.tallyWrites.Add(1)%statsCompactEvery != 0 {
-		return
-	}
-	for user := range ts {
+	for user, t := range ts {
+		if !leavesJunk(t) || !s.junkWrite(user) {
+			continue
+		}
 		it, found, err := s.getItem(ctx, statsKey(user))
 		if err != nil || !found {
 			continue
 		}
 		s.compactStats(ctx, user, it, s.now())
 	}
+}
+
+// maxJunkUsers bounds the users compactAfterWrite counts at once.
+const maxJunkUsers = 10000
+
+// junkWrite counts one write that can leave something behind in user's item
+// and reports whether it is time to compact it.
+func (s *Store) junkWrite(user string) bool {
+	s.junkMu.Lock()
+	defer s.junkMu.Unlock()
+	if s.junk == nil || len(s.junk) >= maxJunkUsers {
+		s.junk = map[string]int{}
+	}
+	s.junk[user]++
+	if s.junk[user] < statsCompactEvery {
+		return false
+	}
+	delete(s.junk, user)
+	return true
+}
+
+// leavesJunk reports whether adding t can leave an attribute that no count
+// needs: a count that may reach 0, or one more creation or completion moment.
+func leavesJunk(t *calendar.Tally) bool {
+	if len(t.Created) > 0 || len(t.Completed) > 0 {
+		return true
+	}
+	for _, counts := range []map[calendar.Mark]int{t.Starts, t.Dues} {
+		for _, n := range counts {
+			if n < 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // zoneOp copies a user's time zone into their stats item.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -38,9 +38,10 @@ type Store struct {
 	// noChangeRecords (benchmarks only) writes none, to measure their cost.
 	noChangeRecords bool
 
-	// tallyWrites counts this instance's transactions that changed a user's
-	// stats item, to compact one in statsCompactEvery (stats.go).
-	tallyWrites atomic.Int64
+	// junk counts, by user, this instance's writes that can leave attributes
+	// behind in the user's stats item, to compact it now and then (stats.go).
+	junkMu sync.Mutex
+	junk   map[string]int
 
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction
