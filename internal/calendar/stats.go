@@ -197,5 +197,5 @@ func markOf(e *Entry) Mark {
 	if e.Dated() {
 		return Mark{Day: e.StartDate}
 	}
-	return Mark{At: e.Start.UTC()}
+	return Mark{At: e.Start.UTC().Truncate(time.Millisecond)} // as stored
 }

@@ -61,6 +61,8 @@ func TestTallyChange(t *testing.T) {
 	madeEvent.Version = 3
 	legacy := *event
 	legacy.CreatedBy = ""
+	fine := *event
+	fine.Start = t0.Add(1500 * time.Microsecond)
 	tally := func(events, tasks int, starts, dues map[calendar.Mark]int, created, completed []time.Time) *calendar.Tally {
 		if starts == nil {
 			starts = map[calendar.Mark]int{}
@@ -91,6 +93,7 @@ func TestTallyChange(t *testing.T) {
 		{"reopened by bob", &done, task, map[string]*calendar.Tally{"ada": tally(0, 0, nil, map[calendar.Mark]int{m(t0): 1}, nil, nil)}},
 		{"a task made an event counts from its creation", task, &madeEvent, map[string]*calendar.Tally{"ada": tally(1, -1, map[calendar.Mark]int{m(t0): 1}, map[calendar.Mark]int{m(t0): -1}, []time.Time{t0}, nil)}},
 		{"no creator recorded", nil, &legacy, map[string]*calendar.Tally{}},
+		{"a start counts to the millisecond, as stored", nil, &fine, map[string]*calendar.Tally{"ada": tally(1, 0, map[calendar.Mark]int{m(t0.Add(time.Millisecond)): 1}, nil, []time.Time{t0}, nil)}},
 		{"an unchanged rewrite", event, event, map[string]*calendar.Tally{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

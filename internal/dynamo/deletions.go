@@ -176,7 +176,9 @@ func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, opDelete(pendingKey(pendingUser, userID), noCondition(), nil))
+	// The stats item went with the account, but deleting the user's
+	// calendars since may have written it again (their entries' counts).
+	return s.transact(ctx, opDelete(statsKey(userID), noCondition(), nil), opDelete(pendingKey(pendingUser, userID), noCondition(), nil))
 }
 
 // dropMemberships removes a deleted user's memberships, deleting the

@@ -126,6 +126,11 @@ func TestDeleteAccount(t *testing.T) {
 	if counts["USER"] != 2 || counts["EMAIL"] != 2 || counts["IDENTITY"] != 2 {
 		t.Fatalf("items left: %v", counts)
 	}
+	// Deleting the calendar she alone owned took her entries' counts from
+	// her stats item after it was gone: the deletion's end removes it again.
+	if counts["USER_STATS"] != 0 {
+		t.Fatalf("a deleted user's stats item is left: %v", counts)
+	}
 	// Bob owns Shared alone now; Cy's calendar lost its writer.
 	if _, err := f.store.UpdateCalendar(bob, calendar.CalendarUpdate{ID: shared.ID, ExpectedVersion: shared.Version, Name: calendar.Set("Bob's")}); err != nil {
 		t.Fatalf("Bob on the shared calendar: %v", err)

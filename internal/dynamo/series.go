@@ -207,10 +207,12 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 		}
 		ops = append(ops, slots...)
 	}
-	if len(ops)+len(inPlace)+len(fresh)+len(drops) <= s.maxSeriesActions {
+	actor, _ := calendar.ViewerID(ctx)
+	counted := len(tallies(actor, ops)) // a split adds one to its creator's stats
+	if len(ops)+len(inPlace)+len(fresh)+len(drops)+counted <= s.maxSeriesActions {
 		return s.bookingFailed(ctx, s.transact(ctx, slices.Concat(ops, inPlace, fresh, drops)...))
 	}
-	if len(inPlace) > 0 || len(ops) > s.maxSeriesActions { // no steps can split these
+	if len(inPlace) > 0 || len(ops)+counted > s.maxSeriesActions { // no steps can split these
 		if acc.calendar.IsResource {
 			return errTooManyBookings()
 		}
