@@ -184,7 +184,7 @@ func (c *checker) checkStats() {
 			c.problem("user %s: stats count %d events and %d tasks, their entries %d and %d", id, got.Events, got.Tasks, want.Events, want.Tasks)
 		}
 		for m := range got.Starts {
-			if (m.At.IsZero() && m.Day.Before(calendar.DateOf(gone))) || (!m.At.IsZero() && m.At.Before(gone)) {
+			if startGone(m, gone) {
 				delete(got.Starts, m) // compaction may have removed it
 			}
 		}
@@ -193,7 +193,7 @@ func (c *checker) checkStats() {
 			got, want map[calendar.Mark]int
 		}{{"starts", got.Starts, want.Starts}, {"due times", got.Dues, want.Dues}} {
 			for m, n := range d.want {
-				if d.what == "starts" && ((m.At.IsZero() && m.Day.Before(calendar.DateOf(gone))) || (!m.At.IsZero() && m.At.Before(gone))) {
+				if d.what == "starts" && startGone(m, gone) {
 					continue
 				}
 				if d.got[m] != n {

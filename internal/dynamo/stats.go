@@ -123,20 +123,15 @@ func tallyUpdate(user string, t *calendar.Tally) txOp {
 	if t.Tasks != 0 {
 		add(attrTasks, num(t.Tasks))
 	}
-	for _, c := range []struct {
-		kind   byte
-		counts map[calendar.Mark]int
-	}{{'s', t.Starts}, {'d', t.Dues}} {
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for m := range c.counts {
-				if !yield(markAttr(c.kind, m)) {
-					return
-				}
-			}
-		}) {
-			_, m, _ := parseMarkAttr(name)
-			add(name, num(c.counts[m]))
-		}
+	counts := map[string]int{}
+	for m, n := range t.Starts {
+		counts[markAttr('s', m)] += n
+	}
+	for m, n := range t.Dues {
+		counts[markAttr('d', m)] += n
+	}
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		add(name, num(counts[name]))
 	}
 	for _, s := range []struct {
 		name string
@@ -191,8 +186,12 @@ func decodeTally(it item) (calendar.Tally, error) {
 				continue
 			}
 			var n int
-			if n, err = nAttr(av); n != 0 {
-				map[byte]map[calendar.Mark]int{'s': t.Starts, 'd': t.Dues}[kind][m] = n
+			switch n, err = nAttr(av); {
+			case n == 0:
+			case kind == 's':
+				t.Starts[m] = n
+			default:
+				t.Dues[m] = n
 			}
 		}
 		if err != nil {
@@ -271,7 +270,7 @@ func (s *Store) compactStats(ctx context.Context, user string, it item, now time
 		count, err := nAttr(av)
 		switch {
 		case err != nil:
-		case kind == 's' && (!m.At.IsZero() && m.At.Before(gone) || m.At.IsZero() && m.Day.Before(calendar.DateOf(gone))):
+		case kind == 's' && startGone(m, gone):
 			names[n] = name
 			removes = append(removes, n)
 		case count == 0:
@@ -306,6 +305,15 @@ func (s *Store) compactStats(ctx context.Context, user string, it item, now time
 			s.log.WarnContext(ctx, "compacting a user's stats item", "user", user, "err", err)
 		}
 	}
+}
+
+// startGone reports whether an event start at m is before gone: for a day,
+// before gone's UTC date.
+func startGone(m calendar.Mark, gone time.Time) bool {
+	if m.At.IsZero() {
+		return m.Day.Before(calendar.DateOf(gone))
+	}
+	return m.At.Before(gone)
 }
 
 // compactAfterWrite counts, per user, the committed tally changes that can
