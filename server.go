@@ -181,7 +181,8 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	// The hub wakes on this store's commits; it reads the store.
 	var hub *live.Hub
 	opts := []dynamo.Option{dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
-		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) })}
+		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }),
+		dynamo.WithViewCache(cfg.ViewCacheItems)}
 	if clockSkew != 0 {
 		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
 	}
@@ -452,6 +453,15 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 			func() float64 { return float64(st.hub.Subscriptions()) })
 		st.metrics.GaugeFunc("calgraph_live_logs_followed", "Change logs this instance follows for its subscriptions (each read every -live-poll).",
 			func() float64 { return float64(st.hub.Feeds()) })
+		views := func(f func(dynamo.ViewCacheStats) int64) func() float64 {
+			return func() float64 { return float64(f(st.store.ViewCacheStats())) }
+		}
+		st.metrics.CounterFunc("calgraph_view_cache_hits_total", "Range reads and member pages answered from this instance's view cache.",
+			views(func(s dynamo.ViewCacheStats) int64 { return s.Hits }))
+		st.metrics.CounterFunc("calgraph_view_cache_misses_total", "Range reads and member pages the view cache could have answered but did not hold (read from DynamoDB).",
+			views(func(s dynamo.ViewCacheStats) int64 { return s.Misses }))
+		st.metrics.GaugeFunc("calgraph_view_cache_items", "Entries and memberships held in this instance's view cache.",
+			views(func(s dynamo.ViewCacheStats) int64 { return int64(s.Items) }))
 	}
 	handler := httpapi.New(edge, api, st.store.Ping, st.log)
 	if st.metrics != nil {

@@ -161,11 +161,12 @@ func TestWeekViewRequestPlan(t *testing.T) {
 // and the viewer (⌈(2N+1)/100⌉ or ⌈(N+1)/100⌉ BatchGetItem calls), then the
 // Queries of the calendars the viewer reads: entries, and series for those
 // that ever held one (these all do; see TestSeriesFreeCalendarsSkipTheSeriesRead).
-// Three waves whatever N is.
+// Three waves whatever N is. The view cache is off: the second request would
+// find every range cached (TestViewCache).
 func TestAgendaRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50} {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
-			e := newEnv(t, withWaveGate(waveQuiet))
+			e := newEnv(t, withWaveGate(waveQuiet), withoutViewCache())
 			tok := e.token("agenda@example.com")
 			e.must(tok, provision, nil)
 			cals := seedCalendars(t, e, "agenda@example.com", n, nil)

@@ -54,6 +54,7 @@ type envOptions struct {
 	poll     time.Duration // the live hub's poll interval (live.DefaultPollInterval if zero)
 	ping     time.Duration // the WebSocket ping interval (graph's default if zero)
 	idle     time.Duration // the WebSocket idle timeout (graph's default if zero)
+	noViews  bool          // no view cache: every view reads its calendars' entries
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -84,7 +85,11 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		}
 	}
 	var hub *live.Hub
-	store := dynamo.New(db, table, recurrence.Engine{}, dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }))
+	storeOpts := []dynamo.Option{dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) })}
+	if o.noViews {
+		storeOpts = append(storeOpts, dynamo.WithViewCache(0))
+	}
+	store := dynamo.New(db, table, recurrence.Engine{}, storeOpts...)
 	logs := &syncBuffer{}
 	logger := slog.New(httpapi.LogHandler(slog.NewTextHandler(logs, nil)))
 	hub = live.NewHub(store, o.poll, logger)
@@ -137,6 +142,10 @@ func (e *env) consistent() {
 }
 
 func withLatency(d time.Duration) func(*envOptions) { return func(o *envOptions) { o.latency = d } }
+
+// withoutViewCache turns the store's view cache off, for request plans of
+// views that read every calendar's entries however often they are repeated.
+func withoutViewCache() func(*envOptions) { return func(o *envOptions) { o.noViews = true } }
 
 func withWaveGate(quiet time.Duration) func(*envOptions) {
 	return func(o *envOptions) { o.gate = quiet }

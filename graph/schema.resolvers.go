@@ -50,7 +50,7 @@ func (r *calendarResolver) Tasks(ctx context.Context, obj *calendar.Calendar, co
 }
 
 func (r *calendarResolver) Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error) {
-	p, err := loader.For(ctx).Members(ctx, obj.ID, page(first, after))
+	p, err := loader.For(ctx).Members(ctx, obj, page(first, after))
 	if err != nil {
 		return nil, err
 	}

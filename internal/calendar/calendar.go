@@ -33,6 +33,14 @@ type Calendar struct {
 	// true from creation until the first series, then false for good (also
 	// for calendars older than the record of it).
 	NeverHeldSeries bool
+
+	// Revision counts the changes to the calendar's entries, series and
+	// memberships, as of the strongly consistent read that returned the
+	// calendar: every write that changes them raises it in the same
+	// transaction, so two reads that find the same Revision would find the
+	// same entries and members. 0 means unknown (a calendar a write returned);
+	// the store keeps per-instance caches of views by it.
+	Revision int64
 }
 
 // NewCalendar is the input for creating a calendar; zero values take defaults.

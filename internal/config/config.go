@@ -48,6 +48,7 @@ type Config struct {
 	AttemptTimeout  time.Duration
 	ChangeRetention time.Duration // how long change records (and sync tokens) last
 	LivePoll        time.Duration // how often live delivery reads followed logs
+	ViewCacheItems  int           // entries and memberships the view cache holds; 0: off
 	MaxEntries      int
 	MaxResponseSize int64
 	CORSHeaders     []string // allowed request headers beyond the built-in list

@@ -94,6 +94,13 @@ var settings = []Setting{
 		}},
 	{"live-poll", "CALGRAPH_LIVE_POLL", "500ms", "how often live delivery reads the change logs subscriptions follow, for changes made through other instances",
 		func(c *Config, v string) (err error) { c.LivePoll, err = parseDuration(v); return err }},
+	{"view-cache-items", "CALGRAPH_VIEW_CACHE_ITEMS", "100000", "how many entries and memberships this instance keeps of recent views, exact by each calendar's revision, to answer a repeated view without reading its calendars' entries again; 0 turns it off",
+		func(c *Config, v string) (err error) {
+			if c.ViewCacheItems, err = strconv.Atoi(v); err != nil || c.ViewCacheItems < 0 {
+				err = fmt.Errorf("%q is not a whole number, 0 or more", v)
+			}
+			return err
+		}},
 	{"max-entries", "CALGRAPH_MAX_ENTRIES", "10000", "most entries one request may return, counted across all its views, aliases included; more is REQUEST_TOO_LARGE",
 		func(c *Config, v string) (err error) { c.MaxEntries, err = parsePositive(v); return err }},
 	{"max-response-bytes", "CALGRAPH_MAX_RESPONSE_BYTES", "16777216", "most bytes of entry text (titles, descriptions, locations, tags) one request may return; more is REQUEST_TOO_LARGE",

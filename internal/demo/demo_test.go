@@ -81,7 +81,7 @@ func TestSeedLeavesTheUsersOwnCalendarsAlone(t *testing.T) {
 	}
 	from, to := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, id := range own {
-		members, err := store.MembershipsOfCalendar(as, id, calendar.Page{First: 10})
+		members, err := store.MembershipsOfCalendar(as, &calendar.Calendar{ID: id}, calendar.Page{First: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

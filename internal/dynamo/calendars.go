@@ -125,6 +125,7 @@ func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (
 		return nil, err
 	}
 	updated.Version, updated.UpdatedAt = acc.calendar.Version+1, s.timestamp()
+	updated.Revision = 0 // unknown: not read
 	err = s.transact(ctx,
 		roleCheck(u.ID, acc.viewer, calendar.ActionManage),
 		opUpdate(calendarKey(u.ID), calendarSettings(&updated), versionIs(u.ExpectedVersion), versionMismatch("calendar", u.ExpectedVersion)),
@@ -261,7 +262,7 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk expression
 		// changes, a few per transaction; one changed since the Query is
 		// left for the next round.
 		for chunk := range slices.Chunk(counted, countedPerTransaction) {
-			if err := s.transact(ctx, chunk...); err != nil && !errors.Is(err, errEntryRaced) {
+			if err := s.transactGone(ctx, chunk...); err != nil && !errors.Is(err, errEntryRaced) {
 				return fmt.Errorf("delete entries of %s: %w", partition, err)
 			}
 		}

@@ -261,7 +261,7 @@ func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now
 	case code == calendar.CodeLastOwner:
 		return m, true, nil
 	case code == calendar.CodeNotFound: // the calendar is gone already: its partition follows
-		return nil, false, s.write(ctx, opDelete(key, noCondition(), nil))
+		return nil, false, s.transactGone(ctx, opDelete(key, noCondition(), nil))
 	}
 	return m, false, fmt.Errorf("remove membership of calendar %s: %w", m.CalendarID, err)
 }

@@ -137,7 +137,7 @@ func TestDeleteAccount(t *testing.T) {
 	}
 	_, err = f.store.ChangeRole(bob, m.Key(), calendar.RoleReader, m.Version)
 	wantCode(t, err, calendar.CodeLastOwner)
-	page, err := f.store.MembershipsOfCalendar(cy, theirs.ID, calendar.Page{First: 10})
+	page, err := f.store.MembershipsOfCalendar(cy, &calendar.Calendar{ID: theirs.ID}, calendar.Page{First: 10})
 	if err != nil || len(page.Memberships) != 1 {
 		t.Fatalf("Cy's calendar has %d members, want Cy alone", len(page.Memberships))
 	}
@@ -222,7 +222,7 @@ func TestOwnerJoinsBeforeLastOwnerLeaves(t *testing.T) {
 	if err != nil || len(deleted) != 0 {
 		t.Fatalf("deleted %v (%v), want no calendar", deleted, err)
 	}
-	page, err := f.store.MembershipsOfCalendar(cy, cal.ID, calendar.Page{First: 10})
+	page, err := f.store.MembershipsOfCalendar(cy, &calendar.Calendar{ID: cal.ID}, calendar.Page{First: 10})
 	if err != nil || len(page.Memberships) != 1 || page.Memberships[0].Role != calendar.RoleOwner {
 		t.Fatalf("members after the deletion: %+v (%v), want Cy as owner", page, err)
 	}

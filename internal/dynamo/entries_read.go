@@ -41,10 +41,23 @@ const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 // show a series with the exceptions of its previous generation. When that is
 // seen the range is read once more; it can also mean exceptions left behind
 // by a large change that stopped halfway, which a second read does not fix.
+//
+// A request that may be served from the view cache (viewcache.go) is, when
+// the cache holds the range at the calendar's revision.
 func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
+	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
+	key := viewKey{calendarID: cal.ID, revision: cal.Revision, kind: viewRange, from: from.UnixNano(), to: to.UnixNano()}
+	if cacheable {
+		if v, ok := s.views.get(key); ok {
+			return slices.Clone(v.([]*calendar.Entry)), nil
+		}
+	}
 	entries, skewed, err := s.entriesReaching(ctx, cal, from, to)
 	if err == nil && skewed {
-		entries, _, err = s.entriesReaching(ctx, cal, from, to)
+		entries, skewed, err = s.entriesReaching(ctx, cal, from, to)
+	}
+	if err == nil && !skewed && cacheable {
+		s.views.put(key, slices.Clone(entries), len(entries))
 	}
 	return entries, err
 }

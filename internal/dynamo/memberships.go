@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -270,9 +271,29 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 	return out, nil
 }
 
-// MembershipsOfCalendar implements calendar.Reader with a table Query.
-func (s *Store) MembershipsOfCalendar(ctx context.Context, calendarID string, p calendar.Page) (*calendar.MembershipPage, error) {
-	return s.membershipPage(ctx, membersQuery(calendarID, p))
+// MembershipsOfCalendar implements calendar.Reader with a table Query, or
+// from the view cache (viewcache.go) for a request it may serve when it holds
+// the page at the calendar's revision.
+func (s *Store) MembershipsOfCalendar(ctx context.Context, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
+	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
+	key := viewKey{calendarID: cal.ID, revision: cal.Revision, kind: viewMembers, from: int64(p.First), after: p.After}
+	if cacheable {
+		if v, ok := s.views.get(key); ok {
+			return clonePage(v.(*calendar.MembershipPage)), nil
+		}
+	}
+	page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))
+	if err == nil && cacheable {
+		s.views.put(key, clonePage(page), len(page.Memberships))
+	}
+	return page, err
+}
+
+// clonePage copies a page's slices; the memberships are shared.
+func clonePage(p *calendar.MembershipPage) *calendar.MembershipPage {
+	c := *p
+	c.Memberships, c.Cursors = slices.Clone(p.Memberships), slices.Clone(p.Cursors)
+	return &c
 }
 
 // membersQuery lists a calendar's memberships on the table.

@@ -131,7 +131,7 @@ func TestConcurrentDemotionsKeepAnOwner(t *testing.T) {
 		t.Fatalf("got %d successful demotions (errors %v), want exactly 1", ok, errs)
 	}
 	owners := 0
-	page, err := f.store.MembershipsOfCalendar(r.reader, r.cal.ID, calendar.Page{First: 10})
+	page, err := f.store.MembershipsOfCalendar(r.reader, &calendar.Calendar{ID: r.cal.ID}, calendar.Page{First: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

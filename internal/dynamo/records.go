@@ -116,6 +116,10 @@ type calendarRecord struct {
 	// NeverHeldSeries is written by CreateCalendar and removed, never set
 	// again, by the first write of a series in the calendar (seriesArrive).
 	NeverHeldSeries bool `dynamodbav:"neverHeldSeries,omitempty"`
+
+	// Rev is raised by every write to the calendar's entries, series and
+	// memberships (revisions.go); never written by a Put of the record.
+	Rev int64 `dynamodbav:"rev,omitempty"`
 }
 
 // ownerTallyRecord counts a calendar's owners; see ownerTallyKey.
@@ -187,6 +191,7 @@ func (r calendarRecord) calendar() *calendar.Calendar {
 		TimeZone: r.TimeZone, IsResource: r.IsResource,
 		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		NeverHeldSeries: r.NeverHeldSeries,
+		Revision:        r.Rev + 1, // known, from the read (0 would mean unknown)
 	}
 }
 

@@ -43,6 +43,10 @@ type Store struct {
 	junkMu sync.Mutex
 	junk   map[string]int
 
+	// views holds recent range reads and member pages by calendar revision
+	// (viewcache.go); nil when off.
+	views *viewCache
+
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction
 	// where a concurrent change can slip in.
@@ -72,6 +76,16 @@ func WithICalDomain(domain string) Option { return func(s *Store) { s.icalDomain
 // as removing a deleted calendar's memberships.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
+// DefaultViewCacheItems is how many entries and memberships a store's view
+// cache holds unless WithViewCache says otherwise: with the benchmark's data
+// (about 5 entries per calendar and week) the weeks of some 10,000 calendars,
+// tens of MB.
+const DefaultViewCacheItems = 100_000
+
+// WithViewCache sets how many entries and memberships the view cache holds
+// (viewcache.go); 0 turns it off.
+func WithViewCache(items int) Option { return func(s *Store) { s.views = newViewCache(items) } }
+
 // New returns a Store on the named table, expanding series with eng. IDs
 // default to UUIDv7, which sort by creation time, so lists ordered by ID are
 // ordered by age.
@@ -87,10 +101,11 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 		recur:      eng,
 
 		// one for an idempotency marker, two for the change records of a
-		// series and the series split off it
-		maxSeriesActions: maxTxActions - 3,
+		// series and the series split off it, one for its calendar's revision
+		maxSeriesActions: maxTxActions - 4,
 		clock:            newStoreClock(time.Now),
 		retention:        calendar.DefaultChangeRetention,
+		views:            newViewCache(DefaultViewCacheItems),
 	}
 	for _, o := range opts {
 		o(s)

@@ -106,8 +106,46 @@ func sameState(t *testing.T, what string, got, want map[string]string) {
 func TestSyncFollowsEveryKindOfChange(t *testing.T) {
 	f := newFixture(t)
 	r := f.roles()
-	elsewhere := f.calendarOf(r.writer, "Elsewhere")
+	w := f.everyKindOfChange(r)
 	rep := &replica{objects: map[string]string{}}
+	// A full read in pages of 2: the calendar, 3 members, 7 entries.
+	if n := rep.sync(t, f.store, r.reader, r.cal.ID, 2); n != 1+3+7 {
+		t.Fatalf("the full read gave %d objects, want 11", n)
+	}
+	sameState(t, "after the full read", rep.objects, fullState(t, f.store, r.reader, r.cal.ID))
+	for _, step := range w.steps {
+		if err := step.change(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if n := rep.sync(t, f.store, r.reader, r.cal.ID, 3); n == 0 {
+			t.Fatalf("%s: the sync found no change", step.name)
+		}
+		sameState(t, step.name, rep.objects, fullState(t, f.store, r.reader, r.cal.ID))
+	}
+	if _, ok := rep.objects[fmt.Sprintf("%d:%s", calendar.ObjectEntry, w.deleted.ID)]; ok {
+		t.Fatal("the deleted entry is still in the replica")
+	}
+	f.consistent()
+}
+
+// changes are the steps that change a calendar in every way a write can: its
+// entries, series, occurrences, the calendar itself and its members.
+type changes struct {
+	deleted *calendar.Entry // by the step "entry deleted"
+	steps   []changeStep
+}
+
+type changeStep struct {
+	name   string
+	change func() error
+}
+
+// everyKindOfChange fills r's calendar with 5 entries, a daily series and a
+// task, and returns the steps that change it.
+func (f *fixture) everyKindOfChange(r roles) changes {
+	t := f.t
+	t.Helper()
+	elsewhere := f.calendarOf(r.writer, "Elsewhere")
 	var entries []*calendar.Entry
 	for i := range 5 {
 		e, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("entry ", i),
@@ -122,16 +160,7 @@ func TestSyncFollowsEveryKindOfChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A full read in pages of 2: the calendar, 3 members, 7 entries.
-	if n := rep.sync(t, f.store, r.reader, r.cal.ID, 2); n != 1+3+7 {
-		t.Fatalf("the full read gave %d objects, want 11", n)
-	}
-	sameState(t, "after the full read", rep.objects, fullState(t, f.store, r.reader, r.cal.ID))
-
-	steps := []struct {
-		name   string
-		change func() error
-	}{
+	return changes{deleted: entries[1], steps: []changeStep{
 		{"entry changed", func() error {
 			_, err := f.store.UpdateEntry(r.writer, calendar.EntryUpdate{Key: entries[0].Key(), ExpectedVersion: 1, Title: calendar.Set("renamed")})
 			return err
@@ -186,20 +215,7 @@ func TestSyncFollowsEveryKindOfChange(t *testing.T) {
 			}
 			return fmt.Errorf("no membership")
 		}},
-	}
-	for _, step := range steps {
-		if err := step.change(); err != nil {
-			t.Fatalf("%s: %v", step.name, err)
-		}
-		if n := rep.sync(t, f.store, r.reader, r.cal.ID, 3); n == 0 {
-			t.Fatalf("%s: the sync found no change", step.name)
-		}
-		sameState(t, step.name, rep.objects, fullState(t, f.store, r.reader, r.cal.ID))
-	}
-	if _, ok := rep.objects[fmt.Sprintf("%d:%s", calendar.ObjectEntry, entries[1].ID)]; ok {
-		t.Fatal("the deleted entry is still in the replica")
-	}
-	f.consistent()
+	}}
 }
 
 // TestSyncTokens: a token is of one calendar; garbage and forged tokens are

@@ -109,10 +109,31 @@ func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFai
 	return types.ReturnValuesOnConditionCheckFailureAllOld
 }
 
-// transact applies ops atomically. Cancellations caused by contention or
+// transact applies ops atomically, raising the revisions of the calendars
+// they change (revisions.go). Cancellations caused by contention or
 // throttling are retried with backoff; a failed condition is returned as the
 // failing op's explanation.
-func (s *Store) transact(ctx context.Context, ops ...txOp) (err error) {
+func (s *Store) transact(ctx context.Context, ops ...txOp) error {
+	return s.transactRevising(ctx, true, ops...)
+}
+
+// transactGone is transact for writes to the partition of a deleted calendar,
+// whose item is gone: no revision is raised.
+func (s *Store) transactGone(ctx context.Context, ops ...txOp) error {
+	return s.transactRevising(ctx, false, ops...)
+}
+
+func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) (err error) {
+	calendar.NoteWrite(ctx)
+	refs := changedObjects(ops)
+	if revise {
+		if ops, err = withRevisions(ops, revisedCalendars(refs)); err != nil {
+			return err
+		}
+	}
+	if s.noChangeRecords {
+		refs = nil
+	}
 	if marker, req := s.idempotencyMarker(ctx); req != nil {
 		// First, so that a replay is what a concurrent attempt reports.
 		ops = append([]txOp{marker}, ops...)
@@ -133,10 +154,6 @@ func (s *Store) transact(ctx context.Context, ops ...txOp) (err error) {
 	counted := tallies(actor, ops)
 	for _, op := range tallyOps(counted) {
 		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
-	}
-	refs := changedObjects(ops)
-	if s.noChangeRecords {
-		refs = nil
 	}
 	if n := len(in.TransactItems) + len(refs); n > maxTxActions {
 		return fmt.Errorf("a transaction of %d actions (%d change records, %d stats)", n, len(refs), len(counted))
@@ -227,15 +244,16 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 
 // write applies ops. A single Put, Update or Delete goes out as a plain
 // conditional PutItem, UpdateItem or DeleteItem, which costs half a
-// transaction, unless an idempotency marker or a change record must go with
-// it; anything else is one transaction. A single write refused because a transaction holds its
+// transaction, unless an idempotency marker, a change record or a calendar's
+// revision must go with it; anything else is one transaction. A single write refused because a transaction holds its
 // item (TransactionConflictException, which the SDK does not retry) is
 // retried as a cancelled transaction is.
 func (s *Store) write(ctx context.Context, ops ...txOp) error {
 	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil || ops[0].was != nil || ops[0].is != nil ||
-		(len(changedObjects(ops)) > 0 && !s.noChangeRecords) {
+		len(changedObjects(ops)) > 0 {
 		return s.transact(ctx, ops...)
 	}
+	calendar.NoteWrite(ctx)
 	op := ops[0]
 	for attempt := 1; ; attempt++ {
 		err := s.writeOne(ctx, op.action)

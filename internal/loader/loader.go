@@ -158,8 +158,11 @@ func MiddlewareWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, wait t
 }
 
 // WithLoaders returns a context carrying l, which keeps the calendars the
-// store reads for permission checks (calendar.WithCalendarsSeen).
+// store reads for permission checks (calendar.WithCalendarsSeen), and
+// tracking the request's writes: its views may come from the store's cache
+// until it writes (calendar.WithWriteTracking).
 func WithLoaders(ctx context.Context, l *Loaders) context.Context {
+	ctx = calendar.WithWriteTracking(ctx)
 	ctx = calendar.WithCalendarsSeen(ctx, func(c *calendar.Calendar) { l.Prime(ctx, c) })
 	return context.WithValue(ctx, ctxKey{}, l)
 }

@@ -190,11 +190,11 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 
 // Members returns a page of a calendar's memberships, to members who read it.
 // Their users are requested at once, so the page's user fields share one batch.
-func (l *Loaders) Members(ctx context.Context, calendarID string, p calendar.Page) (*calendar.MembershipPage, error) {
-	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionRead); err != nil {
+func (l *Loaders) Members(ctx context.Context, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
+	if _, err := l.viewerCan(ctx, cal.ID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
-	page, err := l.reader.MembershipsOfCalendar(ctx, calendarID, p)
+	page, err := l.reader.MembershipsOfCalendar(ctx, cal, p)
 	if err != nil {
 		return nil, err
 	}

@@ -86,6 +86,12 @@ func (m *Metrics) GaugeFunc(name, help string, value func() float64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, value))
 }
 
+// CounterFunc registers a counter whose value is read from value at each
+// scrape.
+func (m *Metrics) CounterFunc(name, help string, value func() float64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, value))
+}
+
 // Handler serves the metrics in Prometheus's exposition format.
 func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
