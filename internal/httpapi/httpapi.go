@@ -93,7 +93,7 @@ func New(cfg Config, graphql http.Handler, ready func(context.Context) error, lo
 // than it saves. Flushes pass through, so @defer's parts still stream.
 func compress(next http.Handler) http.Handler {
 	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMinSize), gzhttp.EnableZstd(true),
-		gzhttp.CompressionLevel(gzip.DefaultCompression))
+		gzhttp.CompressionLevel(gzip.BestSpeed))
 	if err != nil {
 		panic(err) // the options are constants
 	}
