@@ -43,11 +43,11 @@ func (s *Store) access(ctx context.Context, calendarID string, a calendar.Action
 	if items[ck] == nil || items[mk] == nil {
 		return nil, errCalendarNotFound()
 	}
-	cal, err := unmarshal[calendarRecord](items[ck])
+	cal, err := decodeCalendarRecord(items[ck])
 	if err != nil {
 		return nil, err
 	}
-	mem, err := unmarshal[membershipRecord](items[mk])
+	mem, err := decodeMembershipRecord(items[mk])
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func explainRole(a calendar.Action) explainFunc {
 		if old == nil {
 			return errCalendarNotFound()
 		}
-		m, _ := unmarshal[membershipRecord](old)
+		m, _ := decodeMembershipRecord(old)
 		return errForbidden(calendar.Role(m.Role), a)
 	}
 }

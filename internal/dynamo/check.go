@@ -123,7 +123,7 @@ func (c *checker) add(it item) error {
 		c.addToCalendar(it)
 	case entityCalendar:
 		var r calendarRecord
-		r, err = unmarshal[calendarRecord](it)
+		r, err = decodeCalendarRecord(it)
 		c.calendars[r.ID] = r
 		c.byCalendar[r.ID] = append(c.byCalendar[r.ID], it)
 	default:
@@ -285,7 +285,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			r, _ := unmarshal[ownerTallyRecord](it)
 			tally = r.Owners
 		case entityMembership:
-			r, _ := unmarshal[membershipRecord](it)
+			r, _ := decodeMembershipRecord(it)
 			c.wantChange(r.UpdatedAt, changeRef{calendarPartition(cal.ID), changedMember + r.UserID}, "membership of "+r.UserID)
 			c.wantChange(r.UpdatedAt, changeRef{userPartition(r.UserID), changedMember + cal.ID}, "membership of "+r.UserID+" (in the user's log)")
 			owners += boolInt(r.Role == string(calendar.RoleOwner))

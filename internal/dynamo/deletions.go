@@ -253,7 +253,7 @@ func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now
 		if changed.old == nil {
 			return nil, false, nil
 		}
-		r, err := unmarshal[membershipRecord](changed.old)
+		r, err := decodeMembershipRecord(changed.old)
 		if err != nil {
 			return nil, false, err
 		}

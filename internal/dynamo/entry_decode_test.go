@@ -57,3 +57,51 @@ func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 		t.Error("a string where a number belongs was read")
 	}
 }
+
+// TestRecordDecodersMatchAttributeValue: the calendar and membership
+// decoders read what attributevalue reads, for records with every field set,
+// none, and attributes neither knows.
+func TestRecordDecodersMatchAttributeValue(t *testing.T) {
+	ts := time.Date(2026, 6, 15, 9, 30, 0, 123456789, time.UTC)
+	cal := calendarRecord{PK: "CAL#c", SK: "CAL#c", EntityType: entityCalendar, ID: "c", Name: "n\u00e9", Color: "#123456",
+		Description: "d", TimeZone: "Europe/Paris", IsResource: true, Version: 3, CreatedAt: ts, UpdatedAt: ts.Add(time.Hour),
+		NeverHeldSeries: true, Rev: 1 << 40}
+	mem := membershipRecord{PK: "CAL#c", SK: "MEMBER#u", GSI1PK: "USER#u", GSI1SK: "CAL#c", EntityType: entityMembership,
+		CalendarID: "c", UserID: "u", Role: "WRITER", Version: 2, CreatedAt: ts, UpdatedAt: ts.Add(time.Minute)}
+	for _, r := range []any{cal, mem} {
+		v := reflect.ValueOf(r)
+		for i := range v.NumField() {
+			if v.Field(i).IsZero() {
+				t.Fatalf("the full %T leaves %s empty: set it", r, v.Type().Field(i).Name)
+			}
+		}
+	}
+	for _, r := range []any{cal, calendarRecord{}, mem, membershipRecord{}} {
+		it, err := attributevalue.MarshalMap(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it["someOtherAttribute"] = it["PK"]
+		var got, want any
+		var gerr, werr error
+		switch r.(type) {
+		case calendarRecord:
+			got, gerr = decodeCalendarRecord(it)
+			want, werr = unmarshal[calendarRecord](it)
+		case membershipRecord:
+			got, gerr = decodeMembershipRecord(it)
+			want, werr = unmarshal[membershipRecord](it)
+		}
+		if gerr != nil || werr != nil {
+			t.Fatalf("%T: %v, %v", r, gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%T:\ngot  %+v\nwant %+v", r, got, want)
+		}
+	}
+	it, _ := attributevalue.MarshalMap(cal)
+	it["version"] = it["name"]
+	if _, err := decodeCalendarRecord(it); err == nil {
+		t.Error("a calendar whose version is a string decoded")
+	}
+}

@@ -152,7 +152,7 @@ func (s *Store) Feed(ctx context.Context, token string) (*calendar.Feed, error) 
 	if f, err := unmarshal[feedRecord](head[feedKey(t.CalendarID)]); err != nil || f.TokenHash != hash {
 		return nil, calendar.ErrorOr(err, notFound) // rotated meanwhile
 	}
-	c, err := unmarshal[calendarRecord](head[calendarKey(t.CalendarID)])
+	c, err := decodeCalendarRecord(head[calendarKey(t.CalendarID)])
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 	if items[mk] == nil {
 		return key, errCalendarNotFound()
 	}
-	m, err := unmarshal[membershipRecord](items[mk])
+	m, err := decodeMembershipRecord(items[mk])
 	if err != nil {
 		return key, err
 	}
@@ -180,7 +180,7 @@ func (s *Store) memberAccess(ctx context.Context, key calendar.MembershipKey, ex
 	if acc.items[mk] == nil {
 		return nil, nil, calendar.Errorf(calendar.CodeNotFound, "membership not found")
 	}
-	rec, err := unmarshal[membershipRecord](acc.items[mk])
+	rec, err := decodeMembershipRecord(acc.items[mk])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -257,7 +257,7 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 			return nil, fmt.Errorf("query memberships of %s: %w", userID, err)
 		}
 		for _, it := range page.Items {
-			r, err := unmarshal[membershipRecord](it)
+			r, err := decodeMembershipRecord(it)
 			if err != nil {
 				return nil, err
 			}
@@ -311,7 +311,7 @@ func (s *Store) membershipPage(ctx context.Context, q pageQuery) (*calendar.Memb
 		page.EndCursor = res.cursors[n-1]
 	}
 	for _, it := range res.items {
-		r, err := unmarshal[membershipRecord](it)
+		r, err := decodeMembershipRecord(it)
 		if err != nil {
 			return nil, err
 		}

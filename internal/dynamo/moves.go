@@ -78,14 +78,14 @@ func moveTarget(ctx context.Context, acc *access, calendarItem, membershipItem i
 	if acc.items[calendarItem] == nil || acc.items[membershipItem] == nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "target calendar not found")
 	}
-	m, err := unmarshal[membershipRecord](acc.items[membershipItem])
+	m, err := decodeMembershipRecord(acc.items[membershipItem])
 	if err != nil {
 		return nil, err
 	}
 	if !calendar.Role(m.Role).Can(calendar.ActionWriteEntries) {
 		return nil, calendar.Errorf(calendar.CodeForbidden, "your role on the target calendar (%s) cannot %s", m.Role, calendar.ActionWriteEntries)
 	}
-	c, err := unmarshal[calendarRecord](acc.items[calendarItem])
+	c, err := decodeCalendarRecord(acc.items[calendarItem])
 	if err != nil {
 		return nil, err
 	}

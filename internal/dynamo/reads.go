@@ -65,11 +65,11 @@ func addItem(out *calendar.Items, it item) error {
 		out.Users[r.ID] = r.user()
 		return err
 	case entityCalendar:
-		r, err := unmarshal[calendarRecord](it)
+		r, err := decodeCalendarRecord(it)
 		out.Calendars[r.ID] = r.calendar()
 		return err
 	case entityMembership:
-		r, err := unmarshal[membershipRecord](it)
+		r, err := decodeMembershipRecord(it)
 		m := r.membership()
 		out.Memberships[m.Key()] = m
 		return err

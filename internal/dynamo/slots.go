@@ -228,7 +228,7 @@ func (s *Store) bookingFailed(ctx context.Context, err error) error {
 	}
 	loc := time.UTC
 	if it, found, gerr := s.getItem(ctx, calendarKey(day.calendarID)); gerr == nil && found {
-		if r, uerr := unmarshal[calendarRecord](it); uerr == nil {
+		if r, uerr := decodeCalendarRecord(it); uerr == nil {
 			if l, lerr := calendar.LoadLocation(r.TimeZone); lerr == nil {
 				loc = l
 			}

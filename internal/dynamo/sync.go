@@ -388,7 +388,7 @@ func objectChange(calendarID, obj string, it item) (calendar.ObjectChange, error
 	case obj == changedCalendar:
 		c.Type, c.ID = calendar.ObjectCalendar, calendarID
 		if it != nil {
-			r, err := unmarshal[calendarRecord](it)
+			r, err := decodeCalendarRecord(it)
 			if err != nil {
 				return c, err
 			}
@@ -397,7 +397,7 @@ func objectChange(calendarID, obj string, it item) (calendar.ObjectChange, error
 	case strings.HasPrefix(obj, changedMember):
 		c.Type, c.ID = calendar.ObjectMembership, strings.TrimPrefix(obj, changedMember)
 		if it != nil {
-			r, err := unmarshal[membershipRecord](it)
+			r, err := decodeMembershipRecord(it)
 			if err != nil {
 				return c, err
 			}
@@ -603,7 +603,7 @@ func (s *Store) listChanges(ctx context.Context, userID string, calendarIDs []st
 	for i, id := range calendarIDs {
 		c := calendar.CalendarListChange{CalendarID: id, Membership: known[id]}
 		if it := items[membershipKey(id, userID)]; it != nil {
-			r, err := unmarshal[membershipRecord](it)
+			r, err := decodeMembershipRecord(it)
 			if err != nil {
 				return nil, err
 			}
