@@ -132,6 +132,11 @@ func deleteAccountPayload(d accountDeleted) *model.DeleteAccountPayload {
 	return out
 }
 
+// calendarOut wraps a calendar a loader returned in its GraphQL type.
+func calendarOut(c *calendar.Calendar, err error) (*model.Calendar, error) {
+	return model.CalendarOf(c), err
+}
+
 // calendarDescription is the calendar's description for viewers who may read
 // it: a FREE_BUSY member sees null.
 func calendarDescription(ctx context.Context, c *calendar.Calendar) (*string, error) {

@@ -207,7 +207,7 @@ func entryView(ctx context.Context, v *loader.View) (*model.EntryView, error) {
 	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries, v.Calendars)}, nil
 }
 
-func taskConnection(p *calendar.TaskPage, cal *calendar.Calendar) *model.TaskConnection {
+func taskConnection(p *calendar.TaskPage, cal *model.Calendar) *model.TaskConnection {
 	conn := &model.TaskConnection{Edges: make([]*model.TaskEdge, len(p.Tasks)), PageInfo: pageInfo(p.Cursors, p.EndCursor, p.HasNextPage)}
 	for i, t := range p.Tasks {
 		conn.Edges[i] = &model.TaskEdge{Cursor: p.Cursors[i], Node: model.TaskOf(t, cal)}
@@ -339,7 +339,7 @@ func (r *mutationResolver) setCompleted(ctx context.Context, idem graphql.Omitta
 	if err != nil {
 		return nil, err
 	}
-	return model.TaskOf(e, cal), nil
+	return model.TaskOf(e, model.CalendarOf(cal)), nil
 }
 
 // entryOut primes the loaders with an entry a mutation wrote and wraps it, on

@@ -33,6 +33,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	AllDayEntry() AllDayEntryResolver
 	Calendar() CalendarResolver
+	CalendarBusy() CalendarBusyResolver
 	Change() ChangeResolver
 	Invitation() InvitationResolver
 	Membership() MembershipResolver
@@ -485,16 +486,17 @@ type AllDayEntryResolver interface {
 	Series(ctx context.Context, obj *model.AllDayEntry) (model.Entry, error)
 }
 type CalendarResolver interface {
-	ID(ctx context.Context, obj *calendar.Calendar) (string, error)
+	Description(ctx context.Context, obj *model.Calendar) (*string, error)
 
-	Description(ctx context.Context, obj *calendar.Calendar) (*string, error)
-
-	ViewerRole(ctx context.Context, obj *calendar.Calendar) (calendar.Role, error)
-	Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
-	Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, archived *bool, first *int, after *string) (*model.TaskConnection, error)
-	Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error)
-	Changes(ctx context.Context, obj *calendar.Calendar, syncToken *string, first *int) (*model.ChangePage, error)
-	Invitations(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.InvitationConnection, error)
+	ViewerRole(ctx context.Context, obj *model.Calendar) (calendar.Role, error)
+	Entries(ctx context.Context, obj *model.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
+	Tasks(ctx context.Context, obj *model.Calendar, completed *bool, archived *bool, first *int, after *string) (*model.TaskConnection, error)
+	Members(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.MembershipConnection, error)
+	Changes(ctx context.Context, obj *model.Calendar, syncToken *string, first *int) (*model.ChangePage, error)
+	Invitations(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.InvitationConnection, error)
+}
+type CalendarBusyResolver interface {
+	Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error)
 }
 type ChangeResolver interface {
 	Node(ctx context.Context, obj *model.Change) (model.Node, error)
@@ -502,12 +504,12 @@ type ChangeResolver interface {
 }
 type InvitationResolver interface {
 	ID(ctx context.Context, obj *calendar.Invitation) (string, error)
-	Calendar(ctx context.Context, obj *calendar.Invitation) (*calendar.Calendar, error)
+	Calendar(ctx context.Context, obj *calendar.Invitation) (*model.Calendar, error)
 }
 type MembershipResolver interface {
 	ID(ctx context.Context, obj *calendar.Membership) (string, error)
 
-	Calendar(ctx context.Context, obj *calendar.Membership) (*calendar.Calendar, error)
+	Calendar(ctx context.Context, obj *calendar.Membership) (*model.Calendar, error)
 	User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error)
 }
 type MultiDayEntryResolver interface {
@@ -541,7 +543,7 @@ type MutationResolver interface {
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Node(ctx context.Context, id string) (model.Node, error)
-	Calendar(ctx context.Context, id string) (*calendar.Calendar, error)
+	Calendar(ctx context.Context, id string) (*model.Calendar, error)
 	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error)
 }
 type SubscriptionResolver interface {
@@ -5902,8 +5904,8 @@ func (ec *executionContext) _AllDayEntry_calendar(ctx context.Context, field gra
 			return obj.Calendar(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6446,7 +6448,7 @@ func (ec *executionContext) fieldContext_BusyInterval_end(_ context.Context, fie
 	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6455,7 +6457,7 @@ func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Calendar_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Calendar().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -6466,10 +6468,10 @@ func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Calendar", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6492,7 +6494,7 @@ func (ec *executionContext) fieldContext_Calendar_name(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_color(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_color(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6515,7 +6517,7 @@ func (ec *executionContext) fieldContext_Calendar_color(_ context.Context, field
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_description(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_description(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6538,7 +6540,7 @@ func (ec *executionContext) fieldContext_Calendar_description(_ context.Context,
 	return graphql.NewScalarFieldContext("Calendar", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_timeZone(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6561,7 +6563,7 @@ func (ec *executionContext) fieldContext_Calendar_timeZone(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_isResource(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_isResource(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6584,7 +6586,7 @@ func (ec *executionContext) fieldContext_Calendar_isResource(_ context.Context, 
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_version(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6607,7 +6609,7 @@ func (ec *executionContext) fieldContext_Calendar_version(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6630,7 +6632,7 @@ func (ec *executionContext) fieldContext_Calendar_createdAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_updatedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6653,7 +6655,7 @@ func (ec *executionContext) fieldContext_Calendar_updatedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_viewerRole(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_viewerRole(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6676,7 +6678,7 @@ func (ec *executionContext) fieldContext_Calendar_viewerRole(_ context.Context, 
 	return graphql.NewScalarFieldContext("Calendar", field, true, true, errors.New("field of type Role does not have child fields"))
 }
 
-func (ec *executionContext) _Calendar_entries(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_entries(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6720,7 +6722,7 @@ func (ec *executionContext) fieldContext_Calendar_entries(ctx context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Calendar_tasks(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_tasks(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6764,7 +6766,7 @@ func (ec *executionContext) fieldContext_Calendar_tasks(ctx context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Calendar_members(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_members(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6808,7 +6810,7 @@ func (ec *executionContext) fieldContext_Calendar_members(ctx context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Calendar_changes(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_changes(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6852,7 +6854,7 @@ func (ec *executionContext) fieldContext_Calendar_changes(ctx context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Calendar_invitations(ctx context.Context, field graphql.CollectedField, obj *calendar.Calendar) (ret graphql.Marshaler) {
+func (ec *executionContext) _Calendar_invitations(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6905,11 +6907,11 @@ func (ec *executionContext) _CalendarBusy_calendar(ctx context.Context, field gr
 			return ec.fieldContext_CalendarBusy_calendar(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Calendar, nil
+			return ec.Resolvers.CalendarBusy().Calendar(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6919,8 +6921,8 @@ func (ec *executionContext) fieldContext_CalendarBusy_calendar(_ context.Context
 	fc = &graphql.FieldContext{
 		Object:     "CalendarBusy",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Calendar(ctx, field)
 		},
@@ -7536,8 +7538,8 @@ func (ec *executionContext) _CreateCalendarPayload_calendar(ctx context.Context,
 			return obj.Calendar, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8183,8 +8185,8 @@ func (ec *executionContext) _Invitation_calendar(ctx context.Context, field grap
 			return ec.Resolvers.Invitation().Calendar(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8518,8 +8520,8 @@ func (ec *executionContext) _Membership_calendar(ctx context.Context, field grap
 			return ec.Resolvers.Membership().Calendar(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8848,8 +8850,8 @@ func (ec *executionContext) _MultiDayEntry_calendar(ctx context.Context, field g
 			return obj.Calendar(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10769,8 +10771,8 @@ func (ec *executionContext) _Query_calendar(ctx context.Context, field graphql.C
 			return ec.Resolvers.Query().Calendar(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11192,8 +11194,8 @@ func (ec *executionContext) _Task_calendar(ctx context.Context, field graphql.Co
 			return obj.Calendar(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11913,8 +11915,8 @@ func (ec *executionContext) _TimedEntry_calendar(ctx context.Context, field grap
 			return obj.Calendar(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12469,8 +12471,8 @@ func (ec *executionContext) _UpdateCalendarPayload_calendar(ctx context.Context,
 			return obj.Calendar, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
-			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
 		},
 		true,
 		true,
@@ -15963,9 +15965,9 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Membership(ctx, sel, obj)
-	case calendar.Calendar:
+	case model.Calendar:
 		return ec._Calendar(ctx, sel, &obj)
-	case *calendar.Calendar:
+	case *model.Calendar:
 		if obj == nil {
 			return graphql.Null
 		}
@@ -16280,7 +16282,7 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 
 var calendarImplementors = []string{"Calendar", "Node"}
 
-func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet, obj *calendar.Calendar) graphql.Marshaler {
+func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet, obj *model.Calendar) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -16291,43 +16293,10 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Calendar")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Calendar_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Calendar_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "name":
 			out.Values[i] = ec._Calendar_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -16663,14 +16632,47 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CalendarBusy")
 		case "calendar":
-			out.Values[i] = ec._CalendarBusy_calendar(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CalendarBusy_calendar(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "busy":
 			out.Values[i] = ec._CalendarBusy_busy(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -20545,7 +20547,7 @@ func (ec *executionContext) marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋca
 	return ret
 }
 
-func (ec *executionContext) marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *calendar.Calendar) graphql.Marshaler {
+func (ec *executionContext) marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

@@ -27,7 +27,7 @@ func node(ctx context.Context, gid string) (model.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return l.Calendar(ctx, id)
+		return calendarNode(l.Calendar(ctx, id))
 	case model.KindMembership:
 		key, err := model.DecodeMembershipID("id", gid)
 		if err != nil {
@@ -40,6 +40,15 @@ func node(ctx context.Context, gid string) (model.Node, error) {
 		return occurrenceNode(ctx, gid)
 	}
 	return nil, calendar.Invalidf("id", "id is not a calgraph ID")
+}
+
+// calendarNode is a calendar as a node: nil (no node) when there is none, not
+// a nil *model.Calendar, which an interface would hold as something.
+func calendarNode(c *calendar.Calendar, err error) (model.Node, error) {
+	if c == nil {
+		return nil, err
+	}
+	return model.CalendarOf(c), err
 }
 
 func entryNode(ctx context.Context, gid string) (model.Node, error) {

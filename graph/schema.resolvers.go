@@ -17,61 +17,61 @@ func (r *allDayEntryResolver) Series(ctx context.Context, obj *model.AllDayEntry
 	return seriesOf(ctx, obj.Domain())
 }
 
-func (r *calendarResolver) ID(ctx context.Context, obj *calendar.Calendar) (string, error) {
-	return model.CalendarGID(obj.ID), nil
+func (r *calendarResolver) Description(ctx context.Context, obj *model.Calendar) (*string, error) {
+	return calendarDescription(ctx, obj.Calendar)
 }
 
-func (r *calendarResolver) Description(ctx context.Context, obj *calendar.Calendar) (*string, error) {
-	return calendarDescription(ctx, obj)
+func (r *calendarResolver) ViewerRole(ctx context.Context, obj *model.Calendar) (calendar.Role, error) {
+	return loader.For(ctx).ViewerRole(ctx, obj.Calendar.ID)
 }
 
-func (r *calendarResolver) ViewerRole(ctx context.Context, obj *calendar.Calendar) (calendar.Role, error) {
-	return loader.For(ctx).ViewerRole(ctx, obj.ID)
-}
-
-func (r *calendarResolver) Entries(ctx context.Context, obj *calendar.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error) {
+func (r *calendarResolver) Entries(ctx context.Context, obj *model.Calendar, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error) {
 	spec, err := rangeSpec(rangeArg, timeZone)
 	if err != nil {
 		return nil, err
 	}
-	v, err := loader.For(ctx).Entries(ctx, obj.ID, spec, entryFilter(filter, includeCancelled))
+	v, err := loader.For(ctx).Entries(ctx, obj.Calendar.ID, spec, entryFilter(filter, includeCancelled))
 	if err != nil {
 		return nil, err
 	}
 	return entryView(ctx, v)
 }
 
-func (r *calendarResolver) Tasks(ctx context.Context, obj *calendar.Calendar, completed *bool, archived *bool, first *int, after *string) (*model.TaskConnection, error) {
-	p, err := loader.For(ctx).Tasks(ctx, obj.ID, taskList(completed, archived), page(first, after))
+func (r *calendarResolver) Tasks(ctx context.Context, obj *model.Calendar, completed *bool, archived *bool, first *int, after *string) (*model.TaskConnection, error) {
+	p, err := loader.For(ctx).Tasks(ctx, obj.Calendar.ID, taskList(completed, archived), page(first, after))
 	if err != nil {
 		return nil, err
 	}
 	return taskConnection(p, obj), nil
 }
 
-func (r *calendarResolver) Members(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.MembershipConnection, error) {
-	p, err := loader.For(ctx).Members(ctx, obj, page(first, after))
+func (r *calendarResolver) Members(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.MembershipConnection, error) {
+	p, err := loader.For(ctx).Members(ctx, obj.Calendar, page(first, after))
 	if err != nil {
 		return nil, err
 	}
 	return membershipConnection(p), nil
 }
 
-func (r *calendarResolver) Changes(ctx context.Context, obj *calendar.Calendar, syncToken *string, first *int) (*model.ChangePage, error) {
+func (r *calendarResolver) Changes(ctx context.Context, obj *model.Calendar, syncToken *string, first *int) (*model.ChangePage, error) {
 	token, n := syncArgs(syncToken, first)
-	p, err := r.Service.Changes(ctx, obj.ID, token, n)
+	p, err := r.Service.Changes(ctx, obj.Calendar.ID, token, n)
 	if err != nil {
 		return nil, err
 	}
-	return &model.ChangePage{Changes: changes(p.Changes, obj), HasMore: p.More, SyncToken: p.Token}, nil
+	return &model.ChangePage{Changes: changes(p.Changes, obj.Calendar), HasMore: p.More, SyncToken: p.Token}, nil
 }
 
-func (r *calendarResolver) Invitations(ctx context.Context, obj *calendar.Calendar, first *int, after *string) (*model.InvitationConnection, error) {
-	p, err := loader.For(ctx).Invitations(ctx, obj.ID, page(first, after))
+func (r *calendarResolver) Invitations(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.InvitationConnection, error) {
+	p, err := loader.For(ctx).Invitations(ctx, obj.Calendar.ID, page(first, after))
 	if err != nil {
 		return nil, err
 	}
 	return invitationConnection(p), nil
+}
+
+func (r *calendarBusyResolver) Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error) {
+	return model.CalendarOf(obj.Calendar), nil
 }
 
 func (r *changeResolver) Node(ctx context.Context, obj *model.Change) (model.Node, error) {
@@ -86,16 +86,16 @@ func (r *invitationResolver) ID(ctx context.Context, obj *calendar.Invitation) (
 	return model.InvitationGID(obj.Key()), nil
 }
 
-func (r *invitationResolver) Calendar(ctx context.Context, obj *calendar.Invitation) (*calendar.Calendar, error) {
-	return loader.For(ctx).Calendar(ctx, obj.CalendarID)
+func (r *invitationResolver) Calendar(ctx context.Context, obj *calendar.Invitation) (*model.Calendar, error) {
+	return calendarOut(loader.For(ctx).Calendar(ctx, obj.CalendarID))
 }
 
 func (r *membershipResolver) ID(ctx context.Context, obj *calendar.Membership) (string, error) {
 	return model.MembershipGID(obj.Key()), nil
 }
 
-func (r *membershipResolver) Calendar(ctx context.Context, obj *calendar.Membership) (*calendar.Calendar, error) {
-	return loader.For(ctx).CalendarOf(ctx, obj)
+func (r *membershipResolver) Calendar(ctx context.Context, obj *calendar.Membership) (*model.Calendar, error) {
+	return calendarOut(loader.For(ctx).CalendarOf(ctx, obj))
 }
 
 func (r *membershipResolver) User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error) {
@@ -133,7 +133,7 @@ func (r *mutationResolver) CreateCalendar(ctx context.Context, input model.Creat
 		return nil, err
 	}
 	loader.For(ctx).Prime(ctx, out.Calendar, out.Membership)
-	return &model.CreateCalendarPayload{Calendar: out.Calendar, Membership: out.Membership}, nil
+	return &model.CreateCalendarPayload{Calendar: model.CalendarOf(out.Calendar), Membership: out.Membership}, nil
 }
 
 func (r *mutationResolver) UpdateCalendar(ctx context.Context, input model.UpdateCalendarInput) (*model.UpdateCalendarPayload, error) {
@@ -148,7 +148,7 @@ func (r *mutationResolver) UpdateCalendar(ctx context.Context, input model.Updat
 		return nil, err
 	}
 	loader.For(ctx).Prime(ctx, c)
-	return &model.UpdateCalendarPayload{Calendar: c}, nil
+	return &model.UpdateCalendarPayload{Calendar: model.CalendarOf(c)}, nil
 }
 
 func (r *mutationResolver) DeleteCalendar(ctx context.Context, input model.DeleteCalendarInput) (*model.DeleteCalendarPayload, error) {
@@ -443,12 +443,12 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 	return node(ctx, id)
 }
 
-func (r *queryResolver) Calendar(ctx context.Context, id string) (*calendar.Calendar, error) {
+func (r *queryResolver) Calendar(ctx context.Context, id string) (*model.Calendar, error) {
 	cid, err := model.DecodeCalendarID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return loader.For(ctx).Calendar(ctx, cid)
+	return calendarOut(loader.For(ctx).Calendar(ctx, cid))
 }
 
 func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error) {
@@ -540,6 +540,8 @@ func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolv
 
 func (r *Resolver) Calendar() CalendarResolver { return &calendarResolver{r} }
 
+func (r *Resolver) CalendarBusy() CalendarBusyResolver { return &calendarBusyResolver{r} }
+
 func (r *Resolver) Change() ChangeResolver { return &changeResolver{r} }
 
 func (r *Resolver) Invitation() InvitationResolver { return &invitationResolver{r} }
@@ -565,6 +567,7 @@ func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 type (
 	allDayEntryResolver   struct{ *Resolver }
 	calendarResolver      struct{ *Resolver }
+	calendarBusyResolver  struct{ *Resolver }
 	changeResolver        struct{ *Resolver }
 	invitationResolver    struct{ *Resolver }
 	membershipResolver    struct{ *Resolver }

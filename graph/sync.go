@@ -49,7 +49,7 @@ func changeNode(ctx context.Context, c *model.Change) (model.Node, error) {
 	case c.Deleted:
 		return nil, nil
 	case o.Type == calendar.ObjectCalendar:
-		return o.Calendar, nil
+		return calendarNode(o.Calendar, nil)
 	case o.Type == calendar.ObjectMembership:
 		return o.Membership, nil
 	}

@@ -7,6 +7,8 @@ package model
 type Viewer struct{}
 
 // Node is any object with a global ID. The domain types bound to GraphQL object
-// types (calendar.User, calendar.Calendar, calendar.Membership) know nothing of
-// GraphQL, so the interface asks nothing of them; the resolvers compute IDs.
+// types (calendar.User, calendar.Membership) know nothing of GraphQL, so the
+// interface asks nothing of them; the resolvers compute IDs. Calendars and
+// entries are wrapped here (Calendar, the Entry kinds), so that their IDs need
+// no resolver.
 type Node interface{}

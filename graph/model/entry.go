@@ -19,7 +19,7 @@ type Entry interface {
 // fields in goroutines of their own, and these are on every entry of a view.
 type entryFields struct {
 	*calendar.Entry
-	cal *calendar.Calendar
+	cal *Calendar
 }
 
 // Domain returns the wrapped entry.
@@ -59,7 +59,7 @@ func (e entryFields) PreviousSeriesID() *string {
 }
 
 // Calendar is the calendar the entry is on.
-func (e entryFields) Calendar() *calendar.Calendar { return e.cal }
+func (e entryFields) Calendar() *Calendar { return e.cal }
 
 // Description is null when empty.
 func (e entryFields) Description() *string { return optional(e.Entry.Description) }
@@ -137,7 +137,9 @@ func (t Task) CompletedAt() *time.Time {
 }
 
 // EntryOf wraps a domain entry, on cal, in the GraphQL type of its kind.
-func EntryOf(e *calendar.Entry, cal *calendar.Calendar) Entry {
+func EntryOf(e *calendar.Entry, cal *calendar.Calendar) Entry { return entryOn(e, CalendarOf(cal)) }
+
+func entryOn(e *calendar.Entry, cal *Calendar) Entry {
 	f := entryFields{e, cal}
 	switch e.Kind {
 	case calendar.KindTimed:
@@ -150,17 +152,24 @@ func EntryOf(e *calendar.Entry, cal *calendar.Calendar) Entry {
 	return &Task{f}
 }
 
-// EntriesOf wraps a list of domain entries, each on its calendar in cals.
+// EntriesOf wraps a list of domain entries, each on its calendar in cals
+// (wrapped once per calendar).
 func EntriesOf(es []*calendar.Entry, cals map[string]*calendar.Calendar) []Entry {
+	wrapped := make(map[string]*Calendar, len(cals))
 	out := make([]Entry, len(es))
 	for i, e := range es {
-		out[i] = EntryOf(e, cals[e.CalendarID])
+		c, ok := wrapped[e.CalendarID]
+		if !ok {
+			c = CalendarOf(cals[e.CalendarID])
+			wrapped[e.CalendarID] = c
+		}
+		out[i] = entryOn(e, c)
 	}
 	return out
 }
 
 // TaskOf wraps a domain task on cal.
-func TaskOf(e *calendar.Entry, cal *calendar.Calendar) *Task { return &Task{entryFields{e, cal}} }
+func TaskOf(e *calendar.Entry, cal *Calendar) *Task { return &Task{entryFields{e, cal}} }
 
 func optional(s string) *string {
 	if s == "" {

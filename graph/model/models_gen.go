@@ -202,7 +202,7 @@ type CreateCalendarInput struct {
 // Result of createCalendar.
 type CreateCalendarPayload struct {
 	// The new calendar.
-	Calendar *calendar.Calendar `json:"calendar"`
+	Calendar *Calendar `json:"calendar"`
 	// The viewer's OWNER membership of it.
 	Membership *calendar.Membership `json:"membership"`
 }
@@ -768,7 +768,7 @@ type UpdateCalendarInput struct {
 // Result of updateCalendar.
 type UpdateCalendarPayload struct {
 	// The updated calendar.
-	Calendar *calendar.Calendar `json:"calendar"`
+	Calendar *Calendar `json:"calendar"`
 }
 
 // Input of updateEntry. Only the fields present change.
