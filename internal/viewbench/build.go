@@ -14,6 +14,7 @@ type binary struct {
 	label string // "now", or "before <short commit>"
 	path  string
 	debug bool // it serves runtime counters (-debug-addr)
+	cold  bool // it runs without its view cache (-cold, when it has one)
 }
 
 // revisions says which code the binaries were built from.
@@ -64,7 +65,7 @@ func readRevisions(ctx context.Context, root, before string) (revisions, error) 
 // rev.before is set, from that commit checked out in a detached worktree
 // under tmp. The returned cleanup removes the worktree; it must run even
 // when buildBinaries fails.
-func buildBinaries(ctx context.Context, root, tmp string, rev revisions) (bins []*binary, cleanup func() error, err error) {
+func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bool) (bins []*binary, cleanup func() error, err error) {
 	cleanup = func() error { return nil }
 	now := &binary{label: "now", path: filepath.Join(tmp, "calgraph-now")}
 	if err := goBuild(ctx, root, now.path); err != nil {
@@ -88,7 +89,8 @@ func buildBinaries(ctx context.Context, root, tmp string, rev revisions) (bins [
 		bins = append(bins, before)
 	}
 	for _, b := range bins {
-		b.debug = hasDebugAddr(ctx, b.path)
+		b.debug = takesFlag(ctx, b.path, "-debug-addr")
+		b.cold = cold && takesFlag(ctx, b.path, "-view-cache-items")
 	}
 	return bins, cleanup, nil
 }

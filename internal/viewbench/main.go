@@ -47,6 +47,7 @@ type options struct {
 	n           int // measured requests per view, binary and round
 	rounds      int
 	keep        bool   // keep the temporary directory and the tables
+	cold        bool   // servers without a view cache
 	out         string // a file to write the report to as well
 }
 
@@ -64,6 +65,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, server logs) and the tables")
 	fs.StringVar(&o.out, "out", "", "also write the report to this file")
+	fs.BoolVar(&o.cold, "cold", false, "run servers that have a view cache without it (-view-cache-items 0): every view reads its calendars' entries, as one does after each of its calendars changed")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -44,6 +44,11 @@ func (rep *report) write(w io.Writer) error {
 	fmt.Fprintf(&b, "- store: %s, reached by each server through a counting proxy; %d entries per calendar\n", rep.store, rep.perCalendar)
 	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up then %d measured requests of a view, one at a time\n",
 		rep.rounds, warmUps, rep.requests)
+	for _, bin := range rep.bins {
+		if bin.cold {
+			fmt.Fprintf(&b, "- %s: without its view cache (-cold): every view reads its calendars' entries\n", bin.label)
+		}
+	}
 	fmt.Fprintf(&b, "- server CPU: utime+stime of the server process (/proc, clock tick %s), median over rounds [min–max]; latency as the client sees it\n", rep.tick)
 	for _, v := range rep.views {
 		fmt.Fprintf(&b, "\n## %s\n\n", v)

@@ -45,6 +45,9 @@ func startServer(ctx context.Context, bin *binary, table, secret, endpoint, logP
 	}
 	args := []string{"serve", "-addr", addr, "-store", "dynamodb", "-table", table, "-create-table", "true",
 		"-jwt-secret", secret, "-dev-tokens", "false", "-log-level", "warn"}
+	if bin.cold {
+		args = append(args, "-view-cache-items", "0")
+	}
 	s := &server{url: "http://" + addr, logPath: logPath, exited: make(chan struct{})}
 	if bin.debug {
 		debugAddr, err := freeAddr()
@@ -151,13 +154,13 @@ func mintToken(ctx context.Context, bin *binary, secret, email, dir string) (str
 	return strings.TrimSpace(string(out)), nil
 }
 
-// hasDebugAddr reports whether the binary at path takes -debug-addr, the
-// listener that serves its runtime counters.
-func hasDebugAddr(ctx context.Context, path string) bool {
+// takesFlag reports whether the binary at path's serve command takes flag
+// (older commits lack -debug-addr and -view-cache-items).
+func takesFlag(ctx context.Context, path, flag string) bool {
 	cmd := exec.CommandContext(ctx, path, "serve", "-h")
 	cmd.Env = childEnv()
 	out, _ := cmd.CombinedOutput() // -h exits non-zero
-	return strings.Contains(string(out), "-debug-addr")
+	return strings.Contains(string(out), flag+" ") || strings.Contains(string(out), flag+"\n")
 }
 
 // childEnv is this process's environment for a calgraph child without any

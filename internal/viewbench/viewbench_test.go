@@ -17,7 +17,8 @@ import (
 )
 
 // TestEndToEnd runs the whole benchmark at a tiny scale against the DynamoDB
-// Local that CALGRAPH_TEST_DYNAMODB names. It seeds one calendar with the
+// Local that CALGRAPH_TEST_DYNAMODB names, with the server's view cache off
+// (-cold). It seeds one calendar with the
 // default 250 entries, not fewer: the first 20 that benchdata.Entry draws all
 // fall outside the views' week, and a view that returns nothing would prove
 // little.
@@ -28,7 +29,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options{store: store, calendars: []int{1}, perCalendar: 250, views: views, n: 5, rounds: 1}
+	o := options{store: store, calendars: []int{1}, perCalendar: 250, views: views, n: 5, rounds: 1, cold: true}
 	rep, err := bench(ctx, o, t.Output())
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +66,9 @@ func TestEndToEnd(t *testing.T) {
 	var out bytes.Buffer
 	if err := rep.write(&out); err != nil {
 		t.Fatal(err)
+	}
+	if !rep.bins[0].cold || !strings.Contains(out.String(), "without its view cache (-cold)") {
+		t.Errorf("the server ran with its view cache, or the report does not say it did not:\n%s", out.String())
 	}
 	for _, v := range views {
 		if !strings.Contains(out.String(), "\n## "+v.name+"\n") {
