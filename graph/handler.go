@@ -107,8 +107,11 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	return withSessions(shutdown, checkRequest(opts.MaxBodyBytes, specStatuses(srv)))
 }
 
-// perDelivery gives each response of a subscription fresh loaders and a
-// fresh budget, as if it were a request of its own.
+// perDelivery gives each response of a subscription, and each query or
+// mutation sent over a WebSocket, fresh loaders and a fresh budget, as if it
+// were a request of its own: the connection's own loaders would keep what
+// they read for the connection's whole life, and name calendar revisions
+// long gone to the store's view cache.
 type perDelivery struct{ newLoaders func() *loader.Loaders }
 
 var (
@@ -120,7 +123,7 @@ func (perDelivery) ExtensionName() string                   { return "PerDeliver
 func (perDelivery) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (p perDelivery) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
+	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && (oc.Operation.Operation == ast.Subscription || sessionOf(ctx) != nil) {
 		ctx = loader.WithLoaders(ctx, p.newLoaders())
 		if b := calendar.BudgetFrom(ctx); b != nil {
 			ctx = calendar.WithBudget(ctx, b.Fresh())

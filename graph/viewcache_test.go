@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,5 +101,36 @@ func TestViewCache(t *testing.T) {
 	_, shownLast := view()
 	if got := len(get(calendarOf(shownLast, cals[2]), "members.edges").([]any)); got != 3 {
 		t.Errorf("after a member joined, calendar 2 shows %d members, want 3", got)
+	}
+}
+
+// TestQueriesOverAWebSocketReadAfresh: a query sent over a WebSocket is read
+// as a request of its own: after a write elsewhere, the same query on the same
+// connection shows it (the connection's loaders would keep the calendar as
+// first read, and name its old revision to the view cache).
+func TestQueriesOverAWebSocketReadAfresh(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("wsquery")
+	c := e.dial(w.reader)
+	const week = `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title } } } }`
+	titles := func(id string) string {
+		t.Helper()
+		c.subscribe(id, week, map[string]any{"c": w.calendarID})
+		m, err := c.next(2 * time.Second)
+		if err != nil || m.Type != "next" || m.ID != id {
+			t.Fatalf("query %s: got %+v, %v", id, m, err)
+		}
+		if done, err := c.next(2 * time.Second); err != nil || done.Type != "complete" {
+			t.Fatalf("query %s: got %+v, %v after its answer, want complete", id, done, err)
+		}
+		return string(m.Payload)
+	}
+	before := titles("1")
+	e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "over there",
+		timing: {timed: {start: "2026-11-25T09:00:00Z", end: "2026-11-25T10:00:00Z"}}}) { entry { id } } }`,
+		map[string]any{"c": w.calendarID})
+	after := titles("2")
+	if strings.Contains(before, "over there") || !strings.Contains(after, "over there") {
+		t.Fatalf("the second query on the connection does not show the write made between them:\nbefore %s\nafter  %s", before, after)
 	}
 }
