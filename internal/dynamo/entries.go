@@ -206,8 +206,7 @@ func (s *Store) book(ctx context.Context, cal *calendar.Calendar, before, after 
 // one too large for a transaction and naming the booking a clash was with.
 func (s *Store) transactBooking(ctx context.Context, ops []txOp) error {
 	actor, _ := calendar.ViewerID(ctx)
-	refs := changedObjects(ops)
-	if len(ops)+len(refs)+len(revisedCalendars(refs))+len(tallies(actor, ops)) > maxTxActions-1 { // one for an idempotency marker
+	if len(ops)+len(changedObjects(ops))+addedRaises(ops)+len(tallies(actor, ops)) > maxTxActions-1 { // one for an idempotency marker
 		return errTooManyBookings()
 	}
 	return s.bookingFailed(ctx, s.transact(ctx, ops...))

@@ -46,11 +46,12 @@ const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 // the cache holds the range at the calendar's revision.
 func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
 	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
-	key := viewKey{calendarID: cal.ID, revision: cal.Revision, kind: viewRange, from: from.UnixNano(), to: to.UnixNano()}
+	key := rangeKey(cal, from, to)
 	if cacheable {
 		if v, ok := s.views.get(key); ok {
 			return slices.Clone(v.([]*calendar.Entry)), nil
 		}
+		cacheable = s.views.settled(cal.ID, cal.Revision)
 	}
 	entries, skewed, err := s.entriesReaching(ctx, cal, from, to)
 	if err == nil && skewed {

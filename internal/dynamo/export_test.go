@@ -1,6 +1,9 @@
 package dynamo
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SetBeforeTransact installs a hook that runs just before each transaction is
 // sent, so tests can change the world between a write's read and its write.
@@ -13,3 +16,9 @@ func SetMaxSeriesActions(s *Store, n int) { s.maxSeriesActions = n }
 // SetChangeRecords turns change records off (false) or on, for the
 // benchmark of their cost.
 func SetChangeRecords(s *Store, on bool) { s.noChangeRecords = !on }
+
+// SetViewCacheSettle sets how long the view cache waits after first seeing a
+// calendar revision before caching reads at it, and its clock.
+func SetViewCacheSettle(s *Store, d time.Duration, now func() time.Time) {
+	s.views.settle, s.views.now = d, now
+}

@@ -120,7 +120,7 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 	}
 	key := calendar.MembershipKey{CalendarID: calendarID, UserID: viewer}
 	mk := membershipKey(calendarID, viewer)
-	items, err := s.batchGet(ctx, []itemKey{mk, ownerTallyKey(calendarID)})
+	items, err := s.batchGet(ctx, []itemKey{mk, ownerTallyKey(calendarID), calendarKey(calendarID)})
 	if err != nil {
 		return key, err
 	}
@@ -138,7 +138,11 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 	if m.Role == string(calendar.RoleOwner) && items[ownerTallyKey(calendarID)] != nil {
 		ops = append(ops, ownerTally(calendarID, -1))
 	}
-	if err := s.transact(ctx, ops...); err != nil {
+	leave := s.transact
+	if items[calendarKey(calendarID)] == nil { // deleted, not yet cleaned up: no revision to raise
+		leave = s.transactGone
+	}
+	if err := leave(ctx, ops...); err != nil {
 		return key, fmt.Errorf("leave calendar %s: %w", calendarID, err)
 	}
 	return key, nil
@@ -276,11 +280,12 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 // the page at the calendar's revision.
 func (s *Store) MembershipsOfCalendar(ctx context.Context, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
 	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
-	key := viewKey{calendarID: cal.ID, revision: cal.Revision, kind: viewMembers, from: int64(p.First), after: p.After}
+	key := membersKey(cal, p)
 	if cacheable {
 		if v, ok := s.views.get(key); ok {
 			return clonePage(v.(*calendar.MembershipPage)), nil
 		}
+		cacheable = s.views.settled(cal.ID, cal.Revision)
 	}
 	page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))
 	if err == nil && cacheable {

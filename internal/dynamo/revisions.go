@@ -46,14 +46,26 @@ func revisedCalendars(refs []changeRef) []string {
 	return ids
 }
 
+// addedRaises is how many actions raising revisions add to ops: one per
+// changed calendar whose item ops do not act on already.
+func addedRaises(ops []txOp) int {
+	n := 0
+	for _, id := range revisedCalendars(changedObjects(ops)) {
+		if opOn(ops, calendarKey(id)) < 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // withRevisions returns ops with the revisions of calendars raised (see
-// above): changed in place when an op acts on a calendar's item, else an
-// Update appended.
+// above): the op acting on a calendar's item changed when there is one, else
+// an Update appended. The caller's slice is left as it was.
 func withRevisions(ops []txOp, calendars []string) ([]txOp, error) {
 	if len(calendars) == 0 {
 		return ops, nil
 	}
-	ops = ops[:len(ops):len(ops)] // appending never writes into the caller's array
+	ops = slices.Clone(ops)
 	for _, id := range calendars {
 		key := calendarKey(id)
 		i := opOn(ops, key)

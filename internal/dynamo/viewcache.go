@@ -4,6 +4,9 @@ import (
 	"container/list"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // The view cache: each instance keeps the range reads (EntriesReaching) and
@@ -21,6 +24,15 @@ import (
 // it). So a cached answer is never older than the calendar read that looks
 // it up: it shows what a strongly consistent read sent at that moment would.
 //
+// Settled: DynamoDB's Query is read-committed against transactions, not
+// serializable. While the transaction that raised a revision is still
+// applying its items, a calendar read can show the raise and a Query miss
+// some of the items. So an instance caches reads made at a revision only
+// once it has seen the calendar at that revision for settleWindow: the
+// transaction was under way when its raise was first seen, and has ended
+// since (transactions take milliseconds; a client gives up on one after the
+// store attempt timeout). Until then a view reads afresh, as without a cache.
+//
 // Only calendars read by the store carry a revision (calendar.Calendar.Revision
 // is 0 for one a write returned), and only requests that have written
 // nothing use the cache (calendar.MayServeCached): a calendar read before the
@@ -31,24 +43,50 @@ import (
 // again and age out the same way. Everything held is shared between
 // requests and never changed: lookups hand out copies of the slices.
 type viewCache struct {
-	max int
+	max    int
+	settle time.Duration
+	now    func() time.Time
 
 	mu    sync.Mutex
 	held  int
 	order *list.List // of *viewCached, most recently used first
 	index map[viewKey]*list.Element
+	seen  map[string]sighting // by calendar ID: the newest revision seen
 
 	hits, misses atomic.Int64
 }
 
-// viewKey names one cached read: a range (from, to in Unix nanoseconds) or a
-// member page (first, after).
+// settleWindow is how long after an instance first sees a calendar's
+// revision it starts caching reads made at it (see above).
+const settleWindow = time.Second
+
+// sighting is when this instance first saw a calendar at a revision.
+type sighting struct {
+	revision int64
+	at       time.Time
+}
+
+// viewKey names one cached read: a range (from and to as Unix seconds and
+// nanoseconds: Unix nanoseconds do not reach the year 2999 that dates may)
+// or a member page (first in fromS, after).
 type viewKey struct {
-	calendarID string
-	revision   int64
-	kind       viewKind
-	from, to   int64
-	after      string
+	calendarID       string
+	revision         int64
+	kind             viewKind
+	fromS, toS       int64
+	fromNano, toNano int32
+	after            string
+}
+
+// rangeKey names a range read of cal.
+func rangeKey(cal *calendar.Calendar, from, to time.Time) viewKey {
+	return viewKey{calendarID: cal.ID, revision: cal.Revision, kind: viewRange,
+		fromS: from.Unix(), fromNano: int32(from.Nanosecond()), toS: to.Unix(), toNano: int32(to.Nanosecond())}
+}
+
+// membersKey names a member page of cal.
+func membersKey(cal *calendar.Calendar, p calendar.Page) viewKey {
+	return viewKey{calendarID: cal.ID, revision: cal.Revision, kind: viewMembers, fromS: int64(p.First), after: p.After}
 }
 
 type viewKind uint8
@@ -68,7 +106,32 @@ func newViewCache(max int) *viewCache {
 	if max <= 0 {
 		return nil
 	}
-	return &viewCache{max: max, order: list.New(), index: map[viewKey]*list.Element{}}
+	return &viewCache{max: max, settle: settleWindow, now: time.Now, order: list.New(),
+		index: map[viewKey]*list.Element{}, seen: map[string]sighting{}}
+}
+
+// settled reports whether reads of calendarID at revision may be cached now:
+// this instance first saw the calendar at that revision settle ago or more.
+// It records the first sighting of a newer revision.
+func (c *viewCache) settled(calendarID string, revision int64) bool {
+	if c == nil {
+		return false
+	}
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.seen[calendarID]
+	switch {
+	case ok && s.revision == revision:
+		return now.Sub(s.at) >= c.settle
+	case ok && s.revision > revision: // a read that lost a race with a newer one
+		return false
+	}
+	if len(c.seen) >= c.max { // bounded as the cache is: start over
+		clear(c.seen)
+	}
+	c.seen[calendarID] = sighting{revision, now}
+	return c.settle <= 0
 }
 
 // get returns what is held under k, if anything. A nil cache holds nothing.

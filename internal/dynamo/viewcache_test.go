@@ -3,7 +3,9 @@ package dynamo_test
 import (
 	"context"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -49,6 +51,7 @@ func readViewOf(t *testing.T, s *dynamo.Store, ctx context.Context, cal *calenda
 // calendar's revision unless it changed only the calendar item.
 func TestCachedViewsFollowEveryKindOfChange(t *testing.T) {
 	f := newFixture(t)
+	dynamo.SetViewCacheSettle(f.store, 0, time.Now) // cache at once (TestViewCacheWaitsForRevisionsToSettle)
 	r := f.roles()
 	w := f.everyKindOfChange(r)
 	request := func() context.Context { return calendar.WithWriteTracking(r.reader) }
@@ -82,6 +85,7 @@ func TestCachedViewsFollowEveryKindOfChange(t *testing.T) {
 // revision the cache holds: its own write shows.
 func TestARequestThatWroteReadsAfresh(t *testing.T) {
 	f := newFixture(t)
+	dynamo.SetViewCacheSettle(f.store, 0, time.Now)
 	r := f.roles()
 	ctx := calendar.WithWriteTracking(r.writer)
 	found, err := f.store.Read(ctx, calendar.Keys{Calendars: []string{r.cal.ID}})
@@ -133,4 +137,74 @@ func TestWriteRacingItsCalendarsDeletion(t *testing.T) {
 		}
 	}
 	f.putItem(calItem) // as it was, for the fixture's final check
+}
+
+// TestLeaveACalendarBeingDeleted: a member can leave a calendar whose item
+// is gone while the rest of its partition waits for the clean-up; there is
+// no revision to raise.
+func TestLeaveACalendarBeingDeleted(t *testing.T) {
+	f := newFixture(t)
+	r := f.roles()
+	key := "CAL#" + r.cal.ID
+	var calItem map[string]any
+	for _, it := range f.items() {
+		if it["PK"] == key && it["SK"] == key {
+			calItem = it
+		}
+	}
+	f.deleteRaw(key, key)
+	if _, err := f.store.LeaveCalendar(r.reader, r.cal.ID, r.readerM.Version); err != nil {
+		t.Fatalf("leave a calendar being deleted: %v", err)
+	}
+	for _, it := range f.items() {
+		if it["PK"] == key && (it["SK"] == key || it["SK"] == "MEMBER#"+r.readerM.UserID) {
+			t.Fatalf("left behind, or brought back: %v", it)
+		}
+	}
+	f.putItem(calItem) // as it was, for the fixture's final check
+}
+
+// TestViewCacheWaitsForRevisionsToSettle: reads at a calendar revision are
+// cached only once the instance has seen that revision for the settle
+// window, so that a Query racing with the transaction that raised it (read-
+// committed, it may miss some of its items) is never kept.
+func TestViewCacheWaitsForRevisionsToSettle(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	dynamo.SetViewCacheSettle(f.store, time.Second, clock)
+	r := f.roles()
+	read := func() int64 {
+		hits := f.store.ViewCacheStats().Hits
+		readView(t, f.store, calendar.WithWriteTracking(r.reader), r.cal.ID)
+		return f.store.ViewCacheStats().Hits - hits
+	}
+	steps := []struct {
+		name  string
+		after time.Duration
+		hits  int64
+	}{
+		{"first sight of the revision", 0, 0},
+		{"half a second later: not settled, not cached", 500 * time.Millisecond, 0},
+		{"a second after the first sight: settled, cached now", 500 * time.Millisecond, 0},
+		{"then answered from the cache", 0, 2},
+	}
+	for _, s := range steps {
+		advance(s.after)
+		if got := read(); got != s.hits {
+			t.Errorf("%s: %d cache hits, want %d", s.name, got, s.hits)
+		}
+	}
+	if _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "new",
+		Timing: timed("2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z", "UTC")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != 0 {
+		t.Errorf("at the new revision: %d cache hits, want 0", got)
+	}
+	if got := read(); got != 0 {
+		t.Errorf("at the new revision, just seen: %d cache hits, want 0 (not settled)", got)
+	}
 }

@@ -9,9 +9,14 @@ import (
 	"time"
 )
 
-// warmUps is how many requests precede each measurement: they fill the
-// server's identity and query caches and warm DynamoDB Local.
-const warmUps = 20
+// warmUps is how many requests at least precede each measurement, for
+// warmUpTime at least: they fill the server's identity, query and view caches
+// (a server caches views of a calendar revision it has seen for a second,
+// internal/dynamo/viewcache.go) and warm DynamoDB Local.
+const (
+	warmUps    = 20
+	warmUpTime = 1500 * time.Millisecond
+)
 
 // sample is what one binary's requests of one view cost in one round; the
 // counts are totals over its requests.
@@ -34,11 +39,11 @@ type runtimeDelta struct {
 	mallocs, allocBytes, gcs, goroutines uint64
 }
 
-// measure sends warmUps requests of body, then n measured ones, one at a
-// time, and returns their cost. v counts what the answers return.
+// measure sends warmUps requests of body (for warmUpTime at least), then n
+// measured ones, one at a time, and returns their cost. v counts what the answers return.
 func measure(ctx context.Context, t *target, body []byte, v view, n int, tick time.Duration) (s sample, err error) {
 	s = sample{requests: n, latencies: make([]time.Duration, 0, n)}
-	for range warmUps {
+	for start, i := time.Now(), 0; i < warmUps || time.Since(start) < warmUpTime; i++ {
 		if err := t.request(ctx, body, v, &sample{}); err != nil {
 			return s, err
 		}

@@ -42,8 +42,8 @@ func (rep *report) write(w io.Writer) error {
 		fmt.Fprintf(&b, "- before: %s\n", rep.rev.before)
 	}
 	fmt.Fprintf(&b, "- store: %s, reached by each server through a counting proxy; %d entries per calendar\n", rep.store, rep.perCalendar)
-	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up then %d measured requests of a view, one at a time\n",
-		rep.rounds, warmUps, rep.requests)
+	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up requests (for %v at least) then %d measured requests of a view, one at a time\n",
+		rep.rounds, warmUps, warmUpTime, rep.requests)
 	for _, bin := range rep.bins {
 		if bin.cold {
 			fmt.Fprintf(&b, "- %s: without its view cache (-cold): every view reads its calendars' entries\n", bin.label)
