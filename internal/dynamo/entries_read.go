@@ -45,22 +45,15 @@ const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 // A request that may be served from the view cache (viewcache.go) is, when
 // the cache holds the range at the calendar's revision.
 func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
-	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
-	key := rangeKey(cal, from, to)
-	if cacheable {
-		if v, ok := s.views.get(key); ok {
-			return slices.Clone(v.([]*calendar.Entry)), nil
-		}
-		cacheable = s.views.settled(cal.ID, cal.Revision)
-	}
-	entries, skewed, err := s.entriesReaching(ctx, cal, from, to)
-	if err == nil && skewed {
-		entries, skewed, err = s.entriesReaching(ctx, cal, from, to)
-	}
-	if err == nil && !skewed && cacheable {
-		s.views.put(key, slices.Clone(entries), len(entries))
-	}
-	return entries, err
+	return cachedRead(ctx, s.views, cal, rangeKey(cal, from, to), slices.Clone[[]*calendar.Entry],
+		func(es []*calendar.Entry) int { return len(es) },
+		func() ([]*calendar.Entry, bool, error) {
+			entries, skewed, err := s.entriesReaching(ctx, cal, from, to)
+			if err == nil && skewed {
+				entries, skewed, err = s.entriesReaching(ctx, cal, from, to)
+			}
+			return entries, !skewed, err
+		})
 }
 
 // entriesReaching reads a range once, and reports whether it saw exceptions

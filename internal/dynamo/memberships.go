@@ -279,19 +279,12 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 // from the view cache (viewcache.go) for a request it may serve when it holds
 // the page at the calendar's revision.
 func (s *Store) MembershipsOfCalendar(ctx context.Context, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
-	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
-	key := membersKey(cal, p)
-	if cacheable {
-		if v, ok := s.views.get(key); ok {
-			return clonePage(v.(*calendar.MembershipPage)), nil
-		}
-		cacheable = s.views.settled(cal.ID, cal.Revision)
-	}
-	page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))
-	if err == nil && cacheable {
-		s.views.put(key, clonePage(page), len(page.Memberships))
-	}
-	return page, err
+	return cachedRead(ctx, s.views, cal, membersKey(cal, p), clonePage,
+		func(p *calendar.MembershipPage) int { return len(p.Memberships) },
+		func() (*calendar.MembershipPage, bool, error) {
+			page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))
+			return page, true, err
+		})
 }
 
 // clonePage copies a page's slices; the memberships are shared.

@@ -2,8 +2,8 @@ package dynamo
 
 import (
 	"container/list"
+	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -53,7 +53,7 @@ type viewCache struct {
 	index map[viewKey]*list.Element
 	seen  map[string]sighting // by calendar ID: the newest revision seen
 
-	hits, misses atomic.Int64
+	hits, misses int64
 }
 
 // settleWindow is how long after an instance first sees a calendar's
@@ -134,6 +134,27 @@ func (c *viewCache) settled(calendarID string, revision int64) bool {
 	return c.settle <= 0
 }
 
+// cachedRead answers a read of cal (named key) from c, for a request that
+// may be served from it, when c holds it at cal's revision. Otherwise it
+// calls read, and holds the answer when read says it may be kept (keep) and
+// cal's revision has settled. clone copies what goes in or out, so that
+// callers never share a slice with the cache; size counts its items.
+func cachedRead[V any](ctx context.Context, c *viewCache, cal *calendar.Calendar, key viewKey,
+	clone func(V) V, size func(V) int, read func() (v V, keep bool, err error)) (V, error) {
+	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
+	if cacheable {
+		if v, ok := c.get(key); ok {
+			return clone(v.(V)), nil
+		}
+		cacheable = c.settled(cal.ID, cal.Revision)
+	}
+	v, keep, err := read()
+	if err == nil && keep && cacheable {
+		c.put(key, clone(v), size(v))
+	}
+	return v, err
+}
+
 // get returns what is held under k, if anything. A nil cache holds nothing.
 func (c *viewCache) get(k viewKey) (any, bool) {
 	if c == nil {
@@ -143,10 +164,10 @@ func (c *viewCache) get(k viewKey) (any, bool) {
 	defer c.mu.Unlock()
 	el, ok := c.index[k]
 	if !ok {
-		c.misses.Add(1)
+		c.misses++
 		return nil, false
 	}
-	c.hits.Add(1)
+	c.hits++
 	c.order.MoveToFront(el)
 	return el.Value.(*viewCached).value, true
 }
@@ -192,5 +213,5 @@ func (s *Store) ViewCacheStats() ViewCacheStats {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return ViewCacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Items: c.held}
+	return ViewCacheStats{Hits: c.hits, Misses: c.misses, Items: c.held}
 }
