@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -141,6 +142,7 @@ type Subscription struct {
 	out       chan Delivery
 	sub       *subscriber
 	joined    []FeedKey
+	errMu     sync.Mutex
 	err       error
 }
 
@@ -148,9 +150,20 @@ type Subscription struct {
 func (s *Subscription) Deliveries() <-chan Delivery { return s.out }
 
 // Err tells why the deliveries ended: nil when the context ended, ErrTooSlow,
-// or the error of a resumed sync (CodeSyncTokenExpired, for one). Read it
-// once the channel is closed.
-func (s *Subscription) Err() error { return s.err }
+// or the error of a resumed sync (CodeSyncTokenExpired, for one). It is
+// final once the channel is closed; before, it is nil or already the reason
+// (safe to ask at any time).
+func (s *Subscription) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+func (s *Subscription) setErr(err error) {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	s.err = err
+}
 
 func (s *Subscription) keys() []FeedKey {
 	keys := make([]FeedKey, 0, len(s.roles)+1)
@@ -170,7 +183,7 @@ func (s *Subscription) run(ctx context.Context, resume map[string]string) {
 	defer func() { s.hub.leave(s.sub, s.joined...) }()
 	for _, id := range slices.Sorted(maps.Keys(resume)) {
 		if err := s.catchUp(ctx, id, resume[id]); err != nil {
-			s.err = err
+			s.setErr(err)
 			return
 		}
 	}
@@ -179,7 +192,7 @@ func (s *Subscription) run(ctx context.Context, resume map[string]string) {
 		case <-ctx.Done():
 			return
 		case <-s.sub.dropped:
-			s.err = ErrTooSlow
+			s.setErr(ErrTooSlow)
 			return
 		case b := <-s.sub.ch:
 			for _, d := range s.handle(b) {
@@ -225,7 +238,7 @@ func (s *Subscription) send(ctx context.Context, d Delivery) bool {
 	case <-ctx.Done():
 		return false
 	case <-s.sub.dropped:
-		s.err = ErrTooSlow
+		s.setErr(ErrTooSlow)
 		return false
 	}
 }
