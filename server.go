@@ -12,7 +12,7 @@
 // or environment variables. This file is the only place the pieces are wired.
 package main
 
-//go:generate go tool gqlgen generate
+//go:generate go run ./internal/graphgen
 
 import (
 	"context"

@@ -1,0 +1,66 @@
+package graph
+
+import (
+	"testing"
+
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// TestSelectionMayWait: a list's elements run inline only when their
+// selection, at any depth and through fragments, holds no field gqlgen runs
+// concurrently (a resolver, which may wait on a loader's batch).
+func TestSelectionMayWait(t *testing.T) {
+	const entries = `entries(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries { id } }`
+	tests := []struct {
+		name, query string
+		list        string // the list field whose elements' selection is checked
+		want        bool
+	}{
+		{"the week view's entries", `{ viewer { calendars(first: 20) { edges { node { calendar { entries(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
+			__typename id title color tags calendar { id name }
+			... on TimedEntry { start end timeZone } ... on AllDayEntry { date } } } } } } } } }`, "entries", false},
+		{"a series, in an inline fragment", `{ viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
+			id ... on TimedEntry { series { id } } } } } }`, "entries", true},
+		{"a series, on the interface", `{ viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
+			id series { id } } } } }`, "entries", true},
+		{"a resolver two levels down, in a fragment", `query { viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
+			...shown } } } } fragment shown on Entry { id calendar { name viewerRole } }`, "entries", true},
+		{"the fragment without it", `query { viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
+			...shown } } } } fragment shown on Entry { id calendar { name } }`, "entries", false},
+		{"calendars, each with its entries", `{ viewer { calendars(first: 20) { edges { node { calendar { id ` + entries + ` } } } } } }`, "edges", true},
+		{"members with their users", `{ viewer { calendars(first: 20) { edges { node { calendar { members(first: 20) { edges { node { role user { name } } } } } } } } } }`, "edges", true},
+	}
+	schema := NewExecutableSchema(Config{}).Schema()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, errs := gqlparser.LoadQuery(schema, tt.query)
+			if errs != nil {
+				t.Fatal(errs)
+			}
+			list := lastField(doc.Operations[0].SelectionSet, tt.list)
+			if list == nil {
+				t.Fatalf("no field %s", tt.list)
+			}
+			if got := selectionMayWait(list.SelectionSet); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// lastField returns the outermost field named name found last in a
+// depth-first walk: the innermost list of that name in the tests' queries.
+func lastField(sel ast.SelectionSet, name string) *ast.Field {
+	var found *ast.Field
+	for _, s := range sel {
+		if f, ok := s.(*ast.Field); ok {
+			if inner := lastField(f.SelectionSet, name); inner != nil {
+				found = inner
+			} else if f.Name == name {
+				found = f
+			}
+		}
+	}
+	return found
+}
