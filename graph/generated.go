@@ -16015,7 +16015,7 @@ func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel as
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16053,7 +16053,7 @@ func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.Selec
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16229,7 +16229,7 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16272,7 +16272,7 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16611,7 +16611,7 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16687,7 +16687,7 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16735,7 +16735,7 @@ func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.Sel
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16783,7 +16783,7 @@ func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16907,7 +16907,7 @@ func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, o
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16960,7 +16960,7 @@ func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.Selecti
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -16998,7 +16998,7 @@ func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.Sel
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17036,7 +17036,7 @@ func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel as
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17084,7 +17084,7 @@ func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSe
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17122,7 +17122,7 @@ func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.Se
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17165,7 +17165,7 @@ func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17203,7 +17203,7 @@ func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.Sel
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17246,7 +17246,7 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17289,7 +17289,7 @@ func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.S
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17327,7 +17327,7 @@ func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17365,7 +17365,7 @@ func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.Sel
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17403,7 +17403,7 @@ func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17456,7 +17456,7 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17509,7 +17509,7 @@ func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.Selection
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17552,7 +17552,7 @@ func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17605,7 +17605,7 @@ func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionS
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17739,7 +17739,7 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17782,7 +17782,7 @@ func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.S
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17825,7 +17825,7 @@ func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.Selecti
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -17863,7 +17863,7 @@ func (ec *executionContext) _LeaveCalendarPayload(ctx context.Context, sel ast.S
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18030,7 +18030,7 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18073,7 +18073,7 @@ func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.S
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18116,7 +18116,7 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18159,7 +18159,7 @@ func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.Selec
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18335,7 +18335,7 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18537,7 +18537,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18590,7 +18590,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18673,7 +18673,7 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18816,7 +18816,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18864,7 +18864,7 @@ func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSe
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18902,7 +18902,7 @@ func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.Se
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18940,7 +18940,7 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -18978,7 +18978,7 @@ func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel as
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19021,7 +19021,7 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19232,7 +19232,7 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19275,7 +19275,7 @@ func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.Selecti
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19318,7 +19318,7 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19504,7 +19504,7 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19542,7 +19542,7 @@ func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19580,7 +19580,7 @@ func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.Sel
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19623,7 +19623,7 @@ func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel a
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19661,7 +19661,7 @@ func (ec *executionContext) _UpdateProfilePayload(ctx context.Context, sel ast.S
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -19757,7 +19757,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20018,7 +20018,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20081,7 +20081,7 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20139,7 +20139,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20192,7 +20192,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20255,7 +20255,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20318,7 +20318,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20381,7 +20381,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})
@@ -20469,7 +20469,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 	ec.ProcessDeferredGroup(graphql.DeferredGroup{
 		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
+		Path:     deferredPath(ctx, deferLabelToView),
 		FieldSet: deferredFieldSet,
 		Context:  ctx,
 	})

@@ -7,7 +7,9 @@
 // own, so that fields of sibling elements that wait on a loader wait on one
 // batch together. Most lists wait on nothing: a week view's 100 entries are
 // all loaded already, and their goroutines (starting, growing their stacks,
-// being scheduled) cost about a fifth of its CPU. So graphgen:
+// being scheduled) cost about a tenth of its CPU. And every object computes
+// its path in the response, an allocation per step, for @defer, whether or
+// not the operation defers anything. So graphgen:
 //
 //   - writes graph/concurrent_gen.go: the fields gqlgen runs concurrently
 //     (those with a resolver or a method taking a context: the only ones that
@@ -15,7 +17,9 @@
 //   - rewrites graph/generated.go's calls of graphql.MarshalSliceConcurrently
 //     to graph's marshalList, which takes the elements' selection set and runs
 //     them inline when it selects none of those fields, at any depth, and as
-//     gqlgen does otherwise.
+//     gqlgen does otherwise;
+//   - rewrites the path each object hands to its deferred fragments to
+//     graph's deferredPath, which computes it only when there are some.
 //
 // Run it from the module root: `go generate ./...` does.
 package main
@@ -36,11 +40,15 @@ import (
 	"github.com/99designs/gqlgen/codegen/config"
 )
 
-const (
-	sliceCall    = "graphql.MarshalSliceConcurrently(ctx, "
-	listCall     = "marshalList(ctx, sel, "
-	concurrentGo = "concurrent_gen.go"
-)
+const concurrentGo = "concurrent_gen.go"
+
+// rewrites are graphgen's changes to graph/generated.go: each replaces every
+// occurrence of a call gqlgen's templates write, and there must be as many
+// as of the call they are counted by (so that none is missed).
+var rewrites = []struct{ from, to, countedBy string }{
+	{"graphql.MarshalSliceConcurrently(ctx, ", "marshalList(ctx, sel, ", "MarshalSliceConcurrently"},
+	{"\t\tPath:     graphql.GetPath(ctx),\n", "\t\tPath:     deferredPath(ctx, deferLabelToView),\n", "ec.ProcessDeferredGroup("},
+}
 
 func main() {
 	log.SetOutput(io.Discard) // gqlgen's own notes, which its command hides too
@@ -58,21 +66,25 @@ func generate() error {
 	if err := api.Generate(cfg, api.AddPlugin(concurrentFields{})); err != nil {
 		return err
 	}
-	return rewriteLists(cfg.Exec.Filename)
+	return rewrite(cfg.Exec.Filename)
 }
 
-// rewriteLists replaces gqlgen's list marshaling in the generated executor.
-// It fails when it finds nothing to replace: a gqlgen that marshals lists
-// differently needs graphgen looked at again.
-func rewriteLists(file string) error {
+// rewrite makes the rewrites in the generated executor. It fails when one
+// finds nothing to replace, or misses an occurrence: a gqlgen whose
+// templates changed needs graphgen looked at again.
+func rewrite(file string) error {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	if n := bytes.Count(src, []byte("MarshalSliceConcurrently")); n == 0 || n != bytes.Count(src, []byte(sliceCall)) {
-		return fmt.Errorf("%s: expected every list marshaled by %q (found %d calls): gqlgen changed", file, sliceCall, n)
+	for _, r := range rewrites {
+		n, want := bytes.Count(src, []byte(r.from)), bytes.Count(src, []byte(r.countedBy))
+		if n == 0 || n != want {
+			return fmt.Errorf("%s: %d of %q, but %d of %q: gqlgen's templates changed", file, n, r.from, want, r.countedBy)
+		}
+		src = bytes.ReplaceAll(src, []byte(r.from), []byte(r.to))
 	}
-	return os.WriteFile(file, bytes.ReplaceAll(src, []byte(sliceCall), []byte(listCall)), 0o644)
+	return os.WriteFile(file, src, 0o644)
 }
 
 // concurrentFields is a gqlgen plugin that writes graph/concurrent_gen.go

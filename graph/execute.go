@@ -1,3 +1,6 @@
+// This file holds what graph changes in gqlgen's execution; internal/graphgen
+// points the generated code at it.
+
 package graph
 
 import (
@@ -67,4 +70,16 @@ func selectionMayWait(sel ast.SelectionSet) bool {
 		}
 	}
 	return false
+}
+
+// deferredPath is the path in the response an object hands to its deferred
+// fragments (graphql.DeferredGroup.Path); generated.go calls it where gqlgen
+// would call graphql.GetPath. The path costs an allocation per step, and
+// gqlgen computed it for every object, though it is used only when the
+// object has fragments deferred with @defer.
+func deferredPath(ctx context.Context, defers map[string]*graphql.FieldSetView) ast.Path {
+	if len(defers) == 0 {
+		return nil
+	}
+	return graphql.GetPath(ctx)
 }
