@@ -25,7 +25,10 @@ func TestSelectionMayWait(t *testing.T) {
 		{"a series, on the interface", `{ viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
 			id series { id } } } } }`, "entries", true},
 		{"a resolver two levels down, in a fragment", `query { viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
-			...shown } } } } fragment shown on Entry { id calendar { name viewerRole } }`, "entries", true},
+			...shown } } } } fragment shown on Entry { id calendar { name description } }`, "entries", true},
+		{"the agenda's entries: a calendar's viewerRole is settled", `{ viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
+			__typename id title calendar { id name color viewerRole } ... on TimedEntry { start end } } } } }`, "entries", false},
+		{"members without their users", `{ viewer { calendars(first: 20) { edges { node { calendar { members(first: 20) { edges { node { id role } } } } } } } } }`, "edges", false},
 		{"the fragment without it", `query { viewer { agenda(range: {dates: {start: "2026-06-15", end: "2026-06-22"}}) { entries {
 			...shown } } } } fragment shown on Entry { id calendar { name } }`, "entries", false},
 		{"calendars, each with its entries", `{ viewer { calendars(first: 20) { edges { node { calendar { id ` + entries + ` } } } } } }`, "edges", true},
@@ -63,4 +66,16 @@ func lastField(sel ast.SelectionSet, name string) *ast.Field {
 		}
 	}
 	return found
+}
+
+// TestSettledFieldsAreConcurrent: a settled field that gqlgen no longer runs
+// concurrently (renamed, or its resolver gone) is a stale entry.
+func TestSettledFieldsAreConcurrent(t *testing.T) {
+	for typ, fields := range settledFields {
+		for f := range fields {
+			if !concurrentFields[typ][f] {
+				t.Errorf("%s.%s is settled, but gqlgen does not run it concurrently", typ, f)
+			}
+		}
+	}
 }
