@@ -1,8 +1,12 @@
 package graph
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -77,5 +81,31 @@ func TestSettledFieldsAreConcurrent(t *testing.T) {
 				t.Errorf("%s.%s is settled, but gqlgen does not run it concurrently", typ, f)
 			}
 		}
+	}
+}
+
+// TestInlineListElementPanics: an element that panics while marshaled inline
+// leaves an error and a null list, as under gqlgen's own marshaling, and the
+// elements after it are not marshaled.
+func TestInlineListElementPanics(t *testing.T) {
+	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter,
+		func(_ context.Context, r any) error { return fmt.Errorf("recovered: %v", r) })
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Alias: "entries"}}})
+	var marshaled []int
+	got := marshalList(ctx, nil, 3, 0, false, func(_ context.Context, i int) graphql.Marshaler {
+		marshaled = append(marshaled, i) // inline: no goroutine, no race
+		if i == 1 {
+			panic("boom")
+		}
+		return graphql.MarshalString("ok")
+	})
+	if got != nil {
+		t.Errorf("got %v, want a null list", got)
+	}
+	if !slices.Equal(marshaled, []int{0, 1}) {
+		t.Errorf("marshaled elements %v, want [0 1]", marshaled)
+	}
+	if errs := graphql.GetErrors(ctx); len(errs) != 1 || errs[0].Message != "recovered: boom" || errs[0].Path.String() != "entries[1]" {
+		t.Errorf("got errors %v, want one at entries[1]", errs)
 	}
 }
