@@ -1,7 +1,7 @@
 // Command graphgen generates the GraphQL code from schema.graphqls and
-// gqlgen.yml: it runs gqlgen as `go tool gqlgen generate` does, then makes two
-// changes to what gqlgen writes, so that lists of objects need not cost a
-// goroutine per element.
+// gqlgen.yml: it runs gqlgen as `go tool gqlgen generate` does, then changes
+// what gqlgen writes so that lists of objects need not cost a goroutine per
+// element, nor objects a path each.
 //
 // gqlgen marshals every element of a list of objects on a goroutine of its
 // own, so that fields of sibling elements that wait on a loader wait on one
@@ -16,8 +16,8 @@
 //     can wait), per object and per interface;
 //   - rewrites graph/generated.go's calls of graphql.MarshalSliceConcurrently
 //     to graph's marshalList, which takes the elements' selection set and runs
-//     them inline when it selects none of those fields, at any depth, and as
-//     gqlgen does otherwise;
+//     them inline when it selects none of those fields that may wait (graph's
+//     settledFields never do), at any depth, and as gqlgen does otherwise;
 //   - rewrites the path each object hands to its deferred fragments to
 //     graph's deferredPath, which computes it only when there are some.
 //
