@@ -99,7 +99,7 @@ type wsSession struct {
 	mu        sync.Mutex
 	user      string // once connection_init signed in
 	cancel    context.CancelFunc
-	subs      int
+	subs      map[*int]context.Context // held subscriptions, by their contexts
 	idleTimer *time.Timer
 	expiry    *time.Timer // ends the connection when its token expires
 	closeCode int         // the code to close with, when calgraph ends the connection
@@ -127,7 +127,11 @@ func (s *wsSession) end(code int, msg string) {
 }
 
 // holdSubscription counts a subscription on its connection, refusing one
-// past the limit; release uncounts it.
+// past the limit; release uncounts it. A subscription stops counting towards
+// the limit as soon as its context ends, before its goroutine has wound down
+// and released it: gqlgen cancels that context as it reads the client's
+// `complete`, and answers `complete` without waiting for the goroutine, so a
+// client may start another at once.
 func holdSubscription(ctx context.Context) (release func(), err error) {
 	s := sessionOf(ctx)
 	if s == nil {
@@ -135,10 +139,20 @@ func holdSubscription(ctx context.Context) (release func(), err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.subs >= MaxSubscriptionsPerConnection {
+	live := 0
+	for _, c := range s.subs {
+		if c.Err() == nil {
+			live++
+		}
+	}
+	if live >= MaxSubscriptionsPerConnection {
 		return nil, calendar.Errorf(calendar.CodeTooManySubscriptions, "a connection holds at most %d subscriptions", MaxSubscriptionsPerConnection)
 	}
-	s.subs++
+	if s.subs == nil {
+		s.subs = map[*int]context.Context{}
+	}
+	held := new(int)
+	s.subs[held] = ctx
 	if s.idleTimer != nil {
 		s.idleTimer.Stop()
 	}
@@ -147,7 +161,7 @@ func holdSubscription(ctx context.Context) (release func(), err error) {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if s.subs--; s.subs == 0 && s.idleTimer != nil {
+			if delete(s.subs, held); len(s.subs) == 0 && s.idleTimer != nil {
 				s.idleTimer.Reset(s.idle)
 			}
 		})
