@@ -17,7 +17,7 @@ func TestListsWithoutGoroutines(t *testing.T) {
 	const owner = "lists@example.com"
 	tok := e.token(owner)
 	e.must(tok, provision, nil)
-	cals := seedCalendars(t, e, owner, 3, nil)
+	cals := seedCalendars(t, e, owner, 5, nil)
 	seedEntries(t, e, owner, cals, 7)
 	const week = `{ viewer { calendars(first: 10) { edges { node { calendar { id
 		entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { id title calendar { name }
@@ -36,8 +36,8 @@ func TestListsWithoutGoroutines(t *testing.T) {
 	for _, edge := range get(d, "viewer.calendars.edges").([]any) {
 		shown += len(get(edge, "node.calendar.entries.entries").([]any))
 	}
-	if shown != 3*8 {
-		t.Fatalf("got %d entries, want %d (7 single entries and an occurrence of the weekly series in each calendar)", shown, 3*8)
+	if shown != 5*8 {
+		t.Fatalf("got %d entries, want %d (7 single entries and an occurrence of the weekly series in each calendar)", shown, 5*8)
 	}
 	t.Logf("%d goroutines started for %d entries", started, shown)
 	if started >= uint64(shown) {
