@@ -167,6 +167,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 		}
 	}
 	cc := dynamo.ClientConfig{Endpoint: endpoint, Local: cfg.LocalEndpoint(), AttemptTimeout: cfg.AttemptTimeout}
+	if st.engine != nil {
+		cc.Credentials = st.engine.Credentials() // the only ones it answers
+	}
 	if cfg.MetricsAddr != "" {
 		st.metrics = telemetry.NewMetrics()
 		cc.Options = append(cc.Options, st.metrics.DynamoDB())

@@ -16,6 +16,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
 	"github.com/calgraph/calgraph/internal/engine"
 )
 
@@ -57,6 +60,12 @@ func Open(dir string, logger *slog.Logger, opts Options) (*Engine, error) {
 
 // URL is the endpoint to give the SDK.
 func (e *Engine) URL() string { return e.srv.URL() }
+
+// Credentials are what the SDK must sign with: the engine answers no other
+// (see engine.Server.Credentials).
+func (e *Engine) Credentials() aws.CredentialsProvider {
+	return credentials.StaticCredentialsProvider{Value: e.srv.Credentials()}
+}
 
 // Faults exposes the engine's failure knobs (failing tables or indexes,
 // unprocessed batch items) to fault-injection tests.

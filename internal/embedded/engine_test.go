@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -34,7 +36,7 @@ func startEngine(t *testing.T, dir string) (*embedded.Engine, *dynamodb.Client) 
 		}
 	})
 	t.Setenv("AWS_CA_BUNDLE", "")
-	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: e.URL(), Local: true})
+	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: e.URL(), Local: true, Credentials: e.Credentials()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +68,15 @@ func export(t *testing.T, store *dynamo.Store) string {
 
 func TestEngineSendsChecksums(t *testing.T) {
 	e, _ := startEngine(t, t.TempDir())
-	req, _ := http.NewRequest(http.MethodPost, e.URL(), strings.NewReader(`{"TableName":"cal"}`))
+	body := `{"TableName":"cal"}`
+	req, _ := http.NewRequest(http.MethodPost, e.URL(), strings.NewReader(body))
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.DescribeTable")
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	creds, _ := e.Credentials().Retrieve(context.Background())
+	sum := sha256.Sum256([]byte(body))
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,16 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
-// Server serves a DB's DynamoDB protocol on a loopback port and sweeps
-// expired items in the background.
+// Server serves a DB's DynamoDB protocol on a loopback port, to callers that
+// sign with its credentials only (auth.go), and sweeps expired items in the
+// background.
 type Server struct {
 	db      *DB
+	auth    *authenticator
 	srv     *http.Server
 	url     string
 	served  chan error
@@ -30,7 +34,7 @@ func Serve(db *DB, sweepEvery time.Duration) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for the embedded engine: %w", err)
 	}
-	s := &Server{db: db, url: "http://" + ln.Addr().String(), served: make(chan error, 1), swept: make(chan struct{})}
+	s := &Server{db: db, auth: newAuthenticator(), url: "http://" + ln.Addr().String(), served: make(chan error, 1), swept: make(chan struct{})}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.served <- s.srv.Serve(ln) }()
 	ctx, stop := context.WithCancel(context.Background())
@@ -42,13 +46,25 @@ func Serve(db *DB, sweepEvery time.Duration) (*Server, error) {
 // URL is the endpoint to give the SDK.
 func (s *Server) URL() string { return s.url }
 
+// Credentials are the only credentials the server answers: made at random
+// when it started, never written anywhere. Give them to the SDK client.
+func (s *Server) Credentials() aws.Credentials { return s.auth.creds }
+
 // DB is the database served.
 func (s *Server) DB() *DB { return s.db }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.calls.Add(1)
 	defer s.calls.Done()
-	s.db.ServeHTTP(w, r)
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	if err := s.auth.verify(r, body); err != nil {
+		writeAnswer(w, err.Status, err.body())
+		return
+	}
+	s.db.serve(w, r, body)
 }
 
 // Close stops serving: it closes the listener and every connection at once

@@ -38,24 +38,16 @@ var operations = map[string]operation{
 	"TransactGetItems":   transactGetItems,
 }
 
-// ServeHTTP speaks DynamoDB's JSON protocol (version 1.0): the operation in
-// the X-Amz-Target header, JSON in and out, errors as {"__type", "message"},
-// and the CRC32 checksum header the SDK verifies. Requests are not
-// authenticated: the engine listens on loopback for its own process.
-func (db *DB) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve speaks DynamoDB's JSON protocol (version 1.0) for a call whose body
+// was read and whose signature was verified (Server.serveHTTP): the
+// operation in the X-Amz-Target header, JSON in and out, errors as
+// {"__type", "message"}, and the CRC32 checksum header the SDK verifies.
+func (db *DB) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	target := r.Header.Get("X-Amz-Target")
 	name := target[strings.LastIndex(target, ".")+1:]
 	op, ok := operations[name]
 	if r.Method != http.MethodPost || !strings.HasPrefix(target, "DynamoDB_20120810.") || !ok {
 		writeAnswer(w, http.StatusBadRequest, (&apiError{Type: "UnknownOperationException", Message: "unknown operation " + target}).body())
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
-	if err != nil {
-		return // the client went away
-	}
-	if len(body) > maxRequestBytes {
-		writeAnswer(w, http.StatusRequestEntityTooLarge, validation("Request size exceeds 16777216 bytes").body())
 		return
 	}
 	out, err := db.call(name, op, body)
@@ -69,6 +61,19 @@ func (db *DB) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAnswer(w, http.StatusOK, out)
+}
+
+// readBody reads a call's body, answering the call itself when it cannot.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	if err != nil {
+		return nil, false // the client went away
+	}
+	if len(body) > maxRequestBytes {
+		writeAnswer(w, http.StatusRequestEntityTooLarge, validation("Request size exceeds 16777216 bytes").body())
+		return nil, false
+	}
+	return body, true
 }
 
 // call runs an operation, turning a panic into an internal error.
