@@ -100,11 +100,23 @@ func (s *Server) sweep(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := s.db.SweepExpired(ctx); err != nil && ctx.Err() == nil {
-				s.db.log.Error("sweeping expired items", "err", err)
-			} else if n > 0 {
-				s.db.log.Debug("swept expired items", "items", n)
-			}
+			s.sweepOnce(ctx)
 		}
+	}
+}
+
+// sweepOnce deletes the expired items. A panic (a damaged page) is logged
+// like any failure, and the sweeper goes on.
+func (s *Server) sweepOnce(ctx context.Context) {
+	var n int
+	err := guard(func() (err error) { n, err = s.db.SweepExpired(ctx); return err })
+	_, panicked := errors.AsType[*panicError](err)
+	switch {
+	case panicked:
+		s.db.damage(err, "while", "sweeping expired items")
+	case err != nil && ctx.Err() == nil:
+		s.db.log.Error("sweeping expired items", "err", err)
+	case n > 0:
+		s.db.log.Debug("swept expired items", "items", n)
 	}
 }

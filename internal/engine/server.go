@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"io"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -76,15 +75,14 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-// call runs an operation, turning a panic into an internal error.
+// call runs an operation, turning a panic or a fault reading the file into
+// an internal error for this call alone.
 func (db *DB) call(name string, op operation, body []byte) (out json.RawMessage, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			db.log.Error("embedded engine panicked", "operation", name, "panic", p, "stack", string(debug.Stack()))
-			out, err = nil, internalError("The server encountered an internal error trying to fulfill the request.")
-		}
-	}()
-	return op(db, body)
+	if p := guard(func() error { out, err = op(db, body); return nil }); p != nil {
+		db.damage(p, "operation", name)
+		return nil, internalError("The server encountered an internal error trying to fulfill the request.")
+	}
+	return out, err
 }
 
 func writeAnswer(w http.ResponseWriter, status int, body []byte) {
