@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/calgraph/calgraph/internal/embedded"
 )
 
-// seededDir returns a data directory that the seed command filled, and the
-// engine file's page size and size.
+// seededDir returns a data directory that the seed command filled.
 func seededDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -141,6 +141,11 @@ func TestDamagedDataFileIsNamed(t *testing.T) {
 				t.Fatalf("check on a file with %s: got %v\n%s\nwant an error saying %q", tt.name, err, out, tt.want)
 			}
 			t.Logf("check: %v", err)
+			if tt.want != "corrupt" { // found at open: the server does not start either
+				if out, err := runRecovered(t, settings(t, dir, false), "serve"); err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("serve on a file with %s: got %v\n%s\nwant an error saying %q", tt.name, err, out, tt.want)
+				}
+			}
 			if !strings.HasPrefix(tt.want, "meta page") {
 				return
 			}
@@ -167,6 +172,8 @@ func runRecovered(t *testing.T, getenv func(string) string, args ...string) (out
 			t.Fatalf("%s panicked: %v\n%s", args[0], p, buf.String())
 		}
 	}()
-	err = run(context.Background(), args, getenv, nil, &buf, &buf)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a server that starts anyway stops
+	defer cancel()
+	err = run(ctx, args, getenv, nil, &buf, &buf)
 	return buf.String(), err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/embedded"
+	"github.com/calgraph/calgraph/internal/engine"
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
@@ -199,4 +201,29 @@ func TestLockDir(t *testing.T) {
 		t.Fatalf("lock after unlock: %v", err)
 	}
 	again()
+}
+
+// TestStartingAfresh: a first start creates the engine file and marks the
+// directory; from then on a missing file is refused, not replaced by an
+// empty one, until the operator removes the marker too.
+func TestStartingAfresh(t *testing.T) {
+	dir := t.TempDir()
+	e, _ := startEngine(t, dir)
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, embedded.MarkerName)); err != nil {
+		t.Fatalf("after a first start: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, embedded.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := embedded.Open(dir, slog.New(slog.DiscardHandler), embedded.Options{})
+	if d, ok := errors.AsType[*engine.DamageError](err); !ok || d.State != "missing" {
+		t.Fatalf("open without the file in a used directory: got %v, want it refused as missing", err)
+	}
+	if err := os.Remove(filepath.Join(dir, embedded.MarkerName)); err != nil {
+		t.Fatal(err)
+	}
+	startEngine(t, dir) // afresh, on purpose
 }

@@ -59,6 +59,7 @@ type rawCall struct {
 	creds    *aws.Credentials // nil: unsigned
 	at       time.Time        // the signing time (now if zero)
 	sent     string           // the body sent, if not the one signed
+	sentOp   string           // the operation sent, if not the one signed
 }
 
 func (c rawCall) do(t *testing.T, url string) (status int, errType string) {
@@ -79,6 +80,9 @@ func (c rawCall) do(t *testing.T, url string) (status int, errType string) {
 			t.Fatal(err)
 		}
 	}
+	if c.sentOp != "" {
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+c.sentOp)
+	}
 	if c.sent != "" {
 		req.Body, req.ContentLength = io.NopCloser(strings.NewReader(c.sent)), int64(len(c.sent))
 	}
@@ -98,9 +102,9 @@ func (c rawCall) do(t *testing.T, url string) (status int, errType string) {
 // TestEngineAnswersOnlyItsOwnCredentials: the engine's port is reachable by
 // every local user, so it answers only requests signed (SigV4) with the
 // credentials it made for its own process. An unsigned call, one signed
-// with other credentials, a signed call whose body was changed on the way,
-// and a replay of a call signed 20 minutes ago are refused as DynamoDB
-// refuses them, and none of them reads or changes the table.
+// with other credentials, a signed call whose body or operation was changed
+// on the way, and a replay of a call signed 20 minutes ago are refused as
+// DynamoDB refuses them, and none of them reads or changes the table.
 func TestEngineAnswersOnlyItsOwnCredentials(t *testing.T) {
 	srv, c := serveSigned(t)
 	ctx := context.Background()
@@ -137,6 +141,7 @@ func TestEngineAnswersOnlyItsOwnCredentials(t *testing.T) {
 		{"other credentials", rawCall{op: "PutItem", body: overwrite, creds: &other}, "UnrecognizedClientException"},
 		{"the key with a wrong secret", rawCall{op: "DeleteTable", body: `{"TableName":"cal"}`, creds: &wrongSecret}, "InvalidSignatureException"},
 		{"a tampered body", rawCall{op: "PutItem", body: overwrite, creds: &own, sent: tampered}, "InvalidSignatureException"},
+		{"another operation", rawCall{op: "GetItem", body: `{"TableName":"cal","Key":{"PK":{"S":"p"},"SK":{"S":"s"}}}`, creds: &own, sentOp: "DeleteItem"}, "InvalidSignatureException"},
 		{"a replay 20 minutes later", rawCall{op: "PutItem", body: overwrite, creds: &own, at: time.Now().Add(-20 * time.Minute)}, "InvalidSignatureException"},
 		{"signed 20 minutes ahead", rawCall{op: "PutItem", body: overwrite, creds: &own, at: time.Now().Add(20 * time.Minute)}, "InvalidSignatureException"},
 	} {
