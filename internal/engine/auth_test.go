@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -24,11 +25,12 @@ import (
 	"github.com/calgraph/calgraph/internal/engine"
 )
 
-// serveSigned starts an engine and returns its server and a client that
-// signs with the engine's credentials, on a table "cal".
-func serveSigned(t *testing.T) (*engine.Server, *dynamodb.Client) {
+// serveSigned starts an engine and returns its server, a client that signs
+// with the engine's credentials, on a table "cal", and the engine's log.
+func serveSigned(t *testing.T) (*engine.Server, *dynamodb.Client, *syncBuffer) {
 	t.Helper()
-	db, err := engine.Open(filepath.Join(t.TempDir(), "e.db"), engine.Options{})
+	logs := &syncBuffer{}
+	db, err := engine.Open(filepath.Join(t.TempDir(), "e.db"), engine.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func serveSigned(t *testing.T) (*engine.Server, *dynamodb.Client) {
 	if err := dynamo.EnsureTable(context.Background(), c, table); err != nil {
 		t.Fatal(err)
 	}
-	return srv, c
+	return srv, c, logs
 }
 
 // credentialsOf gives a client the server's credentials.
@@ -104,9 +106,10 @@ func (c rawCall) do(t *testing.T, url string) (status int, errType string) {
 // credentials it made for its own process. An unsigned call, one signed
 // with other credentials, a signed call whose body or operation was changed
 // on the way, and a replay of a call signed 20 minutes ago are refused as
-// DynamoDB refuses them, and none of them reads or changes the table.
+// DynamoDB refuses them, and none of them reads or changes the table. The
+// log says so, once a minute at most.
 func TestEngineAnswersOnlyItsOwnCredentials(t *testing.T) {
-	srv, c := serveSigned(t)
+	srv, c, logs := serveSigned(t)
 	ctx := context.Background()
 	seed := `{"TableName":"cal","Item":{"PK":{"S":"p"},"SK":{"S":"s"},"v":{"S":"kept"}}}`
 	own := srv.Credentials()
@@ -154,5 +157,8 @@ func TestEngineAnswersOnlyItsOwnCredentials(t *testing.T) {
 				t.Errorf("the table changed:\n%s", cmp.Diff(before, after))
 			}
 		})
+	}
+	if n := strings.Count(logs.String(), "refused calls not signed by this process"); n != 1 {
+		t.Errorf("the log has %d warnings of refused calls, want 1:\n%s", n, logs.String())
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,6 +20,7 @@ import (
 type Server struct {
 	db      *DB
 	auth    *authenticator
+	refused refusals
 	srv     *http.Server
 	url     string
 	served  chan error
@@ -61,6 +64,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.auth.verify(r, body); err != nil {
+		s.refused.note(s.db.log, err)
 		writeAnswer(w, err.Status, err.body())
 		return
 	}
@@ -119,4 +123,22 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	case n > 0:
 		s.db.log.Debug("swept expired items", "items", n)
 	}
+}
+
+// refusals counts the calls refused for their signature, and logs them at
+// most once a minute: another process calling the engine is worth an
+// operator's attention, but must not be able to fill the log.
+type refusals struct {
+	count  atomic.Int64
+	logged atomic.Int64 // when they were last logged, in Unix seconds
+}
+
+func (r *refusals) note(log *slog.Logger, err *apiError) {
+	r.count.Add(1)
+	now, last := time.Now().Unix(), r.logged.Load()
+	if now-last < 60 || !r.logged.CompareAndSwap(last, now) {
+		return
+	}
+	log.Warn("embedded engine refused calls not signed by this process: another process on this machine is calling it",
+		"refused", r.count.Swap(0), "last", err.Error())
 }
