@@ -96,7 +96,8 @@
 // minutes of now, DynamoDB's window. Refusals are DynamoDB's own: HTTP 400
 // MissingAuthenticationTokenException, UnrecognizedClientException,
 // IncompleteSignatureException or InvalidSignatureException, before the body
-// is parsed. A call captured on loopback can be replayed within the window;
+// is parsed, and logged as a warning at most once a minute (refusals in
+// serve.go). A call captured on loopback can be replayed within the window;
 // capturing it takes root, who can read the file. A Unix socket with mode
 // 0600 would also shut out other users, but not other processes of the same
 // user, and the SDK speaks HTTP over TCP only: signatures keep one code path
