@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,12 +34,8 @@ type stallingStore struct {
 	done  chan struct{} // closed at the end of the test: nothing stalls any more
 }
 
-func newStallingStore(t *testing.T, target string) *httptest.Server {
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &stallingStore{proxy: httputil.NewSingleHostReverseProxy(u), done: make(chan struct{})}
+func newStallingStore(t *testing.T) *httptest.Server {
+	s := &stallingStore{proxy: dynamotest.Forward(t), done: make(chan struct{})}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(s.done) }) // before Close, which waits for handlers
@@ -81,7 +76,7 @@ func (s *stallingStore) stall(r *http.Request) {
 // was lost says OUTCOME_UNKNOWN, with retrySafe telling whether the same
 // idempotency key makes a retry safe, which it then is: applied once.
 func TestFrozenStore(t *testing.T) {
-	store := newStallingStore(t, dynamotest.Endpoint(t))
+	store := newStallingStore(t)
 	const deadline = 2 * time.Second
 	in := serve(t, settings(t, t.TempDir(), false,
 		"AWS_ENDPOINT_URL_DYNAMODB", store.URL, "CALGRAPH_DEV_TOKENS", "true",

@@ -6,7 +6,8 @@
 //	calgraph token       print a dev token: -email, -name, -ttl
 //	calgraph export      write every item as DynamoDB JSON lines: -o FILE (default stdout)
 //	calgraph import      load DynamoDB JSON lines: -i FILE (default stdin)
-//	calgraph check       finish interrupted deletions, then check every invariant of the table
+//	calgraph check       read the embedded engine's file whole, finish interrupted deletions, then check
+//	                     every invariant of the table: -accept-rollback
 //
 // Every command takes the settings of the README's configuration table, as flags
 // or environment variables. This file is the only place the pieces are wired.
@@ -85,6 +86,7 @@ type command struct {
 	name                     string
 	email, displayName, file string
 	ttl                      time.Duration
+	acceptRollback           bool // open an engine file with a damaged meta page from the other
 	stdin                    io.Reader
 	stdout                   io.Writer
 }
@@ -107,7 +109,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fs.StringVar(&cmd.file, "o", "-", "file to write, - for stdout")
 	case "import":
 		fs.StringVar(&cmd.file, "i", "-", "file to read, - for stdin")
-	case "serve", "init-table", "seed", "check":
+	case "check":
+		fs.BoolVar(&cmd.acceptRollback, "accept-rollback", false,
+			"open an engine file one of whose two meta pages is damaged from the other, losing the commit the damaged one recorded (a copy is kept)")
+	case "serve", "init-table", "seed":
 	default:
 		return fmt.Errorf("unknown command %q: want serve, init-table, seed, token, export, import or check", cmd.name)
 	}
@@ -123,7 +128,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 	}
-	st, err := open(ctx, cfg, newLogger(cfg, stderr), cmd.name == "init-table")
+	st, err := open(ctx, cfg, newLogger(cfg, stderr), cmd)
 	if err != nil {
 		return err
 	}
@@ -153,7 +158,10 @@ type stack struct {
 	unlock  func()
 }
 
-func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTable bool) (_ *stack, err error) {
+// open starts what command runs on. For check, the embedded engine's file
+// is read whole first: a damaged page would otherwise show as a store that
+// fails, and be named as unavailable, not as corrupt.
+func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd command) (_ *stack, err error) {
 	st := &stack{cfg: cfg, log: logger}
 	defer func() {
 		if err != nil {
@@ -162,11 +170,19 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	}()
 	endpoint := cfg.Endpoint // read through getenv, which the SDK does not see in tests
 	if cfg.Store == config.StoreEmbedded {
-		if endpoint, err = st.startEmbedded(); err != nil {
+		if endpoint, err = st.startEmbedded(embedded.Options{AcceptRollback: cmd.acceptRollback}); err != nil {
 			return nil, err
+		}
+		if cmd.name == "check" {
+			if err := st.engine.CheckFile(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	cc := dynamo.ClientConfig{Endpoint: endpoint, Local: cfg.LocalEndpoint(), AttemptTimeout: cfg.AttemptTimeout}
+	if st.engine != nil {
+		cc.Credentials = st.engine.Credentials() // the only ones it answers
+	}
 	if cfg.MetricsAddr != "" {
 		st.metrics = telemetry.NewMetrics()
 		cc.Options = append(cc.Options, st.metrics.DynamoDB())
@@ -192,7 +208,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 	if err := waitForStore(ctx, logger, db, cfg.Table); err != nil {
 		return nil, err
 	}
-	if cfg.CreateTable || createTable {
+	if cfg.CreateTable || cmd.name == "init-table" {
 		if err := dynamo.EnsureTable(ctx, db, cfg.Table); err != nil {
 			return nil, err
 		}
@@ -207,11 +223,11 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, createTab
 }
 
 // startEmbedded locks the data directory and starts the engine.
-func (st *stack) startEmbedded() (endpoint string, err error) {
+func (st *stack) startEmbedded(opts embedded.Options) (endpoint string, err error) {
 	if st.unlock, err = embedded.LockDir(st.cfg.DataDir); err != nil {
 		return "", err
 	}
-	if st.engine, err = embedded.Open(st.cfg.DataDir, st.log, embedded.Options{}); err != nil {
+	if st.engine, err = embedded.Open(st.cfg.DataDir, st.log, opts); err != nil {
 		return "", err
 	}
 	return st.engine.URL(), nil

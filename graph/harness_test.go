@@ -79,7 +79,8 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	}
 	if o.endpoint != "" {
 		var err error
-		db, err = dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: o.endpoint, Local: true, Options: clientOpts})
+		db, err = dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: o.endpoint, Local: true, Options: clientOpts,
+			Credentials: dynamotest.Credentials(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

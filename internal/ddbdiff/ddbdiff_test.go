@@ -40,7 +40,8 @@ var startEngine = func(t testing.TB) *dynamodb.Client {
 			t.Errorf("close the embedded engine: %v", err)
 		}
 	})
-	return client(t, e.URL(), "local")
+	// The engine answers only its own credentials.
+	return dynamodb.New(client(t, e.URL(), "local").Options(), func(o *dynamodb.Options) { o.Credentials = e.Credentials() })
 }
 
 // client returns a client for a local engine that never retries (a retried

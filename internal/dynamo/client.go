@@ -25,12 +25,16 @@ import (
 type ClientConfig struct {
 	// Endpoint overrides the endpoint (the embedded engine's loopback URL).
 	Endpoint string
-	// Local marks a local engine (embedded, DynamoDB Local). They accept any
-	// credentials, so fixed ones and region us-east-1 are used: the same for
-	// every command, because DynamoDB Local keeps a separate database per access
-	// key and region unless run with -sharedDb. Asking the default credential
-	// chain instead could also stall on EC2 metadata.
+	// Local marks a local engine (embedded, DynamoDB Local): region us-east-1,
+	// and, unless Credentials are given, fixed credentials. DynamoDB Local
+	// accepts any, and keeps a separate database per access key and region
+	// unless run with -sharedDb, so they are the same for every command.
+	// Asking the default credential chain instead could also stall on EC2
+	// metadata.
 	Local bool
+	// Credentials, when set, sign every call: the embedded engine's, which
+	// it makes per process and which are the only ones it answers.
+	Credentials aws.CredentialsProvider
 	// AttemptTimeout bounds each attempt of a call (defaultAttemptTimeout if
 	// zero); see ddbread.AttemptTimeout.
 	AttemptTimeout time.Duration
@@ -98,6 +102,9 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		// operations); the SDK would warn on each. A local engine's answers
 		// do not cross a network that could corrupt them.
 		opts = append(opts, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+	}
+	if cc.Credentials != nil {
+		cfg.Credentials = aws.NewCredentialsCache(cc.Credentials)
 	}
 	if cfg.Region == "" {
 		return nil, fmt.Errorf("no AWS region configured: set AWS_REGION")

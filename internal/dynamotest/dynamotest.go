@@ -6,9 +6,16 @@
 package dynamotest
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"regexp"
 	"sync"
@@ -16,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -67,6 +76,53 @@ func Endpoint(t testing.TB) string {
 	return Engine(t).URL()
 }
 
+// Credentials returns what a client of the test endpoint signs with: the
+// embedded engine's own, or nil (a client's fixed local ones) for an
+// external endpoint.
+func Credentials(t testing.TB) aws.CredentialsProvider {
+	t.Helper()
+	if e := Engine(t); e != nil {
+		return e.Credentials()
+	}
+	return nil
+}
+
+// Forward returns a reverse proxy to the test endpoint, for a server under
+// test that reaches its store through one and signs with the fixed
+// credentials it uses for any local endpoint: in front of the embedded
+// engine, which answers only its own, it signs each call again with those.
+func Forward(t testing.TB) *httputil.ReverseProxy {
+	t.Helper()
+	target, err := url.Parse(Endpoint(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := Credentials(t)
+	return &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(target)
+		if creds != nil {
+			resign(pr.Out, creds) // left unsigned if it cannot: the engine refuses it
+		}
+	}}
+}
+
+// resign replaces a call's signature with one made with creds.
+func resign(r *http.Request, creds aws.CredentialsProvider) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	c, err := creds.Retrieve(r.Context())
+	if err != nil {
+		return
+	}
+	r.Header.Del("Authorization")
+	sum := sha256.Sum256(body)
+	_ = v4.NewSigner().SignHTTP(r.Context(), c, r, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now())
+}
+
 // EngineName says which engine the tests run against, for messages.
 func EngineName() string {
 	if os.Getenv(EnvEndpoint) != "" {
@@ -81,6 +137,7 @@ func Client(t testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	// A long attempt timeout: -race on a loaded machine slows the engine
 	// tenfold, and tests of timeouts set their own.
 	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: Endpoint(t), Local: true, Options: opts,
+		Credentials:    Credentials(t),
 		AttemptTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatalf("DynamoDB client: %v", err)

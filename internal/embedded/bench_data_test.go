@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -54,14 +55,16 @@ func openEmbedded(b *testing.B, dir string, opts embedded.Options) (*embedded.En
 // serve returns the target of e's table "cal", which it creates.
 func serve(b *testing.B, e *embedded.Engine) *target {
 	b.Helper()
-	tg := &target{db: newClient(b, e.URL()), table: "cal"}
+	tg := &target{db: newClient(b, e.URL(), e.Credentials()), table: "cal"}
 	ensureTable(b, tg)
 	return tg
 }
 
-func newClient(b *testing.B, endpoint string) *dynamodb.Client {
+// newClient returns a client of endpoint signing with creds (nil for
+// DynamoDB Local, which takes any).
+func newClient(b *testing.B, endpoint string, creds aws.CredentialsProvider) *dynamodb.Client {
 	b.Helper()
-	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: endpoint, Local: true})
+	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: endpoint, Local: true, Credentials: creds})
 	if err != nil {
 		b.Fatal(err)
 	}

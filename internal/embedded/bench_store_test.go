@@ -35,7 +35,7 @@ func BenchmarkCreate5000Entries(b *testing.B) {
 	}}}
 	if endpoint := os.Getenv("CALGRAPH_TEST_DYNAMODB"); endpoint != "" {
 		engines = append(engines, benchEngine{"ddblocal", func(b *testing.B, _ int) *target {
-			tg := &target{db: newClient(b, endpoint), table: fmt.Sprintf("create_%d", time.Now().UnixNano())}
+			tg := &target{db: newClient(b, endpoint, nil), table: fmt.Sprintf("create_%d", time.Now().UnixNano())}
 			ensureTable(b, tg)
 			b.Cleanup(func() { tg.db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &tg.table}) })
 			return tg
@@ -123,7 +123,7 @@ func BenchmarkStartup200k(b *testing.B) {
 			}
 			open += time.Since(t)
 			b.StopTimer()
-			tg := &target{db: newClient(b, e.URL()), table: "cal", keys: keys}
+			tg := &target{db: newClient(b, e.URL(), e.Credentials()), table: "cal", keys: keys}
 			b.StartTimer()
 			t = time.Now()
 			getKey(b, tg, keys[len(keys)/2])

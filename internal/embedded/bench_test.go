@@ -63,7 +63,7 @@ func benchEngines(b *testing.B) []benchEngine {
 	}}}
 	if endpoint := os.Getenv("CALGRAPH_TEST_DYNAMODB"); endpoint != "" {
 		engines = append(engines, benchEngine{"ddblocal", func(b *testing.B, n int) *target {
-			tg := &target{db: newClient(b, endpoint), table: fmt.Sprintf("bench%d_%d", n, time.Now().UnixNano()), pid: javaPID(endpoint)}
+			tg := &target{db: newClient(b, endpoint, nil), table: fmt.Sprintf("bench%d_%d", n, time.Now().UnixNano()), pid: javaPID(endpoint)}
 			if tg.pid == 0 {
 				b.Logf("DynamoDB Local's process not found: CPU is the client's only")
 			}

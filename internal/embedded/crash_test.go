@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -39,7 +41,8 @@ const (
 
 // TestCrashChild is the child process of the crash tests, skipped otherwise:
 // it serves the engine on the directory named by CALGRAPH_CRASH_CHILD_DIR,
-// with fsync on as in production, prints its URL and serves until killed
+// with fsync on as in production, prints its URL and the credentials it
+// answers (one line, for the parent only) and serves until killed
 // (or until its parent goes away and closes its stdin).
 func TestCrashChild(t *testing.T) {
 	dir := os.Getenv(envCrashDir)
@@ -55,18 +58,23 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.EnsureTable(context.Background(), clientAt(t, e.URL()), table); err != nil {
+	creds, err := e.Credentials().Retrieve(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("URL %s\n", e.URL())
+	if err := dynamo.EnsureTable(context.Background(), clientAt(t, e.URL(), creds), table); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("URL %s %s %s\n", e.URL(), creds.AccessKeyID, creds.SecretAccessKey)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 // child is a running TestCrashChild.
 type child struct {
-	cmd  *exec.Cmd
-	url  string
-	once sync.Once
+	cmd   *exec.Cmd
+	url   string
+	creds aws.Credentials // the ones the child's engine answers
+	once  sync.Once
 }
 
 // startChild starts a child on dir and waits until it serves.
@@ -89,23 +97,23 @@ func startChild(t *testing.T, dir string) *child {
 	w.Close()
 	c := &child{cmd: cmd}
 	t.Cleanup(c.kill)
-	urls := make(chan string, 1)
+	urls := make(chan []string, 1)
 	go func() {
 		defer r.Close()
 		lines := bufio.NewScanner(r)
 		for lines.Scan() {
 			if url, ok := strings.CutPrefix(lines.Text(), "URL "); ok {
-				urls <- url
+				urls <- strings.Fields(url)
 			}
 		}
 		close(urls)
 	}()
 	select {
-	case url, ok := <-urls:
-		if !ok {
+	case f, ok := <-urls:
+		if !ok || len(f) != 3 {
 			t.Fatal("the child exited before serving")
 		}
-		c.url = url
+		c.url, c.creds = f[0], aws.Credentials{AccessKeyID: f[1], SecretAccessKey: f[2]}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the child did not serve within 30s")
 	}
@@ -121,10 +129,13 @@ func (c *child) kill() {
 	})
 }
 
-func clientAt(t *testing.T, url string) *dynamodb.Client {
+// clientAt returns a client of the engine at url, signing with its
+// credentials.
+func clientAt(t *testing.T, url string, creds aws.Credentials) *dynamodb.Client {
 	t.Helper()
 	t.Setenv("AWS_CA_BUNDLE", "")
-	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: url, Local: true})
+	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: url, Local: true,
+		Credentials: credentials.StaticCredentialsProvider{Value: creds}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +191,7 @@ func TestAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 // their way) and how many were in flight when it was.
 func writeUntilKilled(t *testing.T, c *child, l *ledger, round int, delay time.Duration, replay string) (late, inFlight int64) {
 	t.Helper()
-	store := dynamo.New(clientAt(t, c.url), table, recurrence.Engine{})
+	store := dynamo.New(clientAt(t, c.url, c.creds), table, recurrence.Engine{})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var writing, acked atomic.Int64
@@ -226,7 +237,7 @@ func TestAcknowledgedWriteSurvivesImmediateKill(t *testing.T) {
 	w := &writer{id: 0, log: l}
 	for step := range 9 {
 		c := startChild(t, dir)
-		w.store = dynamo.New(clientAt(t, c.url), table, recurrence.Engine{})
+		w.store = dynamo.New(clientAt(t, c.url, c.creds), table, recurrence.Engine{})
 		err := w.step(context.Background())
 		c.kill()
 		if err != nil {

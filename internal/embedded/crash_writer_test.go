@@ -169,7 +169,8 @@ func verifyAfterCrash(t *testing.T, dir string, l *ledger, replay string) {
 			t.Errorf("close: %v", err)
 		}
 	}()
-	store := dynamo.New(clientAt(t, e.URL()), table, recurrence.Engine{})
+	creds, _ := e.Credentials().Retrieve(context.Background())
+	store := dynamo.New(clientAt(t, e.URL(), creds), table, recurrence.Engine{})
 	ctx := context.Background()
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,12 +13,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/embedded"
+	"github.com/calgraph/calgraph/internal/engine"
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
@@ -34,7 +38,7 @@ func startEngine(t *testing.T, dir string) (*embedded.Engine, *dynamodb.Client) 
 		}
 	})
 	t.Setenv("AWS_CA_BUNDLE", "")
-	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: e.URL(), Local: true})
+	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: e.URL(), Local: true, Credentials: e.Credentials()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +70,15 @@ func export(t *testing.T, store *dynamo.Store) string {
 
 func TestEngineSendsChecksums(t *testing.T) {
 	e, _ := startEngine(t, t.TempDir())
-	req, _ := http.NewRequest(http.MethodPost, e.URL(), strings.NewReader(`{"TableName":"cal"}`))
+	body := `{"TableName":"cal"}`
+	req, _ := http.NewRequest(http.MethodPost, e.URL(), strings.NewReader(body))
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.DescribeTable")
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	creds, _ := e.Credentials().Retrieve(context.Background())
+	sum := sha256.Sum256([]byte(body))
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -191,4 +201,29 @@ func TestLockDir(t *testing.T) {
 		t.Fatalf("lock after unlock: %v", err)
 	}
 	again()
+}
+
+// TestStartingAfresh: a first start creates the engine file and marks the
+// directory; from then on a missing file is refused, not replaced by an
+// empty one, until the operator removes the marker too.
+func TestStartingAfresh(t *testing.T) {
+	dir := t.TempDir()
+	e, _ := startEngine(t, dir)
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, embedded.MarkerName)); err != nil {
+		t.Fatalf("after a first start: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, embedded.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := embedded.Open(dir, slog.New(slog.DiscardHandler), embedded.Options{})
+	if d, ok := errors.AsType[*engine.DamageError](err); !ok || d.State != "missing" {
+		t.Fatalf("open without the file in a used directory: got %v, want it refused as missing", err)
+	}
+	if err := os.Remove(filepath.Join(dir, embedded.MarkerName)); err != nil {
+		t.Fatal(err)
+	}
+	startEngine(t, dir) // afresh, on purpose
 }

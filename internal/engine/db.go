@@ -6,12 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
-	"runtime/debug"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/calgraph/calgraph/internal/atomicfile"
 )
 
 // Layout of the bbolt file:
@@ -40,6 +45,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (TTL, token expiry, table creation times).
 	Now func() time.Time
+	// AcceptRollback opens a file one of whose two meta pages is damaged
+	// from the other, losing the commit the damaged one recorded if it was
+	// the newer. A copy of the file as it was is kept beside it first. Only
+	// an operator's explicit choice sets it (`calgraph check -accept-rollback`).
+	AcceptRollback bool
 }
 
 // DB is the storage side of the engine: a bbolt file holding every table, and
@@ -64,7 +74,10 @@ type writeReq struct {
 	ok  chan struct{}
 }
 
-// Open opens (or creates) the engine's file.
+// Open opens the engine's file, creating it if there is none. An existing
+// file is verified first (verifyFile): one that is empty, cut short or has a
+// damaged meta page is refused with a *DamageError, as is one whose pages
+// make bbolt fail while opening it.
 func Open(path string, opts Options) (*DB, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -72,33 +85,109 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := create(path); err != nil {
+			return nil, fmt.Errorf("create %s: %w", path, err)
+		}
+	}
+	rollback, err := verifyFile(path, opts.AcceptRollback)
+	if err != nil {
+		return nil, err
+	}
+	if rollback != "" {
+		kept, err := keepCopy(path)
+		if err != nil {
+			return nil, fmt.Errorf("keep a copy of %s before rolling it back: %w", path, err)
+		}
+		opts.Logger.Warn("opening the engine file from its intact meta page, as asked: the commit the damaged one recorded is lost",
+			"file", path, "found", rollback, "copy kept", kept)
+	}
+	db := &DB{log: opts.Logger, now: opts.Now, writes: make(chan *writeReq, 1024),
+		done: make(chan struct{}), metas: map[string]cachedMeta{}}
+	if err := guard(func() error { return db.openBolt(path, opts) }); err != nil {
+		if db.bolt != nil {
+			_ = guard(db.bolt.Close)
+		}
+		if _, ok := errors.AsType[*DamageError](err); !ok && !errors.Is(err, bolt.ErrTimeout) {
+			err = damaged(path, "damaged", "opening it failed (%v). Restore it from a backup (see the README, \"Damage\")", err)
+		}
+		return nil, err
+	}
+	go db.commitLoop()
+	return db, nil
+}
+
+// openBolt opens the file with bbolt and reads its table descriptions.
+func (db *DB) openBolt(path string, opts Options) error {
 	// The free-page list is kept in the file (not NoFreelistSync): without
 	// it, opening reads every page to rebuild it, 22 s on a cold 200k-item
 	// file, and the whole file becomes resident.
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync,
 		FreelistType: bolt.FreelistMapType})
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: b, log: opts.Logger, now: opts.Now, writes: make(chan *writeReq, 1024),
-		done: make(chan struct{}), metas: map[string]cachedMeta{}}
-	err = b.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketTables, bucketData, bucketTokens} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
+	db.bolt = b
+	return b.Update(func(tx *bolt.Tx) error {
+		if err := createBuckets(tx); err != nil {
+			return err
 		}
 		return tx.Bucket(bucketTables).ForEach(func(k, v []byte) error {
 			_, err := db.decodeMeta(k, v)
 			return err
 		})
 	})
+}
+
+// keepCopy copies the file to a new name beside it, as evidence of what it
+// was before a rollback.
+func keepCopy(path string) (string, error) {
+	dst := path + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
+	src, err := os.Open(path)
 	if err != nil {
-		b.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return "", err
 	}
-	go db.commitLoop()
-	return db, nil
+	defer src.Close()
+	return dst, atomicfile.Write(dst, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
+}
+
+// createBuckets makes the top-level buckets of the layout, if missing.
+func createBuckets(tx *bolt.Tx) error {
+	for _, name := range [][]byte{bucketTables, bucketData, bucketTokens} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// create makes a new, empty engine file in one step: bbolt writes a new
+// file's first pages after creating it, so a crash in between would leave an
+// empty file, which Open refuses as damage. The file is made under another
+// name and renamed into place, with its directory synced.
+func create(path string) error {
+	tmp := path + ".new"
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	b, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return err
+	}
+	if err = errors.Join(b.Update(createBuckets), b.Close()); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	return errors.Join(dir.Sync(), dir.Close())
 }
 
 // Close waits for queued writes and closes the file.
@@ -132,100 +221,6 @@ func (db *DB) update(fn func(*bolt.Tx) error) error {
 	db.mu.RUnlock()
 	<-r.ok
 	return r.err
-}
-
-// commitLoop is the single writer: it takes every write waiting, applies
-// them one after another in one transaction and commits once, so that
-// concurrent writers share an fsync (group commit) and each sees the
-// writes committed before it (serializable).
-func (db *DB) commitLoop() {
-	defer close(db.done)
-	for r := range db.writes {
-		batch := []*writeReq{r}
-	drain:
-		for len(batch) < 512 {
-			select {
-			case r, ok := <-db.writes:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		db.commit(batch)
-	}
-}
-
-func (db *DB) commit(batch []*writeReq) {
-	defer func() {
-		for _, r := range batch {
-			close(r.ok)
-		}
-	}()
-	tx, err := db.bolt.Begin(true)
-	if err != nil {
-		db.failAll(batch, err)
-		return
-	}
-	for _, r := range batch {
-		r.err = db.apply(tx, r.fn)
-		if _, logical := errors.AsType[*apiError](r.err); r.err != nil && !logical {
-			// A failure of the store itself: nothing of this transaction
-			// stands. Each writer gets a transaction of its own.
-			_ = tx.Rollback()
-			if len(batch) == 1 {
-				return
-			}
-			for _, r := range batch {
-				r.err = nil
-				db.commitAlone(r)
-			}
-			return
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		db.failAll(batch, err)
-	}
-}
-
-func (db *DB) commitAlone(r *writeReq) {
-	tx, err := db.bolt.Begin(true)
-	if err != nil {
-		r.err = db.internal(err)
-		return
-	}
-	r.err = db.apply(tx, r.fn)
-	if _, logical := errors.AsType[*apiError](r.err); r.err != nil && !logical {
-		_ = tx.Rollback()
-		return
-	}
-	if err := tx.Commit(); err != nil {
-		r.err = db.internal(err)
-	}
-}
-
-// apply runs one writer's function, turning a panic into an internal error.
-func (db *DB) apply(tx *bolt.Tx, fn func(*bolt.Tx) error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			db.log.Error("embedded engine write panicked", "panic", p, "stack", string(debug.Stack()))
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return fn(tx)
-}
-
-func (db *DB) failAll(batch []*writeReq, err error) {
-	for _, r := range batch {
-		r.err = db.internal(err)
-	}
-}
-
-func (db *DB) internal(err error) error {
-	db.log.Error("embedded engine storage failure", "err", err)
-	return fmt.Errorf("storage: %w", err)
 }
 
 // cachedMeta is a table's description and the bytes it was decoded from.

@@ -83,6 +83,57 @@
 // through the interpreter's numbers. Key conditions are read from its syntax
 // tree into a key range (keycond.go), never evaluated item by item.
 //
+// # Who may call
+//
+// The engine listens on a loopback port, which every user of the machine can
+// reach. So each Server draws an access key and a 256-bit secret from
+// crypto/rand when it starts (Server.Credentials) and answers only calls
+// signed with them (AWS Signature Version 4, auth.go): the signature is
+// recomputed with the SDK's own signer over the headers the caller signed
+// and the SHA-256 of the body as received, and compared in constant time.
+// Host, X-Amz-Date and X-Amz-Target must be signed (the last so a signed
+// body cannot be sent as another operation), and the date must be within 15
+// minutes of now, DynamoDB's window. Refusals are DynamoDB's own: HTTP 400
+// MissingAuthenticationTokenException, UnrecognizedClientException,
+// IncompleteSignatureException or InvalidSignatureException, before the body
+// is parsed, and logged as a warning at most once a minute (refusals in
+// serve.go). A call captured on loopback can be replayed within the window;
+// capturing it takes root, who can read the file. A Unix socket with mode
+// 0600 would also shut out other users, but not other processes of the same
+// user, and the SDK speaks HTTP over TCP only: signatures keep one code path
+// for every mode. BenchmarkVerify measures about 20 µs per small call.
+//
+// # Damage
+//
+// Open verifies an existing file before bbolt maps it (verify.go): bbolt
+// reads pages through the map, and a page past the end of a truncated file
+// is a SIGBUS, which no Go code recovers from unless the goroutine asked
+// for SetPanicOnFault. So the engine reads both meta pages with plain reads
+// and refuses, with a *DamageError saying what it found, a file that is
+// empty, shorter than the newest commit's high-water mark, or one of whose
+// meta pages fails its checksum. bbolt would open that last one from the
+// other meta page; when the damaged one was the newer, the last
+// acknowledged commit would be rolled back silently, so the engine refuses
+// unless Options.AcceptRollback says an operator chose that, and then keeps
+// a copy of the file first. A new file is created under another name and
+// renamed into place, so an empty file is always damage, never a first
+// start.
+//
+// Data pages are not read at open. Reading one that is damaged makes bbolt
+// panic (a page that is not what its parent says) or fault (past the end
+// of a file cut while mapped): every goroutine that reads or writes the file
+// (calls, the committer, the sweeper, CheckFile) runs under guard, which
+// sets SetPanicOnFault and turns either into an error: InternalServerError
+// for that call, a failed batch for the committer (its transaction rolled
+// back, else the write lock would be held for good), and a log line that
+// names the file and says to run `calgraph check`. CheckFile walks every
+// bucket, key and record under guard before running bbolt's Tx.Check,
+// which runs in a goroutine of its own where a panic could not be caught.
+//
+// Only meta pages carry a checksum (bbolt's); data pages and records carry
+// none. A flipped bit inside a value that still parses is not detected; one
+// that breaks a page or a record's shape is, by CheckFile.
+//
 // # Not supported
 //
 // Refused with a ValidationException: the legacy parameters (Expected,

@@ -43,7 +43,7 @@ func start(t *testing.T) *dynamodb.Client {
 		}
 	})
 	t.Setenv("AWS_CA_BUNDLE", "")
-	c, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: srv.URL(), Local: true})
+	c, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: srv.URL(), Local: true, Credentials: credentialsOf(srv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestSweepDeletesExpiredItems(t *testing.T) {
 	}
 	t.Cleanup(func() { srv.Close(); db.Close() })
 	t.Setenv("AWS_CA_BUNDLE", "")
-	c, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: srv.URL(), Local: true})
+	c, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: srv.URL(), Local: true, Credentials: credentialsOf(srv)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,16 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
-// Server serves a DB's DynamoDB protocol on a loopback port and sweeps
-// expired items in the background.
+// Server serves a DB's DynamoDB protocol on a loopback port, to callers that
+// sign with its credentials only (auth.go), and sweeps expired items in the
+// background.
 type Server struct {
 	db      *DB
+	auth    *authenticator
+	refused refusals
 	srv     *http.Server
 	url     string
 	served  chan error
@@ -30,7 +37,7 @@ func Serve(db *DB, sweepEvery time.Duration) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for the embedded engine: %w", err)
 	}
-	s := &Server{db: db, url: "http://" + ln.Addr().String(), served: make(chan error, 1), swept: make(chan struct{})}
+	s := &Server{db: db, auth: newAuthenticator(), url: "http://" + ln.Addr().String(), served: make(chan error, 1), swept: make(chan struct{})}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.served <- s.srv.Serve(ln) }()
 	ctx, stop := context.WithCancel(context.Background())
@@ -42,13 +49,26 @@ func Serve(db *DB, sweepEvery time.Duration) (*Server, error) {
 // URL is the endpoint to give the SDK.
 func (s *Server) URL() string { return s.url }
 
+// Credentials are the only credentials the server answers: made at random
+// when it started, never written anywhere. Give them to the SDK client.
+func (s *Server) Credentials() aws.Credentials { return s.auth.creds }
+
 // DB is the database served.
 func (s *Server) DB() *DB { return s.db }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.calls.Add(1)
 	defer s.calls.Done()
-	s.db.ServeHTTP(w, r)
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	if err := s.auth.verify(r, body); err != nil {
+		s.refused.note(s.db.log, err)
+		writeAnswer(w, err.Status, err.body())
+		return
+	}
+	s.db.serve(w, r, body)
 }
 
 // Close stops serving: it closes the listener and every connection at once
@@ -84,11 +104,41 @@ func (s *Server) sweep(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := s.db.SweepExpired(ctx); err != nil && ctx.Err() == nil {
-				s.db.log.Error("sweeping expired items", "err", err)
-			} else if n > 0 {
-				s.db.log.Debug("swept expired items", "items", n)
-			}
+			s.sweepOnce(ctx)
 		}
 	}
+}
+
+// sweepOnce deletes the expired items. A panic (a damaged page) is logged
+// like any failure, and the sweeper goes on.
+func (s *Server) sweepOnce(ctx context.Context) {
+	var n int
+	err := guard(func() (err error) { n, err = s.db.SweepExpired(ctx); return err })
+	_, panicked := errors.AsType[*panicError](err)
+	switch {
+	case panicked:
+		s.db.damage(err, "while", "sweeping expired items")
+	case err != nil && ctx.Err() == nil:
+		s.db.log.Error("sweeping expired items", "err", err)
+	case n > 0:
+		s.db.log.Debug("swept expired items", "items", n)
+	}
+}
+
+// refusals counts the calls refused for their signature, and logs them at
+// most once a minute: another process calling the engine is worth an
+// operator's attention, but must not be able to fill the log.
+type refusals struct {
+	count  atomic.Int64
+	logged atomic.Int64 // when they were last logged, in Unix seconds
+}
+
+func (r *refusals) note(log *slog.Logger, err *apiError) {
+	r.count.Add(1)
+	now, last := time.Now().Unix(), r.logged.Load()
+	if now-last < 60 || !r.logged.CompareAndSwap(last, now) {
+		return
+	}
+	log.Warn("embedded engine refused calls not signed by this process: another process on this machine is calling it",
+		"refused", r.count.Swap(0), "last", err.Error())
 }

@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"io"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -38,24 +37,16 @@ var operations = map[string]operation{
 	"TransactGetItems":   transactGetItems,
 }
 
-// ServeHTTP speaks DynamoDB's JSON protocol (version 1.0): the operation in
-// the X-Amz-Target header, JSON in and out, errors as {"__type", "message"},
-// and the CRC32 checksum header the SDK verifies. Requests are not
-// authenticated: the engine listens on loopback for its own process.
-func (db *DB) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve speaks DynamoDB's JSON protocol (version 1.0) for a call whose body
+// was read and whose signature was verified (Server.serveHTTP): the
+// operation in the X-Amz-Target header, JSON in and out, errors as
+// {"__type", "message"}, and the CRC32 checksum header the SDK verifies.
+func (db *DB) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	target := r.Header.Get("X-Amz-Target")
 	name := target[strings.LastIndex(target, ".")+1:]
 	op, ok := operations[name]
 	if r.Method != http.MethodPost || !strings.HasPrefix(target, "DynamoDB_20120810.") || !ok {
 		writeAnswer(w, http.StatusBadRequest, (&apiError{Type: "UnknownOperationException", Message: "unknown operation " + target}).body())
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
-	if err != nil {
-		return // the client went away
-	}
-	if len(body) > maxRequestBytes {
-		writeAnswer(w, http.StatusRequestEntityTooLarge, validation("Request size exceeds 16777216 bytes").body())
 		return
 	}
 	out, err := db.call(name, op, body)
@@ -71,15 +62,27 @@ func (db *DB) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeAnswer(w, http.StatusOK, out)
 }
 
-// call runs an operation, turning a panic into an internal error.
+// readBody reads a call's body, answering the call itself when it cannot.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	if err != nil {
+		return nil, false // the client went away
+	}
+	if len(body) > maxRequestBytes {
+		writeAnswer(w, http.StatusRequestEntityTooLarge, validation("Request size exceeds 16777216 bytes").body())
+		return nil, false
+	}
+	return body, true
+}
+
+// call runs an operation, turning a panic or a fault reading the file into
+// an internal error for this call alone.
 func (db *DB) call(name string, op operation, body []byte) (out json.RawMessage, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			db.log.Error("embedded engine panicked", "operation", name, "panic", p, "stack", string(debug.Stack()))
-			out, err = nil, internalError("The server encountered an internal error trying to fulfill the request.")
-		}
-	}()
-	return op(db, body)
+	if p := guard(func() error { out, err = op(db, body); return nil }); p != nil {
+		db.damage(p, "operation", name)
+		return nil, internalError("The server encountered an internal error trying to fulfill the request.")
+	}
+	return out, err
 }
 
 func writeAnswer(w http.ResponseWriter, status int, body []byte) {
