@@ -1,4 +1,4 @@
-// Package httpapi is calgraph's HTTP edge: routes (GraphiQL, the GraphQL
+// Package httpapi is calgraph's HTTP edge: routes (GraphiQL and its assets, the GraphQL
 // endpoint, the SDL, calendars' iCalendar feeds, health and readiness probes) and the middleware every
 // request passes through (request IDs, structured logs, panic recovery, CORS, a
 // body size limit).
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rs/cors"
+
+	"github.com/calgraph/calgraph/internal/graphiql"
 )
 
 // Config configures the edge.
@@ -52,7 +54,8 @@ const (
 // whether the store is reachable.
 func New(cfg Config, graphql http.Handler, ready func(context.Context) error, logger *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+PathGraphiQL+"{$}", graphiql(cfg))
+	mux.Handle("GET "+PathGraphiQL+"{$}", graphiql.Page(graphiql.Config{Endpoint: PathQuery, Schema: PathSchema, Headers: cfg.GraphiQLHeaders}))
+	mux.Handle("GET "+graphiql.AssetsPath, graphiql.Assets())
 	mux.Handle(PathQuery, graphql)
 	if cfg.Feeds != nil {
 		mux.Handle("GET "+PathFeeds+"{file}", cfg.Feeds)
