@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,5 +53,31 @@ func browse(t *testing.T, script string, args ...string) {
 	t.Logf("%s took %s (in ms: %v)", script, time.Since(start).Round(time.Millisecond), res.Timings)
 	for _, p := range res.Problems {
 		t.Error(p)
+	}
+}
+
+// TestBrowserCrossOriginSPA: a page served from another localhost port, as
+// an app under development is (Vite's http://localhost:5173), may POST to
+// /query and run a subscription over the server's WebSocket and receive a
+// delivery (testdata/browser-cors.cjs): with its origin listed in
+// -cors-origins, and with -cors-origins auto, which allows http://localhost:*.
+// One alone:
+//
+//	CALGRAPH_BROWSER_DIR=~/.cache/calgraph-ci/browser-1 go test -run TestBrowserCrossOriginSPA .
+func TestBrowserCrossOriginSPA(t *testing.T) {
+	spa := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!DOCTYPE html><title>an app on another port</title>"))
+	}))
+	defer spa.Close()
+	origin := strings.Replace(spa.URL, "127.0.0.1", "localhost", 1)
+	for _, tt := range []struct{ name, origins string }{
+		{"listed", origin},
+		{"auto", "auto"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := serve(t, settings(t, t.TempDir(), false, "CALGRAPH_CORS_ORIGINS", tt.origins))
+			browse(t, "testdata/browser-cors.cjs", in.url, in.token, spa.URL)
+		})
 	}
 }
