@@ -43,10 +43,10 @@ const compressMinSize = 1024
 // returns "gzip", "zstd" or "" (the answer as it is). The coding with the
 // higher q-value wins; "*" gives its q-value to a coding not listed, and
 // q=0 refuses one. On a tie gzip wins: every HTTP client decodes it, while
-// some list zstd they cannot decode (Node 20's fetch sends "gzip, deflate,
-// br, zstd" and fails on a zstd answer), so zstd goes only to clients that
-// prefer it or accept nothing else. An element with a malformed q-value is
-// left out. "identity;q=0" is not honoured: with no coding acceptable, the
+// some list zstd they cannot decode (graphql-codegen under Node 20 sent
+// "gzip, deflate, br, zstd" and crashed on a zstd answer), so zstd goes only
+// to clients that prefer it or accept nothing else. An element with a
+// malformed q-value is left out. "identity;q=0" is not honoured: with no coding acceptable, the
 // answer goes as it is rather than as 406, as most servers do.
 func preferredEncoding(header []string) string {
 	q := map[string]float64{}

@@ -100,7 +100,7 @@ func TestCORSHeaders(t *testing.T) {
 // TestCompression: large answers are encoded as the client's
 // Accept-Encoding asks (RFC 9110's q-values, "*" and "identity" included)
 // and decode to the same bytes; on a tie gzip wins, since clients list zstd
-// they cannot decode (Node 20's fetch); small answers, and answers to
+// they cannot decode (graphql-codegen under Node 20); small answers, and answers to
 // clients that accept neither coding, go as they are.
 func TestCompression(t *testing.T) {
 	srv := newServer(t, io.Discard)
