@@ -451,7 +451,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		opts.Extensions = append(opts.Extensions, telemetry.TraceGraphQL())
 	}
 	gql := graph.NewHandler(st.store, st.log, opts)
-	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, CORSHeaders: st.cfg.CORSHeaders, SDL: schemaSDL,
+	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, CORSHeaders: st.cfg.CORSHeaders, SDL: graph.SDL(schemaSDL),
 		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, time.Now, st.log))}
 	var devToken string
 	if devSecret != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,8 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 	}
 }
 
-// copyModule copies the module's Go sources and generator inputs.
+// copyModule copies the module's Go sources, the files they embed and the
+// generator's inputs: the generator builds the module.
 func copyModule(t *testing.T, from, to string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
@@ -60,7 +62,8 @@ func copyModule(t *testing.T, from, to string) {
 			}
 			return os.MkdirAll(filepath.Join(to, rel), 0o755)
 		}
-		if !strings.HasSuffix(rel, ".go") && rel != "go.mod" && rel != "go.sum" && rel != "gqlgen.yml" && rel != "schema.graphqls" {
+		embedded := slices.Contains([]string{".html", ".js", ".css"}, filepath.Ext(rel)) // GraphiQL's, which the module embeds
+		if !strings.HasSuffix(rel, ".go") && !embedded && rel != "go.mod" && rel != "go.sum" && rel != "gqlgen.yml" && rel != "schema.graphqls" {
 			return nil
 		}
 		b, err := os.ReadFile(path)

@@ -1,47 +1,40 @@
 package httpapi_test
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/calgraph/calgraph/internal/httpapi"
 )
 
-// TestGraphiQLOffline: the GraphiQL page carries, beside gqlgen's page, the
-// help it shows when the CDN's scripts cannot load: the endpoint, a curl line
-// with this server's dev token, the SDL link, and the script that shows it
-// when GraphiQL is missing at the page's load.
-func TestGraphiQLOffline(t *testing.T) {
-	cfg := httpapi.Config{SDL: []byte("type Query"), GraphiQLHeaders: map[string]string{"Authorization": "Bearer dev-token-123"}}
-	srv := httptest.NewServer(httpapi.New(cfg, http.NotFoundHandler(), func(context.Context) error { return nil }, slog.New(slog.NewTextHandler(io.Discard, nil))))
-	defer srv.Close()
+// TestGraphiQLRoutes: the edge serves GraphiQL's page with its
+// Content-Security-Policy and its assets, compressed, from this server.
+func TestGraphiQLRoutes(t *testing.T) {
+	srv := newServer(t, io.Discard)
 	res, err := http.Get(srv.URL + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	page := string(b)
-	for _, want := range []string{
-		`id="graphiql"`,                       // gqlgen's page itself
-		`id="calgraph-offline" hidden`,        // the help, hidden until needed
-		"GraphiQL could not load",             // says what failed
-		"Authorization: Bearer dev-token-123", // the curl line, with the dev token
-		`href="/schema.graphql"`,              // the SDL
-		`typeof GraphiQL !== "undefined"`,     // shown when GraphiQL is missing
-		`addEventListener("load", check)`,     // once the scripts have failed
-		"<noscript>",
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the GraphiQL page lacks %q", want)
-		}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Fatalf("GET /: %d, Content-Security-Policy %q", res.StatusCode, res.Header.Get("Content-Security-Policy"))
 	}
-	if res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
-		t.Errorf("Content-Type %q", res.Header.Get("Content-Type"))
+	script := regexp.MustCompile(`/graphiql/[0-9a-f]+/graphiql\.min\.js`).Find(page)
+	if script == nil {
+		t.Fatalf("the page does not load GraphiQL from /graphiql/: %s", page)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+string(script), nil)
+	req.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
+	res, err = http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Encoding") != "gzip" ||
+		!strings.Contains(res.Header.Get("Cache-Control"), "immutable") {
+		t.Errorf("GraphiQL's script: %d, Content-Encoding %q, Cache-Control %q; want 200, gzip, immutable",
+			res.StatusCode, res.Header.Get("Content-Encoding"), res.Header.Get("Cache-Control"))
 	}
 }

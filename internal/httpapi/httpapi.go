@@ -1,4 +1,4 @@
-// Package httpapi is calgraph's HTTP edge: routes (GraphiQL, the GraphQL
+// Package httpapi is calgraph's HTTP edge: routes (GraphiQL and its assets, the GraphQL
 // endpoint, the SDL, calendars' iCalendar feeds, health and readiness probes) and the middleware every
 // request passes through (request IDs, structured logs, panic recovery, CORS, a
 // body size limit).
@@ -11,9 +11,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/klauspost/compress/gzhttp"
-	"github.com/klauspost/compress/gzip"
 	"github.com/rs/cors"
+
+	"github.com/calgraph/calgraph/internal/graphiql"
 )
 
 // Config configures the edge.
@@ -54,7 +54,8 @@ const (
 // whether the store is reachable.
 func New(cfg Config, graphql http.Handler, ready func(context.Context) error, logger *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+PathGraphiQL+"{$}", graphiql(cfg))
+	mux.Handle("GET "+PathGraphiQL+"{$}", graphiql.Page(graphiql.Config{Endpoint: PathQuery, Schema: PathSchema, Headers: cfg.GraphiQLHeaders}))
+	mux.Handle("GET "+graphiql.AssetsPath, graphiql.Assets())
 	mux.Handle(PathQuery, graphql)
 	if cfg.Feeds != nil {
 		mux.Handle("GET "+PathFeeds+"{file}", cfg.Feeds)
@@ -85,29 +86,6 @@ func New(cfg Config, graphql http.Handler, ready func(context.Context) error, lo
 	})
 	return requestID(logRequests(logger, recoverPanics(logger, c.Handler(compress(mux)))))
 }
-
-// compress encodes answers (GraphQL, the SDL, feeds) as zstd or gzip for
-// clients that accept them, with klauspost/compress's gzhttp: zstd when the
-// client prefers it or accepts nothing else, else gzip. Answers under
-// compressMinSize go as they are: below about a packet, encoding costs more
-// than it saves. Flushes pass through, so @defer's parts still stream.
-func compress(next http.Handler) http.Handler {
-	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMinSize), gzhttp.EnableZstd(true),
-		gzhttp.CompressionLevel(gzip.BestSpeed))
-	if err != nil {
-		panic(err) // the options are constants
-	}
-	gz := wrap(next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if IsWebSocket(r) { // nothing to compress; the connection is handed over
-			next.ServeHTTP(w, r)
-			return
-		}
-		gz.ServeHTTP(w, r)
-	})
-}
-
-const compressMinSize = 1024
 
 func writeText(w http.ResponseWriter, status int, text string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

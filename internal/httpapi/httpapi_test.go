@@ -96,9 +96,11 @@ func TestCORSHeaders(t *testing.T) {
 	}
 }
 
-// TestCompression: large answers are encoded as the client asks (gzip or
-// zstd) and decode to the same bytes; small ones, and answers to clients
-// that accept no encoding, go as they are.
+// TestCompression: large answers are encoded as the client's
+// Accept-Encoding asks (RFC 9110's q-values, "*" and "identity" included)
+// and decode to the same bytes; on a tie gzip wins, since clients list zstd
+// they cannot decode (graphql-codegen under Node 20); small answers, and answers to
+// clients that accept neither coding, go as they are.
 func TestCompression(t *testing.T) {
 	srv := newServer(t, io.Discard)
 	for _, tt := range []struct {
@@ -107,9 +109,39 @@ func TestCompression(t *testing.T) {
 	}{
 		{"gzip", "gzip", 4000},
 		{"zstd", "zstd", 4000},
-		{"gzip, deflate, br, zstd", "zstd", 4000},
 		{"", "", 4000},
 		{"gzip", "", 100},
+		// Ties go to gzip, whatever the order.
+		{"gzip, deflate, br, zstd", "gzip", 4000},
+		{"zstd, gzip", "gzip", 4000},
+		{"zstd;q=0.8, gzip;q=0.8", "gzip", 4000},
+		// q-values: the higher wins; q=0 refuses a coding.
+		{"gzip;q=0.9, zstd", "zstd", 4000},
+		{"zstd;q=1.0, gzip;q=0.999", "zstd", 4000},
+		{"zstd;q=0.5, gzip", "gzip", 4000},
+		{"gzip;q=0, zstd;q=0.1", "zstd", 4000},
+		{"zstd;q=0, gzip;q=0.001", "gzip", 4000},
+		{"gzip;q=0", "", 4000},
+		{"gzip;q=0, zstd;q=0", "", 4000},
+		// Names are case-insensitive; x-gzip is gzip (RFC 9110, 8.4.1.3).
+		{"GZIP", "gzip", 4000},
+		{"Zstd;Q=0.5, x-gzip;q=0.4", "zstd", 4000},
+		{"x-gzip", "gzip", 4000},
+		// "*" stands for every coding not listed.
+		{"*", "gzip", 4000},
+		{"*;q=0.5, zstd", "zstd", 4000},
+		{"gzip;q=0, *", "zstd", 4000},
+		{"zstd;q=0, *;q=0.3", "gzip", 4000},
+		{"*;q=0", "", 4000},
+		// identity, or codings calgraph does not speak, get the answer as it is.
+		{"identity", "", 4000},
+		{"br, deflate", "", 4000},
+		{"identity;q=0, br", "", 4000},
+		// A malformed q-value leaves its coding out, not the header.
+		{"zstd;q=high, gzip;q=0.5", "gzip", 4000},
+		{"gzip;q=2", "", 4000},
+		{"gzip;q=NaN, zstd;q=0.2", "zstd", 4000},
+		{" gzip ; q=0.5 ,, zstd ; q=0.4 ", "gzip", 4000},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/query", strings.NewReader(strings.Repeat("q", tt.size)))
 		req.Header.Set("Accept-Encoding", tt.accept)
