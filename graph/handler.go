@@ -78,6 +78,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.MultipartMixed{}) // before POST: @defer, for clients that accept multipart/mixed
 	srv.AddTransport(transport.POST{})
+	srv.SetValidationRulesFn(validationRules)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	// Validation compares fields pairwise: without a bound on the tokens, one
 	// request of repeated fields costs seconds to minutes of CPU.
