@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bufio"
 	"bytes"
 	"container/list"
 	"encoding/json"
@@ -23,7 +24,8 @@ type sessionConns struct {
 }
 
 func (c sessionConns) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	conn, err := c.accept.Accept(w, r, o)
+	hw := &hijackWriter{ResponseWriter: w}
+	conn, err := c.accept.Accept(hw, r, o)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +33,7 @@ func (c sessionConns) Accept(w http.ResponseWriter, r *http.Request, o transport
 	if s == nil {
 		s = &wsSession{} // not through wsServer.handler: nothing to share it with
 	}
-	sc := &sessionConn{WebsocketConn: conn, session: s, pending: c.server.pending, rule: newWSRule(conn.Subprotocol())}
+	sc := &sessionConn{WebsocketConn: conn, raw: hw.conn, session: s, pending: c.server.pending, rule: newWSRule(conn.Subprotocol())}
 	s.mu.Lock()
 	s.conn = sc
 	s.mu.Unlock()
@@ -47,6 +49,7 @@ func (c sessionConns) Accept(w http.ResponseWriter, r *http.Request, o transport
 // sessionConn is gqlgen's connection with wsRule between it and the client.
 type sessionConn struct {
 	transport.WebsocketConn
+	raw       net.Conn // the socket under it
 	session   *wsSession
 	pending   *pendingConns
 	rule      *wsRule
@@ -91,7 +94,31 @@ func (c *sessionConn) refuse(f *wsRefusal) {
 	c.pending.take(c)
 	c.initTimer.Stop()
 	_ = c.WebsocketConn.WriteClose(c.session.closeWith(f.code, f.reason))
+	if c.raw != nil {
+		time.AfterFunc(wsRefuseGrace, func() { _ = c.raw.Close() })
+	}
 }
+
+// wsRefuseGrace is how long a refused client has to answer the close frame
+// before its socket is cut. coder/websocket waits 5 s for the answer, and a
+// client that never signs in has no reason to give one: a flood of them
+// would hold five seconds' worth of sockets, where this holds one.
+const wsRefuseGrace = time.Second
+
+// hijackWriter keeps the connection an upgrade hijacks, which gqlgen's
+// WebSocket adapter keeps to itself.
+type hijackWriter struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	w.conn = conn
+	return conn, rw, err
+}
+
+func (w *hijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (c *sessionConn) WriteJSON(v any) error {
 	b, err := json.Marshal(v)
