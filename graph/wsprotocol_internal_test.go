@@ -76,3 +76,29 @@ func TestWSRuleLongReason(t *testing.T) {
 		t.Fatalf("a reason cut inside a character: %d bytes, valid %v", len(r.reason), utf8.ValidString(r.reason))
 	}
 }
+
+// BenchmarkWSRuleOutbound: what wsRule adds to each message gqlgen sends
+// (decoding its envelope and writing it again under the client's id), beside
+// encoding the message in the first place.
+func BenchmarkWSRuleOutbound(b *testing.B) {
+	for _, size := range []int{2 << 10, 64 << 10} {
+		payload := mustMarshal(map[string]any{"data": map[string]any{"calendarChanges": strings.Repeat("x", size)}})
+		msg := wsMessage{ID: "1", Type: "next", Payload: payload}
+		b.Run(fmt.Sprintf("encode-%dKiB", size>>10), func(b *testing.B) {
+			for b.Loop() {
+				mustMarshal(msg)
+			}
+		})
+		b.Run(fmt.Sprintf("rule-%dKiB", size>>10), func(b *testing.B) {
+			r := newWSRule("graphql-transport-ws")
+			r.inbound([]byte(`{"type":"connection_init"}`))
+			r.inbound([]byte(`{"id":"a","type":"subscribe","payload":{}}`))
+			enc := mustMarshal(msg)
+			for b.Loop() {
+				if out, _ := r.outbound(enc); out == nil {
+					b.Fatal("dropped")
+				}
+			}
+		})
+	}
+}
