@@ -94,8 +94,9 @@ func (s *wsSession) closeWith(code int, msg string) (int, string) {
 // past the limit; release uncounts it. A subscription stops counting towards
 // the limit as soon as its context ends, before its goroutine has wound down
 // and released it: gqlgen cancels that context as it reads the client's
-// `complete`, and answers `complete` without waiting for the goroutine, so a
-// client may start another at once.
+// `complete`, before it reads the next message, and a client may start
+// another subscription at once (it is told nothing more of the one it
+// completed, wsRule).
 func holdSubscription(ctx context.Context) (release func(), err error) {
 	s := sessionOf(ctx)
 	if s == nil {
