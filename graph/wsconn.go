@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -50,6 +51,7 @@ func (c sessionConns) Accept(w http.ResponseWriter, r *http.Request, o transport
 type sessionConn struct {
 	transport.WebsocketConn
 	raw       net.Conn // the socket under it
+	signedIn  atomic.Bool
 	session   *wsSession
 	pending   *pendingConns
 	rule      *wsRule
@@ -94,15 +96,22 @@ func (c *sessionConn) refuse(f *wsRefusal) {
 	c.pending.take(c)
 	c.initTimer.Stop()
 	_ = c.WebsocketConn.WriteClose(c.session.closeWith(f.code, f.reason))
+	c.cutAfterGrace()
+}
+
+// cutAfterGrace closes the socket wsRefuseGrace from now, whether or not the
+// client has answered the close frame.
+func (c *sessionConn) cutAfterGrace() {
 	if c.raw != nil {
 		time.AfterFunc(wsRefuseGrace, func() { _ = c.raw.Close() })
 	}
 }
 
-// wsRefuseGrace is how long a refused client has to answer the close frame
-// before its socket is cut. coder/websocket waits 5 s for the answer, and a
-// client that never signs in has no reason to give one: a flood of them
-// would hold five seconds' worth of sockets, where this holds one.
+// wsRefuseGrace is how long a refused client, or one that never signed in,
+// has to answer the close frame before its socket is cut. coder/websocket
+// waits 5 s for the answer, and a flooding client has no reason to give one:
+// a flood would hold five seconds' worth of sockets, where this holds one.
+// A signed-in client's connection gets the whole 5 s.
 const wsRefuseGrace = time.Second
 
 // hijackWriter keeps the connection an upgrade hijacks, which gqlgen's
@@ -127,6 +136,7 @@ func (c *sessionConn) WriteJSON(v any) error {
 	}
 	out, acked := c.rule.outbound(b)
 	if acked {
+		c.signedIn.Store(true)
 		c.pending.take(c)
 		c.initTimer.Stop()
 	}
@@ -145,7 +155,11 @@ func (c *sessionConn) write(b []byte) error {
 }
 
 func (c *sessionConn) WriteClose(code int, msg string) error {
-	return c.WebsocketConn.WriteClose(c.session.closeWith(code, msg))
+	err := c.WebsocketConn.WriteClose(c.session.closeWith(code, msg))
+	if !c.signedIn.Load() { // a bad token, say: see wsRefuseGrace
+		c.cutAfterGrace()
+	}
+	return err
 }
 
 func (c *sessionConn) SetReadLimit(n int64) {

@@ -75,7 +75,7 @@ func (s *wsSession) end(code int, msg string) {
 	case cancel != nil:
 		cancel()
 	case conn != nil:
-		_ = conn.WebsocketConn.WriteClose(code, msg)
+		_ = conn.WriteClose(code, msg)
 	}
 }
 
