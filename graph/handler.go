@@ -70,14 +70,17 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	cfg := Config{Resolvers: res}
 	setComplexity(&cfg)
 	srv := handler.New(NewExecutableSchema(cfg))
+	var sockets *wsServer
 	if opts.Live != nil {
 		res.Live = opts.Live.Hub
-		srv.AddTransport(websocketTransport(*opts.Live))
+		sockets = newWSServer(*opts.Live)
+		srv.AddTransport(sockets.transport())
 	}
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.MultipartMixed{}) // before POST: @defer, for clients that accept multipart/mixed
 	srv.AddTransport(transport.POST{})
+	srv.SetValidationRulesFn(validationRules)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	// Validation compares fields pairwise: without a bound on the tokens, one
 	// request of repeated fields costs seconds to minutes of CPU.
@@ -100,11 +103,11 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	}
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
-	var shutdown context.Context
-	if opts.Live != nil {
-		shutdown = opts.Live.Shutdown
+	h := checkRequest(opts.MaxBodyBytes, specStatuses(srv))
+	if sockets == nil {
+		return h
 	}
-	return withSessions(shutdown, checkRequest(opts.MaxBodyBytes, specStatuses(srv)))
+	return sockets.handler(h)
 }
 
 // perDelivery gives each response of a subscription, and each query or

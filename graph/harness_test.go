@@ -55,6 +55,8 @@ type envOptions struct {
 	ping     time.Duration // the WebSocket ping interval (graph's default if zero)
 	idle     time.Duration // the WebSocket idle timeout (graph's default if zero)
 	noViews  bool          // no view cache: every view reads its calendars' entries
+	origins  []string      // -cors-origins, for CORS and WebSocket alike
+	initWait time.Duration // how long a WebSocket may wait for connection_init (graph's default if zero)
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -114,9 +116,10 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	}
 	api := loader.MiddlewareWithWait(store, recurrence.Engine{}, wait,
 		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
-			Live:       &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, Shutdown: running, PingInterval: o.ping, IdleTimeout: o.idle},
+			Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
+				PingInterval: o.ping, IdleTimeout: o.idle, InitTimeout: o.initWait},
 			NewLoaders: func() *loader.Loaders { return loader.New(store, recurrence.Engine{}) }})))
-	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
+	h := httpapi.New(httpapi.Config{AllowedOrigins: o.origins, SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub}

@@ -1,11 +1,9 @@
 package graph
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"net/http"
-	"net/url"
-	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -20,11 +18,19 @@ import (
 // (and the older graphql-ws, for old clients). The client signs in with the
 // `connection_init` payload {"Authorization": "Bearer <token>"} (or the
 // upgrade request's Authorization header); a connection that does not is
-// closed with 4403. Limits and hygiene:
+// closed with 4403. A page may open one from the origins CORS allows
+// (httpapi.Origins); others get 403. Limits and hygiene:
 //   - MaxSubscriptionsPerConnection subscriptions at once on a connection,
 //     more fail with TOO_MANY_SUBSCRIPTIONS; MaxConnectionsPerUser
 //     connections of one user on one instance, more are closed at
 //     connection_init with 4429;
+//   - a connection must send connection_init within wsInitTimeout (else
+//     4408), and at most MaxPendingConnections of an instance wait for theirs
+//     at once: past that the oldest waiting is closed (4408), so a flood of
+//     connections that never sign in holds a bounded number of sockets and
+//     cannot keep out clients that do;
+//   - a message that breaks the protocol closes the connection with the
+//     protocol's code (wsRule: 4400, 4401, 4409, 4429);
 //   - the server pings every wsPingInterval and closes a connection whose
 //     client has not answered within twice that;
 //   - a connection without a subscription for wsIdleTimeout is closed (1000);
@@ -35,10 +41,19 @@ import (
 //     single write blocks for wsWriteTimeout (a client that stopped reading)
 //     is cut off at once, as no close frame can reach it;
 //   - when a connection ends, its subscriptions end with it, and nothing of
-//     them is left running (TestSubscriptionsLeaveNothingBehind).
+//     them is left running (TestSubscriptionsLeaveNothingBehind); whatever
+//     way gqlgen's transport returns, the socket is closed
+//     (TestMalformedInitLeavesNothing).
 const (
 	MaxSubscriptionsPerConnection = 20
 	MaxConnectionsPerUser         = 10
+	// MaxPendingConnections bounds the connections of an instance that have
+	// not completed connection_init. A client completes it within a round
+	// trip, so even a mass reconnection keeps few waiting; past the bound the
+	// oldest waiting one is closed rather than the newest refused, so that a
+	// flood of connections that never sign in cannot shut out clients that
+	// do (they need only sign in before MaxPendingConnections more arrive).
+	MaxPendingConnections = 128
 
 	wsPingInterval = 25 * time.Second
 	wsIdleTimeout  = 5 * time.Minute
@@ -64,148 +79,39 @@ type LiveOptions struct {
 	// the HTTP server's graceful shutdown does not wait for hijacked ones.
 	Shutdown context.Context
 	// Timeouts for tests; zero means the defaults above.
-	PingInterval, IdleTimeout time.Duration
+	PingInterval, IdleTimeout, InitTimeout time.Duration
 }
 
-// wsUsers counts each user's connections on this instance.
-type wsUsers struct {
-	mu    sync.Mutex
-	count map[string]int
+// wsServer is an instance's WebSocket side: its options and the counts its
+// limits keep.
+type wsServer struct {
+	opts    LiveOptions // with the defaults filled in
+	origins httpapi.Origins
+	users   *wsUsers
+	pending *pendingConns
 }
 
-func (u *wsUsers) acquire(user string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.count[user] >= MaxConnectionsPerUser {
-		return false
+func newWSServer(o LiveOptions) *wsServer {
+	o.PingInterval = cmp.Or(o.PingInterval, wsPingInterval)
+	o.IdleTimeout = cmp.Or(o.IdleTimeout, wsIdleTimeout)
+	o.InitTimeout = cmp.Or(o.InitTimeout, wsInitTimeout)
+	if o.Shutdown == nil {
+		o.Shutdown = context.Background()
 	}
-	u.count[user]++
-	return true
+	return &wsServer{opts: o, origins: httpapi.NewOrigins(o.AllowedOrigins),
+		users: &wsUsers{count: map[string]int{}}, pending: &pendingConns{max: MaxPendingConnections}}
 }
 
-func (u *wsUsers) release(user string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.count[user]--; u.count[user] <= 0 {
-		delete(u.count, user)
-	}
-}
-
-// wsSession is one WebSocket connection's state, in its requests' context.
-type wsSession struct {
-	users *wsUsers
-	idle  time.Duration
-
-	mu        sync.Mutex
-	user      string // once connection_init signed in
-	cancel    context.CancelFunc
-	subs      map[*int]context.Context // held subscriptions, by their contexts
-	idleTimer *time.Timer
-	expiry    *time.Timer // ends the connection when its token expires
-	closeCode int         // the code to close with, when calgraph ends the connection
-	closeMsg  string
-}
-
-type sessionKey struct{}
-
-func sessionOf(ctx context.Context) *wsSession {
-	s, _ := ctx.Value(sessionKey{}).(*wsSession)
-	return s
-}
-
-// end closes the connection with code.
-func (s *wsSession) end(code int, msg string) {
-	s.mu.Lock()
-	if s.closeCode == 0 {
-		s.closeCode, s.closeMsg = code, msg
-	}
-	cancel := s.cancel
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
-// holdSubscription counts a subscription on its connection, refusing one
-// past the limit; release uncounts it. A subscription stops counting towards
-// the limit as soon as its context ends, before its goroutine has wound down
-// and released it: gqlgen cancels that context as it reads the client's
-// `complete`, and answers `complete` without waiting for the goroutine, so a
-// client may start another at once.
-func holdSubscription(ctx context.Context) (release func(), err error) {
-	s := sessionOf(ctx)
-	if s == nil {
-		return nil, calendar.Invalidf("", "subscriptions run over WebSocket (graphql-transport-ws)")
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	live := 0
-	for _, c := range s.subs {
-		if c.Err() == nil {
-			live++
-		}
-	}
-	if live >= MaxSubscriptionsPerConnection {
-		return nil, calendar.Errorf(calendar.CodeTooManySubscriptions, "a connection holds at most %d subscriptions", MaxSubscriptionsPerConnection)
-	}
-	if s.subs == nil {
-		s.subs = map[*int]context.Context{}
-	}
-	held := new(int)
-	s.subs[held] = ctx
-	if s.idleTimer != nil {
-		s.idleTimer.Stop()
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if delete(s.subs, held); len(s.subs) == 0 && s.idleTimer != nil {
-				s.idleTimer.Reset(s.idle)
-			}
-		})
-	}, nil
-}
-
-// subscriptionEnded reports why a subscription's deliveries stopped: a slow
-// client's connection is closed; other failures end the subscription with
-// an error.
-func (r *Resolver) subscriptionEnded(ctx context.Context, err error) {
-	switch {
-	case err == nil:
-	case errors.Is(err, live.ErrTooSlow):
-		if s := sessionOf(ctx); s != nil {
-			s.end(closeTooSlow, "too slow: deliveries were not read in time")
-		}
-	default:
-		transport.AddSubscriptionError(ctx, r.present(ctx, err))
-	}
-}
-
-// websocketTransport is the WebSocket transport with calgraph's sign-in and
-// limits.
-func websocketTransport(o LiveOptions) transport.Websocket {
-	users := &wsUsers{count: map[string]int{}}
-	ping, idle := o.PingInterval, o.IdleTimeout
-	if ping == 0 {
-		ping = wsPingInterval
-	}
-	if idle == 0 {
-		idle = wsIdleTimeout
-	}
-	var origins []string
-	for _, a := range o.AllowedOrigins {
-		if u, err := url.Parse(a); err == nil && u.Host != "" {
-			origins = append(origins, u.Host)
-		} else if a == "*" {
-			origins = append(origins, "*")
-		}
-	}
+// transport is gqlgen's WebSocket transport with calgraph's sign-in, limits
+// and protocol rules. Its own init timeout is off: sessionConns keeps one
+// that closes with the protocol's code.
+func (ws *wsServer) transport() transport.Websocket {
+	o, users, idle := ws.opts, ws.users, ws.opts.IdleTimeout
 	return transport.Websocket{
-		Implementation:   sessionConns{accept: transport.CoderWebsocketImplementation{AcceptOptions: coderws.AcceptOptions{OriginPatterns: origins}}},
-		InitTimeout:      wsInitTimeout,
-		PingPongInterval: ping,
+		// The Origin was checked already (handler), with the matcher CORS uses.
+		Implementation: sessionConns{server: ws, accept: transport.CoderWebsocketImplementation{
+			AcceptOptions: coderws.AcceptOptions{InsecureSkipVerify: true}}},
+		PingPongInterval: o.PingInterval,
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			if a := p.Authorization(); a != "" && o.Authenticate != nil {
 				ctx = o.Authenticate(ctx, a)
@@ -253,74 +159,30 @@ func websocketTransport(o LiveOptions) transport.Websocket {
 	}
 }
 
-// withSessions gives every WebSocket upgrade its session, ended when
-// shutdown is done.
-func withSessions(shutdown context.Context, next http.Handler) http.Handler {
-	if shutdown == nil {
-		shutdown = context.Background()
-	}
+// handler gives every WebSocket upgrade its session, ended when shutdown is
+// done, and closes its socket when gqlgen's transport returns, whether it
+// closed it or not (it left one open for ever when a connection_init's
+// payload was not an object). An upgrade from an origin CORS does not allow
+// is refused (403).
+func (ws *wsServer) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !httpapi.IsWebSocket(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if !ws.origins.AllowWebSocket(r) {
+			writeRequestError(w, http.StatusForbidden, "a page of this origin may not open a WebSocket here (see -cors-origins)")
+			return
+		}
 		s := &wsSession{}
 		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), sessionKey{}, s))
 		defer cancel()
-		stop := context.AfterFunc(shutdown, func() {
+		stop := context.AfterFunc(ws.opts.Shutdown, func() {
 			s.end(closeGoingAway, "the server is shutting down")
 			cancel()
 		})
 		defer stop()
+		defer s.hangUp()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// sessionConns accepts connections that close with their session's code
-// and cut off a client whose writes block.
-type sessionConns struct {
-	accept transport.WebsocketImplementation
-}
-
-func (c sessionConns) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	conn, err := c.accept.Accept(w, r, o)
-	if err != nil {
-		return nil, err
-	}
-	return &sessionConn{WebsocketConn: conn, session: sessionOf(r.Context())}, nil
-}
-
-type sessionConn struct {
-	transport.WebsocketConn
-	session *wsSession
-}
-
-func (c *sessionConn) WriteJSON(v any) error {
-	cut := time.AfterFunc(wsWriteTimeout, func() { _ = c.WebsocketConn.Close() })
-	defer cut.Stop()
-	return c.WebsocketConn.WriteJSON(v)
-}
-
-func (c *sessionConn) WriteClose(code int, msg string) error {
-	if s := c.session; s != nil {
-		s.mu.Lock()
-		if s.closeCode != 0 {
-			code, msg = s.closeCode, s.closeMsg
-		}
-		s.mu.Unlock()
-	}
-	return c.WebsocketConn.WriteClose(code, msg)
-}
-
-func (c *sessionConn) SetReadLimit(n int64) {
-	if l, ok := c.WebsocketConn.(transport.WebsocketReadLimiter); ok {
-		l.SetReadLimit(n)
-	}
-}
-
-func (c *sessionConn) SetReadDeadline(t time.Time) error {
-	if d, ok := c.WebsocketConn.(transport.WebsocketReadDeadliner); ok {
-		return d.SetReadDeadline(t)
-	}
-	return nil
 }

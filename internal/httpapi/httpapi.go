@@ -19,7 +19,7 @@ import (
 // Config configures the edge.
 type Config struct {
 	// AllowedOrigins lists the browser origins allowed to call the API; an entry
-	// may hold one "*" wildcard, as in "http://localhost:*".
+	// may hold one "*" wildcard, as in "http://localhost:*" (see Origins).
 	AllowedOrigins []string
 	// SDL is the schema text served at /schema.graphql for code generators.
 	SDL []byte
@@ -78,11 +78,11 @@ func New(cfg Config, graphql http.Handler, ready func(context.Context) error, lo
 		writeText(w, http.StatusOK, "ready")
 	})
 	c := cors.New(cors.Options{
-		AllowedOrigins: cfg.AllowedOrigins,
-		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-		AllowedHeaders: append(slices.Clone(corsHeaders), cfg.CORSHeaders...),
-		ExposedHeaders: []string{HeaderRequestID},
-		MaxAge:         600,
+		AllowOriginFunc: NewOrigins(cfg.AllowedOrigins).Allow,
+		AllowedMethods:  []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+		AllowedHeaders:  append(slices.Clone(corsHeaders), cfg.CORSHeaders...),
+		ExposedHeaders:  []string{HeaderRequestID},
+		MaxAge:          600,
 	})
 	return requestID(logRequests(logger, recoverPanics(logger, c.Handler(compress(mux)))))
 }

@@ -250,3 +250,23 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestCORSNone: with no origins configured (-cors-origins none, or auto
+// without dev tokens) no browser origin may call the API.
+func TestCORSNone(t *testing.T) {
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{}, http.NotFoundHandler(), func(context.Context) error { return nil }, slog.New(slog.DiscardHandler)))
+	t.Cleanup(srv.Close)
+	for _, origin := range []string{"http://localhost:5173", "https://evil.example"} {
+		req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/query", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if got := res.Header.Get("Access-Control-Allow-Origin"); got != "" {
+			t.Errorf("%s: got Access-Control-Allow-Origin %q, want none", origin, got)
+		}
+	}
+}
