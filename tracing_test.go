@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -110,4 +111,56 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestTracingHidesFeedSecrets: a feed's URL is its secret, so no exported
+// span (its name or any attribute) may hold it, as the access log does not.
+func TestTracingHidesFeedSecrets(t *testing.T) {
+	var mu sync.Mutex
+	var exported [][]byte
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req coltrace.ExportTraceServiceRequest
+		if err := proto.Unmarshal(body, &req); err != nil {
+			t.Errorf("OTLP export is not protobuf: %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					b, _ := json.Marshal(s) // name, attributes, events
+					exported = append(exported, b)
+				}
+			}
+		}
+	}))
+	defer receiver.Close()
+	in := serve(t, settings(t, t.TempDir(), false, "CALGRAPH_OTLP_ENDPOINT", receiver.URL))
+	out := in.query(t, `mutation { createCalendar(input: {name: "Fed"}) { calendar { id } } }`)
+	cal := out["data"].(map[string]any)["createCalendar"].(map[string]any)["calendar"].(map[string]any)["id"].(string)
+	out = in.query(t, `mutation { rotateCalendarFeed(input: {calendarId: "`+cal+`"}) { url } }`)
+	feed := out["data"].(map[string]any)["rotateCalendarFeed"].(map[string]any)["url"].(string)
+	secret := strings.TrimSuffix(feed[strings.LastIndex(feed, "/")+1:], ".ics")
+	res, err := http.Get(in.url + "/feeds/" + secret + ".ics?x=" + secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK { // the handler got the path as sent
+		t.Fatalf("the feed answered %s, want 200", res.Status)
+	}
+	if err := in.stop(); err != nil { // flushes the exporter
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(exported) == 0 {
+		t.Fatal("no span exported for the feed request")
+	}
+	for _, s := range exported {
+		if bytes.Contains(s, []byte(secret)) {
+			t.Errorf("an exported span holds the feed's secret: %s", s)
+		}
+	}
 }

@@ -117,7 +117,7 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		ctx, info := reqinfo.With(r.Context())
 		next.ServeHTTP(sw, r.WithContext(ctx))
-		attrs := []any{"method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.status, "bytes", sw.bytes,
+		attrs := []any{"method", r.Method, "path", reqinfo.PublicPath(r.URL.Path), "status", sw.status, "bytes", sw.bytes,
 			"duration", time.Since(start), "remote", r.RemoteAddr}
 		if op := info.Operation(); op != "" {
 			attrs = append(attrs, "operation", op)
@@ -145,13 +145,4 @@ func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// loggedPath is a request's path as logged: a feed's secret is left out, so
-// that reading the logs gives no working feed URL (only its hash is stored).
-func loggedPath(path string) string {
-	if strings.HasPrefix(path, "/feeds/") {
-		return "/feeds/<secret>"
-	}
-	return path
 }

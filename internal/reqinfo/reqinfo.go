@@ -6,6 +6,7 @@ package reqinfo
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -92,4 +93,14 @@ func (i *Info) User() string {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.user
+}
+
+// PublicPath is a request's path as it may be recorded in logs and traces: a
+// feed's URL is its secret (only its hash is stored), so its path becomes
+// "/feeds/<secret>" and reading a log or a trace gives no working feed URL.
+func PublicPath(path string) string {
+	if strings.HasPrefix(path, "/feeds/") {
+		return "/feeds/<secret>"
+	}
+	return path
 }

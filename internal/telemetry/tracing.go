@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -56,12 +57,39 @@ func StartTracing(ctx context.Context, endpoint, name string) (shutdown func(con
 }
 
 // TraceHTTP gives each request a span, a child of the caller's when it sent
-// a traceparent.
+// a traceparent. The span sees the request's public path
+// (reqinfo.PublicPath): otelhttp records the path in the span's name and in
+// url.path, and a feed's path is its secret; the query string is dropped
+// from what it sees for the same reason. The handler gets the request as
+// sent.
 func TraceHTTP(next http.Handler) http.Handler {
-	return otelhttp.NewHandler(next, "http", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+	restore := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, ok := r.Context().Value(sentURL{}).(*url.URL); ok {
+			r.URL = u
+		}
+		next.ServeHTTP(w, r)
+	})
+	traced := otelhttp.NewHandler(restore, "http", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 		return r.Method + " " + r.URL.Path
 	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		public := reqinfo.PublicPath(r.URL.Path)
+		if public == r.URL.Path {
+			traced.ServeHTTP(w, r)
+			return
+		}
+		shown := *r.URL
+		shown.Path, shown.RawPath, shown.RawQuery, shown.ForceQuery = public, "", "", false
+		r2 := r.WithContext(context.WithValue(r.Context(), sentURL{}, r.URL))
+		r2.URL = &shown
+		r2.RequestURI = public
+		traced.ServeHTTP(w, r2)
+	})
 }
+
+// sentURL keys the URL a request was sent with, while the tracing
+// middleware shows it its public path.
+type sentURL struct{}
 
 // TraceGraphQL is the gqlgen extension that gives each operation a span
 // named after it, with its type and its errors' codes.
