@@ -183,6 +183,9 @@ func (Engine) Validate(series *calendar.Entry) (err error) {
 	if err := x.checkSize(); err != nil {
 		return err
 	}
+	if err := x.checkDensity(series); err != nil {
+		return err
+	}
 	r := series.Recurrence
 	r.Rule = x.rule.String(series.Dated())
 	r.RDates, r.ExDates = canonicalDates(r.RDates), canonicalDates(r.ExDates)
