@@ -187,8 +187,9 @@ type gqlError struct {
 	Message    string `json:"message"`
 	Path       []any  `json:"path"`
 	Extensions struct {
-		Code  string `json:"code"`
-		Field string `json:"field"`
+		Code       string `json:"code"`
+		Field      string `json:"field"`
+		CalendarID string `json:"calendarId"`
 	} `json:"extensions"`
 }
 

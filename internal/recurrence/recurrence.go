@@ -265,7 +265,7 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) (_ []t
 			continue
 		}
 		if len(out) == max {
-			return nil, calendar.TooManyOccurrences()
+			return nil, calendar.ErrTooManyStarts
 		}
 		out = append(out, t)
 	}
