@@ -86,10 +86,14 @@ type RecurrenceEngine interface {
 	// Has reports whether start is the original start of an occurrence.
 	Has(series *Entry, start time.Time) bool
 
-	// MoveUntil returns the series' rule with its UNTIL where move takes the
-	// rule's last occurrence, so that a series moved keeps its occurrences; a
-	// rule without UNTIL comes back as it is.
-	MoveUntil(series *Entry, move func(time.Time) time.Time) (string, error)
+	// MoveRule returns the rule of series from for its timing changed to
+	// to's, where every occurrence moves by the span of wall clock its start
+	// moved by: UNTIL where move takes the rule's last occurrence, and the
+	// rule's own times of day (BYHOUR, BYMINUTE, BYSECOND) moved by the change
+	// of the start's time of day, so that the series keeps its occurrences.
+	// Errors: CodeInvalid (on "timing") when one of those times would leave
+	// its day or hour.
+	MoveRule(from, to *Entry, move func(time.Time) time.Time) (string, error)
 
 	// Split returns the recurrence of the series ended just before the
 	// occurrence of its rule at start, and that of the series continuing from

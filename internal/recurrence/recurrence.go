@@ -350,24 +350,28 @@ func (Engine) Split(series *calendar.Entry, start time.Time) (before, after cale
 	return before, after, nil
 }
 
-// MoveUntil implements calendar.RecurrenceEngine.
-func (Engine) MoveUntil(series *calendar.Entry, move func(time.Time) time.Time) (rule string, err error) {
+// MoveRule implements calendar.RecurrenceEngine.
+func (Engine) MoveRule(from, to *calendar.Entry, move func(time.Time) time.Time) (rule string, err error) {
 	defer guard(&err)
-	x, err := newExpansion(series)
+	x, err := newExpansion(from)
 	if err != nil {
 		return "", err
 	}
-	if x.rule.until.IsZero() {
-		return series.Recurrence.Rule, nil
-	}
-	last := series.FirstStart() // the first occurrence is the start; UNTIL is never before it
-	next := x.ruleStarts(x.rule.until)
-	for t, ok := next(); ok; t, ok = next() {
-		last = t
-	}
 	opt := x.rule.opt
-	opt.Count, opt.Until = 0, move(last).UTC()
-	return ruleString(opt, series.Dated()), nil
+	if !from.Dated() {
+		if err := moveTimes(&opt, x.rule.wall, wallClock(to)); err != nil {
+			return "", err
+		}
+	}
+	if !x.rule.until.IsZero() {
+		last := from.FirstStart() // the first occurrence is the start; UNTIL is never before it
+		next := x.ruleStarts(x.rule.until)
+		for t, ok := next(); ok; t, ok = next() {
+			last = t
+		}
+		opt.Count, opt.Until = 0, move(last).UTC()
+	}
+	return ruleString(opt, from.Dated()), nil
 }
 
 func appendSide(before, after *[]time.Time, d, start time.Time) {
