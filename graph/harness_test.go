@@ -115,7 +115,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
 			Live:       &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, Shutdown: running, PingInterval: o.ping, IdleTimeout: o.idle},
 			NewLoaders: func() *loader.Loaders { return loader.New(store, recurrence.Engine{}) }})))
-	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
+	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, recurrence.Engine{}, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub}

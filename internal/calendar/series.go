@@ -95,6 +95,19 @@ type RecurrenceEngine interface {
 	// its day or hour.
 	MoveRule(from, to *Entry, move func(time.Time) time.Time) (string, error)
 
+	// Portable returns the series' recurrence written so that any RFC 5545
+	// reader finds the occurrences calgraph does. RFC 5545 leaves undefined a
+	// start the rule would not give, which calgraph makes the first
+	// occurrence (counted in COUNT) and readers such as ical.js, rrule.js and
+	// dateutil leave out: for such a series the start is added as an RDATE
+	// (unless an EXDATE removes it) and a COUNT becomes the UNTIL of the
+	// rule's last occurrence, which readers that count the start and readers
+	// that do not read alike (COUNT=1, the start alone, becomes a rule of the
+	// same FREQ and COUNT without the parts that would move it off the
+	// start). Any other recurrence comes back as it is.
+	// Errors: CodeInvalid when the rule cannot be expanded.
+	Portable(series *Entry) (Recurrence, error)
+
 	// Split returns the recurrence of the series ended just before the
 	// occurrence of its rule at start, and that of the series continuing from
 	// it. Errors: CodeInvalid when start is not an occurrence of the rule.

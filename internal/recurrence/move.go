@@ -3,10 +3,34 @@ package recurrence
 import (
 	"time"
 
-	"github.com/calgraph/calgraph/internal/calendar"
-
 	"github.com/teambition/rrule-go"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
+
+// MoveRule implements calendar.RecurrenceEngine.
+func (Engine) MoveRule(from, to *calendar.Entry, move func(time.Time) time.Time) (rule string, err error) {
+	defer guard(&err)
+	x, err := newExpansion(from)
+	if err != nil {
+		return "", err
+	}
+	opt := x.rule.opt
+	if !from.Dated() {
+		if err := moveTimes(&opt, x.rule.wall, wallClock(to)); err != nil {
+			return "", err
+		}
+	}
+	if !x.rule.until.IsZero() {
+		last := from.FirstStart() // the first occurrence is the start; UNTIL is never before it
+		next := x.ruleStarts(x.rule.until)
+		for t, ok := next(); ok; t, ok = next() {
+			last = t
+		}
+		opt.Count, opt.Until = 0, move(last).UTC()
+	}
+	return ruleString(opt, from.Dated()), nil
+}
 
 // wallClock is a timed series' start as a wall clock in its zone, labelled
 // UTC (its LocalStart when a DST gap skipped it).

@@ -350,30 +350,6 @@ func (Engine) Split(series *calendar.Entry, start time.Time) (before, after cale
 	return before, after, nil
 }
 
-// MoveRule implements calendar.RecurrenceEngine.
-func (Engine) MoveRule(from, to *calendar.Entry, move func(time.Time) time.Time) (rule string, err error) {
-	defer guard(&err)
-	x, err := newExpansion(from)
-	if err != nil {
-		return "", err
-	}
-	opt := x.rule.opt
-	if !from.Dated() {
-		if err := moveTimes(&opt, x.rule.wall, wallClock(to)); err != nil {
-			return "", err
-		}
-	}
-	if !x.rule.until.IsZero() {
-		last := from.FirstStart() // the first occurrence is the start; UNTIL is never before it
-		next := x.ruleStarts(x.rule.until)
-		for t, ok := next(); ok; t, ok = next() {
-			last = t
-		}
-		opt.Count, opt.Until = 0, move(last).UTC()
-	}
-	return ruleString(opt, from.Dated()), nil
-}
-
 func appendSide(before, after *[]time.Time, d, start time.Time) {
 	if d.Before(start) {
 		*before = append(*before, d)
