@@ -39,6 +39,12 @@ func (x *expansion) checkDensity(series *calendar.Entry) error {
 	if series.Dated() && (opt.Freq == rrule.HOURLY || opt.Freq == rrule.MINUTELY || len(opt.Byhour)+len(opt.Byminute)+len(opt.Bysecond) > 0) {
 		return calendar.Invalidf("recurrence.rule", "a series of whole days recurs on dates: HOURLY, MINUTELY, BYHOUR, BYMINUTE and BYSECOND are for timed series")
 	}
+	if opt.Freq <= rrule.DAILY && len(opt.Byhour)+len(opt.Byminute)+len(opt.Bysecond) == 0 {
+		// At most one occurrence a day, at the start's time of day: far
+		// below the bound (two years of days, RDATEs included), whatever
+		// else the rule says.
+		return nil
+	}
 	limit := calendar.MaxViewEntries - len(series.Recurrence.RDates)
 	span := calendar.MaxRangeSpan + occurrenceLength(series)
 	end := x.rule.anchor.AddDate(1, 0, 0).Add(span)
