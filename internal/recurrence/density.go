@@ -25,7 +25,8 @@ import (
 // longest range after it, and every range that long within counted. Rules
 // repeat by periods of at most a year, apart from INTERVAL, which only
 // spaces their busy periods further apart; COUNT and UNTIL only cut them
-// short.
+// short. Rules of at most one occurrence a day (DAILY or longer, without
+// times of day of their own) are far below the bound and not expanded.
 
 // checkDensity refuses what a series' views could not show: SECONDLY rules
 // (rrule-go walks every second of a day to find their times, and no calendar
