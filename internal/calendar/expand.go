@@ -107,8 +107,7 @@ func (x *Expansion) occurrences(eng RecurrenceEngine, m *Entry, r Range, budget 
 	if m.Dated() {
 		from, to, margin = from.Add(-zoneReach), to.Add(zoneReach), datedMargin
 	}
-	left := budget - x.Expanded
-	limit := min(MaxViewEntries+margin, left)
+	limit := max(0, min(MaxViewEntries+margin, budget-x.Expanded))
 	starts, err := eng.Starts(m, from, to, limit)
 	switch {
 	case errors.Is(err, ErrTooManyStarts) && limit < MaxViewEntries+margin:

@@ -183,6 +183,13 @@ func TestExpandTooDense(t *testing.T) {
 	if _, err := calendar.Expand(eng, []*calendar.Entry{dense}, week, false, 100); calendar.ErrorCode(err) != calendar.CodeInvalid {
 		t.Fatalf("with a budget of 100: got %v, want the request's error", err)
 	}
+	// Or just after: the next series is not expanded without bound.
+	twin := *dense
+	twin.ID = "fedcba98-7654-3210-fedc-ba9876543211"
+	x, err = calendar.Expand(eng, []*calendar.Entry{dense, &twin}, week, false, calendar.MaxViewEntries)
+	if calendar.ErrorCode(err) != calendar.CodeInvalid || calendar.ErrorField(err) != "range" {
+		t.Fatalf("two dense series on a budget of one view: got %v, %v; want the request's error", x, err)
+	}
 }
 
 func TestPlanSeriesEditVersions(t *testing.T) {

@@ -264,7 +264,7 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) (_ []t
 		if t.Before(from) {
 			continue
 		}
-		if len(out) == max {
+		if len(out) >= max {
 			return nil, calendar.ErrTooManyStarts
 		}
 		out = append(out, t)
