@@ -452,7 +452,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	}
 	gql := graph.NewHandler(st.store, st.log, opts)
 	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, CORSHeaders: st.cfg.CORSHeaders, SDL: graph.SDL(schemaSDL),
-		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, time.Now, st.log))}
+		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, recurrence.Engine{}, time.Now, st.log))}
 	var devToken string
 	if devSecret != nil {
 		if devToken, err = auth.Mint(devSecret, st.cfg.DevEmail, "", time.Now(), devTokenTTL); err != nil {

@@ -195,8 +195,10 @@ func entryFilter(in *model.EntryFilter, includeCancelled *bool) calendar.Filter 
 }
 
 // entryView is a view's answer, charged to the request's budget (see
-// requestBudget).
+// requestBudget), with an error beside it for each calendar it left out a
+// series of (View.Partial).
 func entryView(ctx context.Context, v *loader.View) (*model.EntryView, error) {
+	reportPartial(ctx, v)
 	var text int64
 	for _, e := range v.Entries {
 		text += e.TextSize()
@@ -205,6 +207,15 @@ func entryView(ctx context.Context, v *loader.View) (*model.EntryView, error) {
 		return nil, err
 	}
 	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries, v.Calendars)}, nil
+}
+
+// reportPartial adds the errors of a view of several calendars that left out
+// what it could not show (View.Partial) at the view's path: the view answers
+// all the same.
+func reportPartial(ctx context.Context, v *loader.View) {
+	for _, err := range v.Partial {
+		graphql.AddError(ctx, err)
+	}
 }
 
 func taskConnection(p *calendar.TaskPage, cal *model.Calendar) *model.TaskConnection {

@@ -40,6 +40,7 @@ var extensionCodes = map[calendar.Code]string{
 	calendar.CodeTooLarge:             "REQUEST_TOO_LARGE",
 	calendar.CodeSyncTokenExpired:     "SYNC_TOKEN_EXPIRED",
 	calendar.CodeTooManySubscriptions: "TOO_MANY_SUBSCRIPTIONS",
+	calendar.CodeTooManyOccurrences:   "TOO_MANY_OCCURRENCES",
 }
 
 // codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a
@@ -108,6 +109,9 @@ func shapeError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			if c := de.Conflict; c != nil {
 				gqlErr.Extensions["conflict"] = conflictOf(c)
+			}
+			if de.CalendarID != "" {
+				gqlErr.Extensions["calendarId"] = model.CalendarGID(de.CalendarID)
 			}
 			if de.Code == calendar.CodeOutcomeUnknown {
 				_, keyed := errors.AsType[*keyedWrite](err)

@@ -171,7 +171,7 @@ func TestEngineFaults(t *testing.T) {
 		engine.Faults().FailTable(table, true, "LSI1")
 		r := e.do(w.reader, week, vars)
 		engine.Faults().FailTable(table, false, "LSI1")
-		if r.code() != "UNAVAILABLE" || r.Data["calendar"] != nil {
+		if r.code() != "UNAVAILABLE" || get(r.Data, "calendar.name") != "Team" || get(r.Data, "calendar.entries") != nil {
 			t.Fatalf("with LSI1 failing: %s", r.Raw)
 		}
 		if n := len(get(e.must(w.reader, week, vars), "calendar.entries.entries").([]any)); n != 1 {

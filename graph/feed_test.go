@@ -133,6 +133,7 @@ func TestFeedAndImportPermissionsAndErrors(t *testing.T) {
 		"BEGIN:VEVENT", "UID:good", "DTSTAMP:20260101T000000Z", "RECURRENCE-ID;TZID=Europe/Paris:20260106T090000", "DTSTART;TZID=Europe/Paris:20260106T090000", "SUMMARY:Not an occurrence", "END:VEVENT",
 		"BEGIN:VEVENT", "UID:zone", "DTSTAMP:20260101T000000Z", "DTSTART;TZID=Mars/Olympus:20260105T090000", "SUMMARY:Bad zone", "END:VEVENT",
 		"BEGIN:VEVENT", "UID:rule", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T090000Z", "RRULE:FREQ=MINUTELY;UNTIL=20300101T000000Z", "SUMMARY:Every minute for years", "END:VEVENT",
+		"BEGIN:VEVENT", "UID:forever", "DTSTAMP:20260101T000000Z", "DTSTART:20260105T090000Z", "RRULE:FREQ=MINUTELY", "SUMMARY:Every minute for ever", "END:VEVENT",
 		"END:VCALENDAR", ""}, "\r\n")
 	d := e.must(w.writer, importDoc, map[string]any{"c": w.calendarID, "ics": doc})
 	if got := len(get(d, "importCalendar.entries").([]any)); got != 1 {
@@ -142,7 +143,7 @@ func TestFeedAndImportPermissionsAndErrors(t *testing.T) {
 	for _, x := range get(d, "importCalendar.errors").([]any) {
 		got = append(got, str(x, "uid")+" "+str(x, "code"))
 	}
-	if want := []string{"good NOT_FOUND", "zone BAD_USER_INPUT", "rule BAD_USER_INPUT"}; !slices.Equal(got, want) {
+	if want := []string{"good NOT_FOUND", "zone BAD_USER_INPUT", "rule BAD_USER_INPUT", "forever BAD_USER_INPUT"}; !slices.Equal(got, want) {
 		t.Fatalf("errors %q, want %q: %v", got, want, d)
 	}
 	r := e.do(w.writer, importDoc, map[string]any{"c": w.calendarID, "ics": "this is not a calendar"})

@@ -2585,7 +2585,11 @@ type Query {
   When calendars are busy in a range: the intervals their entries and
   occurrences take (not tasks, nor cancelled occurrences), merged, without
   anything about the entries. Any member may ask, FREE_BUSY members included.
-  Dates are read in ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone, else UTC.
+  Dates are read in ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone, else UTC. A
+  series with more occurrences in the range than a view shows (one stored
+  before series were bounded) is left out, and an error at this field,
+  TOO_MANY_OCCURRENCES with ` + "`" + `extensions.calendarId` + "`" + `, names its calendar: its
+  busy times are then not all there.
   """
   freeBusy(
     "The calendars' global IDs, 1 to 500."
@@ -2658,7 +2662,10 @@ type Viewer {
   The viewer's entries across their calendars in a range, merged in view order
   (by start; whole-day entries first at the same start). Each entry's ` + "`" + `calendar` + "`" + `
   and its ` + "`" + `viewerRole` + "`" + ` come with it at no extra cost. Dates are read in
-  ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone, else UTC.
+  ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone, else UTC. A series with more
+  occurrences in the range than a view shows (one stored before series were
+  bounded) is left out, and an error at this field, TOO_MANY_OCCURRENCES with
+  ` + "`" + `extensions.calendarId` + "`" + `, names its calendar.
   """
   agenda(
     "The range: whole days or instants. At most 366 days."
@@ -2771,7 +2778,10 @@ type Calendar implements Node {
   start; whole-day entries first at the same start). An entry counts when it
   overlaps the range: one ending exactly at its start, or starting exactly at its
   end, does not. Dates are read in ` + "`" + `timeZone` + "`" + `, else the viewer's preferred zone,
-  else the calendar's.
+  else the calendar's. Null, with an error at this field, when the view cannot be
+  answered (the rest of the response, other calendars included, is): among others
+  TOO_MANY_OCCURRENCES, when a series of the calendar stored before series were
+  bounded has more occurrences in the range than a view shows.
   """
   entries(
     "The range: whole days or instants. At most 366 days and 5,000 entries."
@@ -2782,7 +2792,7 @@ type Calendar implements Node {
     filter: EntryFilter
     "Also return cancelled occurrences of series, with status CANCELLED."
     includeCancelled: Boolean = false
-  ): EntryView!
+  ): EntryView
 
   """
   The calendar's tasks: open ones by due date, earliest first, or completed ones
@@ -4043,16 +4053,18 @@ input CreateEntryInput {
 "A recurrence set (RFC 5545)."
 input RecurrenceInput {
   """
-  An RRULE value (RFC 5545): FREQ (SECONDLY to YEARLY), INTERVAL, COUNT (up to
+  An RRULE value (RFC 5545): FREQ (MINUTELY to YEARLY), INTERVAL, COUNT (up to
   10,000) or UNTIL, BYDAY (with ordinals like 2MO or -1FR), BYMONTHDAY
   (negative counts from the month's end), BYMONTH, BYYEARDAY, BYWEEKNO,
-  BYHOUR, BYMINUTE, BYSECOND, BYSETPOS and WKST. Occurrences keep the series'
+  BYHOUR, BYMINUTE, BYSECOND, BYSETPOS and WKST (times of day, and HOURLY or
+  MINUTELY, for timed series only). Occurrences keep the series'
   time of day in its time zone, unless the rule gives them their own (BYHOUR,
   BYMINUTE, BYSECOND, or a FREQ shorter than a day), read in the same zone; a
   time a DST change skips takes the offset before the gap. The series' start
   is its first occurrence even when the rule would not give it, and counts
-  towards COUNT. A rule with UNTIL has at most 50,000 occurrences, and a
-  MONTHLY or YEARLY rule without an end at most 1,000 a year.
+  towards COUNT. Any 367 days (the longest view) hold at most 5,000 of a
+  series' occurrences, RDATEs included; a rule with UNTIL has at most 50,000,
+  and a MONTHLY or YEARLY rule without an end at most 1,000 a year.
   """
   rule: String!
   "Extra occurrence starts (RDATE), before the series' start too; for an all-day series, midnight UTC of each day. Up to 500."
@@ -6692,10 +6704,10 @@ func (ec *executionContext) _Calendar_entries(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
-			return ec.marshalNEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryView(ctx, selections, v)
+			return ec.marshalOEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryView(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_entries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16418,7 +16430,7 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 					}
 				}()
 				res = ec._Calendar_entries(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -21989,6 +22001,13 @@ func (ec *executionContext) unmarshalOEntryTimingInput2ᚖgithubᚗcomᚋcalgrap
 	}
 	res, err := ec.unmarshalInputEntryTimingInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryView(ctx context.Context, sel ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EntryView(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

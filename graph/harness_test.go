@@ -119,7 +119,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 			Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
 				PingInterval: o.ping, IdleTimeout: o.idle, InitTimeout: o.initWait},
 			NewLoaders: func() *loader.Loaders { return loader.New(store, recurrence.Engine{}) }})))
-	h := httpapi.New(httpapi.Config{AllowedOrigins: o.origins, SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
+	h := httpapi.New(httpapi.Config{AllowedOrigins: o.origins, SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, recurrence.Engine{}, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub}
@@ -191,8 +191,9 @@ type gqlError struct {
 	Message    string `json:"message"`
 	Path       []any  `json:"path"`
 	Extensions struct {
-		Code  string `json:"code"`
-		Field string `json:"field"`
+		Code       string `json:"code"`
+		Field      string `json:"field"`
+		CalendarID string `json:"calendarId"`
 	} `json:"extensions"`
 }
 

@@ -464,6 +464,7 @@ func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rang
 	if err != nil {
 		return nil, err
 	}
+	reportPartial(ctx, v)
 	return freeBusyView(v, busy), nil
 }
 

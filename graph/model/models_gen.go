@@ -585,16 +585,18 @@ type Query struct {
 
 // A recurrence set (RFC 5545).
 type RecurrenceInput struct {
-	// An RRULE value (RFC 5545): FREQ (SECONDLY to YEARLY), INTERVAL, COUNT (up to
+	// An RRULE value (RFC 5545): FREQ (MINUTELY to YEARLY), INTERVAL, COUNT (up to
 	// 10,000) or UNTIL, BYDAY (with ordinals like 2MO or -1FR), BYMONTHDAY
 	// (negative counts from the month's end), BYMONTH, BYYEARDAY, BYWEEKNO,
-	// BYHOUR, BYMINUTE, BYSECOND, BYSETPOS and WKST. Occurrences keep the series'
+	// BYHOUR, BYMINUTE, BYSECOND, BYSETPOS and WKST (times of day, and HOURLY or
+	// MINUTELY, for timed series only). Occurrences keep the series'
 	// time of day in its time zone, unless the rule gives them their own (BYHOUR,
 	// BYMINUTE, BYSECOND, or a FREQ shorter than a day), read in the same zone; a
 	// time a DST change skips takes the offset before the gap. The series' start
 	// is its first occurrence even when the rule would not give it, and counts
-	// towards COUNT. A rule with UNTIL has at most 50,000 occurrences, and a
-	// MONTHLY or YEARLY rule without an end at most 1,000 a year.
+	// towards COUNT. Any 367 days (the longest view) hold at most 5,000 of a
+	// series' occurrences, RDATEs included; a rule with UNTIL has at most 50,000,
+	// and a MONTHLY or YEARLY rule without an end at most 1,000 a year.
 	Rule string `json:"rule"`
 	// Extra occurrence starts (RDATE), before the series' start too; for an all-day series, midnight UTC of each day. Up to 500.
 	Rdates graphql.Omittable[[]*time.Time] `json:"rdates,omitempty"`

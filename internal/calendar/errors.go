@@ -27,6 +27,7 @@ const (
 	CodeTooLarge                         // the request reads or returns more than one request may (Budget)
 	CodeSyncTokenExpired                 // a sync token older than the change log's retention: read everything again
 	CodeTooManySubscriptions             // a connection or a user holds as many subscriptions as it may
+	CodeTooManyOccurrences               // a calendar holds a series with more occurrences in a view's range than a view shows
 )
 
 var codeNames = map[Code]string{
@@ -44,6 +45,7 @@ var codeNames = map[Code]string{
 	CodeTooLarge:             "too large",
 	CodeSyncTokenExpired:     "sync token expired",
 	CodeTooManySubscriptions: "too many subscriptions",
+	CodeTooManyOccurrences:   "too many occurrences",
 }
 
 // String returns a short lower-case name for logs.
@@ -64,6 +66,9 @@ type Error struct {
 	Field string
 	// Conflict names the booking a CodeSlotConflict error clashed with.
 	Conflict *SlotConflict
+	// CalendarID names the calendar a CodeTooManyOccurrences error is about:
+	// a view of several calendars leaves that one's series out.
+	CalendarID string
 	// Err is the failure behind a CodeUnavailable or CodeOutcomeUnknown error,
 	// for logs; never shown to a client.
 	Err error
@@ -115,6 +120,15 @@ func ErrorMessage(err error) string {
 func ErrorField(err error) string {
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Field
+	}
+	return ""
+}
+
+// ErrorCalendar returns the calendar the first *Error in err's chain is
+// about, if any.
+func ErrorCalendar(err error) string {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.CalendarID
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package calendar
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -27,12 +28,29 @@ const (
 )
 
 // MaxOccurrencesPerRequest caps the occurrences of series one request
-// expands, across all its views, so no request can expand without bound.
-const MaxOccurrencesPerRequest = MaxViewEntries
+// expands across all its views, so no request can expand without bound: ten
+// views' worth. Each view shows at most MaxViewEntries; those of a series
+// found too dense for its view (TooDense) count too, since they were
+// expanded to find that out.
+const MaxOccurrencesPerRequest = 10 * MaxViewEntries
 
 // TooManyOccurrences is the error of a request past MaxOccurrencesPerRequest.
 func TooManyOccurrences() error {
-	return Invalidf("range", "this request holds more than %d occurrences of series: ask for shorter ranges or fewer views", MaxOccurrencesPerRequest)
+	return Invalidf("range", "this request expands more than %d occurrences of series: ask for shorter ranges or fewer views", MaxOccurrencesPerRequest)
+}
+
+// ErrTooManyStarts is RecurrenceEngine.Starts' error when a series has more
+// occurrences in the range than asked for.
+var ErrTooManyStarts = Invalidf("range", "a series has more occurrences in this range than a view shows: narrow the range")
+
+// TooDense is the error of a view whose range holds more than MaxViewEntries
+// occurrences of one series of a calendar (one stored before rules were
+// bounded: RecurrenceEngine.Validate now refuses them). It names the
+// calendar, not the series, so that members who may only see when a calendar
+// is busy learn nothing of its entries.
+func TooDense(series *Entry) error {
+	return &Error{Code: CodeTooManyOccurrences, Field: "range", CalendarID: series.CalendarID, Message: fmt.Sprintf(
+		"a series of this calendar has more than %d occurrences in this range, more than a view shows: narrow the range", MaxViewEntries)}
 }
 
 // The fields an exception can set itself; the others follow its series.
@@ -50,12 +68,15 @@ const (
 // rules with rrule-go); the domain only says what it must do.
 type RecurrenceEngine interface {
 	// Validate checks a series: its rule parses and uses only supported parts,
-	// its first occurrence is its own start, and it is not absurdly large.
-	// Errors: CodeInvalid naming the field ("recurrence.rule", ...).
+	// its first occurrence is its own start, it is not absurdly large, and no
+	// range a view may cover (MaxRangeSpan) holds more than MaxViewEntries of
+	// its occurrences. Errors: CodeInvalid naming the field
+	// ("recurrence.rule", ...).
 	Validate(series *Entry) error
 
 	// Starts returns the original starts of the series' occurrences that start
-	// in [from, to), in order. Errors: CodeInvalid when there are more than max.
+	// in [from, to), in order. Errors: ErrTooManyStarts when there are more
+	// than max; CodeInvalid when the rule cannot be expanded.
 	Starts(series *Entry, from, to time.Time, max int) ([]time.Time, error)
 
 	// Last returns the start of the series' last occurrence, or ok=false when
@@ -65,10 +86,27 @@ type RecurrenceEngine interface {
 	// Has reports whether start is the original start of an occurrence.
 	Has(series *Entry, start time.Time) bool
 
-	// MoveUntil returns the series' rule with its UNTIL where move takes the
-	// rule's last occurrence, so that a series moved keeps its occurrences; a
-	// rule without UNTIL comes back as it is.
-	MoveUntil(series *Entry, move func(time.Time) time.Time) (string, error)
+	// MoveRule returns the rule of series from for its timing changed to
+	// to's, where every occurrence moves by the span of wall clock its start
+	// moved by: UNTIL where move takes the rule's last occurrence, and the
+	// rule's own times of day (BYHOUR, BYMINUTE, BYSECOND) moved by the change
+	// of the start's time of day, so that the series keeps its occurrences.
+	// Errors: CodeInvalid (on "timing") when one of those times would leave
+	// its day or hour.
+	MoveRule(from, to *Entry, move func(time.Time) time.Time) (string, error)
+
+	// Portable returns the series' recurrence written so that any RFC 5545
+	// reader finds the occurrences calgraph does. RFC 5545 leaves undefined a
+	// start the rule would not give, which calgraph makes the first
+	// occurrence (counted in COUNT) and readers such as ical.js, rrule.js and
+	// dateutil leave out: for such a series the start is added as an RDATE
+	// (unless an EXDATE removes it) and a COUNT becomes the UNTIL of the
+	// rule's last occurrence, which readers that count the start and readers
+	// that do not read alike (COUNT=1, the start alone, becomes a rule of the
+	// same FREQ and COUNT without the parts that would move it off the
+	// start). Any other recurrence comes back as it is.
+	// Errors: CodeInvalid when the rule cannot be expanded.
+	Portable(series *Entry) (Recurrence, error)
 
 	// Split returns the recurrence of the series ended just before the
 	// occurrence of its rule at start, and that of the series continuing from

@@ -185,8 +185,8 @@ func (p *planner) all() (*SeriesEdit, error) {
 	u := p.in.Update
 	if u.Timing.Set && !p.orig.IsZero() {
 		// A new timing given for one occurrence moves every occurrence alike:
-		// the series starts as many days before it as the occurrence was after
-		// the series' start.
+		// the series starts as long before it, on the wall clock, as the
+		// occurrence was after the series' start.
 		moved, err := u.Apply(*p.occ, p.in.Defaults)
 		if err != nil {
 			return nil, err
@@ -194,7 +194,7 @@ func (p *planner) all() (*SeriesEdit, error) {
 		if err := p.sameKind(&moved); err != nil {
 			return nil, err
 		}
-		u.Timing = Set(shiftedTiming(&moved, -daysFrom(p.m, p.m.FirstStart(), p.orig)))
+		u.Timing = Set(shiftedTiming(&moved, -wallOf(p.m, p.orig).Sub(firstWall(p.m))))
 	}
 	m, err := u.Apply(*p.m, p.in.Defaults)
 	if err != nil {
@@ -219,12 +219,21 @@ func (p *planner) all() (*SeriesEdit, error) {
 	}
 	p.edit.Regenerate, p.edit.Drop = true, p.s.Exceptions
 	for _, x := range p.s.Exceptions {
-		if c := p.carry(x, p.m, &m, nil); c != nil {
-			p.edit.Put = append(p.edit.Put, c)
-		}
+		p.put(p.carry(x, p.m, &m, nil))
 	}
 	m.Version += maxVersion(p.s.Exceptions)
 	return p.edit, nil
+}
+
+// put adds an exception carried over to the edit's writes, unless it is nil
+// or another one carried over already has its occurrence: two occurrences
+// land on one only where a DST change makes two wall clocks one instant, and
+// a transaction or batch may not write one item twice.
+func (p *planner) put(c *Entry) {
+	if c == nil || slices.ContainsFunc(p.edit.Put, func(o *Entry) bool { return o.ID == c.ID }) {
+		return
+	}
+	p.edit.Put = append(p.edit.Put, c)
 }
 
 // carry returns exception x of series from as an exception of series to,
@@ -323,9 +332,7 @@ func (p *planner) splitOff(after Recurrence, later []*Entry) error {
 		if !x.OriginalStart.Equal(p.orig) {
 			keep = nil
 		}
-		if c := p.carry(x, base, &split, keep); c != nil {
-			p.edit.Put = append(p.edit.Put, c)
-		}
+		p.put(p.carry(x, base, &split, keep))
 	}
 	return nil
 }

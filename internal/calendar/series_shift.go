@@ -3,8 +3,12 @@ package calendar
 import "time"
 
 // How a change of a series' timing moves its occurrences, exceptions and
-// dates: by whole days on the series' wall clock, so that a weekly 09:00
-// meeting moved to 10:00 is at 10:00 on both sides of a DST change.
+// dates: every occurrence by the same span of the series' wall clock, the
+// span its start moved by, so that a weekly 09:00 meeting moved to 10:00 is
+// at 10:00 on both sides of a DST change, and an hourly series moved half an
+// hour later keeps each exception on its own occurrence, half an hour later.
+// The rule's own times of day (BYHOUR, BYMINUTE, BYSECOND) move with them
+// (RecurrenceEngine.MoveRule).
 
 // sameTiming reports whether two versions of a series start and last alike.
 func sameTiming(a, b *Entry) bool {
@@ -24,24 +28,60 @@ func seriesZone(m *Entry) *time.Location {
 	return loc
 }
 
-// daysFrom counts the days from a to b on the series' wall clock.
-func daysFrom(m *Entry, a, b time.Time) int {
-	loc := seriesZone(m)
-	return DateOf(a.In(loc)).DaysUntil(DateOf(b.In(loc)))
+// floating returns t's wall clock in loc, labelled UTC: a clock without DST,
+// on which spans of wall-clock time can be added.
+func floating(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+}
+
+// firstWall is the wall clock of a series' start (or an entry's), labelled
+// UTC: LocalStart when a DST gap skipped it; midnight UTC of the first date
+// for a series of whole days.
+func firstWall(e *Entry) time.Time {
+	switch {
+	case e.Dated():
+		return e.StartDate.In(time.UTC)
+	case !e.LocalStart.IsZero():
+		return e.LocalStart
+	}
+	return floating(e.Start, seriesZone(e))
+}
+
+// wallOf returns the wall clock, labelled UTC, of an occurrence of series m
+// that starts at t: t read in m's zone, except where t is the reading of the
+// series' own time of day in a DST gap (02:30 read as 03:30), where it is
+// that time of day, as the rule gave it.
+func wallOf(m *Entry, t time.Time) time.Time {
+	if t.Equal(m.FirstStart()) || m.Dated() {
+		return firstWall(m).Add(t.Sub(m.FirstStart()))
+	}
+	loc, first := seriesZone(m), firstWall(m)
+	w := floating(t, loc)
+	h, mi, s := first.Clock()
+	// A gap can push the reading past midnight, onto the next day's date.
+	for _, d := range []Date{DateOf(w), DateOf(w).AddDays(-1)} {
+		if WallClock(d, h, mi, s, first.Nanosecond(), loc).Equal(t) {
+			return time.Date(d.Year, d.Month, d.Day, h, mi, s, first.Nanosecond(), time.UTC)
+		}
+	}
+	return w
 }
 
 // moveStart returns where an occurrence start of series from lands in series
-// to: as many days after to's start, at to's time of day, in to's zone.
+// to: its wall clock moved by as much as to's start is after from's, read in
+// to's zone.
 func moveStart(start time.Time, from, to *Entry) time.Time {
-	days := daysFrom(from, from.FirstStart(), start)
-	loc := seriesZone(to)
-	first := to.FirstStart().In(loc)
-	h, mi, s := first.Clock()
-	return WallClock(DateOf(first).AddDays(days), h, mi, s, first.Nanosecond(), loc).UTC()
+	if start.Equal(from.FirstStart()) {
+		return to.FirstStart()
+	}
+	w := wallOf(from, start).Add(firstWall(to).Sub(firstWall(from)))
+	return WallClock(DateOf(w), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), seriesZone(to)).UTC()
 }
 
-// moveDates returns from's recurrence with its RDATEs, EXDATEs and UNTIL
-// moved as its start moved to to's.
+// moveDates returns from's recurrence with its RDATEs, EXDATEs, UNTIL and
+// its rule's own times of day moved as its start moved to to's. Errors:
+// CodeInvalid when the rule's times cannot move so (see MoveRule).
 func moveDates(eng RecurrenceEngine, from, to *Entry) (*Recurrence, error) {
 	r := *from.Recurrence
 	move := func(ds []time.Time) []time.Time {
@@ -52,7 +92,7 @@ func moveDates(eng RecurrenceEngine, from, to *Entry) (*Recurrence, error) {
 		return out
 	}
 	r.RDates, r.ExDates = move(r.RDates), move(r.ExDates)
-	rule, err := eng.MoveUntil(from, func(t time.Time) time.Time { return moveStart(t, from, to) })
+	rule, err := eng.MoveRule(from, to, func(t time.Time) time.Time { return moveStart(t, from, to) })
 	if err != nil {
 		return nil, err
 	}
@@ -60,15 +100,19 @@ func moveDates(eng RecurrenceEngine, from, to *Entry) (*Recurrence, error) {
 	return &r, nil
 }
 
-// shiftedTiming returns e's timing moved by a number of days on its wall clock.
-func shiftedTiming(e *Entry, days int) Timing {
+// shiftedTiming returns e's timing with its start moved by d on its wall
+// clock (whole days for an entry of whole days), lasting as long.
+func shiftedTiming(e *Entry, d time.Duration) Timing {
 	if e.Dated() {
-		d := e.StartDate.AddDays(days)
-		return Timing{AllDay: &d}
+		s := e.StartDate.AddDays(int(d / (24 * time.Hour)))
+		return Timing{AllDay: &s}
 	}
 	loc := seriesZone(e)
-	start := e.Start.In(loc)
-	h, mi, s := start.Clock()
-	ns := WallClock(DateOf(start).AddDays(days), h, mi, s, start.Nanosecond(), loc)
-	return Timing{Timed: &TimedTiming{Start: ns.UTC(), End: ns.Add(e.End.Sub(e.Start)).UTC(), TimeZone: e.TimeZone}}
+	w := firstWall(e).Add(d)
+	start := WallClock(DateOf(w), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc).UTC()
+	t := &TimedTiming{Start: start, End: start.Add(e.End.Sub(e.Start)), TimeZone: e.TimeZone}
+	if !floating(start, loc).Equal(w) { // in a DST gap: keep the wall clock
+		t.Start, t.LocalStart = time.Time{}, w
+	}
+	return Timing{Timed: t}
 }

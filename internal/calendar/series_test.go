@@ -107,38 +107,88 @@ func TestExpand(t *testing.T) {
 		}
 		return out
 	}
-	got, n, err := calendar.Expand(eng, candidates, from, to, false, calendar.MaxOccurrencesPerRequest)
+	r := calendar.Range{Start: from, End: to, Zone: time.UTC}
+	x, err := calendar.Expand(eng, candidates, r, false, calendar.MaxOccurrencesPerRequest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 6 { // 5 to 10 January: the window reaches 16 hours either side
-		t.Fatalf("expanded %d occurrences, want 6", n)
+	if x.Expanded != 5 || len(x.TooDense) != 0 { // those that overlap 5 to 9 January, none around them
+		t.Fatalf("expanded %d occurrences, %d series too dense; want 5 and none", x.Expanded, len(x.TooDense))
 	}
 	want := []string{"Daily 05 09:00", "Renamed 06 09:00", "Single 07 09:00", "Daily 09 09:00", "Daily 09 12:00"}
-	if g := show(got); !slices.Equal(g, want) {
+	if g := show(x.Entries); !slices.Equal(g, want) {
 		t.Fatalf("got %q\nwant %q", g, want)
 	}
-	got, _, _ = calendar.Expand(eng, candidates, from, to, true, calendar.MaxOccurrencesPerRequest)
+	x, _ = calendar.Expand(eng, candidates, r, true, calendar.MaxOccurrencesPerRequest)
 	want = []string{"Daily 05 09:00", "Renamed 06 09:00", "Daily 07 09:00 cancelled", "Single 07 09:00", "Daily 09 09:00", "Daily 09 12:00"}
-	if g := show(got); !slices.Equal(g, want) {
+	if g := show(x.Entries); !slices.Equal(g, want) {
 		t.Fatalf("with cancelled: got %q\nwant %q", g, want)
 	}
-	for _, e := range got {
+	for _, e := range x.Entries {
 		if e.Title == "Renamed" && (e.Version != m.Version+renamed.Version || !e.IsException || e.SeriesID != m.ID) {
 			t.Fatalf("the renamed occurrence: %+v", e)
 		}
 	}
-	if _, _, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, 30), false, 20); calendar.ErrorCode(err) != calendar.CodeInvalid {
-		t.Fatalf("more occurrences than the cap: got %v", err)
+	days := func(n int) calendar.Range {
+		return calendar.Range{Start: from, End: from.AddDate(0, 0, n), Zone: time.UTC}
 	}
-	// The cap is on all the series together.
+	if _, err := calendar.Expand(eng, []*calendar.Entry{m}, days(30), false, 20); calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Fatalf("more occurrences than the budget: got %v", err)
+	}
+	// The budget is on all the series together.
 	twin := *m
 	twin.ID = "fedcba98-7654-3210-fedc-ba9876543210"
-	if _, n, err := calendar.Expand(eng, []*calendar.Entry{m}, from, from.AddDate(0, 0, 12), false, 20); err != nil || n != 13 {
-		t.Fatalf("one series under the cap: %d occurrences, %v", n, err)
+	if x, err := calendar.Expand(eng, []*calendar.Entry{m}, days(12), false, 20); err != nil || x.Expanded != 12 {
+		t.Fatalf("one series within the budget: %v, %v", x, err)
 	}
-	if _, _, err := calendar.Expand(eng, []*calendar.Entry{m, &twin}, from, from.AddDate(0, 0, 12), false, 20); calendar.ErrorCode(err) != calendar.CodeInvalid {
-		t.Fatalf("two series over the cap between them: got %v", err)
+	if _, err := calendar.Expand(eng, []*calendar.Entry{m, &twin}, days(12), false, 20); calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Fatalf("two series over the budget between them: got %v", err)
+	}
+}
+
+// TestExpandTooDense: a series with more occurrences in the range than a
+// view shows (every minute, stored before rules were bounded) is left out
+// and named, its exceptions with it; the other series expand. The count is
+// of the occurrences that overlap the range: a day holds 1,440.
+func TestExpandTooDense(t *testing.T) {
+	m := daily(t)
+	dense := daily(t)
+	dense.ID, dense.CalendarID, dense.Title, dense.End = "fedcba98-7654-3210-fedc-ba9876543210", "d", "Every minute", dense.Start.Add(time.Minute)
+	dense.Recurrence = &calendar.Recurrence{Rule: "FREQ=MINUTELY"}
+	week := calendar.Range{Start: m.Start.AddDate(0, 2, 0), End: m.Start.AddDate(0, 2, 7), Zone: time.UTC}
+	moved := exception(dense, week.Start.Add(-time.Hour), func(x *calendar.Entry) {
+		x.Start, x.End, x.Overrides = week.Start.Add(time.Hour), week.Start.Add(2*time.Hour), []string{calendar.FieldTiming}
+	})
+	x, err := calendar.Expand(eng, []*calendar.Entry{dense, m, moved}, week, false, calendar.MaxOccurrencesPerRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.TooDense) != 1 || x.TooDense[0] != dense || len(x.Entries) != 7 || x.Entries[0].SeriesID != m.ID {
+		t.Fatalf("a week: %d entries, too dense %v; want the 7 of the daily series and the dense one named", len(x.Entries), x.TooDense)
+	}
+	if x.Expanded != 7+calendar.MaxViewEntries+1 {
+		t.Fatalf("expanded %d, want the daily series' 7 and the dense one's up to the cap", x.Expanded)
+	}
+	err = calendar.TooDense(dense)
+	if calendar.ErrorCode(err) != calendar.CodeTooManyOccurrences || calendar.ErrorCalendar(err) != "d" {
+		t.Fatalf("TooDense: %v", err)
+	}
+	later := calendar.Range{Start: m.Start.AddDate(0, 0, 200).Truncate(24 * time.Hour), Zone: time.UTC}
+	later.End = later.Start.AddDate(0, 0, 1)
+	x, err = calendar.Expand(eng, []*calendar.Entry{dense}, later, false, calendar.MaxOccurrencesPerRequest)
+	if err != nil || len(x.TooDense) != 0 || len(calendar.Select(x.Entries, later, calendar.Filter{})) != 1440 {
+		t.Fatalf("a day 200 days on: %v, %v; want its 1440 occurrences", x, err)
+	}
+	// The request's budget runs out before the series is found too dense.
+	if _, err := calendar.Expand(eng, []*calendar.Entry{dense}, week, false, 100); calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Fatalf("with a budget of 100: got %v, want the request's error", err)
+	}
+	// Or just after: the next series is not expanded without bound.
+	twin := *dense
+	twin.ID = "fedcba98-7654-3210-fedc-ba9876543211"
+	x, err = calendar.Expand(eng, []*calendar.Entry{dense, &twin}, week, false, calendar.MaxViewEntries)
+	if calendar.ErrorCode(err) != calendar.CodeInvalid || calendar.ErrorField(err) != "range" {
+		t.Fatalf("two dense series on a budget of one view: got %v, %v; want the request's error", x, err)
 	}
 }
 

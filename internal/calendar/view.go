@@ -14,6 +14,11 @@ const (
 	MaxViewEntries = 5000
 )
 
+// MaxRangeSpan is the longest a range can be: MaxRangeDays of dates in any
+// zone, or a day more of instants (a range of instants may start at any time
+// of day).
+const MaxRangeSpan = (MaxRangeDays + 1) * 24 * time.Hour
+
 // Range is a view's window: [Start, End) as instants, and the zone in which
 // dated entries (all-day, multi-day, tasks due on a date) are placed.
 type Range struct {
@@ -46,7 +51,7 @@ func InstantsRange(from, to time.Time, zone string) (Range, error) {
 	if !to.After(from) {
 		return Range{}, Invalidf("range", "the range's end must be after its start")
 	}
-	if to.Sub(from) > (MaxRangeDays+1)*24*time.Hour {
+	if to.Sub(from) > MaxRangeSpan {
 		return Range{}, Invalidf("range", "a range covers at most %d days", MaxRangeDays)
 	}
 	if err := ValidateInstant("range", from); err != nil {

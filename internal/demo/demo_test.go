@@ -39,12 +39,12 @@ func TestSeedShowsAWeekOfStandups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found, _, err = calendar.Expand(recurrence.Engine{}, found, from, to, false, calendar.MaxOccurrencesPerRequest)
+		r, _ := spec.Resolve("Europe/Paris")
+		x, err := calendar.Expand(recurrence.Engine{}, found, r, false, calendar.MaxOccurrencesPerRequest)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, _ := spec.Resolve("Europe/Paris")
-		for _, e := range calendar.Select(found, r, calendar.Filter{Tags: []string{"work"}}) {
+		for _, e := range calendar.Select(x.Entries, r, calendar.Filter{Tags: []string{"work"}}) {
 			if e.IsOccurrence() {
 				standups = append(standups, e.Title+" "+e.Start.In(r.Zone).Format("Mon 15:04"))
 			}

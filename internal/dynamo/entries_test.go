@@ -53,15 +53,16 @@ func (f *fixture) view(ctx context.Context, cal string, spec calendar.RangeSpec,
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if candidates, _, err = calendar.Expand(recurrence.Engine{}, candidates, from, to, false, calendar.MaxOccurrencesPerRequest); err != nil {
-		f.t.Fatal(err)
-	}
 	r, err := spec.Resolve(zone)
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	x, err := calendar.Expand(recurrence.Engine{}, candidates, r, false, calendar.MaxOccurrencesPerRequest)
+	if err != nil {
+		f.t.Fatal(err)
+	}
 	var titles []string
-	for _, e := range calendar.Select(candidates, r, calendar.Filter{}) {
+	for _, e := range calendar.Select(x.Entries, r, calendar.Filter{}) {
 		titles = append(titles, e.Title)
 	}
 	return titles

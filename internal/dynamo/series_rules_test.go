@@ -21,6 +21,9 @@ func TestSeriesInputRefused(t *testing.T) {
 		{"UNTIL before the start", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=DAILY;UNTIL=20251231T000000Z"}, "recurrence.rule"},
 		{"absurd COUNT", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=DAILY;COUNT=999999"}, "recurrence.rule"},
 		{"every minute for years", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=MINUTELY;UNTIL=20300101T000000Z"}, "recurrence.rule"},
+		{"every minute, for ever", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=MINUTELY"}, "recurrence.rule"},
+		{"every hour, for ever", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=HOURLY"}, "recurrence.rule"},
+		{"every 30 seconds, 10 times", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=SECONDLY;INTERVAL=30;COUNT=10"}, "recurrence.rule"},
 		{"hour 24", timed("2026-01-06T09:00:00Z", "2026-01-06T10:00:00Z", "UTC"), calendar.Recurrence{Rule: "FREQ=DAILY;BYHOUR=24"}, "recurrence.rule"},
 		{"unknown time zone", timed("2026-01-05T09:00:00Z", "2026-01-05T10:00:00Z", "Mars/Olympus_Mons"), calendar.Recurrence{Rule: "FREQ=DAILY"}, "timeZone"},
 		{"multi-day", multiDay("2026-01-05", "2026-01-07"), calendar.Recurrence{Rule: "FREQ=WEEKLY"}, "recurrence"},
@@ -65,6 +68,7 @@ func TestOccurrenceChangesRefused(t *testing.T) {
 		{"another kind for the series", calendar.ScopeAll, calendar.EntryUpdate{Timing: calendar.Set(allDay("2026-01-19"))}, "timing"},
 		{"moved more than a year", calendar.ScopeThis, calendar.EntryUpdate{Timing: calendar.Set(timed("2027-03-01T08:00:00Z", "2027-03-01T09:00:00Z", paris))}, "timing"},
 		{"a rule too dense", calendar.ScopeAll, calendar.EntryUpdate{Recurrence: calendar.Set(calendar.Recurrence{Rule: "FREQ=SECONDLY;UNTIL=20300101T000000Z"})}, "recurrence.rule"},
+		{"every minute, for ever", calendar.ScopeAll, calendar.EntryUpdate{Recurrence: calendar.Set(calendar.Recurrence{Rule: "FREQ=MINUTELY"})}, "recurrence.rule"},
 		{"an unknown scope", "SOME", title("x"), "scope"},
 	}
 	for _, tt := range tests {

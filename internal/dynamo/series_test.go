@@ -25,14 +25,15 @@ func (f *fixture) occurrences(ctx context.Context, cal string, spec calendar.Ran
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if candidates, _, err = calendar.Expand(engine, candidates, from, to, cancelled, calendar.MaxOccurrencesPerRequest); err != nil {
-		f.t.Fatal(err)
-	}
 	r, err := spec.Resolve(zone)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return calendar.Select(candidates, r, calendar.Filter{})
+	x, err := calendar.Expand(engine, candidates, r, cancelled, calendar.MaxOccurrencesPerRequest)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return calendar.Select(x.Entries, r, calendar.Filter{})
 }
 
 // shown formats entries as "title @ local start" in zone.

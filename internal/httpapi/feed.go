@@ -20,7 +20,7 @@ const PathFeeds = calendar.FeedPathPrefix
 // FeedHandler serves calendars' iCalendar feeds (text/calendar, RFC 5545) to
 // whoever holds a feed's secret token: calendar apps poll it, so answers carry
 // an ETag and a conditional request that matches gets 304 Not Modified.
-func FeedHandler(svc calendar.FeedService, now func() time.Time, logger *slog.Logger) http.Handler {
+func FeedHandler(svc calendar.FeedService, eng calendar.RecurrenceEngine, now func() time.Time, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutSuffix(r.PathValue("file"), calendar.FeedPathSuffix)
 		if !ok {
@@ -34,7 +34,7 @@ func FeedHandler(svc calendar.FeedService, now func() time.Time, logger *slog.Lo
 		}
 		var body bytes.Buffer
 		if err == nil {
-			err = ical.Encode(&body, ical.Feed{Calendar: feed.Calendar, Entries: feed.Entries, Exceptions: feed.Exceptions, Now: now()})
+			err = ical.Encode(&body, ical.Feed{Calendar: feed.Calendar, Entries: feed.Entries, Exceptions: feed.Exceptions, Now: now(), Engine: eng})
 		}
 		if err != nil {
 			logger.ErrorContext(r.Context(), "serving a feed", "err", err)

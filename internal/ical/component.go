@@ -60,8 +60,9 @@ func (f form) prop(name string, ts ...time.Time) *goical.Prop {
 }
 
 // entryComponent returns e as a VTODO (a task) or a VEVENT, with its series'
-// recurrence and the EXDATEs of its cancelled exceptions.
-func entryComponent(e *calendar.Entry, exceptions []*calendar.Entry, now time.Time) (*goical.Component, error) {
+// recurrence, as every reader reads it alike (RecurrenceEngine.Portable),
+// and the EXDATEs of its cancelled exceptions.
+func entryComponent(eng calendar.RecurrenceEngine, e *calendar.Entry, exceptions []*calendar.Entry, now time.Time) (*goical.Component, error) {
 	if e.Kind == calendar.KindTask {
 		return taskComponent(e, now)
 	}
@@ -70,7 +71,11 @@ func entryComponent(e *calendar.Entry, exceptions []*calendar.Entry, now time.Ti
 		return nil, err
 	}
 	if e.Recurrence != nil {
-		if err := recurrenceProps(c.Props, e, exceptions); err != nil {
+		r, err := eng.Portable(e)
+		if err != nil {
+			return nil, err
+		}
+		if err := recurrenceProps(c.Props, e, &r, exceptions); err != nil {
 			return nil, err
 		}
 	}
@@ -116,23 +121,23 @@ func eventTiming(props goical.Props, e *calendar.Entry) error {
 	return nil
 }
 
-// recurrenceProps sets a series' RRULE, RDATE and EXDATE, in the form of its
-// DTSTART; cancelled exceptions are EXDATEs too.
-func recurrenceProps(props goical.Props, e *calendar.Entry, exceptions []*calendar.Entry) error {
+// recurrenceProps sets a series' RRULE, RDATE and EXDATE from its recurrence
+// r, in the form of its DTSTART; cancelled exceptions are EXDATEs too.
+func recurrenceProps(props goical.Props, e *calendar.Entry, r *calendar.Recurrence, exceptions []*calendar.Entry) error {
 	f, err := formOf(e)
 	if err != nil {
 		return err
 	}
 	rule := goical.NewProp(goical.PropRecurrenceRule)
-	rule.Value = strings.TrimPrefix(e.Recurrence.Rule, "RRULE:")
+	rule.Value = strings.TrimPrefix(r.Rule, "RRULE:")
 	props.Set(rule)
-	exdates := slices.Clone(e.Recurrence.ExDates)
+	exdates := slices.Clone(r.ExDates)
 	for _, x := range exceptions {
 		if x.Cancelled {
 			exdates = append(exdates, x.OriginalStart)
 		}
 	}
-	if rdates := sortedTimes(e.Recurrence.RDates); len(rdates) > 0 {
+	if rdates := sortedTimes(r.RDates); len(rdates) > 0 {
 		props.Set(f.prop(goical.PropRecurrenceDates, rdates...))
 	}
 	if exdates := sortedTimes(exdates); len(exdates) > 0 {

@@ -31,6 +31,9 @@ type Feed struct {
 	// OriginalStart set; Cancelled ones become EXDATEs of their series.
 	Exceptions []*calendar.Entry
 	Now        time.Time // DTSTAMP
+	// Engine writes each series' recurrence so that every reader finds the
+	// occurrences calgraph does (RecurrenceEngine.Portable).
+	Engine calendar.RecurrenceEngine
 }
 
 // Encode writes f as an iCalendar document (METHOD:PUBLISH) to w: one VEVENT
@@ -43,8 +46,8 @@ type Feed struct {
 // An exception whose series is not among f.Entries, or an entry in a zone Go
 // does not know, is an error: the caller assembled an inconsistent feed.
 func Encode(w io.Writer, f Feed) error {
-	if f.Calendar == nil || f.Now.IsZero() {
-		return errors.New("encode iCalendar feed: Calendar and Now must be set")
+	if f.Calendar == nil || f.Now.IsZero() || f.Engine == nil {
+		return errors.New("encode iCalendar feed: Calendar, Now and Engine must be set")
 	}
 	cal := goical.NewCalendar()
 	calendarProps(cal.Props, f.Calendar)
@@ -129,7 +132,7 @@ func entryComponents(f Feed) ([]*goical.Component, *zoneSet, error) {
 	var comps []*goical.Component
 	for _, e := range entries {
 		excs := exceptions[e.ID]
-		c, err := entryComponent(e, excs, f.Now)
+		c, err := entryComponent(f.Engine, e, excs, f.Now)
 		if err != nil {
 			return nil, nil, fmt.Errorf("entry %s: %w", e.ID, err)
 		}

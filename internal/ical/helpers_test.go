@@ -12,6 +12,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/ical"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 const newYork = "America/New_York"
@@ -94,6 +95,7 @@ func newFixture(t testing.TB) fixture {
 		Entries:    []*calendar.Entry{f.monthly, f.done, f.weekly, f.timed, f.multiDay, f.allDay, f.taskDate},
 		Exceptions: []*calendar.Entry{f.cancelled, f.moved},
 		Now:        utc(t, "2026-03-01T12:00:00Z"),
+		Engine:     recurrence.Engine{},
 	}
 	return f
 }
@@ -105,8 +107,13 @@ func exception(series *calendar.Entry, orig time.Time, exc *calendar.Entry) *cal
 	return series.OccurrenceAt(orig).Overlay(exc)
 }
 
+// encode encodes a feed, with the server's recurrence engine unless the
+// feed names one.
 func encode(t testing.TB, f ical.Feed) []byte {
 	t.Helper()
+	if f.Engine == nil {
+		f.Engine = recurrence.Engine{}
+	}
 	var buf bytes.Buffer
 	if err := ical.Encode(&buf, f); err != nil {
 		t.Fatalf("Encode: %v", err)

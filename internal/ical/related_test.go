@@ -9,6 +9,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/ical"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // TestSplitSeriesNamesItsOrigin checks that a series split off another
@@ -22,7 +23,7 @@ func TestSplitSeriesNamesItsOrigin(t *testing.T) {
 		TimeZone: "UTC", ICalUID: "b@test", Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY"}, PreviousSeriesID: "a"}
 	var buf bytes.Buffer
 	err := ical.Encode(&buf, ical.Feed{Calendar: &calendar.Calendar{ID: "c", Name: "Work", TimeZone: "UTC"},
-		Entries: []*calendar.Entry{second, first}, Now: start})
+		Entries: []*calendar.Entry{second, first}, Now: start, Engine: recurrence.Engine{}})
 	if err != nil {
 		t.Fatal(err)
 	}

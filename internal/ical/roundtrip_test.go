@@ -213,9 +213,10 @@ func TestEncodeEdgeCases(t *testing.T) {
 		name string
 		feed ical.Feed
 	}{
-		{"no calendar", ical.Feed{Now: f.feed.Now}},
-		{"no clock", ical.Feed{Calendar: f.feed.Calendar}},
-		{"exception without its series", ical.Feed{Calendar: f.feed.Calendar, Now: f.feed.Now, Exceptions: []*calendar.Entry{f.moved}}},
+		{"no calendar", ical.Feed{Now: f.feed.Now, Engine: f.feed.Engine}},
+		{"no clock", ical.Feed{Calendar: f.feed.Calendar, Engine: f.feed.Engine}},
+		{"no recurrence engine", ical.Feed{Calendar: f.feed.Calendar, Now: f.feed.Now}},
+		{"exception without its series", ical.Feed{Calendar: f.feed.Calendar, Now: f.feed.Now, Engine: f.feed.Engine, Exceptions: []*calendar.Entry{f.moved}}},
 	}
 	for _, tt := range errs {
 		if err := ical.Encode(&bytes.Buffer{}, tt.feed); err == nil {

@@ -12,12 +12,16 @@ import (
 )
 
 // View is what a range view shows: the range as read (with its zone), the
-// entries in it, in view order, and their calendars by ID.
+// entries in it, in view order, and their calendars by ID. A view of several
+// calendars (Agenda, FreeBusy) that holds a series too dense to show
+// (calendar.TooDense) leaves it out and says so in Partial, one error per
+// calendar, so that the other calendars still show.
 type View struct {
 	Range     calendar.Range
 	ZoneName  string
 	Entries   []*calendar.Entry
 	Calendars map[string]*calendar.Calendar
+	Partial   []error
 }
 
 // Entries returns a calendar's entries in a range, to members who read it:
@@ -52,7 +56,11 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 	if err != nil {
 		return nil, err
 	}
-	return l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, c), candidates, f, map[string]*calendar.Calendar{calendarID: c})
+	v, err := l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, c), candidates, f, map[string]*calendar.Calendar{calendarID: c})
+	if err == nil && len(v.Partial) > 0 {
+		return nil, v.Partial[0] // a view of one calendar shows it whole or not at all
+	}
+	return v, err
 }
 
 // Agenda returns the viewer's entries across the given calendars (all of the
@@ -196,11 +204,11 @@ func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string
 			l.Prime(ctx, e) // for the series field of its occurrences
 		}
 	}
-	from, to := spec.Window()
-	if candidates, err = l.expand(candidates, from, to, f.IncludeCancelled); err != nil {
+	x, err := l.expand(candidates, r, f.IncludeCancelled)
+	if err != nil {
 		return nil, err
 	}
-	selected := calendar.Select(candidates, r, f)
+	selected := calendar.Select(x.Entries, r, f)
 	selected = slices.DeleteFunc(selected, func(e *calendar.Entry) bool { return cals[e.CalendarID] == nil })
 	if len(selected) > calendar.MaxViewEntries {
 		return nil, calendar.Invalidf("range", "this range holds more than %d entries: narrow it", calendar.MaxViewEntries)
@@ -208,7 +216,15 @@ func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string
 	for _, e := range selected {
 		l.Prime(ctx, e)
 	}
-	return &View{Range: r, ZoneName: zone, Entries: selected, Calendars: cals}, nil
+	v := &View{Range: r, ZoneName: zone, Entries: selected, Calendars: cals}
+	named := map[string]bool{}
+	for _, m := range x.TooDense {
+		if !named[m.CalendarID] && cals[m.CalendarID] != nil {
+			named[m.CalendarID] = true
+			v.Partial = append(v.Partial, calendar.TooDense(m))
+		}
+	}
+	return v, nil
 }
 
 // Entry returns an entry of a calendar the viewer is a member of.
@@ -296,17 +312,20 @@ func (l *Loaders) SeriesOf(ctx context.Context, occ *calendar.Entry) (*calendar.
 // expand expands the series among a view's candidates within what is left of
 // the request's budget of occurrences (calendar.MaxOccurrencesPerRequest),
 // which the views of one request share.
-func (l *Loaders) expand(candidates []*calendar.Entry, from, to time.Time, includeCancelled bool) ([]*calendar.Entry, error) {
+func (l *Loaders) expand(candidates []*calendar.Entry, r calendar.Range, includeCancelled bool) (*calendar.Expansion, error) {
 	l.mu.Lock()
 	left := calendar.MaxOccurrencesPerRequest - l.expanded
 	l.mu.Unlock()
-	out, n, err := calendar.Expand(l.engine, candidates, from, to, includeCancelled, left)
+	x, err := calendar.Expand(l.engine, candidates, r, includeCancelled, left)
+	if err != nil {
+		return nil, err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.expanded += n; err == nil && l.expanded > calendar.MaxOccurrencesPerRequest {
-		err = calendar.TooManyOccurrences()
+	if l.expanded += x.Expanded; l.expanded > calendar.MaxOccurrencesPerRequest {
+		return nil, calendar.TooManyOccurrences()
 	}
-	return out, err
+	return x, nil
 }
 
 // CalendarBusy is when one calendar is busy in a range.

@@ -51,3 +51,31 @@ func seriesIn(b *testing.B, zone, local, rule string) *calendar.Entry {
 	return &calendar.Entry{ID: "s", Kind: calendar.KindTimed, Start: start.UTC(), End: start.Add(30 * time.Minute).UTC(),
 		TimeZone: zone, Recurrence: &calendar.Recurrence{Rule: rule}}
 }
+
+// The validation benchmarks time the density bound (checkDensity), which
+// expands a rule over its first year and the longest view after it.
+func benchmarkValidate(b *testing.B, rule string, ok bool) {
+	for b.Loop() {
+		s := seriesIn(b, "America/New_York", "20260105T090000", rule)
+		if err := engine.Validate(s); (err == nil) != ok {
+			b.Fatalf("Validate(%s): %v", rule, err)
+		}
+	}
+}
+
+// Every two hours for ever: the densest rule allowed, about 8,800
+// occurrences in the two years expanded.
+func BenchmarkValidateEveryTwoHours(b *testing.B) {
+	benchmarkValidate(b, "FREQ=HOURLY;INTERVAL=2", true)
+}
+
+// Once a day written minutely: rrule-go walks every minute of every day.
+func BenchmarkValidateMinutelyOnceADay(b *testing.B) {
+	benchmarkValidate(b, "FREQ=MINUTELY;BYHOUR=9;BYMINUTE=0", true)
+}
+
+// Every minute for ever: refused at the 5,001st occurrence.
+func BenchmarkValidateEveryMinuteRefused(b *testing.B) { benchmarkValidate(b, "FREQ=MINUTELY", false) }
+
+// Weekly, the common case.
+func BenchmarkValidateWeekly(b *testing.B) { benchmarkValidate(b, "FREQ=WEEKLY;BYDAY=MO,WE,FR", true) }

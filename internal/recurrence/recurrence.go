@@ -183,6 +183,9 @@ func (Engine) Validate(series *calendar.Entry) (err error) {
 	if err := x.checkSize(); err != nil {
 		return err
 	}
+	if err := x.checkDensity(series); err != nil {
+		return err
+	}
 	r := series.Recurrence
 	r.Rule = x.rule.String(series.Dated())
 	r.RDates, r.ExDates = canonicalDates(r.RDates), canonicalDates(r.ExDates)
@@ -261,8 +264,8 @@ func (Engine) Starts(series *calendar.Entry, from, to time.Time, max int) (_ []t
 		if t.Before(from) {
 			continue
 		}
-		if len(out) == max {
-			return nil, calendar.TooManyOccurrences()
+		if len(out) >= max {
+			return nil, calendar.ErrTooManyStarts
 		}
 		out = append(out, t)
 	}
@@ -345,26 +348,6 @@ func (Engine) Split(series *calendar.Entry, start time.Time) (before, after cale
 		appendSide(&before.ExDates, &after.ExDates, d, start)
 	}
 	return before, after, nil
-}
-
-// MoveUntil implements calendar.RecurrenceEngine.
-func (Engine) MoveUntil(series *calendar.Entry, move func(time.Time) time.Time) (rule string, err error) {
-	defer guard(&err)
-	x, err := newExpansion(series)
-	if err != nil {
-		return "", err
-	}
-	if x.rule.until.IsZero() {
-		return series.Recurrence.Rule, nil
-	}
-	last := series.FirstStart() // the first occurrence is the start; UNTIL is never before it
-	next := x.ruleStarts(x.rule.until)
-	for t, ok := next(); ok; t, ok = next() {
-		last = t
-	}
-	opt := x.rule.opt
-	opt.Count, opt.Until = 0, move(last).UTC()
-	return ruleString(opt, series.Dated()), nil
 }
 
 func appendSide(before, after *[]time.Time, d, start time.Time) {

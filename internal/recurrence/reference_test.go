@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,7 +12,8 @@ import (
 // TestSameAsRRuleJS compares expansions with rrule.js 2.8.1's, an
 // independent implementation, for rules with their own times of day and
 // sub-daily frequencies (series in UTC, each start an occurrence of its
-// rule). testdata/rrulejs.json was written by testdata/rrulejs-gen.js:
+// rule). SECONDLY rules, which Validate refuses, expand alike for series
+// stored before that. testdata/rrulejs.json was written by testdata/rrulejs-gen.js:
 //
 //	npm install rrule@2.8.1 && node rrulejs-gen.js > rrulejs.json
 func TestSameAsRRuleJS(t *testing.T) {
@@ -32,7 +34,7 @@ func TestSameAsRRuleJS(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Rule, func(t *testing.T) {
 			s := series(t, "UTC", c.Start[:15], c.Rule)
-			if err := engine.Validate(s); err != nil {
+			if err := engine.Validate(s); err != nil && !strings.Contains(c.Rule, "SECONDLY") {
 				t.Fatalf("validate: %v", err)
 			}
 			got, err := engine.Starts(s, s.Start, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), 5000)
