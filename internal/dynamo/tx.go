@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -143,32 +144,28 @@ func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) 
 			}
 		}()
 	}
-	in := &dynamodb.TransactWriteItemsInput{}
 	for _, op := range ops {
 		if op.err != nil {
 			return fmt.Errorf("build transaction: %w", op.err)
 		}
-		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
 	}
 	actor, _ := calendar.ViewerID(ctx)
-	counted := tallies(actor, ops)
-	for _, op := range tallyOps(counted) {
-		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
+	counted := tallyChanges(actor, ops)
+	stats := statsOps(counted)
+	if n := len(ops) + len(stats) + len(refs); n > maxTxActions {
+		return fmt.Errorf("a transaction of %d actions (%d change records, %d for stats)", n, len(refs), len(stats))
 	}
-	if n := len(in.TransactItems) + len(refs); n > maxTxActions {
-		return fmt.Errorf("a transaction of %d actions (%d change records, %d stats)", n, len(refs), len(counted))
-	}
-	base := in.TransactItems
 	if s.beforeTransact != nil {
 		s.beforeTransact(ctx)
 	}
+	in := &dynamodb.TransactWriteItemsInput{}
 	for attempt := 1; ; attempt++ {
 		// A fresh token per attempt: a retry after a cancellation is a new
 		// transaction, and must not be mistaken for a replay of the first one.
 		// Its change records take a fresh position too (changes.go).
 		in.ClientRequestToken = aws.String(uuid.NewString())
-		in.TransactItems = base[:len(base):len(base)]
-		for _, op := range s.changeOps(refs) {
+		in.TransactItems = in.TransactItems[:0]
+		for _, op := range slices.Concat(ops, stats, s.changeOps(refs)) {
 			if op.err != nil {
 				return fmt.Errorf("build change record: %w", op.err)
 			}
@@ -177,17 +174,31 @@ func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) 
 		_, err := s.db.TransactWriteItems(ctx, in)
 		if err == nil {
 			s.committed(refs)
-			s.compactAfterWrite(ctx, counted)
 			return nil
 		}
 		tce, ok := errors.AsType[*types.TransactionCanceledException](err)
 		if !ok {
 			return fmt.Errorf("transact %d items: %w", len(ops), err)
 		}
+		lost := false
 		for i, r := range tce.CancellationReasons {
-			if aws.ToString(r.Code) == "ConditionalCheckFailed" && i < len(ops) {
+			if aws.ToString(r.Code) != "ConditionalCheckFailed" {
+				continue
+			}
+			if i < len(ops) {
 				return s.explain(ctx, ops[i], r.Item)
 			}
+			if i < len(ops)+len(stats) {
+				dropped, rerr := s.momentsLost(ctx, counted, stats[i-len(ops)].key, r.Item)
+				if rerr != nil {
+					return rerr
+				}
+				lost = lost || dropped
+			}
+		}
+		if lost && attempt < maxAttempts { // at once: nothing to wait for
+			stats = statsOps(counted)
+			continue
 		}
 		if !retryableCancellation(tce) || attempt == maxAttempts {
 			return fmt.Errorf("transaction cancelled after %d attempts (%s): %w", attempt, reasonCodes(tce), err)
@@ -196,6 +207,21 @@ func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) 
 			return fmt.Errorf("transaction retry: %w", err)
 		}
 	}
+}
+
+// momentsLost handles a user's totals update whose condition failed: the
+// item (old, as it was, or read again if the engine did not return it)
+// keeps a later creation or completion than the write's, which the write
+// then leaves out. It reports whether it left one out.
+func (s *Store) momentsLost(ctx context.Context, counted map[string]*calendar.Tally, key itemKey, old item) (bool, error) {
+	if len(old) == 0 {
+		it, _, err := s.getItem(ctx, key)
+		if err != nil {
+			return false, err
+		}
+		old = it
+	}
+	return dropLostMoments(counted, strings.TrimPrefix(key.PK, userPartition("")), old), nil
 }
 
 // explain turns a failed condition into op's domain error. DynamoDB returns the
