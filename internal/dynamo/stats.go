@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -206,6 +207,21 @@ func totalsUpdate(user string, t *calendar.Tally) txOp {
 	op := txOp{key: k}
 	op.action.Update = u.update(k, strings.Join(conds, " AND "))
 	return op
+}
+
+// momentsLost handles a user's totals update whose condition failed: the
+// item (old, as it was, or read again if the engine did not return it)
+// keeps a later creation or completion than the write's, which the write
+// then leaves out. It reports whether it left one out.
+func (s *Store) momentsLost(ctx context.Context, counted map[string]*calendar.Tally, key itemKey, old item) (bool, error) {
+	if len(old) == 0 {
+		it, _, err := s.getItem(ctx, key)
+		if err != nil {
+			return false, err
+		}
+		old = it
+	}
+	return dropLostMoments(counted, strings.TrimPrefix(key.PK, userPartition("")), old), nil
 }
 
 // dropLostMoments drops from ts the moments of the user whose totals item

@@ -111,9 +111,11 @@ func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFai
 }
 
 // transact applies ops atomically, raising the revisions of the calendars
-// they change (revisions.go). Cancellations caused by contention or
-// throttling are retried with backoff; a failed condition is returned as the
-// failing op's explanation.
+// they change (revisions.go) and adding what they change to users' stats
+// (stats.go). Cancellations caused by contention or throttling are retried
+// with backoff; a failed condition is returned as the failing op's
+// explanation, but for a stats totals update's, which only means a later
+// moment is kept: the write is sent again at once without its moment.
 func (s *Store) transact(ctx context.Context, ops ...txOp) error {
 	return s.transactRevising(ctx, true, ops...)
 }
@@ -207,21 +209,6 @@ func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) 
 			return fmt.Errorf("transaction retry: %w", err)
 		}
 	}
-}
-
-// momentsLost handles a user's totals update whose condition failed: the
-// item (old, as it was, or read again if the engine did not return it)
-// keeps a later creation or completion than the write's, which the write
-// then leaves out. It reports whether it left one out.
-func (s *Store) momentsLost(ctx context.Context, counted map[string]*calendar.Tally, key itemKey, old item) (bool, error) {
-	if len(old) == 0 {
-		it, _, err := s.getItem(ctx, key)
-		if err != nil {
-			return false, err
-		}
-		old = it
-	}
-	return dropLostMoments(counted, strings.TrimPrefix(key.PK, userPartition("")), old), nil
 }
 
 // explain turns a failed condition into op's domain error. DynamoDB returns the
