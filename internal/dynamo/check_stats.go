@@ -94,12 +94,7 @@ func (c *checker) checkStats() {
 		if got.LastEventCreated.Before(c.created[id]) {
 			c.problem("user %s: stats say the last event was created at %s, but one was at %s", id, got.LastEventCreated, c.created[id])
 		}
-		counts := statsCounts{}
-		for node, children := range seen.nodes {
-			for child, n := range children {
-				counts.add(nodeCount{node, child}, n)
-			}
-		}
+		counts := seen.nodes // the legacy item's counts go with them
 		for _, marks := range []struct {
 			starts bool
 			counts map[calendar.Mark]int
