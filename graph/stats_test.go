@@ -12,7 +12,7 @@ const statsQuery = `{ viewer { stats { totalEvents totalTasks upcomingEvents ove
 
 // TestViewerStats: the counts follow the API's writes, a writer's completion
 // of the owner's task counts for the writer, and reading them is one
-// GetItem whatever they count.
+// TransactGetItems whatever they count.
 func TestViewerStats(t *testing.T) {
 	e := newEnv(t)
 	w := e.world("stats")
@@ -40,8 +40,8 @@ func TestViewerStats(t *testing.T) {
 		t.Errorf("owner's stats:\n got %s\nwant %s", got, want)
 	}
 	plan := planOf(e.rec.Calls())
-	if len(e.rec.Calls()) != 1 || plan["wave 1 GetItem "] != 1 {
-		t.Errorf("reading the stats: plan\n%s\nwant one GetItem", describe(plan))
+	if len(e.rec.Calls()) != 1 || plan["wave 1 TransactGetItems "] != 1 {
+		t.Errorf("reading the stats: plan\n%s\nwant one TransactGetItems", describe(plan))
 	}
 	d = e.must(w.writer, statsQuery, nil)
 	if got := fmtJSON(get(d, "viewer.stats")); got != `{"lastEventCreated":null,"lastTaskCompleted":"`+completedAt+`","overdueTasks":0,"totalEvents":0,"totalTasks":0,"upcomingEvents":0}` {

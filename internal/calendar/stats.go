@@ -26,8 +26,10 @@ import (
 //     a task, anyone's, that does not repeat. Deleting the event or reopening
 //     the task does not move them back.
 //
-// The store keeps a Tally per user, changed in the same transaction as the
-// entries it counts, and computes Stats from it and the clock when read.
+// A store adds what each write changes in its users' Tally (TallyChange) in
+// the same transaction as the entries it counts, and computes Stats from
+// what it kept and the clock (StatsTime) when read; Tally.Stats is that
+// computation on a whole tally in memory.
 type Stats struct {
 	TotalEvents       int
 	TotalTasks        int
@@ -37,8 +39,12 @@ type Stats struct {
 	LastTaskCompleted time.Time // zero if never
 }
 
-// UpcomingWindow is how far ahead UpcomingEvents looks.
-const UpcomingWindow = 7 * 24 * time.Hour
+// UpcomingWindow is how far ahead UpcomingEvents looks; UpcomingDays is the
+// same for whole-day events, in days from today.
+const (
+	UpcomingWindow = 7 * 24 * time.Hour
+	UpcomingDays   = 7
+)
 
 // StatsService reads the signed-in user's stats.
 type StatsService interface {
@@ -52,49 +58,70 @@ type Mark struct {
 	Day Date
 }
 
-// Tally is what a user's Stats are computed from. Starts counts the user's
-// one-off events by start, Dues their open one-off tasks by due time. Created
-// and Completed hold moments of creations and completions; only the latest of
-// each matters, so a store may keep any subset that includes it.
+// StatsTime is the moment stats are taken at, for a user: UpcomingEvents
+// counts timed starts in [Now, Now+UpcomingWindow) and whole-day starts from
+// Today to the day before Today+UpcomingDays; OverdueTasks counts timed due
+// times before Now and due days before Today.
+type StatsTime struct {
+	Now   time.Time
+	Today Date // in the user's time zone
+}
+
+// StatsTimeAt is now for a user in zone (UTC when "" or unknown).
+func StatsTimeAt(now time.Time, zone string) StatsTime {
+	loc := time.UTC
+	if z, err := LoadLocation(zone); err == nil && zone != "" {
+		loc = z
+	}
+	return StatsTime{Now: now, Today: DateOf(now.In(loc))}
+}
+
+// Tally is what a user's Stats are computed from, or a change to it: Starts
+// counts the user's one-off events by start, Dues their open one-off tasks
+// by due time. Created and Completed are the latest creation and completion
+// (zero for none): they only ever move forward.
 type Tally struct {
 	Events, Tasks int
 	Starts, Dues  map[Mark]int
-	Created       []time.Time
-	Completed     []time.Time
+	Created       time.Time
+	Completed     time.Time
 	TimeZone      string // the user's, "" for UTC
 }
 
 // Stats evaluates t at now.
 func (t Tally) Stats(now time.Time) Stats {
-	loc := time.UTC
-	if z, err := LoadLocation(t.TimeZone); err == nil && t.TimeZone != "" {
-		loc = z
-	}
-	today := DateOf(now.In(loc))
-	s := Stats{TotalEvents: t.Events, TotalTasks: t.Tasks, LastEventCreated: latest(t.Created), LastTaskCompleted: latest(t.Completed)}
+	at := StatsTimeAt(now, t.TimeZone)
+	s := Stats{TotalEvents: t.Events, TotalTasks: t.Tasks, LastEventCreated: t.Created, LastTaskCompleted: t.Completed}
 	horizon := now.Add(UpcomingWindow)
 	for m, n := range t.Starts {
-		if m.At.IsZero() && !m.Day.Before(today) && m.Day.Before(today.AddDays(7)) ||
+		if m.At.IsZero() && !m.Day.Before(at.Today) && m.Day.Before(at.Today.AddDays(UpcomingDays)) ||
 			!m.At.IsZero() && !m.At.Before(now) && m.At.Before(horizon) {
 			s.UpcomingEvents += n
 		}
 	}
 	for m, n := range t.Dues {
-		if m.At.IsZero() && m.Day.Before(today) || !m.At.IsZero() && m.At.Before(now) {
+		if m.At.IsZero() && m.Day.Before(at.Today) || !m.At.IsZero() && m.At.Before(now) {
 			s.OverdueTasks += n
 		}
 	}
 	return s
 }
 
-func latest(ts []time.Time) time.Time {
-	var l time.Time
-	for _, t := range ts {
-		if t.After(l) {
-			l = t
-		}
+// Plus adds the counts of s and o, keeping the later of each moment: stats
+// kept in two parts (a store's older records and its newer ones) add up so.
+func (s Stats) Plus(o Stats) Stats {
+	return Stats{
+		TotalEvents: s.TotalEvents + o.TotalEvents, TotalTasks: s.TotalTasks + o.TotalTasks,
+		UpcomingEvents: s.UpcomingEvents + o.UpcomingEvents, OverdueTasks: s.OverdueTasks + o.OverdueTasks,
+		LastEventCreated: later(s.LastEventCreated, o.LastEventCreated), LastTaskCompleted: later(s.LastTaskCompleted, o.LastTaskCompleted),
 	}
-	return l
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // TallyChange is what writing is in place of was (either nil for a creation
@@ -130,10 +157,10 @@ func TallyChange(actor string, was, is *Entry) map[string]*Tally {
 		}
 	}
 	if becameEvent(was, is) {
-		of(is.CreatedBy).Created = []time.Time{is.CreatedAt}
+		of(is.CreatedBy).Created = is.CreatedAt
 	}
 	if was != nil && is != nil && actor != "" && is.Kind == KindTask && !was.Completed && is.Completed && is.SeriesID == "" {
-		of(actor).Completed = []time.Time{is.CompletedAt}
+		of(actor).Completed = is.CompletedAt
 	}
 	prune(out)
 	return out
@@ -156,8 +183,8 @@ func MergeTallies(dst, src map[string]*Tally) {
 		for m, n := range d.Dues {
 			t.Dues[m] += n
 		}
-		t.Created = append(t.Created, d.Created...)
-		t.Completed = append(t.Completed, d.Completed...)
+		t.Created = later(t.Created, d.Created)
+		t.Completed = later(t.Completed, d.Completed)
 	}
 	prune(dst)
 }
@@ -175,7 +202,7 @@ func prune(ts map[string]*Tally) {
 				delete(t.Dues, m)
 			}
 		}
-		if t.Events == 0 && t.Tasks == 0 && len(t.Starts) == 0 && len(t.Dues) == 0 && len(t.Created) == 0 && len(t.Completed) == 0 {
+		if t.Events == 0 && t.Tasks == 0 && len(t.Starts) == 0 && len(t.Dues) == 0 && t.Created.IsZero() && t.Completed.IsZero() {
 			delete(ts, user)
 		}
 	}

@@ -70,7 +70,13 @@ func TestTallyChange(t *testing.T) {
 		if dues == nil {
 			dues = map[calendar.Mark]int{}
 		}
-		return &calendar.Tally{Events: events, Tasks: tasks, Starts: starts, Dues: dues, Created: created, Completed: completed}
+		first := func(ts []time.Time) time.Time {
+			if len(ts) == 0 {
+				return time.Time{}
+			}
+			return ts[0]
+		}
+		return &calendar.Tally{Events: events, Tasks: tasks, Starts: starts, Dues: dues, Created: first(created), Completed: first(completed)}
 	}
 	m := func(t time.Time) calendar.Mark { return calendar.Mark{At: t} }
 	for _, tc := range []struct {
@@ -102,5 +108,32 @@ func TestTallyChange(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestStatsTimeAt(t *testing.T) {
+	now := time.Date(2026, 6, 15, 11, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		zone  string
+		today calendar.Date
+	}{
+		{"", calendar.Date{Year: 2026, Month: 6, Day: 15}},
+		{"Pacific/Kiritimati", calendar.Date{Year: 2026, Month: 6, Day: 16}}, // UTC+14
+		{"Etc/GMT+12", calendar.Date{Year: 2026, Month: 6, Day: 14}},         // UTC-12
+		{"Not/AZone", calendar.Date{Year: 2026, Month: 6, Day: 15}},          // read as UTC
+	} {
+		if got := calendar.StatsTimeAt(now, tc.zone); got.Today != tc.today || !got.Now.Equal(now) {
+			t.Errorf("%q: got %+v, want today %v", tc.zone, got, tc.today)
+		}
+	}
+}
+
+func TestStatsPlus(t *testing.T) {
+	t0 := time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
+	a := calendar.Stats{TotalEvents: 3, TotalTasks: 1, UpcomingEvents: 2, OverdueTasks: 1, LastEventCreated: t0}
+	b := calendar.Stats{TotalEvents: -1, UpcomingEvents: -1, LastEventCreated: t0.Add(-time.Hour), LastTaskCompleted: t0}
+	want := calendar.Stats{TotalEvents: 2, TotalTasks: 1, UpcomingEvents: 1, OverdueTasks: 1, LastEventCreated: t0, LastTaskCompleted: t0}
+	if diff := cmp.Diff(want, a.Plus(b)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

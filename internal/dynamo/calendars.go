@@ -258,10 +258,10 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk expression
 		if err := s.batchWrite(ctx, writes); err != nil {
 			return err
 		}
-		// Entries counted in their creators' stats go with their tallies'
-		// changes, a few per transaction; one changed since the Query is
-		// left for the next round.
-		for chunk := range slices.Chunk(counted, countedPerTransaction) {
+		// Entries counted in their creators' stats go with their stats'
+		// changes, as many per transaction as fit; one changed since the
+		// Query is left for the next round.
+		for _, chunk := range countedChunks(counted) {
 			if err := s.transactGone(ctx, chunk...); err != nil && !errors.Is(err, errEntryRaced) {
 				return fmt.Errorf("delete entries of %s: %w", partition, err)
 			}
@@ -269,10 +269,22 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk expression
 	}
 }
 
-// countedPerTransaction is how many counted entries a calendar's deletion
-// deletes per transaction: with a tally update per creator and a change
-// record each, at most 3 actions per entry.
-const countedPerTransaction = 30
+// countedChunks splits the deletions of counted entries into transactions:
+// each deletion takes a change record and the stats updates of its
+// creator's nodes it changes (shared with the others of the chunk where
+// their nodes are the same), and each creator one for their totals, within
+// DynamoDB's 100 actions.
+func countedChunks(ops []txOp) [][]txOp {
+	var chunks [][]txOp
+	for len(ops) > 0 {
+		n := 1
+		for n < len(ops) && 2*(n+1)+len(tallies("", ops[:n+1])) <= maxTxActions-1 { // one spare, for a marker
+			n++
+		}
+		chunks, ops = append(chunks, ops[:n]), ops[n:]
+	}
+	return chunks
+}
 
 // errEntryRaced: an entry changed between a deletion's read and its delete.
 var errEntryRaced = errors.New("the entry changed while its calendar was deleted")

@@ -30,16 +30,17 @@ import (
 //   - every calendar, membership, entry and series changed within the change
 //     log's retention has a change record in its calendar's log, and every
 //     such membership one in its user's log too;
-//   - every user's stats item counts exactly the entries and series they
-//     created that exist (totals, starts not yet two days past, due times),
-//     and its latest creation is no earlier than any of their events'.
+//   - every user's stats items count exactly the entries and series they
+//     created that exist (totals, due times, and starts wherever a read can
+//     still reach them), and their latest creation is no earlier than any
+//     of their events'; no stats tree node counts a child it does not have.
 //
 // Items of a calendar or user whose deletion is under way (pending) count as
 // consistent: the deletion finishes them.
 func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c := &checker{store: s, users: map[string]userRecord{}, calendars: map[string]calendarRecord{},
 		byCalendar: map[string][]item{}, pending: map[string]bool{}, changed: map[changeRef]bool{},
-		stats: map[string]item{}, counted: map[string]*calendar.Tally{}, created: map[string]time.Time{}}
+		stats: map[string]*statsSeen{}, counted: map[string]*calendar.Tally{}, created: map[string]time.Time{}}
 	if err := s.scan(ctx, c.add); err != nil {
 		return nil, err
 	}
@@ -77,10 +78,10 @@ type checker struct {
 	emails     []guardRecord
 	identities []guardRecord
 	feedTokens []feedRecord
-	byCalendar map[string][]item  // the items of each calendar's partition
-	pending    map[string]bool    // "calendar#id" and "user#id"
-	changed    map[changeRef]bool // the objects change records name, by log
-	stats      map[string]item    // each user's stats item
+	byCalendar map[string][]item     // the items of each calendar's partition
+	pending    map[string]bool       // "calendar#id" and "user#id"
+	changed    map[changeRef]bool    // the objects change records name, by log
+	stats      map[string]*statsSeen // each user's stats items
 	counted    map[string]*calendar.Tally
 	created    map[string]time.Time // the latest creation of each user's events
 	problems   []string
@@ -114,8 +115,8 @@ func (c *checker) add(it item) error {
 		r, err = unmarshal[pendingRecord](it)
 		c.pending[r.Kind+"#"+r.ID] = true
 	case entityIdempotent:
-	case entityStats:
-		c.stats[strings.TrimPrefix(stringAttr(it, attrPK), "USER#")] = it
+	case entityStats, entityStatsTotal, entityStatsNode:
+		err = c.addStats(it)
 	case entityChange:
 		c.changed[changeRef{stringAttr(it, attrPK), stringAttr(it, "object")}] = true
 	case entityEntry, entitySeries:
@@ -141,75 +142,6 @@ func (c *checker) addToCalendar(it item) {
 		return
 	}
 	c.byCalendar[id] = append(c.byCalendar[id], it)
-}
-
-// count adds an entry or series item to its creator's expected tally,
-// whatever its calendar's state: a calendar's deletion removes each with
-// its count.
-func (c *checker) count(it item) {
-	e, ok := countedEntry(it)
-	if !ok {
-		return
-	}
-	ch := calendar.TallyChange("", nil, e)
-	if t := ch[e.CreatedBy]; t != nil {
-		t.Created = nil
-	}
-	calendar.MergeTallies(c.counted, ch)
-	if e.Kind != calendar.KindTask && e.PreviousSeriesID == "" && e.CreatedAt.After(c.created[e.CreatedBy]) {
-		c.created[e.CreatedBy] = e.CreatedAt
-	}
-}
-
-// checkStats compares each user's stats item with what their entries add up
-// to. Stats items of deleted users are left alone: an entry of theirs left
-// in a calendar they shared can still change one.
-func (c *checker) checkStats() {
-	now := time.Now()
-	gone := now.Add(-48 * time.Hour)
-	for id := range c.users {
-		if c.pending[pendingUser+"#"+id] {
-			continue
-		}
-		got, err := decodeTally(c.stats[id])
-		if err != nil {
-			c.problem("user %s: %v", id, err)
-			continue
-		}
-		want := c.counted[id]
-		if want == nil {
-			want = &calendar.Tally{}
-		}
-		if got.Events != want.Events || got.Tasks != want.Tasks {
-			c.problem("user %s: stats count %d events and %d tasks, their entries %d and %d", id, got.Events, got.Tasks, want.Events, want.Tasks)
-		}
-		for m := range got.Starts {
-			if startGone(m, gone) {
-				delete(got.Starts, m) // compaction may have removed it
-			}
-		}
-		for _, d := range []struct {
-			what      string
-			got, want map[calendar.Mark]int
-		}{{"starts", got.Starts, want.Starts}, {"due times", got.Dues, want.Dues}} {
-			for m, n := range d.want {
-				if d.what == "starts" && startGone(m, gone) {
-					continue
-				}
-				if d.got[m] != n {
-					c.problem("user %s: stats count %d %s at %v, their entries %d", id, d.got[m], d.what, m, n)
-				}
-			}
-			for m, n := range d.got {
-				if _, ok := d.want[m]; !ok {
-					c.problem("user %s: stats count %d %s at %v, their entries none", id, n, d.what, m)
-				}
-			}
-		}
-		if last := got.Stats(now).LastEventCreated; last.Before(c.created[id]) {
-			c.problem("user %s: stats say the last event was created at %s, but one was at %s", id, last, c.created[id])
-		}
-	}
 }
 
 func (c *checker) checkUsers() {

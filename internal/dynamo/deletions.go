@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -149,6 +150,7 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 		opDelete(emailKey(u.Email), noCondition(), nil),
 		opDelete(identityKey(u.Identity.Provider, u.Identity.Subject), noCondition(), nil),
 		opDelete(statsKey(u.ID), noCondition(), nil),
+		opDelete(statsTotalsKey(u.ID), noCondition(), nil),
 		s.pendingPut(pendingUser, u.ID))
 	if err != nil {
 		return nil, nil, fmt.Errorf("delete user %s: %w", u.ID, err)
@@ -176,9 +178,27 @@ func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
 	if err != nil {
 		return err
 	}
-	// The stats item went with the account, but deleting the user's
-	// calendars since may have written it again (their entries' counts).
-	return s.transact(ctx, opDelete(statsKey(userID), noCondition(), nil), opDelete(pendingKey(pendingUser, userID), noCondition(), nil))
+	// The stats totals went with the account, but deleting the user's
+	// calendars since may have written them again (their entries' counts),
+	// and the stats trees' nodes are many: they go now, then the pending item.
+	if err := s.removeStats(ctx, userID); err != nil {
+		return err
+	}
+	return s.write(ctx, opDelete(pendingKey(pendingUser, userID), noCondition(), nil))
+}
+
+// removeStats deletes every stats item of a user.
+func (s *Store) removeStats(ctx context.Context, userID string) error {
+	lo, hi := statsRange()
+	items, err := s.queryBetween(ctx, "", attrSK, userPartition(userID), lo, hi, filter{}, math.MaxInt)
+	if err != nil {
+		return fmt.Errorf("list the stats items of %s: %w", userID, err)
+	}
+	writes := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		writes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it).av()}}
+	}
+	return s.batchWrite(ctx, writes)
 }
 
 // dropMemberships removes a deleted user's memberships, deleting the

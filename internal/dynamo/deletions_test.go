@@ -127,9 +127,10 @@ func TestDeleteAccount(t *testing.T) {
 		t.Fatalf("items left: %v", counts)
 	}
 	// Deleting the calendar she alone owned took her entries' counts from
-	// her stats item after it was gone: the deletion's end removes it again.
-	if counts["USER_STATS"] != 0 {
-		t.Fatalf("a deleted user's stats item is left: %v", counts)
+	// her stats items after they were gone: the deletion's end removes
+	// them again, with the stats trees' nodes.
+	if counts["USER_STATS"] != 0 || counts["STATS_TOTALS"] != 0 || counts["STATS_NODE"] != 0 {
+		t.Fatalf("a deleted user's stats items are left: %v", counts)
 	}
 	// Bob owns Shared alone now; Cy's calendar lost its writer.
 	if _, err := f.store.UpdateCalendar(bob, calendar.CalendarUpdate{ID: shared.ID, ExpectedVersion: shared.Version, Name: calendar.Set("Bob's")}); err != nil {

@@ -2,7 +2,10 @@ package dynamo
 
 import (
 	"context"
+	"slices"
 	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // SetBeforeTransact installs a hook that runs just before each transaction is
@@ -21,4 +24,47 @@ func SetChangeRecords(s *Store, on bool) { s.noChangeRecords = !on }
 // calendar revision before caching reads at it, and its clock.
 func SetViewCacheSettle(s *Store, d time.Duration, now func() time.Time) {
 	s.views.settle, s.views.now = d, now
+}
+
+// SeedEntries writes entries into calendarID as ctx's viewer's creations,
+// as many to a transaction as fit and without checking access: the items
+// CreateEntry writes, their change records and what they add to the
+// viewer's stats, for tests and benchmarks of users holding thousands. It
+// returns their IDs.
+func SeedEntries(ctx context.Context, s *Store, calendarID string, timings []calendar.Timing) ([]string, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	var ops []txOp
+	flush := func() error {
+		err := s.transact(ctx, ops...)
+		ops = nil
+		return err
+	}
+	for _, t := range timings {
+		e, err := calendar.NewEntry{CalendarID: calendarID, Title: "seeded", Timing: t}.Build(calendar.Defaults{})
+		if err != nil {
+			return nil, err
+		}
+		now := s.timestamp()
+		e.ID = s.newID()
+		e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt, e.CreatedBy = e.ID+"@"+s.icalDomain, 1, now, now, viewer
+		writes := entryWrites(&e, nil, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)
+		if more := append(slices.Clip(ops), writes...); len(ops) > 0 &&
+			len(more)+len(changedObjects(more))+addedRaises(more)+len(tallies(viewer, more)) > maxTxActions-1 {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		ops = append(ops, writes...)
+		ids = append(ids, e.ID)
+	}
+	if len(ops) > 0 {
+		if err := flush(); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,7 +73,9 @@ const (
 	entityPending    = "PENDING_DELETION"
 	entityFeedToken  = "FEED_TOKEN"
 	entityChange     = "CHANGE"
-	entityStats      = "USER_STATS"
+	entityStats      = "USER_STATS" // a user's whole tally, as kept before the stats trees
+	entityStatsTotal = "STATS_TOTALS"
+	entityStatsNode  = "STATS_NODE"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -105,12 +108,58 @@ func userKey(userID string) itemKey {
 	return itemKey{PK: "USER#" + userID, SK: "USER#" + userID}
 }
 
-// statsKey: the tally behind a user's stats (stats.go), beside the user item
-// so that a profile write does not contend with entry writes. PK = USER#<userID>,
-// SK = STATS.
+// A user's stats (stats.go) are items of their partition, beside the user
+// item so that a profile write does not contend with entry writes; every
+// one's sort key starts with STATS (statsRange).
+
+// statsKey: the single item that held a user's whole tally before the
+// stats trees (stats_legacy.go). PK = USER#<userID>, SK = STATS.
 func statsKey(userID string) itemKey {
 	return itemKey{PK: userPartition(userID), SK: "STATS"}
 }
+
+// statsTotalsKey: a user's totals and latest moments. SK = STATS#TOTALS.
+func statsTotalsKey(userID string) itemKey {
+	return itemKey{PK: userPartition(userID), SK: "STATS#TOTALS"}
+}
+
+// statsNodePrefix starts the sort keys of stats tree nodes.
+const statsNodePrefix = "STATS#N#"
+
+// statsNodeKey: a node of a stats tree (stats_tree.go), SK =
+// STATS#N#<tree><level>#<index>, e.g. STATS#N#SI1#494880, the 494,880th
+// hour since 1970 of the tree of event starts at instants.
+func statsNodeKey(userID string, n statsNode) itemKey {
+	return itemKey{PK: userPartition(userID), SK: statsNodePrefix + n.tree.name + strconv.Itoa(n.level) + "#" + strconv.FormatInt(n.index, 10)}
+}
+
+// parseStatsNodeKey reads the node a statsNodeKey sort key names.
+func parseStatsNodeKey(sk string) (statsNode, bool) {
+	rest, ok := strings.CutPrefix(sk, statsNodePrefix)
+	if !ok {
+		return statsNode{}, false
+	}
+	for _, t := range statsTrees {
+		rest, ok := strings.CutPrefix(rest, t.name)
+		if !ok {
+			continue
+		}
+		levelText, indexText, _ := strings.Cut(rest, "#")
+		level, err := strconv.Atoi(levelText)
+		if err != nil || level < 0 || level >= len(t.spans) {
+			return statsNode{}, false
+		}
+		index, err := strconv.ParseInt(indexText, 10, 64)
+		if err != nil {
+			return statsNode{}, false
+		}
+		return statsNode{t, level, index}, true
+	}
+	return statsNode{}, false
+}
+
+// statsRange: the sort keys of all of a user's stats items.
+func statsRange() (lo, hi string) { return prefixRange("STATS") }
 
 // emailKey: the uniqueness item that reserves an email for one user, written in
 // the same transaction as the user (a GSI cannot enforce uniqueness).

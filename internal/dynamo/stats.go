@@ -1,9 +1,8 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,78 +10,54 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// Stats: each user's calendar.Tally is one item (statsKey). Every transaction
-// that writes entries adds what it changes in their creators' tallies to it
-// (transact, from the entries its actions carry as was and is): counts by
-// ADD, which commutes, so concurrent writers never need to read it, and a
-// write and its tally commit or fail together. Reading the stats is one
-// consistent GetItem.
+// Stats: what each write changes in its users' calendar.Tally is added, in
+// the write's own transaction (transact, from the entries its actions carry
+// as was and is), to small items of each user's partition, so that a write
+// and its counts commit or fail together and concurrent writers never read
+// them:
 //
-// The item's attributes:
-//   - events, tasks: numbers;
-//   - created, completed: number sets of Unix milliseconds, of which only the
-//     largest matters (ADD is a union, so concurrent writers keep the latest);
-//   - tz: the user's time zone, copied from their preferences when those are
-//     written, so that dated entries are counted by the user's days;
-//   - one number per moment entries are counted at: "si<ms>" and "sd<date>"
-//     for events' starts, "di<ms>" and "dd<date>" for open tasks' due times.
+//   - the totals item (statsTotalsKey): events and tasks, by ADD, and the
+//     latest creation and completion (Unix ms), by SET on condition that
+//     the one kept is not later (transact drops a moment that lost);
+//   - the nodes of four trees (stats_tree.go) counting one-off events by
+//     start and open one-off tasks by due time, at instants and on days,
+//     by ADD: one update per node whose counters change.
 //
-// Counts that reach 0, starts in the past and all but the latest created and
-// completed moments are left behind; compactStats removes them after every
-// statsCompactEvery-th write of a user that can leave them (per instance), so
-// the item holds about one attribute per future event and open task of its
-// user, plus at most a few dozen leftovers per instance writing for them. It
-// is never done on a read, which stays one GetItem. DynamoDB's 400 KB item
-// limit bounds a user to some 20,000 distinct such moments.
+// No item grows with what the user holds: a node has at most 100 counters
+// and the totals four numbers. A write of one entry adds at most one action
+// per node on the paths of its old and new start or due time (2 for a
+// quarter-hour start, 5 for a due time at a whole minute; 5 and 8 at most)
+// and one for the totals.
+//
+// Reading (stats_read.go) is one TransactGetItems of at most 34 items,
+// serializable with the writes, so the counts are exact at every instant;
+// the clock moving needs no write. The item a user's stats were kept in
+// before (statsKey) is read with them and folded into the trees
+// (stats_legacy.go).
 const (
-	attrEvents    = "events"
-	attrTasks     = "tasks"
-	attrCreated   = "created"
-	attrCompleted = "completed"
-	attrZone      = "tz"
-
-	statsCompactEvery = 32
+	attrEvents        = "events"
+	attrTasks         = "tasks"
+	attrLastCreated   = "lastCreated"
+	attrLastCompleted = "lastCompleted"
 )
 
-// markAttr names the attribute counting entries at m; kind is 's' for starts
-// and 'd' for due times.
-func markAttr(kind byte, m calendar.Mark) string {
-	if m.At.IsZero() {
-		return string(kind) + "d" + m.Day.String()
-	}
-	return string(kind) + "i" + strconv.FormatInt(m.At.UnixMilli(), 10)
+// statsTotalsRecord is a user's totals item as read; writes change it by
+// ADD and a conditional SET (totalsUpdate).
+type statsTotalsRecord struct {
+	Events        int   `dynamodbav:"events"`
+	Tasks         int   `dynamodbav:"tasks"`
+	LastCreated   int64 `dynamodbav:"lastCreated"`   // Unix ms, 0 for none
+	LastCompleted int64 `dynamodbav:"lastCompleted"` // Unix ms, 0 for none
 }
 
-// parseMarkAttr reads markAttr's names; ok is false for other attributes.
-func parseMarkAttr(name string) (kind byte, m calendar.Mark, ok bool) {
-	if len(name) < 3 || (name[0] != 's' && name[0] != 'd') {
-		return 0, m, false
-	}
-	switch name[1] {
-	case 'i':
-		ms, err := strconv.ParseInt(name[2:], 10, 64)
-		if err != nil {
-			return 0, m, false
-		}
-		return name[0], calendar.Mark{At: time.UnixMilli(ms).UTC()}, true
-	case 'd':
-		d, err := calendar.ReadDate(name[2:])
-		if err != nil {
-			return 0, m, false
-		}
-		return name[0], calendar.Mark{Day: d}, true
-	}
-	return 0, m, false
-}
-
-// tallies works out what ops change in users' tallies; actor makes the write.
-func tallies(actor string, ops []txOp) map[string]*calendar.Tally {
+// tallyChanges works out what ops change in users' tallies; actor makes the
+// write.
+func tallyChanges(actor string, ops []txOp) map[string]*calendar.Tally {
 	var out map[string]*calendar.Tally
 	for _, op := range ops {
 		if op.was == nil && op.is == nil {
@@ -96,291 +71,179 @@ func tallies(actor string, ops []txOp) map[string]*calendar.Tally {
 	return out
 }
 
-// tallyOps returns the updates that add ts to their users' items, in user
-// order.
-func tallyOps(ts map[string]*calendar.Tally) []txOp {
-	ops := make([]txOp, 0, len(ts))
+// tallies returns the actions that add what ops change to their users'
+// stats: what a write adds to its transaction for them.
+func tallies(actor string, ops []txOp) []txOp {
+	return statsOps(tallyChanges(actor, ops))
+}
+
+// statsOps returns the updates that add ts to their users' items, in user
+// order, then node order: each user's nodes, then their totals.
+func statsOps(ts map[string]*calendar.Tally) []txOp {
+	var ops []txOp
 	for _, user := range slices.Sorted(maps.Keys(ts)) {
-		ops = append(ops, tallyUpdate(user, ts[user]))
+		t := ts[user]
+		counts := tallyCounts(t)
+		for _, node := range sortedNodes(counts) {
+			ops = append(ops, nodeUpdate(user, node, counts[node]))
+		}
+		if t.Events != 0 || t.Tasks != 0 || !t.Created.IsZero() || !t.Completed.IsZero() {
+			ops = append(ops, totalsUpdate(user, t))
+		}
 	}
 	return ops
 }
 
-// tallyUpdate adds t to user's item. It has no condition: it cannot fail.
-func tallyUpdate(user string, t *calendar.Tally) txOp {
-	names := map[string]string{"#et": "entityType"}
-	values := map[string]types.AttributeValue{":et": &types.AttributeValueMemberS{Value: entityStats}}
-	var adds []string
-	add := func(name string, v types.AttributeValue) {
-		n, p := "#a"+strconv.Itoa(len(adds)), ":a"+strconv.Itoa(len(adds))
-		names[n], values[p] = name, v
-		adds = append(adds, n+" "+p)
+// tallyCounts is what t adds to the nodes of its user's trees.
+func tallyCounts(t *calendar.Tally) statsCounts {
+	c := statsCounts{}
+	for _, marks := range []struct {
+		starts bool
+		counts map[calendar.Mark]int
+	}{{true, t.Starts}, {false, t.Dues}} {
+		for m, n := range marks.counts {
+			tree, x := markPosition(marks.starts, m)
+			c.addMark(tree, x, n)
+		}
 	}
-	num := func(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }
+	c.prune()
+	return c
+}
+
+func sortedNodes(c statsCounts) []statsNode {
+	nodes := slices.Collect(maps.Keys(c))
+	slices.SortFunc(nodes, func(a, b statsNode) int {
+		return cmp.Or(strings.Compare(a.tree.name, b.tree.name), cmp.Compare(a.level, b.level), cmp.Compare(a.index, b.index))
+	})
+	return nodes
+}
+
+// updateBuilder collects the parts of an update expression.
+type updateBuilder struct {
+	names      map[string]string
+	values     map[string]types.AttributeValue
+	sets, adds []string
+}
+
+func newUpdate(entityType string) *updateBuilder {
+	u := &updateBuilder{names: map[string]string{}, values: map[string]types.AttributeValue{}}
+	u.set("entityType", &types.AttributeValueMemberS{Value: entityType})
+	return u
+}
+
+// placeholders names attribute name and a value for it.
+func (u *updateBuilder) placeholders(name string, v types.AttributeValue) (n, p string) {
+	i := strconv.Itoa(len(u.names))
+	n, p = "#a"+i, ":a"+i
+	u.names[n], u.values[p] = name, v
+	return n, p
+}
+
+func (u *updateBuilder) set(name string, v types.AttributeValue) {
+	n, p := u.placeholders(name, v)
+	u.sets = append(u.sets, n+" = "+p)
+}
+
+func (u *updateBuilder) add(name string, v types.AttributeValue) {
+	n, p := u.placeholders(name, v)
+	u.adds = append(u.adds, n+" "+p)
+}
+
+// update returns the update of key, with condition cond ("" for none).
+func (u *updateBuilder) update(key itemKey, cond string) *types.Update {
+	expr := "SET " + strings.Join(u.sets, ", ")
+	if len(u.adds) > 0 {
+		expr += " ADD " + strings.Join(u.adds, ", ")
+	}
+	up := &types.Update{Key: key.av(), UpdateExpression: aws.String(expr),
+		ExpressionAttributeNames: u.names, ExpressionAttributeValues: u.values}
+	if cond != "" {
+		up.ConditionExpression = aws.String(cond)
+		up.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return up
+}
+
+func number(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// nodeUpdate adds counts to a node of user's. It has no condition: it
+// cannot fail.
+func nodeUpdate(user string, node statsNode, counts map[int64]int) txOp {
+	u := newUpdate(entityStatsNode)
+	for _, child := range slices.Sorted(maps.Keys(counts)) {
+		u.add(countAttr(child), number(int64(counts[child])))
+	}
+	k := statsNodeKey(user, node)
+	op := txOp{key: k}
+	op.action.Update = u.update(k, "")
+	return op
+}
+
+// totalsUpdate adds t's totals to user's totals item and sets its moments,
+// on condition that the item keeps none later.
+func totalsUpdate(user string, t *calendar.Tally) txOp {
+	u := newUpdate(entityStatsTotal)
 	if t.Events != 0 {
-		add(attrEvents, num(t.Events))
+		u.add(attrEvents, number(int64(t.Events)))
 	}
 	if t.Tasks != 0 {
-		add(attrTasks, num(t.Tasks))
+		u.add(attrTasks, number(int64(t.Tasks)))
 	}
-	counts := map[string]int{}
-	for m, n := range t.Starts {
-		counts[markAttr('s', m)] += n
-	}
-	for m, n := range t.Dues {
-		counts[markAttr('d', m)] += n
-	}
-	for _, name := range slices.Sorted(maps.Keys(counts)) {
-		add(name, num(counts[name]))
-	}
-	for _, s := range []struct {
+	var conds []string
+	for _, m := range []struct {
 		name string
-		ts   []time.Time
-	}{{attrCreated, t.Created}, {attrCompleted, t.Completed}} {
-		if len(s.ts) > 0 {
-			add(s.name, &types.AttributeValueMemberNS{Value: millis(s.ts)})
+		at   time.Time
+	}{{attrLastCreated, t.Created}, {attrLastCompleted, t.Completed}} {
+		if m.at.IsZero() {
+			continue
 		}
+		n, p := u.placeholders(m.name, number(m.at.UnixMilli()))
+		u.sets = append(u.sets, n+" = "+p)
+		conds = append(conds, "(attribute_not_exists("+n+") OR "+n+" <= "+p+")")
 	}
-	expr := "SET #et = :et"
-	if len(adds) > 0 {
-		expr += " ADD " + strings.Join(adds, ", ")
-	}
-	k := statsKey(user)
+	k := statsTotalsKey(user)
 	op := txOp{key: k}
-	op.action.Update = &types.Update{
-		Key: k.av(), UpdateExpression: aws.String(expr),
-		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-	}
+	op.action.Update = u.update(k, strings.Join(conds, " AND "))
 	return op
 }
 
-// millis returns ts as distinct Unix milliseconds, for a number set.
-func millis(ts []time.Time) []string {
-	out := make([]string, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, strconv.FormatInt(t.UnixMilli(), 10))
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// decodeTally reads a stats item (nil for none: nothing counted yet).
-func decodeTally(it item) (calendar.Tally, error) {
-	t := calendar.Tally{Starts: map[calendar.Mark]int{}, Dues: map[calendar.Mark]int{}}
-	for name, av := range it {
-		var err error
-		switch name {
-		case attrEvents:
-			t.Events, err = nAttr(av)
-		case attrTasks:
-			t.Tasks, err = nAttr(av)
-		case attrZone:
-			t.TimeZone, err = sAttr(av)
-		case attrCreated:
-			t.Created, err = msSet(av)
-		case attrCompleted:
-			t.Completed, err = msSet(av)
-		default:
-			kind, m, ok := parseMarkAttr(name)
-			if !ok {
-				continue
-			}
-			var n int
-			switch n, err = nAttr(av); {
-			case n == 0:
-			case kind == 's':
-				t.Starts[m] = n
-			default:
-				t.Dues[m] = n
-			}
-		}
+// momentsLost handles a user's totals update whose condition failed: the
+// item (old, as it was, or read again if the engine did not return it)
+// keeps a later creation or completion than the write's, which the write
+// then leaves out. It reports whether it left one out.
+func (s *Store) momentsLost(ctx context.Context, counted map[string]*calendar.Tally, key itemKey, old item) (bool, error) {
+	if len(old) == 0 {
+		it, _, err := s.getItem(ctx, key)
 		if err != nil {
-			return t, fmt.Errorf("stats attribute %s: %w", name, err)
+			return false, err
 		}
+		old = it
 	}
-	return t, nil
+	return dropLostMoments(counted, strings.TrimPrefix(key.PK, userPartition("")), old), nil
 }
 
-func msSet(av types.AttributeValue) ([]time.Time, error) {
-	ns, ok := av.(*types.AttributeValueMemberNS)
-	if !ok {
-		return nil, fmt.Errorf("not a number set")
-	}
-	out := make([]time.Time, len(ns.Value))
-	for i, v := range ns.Value {
-		ms, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = time.UnixMilli(ms).UTC()
-	}
-	return out, nil
-}
-
-// Stats implements calendar.StatsService with one consistent GetItem.
-func (s *Store) Stats(ctx context.Context) (calendar.Stats, error) {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return calendar.Stats{}, err
-	}
-	it, _, err := s.getItem(ctx, statsKey(viewer))
-	if err != nil {
-		return calendar.Stats{}, err
-	}
-	t, err := decodeTally(it)
-	if err != nil {
-		return calendar.Stats{}, fmt.Errorf("stats of %s: %w", viewer, err)
-	}
-	return t.Stats(s.now()), nil
-}
-
-// compactStats removes from user's item, as read in it, what no count needs
-// any more: counts of 0 (if still 0), starts more than two days past (no
-// zone's today reaches back further), and all but the latest created and
-// completed moments. It is best effort: a write that changed a count it would
-// remove makes it do nothing, and a failure is only logged.
-func (s *Store) compactStats(ctx context.Context, user string, it item, now time.Time) {
-	names, values := map[string]string{}, map[string]types.AttributeValue{}
-	var removes, deletes, conds []string
-	gone := now.Add(-48 * time.Hour)
-	for _, name := range slices.Sorted(maps.Keys(it)) {
-		av := it[name]
-		n := "#r" + strconv.Itoa(len(names))
-		switch name {
-		case attrCreated, attrCompleted:
-			ns, ok := av.(*types.AttributeValueMemberNS)
-			if !ok || len(ns.Value) < 2 {
-				continue
-			}
-			ts, err := msSet(av)
-			if err != nil {
-				continue
-			}
-			keep := strconv.FormatInt(slices.MaxFunc(ts, time.Time.Compare).UnixMilli(), 10)
-			old := slices.DeleteFunc(slices.Clone(ns.Value), func(v string) bool { return v == keep })
-			p := ":d" + strconv.Itoa(len(values))
-			names[n], values[p] = name, &types.AttributeValueMemberNS{Value: old}
-			deletes = append(deletes, n+" "+p)
-			continue
-		}
-		kind, m, ok := parseMarkAttr(name)
-		if !ok {
-			continue
-		}
-		count, err := nAttr(av)
-		switch {
-		case err != nil:
-		case kind == 's' && startGone(m, gone):
-			names[n] = name
-			removes = append(removes, n)
-		case count == 0:
-			p := ":z" + strconv.Itoa(len(values))
-			names[n], values[p] = name, &types.AttributeValueMemberN{Value: "0"}
-			removes = append(removes, n)
-			conds = append(conds, n+" = "+p)
-		}
-	}
-	if len(removes) == 0 && len(deletes) == 0 {
-		return
-	}
-	var expr []string
-	if len(removes) > 0 {
-		expr = append(expr, "REMOVE "+strings.Join(removes, ", "))
-	}
-	if len(deletes) > 0 {
-		expr = append(expr, "DELETE "+strings.Join(deletes, ", "))
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: statsKey(user).av(), UpdateExpression: aws.String(strings.Join(expr, " ")),
-		ExpressionAttributeNames: names,
-	}
-	if len(values) > 0 {
-		in.ExpressionAttributeValues = values
-	}
-	if len(conds) > 0 {
-		in.ConditionExpression = aws.String(strings.Join(conds, " AND "))
-	}
-	if _, err := s.db.UpdateItem(ctx, in); err != nil {
-		if _, ok := errors.AsType[*types.ConditionalCheckFailedException](err); !ok {
-			s.log.WarnContext(ctx, "compacting a user's stats item", "user", user, "err", err)
-		}
-	}
-}
-
-// startGone reports whether an event start at m is before gone: for a day,
-// before gone's UTC date.
-func startGone(m calendar.Mark, gone time.Time) bool {
-	if m.At.IsZero() {
-		return m.Day.Before(calendar.DateOf(gone))
-	}
-	return m.At.Before(gone)
-}
-
-// compactAfterWrite counts, per user, the committed tally changes that can
-// leave something behind (a count going down, a moment added), and compacts
-// the user's item at every statsCompactEvery-th of them. The counts are this
-// instance's, in memory, and forgotten past maxJunkUsers users: each instance
-// then compacts an active user's item at least that often.
-func (s *Store) compactAfterWrite(ctx context.Context, ts map[string]*calendar.Tally) {
-	for user, t := range ts {
-		if !leavesJunk(t) || !s.junkWrite(user) {
-			continue
-		}
-		it, found, err := s.getItem(ctx, statsKey(user))
-		if err != nil || !found {
-			continue
-		}
-		s.compactStats(ctx, user, it, s.now())
-	}
-}
-
-// maxJunkUsers bounds the users compactAfterWrite counts at once.
-const maxJunkUsers = 10000
-
-// junkWrite counts one write that can leave something behind in user's item
-// and reports whether it is time to compact it.
-func (s *Store) junkWrite(user string) bool {
-	s.junkMu.Lock()
-	defer s.junkMu.Unlock()
-	if s.junk == nil || len(s.junk) >= maxJunkUsers {
-		s.junk = map[string]int{}
-	}
-	s.junk[user]++
-	if s.junk[user] < statsCompactEvery {
+// dropLostMoments drops from ts the moments of the user whose totals item
+// old is (as it was when their update's condition failed) that it already
+// keeps or passed, and reports whether it dropped any.
+func dropLostMoments(ts map[string]*calendar.Tally, user string, old item) bool {
+	t := ts[user]
+	if t == nil {
 		return false
 	}
-	delete(s.junk, user)
-	return true
-}
-
-// leavesJunk reports whether adding t can leave an attribute that no count
-// needs: a count that may reach 0, or one more creation or completion moment.
-func leavesJunk(t *calendar.Tally) bool {
-	if len(t.Created) > 0 || len(t.Completed) > 0 {
-		return true
+	r, err := unmarshal[statsTotalsRecord](old)
+	if err != nil {
+		return false
 	}
-	for _, counts := range []map[calendar.Mark]int{t.Starts, t.Dues} {
-		for _, n := range counts {
-			if n < 0 {
-				return true
-			}
+	dropped := false
+	for _, m := range []struct {
+		kept int64
+		at   *time.Time
+	}{{r.LastCreated, &t.Created}, {r.LastCompleted, &t.Completed}} {
+		if !m.at.IsZero() && m.at.UnixMilli() < m.kept {
+			*m.at, dropped = time.Time{}, true
 		}
 	}
-	return false
-}
-
-// zoneOp copies a user's time zone into their stats item.
-func zoneOp(user, zone string) txOp {
-	k := statsKey(user)
-	op := txOp{key: k}
-	up := &types.Update{Key: k.av(), ExpressionAttributeNames: map[string]string{"#z": attrZone, "#et": "entityType"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":et": &types.AttributeValueMemberS{Value: entityStats}}}
-	if zone == "" {
-		up.UpdateExpression = aws.String("SET #et = :et REMOVE #z")
-	} else {
-		up.UpdateExpression = aws.String("SET #et = :et, #z = :z")
-		up.ExpressionAttributeValues[":z"] = &types.AttributeValueMemberS{Value: zone}
-	}
-	op.action.Update = up
-	return op
+	return dropped
 }

@@ -188,59 +188,46 @@ func TestStatsExactUnderConcurrentWrites(t *testing.T) {
 	f.consistent() // every user's item against a recount
 }
 
-// TestStatsItemStaysSmall: counts back at 0, starts long past and all but the
-// latest creation moment leave the stats item after every 32nd write of its
-// user that can leave them, so it holds about one attribute per future event
-// or open task; what remains still counts exactly (Store.Check), and reading
-// the stats never writes.
-func TestStatsItemStaysSmall(t *testing.T) {
+// TestStatsReadsSeeWholeWrites: an event moved back and forth between two
+// days (each move takes 1 from one day's nodes and adds it to the other's)
+// while she reads her stats: every read, taken whole between writes,
+// counts it once.
+func TestStatsReadsSeeWholeWrites(t *testing.T) {
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
-	statsItem := func() map[string]any {
-		t.Helper()
-		for _, it := range f.items() {
-			if it["entityType"] == "USER_STATS" {
-				return it
+	tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+	starts := []time.Time{tomorrow.Add(9*time.Hour + 7*time.Minute), tomorrow.Add(24*time.Hour + 15*time.Hour + 33*time.Minute)}
+	timing := func(i int) calendar.Timing {
+		return calendar.Timing{Timed: &calendar.TimedTiming{Start: starts[i%2], End: starts[i%2].Add(time.Hour), TimeZone: "UTC"}}
+	}
+	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "moving", Timing: timing(0)})
+	f.mustDo(err)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(done)
+		for i := 1; i <= 60; i++ {
+			if e, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Timing: calendar.Set(timing(i))}); err != nil {
+				t.Error(err)
+				return
 			}
 		}
-		t.Fatal("no stats item")
-		return nil
+	})
+	reads := 0
+	for stop := false; !stop; reads++ {
+		select {
+		case <-done:
+			stop = true
+		default:
+		}
+		st, err := f.store.Stats(ada)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.TotalEvents != 1 || st.UpcomingEvents != 1 {
+			t.Fatalf("read %d counts %d events, %d upcoming, want 1 and 1", reads, st.TotalEvents, st.UpcomingEvents)
+		}
 	}
-	start := time.Now().UTC().Truncate(time.Minute).Add(24 * time.Hour)
-	create := func(start time.Time) *calendar.Entry {
-		t.Helper()
-		e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "e",
-			Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "UTC"}}})
-		f.mustDo(err)
-		return e
-	}
-	// Each creation adds a moment and each deletion a count back at 0: 2 +
-	// 2×95 = 192 writes that leave something, the last one the 6th × 32.
-	kept := create(start)
-	longPast := create(start.Add(-10 * 24 * time.Hour))
-	most := 0
-	for i := range 95 {
-		e := create(start.Add(time.Duration(i+1) * time.Hour))
-		f.mustDo(f.store.DeleteEntry(ada, e.Key(), e.Version))
-		most = max(most, len(statsItem()))
-	}
-	// Base attributes (PK, SK, entityType, events, created), kept's and
-	// longPast's starts, and what 32 writes leave.
-	if most > 7+32 {
-		t.Errorf("the stats item grew to %d attributes", most)
-	}
-	it := statsItem()
-	if len(it) != 6 {
-		t.Errorf("after the 192nd write the stats item holds %d attributes, want 6 (base and kept's start): %v", len(it), it)
-	}
-	if created, ok := it["created"].([]float64); !ok || len(created) != 1 {
-		t.Errorf("the stats item keeps creation moments %#v, want the latest alone", it["created"])
-	}
-	if _, ok := it[fmt.Sprintf("si%d", longPast.Start.UnixMilli())]; ok {
-		t.Errorf("a start ten days past is still counted: %v", it)
-	}
-	if _, ok := it[fmt.Sprintf("si%d", kept.Start.UnixMilli())]; !ok {
-		t.Errorf("a future start was compacted away: %v", it)
-	}
+	wg.Wait()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -37,11 +36,6 @@ type Store struct {
 	onCommit  func(logs []calendar.LogRef)
 	// noChangeRecords (benchmarks only) writes none, to measure their cost.
 	noChangeRecords bool
-
-	// junk counts, by user, this instance's writes that can leave attributes
-	// behind in the user's stats item, to compact it now and then (stats.go).
-	junkMu sync.Mutex
-	junk   map[string]int
 
 	// views holds recent range reads and member pages by calendar revision
 	// (viewcache.go); nil when off.

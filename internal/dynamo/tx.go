@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -110,9 +111,11 @@ func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFai
 }
 
 // transact applies ops atomically, raising the revisions of the calendars
-// they change (revisions.go). Cancellations caused by contention or
-// throttling are retried with backoff; a failed condition is returned as the
-// failing op's explanation.
+// they change (revisions.go) and adding what they change to users' stats
+// (stats.go). Cancellations caused by contention or throttling are retried
+// with backoff; a failed condition is returned as the failing op's
+// explanation, but for a stats totals update's, which only means a later
+// moment is kept: the write is sent again at once without its moment.
 func (s *Store) transact(ctx context.Context, ops ...txOp) error {
 	return s.transactRevising(ctx, true, ops...)
 }
@@ -143,32 +146,28 @@ func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) 
 			}
 		}()
 	}
-	in := &dynamodb.TransactWriteItemsInput{}
 	for _, op := range ops {
 		if op.err != nil {
 			return fmt.Errorf("build transaction: %w", op.err)
 		}
-		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
 	}
 	actor, _ := calendar.ViewerID(ctx)
-	counted := tallies(actor, ops)
-	for _, op := range tallyOps(counted) {
-		in.TransactItems = append(in.TransactItems, withTable(op.action, s.table))
+	counted := tallyChanges(actor, ops)
+	stats := statsOps(counted)
+	if n := len(ops) + len(stats) + len(refs); n > maxTxActions {
+		return fmt.Errorf("a transaction of %d actions (%d change records, %d for stats)", n, len(refs), len(stats))
 	}
-	if n := len(in.TransactItems) + len(refs); n > maxTxActions {
-		return fmt.Errorf("a transaction of %d actions (%d change records, %d stats)", n, len(refs), len(counted))
-	}
-	base := in.TransactItems
 	if s.beforeTransact != nil {
 		s.beforeTransact(ctx)
 	}
+	in := &dynamodb.TransactWriteItemsInput{}
 	for attempt := 1; ; attempt++ {
 		// A fresh token per attempt: a retry after a cancellation is a new
 		// transaction, and must not be mistaken for a replay of the first one.
 		// Its change records take a fresh position too (changes.go).
 		in.ClientRequestToken = aws.String(uuid.NewString())
-		in.TransactItems = base[:len(base):len(base)]
-		for _, op := range s.changeOps(refs) {
+		in.TransactItems = in.TransactItems[:0]
+		for _, op := range slices.Concat(ops, stats, s.changeOps(refs)) {
 			if op.err != nil {
 				return fmt.Errorf("build change record: %w", op.err)
 			}
@@ -177,17 +176,31 @@ func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) 
 		_, err := s.db.TransactWriteItems(ctx, in)
 		if err == nil {
 			s.committed(refs)
-			s.compactAfterWrite(ctx, counted)
 			return nil
 		}
 		tce, ok := errors.AsType[*types.TransactionCanceledException](err)
 		if !ok {
 			return fmt.Errorf("transact %d items: %w", len(ops), err)
 		}
+		lost := false
 		for i, r := range tce.CancellationReasons {
-			if aws.ToString(r.Code) == "ConditionalCheckFailed" && i < len(ops) {
+			if aws.ToString(r.Code) != "ConditionalCheckFailed" {
+				continue
+			}
+			if i < len(ops) {
 				return s.explain(ctx, ops[i], r.Item)
 			}
+			if i < len(ops)+len(stats) {
+				dropped, rerr := s.momentsLost(ctx, counted, stats[i-len(ops)].key, r.Item)
+				if rerr != nil {
+					return rerr
+				}
+				lost = lost || dropped
+			}
+		}
+		if lost && attempt < maxAttempts { // at once: nothing to wait for
+			stats = statsOps(counted)
+			continue
 		}
 		if !retryableCancellation(tce) || attempt == maxAttempts {
 			return fmt.Errorf("transaction cancelled after %d attempts (%s): %w", attempt, reasonCodes(tce), err)

@@ -147,9 +147,6 @@ func (s *Store) changeUser(ctx context.Context, expectedVersion int, change func
 	}
 	updated.Version, updated.UpdatedAt = u.Version+1, s.timestamp()
 	op := opPut(userKey(u.ID), newUserRecord(&updated), versionIs(u.Version), versionMismatch("user", expectedVersion))
-	if zone := updated.Preferences.TimeZone; zone != u.Preferences.TimeZone {
-		extra = append(extra, zoneOp(u.ID, zone)) // the stats count days in it
-	}
 	if err := s.write(ctx, append([]txOp{op}, extra...)...); err != nil {
 		return nil, err
 	}
