@@ -139,17 +139,37 @@ type TaskPage struct {
 
 // EntryReader reads entries for views; like Reader it does not authorize.
 type EntryReader interface {
-	// EntriesReaching returns a calendar's entries whose Reach overlaps
-	// [from, to): the candidates Select picks a view from, possibly more than
-	// once each. It looks for series unless cal.NeverHeldSeries; a calendar
-	// known only by its ID ({ID: id}) is searched whole. Errors: CodeInvalid
-	// when there are more than MaxViewEntries.
-	EntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, error)
+	// EntriesReachingEach returns, for each calendar of cals in order, its
+	// entries whose Reach overlaps [from, to): the candidates Select picks a
+	// view from, possibly more than once each. Each calendar's are one state
+	// of it that existed while the call ran, never one that a write landing
+	// in the middle of the read split (a moved entry shown nowhere, a series
+	// without its exceptions); a calendar deleted meanwhile has none. It
+	// looks for series unless cal.NeverHeldSeries; a calendar known only by
+	// its ID ({ID: id}) is searched whole. A request may send the ranges of
+	// all its calendars in one call, which lets the store check them all at
+	// once. Errors, each calendar's own: CodeInvalid when there are more than
+	// MaxViewEntries; CodeUnavailable when the calendar changed during every
+	// one of the reads the store allows itself (try again).
+	EntriesReachingEach(ctx context.Context, cals []*Calendar, from, to time.Time) []RangeEntries
+
+	// CachedEntriesReaching returns what EntriesReachingEach would for cal
+	// when the store holds it in memory at cal's Revision, and false when it
+	// does not (or the request may not be served from memory, see
+	// MayServeCached): a look that costs no read.
+	CachedEntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, bool)
 
 	// Tasks pages through a calendar's open tasks, earliest due first, or its
 	// completed (or archived) tasks, latest completed first. Errors:
 	// CodeInvalid (bad page).
 	Tasks(ctx context.Context, calendarID string, q TaskQuery, p Page) (*TaskPage, error)
+}
+
+// RangeEntries is one calendar's part of EntryReader.EntriesReachingEach:
+// its entries, or why they could not be read.
+type RangeEntries struct {
+	Entries []*Entry
+	Err     error
 }
 
 // TaskList is one of a calendar's task timelines.

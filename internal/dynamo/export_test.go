@@ -22,3 +22,7 @@ func SetChangeRecords(s *Store, on bool) { s.noChangeRecords = !on }
 func SetViewCacheSettle(s *Store, d time.Duration, now func() time.Time) {
 	s.views.settle, s.views.now = d, now
 }
+
+// MaxRangeReads is how many times a range read reads a calendar that keeps
+// changing before it refuses it.
+const MaxRangeReads = maxRangeReads
