@@ -139,24 +139,28 @@ type TaskPage struct {
 
 // EntryReader reads entries for views; like Reader it does not authorize.
 type EntryReader interface {
-	// EntriesReachingEach returns, for each calendar of cals in order, its
-	// entries whose Reach overlaps [from, to): the candidates Select picks a
-	// view from, possibly more than once each. Each calendar's are one state
-	// of it that existed while the call ran, never one that a write landing
-	// in the middle of the read split (a moved entry shown nowhere, a series
-	// without its exceptions); a calendar deleted meanwhile has none. It
-	// looks for series unless cal.NeverHeldSeries; a calendar known only by
-	// its ID ({ID: id}) is searched whole. A request may send the ranges of
-	// all its calendars in one call, which lets the store check them all at
-	// once. Errors, each calendar's own: CodeInvalid when there are more than
-	// MaxViewEntries; CodeUnavailable when the calendar changed during every
-	// one of the reads the store allows itself (try again).
-	EntriesReachingEach(ctx context.Context, cals []*Calendar, from, to time.Time) []RangeEntries
+	// ReadRange reads a calendar's entries whose Reach overlaps [from, to):
+	// the candidates Select picks a view from, possibly more than once
+	// each. It looks for series unless cal.NeverHeldSeries; a calendar known
+	// only by its ID ({ID: id}) is searched whole. A read of several calls
+	// may be split by a write landing between them (an entry moved earlier
+	// shown nowhere, a series without its exceptions): such a read is not
+	// Settled until CheckRanges settles it. Errors (in the read's Err):
+	// CodeInvalid when there are more than MaxViewEntries.
+	ReadRange(ctx context.Context, cal *Calendar, from, to time.Time) *RangeRead
 
-	// CachedEntriesReaching returns what EntriesReachingEach would for cal
-	// when the store holds it in memory at cal's Revision, and false when it
-	// does not (or the request may not be served from memory, see
-	// MayServeCached): a look that costs no read.
+	// CheckRanges settles reads that ReadRange left unsettled, all at once
+	// (a request checks those it made at the same time together): each then
+	// shows one state of its calendar that existed while it ran, or nothing
+	// for a calendar deleted meanwhile, or fails with CodeUnavailable when
+	// the calendar changed during every one of the reads the store allows
+	// itself (try again).
+	CheckRanges(ctx context.Context, reads []*RangeRead)
+
+	// CachedEntriesReaching returns the settled read of cal's range when the
+	// store holds it in memory at cal's Revision, and false when it does not
+	// (or the request may not be served from memory, see MayServeCached): a
+	// look that costs no read.
 	CachedEntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, bool)
 
 	// Tasks pages through a calendar's open tasks, earliest due first, or its
@@ -165,11 +169,16 @@ type EntryReader interface {
 	Tasks(ctx context.Context, calendarID string, q TaskQuery, p Page) (*TaskPage, error)
 }
 
-// RangeEntries is one calendar's part of EntryReader.EntriesReachingEach:
-// its entries, or why they could not be read.
-type RangeEntries struct {
-	Entries []*Entry
-	Err     error
+// RangeRead is one read of a calendar's range (EntryReader.ReadRange).
+type RangeRead struct {
+	Calendar *Calendar // as the read knew it; CheckRanges may read it again
+	From, To time.Time
+	Sent     time.Time // when the read was sent
+	Entries  []*Entry
+	Err      error
+	// Settled says that Entries (or Err) are final: the read took one
+	// call, or CheckRanges settled it.
+	Settled bool
 }
 
 // TaskList is one of a calendar's task timelines.

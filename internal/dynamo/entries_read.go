@@ -40,7 +40,7 @@ const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 // The entries' first page asks for first items (see pageReserve). It also
 // returns how many calls the read took: the Queries are not one snapshot,
 // and a write landing between two calls (the two Queries, or two pages of
-// one) can split the read, which is why EntriesReachingEach checks a read
+// one) can split the read, which is why CheckRanges checks a read
 // of more than one call (range_reads.go).
 func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time, first int) ([]*calendar.Entry, int, error) {
 	calendarID := cal.ID

@@ -265,7 +265,7 @@ func testDeletedSeries(t *testing.T, cache, inSteps bool) {
 		defer mu.Unlock()
 		return maps.Clone(complete)
 	})
-	const cycles = 12
+	const cycles = 10
 	i := 0
 	for ; reads.busy(i < cycles); i++ {
 		id, err := makeStandup(f, ada, cal.ID)

@@ -21,15 +21,15 @@ import (
 // revision in its own transaction (revisions.go; the steps of a large series
 // change that do not raise it write only items no range shows), and a view
 // reads its calendars strongly, at revision R, before their ranges. So
-// EntriesReachingEach reads again, after the ranges, the calendars whose
-// read took more than one call, all of them in one BatchGetItem (⌈n/100⌉
-// calls in one wave): a calendar still at R had no write committed while
-// its range was read, which therefore shows its state at R exactly. A
-// calendar whose revision moved is read again at its new revision, and
-// checked again with the others that moved, up to maxRangeReads reads in
-// all; one that changed during every read gets CodeUnavailable (try again)
-// rather than a view of a state that never was. A calendar deleted meanwhile
-// shows nothing.
+// ReadRange leaves a read of more than one call unsettled, and CheckRanges
+// reads the calendars of all the reads a request hands it again, after
+// them, in one BatchGetItem (⌈n/100⌉ calls in one wave): a calendar still
+// at R had no write committed while its range was read, which therefore
+// shows its state at R exactly. A calendar whose revision moved is read
+// again at its new revision, and checked again with the others that moved,
+// up to maxRangeReads reads in all; one that changed during every read gets
+// CodeUnavailable (try again) rather than a view of a state that never was.
+// A calendar deleted meanwhile shows nothing.
 //
 // A read of one call is not checked: the embedded engine answers a Query
 // page from one snapshot, and so does DynamoDB Local. DynamoDB itself
@@ -39,13 +39,12 @@ import (
 // that window of milliseconds (the view cache waits it out before keeping a
 // read, see viewcache.go); the check closes everything wider.
 //
-// Only reads the view cache did not answer are checked, and only a checked
-// read (or one of one call) is kept in the cache, under the revision it
-// shows.
+// Only reads the view cache did not answer are checked, and only a settled
+// read is kept in the cache, under the revision it shows.
 
-// maxRangeReads bounds how many times EntriesReachingEach reads one
-// calendar's range: the read, and a read again each time a write committed
-// during the last. A read again is shorter than the first (one page, and
+// maxRangeReads bounds how many times CheckRanges lets a calendar's range be
+// read (ReadRange's read included): the read, and a read again each time a
+// write committed during the last. A read again is shorter than the first (one page, and
 // its window starts at the check, not at the view's calendar read), and
 // writes to one calendar contend on its item (revisions.go), so a calendar
 // refused after four reads was written to about as fast as it can be, by a
@@ -54,62 +53,54 @@ import (
 // one write after another, is such a writer).
 const maxRangeReads = 4
 
-// EntriesReachingEach implements calendar.EntryReader (see above). The
-// calendars' first reads go out at once, as do their checks and their reads
-// again.
-func (s *Store) EntriesReachingEach(ctx context.Context, cals []*calendar.Calendar, from, to time.Time) []calendar.RangeEntries {
-	out := make([]calendar.RangeEntries, len(cals))
-	reads := make([]*rangeRead, len(cals))
-	for i, c := range cals {
-		reads[i] = &rangeRead{cal: c}
-	}
-	pending := reads
-	for round := 1; len(pending) > 0; round++ {
-		s.readRanges(ctx, pending, from, to)
-		var checks []*rangeRead
-		for _, r := range pending {
-			switch {
-			case r.err != nil:
-			case r.calls > 1:
-				checks = append(checks, r)
-			default:
-				s.keepRange(r, from, to)
-			}
-		}
-		pending = s.confirm(ctx, checks, from, to, round == maxRangeReads)
-	}
-	for i, r := range reads {
-		out[i] = calendar.RangeEntries{Entries: r.entries, Err: r.err}
-	}
-	return out
+// ReadRange implements calendar.EntryReader: one read of cal's range,
+// settled when it took one call.
+func (s *Store) ReadRange(ctx context.Context, cal *calendar.Calendar, from, to time.Time) *calendar.RangeRead {
+	r := &calendar.RangeRead{Calendar: cal, From: from, To: to}
+	s.readRange(ctx, r, pageReserve(0))
+	return r
 }
 
-// rangeRead is one calendar's range read under way: the calendar as its
-// latest read knows it, and what that read found.
-type rangeRead struct {
-	cal       *calendar.Calendar
-	cacheable bool // the view cache may keep what this read finds
-	entries   []*calendar.Entry
-	calls     int
-	err       error
+// readRange reads r's range at r.Calendar, the entries' first page asking
+// for first items, and keeps it in the view cache when it is settled.
+func (s *Store) readRange(ctx context.Context, r *calendar.RangeRead, first int) {
+	if s.mayKeep(ctx, r) {
+		s.views.settled(r.Calendar.ID, r.Calendar.Revision, time.Time{}) // the revision's first sighting, before the read
+	}
+	r.Sent = s.views.clock()
+	var calls int
+	r.Entries, calls, r.Err = s.entriesReaching(ctx, r.Calendar, r.From, r.To, first)
+	if r.Settled = r.Err != nil || calls <= 1; r.Settled {
+		s.keepRange(ctx, r)
+	}
 }
 
-// readRanges reads the ranges of reads at once: the first here, the others
-// on goroutines of their own.
-func (s *Store) readRanges(ctx context.Context, reads []*rangeRead, from, to time.Time) {
-	read := func(r *rangeRead) {
-		// Whether the cache may keep the read is decided before it is sent
-		// (see viewCache.settled).
-		r.cacheable = r.cal.Revision > 0 && calendar.MayServeCached(ctx) && s.views.settled(r.cal.ID, r.cal.Revision)
-		// A read again asks for all that the last found at once: one page
-		// (unless the range grew past it, or past 1 MB) makes it shorter,
-		// and so likelier to fall between two writes.
-		first := pageReserve(0)
-		if r.calls > 0 {
-			first += len(r.entries)
+// CheckRanges implements calendar.EntryReader (see above): the calendars of
+// the reads to settle are read again at once, as are the ranges of those
+// that moved.
+func (s *Store) CheckRanges(ctx context.Context, reads []*calendar.RangeRead) {
+	var checks []*calendar.RangeRead
+	for _, r := range reads {
+		if !r.Settled {
+			checks = append(checks, r)
 		}
-		r.entries, r.calls, r.err = s.entriesReaching(ctx, r.cal, from, to, first)
 	}
+	for n := 1; len(checks) > 0; n++ { // n: the reads each has had
+		again := s.confirm(ctx, checks, n == maxRangeReads)
+		s.readAgain(ctx, again)
+		checks = slices.DeleteFunc(again, func(r *calendar.RangeRead) bool { return r.Settled })
+	}
+}
+
+// readAgain reads the ranges of reads again at once: the first here, the
+// others on goroutines of their own. A read again asks for all that the
+// last found at once: one page (unless the range grew past it, or past
+// 1 MB) makes it shorter, and so likelier to fall between two writes.
+func (s *Store) readAgain(ctx context.Context, reads []*calendar.RangeRead) {
+	if len(reads) == 0 {
+		return
+	}
+	read := func(r *calendar.RangeRead) { s.readRange(ctx, r, pageReserve(0)+len(r.Entries)) }
 	var wg sync.WaitGroup
 	for _, r := range reads[1:] {
 		wg.Add(1)
@@ -127,32 +118,31 @@ func (s *Store) readRanges(ctx context.Context, reads []*rangeRead, from, to tim
 // (nothing to show); on the last round, a read whose calendar moved fails.
 // It returns the others, set to be read again at their calendar's new
 // revision.
-func (s *Store) confirm(ctx context.Context, checks []*rangeRead, from, to time.Time, last bool) []*rangeRead {
-	if len(checks) == 0 {
-		return nil
-	}
+func (s *Store) confirm(ctx context.Context, checks []*calendar.RangeRead, last bool) []*calendar.RangeRead {
 	keys := make([]itemKey, len(checks))
 	for i, r := range checks {
-		keys[i] = calendarKey(r.cal.ID)
+		keys[i] = calendarKey(r.Calendar.ID)
 	}
 	now, err := s.batchGet(ctx, keys)
-	var again []*rangeRead
+	var again []*calendar.RangeRead
 	for i, r := range checks {
 		c, derr := calendarNow(now, keys[i])
 		switch {
 		case err != nil || derr != nil:
-			r.entries, r.err = nil, calendar.ErrorOr(err, derr)
+			r.Entries, r.Err = nil, calendar.ErrorOr(err, derr)
 		case c == nil:
-			r.entries = nil // deleted while its range was read
-		case c.Revision == r.cal.Revision:
-			s.keepRange(r, from, to)
+			r.Entries = nil // deleted while its range was read
+		case c.Revision == r.Calendar.Revision:
+			s.keepRange(ctx, r)
 		case last:
-			r.entries, r.err = nil, calendar.Errorf(calendar.CodeUnavailable,
+			r.Entries, r.Err = nil, calendar.Errorf(calendar.CodeUnavailable,
 				"the calendar changed during each of %d reads of its entries: try again", maxRangeReads)
 		default:
-			r.cal = c
+			r.Calendar = c
 			again = append(again, r)
+			continue
 		}
+		r.Settled = true
 	}
 	return again
 }
@@ -171,11 +161,18 @@ func calendarNow(found map[itemKey]item, k itemKey) (*calendar.Calendar, error) 
 	return r.calendar(), nil
 }
 
-// keepRange puts a range read that shows its calendar at r.cal's revision
-// in the view cache, when it may.
-func (s *Store) keepRange(r *rangeRead, from, to time.Time) {
-	if r.cacheable {
-		s.views.put(rangeKey(r.cal, from, to), slices.Clone(r.entries), len(r.entries))
+// mayKeep reports whether the view cache may keep what r finds: r knows its
+// calendar's revision, and the request may be served from the cache.
+func (s *Store) mayKeep(ctx context.Context, r *calendar.RangeRead) bool {
+	return r.Calendar.Revision > 0 && calendar.MayServeCached(ctx)
+}
+
+// keepRange puts a settled read that shows its calendar at r.Calendar's
+// revision in the view cache, when it may and the revision had settled when
+// the read was sent.
+func (s *Store) keepRange(ctx context.Context, r *calendar.RangeRead) {
+	if r.Err == nil && s.mayKeep(ctx, r) && s.views.settled(r.Calendar.ID, r.Calendar.Revision, r.Sent) {
+		s.views.put(rangeKey(r.Calendar, r.From, r.To), slices.Clone(r.Entries), len(r.Entries))
 	}
 }
 
@@ -192,12 +189,13 @@ func (s *Store) CachedEntriesReaching(ctx context.Context, cal *calendar.Calenda
 	return slices.Clone(v.([]*calendar.Entry)), true
 }
 
-// EntriesReaching is EntriesReachingEach for one calendar, answered from
-// the view cache when it holds the range.
+// EntriesReaching reads a calendar's range as a view does: from the view
+// cache when it holds it, else read and settled.
 func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
 	if es, ok := s.CachedEntriesReaching(ctx, cal, from, to); ok {
 		return es, nil
 	}
-	r := s.EntriesReachingEach(ctx, []*calendar.Calendar{cal}, from, to)[0]
+	r := s.ReadRange(ctx, cal, from, to)
+	s.CheckRanges(ctx, []*calendar.RangeRead{r})
 	return r.Entries, r.Err
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// The view cache: each instance keeps the range reads (EntriesReachingEach,
-// range_reads.go) and member pages (MembershipsOfCalendar) it made recently,
+// The view cache: each instance keeps the range reads (ReadRange and
+// CheckRanges, range_reads.go) and member pages (MembershipsOfCalendar) it made recently,
 // by calendar, calendar revision (revisions.go) and what was read, and
 // answers a read of the same thing at the same revision from memory,
 // without its Queries (CachedEntriesReaching, cachedRead).
@@ -114,20 +114,24 @@ func newViewCache(max int) *viewCache {
 		index: map[viewKey]*list.Element{}, seen: map[string]sighting{}}
 }
 
-// settled reports whether reads of calendarID at revision may be cached now:
-// this instance first saw the calendar at that revision settle ago or more.
-// It records the first sighting of a newer revision.
-func (c *viewCache) settled(calendarID string, revision int64) bool {
+// settled reports whether a read of calendarID at revision sent at sent (a
+// zero sent: now) may be cached: this instance first saw the calendar at
+// that revision settle before sent, or earlier. It records the first
+// sighting of a newer revision.
+func (c *viewCache) settled(calendarID string, revision int64, sent time.Time) bool {
 	if c == nil {
 		return false
 	}
 	now := c.now()
+	if sent.IsZero() {
+		sent = now
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.seen[calendarID]
 	switch {
 	case ok && s.revision == revision:
-		return now.Sub(s.at) >= c.settle
+		return sent.Sub(s.at) >= c.settle
 	case ok && s.revision > revision: // a read that lost a race with a newer one
 		return false
 	}
@@ -135,7 +139,15 @@ func (c *viewCache) settled(calendarID string, revision int64) bool {
 		clear(c.seen)
 	}
 	c.seen[calendarID] = sighting{revision, now}
-	return c.settle <= 0
+	return sent.Sub(now) >= c.settle
+}
+
+// clock returns the cache's time (the wall clock's without a cache).
+func (c *viewCache) clock() time.Time {
+	if c == nil {
+		return time.Now()
+	}
+	return c.now()
 }
 
 // cachedRead answers a read of cal (named key) from c, for a request that
@@ -152,7 +164,7 @@ func cachedRead[V any](ctx context.Context, c *viewCache, cal *calendar.Calendar
 		if v, ok := c.get(key); ok {
 			return clone(v.(V)), nil
 		}
-		cacheable = c.settled(cal.ID, cal.Revision)
+		cacheable = c.settled(cal.ID, cal.Revision, time.Time{})
 	}
 	v, err := read()
 	if err == nil && cacheable {

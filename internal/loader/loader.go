@@ -51,7 +51,7 @@ type Loaders struct {
 	reader calendar.Reader
 	engine calendar.RecurrenceEngine
 	items  *dataloader.Loader[ref, any]
-	ranges *dataloader.Loader[rangeRef, []*calendar.Entry] // ranges.go
+	ranges rangeChecks // ranges.go
 
 	mu       sync.Mutex
 	expanded int // occurrences of series expanded for this request
@@ -63,7 +63,7 @@ func New(r calendar.Reader, eng calendar.RecurrenceEngine) *Loaders {
 }
 
 func newWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, wait time.Duration) *Loaders {
-	l := &Loaders{reader: r, engine: eng, ranges: newRangeLoader(r, wait)}
+	l := &Loaders{reader: r, engine: eng}
 	l.items = dataloader.NewBatchedLoader(l.batch, dataloader.WithWait[ref, any](wait))
 	return l
 }

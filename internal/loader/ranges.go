@@ -2,77 +2,84 @@ package loader
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
-
-	"github.com/graph-gophers/dataloader/v7"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// rangeRef names one calendar's range read: the calendar as the request read
-// it (its revision is what the store checks the read against) and the range.
-type rangeRef struct {
-	cal      *calendar.Calendar
-	from, to time.Time
+// rangeChecks gathers the range reads of a request that need checking
+// (calendar.EntryReader.CheckRanges), so that the reads made at the same
+// time, the calendars of one view, are checked together: each read is sent
+// at once, on its caller's goroutine, and the last of those under way to
+// come back checks every read waiting, in one batch, for them all. No
+// window of time collects them, so none waits longer than its view's
+// slowest read, and none depends on how a loaded machine schedules the
+// resolvers; a read that starts after the others came back is checked on
+// its own.
+type rangeChecks struct {
+	mu      sync.Mutex
+	reading int                   // reads sent and not back yet
+	waiting []*calendar.RangeRead // back, to be checked together
+	checked chan struct{}         // closed once waiting is checked
 }
 
-// newRangeLoader returns the loader of a request's range reads: those its
-// views ask for within wait go to the store together, one
-// EntriesReachingEach per range, so that the check that makes each calendar's
-// read a state that existed costs one batch for all the calendars of a view
-// (a week view's resolvers each ask for their own calendar). Nothing is kept
-// for the rest of the request: a view after the request's own write must
-// read afresh.
-func newRangeLoader(r calendar.EntryReader, wait time.Duration) *dataloader.Loader[rangeRef, []*calendar.Entry] {
-	return dataloader.NewBatchedLoader(func(ctx context.Context, refs []rangeRef) []*dataloader.Result[[]*calendar.Entry] {
-		return readRanges(ctx, r, refs)
-	}, dataloader.WithWait[rangeRef, []*calendar.Entry](wait),
-		dataloader.WithCache[rangeRef, []*calendar.Entry](&dataloader.NoCache[rangeRef, []*calendar.Entry]{}))
-}
-
-// readRanges reads refs with one EntriesReachingEach per range, at once.
-func readRanges(ctx context.Context, r calendar.EntryReader, refs []rangeRef) []*dataloader.Result[[]*calendar.Entry] {
-	type window struct{ from, to time.Time }
-	byWindow := map[window][]int{} // indexes into refs
-	var order []window
-	for i, ref := range refs {
-		w := window{ref.from, ref.to}
-		if _, ok := byWindow[w]; !ok {
-			order = append(order, w)
-		}
-		byWindow[w] = append(byWindow[w], i)
-	}
-	results := make([]*dataloader.Result[[]*calendar.Entry], len(refs))
-	read := func(w window) {
-		idx := byWindow[w]
-		cals := make([]*calendar.Calendar, len(idx))
-		for j, i := range idx {
-			cals[j] = refs[i].cal
-		}
-		for j, got := range r.EntriesReachingEach(ctx, cals, w.from, w.to) {
-			results[idx[j]] = &dataloader.Result[[]*calendar.Entry]{Data: got.Entries, Error: got.Err}
-		}
-	}
-	var wg sync.WaitGroup
-	for _, w := range order[1:] { // usually none: a request's views mostly share their range
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			read(w)
-		}()
-	}
-	read(order[0])
-	wg.Wait()
-	return results
-}
-
-// entriesReaching returns a calendar's entries reaching [from, to) (see
-// calendar.EntryReader): from the store's memory when it holds them, at
-// once, else through the request's range loader.
+// entriesReaching returns a calendar's entries reaching [from, to) as one
+// state of it that existed: from the store's memory when it holds them, else
+// read, and checked with the reads made beside it when it needs to be.
 func (l *Loaders) entriesReaching(ctx context.Context, c *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
 	if es, ok := l.reader.CachedEntriesReaching(ctx, c, from, to); ok {
 		return es, nil
 	}
-	return l.ranges.Load(ctx, rangeRef{cal: c, from: from, to: to})()
+	r, wait, batch, checked := l.ranges.read(ctx, l.reader, c, from, to)
+	if batch != nil {
+		func() {
+			defer close(checked) // a panic in the check must not leave the others waiting
+			l.reader.CheckRanges(ctx, batch)
+		}()
+	} else if wait {
+		select {
+		case <-checked:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if !r.Settled { // its check panicked
+		return nil, errors.New("the check of a range read beside this one failed")
+	}
+	return r.Entries, r.Err
+}
+
+// read sends a range read and, once it is back, adds it to those waiting
+// to be checked when it needs to be (wait; r is then the checker's until
+// checked is closed). When it is the last read under way it returns the
+// batch to check, which the caller checks and then closes checked.
+func (rc *rangeChecks) read(ctx context.Context, reader calendar.EntryReader, c *calendar.Calendar, from, to time.Time) (
+	r *calendar.RangeRead, wait bool, batch []*calendar.RangeRead, checked chan struct{}) {
+	rc.mu.Lock()
+	rc.reading++
+	rc.mu.Unlock()
+	defer func() { // also when the read panics, so that the others are checked
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		rc.reading--
+		if rc.checked == nil {
+			rc.checked = make(chan struct{})
+		}
+		checked = rc.checked
+		if wait = r != nil && !r.Settled; wait {
+			rc.waiting = append(rc.waiting, r)
+		}
+		if rc.reading == 0 && len(rc.waiting) > 0 {
+			batch, rc.waiting, rc.checked = rc.waiting, nil, nil
+		}
+		if r == nil && batch != nil { // panicking: the others' check goes on without this caller
+			go func(batch []*calendar.RangeRead, checked chan struct{}) {
+				defer close(checked)
+				reader.CheckRanges(ctx, batch)
+			}(batch, checked)
+		}
+	}()
+	return reader.ReadRange(ctx, c, from, to), false, nil, nil
 }
