@@ -43,14 +43,14 @@ import (
 // read is kept in the cache, under the revision it shows.
 
 // maxRangeReads bounds how many times CheckRanges lets a calendar's range be
-// read (ReadRange's read included): the read, and a read again each time a
-// write committed during the last. A read again is shorter than the first (one page, and
-// its window starts at the check, not at the view's calendar read), and
-// writes to one calendar contend on its item (revisions.go), so a calendar
-// refused after four reads was written to about as fast as it can be, by a
-// writer whose writes each took about as long as a read (the tight loops
-// of TestRangeReadsShowStatesThatExisted refuse some; an import of events,
-// one write after another, is such a writer).
+// read, ReadRange's read included: the read, and a read again each time a
+// write committed during the last. A read again is shorter than the first
+// (one page, and its window opens at the check, not at the view's calendar
+// read), and writes to one calendar contend on its item (revisions.go), so
+// a calendar refused after four reads was being written to about as fast as
+// it can be, each write taking about as long as a read: an import of events
+// running into it, or the tight loops of TestRangeReadsShowStatesThatExisted
+// (README, "Range reads and the check").
 const maxRangeReads = 4
 
 // ReadRange implements calendar.EntryReader: one read of cal's range,
