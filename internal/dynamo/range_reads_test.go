@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,12 +19,23 @@ import (
 // afterFirstPages returns a client option that calls meanwhile after each
 // first page of a Query of LSI1 (a range read's entries) comes back, while
 // meanwhile returns true: a write landing between that page and the next.
-func afterFirstPages(meanwhile func() bool) func(*dynamodb.Options) {
+// When the calendar holds series (withSeries), meanwhile waits for the
+// read's Query of them (LSI2) to come back too, so that the write lands
+// between the two.
+func afterFirstPages(withSeries bool, meanwhile func() bool) func(*dynamodb.Options) {
 	var done atomic.Bool
+	seriesRead := make(chan struct{}, 1)
 	hook := middleware.InitializeMiddlewareFunc("meanwhile", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 		out, md, err := next.HandleInitialize(ctx, in)
 		q, ok := in.Parameters.(*dynamodb.QueryInput)
-		if err == nil && ok && aws.ToString(q.IndexName) == "LSI1" && q.ExclusiveStartKey == nil && !done.Load() {
+		switch {
+		case err != nil || !ok || done.Load():
+		case aws.ToString(q.IndexName) == "LSI2":
+			seriesRead <- struct{}{}
+		case aws.ToString(q.IndexName) == "LSI1" && q.ExclusiveStartKey == nil:
+			if withSeries {
+				<-seriesRead
+			}
 			done.Store(!meanwhile())
 		}
 		return out, md, err
@@ -54,7 +66,7 @@ func newSplitFixture(t *testing.T, withSeries bool, meanwhile func(sf *splitFixt
 		sf.series(sf.ada, sf.cal.ID, "weekly", timed("2026-11-02T12:00:00Z", "2026-11-02T13:00:00Z", "UTC"), "FREQ=WEEKLY")
 	}
 	sf.moved = sf.entryAt(time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC))
-	db := dynamotest.Client(t, afterFirstPages(func() bool { return meanwhile(sf) }))
+	db := dynamotest.Client(t, afterFirstPages(withSeries, func() bool { return meanwhile(sf) }))
 	sf.reader = dynamo.New(db, sf.store.Table(), engine)
 	dynamo.SetViewCacheSettle(sf.reader, 0, time.Now)
 	return sf
@@ -164,4 +176,63 @@ func TestRangeReadOfADeletedCalendar(t *testing.T) {
 	if err != nil || len(es) != 0 {
 		t.Errorf("got %d entries and %v, want none and no error", len(es), err)
 	}
+}
+
+// TestRangeReadSplitBySeriesDeletion deletes a series after its master was
+// read (LSI2) and before the page of the entries holding its exceptions, in
+// one transaction or in steps (the master, then the exceptions): the read
+// shows no occurrence of it, not the series without its exceptions (the
+// cancelled 28th back, the 29th's title reverted).
+func TestRangeReadSplitBySeriesDeletion(t *testing.T) {
+	for _, inSteps := range []bool{false, true} {
+		t.Run(fmt.Sprint("in steps ", inSteps), func(t *testing.T) { testSplitBySeriesDeletion(t, inSteps) })
+	}
+}
+
+func testSplitBySeriesDeletion(t *testing.T, inSteps bool) {
+	var series *calendar.Entry
+	sf := newSplitFixture(t, true, func(sf *splitFixture) bool {
+		if err := sf.store.DeleteOccurrence(sf.ada, calendar.OccurrenceKey{CalendarID: sf.cal.ID, SeriesID: series.ID},
+			calendar.ScopeAll, series.Version); err != nil {
+			sf.t.Error(err)
+		}
+		return false
+	})
+	if inSteps {
+		dynamo.SetMaxSeriesActions(sf.store, 4) // fewer than the deletion's: see applySeriesEdit
+	}
+	series = sf.series(sf.ada, sf.cal.ID, "standup", timed("2026-11-02T10:00:00Z", "2026-11-02T10:15:00Z", "UTC"), "FREQ=DAILY")
+	// Late in the week, so in the entries' second page.
+	sf.cancel(sf.ada, sf.occurrenceOn(series, 28), calendar.ScopeThis)
+	sf.edit(sf.ada, sf.occurrenceOn(series, 29), calendar.ScopeThis, title("standup (moved)"))
+	series.Version = sf.occurrenceOn(series, 24).Version // the master's, as exceptions leave it
+
+	_, es, err := sf.view()
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := fracturedWeek.Window()
+	expanded, _, err := calendar.Expand(engine, es, from, to, false, calendar.MaxOccurrencesPerRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range expanded {
+		if e.SeriesID == series.ID {
+			t.Errorf("shown: %s on the %d, of a series deleted during the read", e.Title, e.Start.Day())
+		}
+	}
+}
+
+// occurrenceOn returns the series' occurrence on a day of November 2026.
+func (sf *splitFixture) occurrenceOn(m *calendar.Entry, day int) *calendar.Entry {
+	sf.t.Helper()
+	s, err := sf.store.Series(sf.ada, m.Key())
+	if err != nil {
+		sf.t.Fatal(err)
+	}
+	occ, ok := s.Occurrence(engine, time.Date(2026, 11, day, 10, 0, 0, 0, time.UTC))
+	if !ok {
+		sf.t.Fatalf("no occurrence on the %d", day)
+	}
+	return occ
 }
