@@ -10,10 +10,10 @@ import (
 )
 
 // The view cache: each instance keeps the range reads (ReadRange and
-// CheckRanges, range_reads.go) and member pages (MembershipsOfCalendar) it made recently,
-// by calendar, calendar revision (revisions.go) and what was read, and
-// answers a read of the same thing at the same revision from memory,
-// without its Queries (CachedEntriesReaching, cachedRead).
+// CheckRanges, range_reads.go) and member pages (MembershipsOfCalendar) it
+// made recently, by calendar, calendar revision (revisions.go) and what was
+// read, and answers a read of the same thing at the same revision from
+// memory, without its Queries (CachedEntriesReaching, cachedRead).
 //
 // Exact: a view reads its calendars strongly before their entries (the
 // authorization's batch), and a calendar's revision counts the writes to its
