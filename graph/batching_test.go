@@ -111,8 +111,10 @@ func describe(plan map[string]int) string {
 // Query for memberships, BatchGetItem for the calendars and the memberships
 // read again strongly (and the viewer's preferences, in wave 3 when the last
 // call of wave 2 is full: ⌈(2N+1)/100⌉ calls in all), two
-// Queries per calendar (entries, series) in one concurrent wave, and nothing
-// per entry: three waves whatever N is.
+// Queries per calendar (entries, series) in one concurrent wave, then the
+// calendars read again in ⌈N/100⌉ BatchGetItem calls, to check that no
+// write landed between each calendar's two Queries (internal/dynamo
+// range_reads.go), and nothing per entry: four waves whatever N is.
 func TestWeekViewRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50, 100} {
 		for _, zone := range []string{"", `, timeZone: "Europe/Paris"`} {
@@ -136,14 +138,16 @@ func TestWeekViewRequestPlan(t *testing.T) {
 				calls := e.rec.Calls()
 				plan := planOf(calls)
 				batches := (2*n + 1 + 99) / 100 // the viewer rides along in wave 2 when there is room, else in wave 3
+				checks := (n + 99) / 100
 				want := map[string]int{
 					"wave 1 Query GSI1":    1,
 					"wave 2 BatchGetItem ": (2*n + 99) / 100,
 					"wave 3 Query LSI1":    n,
 					"wave 3 Query LSI2":    n,
+					"wave 4 BatchGetItem ": checks,
 				}
-				if len(calls) != 1+batches+2*n || dynamo.Waves(calls) != 3 {
-					t.Fatalf("got %d calls in %d waves, want %d in 3; plan:\n%s", len(calls), dynamo.Waves(calls), 1+batches+2*n, describe(plan))
+				if len(calls) != 1+batches+2*n+checks || dynamo.Waves(calls) != 4 {
+					t.Fatalf("got %d calls in %d waves, want %d in 4; plan:\n%s", len(calls), dynamo.Waves(calls), 1+batches+2*n+checks, describe(plan))
 				}
 				for k, v := range want {
 					if plan[k] != v {
@@ -160,8 +164,9 @@ func TestWeekViewRequestPlan(t *testing.T) {
 // batch), then one wave of the calendars, the memberships read again strongly
 // and the viewer (⌈(2N+1)/100⌉ or ⌈(N+1)/100⌉ BatchGetItem calls), then the
 // Queries of the calendars the viewer reads: entries, and series for those
-// that ever held one (these all do; see TestSeriesFreeCalendarsSkipTheSeriesRead).
-// Three waves whatever N is. The view cache is off: the second request would
+// that ever held one (these all do; see TestSeriesFreeCalendarsSkipTheSeriesRead),
+// then the calendars read again (⌈N/100⌉ calls) to check their reads.
+// Four waves whatever N is. The view cache is off: the second request would
 // find every range cached (TestViewCache).
 func TestAgendaRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50} {
@@ -181,9 +186,9 @@ func TestAgendaRequestPlan(t *testing.T) {
 				want map[string]int
 			}{
 				{"listed", nil, map[string]int{"wave 1 Query GSI1": 1,
-					"wave 2 BatchGetItem ": (2*n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n}},
+					"wave 2 BatchGetItem ": (2*n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n, "wave 4 BatchGetItem ": (n + 99) / 100}},
 				{"calendarIds", gids, map[string]int{"wave 1 BatchGetItem ": (n + 99) / 100,
-					"wave 2 BatchGetItem ": (n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n}},
+					"wave 2 BatchGetItem ": (n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n, "wave 4 BatchGetItem ": (n + 99) / 100}},
 			} {
 				e.rec.Reset()
 				d := e.must(tok, `query($ids: [ID!]) { viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, calendarIds: $ids) {
@@ -235,9 +240,12 @@ func planOf(calls []dynamo.Call) map[string]int {
 // 2026 and a weekly series begun in 2016, written straight to the store.
 // TestSeriesFreeCalendarsSkipTheSeriesRead: of 6 calendars, the 3 that never
 // held a series cost one Query each in the week view and the agenda, the 3
-// that did cost two, and the views show the same entries either way.
+// that did cost two, and the views show the same entries either way. Only
+// the reads of more than one call are checked (one BatchGetItem after the
+// Queries); a view of a calendar that never held a series, whose week fits
+// one page, is not (its one Query is one snapshot), and costs a wave less.
 func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
-	e := newEnv(t, withWaveGate(waveQuiet))
+	e := newEnv(t, withWaveGate(waveQuiet), withoutViewCache()) // each view reads afresh
 	tok := e.token("free@example.com")
 	e.must(tok, provision, nil)
 	cals := seedCalendars(t, e, "free@example.com", 6, nil)
@@ -253,8 +261,8 @@ func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
 		e.rec.Reset()
 		d := e.must(tok, tc.query, nil)
 		plan := planOf(e.rec.Calls())
-		if plan["wave 3 Query LSI1"] != 6 || plan["wave 3 Query LSI2"] != 3 {
-			t.Errorf("%s: want 6 × wave 3 Query LSI1 and 3 × wave 3 Query LSI2; plan:\n%s", tc.name, describe(plan))
+		if plan["wave 3 Query LSI1"] != 6 || plan["wave 3 Query LSI2"] != 3 || plan["wave 4 BatchGetItem "] != 1 {
+			t.Errorf("%s: want 6 × wave 3 Query LSI1, 3 × wave 3 Query LSI2 and 1 × wave 4 BatchGetItem; plan:\n%s", tc.name, describe(plan))
 		}
 		n := 0
 		if tc.name == "agenda" {
@@ -266,6 +274,23 @@ func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
 		}
 		if n != 3*4+3*3 { // each calendar's 3 entries, and a weekly occurrence in the 3 with a series
 			t.Errorf("%s: %d entries, want 21", tc.name, n)
+		}
+	}
+	for i, want := range map[int]map[string]int{
+		// The calendar and the viewer's membership, then the viewer's
+		// preferences beside the calendar's Queries.
+		0: {"wave 1 BatchGetItem ": 1, "wave 2 BatchGetItem ": 1, "wave 2 Query LSI1": 1, "wave 2 Query LSI2": 1, "wave 3 BatchGetItem ": 1},
+		3: {"wave 1 BatchGetItem ": 1, "wave 2 BatchGetItem ": 1, "wave 2 Query LSI1": 1},
+	} {
+		e.rec.Reset()
+		d := e.must(tok, `query($id: ID!) { node(id: $id) { ... on Calendar {
+			entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title } } } } }`,
+			map[string]any{"id": model.CalendarGID(cals[i])})
+		if plan := planOf(e.rec.Calls()); !maps.Equal(plan, want) {
+			t.Errorf("calendar %d's week: got plan\n%s\nwant\n%s", i, describe(plan), describe(want))
+		}
+		if n := len(get(d, "node.entries.entries").([]any)); n != 4-i/3 {
+			t.Errorf("calendar %d's week: %d entries, want %d", i, n, 4-i/3)
 		}
 	}
 }

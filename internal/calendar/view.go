@@ -144,17 +144,46 @@ type TaskPage struct {
 
 // EntryReader reads entries for views; like Reader it does not authorize.
 type EntryReader interface {
-	// EntriesReaching returns a calendar's entries whose Reach overlaps
-	// [from, to): the candidates Select picks a view from, possibly more than
-	// once each. It looks for series unless cal.NeverHeldSeries; a calendar
-	// known only by its ID ({ID: id}) is searched whole. Errors: CodeInvalid
-	// when there are more than MaxViewEntries.
-	EntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, error)
+	// ReadRange reads a calendar's entries whose Reach overlaps [from, to):
+	// the candidates Select picks a view from, possibly more than once
+	// each. It looks for series unless cal.NeverHeldSeries; a calendar known
+	// only by its ID ({ID: id}) is searched whole. A read of several calls
+	// may be split by a write landing between them (an entry moved earlier
+	// shown nowhere, a series without its exceptions): such a read is not
+	// Settled until CheckRanges settles it. Errors (in the read's Err):
+	// CodeInvalid when there are more than MaxViewEntries.
+	ReadRange(ctx context.Context, cal *Calendar, from, to time.Time) *RangeRead
+
+	// CheckRanges settles reads that ReadRange left unsettled, all at once
+	// (a request checks those it made at the same time together): each then
+	// shows one state of its calendar that existed while it ran, or nothing
+	// for a calendar deleted meanwhile, or fails with CodeUnavailable when
+	// the calendar changed during every one of the reads the store allows
+	// itself (try again).
+	CheckRanges(ctx context.Context, reads []*RangeRead)
+
+	// CachedEntriesReaching returns the settled read of cal's range when the
+	// store holds it in memory at cal's Revision, and false when it does not
+	// (or the request may not be served from memory, see MayServeCached): a
+	// look that costs no read.
+	CachedEntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, bool)
 
 	// Tasks pages through a calendar's open tasks, earliest due first, or its
 	// completed (or archived) tasks, latest completed first. Errors:
 	// CodeInvalid (bad page).
 	Tasks(ctx context.Context, calendarID string, q TaskQuery, p Page) (*TaskPage, error)
+}
+
+// RangeRead is one read of a calendar's range (EntryReader.ReadRange).
+type RangeRead struct {
+	Calendar *Calendar // as the read knew it; CheckRanges may read it again
+	From, To time.Time
+	Sent     time.Time // when the read was sent
+	Entries  []*Entry
+	Err      error
+	// Settled says that Entries (or Err) are final: the read took one
+	// call, or CheckRanges settled it.
+	Settled bool
 }
 
 // TaskList is one of a calendar's task timelines.

@@ -29,38 +29,23 @@ const maxSeries = calendar.MaxViewEntries
 // range, so its series must be found too.
 const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 
-// EntriesReaching implements calendar.EntryReader with two strongly consistent
-// Queries of the calendar's partition, sent at once: LSI1 for the single
+// entriesReaching reads a calendar's range once, with two strongly
+// consistent Queries of its partition sent at once: LSI1 for the single
 // entries and exceptions reaching into the window, LSI2 for the series that
 // have not ended long enough before it. Exceptions are returned only when
-// their series is, in its current generation. A calendar that never held a
-// series costs the LSI1 Query alone.
+// their series is, in its current generation: others are those of a large
+// change still under way or cut off (applySeriesEdit), which nothing shows.
+// A calendar that never held a series costs the LSI1 Query alone.
 //
-// The two Queries are not one snapshot: a series change committed between
-// them (or during one; DynamoDB's Query is read-committed item by item) can
-// show a series with the exceptions of its previous generation. When that is
-// seen the range is read once more; it can also mean exceptions left behind
-// by a large change that stopped halfway, which a second read does not fix.
-//
-// A request that may be served from the view cache (viewcache.go) is, when
-// the cache holds the range at the calendar's revision.
-func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
-	return cachedRead(ctx, s.views, cal, rangeKey(cal, from, to), slices.Clone[[]*calendar.Entry],
-		func(es []*calendar.Entry) int { return len(es) },
-		func() ([]*calendar.Entry, bool, error) {
-			entries, skewed, err := s.entriesReaching(ctx, cal, from, to)
-			if err == nil && skewed {
-				entries, skewed, err = s.entriesReaching(ctx, cal, from, to)
-			}
-			return entries, !skewed, err
-		})
-}
-
-// entriesReaching reads a range once, and reports whether it saw exceptions
-// of another generation than their series'.
-func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, bool, error) {
+// The entries' first page asks for first items (see pageReserve). It also
+// returns how many calls the read took: the Queries are not one snapshot,
+// and a write landing between two calls (the two Queries, or two pages of
+// one) can split the read, which is why CheckRanges checks a read
+// of more than one call (range_reads.go).
+func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time, first int) ([]*calendar.Entry, int, error) {
 	calendarID := cal.ID
 	var spans, series []item
+	var seriesPages int
 	// The series Query, when there is one, runs beside the entries' Query,
 	// which runs here: a goroutine less per calendar and view.
 	ctx, cancel := context.WithCancel(ctx)
@@ -70,12 +55,12 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 		g.Go(func() (err error) {
 			// Series that begin long after the range are read but not returned.
 			lo, hi := seriesRange(from.Add(-seriesLookback))
-			series, err = s.queryBetween(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begunBefore(to.Add(seriesLookback)), maxSeries)
+			series, seriesPages, err = s.queryPages(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begunBefore(to.Add(seriesLookback)), maxSeries, pageReserve(0))
 			return err
 		})
 	}
 	lo, hi := reachRange(from.Add(-pieceSpan), to)
-	spans, err := s.queryBetween(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates)
+	spans, pages, err := s.queryPages(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates, first)
 	if err != nil {
 		cancel() // the series Query's answer is of no use now
 	}
@@ -83,29 +68,27 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 		err = werr // the series Query failed first, cancelling the entries'
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
+		return nil, 0, fmt.Errorf("query entries of calendar %s: %w", calendarID, err)
 	}
 	gens := map[string]string{}
 	var entries []*calendar.Entry
-	skewed := false
 	for _, it := range slices.Concat(series, spans) { // series first, for their generations
 		r, err := decodeEntryRecord(it)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, err
 		}
 		if r.EntityType == entitySeries {
 			gens[r.ID] = r.Gen
 		} else if gen, ok := gens[r.SeriesID]; r.SeriesID != "" && (!ok || gen != r.Gen) {
-			skewed = skewed || ok // else an exception of a series that ended long ago
 			continue
 		}
 		e, err := r.entry()
 		if err != nil {
-			return nil, false, err
+			return nil, 0, err
 		}
 		entries = append(entries, e)
 	}
-	return entries, skewed, nil
+	return entries, pages + seriesPages, nil
 }
 
 // reachesInto keeps the items whose reach ends at from or later: of the
@@ -141,6 +124,14 @@ const keyBetween = "#pk = :pk AND #sk BETWEEN :lo AND :hi"
 // the table when index is "") lies in [lo, hi] and that pass f, with
 // strongly consistent reads, refusing more than max.
 func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, hi string, f filter, max int) ([]item, error) {
+	items, _, err := s.queryPages(ctx, index, skAttr, partition, lo, hi, f, max, pageReserve(0))
+	return items, err
+}
+
+// queryPages is queryBetween whose first page reserves first items of the
+// request's budget (the others as pageReserve says), also returning how
+// many pages (calls) it took.
+func (s *Store) queryPages(ctx context.Context, index, skAttr, partition, lo, hi string, f filter, max, first int) ([]item, int, error) {
 	names := map[string]string{"#pk": attrPK, "#sk": skAttr}
 	values := item{":pk": &types.AttributeValueMemberS{Value: partition},
 		":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}}
@@ -159,9 +150,13 @@ func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, 
 	}
 	var items []item
 	for page := 0; ; page++ {
-		limit, settle, err := calendar.ReserveRead(ctx, pageReserve(page))
+		want := first
+		if page > 0 {
+			want = pageReserve(page)
+		}
+		limit, settle, err := calendar.ReserveRead(ctx, want)
 		if err != nil {
-			return nil, err
+			return nil, page, err
 		}
 		if limit > 0 {
 			in.Limit = aws.Int32(int32(limit))
@@ -169,14 +164,14 @@ func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, 
 		out, err := s.reads.Query(ctx, in)
 		if err != nil {
 			settle(0)
-			return nil, err
+			return nil, page + 1, err
 		}
 		settle(len(out.Items))
 		if items = append(items, out.Items...); len(items) > max {
-			return nil, calendar.Invalidf("range", "this range holds too many entries: narrow it")
+			return nil, page + 1, calendar.Invalidf("range", "this range holds too many entries: narrow it")
 		}
 		if len(out.LastEvaluatedKey) == 0 {
-			return items, nil
+			return items, page + 1, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}

@@ -68,3 +68,7 @@ func SeedEntries(ctx context.Context, s *Store, calendarID string, timings []cal
 	}
 	return ids, nil
 }
+
+// MaxRangeReads is how many times a range read reads a calendar that keeps
+// changing before it refuses it.
+const MaxRangeReads = maxRangeReads

@@ -281,10 +281,7 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 func (s *Store) MembershipsOfCalendar(ctx context.Context, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
 	return cachedRead(ctx, s.views, cal, membersKey(cal, p), clonePage,
 		func(p *calendar.MembershipPage) int { return len(p.Memberships) },
-		func() (*calendar.MembershipPage, bool, error) {
-			page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))
-			return page, true, err
-		})
+		func() (*calendar.MembershipPage, error) { return s.membershipPage(ctx, membersQuery(cal.ID, p)) })
 }
 
 // clonePage copies a page's slices; the memberships are shared.

@@ -37,7 +37,13 @@ func TestNeverHeldSeries(t *testing.T) {
 		s := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(rec)), f.store.Table(), recurrence.Engine{})
 		found, err := s.EntriesReaching(ada, read(id), from, to)
 		f.mustDo(err)
-		return len(rec.Calls()), found
+		n := 0
+		for _, c := range rec.Calls() {
+			if c.Op == "Query" { // not the check of a read of two (range_reads.go)
+				n++
+			}
+		}
+		return n, found
 	}
 
 	created := f.calendarOf(ada, "created with a series")

@@ -9,20 +9,24 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// The view cache: each instance keeps the range reads (EntriesReaching) and
-// member pages (MembershipsOfCalendar) it made recently, by calendar,
-// calendar revision (revisions.go) and what was read, and answers a read of
-// the same thing at the same revision from memory, without its Queries.
+// The view cache: each instance keeps the range reads (ReadRange and
+// CheckRanges, range_reads.go) and member pages (MembershipsOfCalendar) it
+// made recently, by calendar, calendar revision (revisions.go) and what was
+// read, and answers a read of the same thing at the same revision from
+// memory, without its Queries (CachedEntriesReaching, cachedRead).
 //
 // Exact: a view reads its calendars strongly before their entries (the
 // authorization's batch), and a calendar's revision counts the writes to its
 // entries, series and memberships, raised in each write's own transaction. A
 // read that finds revision R therefore comes after the first R such writes
-// and before any other; what is cached under R was read by a Query sent after
-// a calendar read that found R, so it holds all of those R writes (and maybe
-// later ones, which a view that found R may show: they are concurrent with
-// it). So a cached answer is never older than the calendar read that looks
-// it up: it shows what a strongly consistent read sent at that moment would.
+// and before any other; what is cached under R was read by Queries sent after
+// a calendar read that found R, so it holds all of those R writes: exactly
+// those when the read took several calls (range_reads.go checks that the
+// revision did not move meanwhile, and keeps nothing otherwise), maybe later
+// ones when it took one (a view that found R may show them: they are
+// concurrent with it). So a cached answer is never older than the calendar
+// read that looks it up, and shows a state that existed: what a strongly
+// consistent read sent at that moment would.
 //
 // Settled: DynamoDB's Query is read-committed against transactions, not
 // serializable. While the transaction that raised a revision is still
@@ -110,20 +114,24 @@ func newViewCache(max int) *viewCache {
 		index: map[viewKey]*list.Element{}, seen: map[string]sighting{}}
 }
 
-// settled reports whether reads of calendarID at revision may be cached now:
-// this instance first saw the calendar at that revision settle ago or more.
-// It records the first sighting of a newer revision.
-func (c *viewCache) settled(calendarID string, revision int64) bool {
+// settled reports whether a read of calendarID at revision sent at sent (a
+// zero sent: now) may be cached: this instance first saw the calendar at
+// that revision settle before sent, or earlier. It records the first
+// sighting of a newer revision.
+func (c *viewCache) settled(calendarID string, revision int64, sent time.Time) bool {
 	if c == nil {
 		return false
 	}
 	now := c.now()
+	if sent.IsZero() {
+		sent = now
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.seen[calendarID]
 	switch {
 	case ok && s.revision == revision:
-		return now.Sub(s.at) >= c.settle
+		return sent.Sub(s.at) >= c.settle
 	case ok && s.revision > revision: // a read that lost a race with a newer one
 		return false
 	}
@@ -131,25 +139,35 @@ func (c *viewCache) settled(calendarID string, revision int64) bool {
 		clear(c.seen)
 	}
 	c.seen[calendarID] = sighting{revision, now}
-	return c.settle <= 0
+	return sent.Sub(now) >= c.settle
+}
+
+// clock returns the cache's time (the wall clock's without a cache).
+func (c *viewCache) clock() time.Time {
+	if c == nil {
+		return time.Now()
+	}
+	return c.now()
 }
 
 // cachedRead answers a read of cal (named key) from c, for a request that
 // may be served from it, when c holds it at cal's revision. Otherwise it
-// calls read, and holds the answer when read says it may be kept (keep) and
-// cal's revision has settled. clone copies what goes in or out, so that
-// callers never share a slice with the cache; size counts its items.
+// calls read, and holds the answer when cal's revision has settled. clone
+// copies what goes in or out, so that callers never share a slice with the
+// cache; size counts its items. Member pages, one Query each, use it; range
+// reads, which keep what they read only once checked, do the same in steps
+// (range_reads.go).
 func cachedRead[V any](ctx context.Context, c *viewCache, cal *calendar.Calendar, key viewKey,
-	clone func(V) V, size func(V) int, read func() (v V, keep bool, err error)) (V, error) {
+	clone func(V) V, size func(V) int, read func() (V, error)) (V, error) {
 	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
 	if cacheable {
 		if v, ok := c.get(key); ok {
 			return clone(v.(V)), nil
 		}
-		cacheable = c.settled(cal.ID, cal.Revision)
+		cacheable = c.settled(cal.ID, cal.Revision, time.Time{})
 	}
-	v, keep, err := read()
-	if err == nil && keep && cacheable {
+	v, err := read()
+	if err == nil && cacheable {
 		c.put(key, clone(v), size(v))
 	}
 	return v, err

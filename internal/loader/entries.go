@@ -48,7 +48,7 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
 	from, to := spec.Window()
-	candidates, err := l.reader.EntriesReaching(ctx, c, from, to)
+	candidates, err := l.entriesReaching(ctx, c, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (l *Loaders) agendaCandidates(ctx context.Context, cals []*calendar.Calenda
 	g.SetLimit(maxAgendaCalendars)
 	for _, c := range cals {
 		g.Go(func() error {
-			found, err := l.reader.EntriesReaching(gctx, c, from, to)
+			found, err := l.entriesReaching(gctx, c, from, to)
 			mu.Lock()
 			defer mu.Unlock()
 			if candidates = append(candidates, found...); len(candidates) > maxAgendaCandidates {

@@ -51,6 +51,7 @@ type Loaders struct {
 	reader calendar.Reader
 	engine calendar.RecurrenceEngine
 	items  *dataloader.Loader[ref, any]
+	ranges rangeChecks // ranges.go
 
 	mu       sync.Mutex
 	expanded int // occurrences of series expanded for this request
