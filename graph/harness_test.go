@@ -55,6 +55,7 @@ type envOptions struct {
 	ping     time.Duration // the WebSocket ping interval (graph's default if zero)
 	idle     time.Duration // the WebSocket idle timeout (graph's default if zero)
 	noViews  bool          // no view cache: every view reads its calendars' entries
+	deadline time.Duration // each request's deadline (httpapi.Deadline), as -request-timeout; none if zero
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -115,6 +116,9 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
 			Live:       &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, Shutdown: running, PingInterval: o.ping, IdleTimeout: o.idle},
 			NewLoaders: func() *loader.Loaders { return loader.New(store, recurrence.Engine{}) }})))
+	if o.deadline > 0 {
+		api = httpapi.Deadline(o.deadline, api)
+	}
 	h := httpapi.New(httpapi.Config{SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -146,6 +150,10 @@ func withLatency(d time.Duration) func(*envOptions) { return func(o *envOptions)
 // withoutViewCache turns the store's view cache off, for request plans of
 // views that read every calendar's entries however often they are repeated.
 func withoutViewCache() func(*envOptions) { return func(o *envOptions) { o.noViews = true } }
+
+// withDeadline gives each request a deadline, as -request-timeout does: the
+// store retries a failing call until then.
+func withDeadline(d time.Duration) func(*envOptions) { return func(o *envOptions) { o.deadline = d } }
 
 func withWaveGate(quiet time.Duration) func(*envOptions) {
 	return func(o *envOptions) { o.gate = quiet }
