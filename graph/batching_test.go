@@ -16,18 +16,12 @@ import (
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
-// waveQuiet is how long the client must be quiet before the calls it holds
-// go out together (dynamo.WithWaveGate): calls sent together overlap, however
-// a loaded machine (the race detector, a cold DynamoDB Local) schedules them,
-// and calls that wait for others do not.
-const waveQuiet = 50 * time.Millisecond
-
 // TestViewerCalendarsWithMembersCostFourWaves checks the request plan of the
 // canonical nested read: the viewer's N calendars with their members.
 func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 	for _, n := range []int{1, 5, 50, 100} {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
-			e := newEnv(t, withWaveGate(waveQuiet))
+			e := newEnv(t, withWaveGate())
 			tok := e.token("fan@example.com")
 			e.must(tok, provision, nil)
 			seedCalendars(t, e, "fan@example.com", n, []string{"m1@example.com", "m2@example.com"})
@@ -117,7 +111,7 @@ func TestWeekViewRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50, 100} {
 		for _, zone := range []string{"", `, timeZone: "Europe/Paris"`} {
 			t.Run(fmt.Sprintf("N=%d%s", n, map[bool]string{true: " preferred zone", false: " asked zone"}[zone == ""]), func(t *testing.T) {
-				e := newEnv(t, withWaveGate(waveQuiet))
+				e := newEnv(t, withWaveGate())
 				tok := e.token("week@example.com")
 				e.must(tok, provision, nil)
 				cals := seedCalendars(t, e, "week@example.com", n, nil)
@@ -166,7 +160,7 @@ func TestWeekViewRequestPlan(t *testing.T) {
 func TestAgendaRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50} {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
-			e := newEnv(t, withWaveGate(waveQuiet), withoutViewCache())
+			e := newEnv(t, withWaveGate(), withoutViewCache())
 			tok := e.token("agenda@example.com")
 			e.must(tok, provision, nil)
 			cals := seedCalendars(t, e, "agenda@example.com", n, nil)
@@ -237,7 +231,7 @@ func planOf(calls []dynamo.Call) map[string]int {
 // held a series cost one Query each in the week view and the agenda, the 3
 // that did cost two, and the views show the same entries either way.
 func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
-	e := newEnv(t, withWaveGate(waveQuiet))
+	e := newEnv(t, withWaveGate())
 	tok := e.token("free@example.com")
 	e.must(tok, provision, nil)
 	cals := seedCalendars(t, e, "free@example.com", 6, nil)
