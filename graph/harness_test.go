@@ -47,9 +47,9 @@ type env struct {
 
 type envOptions struct {
 	latency  time.Duration
-	gate     bool          // hold calls until the process is quiescent (dynamo.WithWaveGate)
-	table    string        // an existing table to serve, instead of a fresh one
-	endpoint string        // a DynamoDB endpoint for the server to reach its table through
+	gate     bool   // hold calls until the process is quiescent (dynamo.WithWaveGate)
+	table    string // an existing table to serve, instead of a fresh one
+	endpoint string // a DynamoDB endpoint for the server to reach its table through
 	client   []func(*dynamodb.Options)
 	poll     time.Duration // the live hub's poll interval (live.DefaultPollInterval if zero)
 	ping     time.Duration // the WebSocket ping interval (graph's default if zero)
