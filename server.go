@@ -380,12 +380,15 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	case <-ctx.Done():
 	}
 	st.log.Info("shutting down: draining requests", "timeout", st.cfg.ShutdownTimeout)
+	began := time.Now()
 	stopBackground()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), st.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
+	// The last line: the process stopped on purpose, and nothing was cut off.
+	st.log.Info("shut down: every request was answered", "took", time.Since(began).Round(time.Millisecond))
 	return nil
 }
 

@@ -100,3 +100,22 @@ func TestStartGivesUpClearly(t *testing.T) {
 		t.Errorf("gave up after %v, want about -store-wait (2s)", took)
 	}
 }
+
+// TestShutdownSaysItIsDone: a graceful shutdown logs its start and, once
+// every request is answered, a last line saying it is done, so an operator
+// reading the log knows the process stopped on purpose and cleanly.
+func TestShutdownSaysItIsDone(t *testing.T) {
+	in := serve(t, settings(t, t.TempDir(), false, "CALGRAPH_LOG_LEVEL", "info"))
+	if err := in.stop(); err != nil {
+		t.Fatal(err)
+	}
+	logs := in.out.String()
+	begun := strings.Index(logs, "shutting down")
+	done := strings.Index(logs, "msg=\"shut down")
+	if begun < 0 || done < begun {
+		t.Fatalf("want a line saying the shutdown began and a later one saying it is done, got:\n%s", logs)
+	}
+	if rest := strings.TrimSpace(logs[done:]); strings.Contains(rest, "\n") {
+		t.Errorf("want the shutdown's line last, got after it:\n%s", rest)
+	}
+}
