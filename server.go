@@ -236,11 +236,14 @@ func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client,
 			return err
 		}
 		if time.Since(logged) >= 10*time.Second {
-			logger.Warn(where+" is not ready yet; retrying", "table", cfg.Table, "gives up after", cfg.StoreWait, "err", err)
+			logger.Warn(where+" is not ready yet; retrying", "table", cfg.Table, "store_wait", cfg.StoreWait, "err", err)
 			logged = time.Now()
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) { // stopped (a signal), not given up
+				return fmt.Errorf("waiting for %s: %w", where, ctx.Err())
+			}
 			return fmt.Errorf("%s did not become ready within %s (-store-wait): %w", where, cfg.StoreWait, err)
 		case <-time.After(time.Second):
 		}
