@@ -21,7 +21,7 @@ import (
 // both turn a slow store into failed requests: 50 bookings at once on a
 // DynamoDB Local that timed out their first attempts emptied the bucket, and
 // from then on every call failed after one attempt, OUTCOME_UNKNOWN for the
-// writes, with most of the request's deadline unspent (issue 22). The
+// writes, with most of the request's deadline unspent. The
 // deadline is the budget that means something to a client, so it is the
 // only one, with two exceptions:
 //   - a call made without a deadline (commands, background work) gets

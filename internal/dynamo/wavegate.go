@@ -31,7 +31,7 @@ import (
 //
 // An earlier gate released the calls after a quiet time without new calls
 // (50 ms); on a starved CPU a goroutine could wait longer than that to run,
-// and a wave was counted as two (issue 22).
+// and a wave was counted as two.
 func WithWaveGate(pending ...string) func(*dynamodb.Options) {
 	g := &waveGate{pending: pending}
 	return addInitialize("calgraph.wavegate", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
