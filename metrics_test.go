@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"io"
+	"log/slog"
 	"net/http"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/calgraph/calgraph/internal/config"
 )
 
 // TestMetrics scrapes the metrics listener after a week view and a refused
@@ -66,4 +73,59 @@ func TestAccessLog(t *testing.T) {
 			t.Errorf("no log line matches %s in:\n%s", want, logs)
 		}
 	}
+}
+
+// TestREADMEListsEveryMetric keeps the README's metrics table equal to the
+// metrics the server registers: none undocumented (the view cache's were),
+// none documented that it does not have.
+func TestREADMEListsEveryMetric(t *testing.T) {
+	ctx := context.Background()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	cfg, err := config.Load(fs, nil, settings(t, t.TempDir(), false, "CALGRAPH_METRICS_ADDR", "127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := open(ctx, cfg, slog.New(slog.DiscardHandler), command{name: "serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if _, _, err := st.api(ctx); err != nil { // registers the metrics read from the store and hub
+		t.Fatal(err)
+	}
+	registered := st.metrics.Names()
+	documented := readmeMetrics(t)
+	for _, name := range registered {
+		if !slices.Contains(documented, name) {
+			t.Errorf("%s is registered but not in README.md's metrics table", name)
+		}
+	}
+	for _, name := range documented {
+		if !slices.Contains(registered, name) {
+			t.Errorf("README.md's metrics table lists %s, which the server does not register", name)
+		}
+	}
+}
+
+// readmeMetrics returns the calgraph_ metrics in the first column of the
+// README's metrics table.
+func readmeMetrics(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "\n| metric | labels | what |\n")
+	if !ok {
+		t.Fatal(`README.md has no "| metric | labels | what |" table`)
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	var names []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `(calgraph_[a-z_]+)` \\|").FindAllStringSubmatch(table, -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatal("README.md's metrics table lists no calgraph_ metric")
+	}
+	return names
 }

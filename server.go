@@ -57,9 +57,6 @@ var schemaSDL []byte
 const (
 	// devTokenTTL is how long a printed or minted dev token stays valid.
 	devTokenTTL = 30 * 24 * time.Hour
-	// storeWait is how long start-up waits for DynamoDB to answer at all: under
-	// docker compose, DynamoDB Local starts alongside calgraph.
-	storeWait = time.Minute
 )
 
 // gcPercent is the garbage collector's target (GOGC) when the environment
@@ -205,13 +202,8 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd comma
 	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, opts...)
 	hub = live.NewHub(st.store, cfg.LivePoll, logger)
 	st.hub = hub
-	if err := waitForStore(ctx, logger, db, cfg.Table); err != nil {
+	if err := waitForStore(ctx, logger, db, cfg, cfg.CreateTable || cmd.name == "init-table"); err != nil {
 		return nil, err
-	}
-	if cfg.CreateTable || cmd.name == "init-table" {
-		if err := dynamo.EnsureTable(ctx, db, cfg.Table); err != nil {
-			return nil, err
-		}
 	}
 	if st.engine != nil {
 		if _, err := embedded.Upgrade(ctx, cfg.DataDir, st.store, logger); err != nil {
@@ -233,20 +225,42 @@ func (st *stack) startEmbedded(opts embedded.Options) (endpoint string, err erro
 	return st.engine.URL(), nil
 }
 
-// waitForStore waits up to storeWait for DynamoDB to answer (a missing table
-// counts as an answer), retrying every second.
-func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client, table string) error {
-	ctx, cancel := context.WithTimeout(ctx, storeWait)
+// waitForStore waits, for at most cfg.StoreWait, until DynamoDB answers (a
+// missing table counts as an answer) and, with create, until the table and
+// its indexes exist and are active. Under docker compose DynamoDB Local
+// starts alongside calgraph, and a cold one may not answer, or not answer a
+// first CreateTable within an attempt's timeout, for a minute: failures that
+// are DynamoDB not answering or unreachable are retried every second, others
+// (a table without its local indexes, access denied) end the wait at once.
+func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client, cfg config.Config, create bool) error {
+	ctx, cancel := context.WithTimeout(ctx, cfg.StoreWait)
 	defer cancel()
+	where := "DynamoDB at " + cfg.Endpoint
+	if cfg.Endpoint == "" {
+		where = "DynamoDB"
+	}
+	var logged time.Time
 	for {
-		err := dynamo.Reachable(ctx, db, table)
+		err := dynamo.Reachable(ctx, db, cfg.Table)
+		if err == nil && create {
+			err = dynamo.EnsureTable(ctx, db, cfg.Table) // safe to repeat: it finds what an earlier try made
+		}
 		if err == nil {
 			return nil
 		}
-		logger.Warn("DynamoDB is not reachable yet; retrying", "err", err)
+		if code := calendar.ErrorCode(err); code != calendar.CodeUnavailable && code != calendar.CodeOutcomeUnknown && ctx.Err() == nil {
+			return err
+		}
+		if time.Since(logged) >= 10*time.Second {
+			logger.Warn(where+" is not ready yet; retrying", "table", cfg.Table, "store_wait", cfg.StoreWait, "err", err)
+			logged = time.Now()
+		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("DynamoDB not reachable after %s: %w", storeWait, err)
+			if errors.Is(ctx.Err(), context.Canceled) { // stopped (a signal), not given up
+				return fmt.Errorf("waiting for %s: %w", where, ctx.Err())
+			}
+			return fmt.Errorf("%s did not become ready within %s (-store-wait): %w", where, cfg.StoreWait, err)
 		case <-time.After(time.Second):
 		}
 	}
@@ -385,12 +399,15 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	case <-ctx.Done():
 	}
 	st.log.Info("shutting down: draining requests", "timeout", st.cfg.ShutdownTimeout)
+	began := time.Now()
 	stopBackground()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), st.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
+	// The last line: the process stopped on purpose, and nothing was cut off.
+	st.log.Info("shut down: every request was answered", "took", time.Since(began).Round(time.Millisecond))
 	return nil
 }
 

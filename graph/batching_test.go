@@ -16,18 +16,12 @@ import (
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
-// waveQuiet is how long the client must be quiet before the calls it holds
-// go out together (dynamo.WithWaveGate): calls sent together overlap, however
-// a loaded machine (the race detector, a cold DynamoDB Local) schedules them,
-// and calls that wait for others do not.
-const waveQuiet = 50 * time.Millisecond
-
 // TestViewerCalendarsWithMembersCostFourWaves checks the request plan of the
 // canonical nested read: the viewer's N calendars with their members.
 func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 	for _, n := range []int{1, 5, 50, 100} {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
-			e := newEnv(t, withWaveGate(waveQuiet))
+			e := newEnv(t, withWaveGate())
 			tok := e.token("fan@example.com")
 			e.must(tok, provision, nil)
 			seedCalendars(t, e, "fan@example.com", n, []string{"m1@example.com", "m2@example.com"})
@@ -119,7 +113,7 @@ func TestWeekViewRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50, 100} {
 		for _, zone := range []string{"", `, timeZone: "Europe/Paris"`} {
 			t.Run(fmt.Sprintf("N=%d%s", n, map[bool]string{true: " preferred zone", false: " asked zone"}[zone == ""]), func(t *testing.T) {
-				e := newEnv(t, withWaveGate(waveQuiet))
+				e := newEnv(t, withWaveGate())
 				tok := e.token("week@example.com")
 				e.must(tok, provision, nil)
 				cals := seedCalendars(t, e, "week@example.com", n, nil)
@@ -171,7 +165,7 @@ func TestWeekViewRequestPlan(t *testing.T) {
 func TestAgendaRequestPlan(t *testing.T) {
 	for _, n := range []int{1, 5, 50} {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
-			e := newEnv(t, withWaveGate(waveQuiet), withoutViewCache())
+			e := newEnv(t, withWaveGate(), withoutViewCache())
 			tok := e.token("agenda@example.com")
 			e.must(tok, provision, nil)
 			cals := seedCalendars(t, e, "agenda@example.com", n, nil)
@@ -245,7 +239,7 @@ func planOf(calls []dynamo.Call) map[string]int {
 // Queries); a view of a calendar that never held a series, whose week fits
 // one page, is not (its one Query is one snapshot), and costs a wave less.
 func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
-	e := newEnv(t, withWaveGate(waveQuiet), withoutViewCache()) // each view reads afresh
+	e := newEnv(t, withWaveGate(), withoutViewCache()) // each view reads afresh
 	tok := e.token("free@example.com")
 	e.must(tok, provision, nil)
 	cals := seedCalendars(t, e, "free@example.com", 6, nil)

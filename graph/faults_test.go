@@ -154,13 +154,14 @@ func (e *env) get(t *testing.T, path string) int {
 
 // TestEngineFaults uses the embedded engine's failure knobs: an index that
 // fails, a table that fails, batches that leave items unprocessed. Answers
-// are complete and correct or a clean UNAVAILABLE, never partial.
+// are complete and correct or a clean UNAVAILABLE, never partial. The store
+// retries a failing call until the request's deadline, here a short one.
 func TestEngineFaults(t *testing.T) {
 	engine := dynamotest.Engine(t)
 	if engine == nil {
 		t.Skip("needs the embedded engine's fault injection")
 	}
-	e := newEnv(t)
+	e := newEnv(t, withDeadline(5*time.Second))
 	w := e.world("faults")
 	e.weekly(w)
 	table := e.store.Table()

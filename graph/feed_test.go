@@ -30,7 +30,7 @@ func (e *env) getFeed(path, etag string) (int, string, string) {
 const rotate = `mutation($c: ID!) { rotateCalendarFeed(input: {calendarId: $c}) { url path } }`
 
 const importDoc = `mutation($c: ID!, $ics: String!) { importCalendar(input: {calendarId: $c, ics: $ics}) {
-	entries { id title } errors { index uid message code } } }`
+	entries { id title } errors { index uid message code imported } } }`
 
 // quarter returns what a calendar shows from January to March 2026, as
 // lines of the fields that matter.

@@ -208,10 +208,11 @@ type ComplexityRoot struct {
 	}
 
 	ImportError struct {
-		Code    func(childComplexity int) int
-		Index   func(childComplexity int) int
-		Message func(childComplexity int) int
-		UID     func(childComplexity int) int
+		Code     func(childComplexity int) int
+		Imported func(childComplexity int) int
+		Index    func(childComplexity int) int
+		Message  func(childComplexity int) int
+		UID      func(childComplexity int) int
 	}
 
 	Invitation struct {
@@ -1144,6 +1145,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportError.Code(childComplexity), true
+	case "ImportError.imported":
+		if e.ComplexityRoot.ImportError.Imported == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportError.Imported(childComplexity), true
 	case "ImportError.index":
 		if e.ComplexityRoot.ImportError.Index == nil {
 			break
@@ -3697,11 +3704,14 @@ input ImportCalendarInput {
 type ImportCalendarPayload {
   "The entries created: single entries, tasks and series (whose exceptions were applied)."
   entries: [Entry!]!
-  "The components that were not imported, or only in part, and why."
+  "The components that were not imported, or were imported only in part, and why: one element per such component."
   errors: [ImportError!]!
 }
 
-"Why one component of an imported document was not imported."
+"""
+A component of an imported document that was not imported, or was imported
+only in part (` + "`" + `imported` + "`" + ` says which), and why.
+"""
 type ImportError {
   "The component's position among the document's events and to-dos, from 0."
   index: Int!
@@ -3711,6 +3721,12 @@ type ImportError {
   message: String!
   "The error code, as in ` + "`" + `extensions.code` + "`" + `."
   code: String!
+  """
+  True when the component was imported, without what ` + "`" + `message` + "`" + ` names (for
+  example its ORGANIZER and ATTENDEEs, which calgraph does not keep): its entry
+  is among ` + "`" + `entries` + "`" + `. False when nothing of it was imported.
+  """
+  imported: Boolean!
 }
 
 "Input of updateProfile."
@@ -4641,6 +4657,8 @@ func (ec *executionContext) childFields_ImportError(ctx context.Context, field g
 		return ec.fieldContext_ImportError_message(ctx, field)
 	case "code":
 		return ec.fieldContext_ImportError_code(ctx, field)
+	case "imported":
+		return ec.fieldContext_ImportError_imported(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportError", field.Name)
 }
@@ -8160,6 +8178,29 @@ func (ec *executionContext) _ImportError_code(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_ImportError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportError_imported(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportError_imported(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Imported, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportError_imported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
@@ -17601,6 +17642,11 @@ func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionS
 			}
 		case "code":
 			out.Values[i] = ec._ImportError_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "imported":
+			out.Values[i] = ec._ImportError_imported(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

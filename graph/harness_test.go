@@ -47,9 +47,9 @@ type env struct {
 
 type envOptions struct {
 	latency  time.Duration
-	gate     time.Duration // hold calls until the client is quiet this long (dynamo.WithWaveGate)
-	table    string        // an existing table to serve, instead of a fresh one
-	endpoint string        // a DynamoDB endpoint for the server to reach its table through
+	gate     bool   // hold calls until the process is quiescent (dynamo.WithWaveGate)
+	table    string // an existing table to serve, instead of a fresh one
+	endpoint string // a DynamoDB endpoint for the server to reach its table through
 	client   []func(*dynamodb.Options)
 	poll     time.Duration // the live hub's poll interval (live.DefaultPollInterval if zero)
 	ping     time.Duration // the WebSocket ping interval (graph's default if zero)
@@ -57,6 +57,7 @@ type envOptions struct {
 	noViews  bool          // no view cache: every view reads its calendars' entries
 	origins  []string      // -cors-origins, for CORS and WebSocket alike
 	initWait time.Duration // how long a WebSocket may wait for connection_init (graph's default if zero)
+	deadline time.Duration // each request's deadline (httpapi.Deadline), as -request-timeout; none if zero
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -67,8 +68,8 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	}
 	rec := &dynamo.Recorder{}
 	clientOpts := []func(*dynamodb.Options){dynamo.WithRecorder(rec)}
-	if o.gate > 0 {
-		clientOpts = append(clientOpts, dynamo.WithWaveGate(o.gate))
+	if o.gate {
+		clientOpts = append(clientOpts, dynamo.WithWaveGate(loaderWindow))
 	}
 	if o.latency > 0 {
 		clientOpts = append(clientOpts, dynamo.WithLatency(o.latency))
@@ -108,17 +109,22 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	}
 	authn := auth.NewAuthenticator(verifier, store, logger)
 	wait := 2 * time.Millisecond // the loaders' own
-	if o.gate > 0 {
-		// Request-plan tests: long enough that a slow machine never splits
-		// a batch, short enough that the batch goes out within the gate's
-		// quiet time, in the wave of the calls beside it.
-		wait = o.gate / 2
+	if o.gate {
+		// Request-plan tests pin the number of calls: a batch whose keys
+		// come from a loop is split in two when the loop is preempted for
+		// longer than the window, which is harmless in production (one
+		// more call, same wave). A starved machine preempts for tens of
+		// milliseconds; the gate waits for open windows (loaderWindow).
+		wait = 100 * time.Millisecond
 	}
 	api := loader.MiddlewareWithWait(store, recurrence.Engine{}, wait,
 		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
 			Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
 				PingInterval: o.ping, IdleTimeout: o.idle, InitTimeout: o.initWait},
 			NewLoaders: func() *loader.Loaders { return loader.New(store, recurrence.Engine{}) }})))
+	if o.deadline > 0 {
+		api = httpapi.Deadline(o.deadline, api)
+	}
 	h := httpapi.New(httpapi.Config{AllowedOrigins: o.origins, SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, recurrence.Engine{}, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -151,9 +157,19 @@ func withLatency(d time.Duration) func(*envOptions) { return func(o *envOptions)
 // views that read every calendar's entries however often they are repeated.
 func withoutViewCache() func(*envOptions) { return func(o *envOptions) { o.noViews = true } }
 
-func withWaveGate(quiet time.Duration) func(*envOptions) {
-	return func(o *envOptions) { o.gate = quiet }
-}
+// withDeadline gives each request a deadline, as -request-timeout does: the
+// store retries a failing call until then.
+func withDeadline(d time.Duration) func(*envOptions) { return func(o *envOptions) { o.deadline = d } }
+
+// withWaveGate holds the store's calls until the process is quiescent
+// (dynamo.WithWaveGate), so that the calls of one wave overlap and waves are
+// counted by causality, however the machine schedules the test.
+func withWaveGate() func(*envOptions) { return func(o *envOptions) { o.gate = true } }
+
+// loaderWindow names, as stack traces do, the function in which a
+// dataloader's batch waits for its window to end: a wave is not over while
+// one is open.
+const loaderWindow = "graph-gophers/dataloader/v7.(*Loader[...]).sleeper"
 
 // token returns a dev token for email.
 func (e *env) token(email string) string {

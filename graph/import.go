@@ -51,7 +51,7 @@ func importCalendar(ctx context.Context, svc calendar.Service, in model.ImportCa
 		Errors:  make([]*model.ImportError, len(rep.Errors)),
 	}
 	for i, e := range rep.Errors {
-		out.Errors[i] = &model.ImportError{Index: e.Index, Message: e.Message, Code: extensionCodes[e.Code]}
+		out.Errors[i] = &model.ImportError{Index: e.Index, Message: e.Message, Code: extensionCodes[e.Code], Imported: e.Imported}
 		if e.UID != "" {
 			out.Errors[i].UID = &e.UID
 		}

@@ -49,7 +49,7 @@ func TestListsWithoutGoroutines(t *testing.T) {
 // as never waiting (settledFields) cost no DynamoDB call and no wave: each
 // view asks the same calls, in the same waves, with them and without.
 func TestSettledFieldsReadNothing(t *testing.T) {
-	e := newEnv(t, withWaveGate(waveQuiet), withoutViewCache()) // each view reads afresh
+	e := newEnv(t, withWaveGate(), withoutViewCache()) // each view reads afresh
 	const owner = "settled@example.com"
 	tok := e.token(owner)
 	e.must(tok, provision, nil)

@@ -25,7 +25,8 @@ func TestImportOutlookExport(t *testing.T) {
 		t.Errorf("imported %v, want Planning, Standup and Holiday", titles)
 	}
 	errs := get(d, "importCalendar.errors").([]any)
-	if len(errs) != 1 || !strings.Contains(get(errs[0], "message").(string), "imported without ORGANIZER, ATTENDEE") {
-		t.Errorf("errors %v, want one note of ORGANIZER and ATTENDEE left out", errs)
+	if len(errs) != 1 || !strings.Contains(get(errs[0], "message").(string), "imported without ORGANIZER, ATTENDEE") ||
+		get(errs[0], "imported") != true {
+		t.Errorf("errors %v, want one note of ORGANIZER and ATTENDEE left out of a component imported", errs)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // calendar, that calendar alone is read again, and shows the write; a
 // mutation's payload reads its views afresh, and shows its own write.
 func TestViewCache(t *testing.T) {
-	e := newEnv(t, withWaveGate(waveQuiet))
+	e := newEnv(t, withWaveGate())
 	const owner = "cache@example.com"
 	tok := e.token(owner)
 	e.must(tok, provision, nil)

@@ -427,11 +427,12 @@ type ImportCalendarInput struct {
 type ImportCalendarPayload struct {
 	// The entries created: single entries, tasks and series (whose exceptions were applied).
 	Entries []Entry `json:"entries"`
-	// The components that were not imported, or only in part, and why.
+	// The components that were not imported, or were imported only in part, and why: one element per such component.
 	Errors []*ImportError `json:"errors"`
 }
 
-// Why one component of an imported document was not imported.
+// A component of an imported document that was not imported, or was imported
+// only in part (`imported` says which), and why.
 type ImportError struct {
 	// The component's position among the document's events and to-dos, from 0.
 	Index int `json:"index"`
@@ -441,6 +442,10 @@ type ImportError struct {
 	Message string `json:"message"`
 	// The error code, as in `extensions.code`.
 	Code string `json:"code"`
+	// True when the component was imported, without what `message` names (for
+	// example its ORGANIZER and ATTENDEEs, which calgraph does not keep): its entry
+	// is among `entries`. False when nothing of it was imported.
+	Imported bool `json:"imported"`
 }
 
 // A range of instants.

@@ -22,6 +22,7 @@ var (
 	errAlgorithm = errors.New("signing algorithm not accepted")
 	errKey       = errors.New("signing key not accepted")
 	errNoSubject = errors.New("token has no subject")
+	errTimeClaim = errors.New("exp, nbf and iat must be JSON numbers")
 )
 
 // verifyError carries a client-safe message while keeping the library's error in
@@ -54,6 +55,7 @@ var reasons = []struct {
 	cause  error
 	reason string
 }{
+	{errTimeClaim, errTimeClaim.Error()}, // the library calls it malformed: say which part
 	{jwt.ErrTokenMalformed, "malformed token"},
 	{errAlgorithm, errAlgorithm.Error()},
 	{errKey, errKey.Error()},

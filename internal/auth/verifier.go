@@ -7,7 +7,9 @@
 package auth
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -193,6 +195,31 @@ type tokenClaims struct {
 	PreferredUsername string `json:"preferred_username,omitempty"`
 	// EmailVerified is a boolean in OIDC, a string in some providers' tokens.
 	EmailVerified any `json:"email_verified,omitempty"`
+}
+
+// UnmarshalJSON refuses exp, nbf and iat that are not JSON numbers before
+// decoding the claims: RFC 7519 makes each a NumericDate, a number, and the
+// library reads them through json.Number, which also takes a string of
+// digits ("exp": "1795800000"). A token that bends the format is refused,
+// not reinterpreted.
+func (c *tokenClaims) UnmarshalJSON(b []byte) error {
+	var times struct{ Exp, Nbf, Iat json.RawMessage }
+	if err := json.Unmarshal(b, &times); err != nil {
+		return err
+	}
+	for _, v := range []json.RawMessage{times.Exp, times.Nbf, times.Iat} {
+		if v != nil && !isJSONNumber(v) {
+			return errTimeClaim
+		}
+	}
+	type plain tokenClaims // without this method
+	return json.Unmarshal(b, (*plain)(c))
+}
+
+// isJSONNumber reports whether v, one JSON value, is a number.
+func isJSONNumber(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && (v[0] == '-' || ('0' <= v[0] && v[0] <= '9'))
 }
 
 // Validate adds the sub requirement to the library's checks, so that a token

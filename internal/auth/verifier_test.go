@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,13 @@ func TestVerify(t *testing.T) {
 		{name: "expired and wrong issuer", verifier: "hmac", token: hs(set("exp", testNow.Add(-time.Hour).Unix()), set("iss", "x")), wantErr: ErrInvalid},
 		{name: "expired and no sub", verifier: "hmac", token: hs(set("exp", testNow.Add(-time.Hour).Unix()), without("sub")), wantErr: ErrInvalid},
 		{name: "exp of the wrong type", verifier: "hmac", token: hs(set("exp", "tomorrow")), wantErr: ErrInvalid},
+		// RFC 7519 §2: a NumericDate is a JSON number; a string of digits is not one.
+		{name: "exp as a string of digits", verifier: "hmac", token: hs(set("exp", fmt.Sprint(testNow.Add(time.Hour).Unix()))), wantErr: ErrInvalid, wantMsg: "invalid token: " + errTimeClaim.Error()},
+		{name: "nbf as a string of digits", verifier: "hmac", token: hs(set("nbf", fmt.Sprint(testNow.Unix()))), wantErr: ErrInvalid, wantMsg: "invalid token: " + errTimeClaim.Error()},
+		{name: "iat as a string of digits", verifier: "hmac", token: hs(set("iat", fmt.Sprint(testNow.Unix()))), wantErr: ErrInvalid, wantMsg: "invalid token: " + errTimeClaim.Error()},
+		{name: "exp as null", verifier: "hmac", token: hs(set("exp", nil)), wantErr: ErrInvalid},
+		{name: "exp as a boolean", verifier: "hmac", token: hs(set("exp", true)), wantErr: ErrInvalid},
+		{name: "exp with a fraction", verifier: "hmac", token: hs(set("exp", float64(testNow.Add(time.Hour).Unix())+0.5)), want: want}, // the library keeps seconds
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

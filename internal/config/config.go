@@ -46,6 +46,7 @@ type Config struct {
 	PublicURL       string // no trailing slash
 	RequestTimeout  time.Duration
 	AttemptTimeout  time.Duration
+	StoreWait       time.Duration // how long start-up waits for DynamoDB and the table
 	ChangeRetention time.Duration // how long change records (and sync tokens) last
 	LivePoll        time.Duration // how often live delivery reads followed logs
 	ViewCacheItems  int           // entries and memberships the view cache holds; 0: off

@@ -85,6 +85,8 @@ var settings = []Setting{
 		func(c *Config, v string) (err error) { c.RequestTimeout, err = parseDuration(v); return err }},
 	{"store-attempt-timeout", "CALGRAPH_STORE_ATTEMPT_TIMEOUT", "3s", "deadline of one attempt of a DynamoDB call; reads and transactions are retried after it, within the request's deadline",
 		func(c *Config, v string) (err error) { c.AttemptTimeout, err = parseDuration(v); return err }},
+	{"store-wait", "CALGRAPH_STORE_WAIT", "2m", "how long start-up waits, retrying, for DynamoDB to answer and the table and its indexes to be ready (a cold DynamoDB Local can take a minute) before giving up",
+		func(c *Config, v string) (err error) { c.StoreWait, err = parseDuration(v); return err }},
 	{"change-retention", "CALGRAPH_CHANGE_RETENTION", "168h", "how long change records are kept: a sync token older than that fails with SYNC_TOKEN_EXPIRED (at least 1h)",
 		func(c *Config, v string) (err error) {
 			if c.ChangeRetention, err = parseDuration(v); err == nil && c.ChangeRetention < time.Hour {

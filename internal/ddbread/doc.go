@@ -10,8 +10,9 @@
 //
 //   - the HTTP client (its transport, timeouts and any test fault injector),
 //     credentials, region and endpoint (resolved once by the SDK's resolver);
-//   - the retryer: the same attempts, backoff, retry quota and classification
-//     of errors (throttling, 5xx, broken connections);
+//   - the retryer: the same attempts, backoff, retry quota (calgraph's has
+//     none) and classification of errors (throttling, 5xx, broken
+//     connections);
 //   - the client's Initialize-step middlewares (its APIOptions), run around
 //     each call with the operation's name and input, so recorders, latency
 //     models and fault hooks see these calls as they see the SDK's.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -42,18 +41,15 @@ type ClientConfig struct {
 	Options []func(*dynamodb.Options)
 }
 
-// Faults: the SDK's standard retryer retries throttling, 5xx answers and
-// broken connections, with jittered exponential backoff bounded by the
-// request's context, up to maxAttemptsPerCall attempts; it never retries a
-// failed condition or a validation error. Backoff is capped at maxBackoff and
-// connections time out after dialTimeout, so that with DynamoDB unreachable a
-// request fails within seconds instead of hanging. TransactionConflict
-// cancellations and unprocessed batch items are retried on top of that (tx.go,
-// batch.go).
+// Faults: the retryer (retryer.go) retries throttling, 5xx answers, attempts
+// that timed out and broken connections, with jittered exponential backoff,
+// until the call's deadline; it never retries a failed condition or a
+// validation error. Connections time out after dialTimeout, so that with
+// DynamoDB unreachable a request fails within seconds instead of hanging.
+// TransactionConflict cancellations and unprocessed batch items are retried
+// on top of that (tx.go, batch.go).
 const (
-	maxAttemptsPerCall = 3
-	maxBackoff         = time.Second
-	dialTimeout        = 3 * time.Second
+	dialTimeout = 3 * time.Second
 
 	defaultAttemptTimeout = 3 * time.Second
 )
@@ -66,13 +62,16 @@ func classifyFailures(o *dynamodb.Options) {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("calgraph.classifyFailures",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				sent := ctx.Err() == nil
+				ctx, attempts := withAttemptLog(ctx)
 				out, md, err := next.HandleInitialize(ctx, in)
-				return out, md, unanswered(ctx, middleware.GetOperationName(ctx), sent, err)
+				return out, md, unanswered(ctx, middleware.GetOperationName(ctx), sent, err, *attempts...)
 			}), middleware.Before)
 	})
+	o.APIOptions = append(o.APIOptions, logAttempts)
 }
 
-// NewClient builds a DynamoDB client with the SDK's standard retryer.
+// NewClient builds a DynamoDB client whose calls are retried until their
+// deadline (retryer.go).
 func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	// Many concurrent Queries in one wave must not queue for idle connections.
 	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
@@ -81,18 +80,14 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	}).WithDialerOptions(func(d *net.Dialer) { d.Timeout = dialTimeout })
 	loaders := []func(*config.LoadOptions) error{
 		config.WithHTTPClient(httpClient),
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts, o.MaxBackoff = maxAttemptsPerCall, maxBackoff
-			})
-		}),
+		config.WithRetryer(newRetryer),
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
 	attemptTimeout := cmp.Or(cc.AttemptTimeout, defaultAttemptTimeout)
-	opts := append([]func(*dynamodb.Options){classifyFailures, func(o *dynamodb.Options) {
+	opts := append([]func(*dynamodb.Options){classifyFailures, budgetCalls, func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, ddbread.AttemptTimeout(attemptTimeout))
 	}}, cc.Options...)
 	if cc.Local {

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 
@@ -64,30 +65,69 @@ func versionMismatch(what string, expected int) explainFunc {
 // into CodeUnavailable (nothing was changed: a read, a write that was never
 // sent or was refused by throttling) or CodeOutcomeUnknown (a write was sent
 // and no answer came back: it may have been applied).
-func unanswered(ctx context.Context, op string, sent bool, err error) error {
+//
+// attempts are the errors of the call's attempts, when known (the SDK's
+// stack: attemptLog). They decide, rather than the final error, whether a
+// write may have been applied: an attempt that timed out may have been
+// applied even if a later one was throttled, and a call whose deadline passed
+// while it waited to retry ends on the deadline, not on what its attempts met.
+func unanswered(ctx context.Context, op string, sent bool, err error, attempts ...error) error {
 	if err == nil || errors.Is(ctx.Err(), context.Canceled) {
 		return err // no failure, or the client went away: nobody reads the answer
 	}
+	if outcomeOf(err) == answered {
+		return err
+	}
+	if len(attempts) == 0 {
+		attempts = []error{err}
+	}
+	last := attempts[len(attempts)-1]
+	if !errors.Is(err, last) { // for logs: the deadline alone would not say what the attempts met
+		err = fmt.Errorf("%w; the last attempt: %w", err, last)
+	}
+	applied := slices.ContainsFunc(attempts, func(a error) bool { return outcomeOf(a) == maybeApplied })
+	if sent && applied && slices.Contains(writeOps, op) {
+		return &calendar.Error{Code: calendar.CodeOutcomeUnknown, Err: err,
+			Message: "the store did not confirm this change in time: it may or may not have been applied"}
+	}
+	var why string
+	switch {
+	case dialFailed(last):
+		why = "the store could not be reached" // refused: nothing listens there
+	case outcomeOf(last) == notApplied:
+		why = "the store refused the call for lack of capacity"
+	default:
+		why = "the store did not answer in time"
+	}
+	return &calendar.Error{Code: calendar.CodeUnavailable, Err: err, Message: why + "; nothing was changed: try again later"}
+}
+
+// outcome is what an error says of whether its call was applied.
+type outcome int
+
+const (
+	answered     outcome = iota // DynamoDB answered: not a matter for unanswered
+	notApplied                  // refused (throttled) or never sent (no connection)
+	maybeApplied                // sent, and no answer came back
+)
+
+func outcomeOf(err error) outcome {
 	var apiErr smithy.APIError
 	var respErr interface{ HTTPStatusCode() int }
 	var timeout *ddbread.AttemptTimeoutError
 	var netErr net.Error
-	throttled := errors.As(err, &apiErr) && slices.Contains(throttleCodes, apiErr.ErrorCode())
 	switch {
-	case throttled:
-		sent = false // DynamoDB refused it without applying it
+	case errors.As(err, &apiErr) && slices.Contains(throttleCodes, apiErr.ErrorCode()):
+		return notApplied
 	case errors.As(err, &timeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr):
-		sent = sent && !dialFailed(err)
+		if dialFailed(err) {
+			return notApplied
+		}
+		return maybeApplied
 	case errors.As(err, &respErr) && respErr.HTTPStatusCode() >= 500:
-	default:
-		return err
+		return maybeApplied
 	}
-	if sent && slices.Contains(writeOps, op) {
-		return &calendar.Error{Code: calendar.CodeOutcomeUnknown, Err: err,
-			Message: "the store did not confirm this change in time: it may or may not have been applied"}
-	}
-	return &calendar.Error{Code: calendar.CodeUnavailable, Err: err,
-		Message: "the store did not answer in time; nothing was changed: try again later"}
+	return answered
 }
 
 // writeOps are the operations that change items.

@@ -101,56 +101,6 @@ func WithLatency(d time.Duration) func(*dynamodb.Options) {
 	})
 }
 
-// WithWaveGate returns a client option that holds each call until no other
-// call has arrived for quiet, then sends every call held at once. Calls a
-// request sends together so form one wave (Waves) however unevenly a loaded
-// machine schedules them, and a call that waits for others' answers falls in
-// the next: tests count round trips with it without depending on timing.
-func WithWaveGate(quiet time.Duration) func(*dynamodb.Options) {
-	g := &waveGate{quiet: quiet}
-	return addInitialize("calgraph.wavegate", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		if err := g.wait(ctx); err != nil {
-			return middleware.InitializeOutput{}, middleware.Metadata{}, err
-		}
-		return next.HandleInitialize(ctx, in)
-	})
-}
-
-// waveGate holds calls until the client has been quiet for a while.
-type waveGate struct {
-	quiet time.Duration
-	mu    sync.Mutex
-	held  []chan struct{}
-	timer *time.Timer
-}
-
-func (g *waveGate) wait(ctx context.Context) error {
-	sent := make(chan struct{})
-	g.mu.Lock()
-	g.held = append(g.held, sent)
-	if g.timer == nil {
-		g.timer = time.AfterFunc(g.quiet, g.release)
-	} else {
-		g.timer.Reset(g.quiet)
-	}
-	g.mu.Unlock()
-	select {
-	case <-sent:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (g *waveGate) release() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, sent := range g.held {
-		close(sent)
-	}
-	g.held = nil
-}
-
 type initializeFunc = func(context.Context, middleware.InitializeInput, middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error)
 
 func addInitialize(id string, fn initializeFunc) func(*dynamodb.Options) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -21,6 +22,7 @@ func TestUnanswered(t *testing.T) {
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}
 	throttled := &smithy.GenericAPIError{Code: "ThrottlingException"}
 	condition := &smithy.GenericAPIError{Code: "ConditionalCheckFailedException"}
+	backoffCut := &aws.RequestCanceledError{Err: context.DeadlineExceeded} // the SDK's, when the deadline cuts a backoff
 	live := context.Background()
 	expired, cancel := context.WithDeadline(live, time.Now().Add(-time.Second))
 	defer cancel()
@@ -33,23 +35,38 @@ func TestUnanswered(t *testing.T) {
 		sent bool
 		err  error
 		want calendar.Code // CodeInternal: left as it was
+		// The errors of the call's attempts, when known; the last is often
+		// not the final error: the deadline can pass during a backoff.
+		attempts []error
+		message  string // the client's, when it matters
 	}{
-		{"read timed out", live, "Query", true, attempt, calendar.CodeUnavailable},
-		{"transaction timed out", live, "TransactWriteItems", true, attempt, calendar.CodeOutcomeUnknown},
-		{"put timed out", live, "PutItem", true, attempt, calendar.CodeOutcomeUnknown},
-		{"write past the request deadline", expired, "UpdateItem", true, context.DeadlineExceeded, calendar.CodeOutcomeUnknown},
-		{"write never sent: deadline already past", expired, "UpdateItem", false, context.DeadlineExceeded, calendar.CodeUnavailable},
-		{"write never sent: connection refused", live, "TransactWriteItems", true, dial, calendar.CodeUnavailable},
-		{"write cut off: connection reset", live, "TransactWriteItems", true, reset, calendar.CodeOutcomeUnknown},
-		{"write throttled", live, "TransactWriteItems", true, throttled, calendar.CodeUnavailable},
-		{"failed condition", live, "PutItem", true, condition, calendar.CodeInternal},
-		{"client went away", gone, "TransactWriteItems", true, context.Canceled, calendar.CodeInternal},
+		{"read timed out", live, "Query", true, attempt, calendar.CodeUnavailable, nil, ""},
+		{"transaction timed out", live, "TransactWriteItems", true, attempt, calendar.CodeOutcomeUnknown, nil, ""},
+		{"put timed out", live, "PutItem", true, attempt, calendar.CodeOutcomeUnknown, nil, ""},
+		{"write past the request deadline", expired, "UpdateItem", true, context.DeadlineExceeded, calendar.CodeOutcomeUnknown, nil, ""},
+		{"write never sent: deadline already past", expired, "UpdateItem", false, context.DeadlineExceeded, calendar.CodeUnavailable, nil, ""},
+		{"write never sent: connection refused", live, "TransactWriteItems", true, dial, calendar.CodeUnavailable, nil, ""},
+		{"write cut off: connection reset", live, "TransactWriteItems", true, reset, calendar.CodeOutcomeUnknown, nil, ""},
+		{"write throttled", live, "TransactWriteItems", true, throttled, calendar.CodeUnavailable, nil, ""},
+		{"failed condition", live, "PutItem", true, condition, calendar.CodeInternal, nil, ""},
+		{"client went away", gone, "TransactWriteItems", true, context.Canceled, calendar.CodeInternal, nil, ""},
+		{"write throttled until the deadline passed in a backoff", live, "TransactWriteItems", true, backoffCut,
+			calendar.CodeUnavailable, []error{throttled, throttled}, "the store refused the call for lack of capacity; nothing was changed: try again later"},
+		{"write timed out once, then throttled until the deadline", live, "TransactWriteItems", true, backoffCut,
+			calendar.CodeOutcomeUnknown, []error{attempt, throttled}, ""},
+		{"read refused until the deadline", live, "Query", true, backoffCut,
+			calendar.CodeUnavailable, []error{dial, dial}, "the store could not be reached; nothing was changed: try again later"},
+		{"connection refused", live, "Query", true, dial, calendar.CodeUnavailable, nil, "the store could not be reached; nothing was changed: try again later"},
+		{"no answer", live, "Query", true, attempt, calendar.CodeUnavailable, nil, "the store did not answer in time; nothing was changed: try again later"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := unanswered(c.ctx, c.op, c.sent, c.err)
+			err := unanswered(c.ctx, c.op, c.sent, c.err, c.attempts...)
 			if got := calendar.ErrorCode(err); got != c.want {
 				t.Fatalf("got %s (%v), want %s", got, err, c.want)
+			}
+			if de := (*calendar.Error)(nil); c.message != "" && (!errors.As(err, &de) || de.Message != c.message) {
+				t.Errorf("got message %q, want %q", de.Message, c.message)
 			}
 			if !errors.Is(err, c.err) {
 				t.Errorf("got %v, which lost the cause %v", err, c.err)

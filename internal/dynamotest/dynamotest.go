@@ -25,6 +25,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -136,13 +137,22 @@ func Client(t testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
 	// A long attempt timeout: -race on a loaded machine slows the engine
 	// tenfold, and tests of timeouts set their own.
-	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: Endpoint(t), Local: true, Options: opts,
-		Credentials:    Credentials(t),
-		AttemptTimeout: 30 * time.Second})
+	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: Endpoint(t), Local: true,
+		Options: append([]func(*dynamodb.Options){closeIdle}, opts...), Credentials: Credentials(t), AttemptTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatalf("DynamoDB client: %v", err)
 	}
 	return db
+}
+
+// closeIdle closes the client's connections after a few idle seconds: a test
+// binary makes hundreds of clients, each keeping up to 256 connections (three
+// goroutines each) for the whole run, which slows every goroutine dump (the
+// wave gate's) and the race detector.
+func closeIdle(o *dynamodb.Options) {
+	if bc, ok := o.HTTPClient.(*awshttp.BuildableClient); ok {
+		o.HTTPClient = bc.WithTransportOptions(func(t *http.Transport) { t.IdleConnTimeout = 5 * time.Second })
+	}
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)

@@ -18,7 +18,8 @@ type Importer interface {
 }
 
 // Report is what an import did: the entries it created (single entries,
-// tasks, series) and every component it did not import, in document order.
+// tasks, series) and every component it did not import, or imported only in
+// part (ItemError.Imported), in document order.
 type Report struct {
 	Created []*calendar.Entry
 	Errors  []ItemError
@@ -31,7 +32,15 @@ type Report struct {
 // not found or not writable, the store failing) stops it and is returned with
 // what was created until then.
 func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*Report, error) {
-	r := &Report{Errors: append([]ItemError(nil), imp.Errors...)}
+	r := &Report{}
+	partly := map[int]ItemError{} // notes of what a component is imported without, kept once it is
+	for _, e := range imp.Errors {
+		if e.Imported {
+			partly[e.Index] = e
+		} else {
+			r.Errors = append(r.Errors, e)
+		}
+	}
 	defer func() { sortErrors(r.Errors) }()
 	for _, it := range imp.Items {
 		n := it.Entry
@@ -52,6 +61,9 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 			}
 		}
 		r.Created = append(r.Created, e)
+		if note, ok := partly[it.Index]; ok {
+			r.Errors = append(r.Errors, note)
+		}
 		for _, x := range it.Exceptions {
 			if err := r.refused(applyException(ctx, svc, e, x), x.Index, it.UID); err != nil {
 				return r, err

@@ -3,6 +3,7 @@ package ical_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,5 +92,33 @@ func TestApply(t *testing.T) {
 	svc = &service{refuse: map[string]error{"bad": calendar.Errorf(calendar.CodeNotFound, "calendar not found")}}
 	if rep, err = ical.Apply(context.Background(), svc, "cal", imp); calendar.ErrorCode(err) != calendar.CodeNotFound || len(rep.Created) != 0 {
 		t.Fatalf("a missing calendar: %v, created %+v", err, rep.Created)
+	}
+}
+
+// TestApplyReportsPartialImports: a component imported without some of its
+// properties is reported as imported in part only when it was imported; one
+// the store refused, or that a failure left unwritten, was not imported at
+// all and is reported so.
+func TestApplyReportsPartialImports(t *testing.T) {
+	note := func(i int) ical.ItemError {
+		return ical.ItemError{Index: i, UID: string(rune('a' + i)), Code: calendar.CodeInvalid, Imported: true,
+			Message: "imported without ATTENDEE: calgraph keeps no organizer or attendees"}
+	}
+	imp := &ical.Import{
+		Items: []ical.Item{
+			{Index: 0, UID: "a", Entry: calendar.NewEntry{Title: "refused"}},
+			{Index: 1, UID: "b", Entry: calendar.NewEntry{Title: "kept"}},
+			{Index: 2, UID: "c", Entry: calendar.NewEntry{Title: "never reached"}},
+		},
+		Errors: []ical.ItemError{note(0), note(1), note(2)},
+	}
+	svc := &service{refuse: map[string]error{"refused": calendar.Invalidf("title", "too long"), "never reached": errors.New("DynamoDB unreachable")}}
+	rep, err := ical.Apply(context.Background(), svc, "cal", imp)
+	if err == nil {
+		t.Fatal("want the store's failure")
+	}
+	want := []ical.ItemError{{Index: 0, UID: "a", Message: "title: too long", Code: calendar.CodeInvalid}, note(1)}
+	if !slices.Equal(rep.Errors, want) {
+		t.Errorf("errors\n%+v\nwant\n%+v", rep.Errors, want)
 	}
 }

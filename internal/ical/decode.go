@@ -40,7 +40,8 @@ type Exception struct {
 	Update        calendar.EntryUpdate // every field the component gives, Set (Timing, Title, Description, Location, Color, Tags, Reminders)
 }
 
-// ItemError says why one component was not imported.
+// ItemError says why one component was not imported, or was imported only
+// in part (Imported).
 type ItemError struct {
 	Index   int    // the component's position among the document's VEVENTs and VTODOs, from 0
 	UID     string // "" when it has none
@@ -48,6 +49,10 @@ type ItemError struct {
 	// Code is CodeInvalid for what Decode finds, and the store's code for
 	// what creating the entry (Apply) refused.
 	Code calendar.Code
+	// Imported marks a component imported without some of what it held
+	// (Message says what): from Decode, true if it is imported at all, which
+	// Apply settles.
+	Imported bool
 }
 
 // Decode reads an iCalendar document (or several VCALENDAR objects one after

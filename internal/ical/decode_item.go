@@ -154,7 +154,7 @@ func status(c *goical.Component) string {
 // properties, which ones: it is in Import.Errors as imported only in part.
 func noteDropped(imp *Import, p part) {
 	if len(p.dropped) > 0 {
-		imp.Errors = append(imp.Errors, ItemError{Index: p.index, UID: p.uid, Code: calendar.CodeInvalid,
+		imp.Errors = append(imp.Errors, ItemError{Index: p.index, UID: p.uid, Code: calendar.CodeInvalid, Imported: true,
 			Message: "imported without " + strings.Join(p.dropped, ", ") + ": calgraph keeps no organizer or attendees"})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,7 @@ type Metrics struct {
 	callTime   *prometheus.HistogramVec
 	mu         sync.Mutex
 	operations map[string]bool
+	names      []string // of calgraph's own metrics, as registered
 }
 
 // NewMetrics registers calgraph's collectors, Go's runtime collector and
@@ -78,18 +80,39 @@ func NewMetrics() *Metrics {
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.calls, m.retries, m.callTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.names = []string{"calgraph_graphql_requests_total", "calgraph_graphql_request_duration_seconds",
+		"calgraph_http_requests_in_flight", "calgraph_dynamodb_calls_total", "calgraph_dynamodb_retries_total",
+		"calgraph_dynamodb_call_duration_seconds"}
 	return m
+}
+
+// Names returns the names of calgraph's own metrics registered so far (not
+// Go's and the process's), in the order they were: the README's metrics
+// table lists them, and a test keeps the two equal.
+func (m *Metrics) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.names)
+}
+
+// named records a metric registered by name.
+func (m *Metrics) named(name string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.names = append(m.names, name)
 }
 
 // GaugeFunc registers a gauge read from value when scraped.
 func (m *Metrics) GaugeFunc(name, help string, value func() float64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, value))
+	m.named(name)
 }
 
 // CounterFunc registers a counter whose value is read from value at each
 // scrape.
 func (m *Metrics) CounterFunc(name, help string, value func() float64) {
 	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, value))
+	m.named(name)
 }
 
 // Handler serves the metrics in Prometheus's exposition format.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/smithy-go"
@@ -46,5 +48,33 @@ func TestCallResult(t *testing.T) {
 		if got := callResult(tt.err); got != tt.want {
 			t.Errorf("%v: got %q, want %q", tt.err, got, tt.want)
 		}
+	}
+}
+
+// TestNamesAreTheRegisteredMetrics: Names lists exactly the calgraph_
+// families the registry gathers once each metric has a value.
+func TestNamesAreTheRegisteredMetrics(t *testing.T) {
+	m := NewMetrics()
+	m.GaugeFunc("calgraph_test_gauge", "A gauge.", func() float64 { return 1 })
+	m.CounterFunc("calgraph_test_total", "A counter.", func() float64 { return 1 })
+	m.requests.WithLabelValues("op", "ok").Inc()
+	m.latency.WithLabelValues("op").Observe(1)
+	m.calls.WithLabelValues("Query", "ok").Inc()
+	m.retries.WithLabelValues("Query").Inc()
+	m.callTime.WithLabelValues("Query").Observe(1)
+	families, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gathered []string
+	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "calgraph_") {
+			gathered = append(gathered, f.GetName())
+		}
+	}
+	names := m.Names()
+	slices.Sort(names)
+	if !slices.Equal(names, gathered) {
+		t.Errorf("Names() = %v, want the gathered families %v", names, gathered)
 	}
 }
