@@ -49,7 +49,9 @@ var startEngine = func(t testing.TB) *dynamodb.Client {
 func client(t testing.TB, endpoint, accessKey string) *dynamodb.Client {
 	t.Helper()
 	t.Setenv("AWS_CA_BUNDLE", "")
-	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: endpoint, Local: true,
+	// Big requests (a BatchGetItem of 16 MB) take seconds on a busy machine;
+	// the test is about answers, not latency.
+	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: endpoint, Local: true, AttemptTimeout: 2 * time.Minute,
 		Options: []func(*dynamodb.Options){func(o *dynamodb.Options) {
 			o.RetryMaxAttempts = 1
 			o.Credentials = credentials.NewStaticCredentialsProvider(accessKey, "local", "")

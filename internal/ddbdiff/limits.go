@@ -107,8 +107,10 @@ func (g *gen) bigTransaction() *dynamodb.TransactWriteItemsInput {
 }
 
 // bigBatchGet writes 47 items of 380 KB in a partition of their own, reads
-// them with other keys in one BatchGetItem (over its 16 MB, so some come
-// back unprocessed) and deletes them again.
+// them in one BatchGetItem (over its 16 MB, so some come back unprocessed)
+// and deletes them again. Only big items: DynamoDB Local stops at the first
+// item that would pass 16 MB in an order of its own, so with small items
+// among them how many come back at first depends on that order.
 func (g *gen) bigBatchGet() sequence {
 	g.bigRuns++
 	partition := fmt.Sprint("big", g.bigRuns)
@@ -122,11 +124,6 @@ func (g *gen) bigBatchGet() sequence {
 		seq = append(seq, &dynamodb.PutItemInput{TableName: strp(g.main), Item: item})
 		keys.Keys = append(keys.Keys, key)
 		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
-	}
-	for _, k := range g.keys(3, 0) {
-		if k.t.name == g.main {
-			keys.Keys = append(keys.Keys, k.key)
-		}
 	}
 	if g.v.chance(0.5) {
 		e := newExpr()

@@ -157,10 +157,15 @@ func (sd *side) send(ctx context.Context, req any) outcome {
 		return sd.scan(ctx, in.Scan)
 	case sequence:
 		outs := make([]any, len(in))
+		var msgs []string
 		for i, r := range in {
-			outs[i] = sd.send(ctx, r)
+			o := sd.send(ctx, r)
+			outs[i] = o
+			if o.message != "" {
+				msgs = append(msgs, fmt.Sprintf("request %d: %s", i+1, o.message))
+			}
 		}
-		return outcome{Result: outs}
+		return outcome{Result: outs, message: strings.Join(msgs, "; ")}
 	}
 	panic(fmt.Sprintf("ddbdiff: cannot send %T", req))
 }

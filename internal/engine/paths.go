@@ -223,6 +223,8 @@ func keepNumbers(v, old *av) *av {
 				v.L[i] = keepNumbers(e, old.L[i])
 			}
 		}
+	case v.NS != nil && old.NS != nil && sameValue(v, old):
+		return old // a set DynamoDB Local writes as it was sent (1E+2)
 	}
 	return v
 }

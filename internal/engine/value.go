@@ -22,9 +22,24 @@ type item = map[string]*av
 
 // decodeItem reads a DynamoDB JSON map of attribute values, checking every
 // value as DynamoDB does (valid numbers, sets neither empty nor with
-// duplicates, exactly one type per value). Numbers keep the text they were
-// sent with; normalizeTop gives an item's own numbers their canonical form.
+// duplicates, exactly one type per value, at most maxValueDepth levels of
+// lists and maps). Numbers keep the text they were sent with; normalizeTop
+// gives an item's own numbers their canonical form.
 func decodeItem(raw json.RawMessage) (item, error) {
+	return decodeMap(raw, 0)
+}
+
+// DynamoDB's limits on nesting: an item's attribute holds at most 31
+// levels of lists and maps, an expression's value 32 (so an update can set
+// one level less than it is sent with).
+const (
+	maxItemDepth  = 31
+	maxValueDepth = 32
+)
+
+var errNesting = validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit")
+
+func decodeMap(raw json.RawMessage, depth int) (item, error) {
 	var fields map[string]json.RawMessage
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -34,7 +49,7 @@ func decodeItem(raw json.RawMessage) (item, error) {
 	}
 	it := make(item, len(fields))
 	for name, v := range fields {
-		a, err := decodeAV(v)
+		a, err := decodeAV(v, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +58,10 @@ func decodeItem(raw json.RawMessage) (item, error) {
 	return it, nil
 }
 
-func decodeAV(raw json.RawMessage) (*av, error) {
+// decodeAV reads a value at depth levels of lists and maps; a value deeper
+// than DynamoDB takes anywhere is refused before the rest is read (each
+// level is read again, so depth is work as well as size).
+func decodeAV(raw json.RawMessage, depth int) (*av, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, validation("Supplied AttributeValue is not a structure")
@@ -55,12 +73,15 @@ func decodeAV(raw json.RawMessage) (*av, error) {
 		return nil, validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 	}
 	for typ, v := range fields {
-		return decodeTyped(typ, v)
+		if (typ == "L" || typ == "M") && depth >= maxValueDepth {
+			return nil, errNesting
+		}
+		return decodeTyped(typ, v, depth)
 	}
 	panic("unreachable")
 }
 
-func decodeTyped(typ string, v json.RawMessage) (*av, error) {
+func decodeTyped(typ string, v json.RawMessage, depth int) (*av, error) {
 	bad := func() (*av, error) {
 		return nil, validation("Supplied AttributeValue has an invalid " + typ + " value")
 	}
@@ -108,7 +129,7 @@ func decodeTyped(typ string, v json.RawMessage) (*av, error) {
 		}
 		l := make([]*av, 0, len(raws))
 		for _, r := range raws {
-			e, err := decodeAV(r)
+			e, err := decodeAV(r, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -116,7 +137,7 @@ func decodeTyped(typ string, v json.RawMessage) (*av, error) {
 		}
 		return &av{L: l}, nil
 	case "M":
-		m, err := decodeItem(v)
+		m, err := decodeMap(v, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -181,6 +202,35 @@ func decodeSet(typ string, v json.RawMessage) (*av, error) {
 		return nil, validation("One or more parameter values were invalid: An " + map[string]string{"SS": "string", "NS": "number", "BS": "binary"}[typ] + " set  may not be empty")
 	}
 	return &set, nil
+}
+
+// depthOf is the levels of lists and maps in a value.
+func depthOf(v *av) int {
+	d := 0
+	switch {
+	case v.M != nil:
+		for _, e := range v.M {
+			d = max(d, depthOf(e))
+		}
+	case v.L != nil:
+		for _, e := range v.L {
+			d = max(d, depthOf(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
+}
+
+// checkDepth refuses an item with an attribute nested deeper than
+// DynamoDB stores.
+func checkDepth(it item) error {
+	for _, v := range it {
+		if depthOf(v) > maxItemDepth {
+			return errNesting
+		}
+	}
+	return nil
 }
 
 // appendItem writes an item as DynamoDB JSON, attributes in name order so
