@@ -128,11 +128,9 @@ func (p *readParams) startKey(t tbl, keys keySchema, lek []string) ([]byte, erro
 	}
 	for _, attr := range ix.Keys.attrs() {
 		// An update may have indexed an item under a key of another type
-		// (see indexKey). DynamoDB Local reads on past one given as binary
-		// for a string key, but not past a number where it wants another
-		// type, or another type where it wants a number.
-		got, want := typeOf(esk[attr]), t.meta.AttrTypes[attr]
-		if got != want && (got == "N" || want == "N") {
+		// (see indexKey); DynamoDB Local (2.9.30) reads on past none, in
+		// a Query or a Scan, a local or a global index.
+		if typeOf(esk[attr]) != t.meta.AttrTypes[attr] {
 			return nil, validation("Type mismatch for attribute to update")
 		}
 	}
