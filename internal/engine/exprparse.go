@@ -37,9 +37,8 @@ type node struct {
 	op     string
 	args   []*node
 	path   path
-	value  *av    // a nodeValue's value
-	text   string // a value's placeholder, a function's name as written
-	parens bool   // written in parentheses
+	value  *av  // a nodeValue's value
+	parens bool // written in parentheses
 }
 
 // parser reads one expression (label names it in errors) by DynamoDB's
@@ -59,8 +58,9 @@ func newParser(x *exprs, label, expr string) *parser {
 	return &parser{x: x, label: label, expr: expr, toks: lex(expr)}
 }
 
-// parseError is a syntax error at a token; the furthest one is reported
-// when a parse backtracks.
+// parseError is an expression's error and how far the parse got: a syntax
+// error at its token, any other past every token. When a parse backtracks,
+// the error that got further is the one reported.
 type parseError struct {
 	at  int
 	err *apiError
@@ -128,14 +128,14 @@ func (p *parser) operand() (*node, *parseError) {
 		return o, nil
 	case t.kind == tokValue:
 		p.pos++
-		return &node{kind: nodeValue, value: p.x.values[t.text], text: t.text}, nil
+		return &node{kind: nodeValue, value: p.x.values[t.text]}, nil
 	case t.kind == tokName && p.toks[p.pos+1].kind == tokPunct && p.toks[p.pos+1].text == "(":
 		p.pos++
 		args, err := p.operandList()
 		if err != nil {
 			return nil, err
 		}
-		return &node{kind: nodeFunc, op: t.text, text: t.text, args: args}, p.countOperator()
+		return &node{kind: nodeFunc, op: t.text, args: args}, p.countOperator()
 	}
 	pth, err := p.path()
 	if err != nil {
