@@ -185,19 +185,6 @@ func sortItems(items []any) {
 	})
 }
 
-// normaliseBatchGet sorts each table's items of a plain BatchGetItemOutput.
-func normaliseBatchGet(out any) any {
-	m, _ := out.(map[string]any)
-	if responses, ok := m["Responses"].(map[string]any); ok {
-		for _, items := range responses {
-			if l, ok := items.([]any); ok {
-				sortItems(l)
-			}
-		}
-	}
-	return out
-}
-
 // indent writes v as indented JSON for a failure report.
 func indent(v any) string {
 	b, err := json.MarshalIndent(v, "", "  ")

@@ -96,14 +96,13 @@ func (g *gen) cond(e *expr, depth int, path func() string) string {
 	case 1:
 		return "attribute_not_exists(" + p() + ")"
 	case 2, 3:
-		return p() + " " + pick(g.r, comparators) + " " + e.value(g.scalar())
+		return g.leftOperand(e, p) + " " + pick(g.r, comparators) + " " + g.rightOperand(e, p)
 	case 4:
 		return "begins_with(" + p() + ", " + e.value(s(pick(g.r, strings1))) + ")"
 	case 5:
-		a, b := g.scalarPair()
-		return p() + " BETWEEN " + e.value(a) + " AND " + e.value(b)
+		return g.between(e, p)
 	case 6:
-		return p() + " IN (" + e.value(g.scalar()) + ", " + e.value(g.scalar()) + ")"
+		return g.leftOperand(e, p) + " IN (" + e.value(g.scalar()) + ", " + g.rightOperand(e, p) + ")"
 	case 7:
 		return "size(" + p() + ") " + pick(g.r, comparators) + " " + e.value(n(fmt.Sprint(g.r.IntN(4))))
 	case 8:
@@ -117,6 +116,54 @@ func (g *gen) cond(e *expr, depth int, path func() string) string {
 		op := pick(g.r, []string{" AND ", " OR "})
 		return "(" + g.cond(e, depth+1, path) + ")" + op + "(" + g.cond(e, depth+1, path) + ")"
 	}
+}
+
+// leftOperand is the left side of a comparison: mostly a path, sometimes the
+// size of one, a value, or one of those in parentheses.
+func (g *gen) leftOperand(e *expr, p func() string) string {
+	var o string
+	switch k := g.r.IntN(10); {
+	case k < 7:
+		o = p()
+	case k < 9:
+		o = "size(" + p() + ")"
+	default:
+		o = e.value(g.scalar())
+	}
+	if g.v.chance(0.05) {
+		o = "(" + o + ")"
+	}
+	return o
+}
+
+// rightOperand is the right side of a comparison: mostly a value, sometimes
+// a path (which may be the left one, which DynamoDB refuses) or its size.
+func (g *gen) rightOperand(e *expr, p func() string) string {
+	switch k := g.r.IntN(10); {
+	case k < 8:
+		return e.value(g.scalar())
+	case k < 9:
+		return p()
+	}
+	return "size(" + p() + ")"
+}
+
+// between is a BETWEEN of a path, a list element, a size or a value, mostly
+// between values in order.
+func (g *gen) between(e *expr, p func() string) string {
+	if g.v.chance(0.25) {
+		lo, hi := fmt.Sprint(g.r.IntN(3)), fmt.Sprint(g.r.IntN(5))
+		return "size(" + p() + ") BETWEEN " + e.value(n(lo)) + " AND " + e.value(n(hi))
+	}
+	a, b := g.scalarPair()
+	left, lo, hi := p(), e.value(a), e.value(b)
+	switch g.r.IntN(10) {
+	case 0:
+		left, lo = lo, p() // a value between a path and a value
+	case 1:
+		hi = p()
+	}
+	return left + " BETWEEN " + lo + " AND " + hi
 }
 
 // scalar is a string or a number, the types comparisons are about.
@@ -220,7 +267,11 @@ func (g *gen) setAction(e *expr, fresh func(string) string) string {
 		return e.path(a) + " = " + e.value(s(g.v.indexValue(a)))
 	case 1:
 		p := e.path(fresh(pick(g.r, []string{"n", "n", "m.x", "l[0]", "s"})))
-		return p + " = " + p + " " + pick(g.r, []string{"+", "-"}) + " " + e.value(n(pick(g.r, numbers)))
+		sum := p + " " + pick(g.r, []string{"+", "-"}) + " " + e.value(n(pick(g.r, numbers)))
+		if g.v.chance(0.1) {
+			sum = "(" + sum + ")" // parentheses DynamoDB allows around a sum
+		}
+		return p + " = " + sum
 	case 2:
 		p := e.path(fresh(g.path()))
 		return p + " = if_not_exists(" + p + ", " + e.value(g.v.any(1)) + ")"

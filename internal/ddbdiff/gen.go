@@ -13,16 +13,17 @@ import (
 
 // gen is the operation generator: the seed fixes every request it returns.
 type gen struct {
-	r         *rand.Rand
-	v         values
-	main, num string // table names
-	tokens    int
-	lastTx    *dynamodb.TransactWriteItemsInput // the last one with a token, to replay
+	r               *rand.Rand
+	v               values
+	main, num, proj string // table names
+	tokens          int
+	lastTx          *dynamodb.TransactWriteItemsInput // the last one with a token, to replay
+	bigRuns         int                               // partitions of big items used so far
 }
 
-func newGen(seed int64, main, num string) *gen {
+func newGen(seed int64, main, num, proj string) *gen {
 	r := rand.New(rand.NewPCG(uint64(seed), 0xdd8d1ff))
-	return &gen{r: r, v: values{r}, main: main, num: num}
+	return &gen{r: r, v: values{r}, main: main, num: num, proj: proj}
 }
 
 // next returns the next request: a *dynamodb.XxxInput, or a pagedQuery or
@@ -62,8 +63,11 @@ type table struct {
 }
 
 func (g *gen) table() table {
-	if g.v.chance(0.2) {
+	switch x := g.r.Float64(); {
+	case x < 0.2:
 		return table{g.num, g.v.numKey, g.v.numItem, func() string { return pick(g.r, []string{"n", "bin", "m", "m.x", "m.y", "s", numSK}) }}
+	case x < 0.32:
+		return table{g.proj, g.v.mainKey, g.v.mainItem, g.path} // the main table's items, indexed otherwise
 	}
 	return table{g.main, g.v.mainKey, g.v.mainItem, g.path}
 }

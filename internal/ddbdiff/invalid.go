@@ -8,9 +8,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// invalid returns a request DynamoDB refuses; the engine must refuse it with
-// the same error code.
+// invalid returns a request DynamoDB refuses (or one at a limit); the engine
+// must refuse it with the same error code.
 func (g *gen) invalid() any {
+	switch k := g.r.IntN(20); {
+	case k < 9:
+		return g.badExpression()
+	case k < 11:
+		return g.overLimit()
+	}
 	key := g.v.mainKey()
 	item := g.v.mainItem()
 	put := func(change func(item map[string]types.AttributeValue)) *dynamodb.PutItemInput {

@@ -63,12 +63,16 @@ func (sd *side) scan(ctx context.Context, in *dynamodb.ScanInput) outcome {
 	return outcome{Error: fmt.Sprintf("ddbdiff: no last page after %d pages", maxPages)}
 }
 
-// finalScans are the scans compared after the last step: both tables, and the
-// main table through each of its indexes.
-func finalScans(main, num string) []*dynamodb.ScanInput {
-	scans := []*dynamodb.ScanInput{{TableName: strp(main), ConsistentRead: new(true)}, {TableName: strp(num), ConsistentRead: new(true)}}
+// finalScans are the scans compared after the last step: every table, and
+// the main and projecting tables through each of their indexes.
+func finalScans(main, num, proj string) []*dynamodb.ScanInput {
+	scans := []*dynamodb.ScanInput{{TableName: strp(main), ConsistentRead: new(true)}, {TableName: strp(num), ConsistentRead: new(true)},
+		{TableName: strp(proj), ConsistentRead: new(true)}}
 	for _, ix := range []string{"GSI1", "GSI2", "GSI3", "LSI1", "LSI2"} {
 		scans = append(scans, &dynamodb.ScanInput{TableName: strp(main), IndexName: strp(ix), ConsistentRead: new(strings.HasPrefix(ix, "LSI"))})
+	}
+	for _, ix := range projIndexes {
+		scans = append(scans, &dynamodb.ScanInput{TableName: strp(proj), IndexName: strp(ix.name), ConsistentRead: new(ix.local)})
 	}
 	return scans
 }
@@ -117,9 +121,9 @@ func contentsDiff(want, got map[string]string) string {
 	return b.String()
 }
 
-// createTables creates the main table with calgraph's schema and the numeric
-// one, and deletes both when t ends.
-func (sd *side) createTables(t testing.TB, main, num string) {
+// createTables creates the main table with calgraph's schema, the numeric
+// one and the projecting one, and deletes them when t ends.
+func (sd *side) createTables(t testing.TB, main, num, proj string) {
 	t.Helper()
 	ctx := t.Context()
 	if err := dynamo.EnsureTable(ctx, sd.db, main); err != nil {
@@ -136,10 +140,21 @@ func (sd *side) createTables(t testing.TB, main, num string) {
 		t.Fatalf("%s: create table %s: %v", sd.name, num, err)
 	}
 	t.Cleanup(func() { sd.deleteTable(t, num) })
+	if _, err := sd.db.CreateTable(ctx, projTable(proj)); err != nil {
+		t.Fatalf("%s: create table %s: %v", sd.name, proj, err)
+	}
+	t.Cleanup(func() { sd.deleteTable(t, proj) })
+	for _, name := range []string{num, proj} {
+		sd.waitActive(t, name)
+	}
+}
+
+func (sd *side) waitActive(t testing.TB, name string) {
+	t.Helper()
 	for {
-		out, err := sd.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: strp(num)})
+		out, err := sd.db.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: strp(name)})
 		if err != nil {
-			t.Fatalf("%s: describe table %s: %v", sd.name, num, err)
+			t.Fatalf("%s: describe table %s: %v", sd.name, name, err)
 		}
 		if s := out.Table.TableStatus; s == "" || s == types.TableStatusActive {
 			return

@@ -32,6 +32,9 @@ func (g *gen) index() index {
 			nonKeyFilter: func() string { return pick(g.r, []string{"n", "bin", "m", "m.x"}) }}
 	}
 	ix := index{table: g.main, name: pick(g.r, []string{"", "", "GSI1", "GSI2", "GSI3", "LSI1", "LSI2"}), nonKeyFilter: g.path}
+	if g.v.chance(0.2) {
+		ix.table, ix.name = g.proj, pick(g.r, []string{"", "GSI1", "GSI2", "LSI1", "LSI2"})
+	}
 	switch {
 	case ix.name == "":
 		ix.hash, ix.rng, ix.hashes = "PK", "SK", partitions
@@ -75,9 +78,7 @@ func (g *gen) query() pagedQuery {
 		in.FilterExpression = strp(g.cond(e, 0, ix.nonKeyFilter))
 	}
 	in.ProjectionExpression = g.projection(e, append(plainAttrs, "PK", "SK", "GSI1SK", numSK))
-	if g.v.chance(0.1) {
-		in.Select = types.SelectCount
-	}
+	in.Select = g.selectType()
 	if !strings.HasPrefix(ix.name, "GSI") || g.v.chance(0.1) {
 		in.ConsistentRead = g.maybeBool()
 	}
@@ -95,9 +96,7 @@ func (g *gen) scan() pagedScan {
 		in.FilterExpression = strp(g.cond(e, 0, g.path))
 	}
 	in.ProjectionExpression = g.projection(e, append(plainAttrs, "PK", "SK", numSK))
-	if g.v.chance(0.1) {
-		in.Select = types.SelectCount
-	}
+	in.Select = g.selectType()
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = e.attrNames(), e.attrValues()
 	return pagedScan{in}
 }

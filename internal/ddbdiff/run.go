@@ -29,12 +29,13 @@ func Run(t testing.TB, ref, sut *dynamodb.Client, seed int64, steps int) Stats {
 	t.Helper()
 	ctx := t.Context()
 	run := fmt.Sprintf("%08x", rand.Uint32()) // tables and tokens unique per run
-	main, num := fmt.Sprintf("ddbdiff_%d_%s", seed, run), fmt.Sprintf("ddbdiff_%d_%s_num", seed, run)
+	main := fmt.Sprintf("ddbdiff_%d_%s", seed, run)
+	num, proj := main+"_num", main+"_proj"
 	sides := [2]*side{{name: "reference", db: ref, token: "r" + run}, {name: "engine", db: sut, token: "s" + run}}
 	for _, sd := range sides {
-		sd.createTables(t, main, num)
+		sd.createTables(t, main, num, proj)
 	}
-	g := newGen(seed, main, num)
+	g := newGen(seed, main, num, proj)
 	stats := Stats{}
 	var recent []string
 	for step := 1; step <= steps; step++ {
@@ -55,7 +56,7 @@ func Run(t testing.TB, ref, sut *dynamodb.Client, seed int64, steps int) Stats {
 			recent = append([]string{"the steps before:"}, recent...)
 		}
 	}
-	for _, tbl := range finalScans(main, num) {
+	for _, tbl := range finalScans(main, num, proj) {
 		want, got := sides[0].contents(ctx, tbl), sides[1].contents(ctx, tbl)
 		if d := contentsDiff(want, got); d != "" {
 			t.Fatalf("ddbdiff: seed %d: after %d steps, %s differs (-reference +engine):\n%s\nreplay: %s",
@@ -65,11 +66,19 @@ func Run(t testing.TB, ref, sut *dynamodb.Client, seed int64, steps int) Stats {
 	return stats
 }
 
+// requestJSON writes a request for a failure report, cut short when it
+// carries big items.
 func requestJSON(req any) string {
 	name := strings.TrimPrefix(strings.TrimPrefix(fmt.Sprintf("%T", req), "*dynamodb."), "ddbdiff.")
 	b, _ := json.Marshal(map[string]any{name: plain(req)})
+	if len(b) > maxReported {
+		return fmt.Sprintf("%s… (%d bytes in all)", b[:maxReported], len(b))
+	}
 	return string(b)
 }
+
+// maxReported bounds a request printed in a failure report.
+const maxReported = 20000
 
 func describe(o outcome) string {
 	s := indent(o)
@@ -131,9 +140,7 @@ func (sd *side) send(ctx context.Context, req any) outcome {
 	case *dynamodb.GetItemInput:
 		return result(sd.db.GetItem(ctx, in))
 	case *dynamodb.BatchGetItemInput:
-		o := result(sd.db.BatchGetItem(ctx, in))
-		o.Result = normaliseBatchGet(o.Result)
-		return o
+		return sd.batchGet(ctx, in)
 	case *dynamodb.BatchWriteItemInput:
 		return result(sd.db.BatchWriteItem(ctx, in))
 	case *dynamodb.TransactWriteItemsInput:
@@ -148,6 +155,17 @@ func (sd *side) send(ctx context.Context, req any) outcome {
 		return sd.query(ctx, in.Query)
 	case pagedScan:
 		return sd.scan(ctx, in.Scan)
+	case sequence:
+		outs := make([]any, len(in))
+		var msgs []string
+		for i, r := range in {
+			o := sd.send(ctx, r)
+			outs[i] = o
+			if o.message != "" {
+				msgs = append(msgs, fmt.Sprintf("request %d: %s", i+1, o.message))
+			}
+		}
+		return outcome{Result: outs, message: strings.Join(msgs, "; ")}
 	}
 	panic(fmt.Sprintf("ddbdiff: cannot send %T", req))
 }

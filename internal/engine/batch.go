@@ -7,10 +7,13 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// DynamoDB's batch limits.
+// DynamoDB's batch limits: keys, writes, and the items a BatchGetItem
+// answers (counted whole, whatever the projection), past which the rest of
+// its keys come back as UnprocessedKeys.
 const (
-	maxBatchGetKeys = 100
-	maxBatchWrites  = 25
+	maxBatchGetKeys  = 100
+	maxBatchWrites   = 25
+	maxBatchGetBytes = 16 << 20
 )
 
 type batchGetTable struct {
@@ -77,7 +80,7 @@ func batchGetItem(db *DB, body []byte) (json.RawMessage, error) {
 				return err
 			}
 		}
-		first := true
+		first, full, total := true, false, 0
 		for _, name := range sortedNames(reqs) {
 			r := reqs[name]
 			t, err := db.tbl(tx, name)
@@ -107,12 +110,21 @@ func batchGetItem(db *DB, body []byte) (json.RawMessage, error) {
 			out = append(out, ":["...)
 			n := 0
 			for i, k := range encoded {
-				if db.faults.leaveUnprocessed(name, i, r.keys[i]) {
+				if full || db.faults.leaveUnprocessed(name, i, r.keys[i]) {
 					unprocessed[name] = append(unprocessed[name], r.keys[i])
 					continue
 				}
 				rec := t.items().Get(k)
 				if rec == nil {
+					continue
+				}
+				size, _, err := splitRecord(rec)
+				if err != nil {
+					return err
+				}
+				if total += size; total > maxBatchGetBytes {
+					full = true // this key and every one after it, as DynamoDB Local leaves them
+					unprocessed[name] = append(unprocessed[name], r.keys[i])
 					continue
 				}
 				js, err := projectRecord(rec, r.proj)
@@ -207,6 +219,9 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 				if w.it, err = decodeItem(wr.PutRequest.Item); err == nil {
 					err = checkSize(normalizeTop(w.it), false)
 				}
+				if err == nil {
+					err = checkDepth(w.it)
+				}
 			case wr.DeleteRequest != nil && wr.PutRequest == nil:
 				w.key, err = decodeItem(wr.DeleteRequest.Key)
 			default:
@@ -245,7 +260,10 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 			tables[w.table] = t
 			key := w.key
 			if key == nil {
-				key = t.keyItem(mustDecode(w.raw.PutRequest.Item))
+				if key = t.keyItem(w.it); lacksKey(key) {
+					// Refused before a missing table, as DynamoDB Local does.
+					return validation("One of the required keys was not given a value")
+				}
 			}
 			if id := w.table + "\x00" + valueKey(key); seen[id] {
 				return validation("Provided list of item keys contains duplicates")
@@ -304,8 +322,12 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 	return append(append(out, rawJSON(unprocessed)...), '}'), nil
 }
 
-// mustDecode decodes an item already decoded once without error.
-func mustDecode(raw json.RawMessage) item {
-	it, _ := decodeItem(raw)
-	return it
+// lacksKey reports whether a key lacks one of its attributes.
+func lacksKey(key item) bool {
+	for _, v := range key {
+		if v == nil {
+			return true
+		}
+	}
+	return false
 }

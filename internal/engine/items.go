@@ -159,6 +159,9 @@ func putItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err := checkSize(nw, false); err != nil {
 		return nil, err
 	}
+	if err := checkDepth(nw); err != nil {
+		return nil, err
+	}
 	return replaceItem(db, &in.writeParams, nw, func(t tbl) ([]byte, error) {
 		k, err := t.keyOfItem(nw)
 		if err != nil {
@@ -206,8 +209,8 @@ func replaceItem(db *DB, in *writeParams, nw item, keyOf func(tbl) ([]byte, erro
 		if old, err = t.get(k); err != nil {
 			return err
 		}
-		if ok, err := cond.match(old); err != nil || !ok {
-			return orFailed(err, in.failed(old))
+		if !cond.match(old) {
+			return in.failed(old)
 		}
 		if old == nil && nw == nil {
 			return nil
@@ -221,14 +224,6 @@ func replaceItem(db *DB, in *writeParams, nw item, keyOf func(tbl) ([]byte, erro
 		return attributesAnswer(old), nil
 	}
 	return json.RawMessage(`{}`), nil
-}
-
-// orFailed returns err, or failed when err is nil.
-func orFailed(err, failed error) error {
-	if err != nil {
-		return err
-	}
-	return failed
 }
 
 func updateItem(db *DB, body []byte) (json.RawMessage, error) {
@@ -269,8 +264,8 @@ func updateItem(db *DB, body []byte) (json.RawMessage, error) {
 		if old, err = t.get(k); err != nil {
 			return err
 		}
-		if ok, err := cond.match(old); err != nil || !ok {
-			return orFailed(err, in.failed(old))
+		if !cond.match(old) {
+			return in.failed(old)
 		}
 		if err := upd.checkKeys(t.meta.Keys.attrs()); err != nil {
 			return err
@@ -304,6 +299,9 @@ func applyUpdate(t tbl, upd *updateExpr, key, old item) (item, error) {
 	}
 	if err := checkSize(nw, true); err != nil {
 		return nil, err
+	}
+	if checkDepth(nw) != nil {
+		return nil, validation("Nesting Levels have exceeded supported limits")
 	}
 	// DynamoDB Local checks that an index key an update sets is a string,
 	// number or binary and not empty, but not that it is of the index's

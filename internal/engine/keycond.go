@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"bytes"
-
-	"github.com/truora/minidyn/interpreter/language"
-)
+import "bytes"
 
 // keyCond is a Query's key condition: the partition key's value and at most
 // one condition on the sort key.
@@ -17,41 +13,42 @@ type keyCond struct {
 var mirrored = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 // keyCondition reads a KeyConditionExpression against the keys it queries.
+// DynamoDB Local does not hold key conditions to the 4 KB other expressions
+// have.
 func (x *exprs) keyCondition(expr string, keys keySchema, types map[string]string) (*keyCond, error) {
+	const label = "KeyConditionExpression"
 	if expr == "" {
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
-	if err := x.use("KeyConditionExpression", expr); err != nil {
+	if err := x.use(label, expr); err != nil {
 		return nil, err
 	}
-	expr, err := x.alias("KeyConditionExpression", expr)
-	if err != nil {
-		return nil, err
+	p := newParser(x, label, expr)
+	root, perr := p.condition()
+	if perr == nil {
+		perr = p.end()
 	}
-	p := language.NewParser(language.NewLexer(expr))
-	ast := p.ParseConditionalExpression()
-	if len(p.Errors()) > 0 || ast.Expression == nil {
-		return nil, validation("Invalid KeyConditionExpression: Syntax error")
+	if perr != nil {
+		return nil, perr.err
 	}
-	var parts []language.Expression
-	var flatten func(e language.Expression) error
-	flatten = func(e language.Expression) error {
-		if in, ok := e.(*language.InfixExpression); ok && in.Operator == "AND" {
-			if err := flatten(in.Left); err != nil {
+	var parts []*node
+	var flatten func(n *node) error
+	flatten = func(n *node) error {
+		switch n.kind {
+		case nodeAnd:
+			if err := flatten(n.args[0]); err != nil {
 				return err
 			}
-			return flatten(in.Right)
-		}
-		if in, ok := e.(*language.InfixExpression); ok && in.Operator == "OR" {
+			return flatten(n.args[1])
+		case nodeOr:
 			return validation("Invalid operator used in KeyConditionExpression: OR")
-		}
-		if _, ok := e.(*language.PrefixExpression); ok {
+		case nodeNot:
 			return validation("Invalid operator used in KeyConditionExpression: NOT")
 		}
-		parts = append(parts, e)
+		parts = append(parts, n)
 		return nil
 	}
-	if err := flatten(ast.Expression); err != nil {
+	if err := flatten(root); err != nil {
 		return nil, err
 	}
 	if len(parts) > 2 {
@@ -59,7 +56,7 @@ func (x *exprs) keyCondition(expr string, keys keySchema, types map[string]strin
 	}
 	kc := &keyCond{}
 	for _, part := range parts {
-		attr, op, v1, v2, err := x.keyPart(part)
+		attr, op, v1, v2, err := keyPart(part)
 		if err != nil {
 			return nil, err
 		}
@@ -81,63 +78,74 @@ func (x *exprs) keyCondition(expr string, keys keySchema, types map[string]strin
 	if kc.hash == nil {
 		return nil, validationf("Query condition missed key schema element: %s", keys.Hash)
 	}
+	return kc, kc.check(keys, types)
+}
+
+// check refuses key values DynamoDB refuses: empty, of the wrong type, a
+// sort key over 1,024 bytes, begins_with of a number, BETWEEN out of order.
+func (kc *keyCond) check(keys keySchema, types map[string]string) error {
 	for _, part := range []struct {
 		attr string
 		v    *av
 	}{{keys.Hash, kc.hash}, {keys.Range, kc.v1}, {keys.Range, kc.v2}} {
 		if part.v != nil && ((part.v.S != nil && *part.v.S == "") || (typeOf(part.v) == "B" && len(part.v.B) == 0)) {
-			return nil, validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
+			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
 				map[bool]string{true: "string", false: "binary"}[part.v.S != nil], part.attr)
 		}
 	}
 	if typeOf(kc.hash) != types[keys.Hash] {
-		return nil, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+		return validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
 	}
 	for _, v := range []*av{kc.v1, kc.v2} {
 		if v != nil && typeOf(v) != types[keys.Range] {
-			return nil, validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+			return validation("One or more parameter values were invalid: Condition parameter type does not match schema type")
+		}
+		if v != nil && keyValueSize(v) > maxRangeKeyBytes {
+			return validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
 		}
 	}
 	if kc.op == "begins_with" && kc.v1.N != nil {
-		return nil, validation("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
+		return validation("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
 	}
 	if kc.op == "BETWEEN" && compareKeyValues(kc.v1, kc.v2) > 0 {
-		return nil, validationf("Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", describeAV(kc.v1), describeAV(kc.v2))
+		return validationf("Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", describeAV(kc.v1), describeAV(kc.v2))
 	}
-	return kc, nil
+	return nil
 }
 
-// keyPart reads one comparison of a key condition.
-func (x *exprs) keyPart(e language.Expression) (attr, op string, v1, v2 *av, err error) {
+// keyPart reads one comparison of a key condition: a key attribute and
+// values.
+func keyPart(n *node) (attr, op string, v1, v2 *av, err error) {
 	bad := validation("Invalid KeyConditionExpression: the condition is not of a supported form")
-	switch n := e.(type) {
-	case *language.InfixExpression:
-		if _, ok := mirrored[n.Operator]; !ok {
-			return "", "", nil, nil, validationf("Invalid operator used in KeyConditionExpression: %s", n.Operator)
+	switch n.kind {
+	case nodeCompare:
+		if _, ok := mirrored[n.op]; !ok {
+			return "", "", nil, nil, validationf("Invalid operator used in KeyConditionExpression: %s", n.op)
 		}
-		l, r := x.operand(n.Left), x.operand(n.Right)
+		l, r := keyOperand(n.args[0]), keyOperand(n.args[1])
 		switch {
 		case l.name != "" && r.value != nil:
-			return l.name, n.Operator, r.value, nil, nil
+			return l.name, n.op, r.value, nil, nil
 		case r.name != "" && l.value != nil:
-			return r.name, mirrored[n.Operator], l.value, nil, nil
+			return r.name, mirrored[n.op], l.value, nil, nil
 		}
-	case *language.BetweenExpression:
-		l, lo, hi := x.operand(n.Left), x.operand(n.Range[0]), x.operand(n.Range[1])
+	case nodeBetween:
+		l, lo, hi := keyOperand(n.args[0]), keyOperand(n.args[1]), keyOperand(n.args[2])
 		if l.name != "" && lo.value != nil && hi.value != nil {
 			return l.name, "BETWEEN", lo.value, hi.value, nil
 		}
-	case *language.CallExpression:
-		fn, ok := n.Function.(*language.Identifier)
-		if !ok || fn.Value != "begins_with" {
-			return "", "", nil, nil, validationf("Invalid operator used in KeyConditionExpression: %s", n.Function.String())
+	case nodeFunc:
+		if n.op != "begins_with" {
+			return "", "", nil, nil, validationf("Invalid operator used in KeyConditionExpression: %s", n.op)
 		}
-		if len(n.Arguments) == 2 {
-			l, r := x.operand(n.Arguments[0]), x.operand(n.Arguments[1])
+		if len(n.args) == 2 {
+			l, r := keyOperand(n.args[0]), keyOperand(n.args[1])
 			if l.name != "" && r.value != nil {
 				return l.name, "begins_with", r.value, nil, nil
 			}
 		}
+	case nodeIn:
+		return "", "", nil, nil, validation("Invalid operator used in KeyConditionExpression: IN")
 	}
 	return "", "", nil, nil, bad
 }
@@ -147,19 +155,15 @@ type operand struct {
 	value *av
 }
 
-// operand reads an attribute name (resolving #placeholders) or a :value.
-func (x *exprs) operand(e language.Expression) operand {
-	id, ok := e.(*language.Identifier)
-	if !ok || id.Value == "" {
-		return operand{}
+// keyOperand reads a top-level attribute name or a :value.
+func keyOperand(n *node) operand {
+	switch {
+	case n.kind == nodePath && len(n.path) == 1:
+		return operand{name: n.path[0].Key}
+	case n.kind == nodeValue:
+		return operand{value: n.value}
 	}
-	switch id.Value[0] {
-	case ':':
-		return operand{value: x.values[id.Value]}
-	case '#':
-		return operand{name: x.names[id.Value]}
-	}
-	return operand{name: id.Value}
+	return operand{}
 }
 
 // compareKeyValues orders two key values of one type.

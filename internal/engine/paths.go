@@ -223,6 +223,8 @@ func keepNumbers(v, old *av) *av {
 				v.L[i] = keepNumbers(e, old.L[i])
 			}
 		}
+	case v.NS != nil && old.NS != nil && sameValue(v, old):
+		return old // a set DynamoDB Local writes as it was sent (1E+2)
 	}
 	return v
 }
@@ -286,15 +288,10 @@ func setCombine(a, b *av, union bool) *av {
 		inB[k] = true
 	}
 	out := &av{}
-	// Members a had keep their text; ADD writes new numbers plainly.
-	add := func(raw []*string, bin [][]byte, i int, added bool) {
+	add := func(raw []*string, bin [][]byte, i int) {
 		switch {
 		case a.SS != nil:
 			out.SS = append(out.SS, raw[i])
-		case a.NS != nil && added:
-			d, _ := parseDecimal(*raw[i])
-			n := d.String()
-			out.NS = append(out.NS, &n)
 		case a.NS != nil:
 			out.NS = append(out.NS, raw[i])
 		default:
@@ -305,19 +302,29 @@ func setCombine(a, b *av, union bool) *av {
 	for i, k := range ka {
 		inA[k] = true
 		if union || !inB[k] {
-			add(ra, ba, i, false)
+			add(ra, ba, i)
 		}
 	}
 	if union {
 		for i, k := range kb {
 			if !inA[k] {
-				add(rb, bb, i, true)
+				add(rb, bb, i)
 				inA[k] = true
 			}
 		}
 	}
 	if out.SS == nil && out.NS == nil && out.BS == nil {
 		return nil
+	}
+	if len(out.NS) != len(a.NS) {
+		// A number set that changes is written anew, every member in its
+		// plain form (1E+2 as 100), as DynamoDB Local writes it; one that
+		// does not change keeps its text.
+		for i, n := range out.NS {
+			d, _ := parseDecimal(*n)
+			s := d.String()
+			out.NS[i] = &s
+		}
 	}
 	return out
 }

@@ -43,6 +43,9 @@ type scanPlan struct {
 	// table Query in its direction): DynamoDB Local gives no
 	// LastEvaluatedKey when a page ends on it.
 	last []byte
+	// fetch answers with the table's item of each index entry, and
+	// filterItem filters it (indexread.go).
+	fetch, filterItem bool
 }
 
 func (p *readParams) prepare(x *exprs) (*condition, *projection, error) {
@@ -66,6 +69,9 @@ func (p *readParams) prepare(x *exprs) (*condition, *projection, error) {
 	}
 	if p.Select == "COUNT" && p.ProjectionExpression != "" {
 		return nil, nil, validation("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get only the COUNT")
+	}
+	if err := p.checkSelect(); err != nil {
+		return nil, nil, err
 	}
 	filter, err := x.compile("FilterExpression", p.FilterExpression)
 	if err != nil {
@@ -108,7 +114,7 @@ func (p *readParams) startKey(t tbl, keys keySchema, lek []string) ([]byte, erro
 	if len(esk) != len(dedupe(lek)) {
 		return nil, bad
 	}
-	primary, err := t.keyOf(t.keyItem(esk))
+	primary, err := t.keyOfAnySize(t.keyItem(esk))
 	if err != nil {
 		return nil, bad
 	}
@@ -122,11 +128,9 @@ func (p *readParams) startKey(t tbl, keys keySchema, lek []string) ([]byte, erro
 	}
 	for _, attr := range ix.Keys.attrs() {
 		// An update may have indexed an item under a key of another type
-		// (see indexKey). DynamoDB Local reads on past one given as binary
-		// for a string key, but not past a number where it wants another
-		// type, or another type where it wants a number.
-		got, want := typeOf(esk[attr]), t.meta.AttrTypes[attr]
-		if got != want && (got == "N" || want == "N") {
+		// (see indexKey); DynamoDB Local (2.9.30) reads on past none, in
+		// a Query or a Scan, a local or a global index.
+		if typeOf(esk[attr]) != t.meta.AttrTypes[attr] {
 			return nil, validation("Type mismatch for attribute to update")
 		}
 	}
@@ -199,19 +203,29 @@ func (db *DB) run(t tbl, plan *scanPlan) (json.RawMessage, error) {
 		scanned++
 		read += size
 		last, lastKey = v, k
+		rec := v // what the filter reads and the answer holds
+		if plan.fetch || plan.filterItem {
+			if rec, err = t.tableRecord(v); err != nil {
+				return nil, err
+			}
+			if _, js, err = splitRecord(rec); err != nil {
+				return nil, err
+			}
+		}
 		keep := true
 		if plan.filter != nil {
 			it, err := decodeItem(js)
 			if err != nil {
 				return nil, err
 			}
-			if keep, err = plan.filter.match(it); err != nil {
-				return nil, err
-			}
+			keep = plan.filter.match(it)
 		}
 		if keep {
 			if !plan.count {
-				if js, err = projectRecord(v, plan.proj); err != nil {
+				if !plan.fetch {
+					rec = v
+				}
+				if js, err = projectRecord(rec, plan.proj); err != nil {
 					return nil, err
 				}
 				if count > 0 {
@@ -294,6 +308,9 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 				}
 			}
 		}
+		if err := in.planIndexRead(t, plan, true); err != nil {
+			return err
+		}
 		plan.lo, plan.hi = kc.bounds()
 		if plan.start != nil && (bytes.Compare(plan.start, plan.lo) < 0 || bytes.Compare(plan.start, plan.hi) >= 0) {
 			return validation("The provided starting key does not match the range key predicate")
@@ -327,7 +344,9 @@ func scan(db *DB, body []byte) (json.RawMessage, error) {
 	if err := x.checkUnused(); err != nil {
 		return nil, err
 	}
-	return db.read(&in.readParams, filter, proj, true, func(tbl, keySchema, *scanPlan) error { return nil })
+	return db.read(&in.readParams, filter, proj, true, func(t tbl, _ keySchema, plan *scanPlan) error {
+		return in.planIndexRead(t, plan, false)
+	})
 }
 
 // read runs a Query or a Scan: the table or index it reads, its start key

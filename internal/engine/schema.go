@@ -108,6 +108,10 @@ type (
 		ReadCapacityUnits  int64 `json:"ReadCapacityUnits"`
 		WriteCapacityUnits int64 `json:"WriteCapacityUnits"`
 	}
+	wireStreams struct {
+		StreamEnabled  bool   `json:"StreamEnabled"`
+		StreamViewType string `json:"StreamViewType,omitempty"`
+	}
 	wireIndex struct {
 		IndexName             string           `json:"IndexName"`
 		KeySchema             []wireKeyElement `json:"KeySchema"`
@@ -218,4 +222,14 @@ func marshalMeta(m *tableMeta) []byte {
 		panic(err) // plain data
 	}
 	return b
+}
+
+// check refuses a stream: the engine has none, and a table created without
+// the one asked for would silently lose every change its reader expects.
+// A specification that disables streams asks for nothing and is accepted.
+func (s *wireStreams) check() error {
+	if s != nil && s.StreamEnabled {
+		return validation("the embedded engine does not support streams: StreamSpecification must not enable one")
+	}
+	return nil
 }

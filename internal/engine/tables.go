@@ -22,11 +22,15 @@ func createTable(db *DB, body []byte) (json.RawMessage, error) {
 		GlobalSecondaryIndexes []wireIndex
 		BillingMode            string
 		ProvisionedThroughput  *wireThroughput
+		StreamSpecification    *wireStreams
 	}
 	if err := decodeRequest(body, &in); err != nil {
 		return nil, err
 	}
 	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	if err := in.StreamSpecification.check(); err != nil {
 		return nil, err
 	}
 	m := &tableMeta{Name: in.TableName, AttrTypes: map[string]string{}, Billing: in.BillingMode, Created: db.now()}
@@ -254,11 +258,15 @@ func updateTable(db *DB, body []byte) (json.RawMessage, error) {
 			Delete *struct{ IndexName string }
 			Update *wireIndex
 		}
+		StreamSpecification *wireStreams
 	}
 	if err := decodeRequest(body, &in); err != nil {
 		return nil, err
 	}
 	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	if err := in.StreamSpecification.check(); err != nil {
 		return nil, err
 	}
 	var m tableMeta

@@ -7,8 +7,27 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// maxItemSize is DynamoDB's limit on one item.
-const maxItemSize = 400 * 1024
+// DynamoDB's limits on an item and on its key values.
+const (
+	maxItemSize      = 400 * 1024
+	maxHashKeyBytes  = 2048
+	maxRangeKeyBytes = 1024
+)
+
+// keyTooLong is the error of a key value over its limit.
+const keyTooLong = "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes"
+
+// keyValueSize is a key value's size as its limit counts it (a string's
+// UTF-8 bytes).
+func keyValueSize(v *av) int { return avSize(v) }
+
+// keyLimit is the size limit of a key attribute of the given schema.
+func (k keySchema) keyLimit(attr string) int {
+	if attr == k.Hash {
+		return maxHashKeyBytes
+	}
+	return maxRangeKeyBytes
+}
 
 // tbl is a table inside one transaction.
 type tbl struct {
@@ -31,6 +50,16 @@ func (t tbl) items() *bolt.Bucket { return t.b.Bucket(bucketItems) }
 
 // keyOf encodes a Key parameter, which must hold exactly the key attributes.
 func (t tbl) keyOf(key item) ([]byte, error) {
+	k, err := t.keyOfAnySize(key)
+	if err == nil {
+		err = t.checkKeySize(key)
+	}
+	return k, err
+}
+
+// keyOfAnySize is keyOf without the limit on key sizes, which DynamoDB Local
+// does not apply to an ExclusiveStartKey.
+func (t tbl) keyOfAnySize(key item) ([]byte, error) {
 	attrs := t.meta.Keys.attrs()
 	if len(key) != len(attrs) {
 		return nil, validation("The provided key element does not match the schema")
@@ -42,8 +71,26 @@ func (t tbl) keyOf(key item) ([]byte, error) {
 	})
 }
 
+// checkKeySize refuses key values over DynamoDB's limits.
+func (t tbl) checkKeySize(it item) error {
+	for _, attr := range t.meta.Keys.attrs() {
+		if keyValueSize(it[attr]) > t.meta.Keys.keyLimit(attr) {
+			return validation(keyTooLong)
+		}
+	}
+	return nil
+}
+
 // keyOfItem encodes the key of a whole item (PutItem).
 func (t tbl) keyOfItem(it item) ([]byte, error) {
+	k, err := t.keyOfItemAnySize(it)
+	if err == nil {
+		err = t.checkKeySize(it)
+	}
+	return k, err
+}
+
+func (t tbl) keyOfItemAnySize(it item) ([]byte, error) {
 	return t.encodeKey(it, func(attr string) error {
 		return validationf("One or more parameter values were invalid: Missing the key %s in the item", attr)
 	}, func(attr, want, got string) error {
@@ -127,6 +174,9 @@ func (t tbl) checkIndexKeys(it item) error {
 			}
 			if (v.S != nil && *v.S == "") || (v.S == nil && v.N == nil && len(v.B) == 0) {
 				return validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: %s, IndexKey: %s", ix.Name, attr)
+			}
+			if keyValueSize(v) > ix.Keys.keyLimit(attr) {
+				return validation("One or more parameter values were invalid: Size limit exceeded")
 			}
 		}
 	}

@@ -13,8 +13,9 @@ import (
 
 // Transaction limits and the ClientRequestToken window, as DynamoDB has them.
 const (
-	maxTransactItems = 100
-	tokenWindow      = 10 * time.Minute
+	maxTransactItems   = 100
+	maxTransactPayload = 4 << 20
+	tokenWindow        = 10 * time.Minute
 )
 
 type txAction struct {
@@ -95,9 +96,25 @@ func prepareAction(r txRequest) (*prepared, error) {
 		p.keyText = string(appendItem(nil, p.key))
 	}
 	if p.isPut {
-		err = checkSize(p.key, false)
+		if err = checkSize(p.key, false); err == nil {
+			err = checkDepth(p.key)
+		}
 	}
 	return p, err
+}
+
+// payload is what an action adds to a transaction's 4 MB, as DynamoDB Local
+// counts it: the item of a Put or the key of another action, its
+// expressions' lengths and its values' sizes.
+func (p *prepared) payload() int {
+	n := itemSize(p.key) + len(p.act.ConditionExpression)
+	if p.act.UpdateExpression != nil {
+		n += len(*p.act.UpdateExpression)
+	}
+	for _, v := range p.x.values {
+		n += avSize(v)
+	}
+	return n
 }
 
 func transactWriteItems(db *DB, body []byte) (json.RawMessage, error) {
@@ -115,12 +132,17 @@ func transactWriteItems(db *DB, body []byte) (json.RawMessage, error) {
 		return nil, validation("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
 	}
 	acts := make([]*prepared, len(in.TransactItems))
+	payload := 0
 	for i, r := range in.TransactItems {
 		p, err := prepareAction(r)
 		if err != nil {
 			return nil, err
 		}
 		acts[i] = p
+		payload += p.payload()
+	}
+	if payload > maxTransactPayload {
+		return nil, validationf("Transaction payload size cannot exceed 4MB. Payload Size: %d", payload)
 	}
 	sum, err := requestHash(body)
 	if err != nil {
@@ -280,16 +302,16 @@ func (st *txState) run(p *prepared) (*cancelReason, error) {
 			return invalid(err)
 		}
 	} else if k, err = t.keyOf(p.key); err != nil {
+		if api, ok := err.(*apiError); ok && api.Message == keyTooLong {
+			return invalid(err) // a cancellation reason, as for a Put
+		}
 		return nil, err
 	}
 	old, err := st.get(t, k)
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := p.cond.match(old); err != nil || !ok {
-		if err != nil {
-			return nil, err
-		}
+	if !p.cond.match(old) {
 		r := &cancelReason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
 		if p.kind == "ConditionCheck" {
 			r.Message += "."
@@ -350,81 +372,4 @@ func (db *DB) checkToken(tx *bolt.Tx, token string, sum []byte) (bool, error) {
 			Message: "The request uses the same client token as a previous, but non-identical request."}
 	}
 	return true, nil
-}
-
-func transactGetItems(db *DB, body []byte) (json.RawMessage, error) {
-	var in struct {
-		TransactItems []struct {
-			Get *struct {
-				TableName                string
-				Key                      json.RawMessage
-				ProjectionExpression     string
-				ExpressionAttributeNames map[string]string
-			}
-		}
-	}
-	if err := decodeRequest(body, &in); err != nil {
-		return nil, err
-	}
-	if len(in.TransactItems) == 0 || len(in.TransactItems) > maxTransactItems {
-		return nil, validation("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100")
-	}
-	type get struct {
-		table string
-		key   item
-		proj  *projection
-	}
-	gets := make([]get, len(in.TransactItems))
-	seen := map[string]bool{}
-	for i, r := range in.TransactItems {
-		if r.Get == nil {
-			return nil, validation("TransactItems can only contain Get")
-		}
-		x, err := newExprs(r.Get.ExpressionAttributeNames, nil)
-		if err != nil {
-			return nil, err
-		}
-		g := get{table: r.Get.TableName}
-		if g.proj, err = x.projection(r.Get.ProjectionExpression); err != nil {
-			return nil, err
-		}
-		if err := x.checkUnused(); err != nil {
-			return nil, err
-		}
-		if g.key, err = decodeItem(r.Get.Key); err != nil {
-			return nil, err
-		}
-		if id := g.table + "\x00" + valueKey(g.key); seen[id] {
-			return nil, validation("Transaction request cannot include multiple operations on one item")
-		} else {
-			seen[id] = true
-		}
-		gets[i] = g
-	}
-	out := []byte(`{"Responses":[`)
-	err := db.view(func(tx *bolt.Tx) error {
-		for i, g := range gets {
-			t, err := db.tbl(tx, g.table)
-			if err != nil {
-				return err
-			}
-			k, err := t.keyOf(g.key)
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				out = append(out, ',')
-			}
-			js, err := answerItem(t.items().Get(k), g.proj)
-			if err != nil {
-				return err
-			}
-			out = append(out, js...)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return append(out, "]}"...), nil
 }

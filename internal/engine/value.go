@@ -2,12 +2,9 @@ package engine
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
-	"unicode/utf8"
 
 	"github.com/truora/minidyn/types"
 )
@@ -22,9 +19,24 @@ type item = map[string]*av
 
 // decodeItem reads a DynamoDB JSON map of attribute values, checking every
 // value as DynamoDB does (valid numbers, sets neither empty nor with
-// duplicates, exactly one type per value). Numbers keep the text they were
-// sent with; normalizeTop gives an item's own numbers their canonical form.
+// duplicates, exactly one type per value, at most maxValueDepth levels of
+// lists and maps). Numbers keep the text they were sent with; normalizeTop
+// gives an item's own numbers their canonical form.
 func decodeItem(raw json.RawMessage) (item, error) {
+	return decodeMap(raw, 0)
+}
+
+// DynamoDB's limits on nesting: an item's attribute holds at most 31
+// levels of lists and maps, an expression's value 32 (so an update can set
+// one level less than it is sent with).
+const (
+	maxItemDepth  = 31
+	maxValueDepth = 32
+)
+
+var errNesting = validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit")
+
+func decodeMap(raw json.RawMessage, depth int) (item, error) {
 	var fields map[string]json.RawMessage
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -34,7 +46,7 @@ func decodeItem(raw json.RawMessage) (item, error) {
 	}
 	it := make(item, len(fields))
 	for name, v := range fields {
-		a, err := decodeAV(v)
+		a, err := decodeAV(v, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +55,10 @@ func decodeItem(raw json.RawMessage) (item, error) {
 	return it, nil
 }
 
-func decodeAV(raw json.RawMessage) (*av, error) {
+// decodeAV reads a value at depth levels of lists and maps; a value deeper
+// than DynamoDB takes anywhere is refused before the rest is read (each
+// level is read again, so depth is work as well as size).
+func decodeAV(raw json.RawMessage, depth int) (*av, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, validation("Supplied AttributeValue is not a structure")
@@ -55,12 +70,15 @@ func decodeAV(raw json.RawMessage) (*av, error) {
 		return nil, validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 	}
 	for typ, v := range fields {
-		return decodeTyped(typ, v)
+		if (typ == "L" || typ == "M") && depth >= maxValueDepth {
+			return nil, errNesting
+		}
+		return decodeTyped(typ, v, depth)
 	}
 	panic("unreachable")
 }
 
-func decodeTyped(typ string, v json.RawMessage) (*av, error) {
+func decodeTyped(typ string, v json.RawMessage, depth int) (*av, error) {
 	bad := func() (*av, error) {
 		return nil, validation("Supplied AttributeValue has an invalid " + typ + " value")
 	}
@@ -108,7 +126,7 @@ func decodeTyped(typ string, v json.RawMessage) (*av, error) {
 		}
 		l := make([]*av, 0, len(raws))
 		for _, r := range raws {
-			e, err := decodeAV(r)
+			e, err := decodeAV(r, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -116,7 +134,7 @@ func decodeTyped(typ string, v json.RawMessage) (*av, error) {
 		}
 		return &av{L: l}, nil
 	case "M":
-		m, err := decodeItem(v)
+		m, err := decodeMap(v, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -183,123 +201,33 @@ func decodeSet(typ string, v json.RawMessage) (*av, error) {
 	return &set, nil
 }
 
-// appendItem writes an item as DynamoDB JSON, attributes in name order so
-// that equal items encode equally.
-func appendItem(b []byte, it item) []byte {
-	names := make([]string, 0, len(it))
-	for k := range it {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	b = append(b, '{')
-	for i, k := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, k)
-		b = append(b, ':')
-		b = appendAV(b, it[k])
-	}
-	return append(b, '}')
-}
-
-func appendAV(b []byte, a *av) []byte {
+// depthOf is the levels of lists and maps in a value.
+func depthOf(v *av) int {
+	d := 0
 	switch {
-	case a.S != nil:
-		b = append(b, `{"S":`...)
-		b = appendString(b, *a.S)
-	case a.N != nil:
-		b = append(b, `{"N":`...)
-		b = appendString(b, *a.N)
-	case a.BOOL != nil:
-		b = append(b, `{"BOOL":`...)
-		b = strconv.AppendBool(b, *a.BOOL)
-	case a.NULL != nil:
-		b = append(b, `{"NULL":true`...)
-	case a.M != nil:
-		b = append(b, `{"M":`...)
-		b = appendItem(b, a.M)
-	case a.L != nil:
-		b = append(b, `{"L":[`...)
-		for i, e := range a.L {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendAV(b, e)
+	case v.M != nil:
+		for _, e := range v.M {
+			d = max(d, depthOf(e))
 		}
-		b = append(b, ']')
-	case a.SS != nil, a.NS != nil:
-		set, typ := a.SS, "SS"
-		if a.NS != nil {
-			set, typ = a.NS, "NS"
+	case v.L != nil:
+		for _, e := range v.L {
+			d = max(d, depthOf(e))
 		}
-		b = append(b, `{"`+typ+`":[`...)
-		for i, s := range set {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, *s)
-		}
-		b = append(b, ']')
-	case a.BS != nil:
-		b = append(b, `{"BS":[`...)
-		for i, s := range a.BS {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendBytes(b, s)
-		}
-		b = append(b, ']')
-	default: // B, possibly empty
-		b = append(b, `{"B":`...)
-		b = appendBytes(b, a.B)
+	default:
+		return 0
 	}
-	return append(b, '}')
+	return d + 1
 }
 
-func appendBytes(b, s []byte) []byte {
-	b = append(b, '"')
-	b = base64.StdEncoding.AppendEncode(b, s)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
+// checkDepth refuses an item with an attribute nested deeper than
+// DynamoDB stores.
+func checkDepth(it item) error {
+	for _, v := range it {
+		if depthOf(v) > maxItemDepth {
+			return errNesting
 		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
 	}
-	return append(b, '"')
+	return nil
 }
 
 // itemSize is an item's size as DynamoDB counts it against the 400 KB limit
