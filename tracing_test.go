@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -24,25 +25,13 @@ func TestTracing(t *testing.T) {
 	spans := map[string]string{} // span ID → name
 	parents := map[string]string{}
 	var traces []string
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req coltrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &req); err != nil {
-			t.Errorf("OTLP export is not protobuf: %v", err)
-		}
+	receiver := otlpReceiver(t, func(s *tracepb.Span) {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					id := hex.EncodeToString(s.SpanId)
-					spans[id], parents[id] = s.Name, hex.EncodeToString(s.ParentSpanId)
-					traces = append(traces, hex.EncodeToString(s.TraceId))
-				}
-			}
-		}
-	}))
-	defer receiver.Close()
+		id := hex.EncodeToString(s.SpanId)
+		spans[id], parents[id] = s.Name, hex.EncodeToString(s.ParentSpanId)
+		traces = append(traces, hex.EncodeToString(s.TraceId))
+	})
 	in := serve(t, settings(t, t.TempDir(), false, "CALGRAPH_OTLP_ENDPOINT", receiver.URL))
 	in.query(t, `mutation { createCalendar(input: {name: "Traced"}) { calendar { id } } }`)
 	const traceID, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
@@ -118,24 +107,12 @@ func contains(list []string, s string) bool {
 func TestTracingHidesFeedSecrets(t *testing.T) {
 	var mu sync.Mutex
 	var exported [][]byte
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req coltrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &req); err != nil {
-			t.Errorf("OTLP export is not protobuf: %v", err)
-		}
+	receiver := otlpReceiver(t, func(s *tracepb.Span) {
+		b, _ := json.Marshal(s) // name, attributes, events
 		mu.Lock()
 		defer mu.Unlock()
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					b, _ := json.Marshal(s) // name, attributes, events
-					exported = append(exported, b)
-				}
-			}
-		}
-	}))
-	defer receiver.Close()
+		exported = append(exported, b)
+	})
 	in := serve(t, settings(t, t.TempDir(), false, "CALGRAPH_OTLP_ENDPOINT", receiver.URL))
 	out := in.query(t, `mutation { createCalendar(input: {name: "Fed"}) { calendar { id } } }`)
 	cal := out["data"].(map[string]any)["createCalendar"].(map[string]any)["calendar"].(map[string]any)["id"].(string)
@@ -163,4 +140,26 @@ func TestTracingHidesFeedSecrets(t *testing.T) {
 			t.Errorf("an exported span holds the feed's secret: %s", s)
 		}
 	}
+}
+
+// otlpReceiver is an OTLP/HTTP trace collector handing each exported span to
+// got (from the exporter's goroutines).
+func otlpReceiver(t *testing.T, got func(*tracepb.Span)) *httptest.Server {
+	t.Helper()
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req coltrace.ExportTraceServiceRequest
+		if err := proto.Unmarshal(body, &req); err != nil {
+			t.Errorf("OTLP export is not protobuf: %v", err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					got(s)
+				}
+			}
+		}
+	}))
+	t.Cleanup(receiver.Close)
+	return receiver
 }
