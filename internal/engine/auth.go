@@ -1,20 +1,20 @@
 package engine
 
 import (
-	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"net/textproto"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
 // The engine's port is on loopback, where every user of the machine can
@@ -35,9 +35,9 @@ var mustSign = []string{"host", "x-amz-date", "x-amz-target"}
 
 // authenticator verifies SigV4 signatures against one set of credentials.
 type authenticator struct {
-	creds  aws.Credentials
-	signer *v4.Signer
-	now    func() time.Time
+	creds aws.Credentials
+	key   atomic.Pointer[scopeKey] // the signing key of the last scope seen
+	now   func() time.Time
 }
 
 // newAuthenticator makes fresh random credentials: an access key of 20
@@ -47,8 +47,7 @@ func newAuthenticator() *authenticator {
 	secret := rand.Text() + rand.Text()
 	return &authenticator{
 		creds:  aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, Source: "calgraph embedded engine"},
-		signer: v4.NewSigner(),
-		now:    time.Now,
+		now:   time.Now,
 	}
 }
 
@@ -56,6 +55,7 @@ func newAuthenticator() *authenticator {
 type signature struct {
 	accessKey, date, region, service string
 	signedHeaders                    []string
+	signedList                       string // SignedHeaders as sent
 	sig                              []byte // hex, as sent
 }
 
@@ -98,39 +98,119 @@ func (a *authenticator) verify(r *http.Request, body []byte) *apiError {
 			return authError("InvalidSignatureException", "'"+h+"' must be a 'SignedHeader' in the AWS Authorization.")
 		}
 	}
-	want, err := a.expected(r, s, body, at)
+	want, err := a.expected(r, s, body, r.Header.Get("X-Amz-Date"))
 	if err != nil || subtle.ConstantTimeCompare(want, s.sig) != 1 {
 		return errMismatch
 	}
 	return nil
 }
 
-// expected signs, with the engine's secret, a copy of the call holding
-// only what the caller signed, and returns that signature.
-func (a *authenticator) expected(r *http.Request, s signature, body []byte, at time.Time) ([]byte, error) {
-	u := *r.URL
-	u.Scheme, u.Host = "http", r.Host
-	c := &http.Request{Method: r.Method, URL: &u, Host: r.Host, Header: http.Header{}}
+// expected computes, with the engine's secret, the signature of the call
+// over what the caller signed (AWS Signature Version 4): the canonical
+// request of its method, path, the headers listed in SignedHeaders (values
+// trimmed, inner runs of spaces folded, several values joined by commas, as
+// the SDK's signer writes them) and the SHA-256 of its body; then the string
+// to sign under the call's scope, and its HMAC with the scope's signing key.
+// Written out rather than by re-signing a copy with the SDK's signer, which
+// cost about 13 µs and 67 allocations a call (TestSignaturesAsTheSDKSigns
+// holds the two together). DynamoDB is called at "/" without a query; any
+// other target is refused.
+func (a *authenticator) expected(r *http.Request, s signature, body []byte, amzDate string) ([]byte, error) {
+	if r.URL.Path != "/" || r.URL.RawQuery != "" {
+		return nil, errors.New("not a DynamoDB target")
+	}
+	canonical := make([]byte, 0, 512)
+	canonical = append(canonical, r.Method...)
+	canonical = append(canonical, "\n/\n\n"...)
 	for _, name := range s.signedHeaders {
+		canonical = append(canonical, name...)
+		canonical = append(canonical, ':')
 		switch name {
-		case "host": // from c.Host
+		case "host":
+			canonical = append(canonical, foldSpaces(signedHost(r.Host))...)
 		case "content-length":
-			c.ContentLength = r.ContentLength
+			canonical = strconv.AppendInt(canonical, r.ContentLength, 10)
 		default:
-			if vs := r.Header.Values(name); len(vs) > 0 {
-				c.Header[textproto.CanonicalMIMEHeaderKey(name)] = vs
+			for i, v := range r.Header.Values(name) {
+				if i > 0 {
+					canonical = append(canonical, ',')
+				}
+				canonical = append(canonical, foldSpaces(v)...)
 			}
 		}
+		canonical = append(canonical, '\n')
 	}
-	sum := sha256.Sum256(body)
-	if err := a.signer.SignHTTP(context.Background(), a.creds, c, hex.EncodeToString(sum[:]), s.service, s.region, at); err != nil {
-		return nil, err
+	canonical = append(canonical, '\n')
+	canonical = append(canonical, s.signedList...)
+	canonical = append(canonical, '\n')
+	bodySum := sha256.Sum256(body)
+	canonical = hex.AppendEncode(canonical, bodySum[:])
+
+	scope := s.date + "/" + s.region + "/" + s.service + "/aws4_request"
+	toSign := make([]byte, 0, 160)
+	toSign = append(toSign, "AWS4-HMAC-SHA256\n"...)
+	toSign = append(toSign, amzDate...)
+	toSign = append(toSign, '\n')
+	toSign = append(toSign, scope...)
+	toSign = append(toSign, '\n')
+	canonicalSum := sha256.Sum256(canonical)
+	toSign = hex.AppendEncode(toSign, canonicalSum[:])
+	mac := hmac.New(sha256.New, a.signingKey(s.date, s.region, s.service))
+	mac.Write(toSign)
+	return hex.AppendEncode(nil, mac.Sum(nil)), nil
+}
+
+// signingKey is the key of a scope (date, region, service), derived from the
+// secret by HMAC-SHA256 four times; the last one is kept, as a day's calls
+// all share it.
+func (a *authenticator) signingKey(date, region, service string) []byte {
+	scope := date + "/" + region + "/" + service
+	if k := a.key.Load(); k != nil && k.scope == scope {
+		return k.key
 	}
-	ours, err := parseAuthorization(c.Header.Get("Authorization"))
-	if err != nil {
-		return nil, err
+	key := []byte("AWS4" + a.creds.SecretAccessKey)
+	for _, part := range []string{date, region, service, "aws4_request"} {
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(part))
+		key = mac.Sum(nil)
 	}
-	return ours.sig, nil
+	a.key.Store(&scopeKey{scope: scope, key: key})
+	return key
+}
+
+// scopeKey is a scope's signing key.
+type scopeKey struct {
+	scope string
+	key   []byte
+}
+
+// signedHost is the Host as the SDK signs it: without the default port.
+func signedHost(host string) string {
+	return strings.TrimSuffix(host, ":80")
+}
+
+// foldSpaces trims a header value and folds its inner runs of spaces to one,
+// as a signer writes it in the canonical request.
+func foldSpaces(v string) string {
+	v = strings.Trim(v, " ")
+	if !strings.Contains(v, "  ") {
+		return v
+	}
+	var b strings.Builder
+	b.Grow(len(v))
+	space := false
+	for i := 0; i < len(v); i++ {
+		if v[i] == ' ' {
+			if space {
+				continue
+			}
+			space = true
+		} else {
+			space = false
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 // parseAuthorization reads "AWS4-HMAC-SHA256 Credential=KEY/DATE/REGION/
@@ -158,7 +238,7 @@ func parseAuthorization(h string) (signature, error) {
 		return s, errors.New("Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters.")
 	}
 	s.accessKey, s.date, s.region, s.service = scope[0], scope[1], scope[2], scope[3]
-	s.signedHeaders = strings.Split(signed, ";")
+	s.signedHeaders, s.signedList = strings.Split(signed, ";"), signed
 	s.sig = []byte(sig)
 	return s, nil
 }

@@ -114,8 +114,9 @@
 // reach. So each Server draws an access key and a 256-bit secret from
 // crypto/rand when it starts (Server.Credentials) and answers only calls
 // signed with them (AWS Signature Version 4, auth.go): the signature is
-// recomputed with the SDK's own signer over the headers the caller signed
-// and the SHA-256 of the body as received, and compared in constant time.
+// recomputed as the SDK's signer computes it (TestSignaturesAsTheSDKSigns)
+// over the headers the caller signed and the SHA-256 of the body as
+// received, and compared in constant time.
 // Host, X-Amz-Date and X-Amz-Target must be signed (the last so a signed
 // body cannot be sent as another operation), and the date must be within 15
 // minutes of now, DynamoDB's window. Refusals are DynamoDB's own: HTTP 400
@@ -126,7 +127,8 @@
 // capturing it takes root, who can read the file. A Unix socket with mode
 // 0600 would also shut out other users, but not other processes of the same
 // user, and the SDK speaks HTTP over TCP only: signatures keep one code path
-// for every mode. BenchmarkVerify measures about 20 µs per small call.
+// for every mode. BenchmarkVerify measures 5–7 µs and 18 allocations per small call (13 µs
+// and 67 when it re-signed a copy with the SDK's signer).
 //
 // # Damage
 //
