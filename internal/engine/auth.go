@@ -46,7 +46,7 @@ func newAuthenticator() *authenticator {
 	key := "CALG" + rand.Text()[:16]
 	secret := rand.Text() + rand.Text()
 	return &authenticator{
-		creds:  aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, Source: "calgraph embedded engine"},
+		creds: aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, Source: "calgraph embedded engine"},
 		now:   time.Now,
 	}
 }
