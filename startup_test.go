@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -44,11 +43,7 @@ func (s *coldStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // nothing at first, then lets the first attempts of its CreateTable time
 // out, and serves once the table is made.
 func TestStartWaitsForAColdStore(t *testing.T) {
-	target, err := url.Parse(dynamotest.Endpoint(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cold := &coldStore{proxy: httputil.NewSingleHostReverseProxy(target), warm: time.Now().Add(1500 * time.Millisecond), done: make(chan struct{})}
+	cold := &coldStore{proxy: dynamotest.Forward(t), warm: time.Now().Add(1500 * time.Millisecond), done: make(chan struct{})}
 	cold.createStalls.Store(2)
 	srv := httptest.NewServer(cold)
 	t.Cleanup(srv.Close)

@@ -72,7 +72,7 @@ func stallingStore(t *testing.T, f *fixture, h *stallingHTTP, attempt time.Durat
 	t.Helper()
 	h.attempts = map[string]int{}
 	db, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: dynamotest.Endpoint(t), Local: true,
-		AttemptTimeout: attempt, Options: []func(*dynamodb.Options){func(o *dynamodb.Options) { h.next, o.HTTPClient = o.HTTPClient, h }}})
+		Credentials: dynamotest.Credentials(t), AttemptTimeout: attempt, Options: []func(*dynamodb.Options){func(o *dynamodb.Options) { h.next, o.HTTPClient = o.HTTPClient, h }}})
 	if err != nil {
 		t.Fatal(err)
 	}
