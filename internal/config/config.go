@@ -47,7 +47,8 @@ type Config struct {
 	RequestTimeout  time.Duration
 	AttemptTimeout  time.Duration
 	ChangeRetention time.Duration // how long change records (and sync tokens) last
-	LivePoll        time.Duration // how often live delivery reads followed logs
+	LivePoll        time.Duration // how often live delivery reads the recent writes
+	LiveSweep       time.Duration // how often, at most, it reads every followed log
 	ViewCacheItems  int           // entries and memberships the view cache holds; 0: off
 	MaxEntries      int
 	MaxResponseSize int64
