@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -131,6 +132,54 @@ func (p *readParams) startKey(t tbl, keys keySchema, lek []string) ([]byte, erro
 		}
 	}
 	return k, nil
+}
+
+// checkProjected refuses, as DynamoDB does, a read of a global index that
+// asks for attributes the index does not project (a local index would
+// fetch them from the table).
+func checkProjected(m *tableMeta, in *readParams, proj *projection) error {
+	ix := m.index(in.IndexName)
+	if ix == nil || ix.Local || ix.Projection == "ALL" {
+		return nil
+	}
+	if in.Select == "ALL_ATTRIBUTES" {
+		return validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.Name)
+	}
+	var names []string
+	if proj != nil {
+		for _, p := range proj.paths {
+			names = append(names, p[0].Key)
+		}
+	}
+	if missing := unprojected(m, ix, names); missing != "" {
+		return validationf("One or more parameter values were invalid: Global secondary index %s does not project [%s]", ix.Name, missing)
+	}
+	return nil
+}
+
+// checkFilterProjected refuses a Query of a global index whose filter
+// reads attributes the index does not project. (DynamoDB Local lets a Scan
+// of the index filter on them, as missing.)
+func checkFilterProjected(m *tableMeta, in *readParams, filter *condition) error {
+	ix := m.index(in.IndexName)
+	if ix == nil || ix.Local || ix.Projection == "ALL" || filter == nil {
+		return nil
+	}
+	if missing := unprojected(m, ix, filter.names()); missing != "" {
+		return validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, missing)
+	}
+	return nil
+}
+
+// unprojected lists the names, of attributes, that ix does not project.
+func unprojected(m *tableMeta, ix *index, names []string) string {
+	var missing []string
+	for _, n := range names {
+		if !m.projects(ix, n) && !containsString(missing, n) {
+			missing = append(missing, n)
+		}
+	}
+	return strings.Join(missing, ", ")
 }
 
 func dedupe(attrs []string) []string {
@@ -294,6 +343,9 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 				}
 			}
 		}
+		if err := checkFilterProjected(t.meta, &in.readParams, filter); err != nil {
+			return err
+		}
 		plan.lo, plan.hi = kc.bounds()
 		if plan.start != nil && (bytes.Compare(plan.start, plan.lo) < 0 || bytes.Compare(plan.start, plan.hi) >= 0) {
 			return validation("The provided starting key does not match the range key predicate")
@@ -345,6 +397,9 @@ func (db *DB) read(in *readParams, filter *condition, proj *projection, forward 
 			return err
 		}
 		if err := db.faults.indexFails(in.TableName, in.IndexName); err != nil {
+			return err
+		}
+		if err := checkProjected(t.meta, in, proj); err != nil {
 			return err
 		}
 		plan := &scanPlan{bucket: bucket, forward: forward, filter: filter, proj: proj, count: in.Select == "COUNT", keys: lek}
