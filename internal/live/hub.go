@@ -12,20 +12,21 @@
 // (Follow) then decides what its viewer may see.
 //
 // The recent writes are a hint (calendar.WriteWatch), which may come late
-// or never: the Hub also sweeps, reading every log it follows at least
-// every sweep interval (30 s by default), at most maxSweepPerPoll logs a
-// poll. So a change whose hint is lost still comes, later; a log is always
-// read from its token, so nothing is skipped or sent twice for it. When the
-// recent writes cannot be read (a table without their index), the Hub reads
-// every followed log every poll, as before the index existed.
+// or never: the Hub also sweeps, reading again each log it follows once a
+// sweep interval (30 s by default) has passed since its last read, the
+// longest unread first, at most maxSweepPerPoll logs a poll. So a change
+// whose hint is lost still comes, later: a log is always read from its
+// token, whatever made the Hub read it. When the recent writes cannot be
+// read (a table without their index), the Hub reads every followed log
+// every poll, as before the index existed.
 //
 // Cost, per instance and poll interval (0.5 s by default), while nothing is
 // written: the store's recent-writes read (4 Queries of 0.5 RCU) and at most
 // maxSweepPerPoll strongly consistent Queries of the sweep (1 RCU each
 // while the log's last 30 s of records fit in 4 KB), whatever the number of
 // logs followed. Past maxSweepPerPoll × sweep/poll logs (480 by default), a
-// log whose hint was lost waits longer for the sweep: followed / (2 ×
-// maxSweepPerPoll) seconds, about a minute for 1,000 logs. Writes add one
+// log whose hint was lost waits longer for the sweep: followed × poll /
+// maxSweepPerPoll (about a minute for 1,000 logs). Writes add one
 // Query per written log that is followed, plus one BatchGetItem (and a
 // Query per series) per read that finds changes, whatever the number of
 // subscribers.
