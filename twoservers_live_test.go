@@ -11,6 +11,7 @@ import (
 
 	coderws "github.com/coder/websocket"
 
+	"github.com/calgraph/calgraph/internal/dynamo"
 	"github.com/calgraph/calgraph/internal/dynamotest"
 )
 
@@ -23,6 +24,11 @@ func TestLiveAcrossServers(t *testing.T) {
 		t.Skip("two servers share a table on DynamoDB Local only (set " + dynamotest.EnvEndpoint + ")")
 	}
 	dir, table := t.TempDir(), fmt.Sprintf("live%d", time.Now().UnixNano())
+	t.Cleanup(func() { // after both servers stopped
+		if err := dynamo.DeleteTable(context.Background(), dynamotest.Client(t), table); err != nil {
+			t.Error(err)
+		}
+	})
 	a := serve(t, settings(t, dir, true, "CALGRAPH_TABLE", table)) // the same data dir: the same dev signing key
 	b := serve(t, settings(t, dir, true, "CALGRAPH_TABLE", table, "CALGRAPH_LIVE_SWEEP", "1h"))
 	out := a.query(t, `mutation { createCalendar(input: {name: "Shared"}) { calendar { id } } }`)
