@@ -200,7 +200,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd comma
 		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
 	}
 	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, opts...)
-	hub = live.NewHub(st.store, cfg.LivePoll, logger)
+	hub = live.NewHub(st.store, cfg.LivePoll, logger, live.WithSweep(cfg.LiveSweep))
 	st.hub = hub
 	if err := waitForStore(ctx, logger, db, cfg, cfg.CreateTable || cmd.name == "init-table"); err != nil {
 		return nil, err
@@ -484,7 +484,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 	if st.metrics != nil {
 		st.metrics.GaugeFunc("calgraph_live_subscriptions", "Subscriptions running on this instance.",
 			func() float64 { return float64(st.hub.Subscriptions()) })
-		st.metrics.GaugeFunc("calgraph_live_logs_followed", "Change logs this instance follows for its subscriptions (each read every -live-poll).",
+		st.metrics.GaugeFunc("calgraph_live_logs_followed", "Change logs this instance follows for its subscriptions (each read when the recent writes name it, and by the sweep every -live-sweep or more).",
 			func() float64 { return float64(st.hub.Feeds()) })
 		views := func(f func(dynamo.ViewCacheStats) int64) func() float64 {
 			return func() float64 { return float64(f(st.store.ViewCacheStats())) }

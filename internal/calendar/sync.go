@@ -126,3 +126,18 @@ type SyncService interface {
 	// is written after it comes, what was written before does not.
 	StartToken(ctx context.Context, id string, user bool) (string, error)
 }
+
+// WriteWatch tells live delivery which change logs were written lately,
+// through any server instance, so that it reads those logs rather than every
+// log it follows. What it tells is a hint: a log may be named twice or,
+// rarely, late or never (its reader reads every log it follows now and then
+// for that), and the changes themselves are read from the log as always.
+// A WriteWatch is used by one goroutine at a time.
+type WriteWatch interface {
+	// Written returns the logs written since the last call (on the first,
+	// in the last seconds). everything is true when it cannot tell (it was
+	// not called for too long, or more was written than it reads at once):
+	// then every log may have been written. An error says that it could
+	// not read at all; read every log then too.
+	Written(ctx context.Context) (logs []LogRef, everything bool, err error)
+}

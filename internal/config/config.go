@@ -48,7 +48,8 @@ type Config struct {
 	AttemptTimeout  time.Duration
 	StoreWait       time.Duration // how long start-up waits for DynamoDB and the table
 	ChangeRetention time.Duration // how long change records (and sync tokens) last
-	LivePoll        time.Duration // how often live delivery reads followed logs
+	LivePoll        time.Duration // how often live delivery reads the recent writes
+	LiveSweep       time.Duration // how often, at most, it reads every followed log
 	ViewCacheItems  int           // entries and memberships the view cache holds; 0: off
 	MaxEntries      int
 	MaxResponseSize int64

@@ -9,7 +9,7 @@
 // answers, and a command that replays exactly that sequence.
 //
 // Each run creates fresh tables in both engines (names unique per run): one with
-// calgraph's real schema (dynamo.EnsureTable: PK/SK, GSI1–GSI3, LSI1/LSI2, TTL on
+// calgraph's real schema (dynamo.EnsureTable: PK/SK, GSI1–GSI4, LSI1/LSI2, TTL on
 // expiresAt) and one with a numeric sort key, for number ordering and
 // normalisation. The key universe is small (gen.go), so writes collide, items
 // move in and out of indexes, and conditions both hold and fail.

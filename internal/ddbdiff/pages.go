@@ -68,7 +68,7 @@ func (sd *side) scan(ctx context.Context, in *dynamodb.ScanInput) outcome {
 func finalScans(main, num, proj string) []*dynamodb.ScanInput {
 	scans := []*dynamodb.ScanInput{{TableName: strp(main), ConsistentRead: new(true)}, {TableName: strp(num), ConsistentRead: new(true)},
 		{TableName: strp(proj), ConsistentRead: new(true)}}
-	for _, ix := range []string{"GSI1", "GSI2", "GSI3", "LSI1", "LSI2"} {
+	for _, ix := range []string{"GSI1", "GSI2", "GSI3", "GSI4", "LSI1", "LSI2"} {
 		scans = append(scans, &dynamodb.ScanInput{TableName: strp(main), IndexName: strp(ix), ConsistentRead: new(strings.HasPrefix(ix, "LSI"))})
 	}
 	for _, ix := range projIndexes {

@@ -31,11 +31,14 @@ func (g *gen) index() index {
 			rngValue: func() types.AttributeValue { return g.v.numKey()[numSK] }, prefixes: []string{"1"},
 			nonKeyFilter: func() string { return pick(g.r, []string{"n", "bin", "m", "m.x"}) }}
 	}
-	ix := index{table: g.main, name: pick(g.r, []string{"", "", "GSI1", "GSI2", "GSI3", "LSI1", "LSI2"}), nonKeyFilter: g.path}
+	ix := index{table: g.main, name: pick(g.r, []string{"", "", "GSI1", "GSI2", "GSI3", "GSI4", "LSI1", "LSI2"}), nonKeyFilter: g.path}
 	if g.v.chance(0.2) {
 		ix.table, ix.name = g.proj, pick(g.r, []string{"", "GSI1", "GSI2", "LSI1", "LSI2"})
 	}
 	switch {
+	case ix.name == "GSI4": // keys only, sorted by the table's SK
+		ix.hash, ix.rng, ix.hashes = "GSI4PK", "SK", gsiPKs
+		ix.rngValue, ix.prefixes = func() types.AttributeValue { return s(pick(g.r, sortKeys)) }, []string{"a", "a#", "b#", "", "c", "d"}
 	case ix.name == "":
 		ix.hash, ix.rng, ix.hashes = "PK", "SK", partitions
 		ix.rngValue, ix.prefixes = func() types.AttributeValue { return s(pick(g.r, sortKeys)) }, []string{"a", "a#", "b#", "", "c", "d"}
@@ -92,7 +95,10 @@ func (g *gen) scan() pagedScan {
 	if ix.name != "" {
 		in.IndexName = strp(ix.name)
 	}
-	if g.v.chance(0.4) {
+	// DynamoDB Local filters a Scan of a keys-only index (GSI4) on the
+	// table's items, attributes the index does not hold included; the
+	// engine holds only what the index projects. Such Scans are left out.
+	if g.v.chance(0.4) && ix.name != "GSI4" {
 		in.FilterExpression = strp(g.cond(e, 0, g.path))
 	}
 	in.ProjectionExpression = g.projection(e, append(plainAttrs, "PK", "SK", numSK))

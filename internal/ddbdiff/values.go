@@ -32,7 +32,7 @@ var (
 // comparisons across types, ADD on a string and the like come up.
 var (
 	plainAttrs = []string{"s", "n", "b", "f", "z", "l", "m", "ss", "ns", "bs"}
-	indexAttrs = []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "LSI1SK", "LSI2SK"}
+	indexAttrs = []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "GSI4PK", "LSI1SK", "LSI2SK"}
 	// paths reach into the nested values too.
 	nestedPaths = []string{"m.x", "m.y", "m.x.y", "l[0]", "l[1]", "l[5]", "m.x[0]", "l[0].x"}
 )

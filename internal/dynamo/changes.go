@@ -32,6 +32,10 @@ import (
 // the store attempt timeout (3 s by default, 3 attempts), each attempt takes a
 // new position, and instances agree on the time to about a second.
 //
+// Hinted: the first record of each log in a transaction also carries GSI4PK,
+// which puts it in the recent-writes index (recent.go): how live delivery
+// learns which logs other instances wrote to without reading every log.
+//
 // Kept: records carry expiresAt (DynamoDB's TTL) a day past the retention, so a
 // token younger than the retention always finds every record after it.
 
@@ -46,6 +50,9 @@ type changeRecord struct {
 	EntityType string `dynamodbav:"entityType"`
 	Object     string `dynamodbav:"object"`
 	ExpiresAt  int64  `dynamodbav:"expiresAt"`
+	// Recent is the record's recent-writes shard (recentShardKey), on the
+	// first record of its log in its transaction only.
+	Recent string `dynamodbav:"GSI4PK,omitempty"`
 }
 
 // changeRef is one changed object in one log.
@@ -98,10 +105,14 @@ func (s *Store) changeOps(refs []changeRef) []txOp {
 	pos := at.UnixMicro()
 	expires := at.Add(s.retention + 24*time.Hour).Unix()
 	ops := make([]txOp, len(refs))
+	hinted := map[string]bool{}
 	for i, r := range refs {
 		k := changeKey(r.partition, pos, fmt.Sprintf("%08x", rand.Uint32()))
-		ops[i] = opPut(k, changeRecord{PK: k.PK, SK: k.SK, EntityType: entityChange, Object: r.object, ExpiresAt: expires},
-			noCondition(), nil)
+		rec := changeRecord{PK: k.PK, SK: k.SK, EntityType: entityChange, Object: r.object, ExpiresAt: expires}
+		if !hinted[r.partition] && !s.noWriteHints {
+			hinted[r.partition], rec.Recent = true, recentShardKey(r.partition)
+		}
+		ops[i] = opPut(k, rec, noCondition(), nil)
 	}
 	return ops
 }
@@ -126,6 +137,11 @@ func WithChangeRetention(d time.Duration) Option { return func(s *Store) { s.ret
 // records, which logs it added to. Live delivery wakes on it (package live);
 // other instances' writes are found by reading the logs.
 func WithCommitHook(f func(logs []calendar.LogRef)) Option { return func(s *Store) { s.onCommit = f } }
+
+// WithoutWriteHints writes change records as versions before the
+// recent-writes index did, without GSI4PK: tests of instances of both
+// versions on one table.
+func WithoutWriteHints() Option { return func(s *Store) { s.noWriteHints = true } }
 
 // WithChangeClock sets the local clock change positions are read from before
 // the store's Date headers correct it (tests give instances skewed clocks).

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ const (
 	attrGSI2SK = "GSI2SK"
 	attrGSI3PK = "GSI3PK"
 	attrGSI3SK = "GSI3SK"
+	attrGSI4PK = "GSI4PK" // GSI4's sort key is the table's SK
 	attrLSI1SK = "LSI1SK"
 	attrLSI2SK = "LSI2SK"
 	attrXrev   = "xrev" // a series master's exception revision (series.go)
@@ -44,6 +46,9 @@ const (
 	indexGSI2 = "GSI2"
 	// indexGSI3 maps a sign-in identity to its user (seed 001's access pattern 8).
 	indexGSI3 = "GSI3"
+	// indexGSI4 holds the recent writes: one change record per log and
+	// transaction, by shard and position (recent.go).
+	indexGSI4 = "GSI4"
 	// indexLSI1 orders a calendar's entries (and their pieces) by where their
 	// reach starts: one strongly consistent Query answers a range view.
 	indexLSI1 = "LSI1"
@@ -349,6 +354,19 @@ func changeSortKey(pos int64) string { return fmt.Sprintf("%s%016d", prefixChang
 
 // changesAfter: the sort keys of the change records after position pos.
 func changesAfter(pos int64) (lo, hi string) { return changeSortKey(pos) + "#~", prefixChange + "~" }
+
+// recentShardKey: GSI4PK of the write hints of a log whose partition is
+// partition (recent.go): one of recentShards, by a hash of the partition, so
+// that a log's hints are in one shard and shards share the writes evenly.
+// GSI4's sort key is the change record's own (changeKey).
+func recentShardKey(partition string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(partition))
+	return recentShard(int(h.Sum32() % recentShards))
+}
+
+// recentShard: GSI4PK of shard n of the write hints.
+func recentShard(n int) string { return "RECENT#" + strconv.Itoa(n) }
 
 // Change records name what changed by these object keys: "CAL" the calendar,
 // "MEMBER#<user ID>" a membership of the calendar, "ENTRY#<entry ID>" an entry

@@ -36,6 +36,8 @@ type Store struct {
 	onCommit  func(logs []calendar.LogRef)
 	// noChangeRecords (benchmarks only) writes none, to measure their cost.
 	noChangeRecords bool
+	// noWriteHints leaves GSI4PK off change records (WithoutWriteHints).
+	noWriteHints bool
 
 	// views holds recent range reads and member pages by calendar revision
 	// (viewcache.go); nil when off.

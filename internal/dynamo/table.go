@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,11 +13,20 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// indexes are the table's global secondary indexes, all projecting every attribute.
-var indexes = []struct{ name, pk, sk string }{
-	{indexGSI1, attrGSI1PK, attrGSI1SK},
-	{indexGSI2, attrGSI2PK, attrGSI2SK},
-	{indexGSI3, attrGSI3PK, attrGSI3SK},
+// gsi is a global secondary index of the table.
+type gsi struct {
+	name, pk, sk string
+	projection   types.ProjectionType
+}
+
+// indexes are the table's global secondary indexes.
+var indexes = []gsi{
+	{indexGSI1, attrGSI1PK, attrGSI1SK, types.ProjectionTypeAll},
+	{indexGSI2, attrGSI2PK, attrGSI2SK, types.ProjectionTypeAll},
+	{indexGSI3, attrGSI3PK, attrGSI3SK, types.ProjectionTypeAll},
+	// Keys only: a write hint's keys name its log and position, all that
+	// its reader needs (recent.go); GSI4 is sorted by the table's SK.
+	{indexGSI4, attrGSI4PK, attrSK, types.ProjectionTypeKeysOnly},
 }
 
 // localIndexes are the table's local secondary indexes, projecting every
@@ -35,7 +45,7 @@ func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
 		return err
 	}
 	if !found {
-		if err := createTable(ctx, db, table); err != nil {
+		if err := createTable(ctx, db, table, indexes); err != nil {
 			return err
 		}
 	} else {
@@ -109,7 +119,9 @@ func Reachable(ctx context.Context, db *dynamodb.Client, table string) error {
 	return err
 }
 
-func createTable(ctx context.Context, db *dynamodb.Client, table string) error {
+// createTable creates the table with the global secondary indexes gsis
+// (indexes; tests of upgrades leave some out).
+func createTable(ctx context.Context, db *dynamodb.Client, table string, gsis []gsi) error {
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(table),
 		BillingMode: types.BillingModePayPerRequest,
@@ -128,14 +140,17 @@ func createTable(ctx context.Context, db *dynamodb.Client, table string) error {
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		})
 	}
-	for _, ix := range indexes {
-		in.AttributeDefinitions = append(in.AttributeDefinitions,
-			types.AttributeDefinition{AttributeName: aws.String(ix.pk), AttributeType: types.ScalarAttributeTypeS},
-			types.AttributeDefinition{AttributeName: aws.String(ix.sk), AttributeType: types.ScalarAttributeTypeS})
+	for _, ix := range gsis {
+		for _, a := range []string{ix.pk, ix.sk} {
+			if !slices.ContainsFunc(in.AttributeDefinitions, func(d types.AttributeDefinition) bool { return aws.ToString(d.AttributeName) == a }) {
+				in.AttributeDefinitions = append(in.AttributeDefinitions,
+					types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+			}
+		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.name),
 			KeySchema:  keySchema(ix.pk, ix.sk),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: &types.Projection{ProjectionType: ix.projection},
 		})
 	}
 	_, err := db.CreateTable(ctx, in)
@@ -149,7 +164,9 @@ func createTable(ctx context.Context, db *dynamodb.Client, table string) error {
 }
 
 // addMissingIndexes adds indexes introduced after the table was created. DynamoDB
-// creates one index per UpdateTable call.
+// creates one index per UpdateTable call, and fills it from the table's items
+// (the embedded engine at once, DynamoDB in the background: the table stays
+// writable, and EnsureTable waits for the index to become ACTIVE).
 func addMissingIndexes(ctx context.Context, db *dynamodb.Client, table string, desc *types.TableDescription) error {
 	have := map[string]bool{}
 	for _, g := range desc.GlobalSecondaryIndexes {
@@ -168,7 +185,7 @@ func addMissingIndexes(ctx context.Context, db *dynamodb.Client, table string, d
 			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
 				IndexName:  aws.String(ix.name),
 				KeySchema:  keySchema(ix.pk, ix.sk),
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+				Projection: &types.Projection{ProjectionType: ix.projection},
 			}}},
 		})
 		if err != nil {

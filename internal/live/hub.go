@@ -6,16 +6,30 @@
 // user's calendar-list log) that at least one of its subscribers follows,
 // with a sync token of its own. It reads a log again when this instance
 // commits a change to it (the store's commit hook: delivery at once), and
-// every poll interval anyway (other instances' changes: delivery within the
-// interval plus one read). Each read's changes go to every subscriber of the
-// log; each subscription (Follow) then decides what its viewer may see.
+// when the store's recent writes, read every poll interval, name it (other
+// instances' changes: delivery within the interval plus one read). Each
+// read's changes go to every subscriber of the log; each subscription
+// (Follow) then decides what its viewer may see.
 //
-// Cost: per instance, one strongly consistent Query per followed log per
-// poll interval (0.5 s by default: 2 Queries a second, 1 RCU each while the
-// log's last 30 s of records fit in 4 KB), plus one BatchGetItem (and a
+// The recent writes are a hint (calendar.WriteWatch), which may come late
+// or never: the Hub also sweeps, reading again each log it follows once a
+// sweep interval (30 s by default) has passed since its last read, the
+// longest unread first, at most maxSweepPerPoll logs a poll. So a change
+// whose hint is lost still comes, later: a log is always read from its
+// token, whatever made the Hub read it. When the recent writes cannot be
+// read (a table without their index), the Hub reads every followed log
+// every poll, as before the index existed.
+//
+// Cost, per instance and poll interval (0.5 s by default), while nothing is
+// written: the store's recent-writes read (4 Queries of 0.5 RCU) and at most
+// maxSweepPerPoll strongly consistent Queries of the sweep (1 RCU each
+// while the log's last 30 s of records fit in 4 KB), whatever the number of
+// logs followed. Past maxSweepPerPoll × sweep/poll logs (480 by default), a
+// log whose hint was lost waits longer for the sweep: followed × poll /
+// maxSweepPerPoll (about a minute for 1,000 logs). Writes add one
+// Query per written log that is followed, plus one BatchGetItem (and a
 // Query per series) per read that finds changes, whatever the number of
-// subscribers. It grows with the number of distinct followed logs on the
-// instance, not with subscribers or instances' writes.
+// subscribers.
 package live
 
 import (
@@ -35,11 +49,16 @@ type Source interface {
 	calendar.SyncService
 	Read(ctx context.Context, k calendar.Keys) (*calendar.Items, error)
 	AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*calendar.Membership, error)
+	// WatchWrites returns a watch of the logs written through any instance.
+	WatchWrites() calendar.WriteWatch
 }
 
 // Defaults of a Hub.
 const (
 	DefaultPollInterval = 500 * time.Millisecond
+	// DefaultSweepInterval is how often, at most, the Hub reads every log it
+	// follows whether or not the recent writes named it.
+	DefaultSweepInterval = 30 * time.Second
 	// feedBuffer is how many reads a subscriber may fall behind before it is
 	// dropped as too slow.
 	feedBuffer = 64
@@ -52,9 +71,14 @@ const (
 
 // Hub follows change logs for the subscriptions of one instance.
 type Hub struct {
-	src  Source
-	poll time.Duration
-	log  *slog.Logger
+	src   Source
+	poll  time.Duration
+	sweep time.Duration
+	now   func() time.Time
+	log   *slog.Logger
+	// watchFailed is whether the last read of the recent writes failed
+	// (used by Run's goroutine only: a failure is logged once).
+	watchFailed bool
 
 	mu    sync.Mutex
 	feeds map[FeedKey]*feed
@@ -71,7 +95,8 @@ type feed struct {
 	key   FeedKey
 	token string
 	subs  map[*subscriber]bool
-	dirty bool // this instance wrote to it since the last read
+	dirty bool      // to be read: written since the last read, or swept
+	read  time.Time // when its last read began (the sweep reads the oldest)
 }
 
 // batch is one read of a log, as a subscriber receives it.
@@ -91,15 +116,21 @@ type subscriber struct {
 
 func (s *subscriber) drop() { s.once.Do(func() { close(s.dropped) }) }
 
-// NewHub returns a Hub reading src every poll (DefaultPollInterval if zero).
-func NewHub(src Source, poll time.Duration, log *slog.Logger) *Hub {
+// NewHub returns a Hub reading src's recent writes every poll
+// (DefaultPollInterval if zero).
+func NewHub(src Source, poll time.Duration, log *slog.Logger, opts ...Option) *Hub {
 	if poll <= 0 {
 		poll = DefaultPollInterval
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Hub{src: src, poll: poll, log: log, feeds: map[FeedKey]*feed{}, wake: make(chan struct{}, 1)}
+	h := &Hub{src: src, poll: poll, sweep: DefaultSweepInterval, now: time.Now, log: log,
+		feeds: map[FeedKey]*feed{}, wake: make(chan struct{}, 1)}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
 }
 
 // Notify tells the Hub that this instance wrote to logs (the store's commit
@@ -122,8 +153,9 @@ func (h *Hub) Notify(logs []calendar.LogRef) {
 }
 
 // Run reads the followed logs until ctx ends: the dirty ones when woken,
-// all of them every poll interval.
+// and every poll interval those the recent writes name and the sweep's.
 func (h *Hub) Run(ctx context.Context) {
+	watch := h.src.WatchWrites()
 	tick := time.NewTicker(h.poll)
 	defer tick.Stop()
 	for {
@@ -131,7 +163,7 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			h.round(ctx, false)
+			h.round(ctx, !h.due(ctx, watch))
 		case <-h.wake:
 			h.round(ctx, true)
 		}
@@ -142,9 +174,10 @@ func (h *Hub) Run(ctx context.Context) {
 func (h *Hub) round(ctx context.Context, dirtyOnly bool) {
 	h.mu.Lock()
 	var due []*feed
+	now := h.now()
 	for _, f := range h.feeds {
 		if f.dirty || !dirtyOnly {
-			f.dirty = false
+			f.dirty, f.read = false, now
 			due = append(due, f)
 		}
 	}
