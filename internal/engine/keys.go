@@ -67,20 +67,29 @@ func successor(prefix []byte) []byte {
 // Items with equal index keys come out of an index in the order DynamoDB
 // Local gives them, which is neither their table key's order nor their
 // writes': it keeps with each item salted SHA-1 hashes of its keys, and
-// sorts such ties by the hash of the sort key (local indexes) or of both
-// keys (global ones). An index entry's key is the index's keys, that
-// tie-breaker, then the item's primary key.
+// sorts such ties by the hash of the table's keys that are not keys of the
+// index: the sort key for a local index, the partition key for a global
+// index sorted by the table's sort key, both keys (hashed together) for
+// other global indexes, the partition key hashed twice for a table without
+// a sort key. An index entry's key is the index's keys, that tie-breaker,
+// then the item's primary key. TestIndexTiesInDynamoDBLocalsOrder holds
+// each case to DynamoDB Local's order.
 
 // tieBreaker is the item's tie-breaking hash in an index.
 func (t tbl) tieBreaker(ix *index, it item) []byte {
 	hashOf := func(attr string) []byte { return localHash(localKeyBytes(it[attr])) }
+	keys := t.meta.Keys
 	switch {
 	case ix.Local:
-		return hashOf(t.meta.Keys.Range)
-	case t.meta.Keys.Range == "":
-		return localHash(hashOf(t.meta.Keys.Hash))
+		return hashOf(keys.Range)
+	case keys.Range == "":
+		return localHash(hashOf(keys.Hash))
+	case ix.Keys.Range == keys.Range && ix.Keys.Hash != keys.Hash:
+		return hashOf(keys.Hash)
+	case ix.Keys.Range == keys.Hash && ix.Keys.Hash != keys.Range:
+		return hashOf(keys.Range)
 	}
-	return localHash(hashOf(t.meta.Keys.Hash), hashOf(t.meta.Keys.Range))
+	return localHash(hashOf(keys.Hash), hashOf(keys.Range))
 }
 
 func localHash(parts ...[]byte) []byte {
