@@ -19,8 +19,10 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,14 +74,23 @@ type feed struct {
 	token string
 	subs  map[*subscriber]bool
 	dirty bool // this instance wrote to it since the last read
+
+	// reading is held by each read of the Hub's (readPage, from its Query
+	// until its subscribers have it) and shared by the reads subscribers
+	// make of the log themselves while they catch up (Hub.beside): one of
+	// each never overlap, so the later one finds every object at least as
+	// new as the earlier one did.
+	reading sync.RWMutex
 }
 
 // batch is one read of a log, as a subscriber receives it.
 type batch struct {
 	feed     FeedKey
 	calendar []calendar.ObjectChange
+	cal      *calendar.Calendar // the calendar as the read found it
 	list     []calendar.CalendarListChange
 	token    string
+	shared   *Shared
 }
 
 // subscriber receives the reads of the feeds it follows.
@@ -87,9 +98,32 @@ type subscriber struct {
 	ch      chan batch
 	dropped chan struct{} // closed when it fell too far behind
 	once    sync.Once
+
+	// While the subscription catches up (Hub.mu), it reads its backlog
+	// itself: the Hub does not hand it the reads of the feeds it is behind
+	// on (all of them while catchingUp, those of behind after), it notes
+	// them in missed, for the subscription to read those logs once more
+	// before it takes the Hub's reads of them. Neither the backlog nor the
+	// reads made meanwhile count against feedBuffer.
+	catchingUp bool
+	behind     map[FeedKey]bool
+	missed     map[FeedKey]bool
 }
 
 func (s *subscriber) drop() { s.once.Do(func() { close(s.dropped) }) }
+
+// hand gives s one read of a log (Hub.mu held).
+func (s *subscriber) hand(b batch) {
+	if s.catchingUp || s.behind[b.feed] {
+		s.missed[b.feed] = true
+		return
+	}
+	select {
+	case s.ch <- b:
+	default:
+		s.drop()
+	}
+}
 
 // NewHub returns a Hub reading src every poll (DefaultPollInterval if zero).
 func NewHub(src Source, poll time.Duration, log *slog.Logger) *Hub {
@@ -163,44 +197,99 @@ func (h *Hub) round(ctx context.Context, dirtyOnly bool) {
 // read reads one feed's log from its token and hands what it finds to its
 // subscribers. A failure is logged and left to the next round.
 func (h *Hub) read(ctx context.Context, f *feed) {
-	h.mu.Lock()
-	token := f.token
-	h.mu.Unlock()
 	for range maxPagesPerRead {
-		b := batch{feed: f.key}
-		more := false
-		if f.key.User {
-			p, err := h.src.UserLogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
-			if err != nil {
-				h.failed(ctx, f, err)
-				return
-			}
-			b.list, b.token, more = p.Changes, p.Token, p.More
-		} else {
-			p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
-			if err != nil {
-				h.failed(ctx, f, err)
-				return
-			}
-			b.calendar, b.token, more = p.Changes, p.Token, p.More
+		more, err := h.readPage(ctx, f)
+		if err != nil {
+			h.failed(ctx, f, err)
+			return
 		}
-		token = b.token
-		h.mu.Lock()
-		f.token = token
-		if len(b.calendar)+len(b.list) > 0 {
-			for s := range f.subs {
-				select {
-				case s.ch <- b:
-				default:
-					s.drop()
-				}
-			}
-		}
-		h.mu.Unlock()
 		if !more {
 			return
 		}
 	}
+}
+
+// readPage reads a page of f's log from its token and hands it to f's
+// subscribers, holding f.reading throughout: one read of the log made for
+// all of them, its objects and its calendar shared (batch.shared too).
+func (h *Hub) readPage(ctx context.Context, f *feed) (more bool, err error) {
+	f.reading.Lock()
+	defer f.reading.Unlock()
+	h.mu.Lock()
+	token := f.token
+	h.mu.Unlock()
+	b := batch{feed: f.key, shared: &Shared{}}
+	if f.key.User {
+		p, err := h.src.UserLogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
+		if err != nil {
+			return false, err
+		}
+		b.list, b.token, more = p.Changes, p.Token, p.More
+	} else {
+		p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
+		if err != nil {
+			return false, err
+		}
+		b.calendar, b.cal, b.token, more = p.Changes, p.Calendar, p.Token, p.More
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f.token = b.token
+	if len(b.calendar)+len(b.list) > 0 {
+		for s := range f.subs {
+			s.hand(b)
+		}
+	}
+	return more, nil
+}
+
+// beside runs read, a subscriber's own read of k's log, while no read of
+// the Hub's of it runs (see feed.reading). With last, the subscriber is no
+// longer behind on k: the Hub's reads of k come after read, and are handed
+// to it.
+func (h *Hub) beside(k FeedKey, last *subscriber, read func()) {
+	h.mu.Lock()
+	f := h.feeds[k]
+	h.mu.Unlock()
+	if f != nil {
+		f.reading.RLock()
+		defer f.reading.RUnlock()
+	}
+	if last != nil {
+		h.mu.Lock()
+		delete(last.behind, k)
+		delete(last.missed, k)
+		h.mu.Unlock()
+	}
+	read()
+}
+
+// endCatchUp returns the feeds s missed while it caught up: it is behind on
+// those alone from now on, and takes the Hub's reads of the others.
+func (h *Hub) endCatchUp(s *subscriber) []FeedKey {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.catchingUp = false
+	keys := make([]FeedKey, 0, len(s.missed))
+	for k := range s.missed {
+		s.behind[k] = true
+		keys = append(keys, k)
+	}
+	clear(s.missed)
+	slices.SortFunc(keys, func(a, b FeedKey) int {
+		return cmp.Or(cmp.Compare(a.ID, b.ID), compareBool(a.User, b.User))
+	})
+	return keys
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
 }
 
 // failed logs a failed read; an expired token (the instance could not read
@@ -217,14 +306,16 @@ func (h *Hub) failed(ctx context.Context, f *feed, err error) {
 	}
 }
 
-// join adds s to the feeds of keys. A new feed starts from now
+// join adds s to the feeds of keys and returns each feed's token as s
+// joined it: s gets every read after it. A new feed starts from now
 // (StartToken): changes made before the subscription are not sent.
-func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) {
-	for _, k := range keys {
+func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) []string {
+	tokens := make([]string, len(keys))
+	for i, k := range keys {
 		h.mu.Lock()
 		f := h.feeds[k]
 		if f != nil {
-			f.subs[s] = true
+			f.subs[s], tokens[i] = true, f.token
 		}
 		h.mu.Unlock()
 		if f != nil {
@@ -236,9 +327,10 @@ func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) {
 			f = &feed{key: k, token: token, subs: map[*subscriber]bool{}}
 			h.feeds[k] = f
 		}
-		f.subs[s] = true
+		f.subs[s], tokens[i] = true, f.token
 		h.mu.Unlock()
 	}
+	return tokens
 }
 
 // startToken is a token of k's log at the present moment; should the read
@@ -256,6 +348,8 @@ func (h *Hub) leave(s *subscriber, keys ...FeedKey) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, k := range keys {
+		delete(s.behind, k) // a feed joined again starts afresh
+		delete(s.missed, k)
 		if f := h.feeds[k]; f != nil {
 			delete(f.subs, s)
 			if len(f.subs) == 0 {

@@ -1,0 +1,491 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// liveReplica is a client's copy of its calendars' entries, kept from
+// deliveries alone, with the sync token of each calendar to resume from. It
+// notes every delivery that takes an entry back: a lower version than one
+// delivered before, or the entry again after its tombstone at a version no
+// higher than the last one delivered before the tombstone. (A task moved to
+// the other calendar and back returns to its first ID, with a higher
+// version: each move raises it.)
+type liveReplica struct {
+	tokens    map[string]string // calendar ID -> the last token delivered
+	versions  map[string]int    // entry ID -> the last version delivered
+	deleted   map[string]bool   // entry ID -> whether its last delivery was its tombstone
+	backwards []string
+	ended     []string // calendars that ended
+}
+
+func newLiveReplica() *liveReplica {
+	return &liveReplica{tokens: map[string]string{}, versions: map[string]int{}, deleted: map[string]bool{}}
+}
+
+// apply takes one delivery of calendarChanges.
+func (r *liveReplica) apply(where string, d map[string]any) {
+	cal := str(d, "calendarId")
+	switch str(d, "kind") {
+	case "ENDED":
+		r.ended = append(r.ended, cal)
+		delete(r.tokens, cal)
+		return
+	case "CHANGES":
+		r.tokens[cal] = str(d, "syncToken")
+	}
+	for _, c := range get(d, "changes").([]any) {
+		if str(c, "type") != "ENTRY" {
+			continue
+		}
+		id := str(c, "id")
+		old, seen := r.versions[id]
+		if get(c, "deleted") == true {
+			r.deleted[id] = true
+			continue
+		}
+		v := num(c, "node.version")
+		if seen && (v < old || v == old && r.deleted[id]) {
+			r.backwards = append(r.backwards, fmt.Sprintf("%s: entry %s went from version %d (deleted: %v) to %d", where, id, old, r.deleted[id], v))
+		}
+		r.versions[id], r.deleted[id] = v, false
+	}
+}
+
+// live returns the entries the replica holds, by ID, with their versions.
+func (r *liveReplica) live() map[string]int {
+	out := map[string]int{}
+	for id, v := range r.versions {
+		if !r.deleted[id] {
+			out[id] = v
+		}
+	}
+	return out
+}
+
+const versionsSubscription = `subscription($ids: [ID!], $resume: [CalendarSyncTokenInput!]) {
+  calendarChanges(calendarIds: $ids, resume: $resume) {
+    kind calendarId syncToken changes { type id deleted node { ... on Task { version } } } } }`
+
+// fullRead reads calendars whole into r (their entries and tokens).
+func (e *env) fullRead(token string, r *liveReplica, calendars ...string) {
+	e.t.Helper()
+	for _, cal := range calendars {
+		var t any
+		for {
+			d := e.must(token, `query($c: ID!, $t: String) { calendar(id: $c) { changes(syncToken: $t) {
+				changes { type id deleted node { ... on Task { version } } } hasMore syncToken } } }`, map[string]any{"c": cal, "t": t})
+			page := get(d, "calendar.changes").(map[string]any)
+			r.apply("full read", map[string]any{"kind": "CHANGES", "calendarId": cal, "syncToken": page["syncToken"], "changes": page["changes"]})
+			t = page["syncToken"]
+			if page["hasMore"] != true {
+				break
+			}
+		}
+	}
+}
+
+// resumeArgs are a subscription's variables that resume every calendar of r.
+func (r *liveReplica) resumeArgs(calendars []string) map[string]any {
+	var resume []map[string]any
+	for _, cal := range slices.Sorted(maps.Keys(r.tokens)) {
+		resume = append(resume, map[string]any{"calendarId": cal, "syncToken": r.tokens[cal]})
+	}
+	return map[string]any{"ids": calendars, "resume": resume}
+}
+
+// entryWriter writes to calendars until stop: it creates tasks, renames
+// them, moves them from one calendar to the other and deletes them, each
+// writer its own, so that no write fails on a version.
+func (e *env) entryWriter(token string, calendars []string, seed uint64, stop <-chan struct{}, wg *sync.WaitGroup, failures *[]string, mu *sync.Mutex) {
+	wg.Go(func() {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		type held struct {
+			cal     int
+			version int
+		}
+		mine := map[string]held{}
+		fail := func(op string, r response) bool {
+			if len(r.Errors) == 0 {
+				return false
+			}
+			mu.Lock()
+			*failures = append(*failures, op+": "+r.Raw)
+			mu.Unlock()
+			return true
+		}
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ids := slices.Sorted(maps.Keys(mine))
+			op := rng.IntN(10)
+			if len(ids) < 4 {
+				op = 0
+			}
+			switch {
+			case op == 0 || len(ids) == 0:
+				cal := rng.IntN(len(calendars))
+				r := e.do(token, `mutation($c: ID!, $t: String!) { createEntry(input: {calendarId: $c, title: $t,
+					timing: {task: {dueDate: "2026-12-01"}}}) { entry { id version } } }`, map[string]any{"c": calendars[cal], "t": fmt.Sprint("w", seed, "-", n)})
+				if !fail("create", r) {
+					mine[str(r.Data, "createEntry.entry.id")] = held{cal, num(r.Data, "createEntry.entry.version")}
+				}
+			case op < 6:
+				id := ids[rng.IntN(len(ids))]
+				r := e.do(token, `mutation($id: ID!, $v: Int!, $t: String!) { updateEntry(input: {id: $id, expectedVersion: $v, title: $t}) { entry { version } } }`,
+					map[string]any{"id": id, "v": mine[id].version, "t": fmt.Sprint("renamed ", n)})
+				if !fail("rename", r) {
+					mine[id] = held{mine[id].cal, num(r.Data, "updateEntry.entry.version")}
+				}
+			case op < 9:
+				id := ids[rng.IntN(len(ids))]
+				to := 1 - mine[id].cal
+				r := e.do(token, `mutation($id: ID!, $v: Int!, $to: ID!) { moveEntry(input: {id: $id, expectedVersion: $v, toCalendarId: $to}) { entry { id version } } }`,
+					map[string]any{"id": id, "v": mine[id].version, "to": calendars[to]})
+				if !fail("move", r) {
+					delete(mine, id)
+					mine[str(r.Data, "moveEntry.entry.id")] = held{to, num(r.Data, "moveEntry.entry.version")}
+				}
+			default:
+				id := ids[rng.IntN(len(ids))]
+				r := e.do(token, `mutation($id: ID!, $v: Int!) { deleteEntry(input: {id: $id, expectedVersion: $v}) { deletedEntryId } }`,
+					map[string]any{"id": id, "v": mine[id].version})
+				if !fail("delete", r) {
+					delete(mine, id)
+				}
+			}
+		}
+	})
+}
+
+// resumingClient is a subscriber that goes away and comes back with its
+// tokens.
+type resumingClient struct {
+	replica *liveReplica
+	conn    *wsClient
+	back    time.Time // when to resume, while away
+	rounds  int
+}
+
+// TestResumeNeverGoesBackwards: writers create, rename, move (between two
+// calendars) and delete tasks without pause, while three clients follow
+// both calendars, each dropping its connection at random moments and
+// resuming with its tokens a moment later. No delivery may take an entry
+// back to an older version, or bring it back after its tombstone; once the
+// writes stop, every client's copy equals a full read.
+func TestResumeNeverGoesBackwards(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("back")
+	d := e.must(w.owner, `mutation { createCalendar(input: {name: "Other"}) { calendar { id } } }`, nil)
+	other := str(d, "createCalendar.calendar.id")
+	for _, who := range []string{"writer", "reader"} {
+		role := map[string]string{"writer": "WRITER", "reader": "READER"}[who]
+		e.must(w.owner, `mutation($c: ID!, $e: String!, $r: Role!) { addMember(input: {calendarId: $c, email: $e, role: $r}) { membership { id } } }`,
+			map[string]any{"c": other, "e": who + "-back@example.com", "r": role})
+	}
+	calendars := []string{w.calendarID, other}
+	clients := make([]*resumingClient, 3)
+	for i := range clients {
+		clients[i] = &resumingClient{replica: newLiveReplica()}
+		e.fullRead(w.reader, clients[i].replica, calendars...)
+	}
+
+	stop := make(chan struct{})
+	var writers sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	for seed := range uint64(2) {
+		e.entryWriter(w.writer, calendars, seed, stop, &writers, &failures, &mu)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
+		for i, c := range clients {
+			switch {
+			case c.conn == nil && time.Now().After(c.back):
+				c.conn = e.dial(w.reader)
+				c.conn.subscribe("1", versionsSubscription, c.replica.resumeArgs(calendars))
+				c.rounds++
+			case c.conn != nil:
+				c.drain(t, fmt.Sprintf("client %d, round %d", i, c.rounds), 5*time.Millisecond)
+				if rng.IntN(40) == 0 { // about every 0.3 to 1 s
+					_ = c.conn.conn.CloseNow()
+					c.conn, c.back = nil, time.Now().Add(time.Duration(50+rng.IntN(400))*time.Millisecond)
+				}
+			}
+		}
+	}
+	close(stop)
+	writers.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("writes failed:\n%s", strings.Join(failures, "\n"))
+	}
+	full := newLiveReplica()
+	e.fullRead(w.reader, full, calendars...)
+	for i, c := range clients {
+		if c.conn == nil {
+			c.conn = e.dial(w.reader)
+			c.conn.subscribe("1", versionsSubscription, c.replica.resumeArgs(calendars))
+		}
+		c.drain(t, fmt.Sprintf("client %d, at the end", i), 2*time.Second) // past a poll
+		if len(c.replica.backwards) > 0 {
+			t.Errorf("client %d (%d resumptions): deliveries went backwards:\n%s", i, c.rounds, strings.Join(c.replica.backwards, "\n"))
+		}
+		if got, want := c.replica.live(), full.live(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("client %d: its copy has %d entries, a full read %d:\n%v\n%v", i, len(got), len(want), got, want)
+		}
+		if c.rounds < 3 {
+			t.Errorf("client %d resumed only %d times", i, c.rounds)
+		}
+	}
+}
+
+// drain applies every delivery that comes until none has come for quiet.
+func (c *resumingClient) drain(t *testing.T, where string, quiet time.Duration) {
+	t.Helper()
+	for {
+		m, err := c.conn.next(quiet)
+		if err == errNothing {
+			return
+		}
+		if err != nil || m.Type != "next" {
+			t.Fatalf("%s: %s %s %v, want deliveries", where, m.Type, m.Payload, err)
+		}
+		var r struct {
+			Data   map[string]map[string]any `json:"data"`
+			Errors []any                     `json:"errors"`
+		}
+		if err := json.Unmarshal(m.Payload, &r); err != nil || len(r.Errors) > 0 {
+			t.Fatalf("%s: delivery %s", where, m.Payload)
+		}
+		c.replica.apply(where, r.Data["calendarChanges"])
+	}
+}
+
+// actingAs returns e's store and a context acting as the user of email (one
+// of e's tokens), for seeding many objects quickly, with e's commit hook.
+func (e *env) actingAs(email string) context.Context {
+	e.t.Helper()
+	id, _, err := e.store.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: email}, Email: email})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return calendar.WithViewer(context.Background(), id)
+}
+
+// seedTasks creates n tasks in a calendar, eight at a time.
+func (e *env) seedTasks(as context.Context, calendarID string, n int) {
+	e.t.Helper()
+	g, ctx := errgroup.WithContext(as)
+	g.SetLimit(8)
+	for i := range n {
+		g.Go(func() error {
+			_, err := e.store.CreateEntry(ctx, taskIn(calendarID, fmt.Sprint("backlog ", i)))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func taskIn(calendarID, title string) calendar.NewEntry {
+	due := calendar.Date{Year: 2026, Month: 12, Day: 1}
+	return calendar.NewEntry{CalendarID: calendarID, Title: title, Timing: calendar.Timing{Task: &calendar.TaskDue{Date: &due}}}
+}
+
+// TestResumeWithALargeBacklog: a client resumes a calendar 3,000 changes
+// behind while ten other calendars it follows take writes without pause. It
+// reads as fast as they come, so it is not cut off as too slow while it
+// catches up (the live reads of the others pile up meanwhile): it gets the
+// whole backlog, and every write made to the others once it subscribed.
+func TestResumeWithALargeBacklog(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("backlog")
+	calendars := []string{w.calendarID}
+	for i := range 10 {
+		d := e.must(w.owner, `mutation($n: String!) { createCalendar(input: {name: $n}) { calendar { id } } }`, map[string]any{"n": fmt.Sprint("busy ", i)})
+		calendars = append(calendars, str(d, "createCalendar.calendar.id"))
+		e.must(w.owner, `mutation($c: ID!) { addMember(input: {calendarId: $c, email: "reader-backlog@example.com", role: READER}) { membership { id } } }`,
+			map[string]any{"c": calendars[i+1]})
+	}
+	replica := newLiveReplica()
+	e.fullRead(w.reader, replica, w.calendarID)
+	owner := e.actingAs("owner-backlog@example.com")
+	e.seedTasks(owner, mustCalendarID(t, w.calendarID), 3000)
+
+	stop := make(chan struct{})
+	var writer sync.WaitGroup
+	halt := sync.OnceFunc(func() { close(stop); writer.Wait() })
+	defer halt() // before the table goes, even when the test fails
+	var mu sync.Mutex
+	var written []string // titles written to the busy calendars once the client subscribed
+	subscribed := make(chan struct{})
+	writer.Go(func() {
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			title := fmt.Sprint("busy write ", n)
+			select {
+			case <-subscribed:
+				mu.Lock()
+				written = append(written, title)
+				mu.Unlock()
+			default:
+			}
+			if _, err := e.store.CreateEntry(owner, taskIn(mustCalendarID(t, calendars[1+n%10]), title)); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(5 * time.Millisecond) // about a hundred writes a second
+		}
+	})
+	time.Sleep(100 * time.Millisecond)
+	c := e.dial(w.reader)
+	c.subscribe("1", `subscription($ids: [ID!], $resume: [CalendarSyncTokenInput!]) {
+		calendarChanges(calendarIds: $ids, resume: $resume) {
+		kind calendarId syncToken changes { type id deleted node { ... on Task { title version } } } } }`, replica.resumeArgs(calendars))
+	for e.hub.Subscriptions() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	close(subscribed)
+	titles := map[string]bool{}
+	deadline := time.Now().Add(60 * time.Second)
+	backlog := func() int {
+		n := 0
+		for title := range titles {
+			if strings.HasPrefix(title, "backlog ") {
+				n++
+			}
+		}
+		return n
+	}
+	begin := time.Now()
+	for backlog() < 3000 && time.Now().Before(deadline) {
+		c.drainTitles(t, replica, titles, 100*time.Millisecond)
+	}
+	caughtUp := time.Now()
+	halt()
+	c.drainTitles(t, replica, titles, 2*time.Second) // past a poll
+	if n := backlog(); n < 3000 {
+		t.Fatalf("the backlog: %d tasks delivered, want 3000", n)
+	}
+	var missing []string
+	for _, title := range written {
+		if !titles[title] {
+			missing = append(missing, title)
+		}
+	}
+	if len(missing) > 0 || len(written) < 100 {
+		t.Fatalf("%d writes to the busy calendars after the subscription, %d of them not delivered: %v", len(written), len(missing), missing)
+	}
+	t.Logf("%d writes to the busy calendars while the backlog came in %v", len(written), caughtUp.Sub(begin))
+}
+
+// drainTitles applies every delivery that comes until none has come for
+// quiet, noting the titles of the tasks delivered; the connection must stay
+// open.
+func (c *wsClient) drainTitles(t *testing.T, r *liveReplica, titles map[string]bool, quiet time.Duration) {
+	t.Helper()
+	for {
+		m, err := c.next(quiet)
+		if err == errNothing {
+			return
+		}
+		if err != nil || m.Type != "next" {
+			t.Fatalf("while catching up: %s %s %v, want deliveries", m.Type, m.Payload, err)
+		}
+		var d struct {
+			Data struct {
+				CalendarChanges map[string]any `json:"calendarChanges"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(m.Payload, &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range get(d.Data.CalendarChanges, "changes").([]any) {
+			titles[str(ch, "node.title")] = true
+		}
+		r.apply("catching up", d.Data.CalendarChanges)
+	}
+}
+
+// TestResumeAfterLosingCalendars: a client follows four calendars, goes
+// away, and meanwhile is removed from one, demoted to FREE_BUSY on
+// another, and a third is deleted. Resuming with its four tokens, with the
+// calendars named or following all, it gets ENDED for those three and the
+// changes it missed of the fourth, then its live changes.
+func TestResumeAfterLosingCalendars(t *testing.T) {
+	for _, named := range []bool{true, false} {
+		t.Run(map[bool]string{true: "named", false: "all"}[named], func(t *testing.T) {
+			e := newEnv(t)
+			w := e.world("lose")
+			kept := w.calendarID
+			var lost []string
+			memberships := map[string]string{}
+			for _, name := range []string{"removed", "demoted", "deleted"} {
+				d := e.must(w.owner, `mutation($n: String!) { createCalendar(input: {name: $n}) { calendar { id } } }`, map[string]any{"n": name})
+				cal := str(d, "createCalendar.calendar.id")
+				d = e.must(w.owner, `mutation($c: ID!) { addMember(input: {calendarId: $c, email: "reader-lose@example.com", role: READER}) { membership { id } } }`,
+					map[string]any{"c": cal})
+				lost, memberships[name] = append(lost, cal), str(d, "addMember.membership.id")
+			}
+			calendars := append([]string{kept}, lost...)
+			replica := newLiveReplica()
+			e.fullRead(w.reader, replica, calendars...)
+
+			e.must(w.writer, createTask, map[string]any{"c": kept, "t": "missed"})
+			e.must(w.owner, `mutation($m: ID!) { removeMember(input: {membershipId: $m, expectedVersion: 1}) { removedMembershipId } }`,
+				map[string]any{"m": memberships["removed"]})
+			e.must(w.owner, `mutation($m: ID!) { changeMemberRole(input: {membershipId: $m, expectedVersion: 1, role: FREE_BUSY}) { membership { id } } }`,
+				map[string]any{"m": memberships["demoted"]})
+			e.must(w.owner, `mutation($c: ID!) { deleteCalendar(input: {id: $c, expectedVersion: 1}) { deletedCalendarId } }`, map[string]any{"c": lost[2]})
+
+			args := replica.resumeArgs(calendars)
+			if !named {
+				delete(args, "ids")
+			}
+			c := e.dial(w.reader)
+			c.subscribe("1", changesSubscription, args)
+			var ended []string
+			for len(ended) < 3 {
+				d := c.delivery("1", 3*time.Second)
+				if str(d, "kind") != "ENDED" {
+					t.Fatalf("before the ENDED of the calendars lost: %v", d)
+				}
+				ended = append(ended, str(d, "calendarId"))
+			}
+			if slices.Sort(ended); fmt.Sprint(ended) != fmt.Sprint(slices.Sorted(slices.Values(lost))) {
+				t.Fatalf("ENDED %v, want the three lost %v", ended, lost)
+			}
+			d := c.delivery("1", 3*time.Second)
+			if str(d, "kind") != "CHANGES" || str(d, "calendarId") != kept || !strings.HasSuffix(fmt.Sprint(changed(d)), "missed]") {
+				t.Fatalf("the catch-up of the calendar kept: %v", d)
+			}
+			e.must(w.writer, createTask, map[string]any{"c": kept, "t": "live"})
+			d = c.delivery("1", 3*time.Second)
+			if str(d, "calendarId") != kept || fmt.Sprint(changed(d)) != "[live]" {
+				t.Fatalf("live, after the resumption: %v", d)
+			}
+			c.quiet(700 * time.Millisecond)
+		})
+	}
+}
