@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +21,7 @@ import (
 // one table: subscribers of one calendar, half on each instance, half of
 // them selecting the entry itself (its title, version and calendar), the
 // other half the changes' IDs; a writer creates an entry through the first
-// instance twice a second. Reported: the time from each write's answer to
+// instance twice a second (at random moments, 250 to 750 ms apart). Reported: the time from each write's answer to
 // each subscriber's delivery of it (p50 and p99) on the instance that took
 // the write (woken by its commit) and on the other (which finds it by
 // polling every 500 ms), the DynamoDB read calls per write of each
@@ -75,11 +76,12 @@ func benchmarkLiveDelivery(b *testing.B, subscribers int) {
 	other.rec.Reset()
 	written := map[string]time.Time{}
 	failed := 0
-	tick := time.NewTicker(500 * time.Millisecond) // two writes a second
-	defer tick.Stop()
+	rng := rand.New(rand.NewPCG(uint64(subscribers), 2))
 	b.ResetTimer()
 	for i := range b.N {
-		<-tick.C
+		// Two writes a second, at random moments of the other instance's
+		// poll interval.
+		time.Sleep(time.Duration(250+rng.IntN(500)) * time.Millisecond)
 		r := writing.do(w.writer, createTask, map[string]any{"c": w.calendarID, "t": fmt.Sprint("write ", i)})
 		if len(r.Errors) > 0 {
 			failed++
