@@ -4258,7 +4258,9 @@ type Subscription {
     """
     Sync tokens to continue from (from ` + "`" + `Calendar.changes` + "`" + ` or an earlier
     delivery): each calendar's changes since its token are delivered first, so
-    a client that reconnects misses nothing. Other calendars start from now.
+    a client that reconnects misses nothing. Other calendars start from now. A
+    calendar here that the viewer no longer reads (removed, demoted to
+    FREE_BUSY, deleted) gets an ENDED delivery, and the others go on.
     """
     resume: [CalendarSyncTokenInput!]
   ): ChangeDelivery!
