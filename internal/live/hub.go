@@ -8,7 +8,13 @@
 // commits a change to it (the store's commit hook: delivery at once), and
 // every poll interval anyway (other instances' changes: delivery within the
 // interval plus one read). Each read's changes go to every subscriber of the
-// log; each subscription (Follow) then decides what its viewer may see.
+// log; each subscription (Follow) then decides what its viewer may see. A
+// read holds the changed objects and the calendar, and a delivery carries
+// them with the viewer's membership the subscription follows in the log and
+// a Shared value common to every delivery of the read: whoever shows the
+// deliveries reads nothing per subscriber that the read holds, and the rest
+// once per read. A subscription that resumes from tokens catches up by
+// itself first (resume.go).
 //
 // Cost: per instance, one strongly consistent Query per followed log per
 // poll interval (0.5 s by default: 2 Queries a second, 1 RCU each while the
