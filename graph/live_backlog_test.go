@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
@@ -211,5 +213,34 @@ func TestResumeAfterLosingCalendars(t *testing.T) {
 			}
 			c.quiet(700 * time.Millisecond)
 		})
+	}
+}
+
+// TestSubscriptionBounds: a subscription names at most 500 calendars, and
+// resumes at most 500; past that it fails with BAD_USER_INPUT naming the
+// argument, before anything is read.
+func TestSubscriptionBounds(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("bounds")
+	var ids []string
+	var resume []map[string]any
+	for range 501 {
+		id := model.CalendarGID(uuid.Must(uuid.NewV7()).String())
+		ids = append(ids, id)
+		resume = append(resume, map[string]any{"calendarId": id, "syncToken": "x"})
+	}
+	c := e.dial(w.reader)
+	for _, tt := range []struct {
+		vars  map[string]any
+		field string
+	}{{map[string]any{"ids": ids}, "calendarIds"}, {map[string]any{"resume": resume}, "resume"}} {
+		c.subscribe(tt.field, changesSubscription, tt.vars)
+		m, err := c.next(3 * time.Second)
+		if err != nil || m.Type != "next" || !strings.Contains(string(m.Payload), `"code":"BAD_USER_INPUT","field":"`+tt.field+`"`) {
+			t.Fatalf("501 %s: %s %s %v, want BAD_USER_INPUT", tt.field, m.Type, m.Payload, err)
+		}
+		if m, err := c.next(3 * time.Second); err != nil || m.Type != "complete" {
+			t.Fatalf("after the refusal: %s %v, want complete", m.Type, err)
+		}
 	}
 }

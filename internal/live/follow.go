@@ -73,8 +73,10 @@ func (h *Hub) initialMembers(ctx context.Context, viewer string, f Follow) (memb
 	named := len(f.CalendarIDs) > 0
 	ids := slices.Clone(f.CalendarIDs)
 	switch {
-	case len(ids) > MaxFollowed || len(f.Resume) > MaxFollowed:
+	case len(ids) > MaxFollowed:
 		return nil, nil, calendar.Invalidf("calendarIds", "a subscription follows at most %d calendars", MaxFollowed)
+	case len(f.Resume) > MaxFollowed:
+		return nil, nil, calendar.Invalidf("resume", "a subscription resumes at most %d calendars", MaxFollowed)
 	case !named:
 		ms, err := h.src.AllMembershipsOfUser(ctx, viewer, MaxFollowed)
 		if err != nil {
