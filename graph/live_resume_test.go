@@ -175,6 +175,7 @@ type resumingClient struct {
 	replica *liveReplica
 	conn    *wsClient
 	back    time.Time // when to resume, while away
+	leave   time.Time // when to go away, while connected
 	rounds  int
 }
 
@@ -183,7 +184,8 @@ type resumingClient struct {
 // both calendars, each dropping its connection at random moments and
 // resuming with its tokens a moment later. No delivery may take an entry
 // back to an older version, or bring it back after its tombstone; once the
-// writes stop, every client's copy equals a full read.
+// writes stop, every client's copy equals a full read. (8 s of writes; 3 s
+// with -short.)
 func TestResumeNeverGoesBackwards(t *testing.T) {
 	e := newEnv(t)
 	w := e.world("back")
@@ -209,16 +211,21 @@ func TestResumeNeverGoesBackwards(t *testing.T) {
 		e.entryWriter(w.writer, calendars, seed, stop, &writers, &failures, &mu)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
+	run := 8 * time.Second
+	if testing.Short() {
+		run = 3 * time.Second
+	}
+	for end := time.Now().Add(run); time.Now().Before(end); {
 		for i, c := range clients {
 			switch {
 			case c.conn == nil && time.Now().After(c.back):
 				c.conn = e.dial(w.reader)
 				c.conn.subscribe("1", versionsSubscription, c.replica.resumeArgs(calendars))
 				c.rounds++
+				c.leave = time.Now().Add(time.Duration(200+rng.IntN(400)) * time.Millisecond)
 			case c.conn != nil:
 				c.drain(t, fmt.Sprintf("client %d, round %d", i, c.rounds), 5*time.Millisecond)
-				if rng.IntN(40) == 0 { // about every 0.3 to 1 s
+				if time.Now().After(c.leave) {
 					_ = c.conn.conn.CloseNow()
 					c.conn, c.back = nil, time.Now().Add(time.Duration(50+rng.IntN(400))*time.Millisecond)
 				}
