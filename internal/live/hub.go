@@ -81,9 +81,9 @@ type feed struct {
 
 	// reading is held by each read of the Hub's (readPage, from its Query
 	// until its subscribers have it) and shared by the reads subscribers
-	// make of the log themselves while they catch up (Hub.beside): one of
-	// each never overlap, so the later one finds every object at least as
-	// new as the earlier one did.
+	// make of the log themselves while they catch up (Hub.beside): a read of
+	// the Hub's and one of a subscriber's never overlap, so the later finds
+	// every object at least as new as the earlier did (resume.go).
 	reading sync.RWMutex
 }
 
