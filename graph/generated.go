@@ -35,6 +35,7 @@ type ResolverRoot interface {
 	Calendar() CalendarResolver
 	CalendarBusy() CalendarBusyResolver
 	Change() ChangeResolver
+	ChangeDelivery() ChangeDeliveryResolver
 	Invitation() InvitationResolver
 	Membership() MembershipResolver
 	MultiDayEntry() MultiDayEntryResolver
@@ -502,6 +503,9 @@ type CalendarBusyResolver interface {
 type ChangeResolver interface {
 	Node(ctx context.Context, obj *model.Change) (model.Node, error)
 	Exceptions(ctx context.Context, obj *model.Change) ([]model.Entry, error)
+}
+type ChangeDeliveryResolver interface {
+	Changes(ctx context.Context, obj *model.ChangeDelivery) ([]*model.Change, error)
 }
 type InvitationResolver interface {
 	ID(ctx context.Context, obj *calendar.Invitation) (string, error)
@@ -4270,7 +4274,9 @@ type Subscription {
     """
     Sync tokens to continue from (from ` + "`" + `Calendar.changes` + "`" + ` or an earlier
     delivery): each calendar's changes since its token are delivered first, so
-    a client that reconnects misses nothing. Other calendars start from now.
+    a client that reconnects misses nothing. Other calendars start from now. A
+    calendar here that the viewer no longer reads (removed, demoted to
+    FREE_BUSY, deleted) gets an ENDED delivery, and the others go on.
     """
     resume: [CalendarSyncTokenInput!]
   ): ChangeDelivery!
@@ -7336,7 +7342,7 @@ func (ec *executionContext) _ChangeDelivery_changes(ctx context.Context, field g
 			return ec.fieldContext_ChangeDelivery_changes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Changes, nil
+			return ec.Resolvers.ChangeDelivery().Changes(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Change) graphql.Marshaler {
@@ -7350,8 +7356,8 @@ func (ec *executionContext) fieldContext_ChangeDelivery_changes(_ context.Contex
 	fc = &graphql.FieldContext{
 		Object:     "ChangeDelivery",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Change(ctx, field)
 		},
@@ -16983,22 +16989,55 @@ func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.Selecti
 		case "kind":
 			out.Values[i] = ec._ChangeDelivery_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calendarId":
 			out.Values[i] = ec._ChangeDelivery_calendarId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "changes":
-			out.Values[i] = ec._ChangeDelivery_changes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ChangeDelivery_changes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "syncToken":
 			out.Values[i] = ec._ChangeDelivery_syncToken(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -73,7 +73,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	var sockets *wsServer
 	if opts.Live != nil {
 		res.Live = opts.Live.Hub
-		sockets = newWSServer(*opts.Live)
+		sockets = newWSServer(*opts.Live, res.present)
 		srv.AddTransport(sockets.transport())
 	}
 	srv.AddTransport(transport.Options{})

@@ -82,6 +82,10 @@ func (r *changeResolver) Exceptions(ctx context.Context, obj *model.Change) ([]m
 	return changeExceptions(ctx, obj)
 }
 
+func (r *changeDeliveryResolver) Changes(ctx context.Context, obj *model.ChangeDelivery) ([]*model.Change, error) {
+	return deliveryChanges(ctx, obj), nil
+}
+
 func (r *invitationResolver) ID(ctx context.Context, obj *calendar.Invitation) (string, error) {
 	return model.InvitationGID(obj.Key()), nil
 }
@@ -545,6 +549,8 @@ func (r *Resolver) CalendarBusy() CalendarBusyResolver { return &calendarBusyRes
 
 func (r *Resolver) Change() ChangeResolver { return &changeResolver{r} }
 
+func (r *Resolver) ChangeDelivery() ChangeDeliveryResolver { return &changeDeliveryResolver{r} }
+
 func (r *Resolver) Invitation() InvitationResolver { return &invitationResolver{r} }
 
 func (r *Resolver) Membership() MembershipResolver { return &membershipResolver{r} }
@@ -566,18 +572,19 @@ func (r *Resolver) User() UserResolver { return &userResolver{r} }
 func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 
 type (
-	allDayEntryResolver   struct{ *Resolver }
-	calendarResolver      struct{ *Resolver }
-	calendarBusyResolver  struct{ *Resolver }
-	changeResolver        struct{ *Resolver }
-	invitationResolver    struct{ *Resolver }
-	membershipResolver    struct{ *Resolver }
-	multiDayEntryResolver struct{ *Resolver }
-	mutationResolver      struct{ *Resolver }
-	queryResolver         struct{ *Resolver }
-	subscriptionResolver  struct{ *Resolver }
-	taskResolver          struct{ *Resolver }
-	timedEntryResolver    struct{ *Resolver }
-	userResolver          struct{ *Resolver }
-	viewerResolver        struct{ *Resolver }
+	allDayEntryResolver    struct{ *Resolver }
+	calendarResolver       struct{ *Resolver }
+	calendarBusyResolver   struct{ *Resolver }
+	changeResolver         struct{ *Resolver }
+	changeDeliveryResolver struct{ *Resolver }
+	invitationResolver     struct{ *Resolver }
+	membershipResolver     struct{ *Resolver }
+	multiDayEntryResolver  struct{ *Resolver }
+	mutationResolver       struct{ *Resolver }
+	queryResolver          struct{ *Resolver }
+	subscriptionResolver   struct{ *Resolver }
+	taskResolver           struct{ *Resolver }
+	timedEntryResolver     struct{ *Resolver }
+	userResolver           struct{ *Resolver }
+	viewerResolver         struct{ *Resolver }
 )

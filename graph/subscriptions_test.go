@@ -286,28 +286,36 @@ func TestSubscriptionEndToEnd(t *testing.T) {
 }
 
 // TestSubscriptionSignIn: a connection_init without a valid token is
-// refused with 4403, and a subscription over plain HTTP is refused.
+// refused with 4403 and the reason in the close frame; a token HTTP accepts
+// (an expired one within the verifier's 60 s leeway) signs a connection in,
+// which ends (4403) when the leeway is over; a subscription over plain HTTP
+// is refused.
 func TestSubscriptionSignIn(t *testing.T) {
 	e := newEnv(t)
-	for _, tok := range []string{"", "not-a-jwt"} {
+	for _, tt := range []struct{ token, reason string }{
+		{"", "sign in required"},
+		{"not-a-jwt", "malformed token"},
+		{e.tokenFor("old@example.com", "old@example.com", time.Now().Add(-2*time.Minute)), "token expired"},
+	} {
 		c := e.open()
 		payload := map[string]any{}
-		if tok != "" {
-			payload["Authorization"] = "Bearer " + tok
+		if tt.token != "" {
+			payload["Authorization"] = "Bearer " + tt.token
 		}
 		c.send(wsMessage{Type: "connection_init", Payload: mustJSON(payload)})
-		if code := c.closeCode(5 * time.Second); code != 4403 {
-			t.Errorf("token %q: closed with %d, want 4403", tok, code)
+		if ce := c.closeError(5 * time.Second); ce.Code != 4403 || !strings.Contains(strings.ToLower(ce.Reason), tt.reason) {
+			t.Errorf("token %.20q: closed with %d %q, want 4403 %q", tt.token, ce.Code, ce.Reason, tt.reason)
 		}
 	}
-	// A connection ends when the token it signed in with expires.
+	// Expired 58 s ago: within the leeway for 2 s more, over HTTP and WebSocket alike.
 	e.must(e.token("short@example.com"), provision, nil)
-	short := e.tokenFor("short@example.com", "short@example.com", time.Now().Add(2*time.Second))
+	short := e.tokenFor("short@example.com", "short@example.com", time.Now().Add(-58*time.Second))
+	e.must(short, provision, nil)
 	c := e.dial(short)
 	c.subscribe("1", changesSubscription, nil)
 	begin := time.Now()
-	if code := c.closeCode(5 * time.Second); code != 4403 || time.Since(begin) < 500*time.Millisecond {
-		t.Errorf("a connection whose token expires: closed with %d after %v, want 4403 at its expiry", code, time.Since(begin))
+	if ce := c.closeError(6 * time.Second); ce.Code != 4403 || time.Since(begin) < 500*time.Millisecond {
+		t.Errorf("a connection whose token expires: closed with %d %q after %v, want 4403 at the end of the leeway", ce.Code, ce.Reason, time.Since(begin))
 	}
 
 	r := e.do(e.token("ada@example.com"), `subscription { calendarChanges { kind } }`, nil)
@@ -462,8 +470,8 @@ func TestSubscriptionLimits(t *testing.T) {
 	for range graph.MaxConnectionsPerUser - 1 {
 		conns = append(conns, e.dial(w.reader))
 	}
-	if _, err := e.connect(w.reader); coderws.CloseStatus(err) != 4429 {
-		t.Fatalf("connection %d: %v, want closed with 4429", graph.MaxConnectionsPerUser+1, err)
+	if _, err := e.connect(w.reader); coderws.CloseStatus(err) != 4429 || !strings.Contains(err.Error(), "at most 10 connections") {
+		t.Fatalf("connection %d: %v, want closed with 4429 and the reason", graph.MaxConnectionsPerUser+1, err)
 	}
 	_ = conns[1].conn.Close(coderws.StatusNormalClosure, "")
 	time.Sleep(200 * time.Millisecond)

@@ -12,11 +12,7 @@ import (
 // changes converts changed objects of a calendar; cal is the calendar as
 // the request read it, if it did (a change of it among cs is newer).
 func changes(cs []calendar.ObjectChange, cal *calendar.Calendar) []*model.Change {
-	for _, c := range cs {
-		if c.Calendar != nil {
-			cal = c.Calendar
-		}
-	}
+	cal = newestCalendar(cs, cal)
 	out := make([]*model.Change, len(cs))
 	for i, c := range cs {
 		m := &model.Change{Deleted: c.Deleted, Object: c, Calendar: cal}
@@ -31,6 +27,17 @@ func changes(cs []calendar.ObjectChange, cal *calendar.Calendar) []*model.Change
 		out[i] = m
 	}
 	return out
+}
+
+// newestCalendar is the calendar as a change of it among cs has it, else
+// cal.
+func newestCalendar(cs []calendar.ObjectChange, cal *calendar.Calendar) *calendar.Calendar {
+	for _, c := range cs {
+		if c.Calendar != nil {
+			cal = c.Calendar
+		}
+	}
+	return cal
 }
 
 // changeCalendar is the calendar of a change's entry: as the request read
@@ -148,9 +155,20 @@ func (r *Resolver) calendarChanges(ctx context.Context, calendarIDs []string, re
 	return out, nil
 }
 
-// delivery converts a delivery.
+// delivery converts a delivery, with what it knows and shares for its
+// changes to resolve (deliveryChanges).
 func delivery(d live.Delivery) *model.ChangeDelivery {
-	out := &model.ChangeDelivery{CalendarID: model.CalendarGID(d.CalendarID), Changes: changes(d.Changes, nil)}
+	cal := newestCalendar(d.Changes, d.Calendar)
+	out := &model.ChangeDelivery{CalendarID: model.CalendarGID(d.CalendarID), Changes: changes(d.Changes, cal)}
+	if cal != nil {
+		out.Known = append(out.Known, cal)
+	}
+	if d.Membership != nil {
+		out.Known = append(out.Known, d.Membership)
+	}
+	if d.Shared != nil {
+		out.Shared = d.Shared.Value(func() any { return loader.NewShared() }).(*loader.Shared)
+	}
 	switch d.Kind {
 	case live.Changes:
 		out.Kind, out.SyncToken = model.DeliveryKindChanges, &d.Token
@@ -160,4 +178,20 @@ func delivery(d live.Delivery) *model.ChangeDelivery {
 		out.Kind = model.DeliveryKindEnded
 	}
 	return out
+}
+
+// deliveryChanges resolves ChangeDelivery.changes, readying the delivery's
+// loaders first: the calendar and the viewer's membership as the delivery
+// knows them are primed (the subscription authorized the delivery with that
+// membership, from the same change log), and whatever else the subscriber
+// selects is read through the cache every delivery of the same read shares.
+// So a delivery reads nothing for itself that the change's read holds, and
+// the rest once per instance, whatever the number of subscribers.
+func deliveryChanges(ctx context.Context, d *model.ChangeDelivery) []*model.Change {
+	l := loader.For(ctx)
+	if d.Shared != nil {
+		l.ReadThrough(d.Shared)
+	}
+	l.Prime(ctx, d.Known...)
+	return d.Changes
 }

@@ -3,9 +3,11 @@ package graph
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	coderws "github.com/coder/websocket"
 
@@ -86,19 +88,20 @@ type LiveOptions struct {
 // limits keep.
 type wsServer struct {
 	opts    LiveOptions // with the defaults filled in
+	present graphql.ErrorPresenterFunc
 	origins httpapi.Origins
 	users   *wsUsers
 	pending *pendingConns
 }
 
-func newWSServer(o LiveOptions) *wsServer {
+func newWSServer(o LiveOptions, present graphql.ErrorPresenterFunc) *wsServer {
 	o.PingInterval = cmp.Or(o.PingInterval, wsPingInterval)
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, wsIdleTimeout)
 	o.InitTimeout = cmp.Or(o.InitTimeout, wsInitTimeout)
 	if o.Shutdown == nil {
 		o.Shutdown = context.Background()
 	}
-	return &wsServer{opts: o, origins: httpapi.NewOrigins(o.AllowedOrigins),
+	return &wsServer{opts: o, present: present, origins: httpapi.NewOrigins(o.AllowedOrigins),
 		users: &wsUsers{count: map[string]int{}}, pending: &pendingConns{max: MaxPendingConnections}}
 }
 
@@ -118,11 +121,11 @@ func (ws *wsServer) transport() transport.Websocket {
 			}
 			user, err := calendar.ViewerID(ctx)
 			if err != nil {
-				return transport.WithWebsocketCloseCode(ctx, closeForbidden), nil, err
+				return ws.refuse(ctx, closeForbidden, err)
 			}
 			if !users.acquire(user) {
-				return transport.WithWebsocketCloseCode(ctx, closeTooManyRequests), nil,
-					calendar.Errorf(calendar.CodeTooManySubscriptions, "a user holds at most %d connections", MaxConnectionsPerUser)
+				return ws.refuse(ctx, closeTooManyRequests,
+					calendar.Errorf(calendar.CodeTooManySubscriptions, "a user holds at most %d connections", MaxConnectionsPerUser))
 			}
 			s := sessionOf(ctx)
 			ctx, cancel := context.WithCancel(ctx)
@@ -157,6 +160,15 @@ func (ws *wsServer) transport() transport.Websocket {
 			}
 		},
 	}
+}
+
+// refuse ends a connection_init with code and err's message as the client
+// may see it (presented as a response's error would be), as the close
+// reason (gqlgen's would be "terminated") and the connection_error of the
+// older protocol.
+func (ws *wsServer) refuse(ctx context.Context, code int, err error) (context.Context, *transport.InitPayload, error) {
+	r := refusal(code, ws.present(ctx, err).Message)
+	return transport.AppendCloseReason(transport.WithWebsocketCloseCode(ctx, r.code), r.reason), nil, errors.New(r.reason)
 }
 
 // handler gives every WebSocket upgrade its session, ended when shutdown is

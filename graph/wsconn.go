@@ -129,29 +129,59 @@ func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 func (w *hijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// WriteJSON sends a message of gqlgen's as wsRule has the client see it:
+// its id rewritten in place (messageHead) and encoded once, or else encoded,
+// filtered and sent as bytes.
 func (c *sessionConn) WriteJSON(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+	id, typ, ok := messageHead(v)
+	if !ok {
+		encodedWrites.Add(1)
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		out, acked := c.rule.outbound(b)
+		c.acked(acked)
+		if out == nil {
+			return nil
+		}
+		return c.write(out)
 	}
-	out, acked := c.rule.outbound(b)
+	clientID, keep, acked := c.rule.route(id.String(), typ.String())
+	c.acked(acked)
+	if !keep {
+		return nil
+	}
+	if id.String() != "" {
+		id.SetString(clientID)
+	}
+	return c.within(func() error { return c.WebsocketConn.WriteJSON(v) })
+}
+
+// encodedWrites counts the messages WriteJSON filtered encoded: none of
+// gqlgen's, unless its messages change shape (a test watches it).
+var encodedWrites atomic.Int64
+
+// acked notes a connection_ack: the connection no longer waits to sign in.
+func (c *sessionConn) acked(acked bool) {
 	if acked {
 		c.signedIn.Store(true)
 		c.pending.take(c)
 		c.initTimer.Stop()
 	}
-	if out == nil {
-		return nil
-	}
-	return c.write(out)
 }
 
-// write sends one message, cutting the connection off if the client does not
-// take it within wsWriteTimeout.
+// write sends one encoded message.
 func (c *sessionConn) write(b []byte) error {
+	return c.within(func() error { return c.WebsocketConn.WriteJSON(json.RawMessage(b)) })
+}
+
+// within runs a write, cutting the connection off if the client does not
+// take it within wsWriteTimeout.
+func (c *sessionConn) within(write func() error) error {
 	cut := time.AfterFunc(wsWriteTimeout, func() { _ = c.WebsocketConn.Close() })
 	defer cut.Stop()
-	return c.WebsocketConn.WriteJSON(json.RawMessage(b))
+	return write()
 }
 
 func (c *sessionConn) WriteClose(code int, msg string) error {

@@ -1,6 +1,9 @@
 package model
 
-import "github.com/calgraph/calgraph/internal/calendar"
+import (
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
+)
 
 // Change is a changed object of a calendar (the schema's Change). Its node
 // and exceptions resolve when marshalled: an entry needs its calendar, which
@@ -13,4 +16,19 @@ type Change struct {
 	Object calendar.ObjectChange
 	// Calendar is the calendar as the request read it, when it did.
 	Calendar *calendar.Calendar
+}
+
+// ChangeDelivery is one delivery of a subscription (the schema's
+// ChangeDelivery). Its changes resolve with what the delivery knows as of
+// its read: Known (its calendar, the viewer's membership that authorized it)
+// is primed into the delivery's loaders, which read through Shared, the
+// cache of every delivery of the same read on this instance, so that what
+// the subscribers select is read once, not once each.
+type ChangeDelivery struct {
+	Kind       DeliveryKind
+	CalendarID string
+	Changes    []*Change
+	SyncToken  *string
+	Known      []any
+	Shared     *loader.Shared
 }

@@ -90,19 +90,6 @@ type CalendarSyncTokenInput struct {
 	SyncToken string `json:"syncToken"`
 }
 
-// One delivery of a subscription: one calendar's changes.
-type ChangeDelivery struct {
-	// What this delivery is.
-	Kind DeliveryKind `json:"kind"`
-	// The calendar's global ID.
-	CalendarID string `json:"calendarId"`
-	// The changed objects, as `Calendar.changes` returns them.
-	Changes []*Change `json:"changes"`
-	// For CHANGES, the calendar's sync token after them: pass it to
-	// `Calendar.changes` or to `resume` to continue without a gap. Null otherwise.
-	SyncToken *string `json:"syncToken,omitempty"`
-}
-
 // Input of changeEmail.
 type ChangeEmailInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100

@@ -131,11 +131,12 @@ func TestMintVerifyRoundTrip(t *testing.T) {
 		t.Fatalf("Verify: %v", err)
 	}
 	want := Claims{
-		Issuer:    LocalIssuer,
-		Subject:   "ada@example.com",
-		Email:     "ada@example.com",
-		Name:      "Ada",
-		ExpiresAt: testNow.Add(time.Hour),
+		Issuer:     LocalIssuer,
+		Subject:    "ada@example.com",
+		Email:      "ada@example.com",
+		Name:       "Ada",
+		ExpiresAt:  testNow.Add(time.Hour),
+		ValidUntil: testNow.Add(time.Hour + DefaultLeeway),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Verify(Mint(...)) mismatch (-want +got):\n%s", diff)

@@ -96,7 +96,7 @@ func (a *Authenticator) viewerContext(ctx context.Context, header []string) cont
 		ctx = calendar.WithVerifiedEmail(ctx, claims.Email)
 	}
 	ctx = calendar.WithViewerIdentity(ctx, calendar.Identity{Provider: claims.Issuer, Subject: claims.Subject})
-	ctx = calendar.WithSignInExpiry(ctx, claims.ExpiresAt)
+	ctx = calendar.WithSignInExpiry(ctx, claims.ValidUntil)
 	return calendar.WithViewer(ctx, userID)
 }
 

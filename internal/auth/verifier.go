@@ -8,6 +8,7 @@ package auth
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,6 +68,10 @@ type Claims struct {
 	// email (email_verified false): such an email must not claim an account.
 	EmailUnverified bool
 	ExpiresAt       time.Time
+	// ValidUntil is when the Verifier stops accepting the token: ExpiresAt
+	// plus the leeway for clock skew. A connection signed in with it (a
+	// WebSocket) ends then, as a request with it would be refused from then.
+	ValidUntil time.Time
 }
 
 // Verifier checks bearer JWTs. It is safe for concurrent use.
@@ -75,6 +80,7 @@ type Verifier struct {
 	jwks    keyfunc.Keyfunc // nil without a JWKS URL
 	methods []string
 	parser  *jwt.Parser
+	leeway  time.Duration
 }
 
 // NewVerifier returns a Verifier for cfg. With a JWKS URL it fetches the key set
@@ -84,7 +90,7 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("new verifier: %w", err)
 	}
-	v := &Verifier{}
+	v := &Verifier{leeway: cmp.Or(cfg.Leeway, DefaultLeeway)}
 	if len(cfg.HMACSecret) > 0 {
 		v.secret = slices.Clone(cfg.HMACSecret)
 		v.methods = append(v.methods, jwt.SigningMethodHS256.Alg())
@@ -157,6 +163,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		Email:           c.Email,
 		Name:            c.name(),
 		ExpiresAt:       c.ExpiresAt.Time,
+		ValidUntil:      c.ExpiresAt.Add(v.leeway),
 		EmailUnverified: c.EmailVerified == false || c.EmailVerified == "false",
 	}, nil
 }

@@ -47,11 +47,12 @@ func TestVerify(t *testing.T) {
 	}
 	good := sign(t, jwt.SigningMethodHS256, testSecret, "", claims())
 	want := Claims{
-		Issuer:    testIssuer,
-		Subject:   "subject-1",
-		Email:     "ada@example.com",
-		Name:      "Ada Lovelace",
-		ExpiresAt: testNow.Add(time.Hour),
+		Issuer:     testIssuer,
+		Subject:    "subject-1",
+		Email:      "ada@example.com",
+		Name:       "Ada Lovelace",
+		ExpiresAt:  testNow.Add(time.Hour),
+		ValidUntil: testNow.Add(time.Hour + DefaultLeeway), // accepted until then
 	}
 	hs := func(changes ...func(jwt.MapClaims)) string {
 		return sign(t, jwt.SigningMethodHS256, testSecret, "", claims(changes...))
@@ -69,10 +70,10 @@ func TestVerify(t *testing.T) {
 		{name: "valid RS256", verifier: "jwks", token: sign(t, jwt.SigningMethodRS256, rsaKeyA(), "rsa-1", claims()), want: want},
 		{name: "valid ES256", verifier: "jwks", token: sign(t, jwt.SigningMethodES256, ecKey(), "ec-1", claims()), want: want},
 		{name: "valid RS256 with an HMAC secret configured too", verifier: "both", token: sign(t, jwt.SigningMethodRS256, rsaKeyA(), "rsa-1", claims()), want: want},
-		{name: "no iss or aud checks when not configured", verifier: "bare", token: hs(without("iss"), without("aud")), want: Claims{Subject: "subject-1", Email: "ada@example.com", Name: "Ada Lovelace", ExpiresAt: want.ExpiresAt}},
+		{name: "no iss or aud checks when not configured", verifier: "bare", token: hs(without("iss"), without("aud")), want: Claims{Subject: "subject-1", Email: "ada@example.com", Name: "Ada Lovelace", ExpiresAt: want.ExpiresAt, ValidUntil: want.ValidUntil}},
 		{name: "aud among several", verifier: "hmac", token: hs(set("aud", []string{"other", testAudience})), want: want},
 		{name: "name falls back to preferred_username", verifier: "hmac", token: hs(without("name"), set("preferred_username", "ada")), want: func() Claims { c := want; c.Name = "ada"; return c }()},
-		{name: "email and name are optional", verifier: "hmac", token: hs(without("email"), without("name")), want: Claims{Issuer: testIssuer, Subject: "subject-1", ExpiresAt: want.ExpiresAt}},
+		{name: "email and name are optional", verifier: "hmac", token: hs(without("email"), without("name")), want: Claims{Issuer: testIssuer, Subject: "subject-1", ExpiresAt: want.ExpiresAt, ValidUntil: want.ValidUntil}},
 
 		// Algorithms and keys.
 		{name: "alg none", verifier: "hmac", token: none, wantErr: ErrInvalid, wantMsg: "invalid token: signing algorithm not accepted"},
@@ -98,7 +99,11 @@ func TestVerify(t *testing.T) {
 
 		// Time.
 		{name: "expired beyond leeway", verifier: "hmac", token: hs(set("exp", testNow.Add(-61*time.Second).Unix())), wantErr: ErrExpired, wantMsg: "token expired"},
-		{name: "expired within leeway", verifier: "hmac", token: hs(set("exp", testNow.Add(-59*time.Second).Unix())), want: func() Claims { c := want; c.ExpiresAt = testNow.Add(-59 * time.Second); return c }()},
+		{name: "expired within leeway", verifier: "hmac", token: hs(set("exp", testNow.Add(-59*time.Second).Unix())), want: func() Claims {
+			c := want
+			c.ExpiresAt, c.ValidUntil = testNow.Add(-59*time.Second), testNow.Add(time.Second) // accepted one second more
+			return c
+		}()},
 		{name: "nbf beyond leeway", verifier: "hmac", token: hs(set("nbf", testNow.Add(61*time.Second).Unix())), wantErr: ErrInvalid, wantMsg: "invalid token: not valid yet"},
 		{name: "nbf within leeway", verifier: "hmac", token: hs(set("nbf", testNow.Add(59*time.Second).Unix())), want: want},
 		{name: "iat beyond leeway", verifier: "hmac", token: hs(set("iat", testNow.Add(61*time.Second).Unix())), wantErr: ErrInvalid, wantMsg: "invalid token: issued in the future"},

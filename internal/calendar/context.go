@@ -62,7 +62,8 @@ func WithViewerIdentity(ctx context.Context, id Identity) context.Context {
 
 type expiryKey struct{}
 
-// WithSignInExpiry records when the viewer's sign-in (their token) expires.
+// WithSignInExpiry records when the viewer's sign-in ends: when their token
+// is no longer accepted (its expiry, plus the leeway allowed for clock skew).
 func WithSignInExpiry(ctx context.Context, t time.Time) context.Context {
 	return context.WithValue(ctx, expiryKey{}, t)
 }

@@ -57,6 +57,11 @@ type ChangePage struct {
 	More bool
 	// Token continues from the end of this page.
 	Token string
+	// Calendar is the calendar as this read found it, so that whoever shows
+	// the changed entries needs no read of it: nil when it is gone, or when
+	// the read found no changes. (A change of the calendar itself among
+	// Changes may be newer.)
+	Calendar *Calendar
 }
 
 // CalendarListChange is a change of the viewer's calendar list: a calendar

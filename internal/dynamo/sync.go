@@ -246,7 +246,7 @@ func (s *Store) Changes(ctx context.Context, calendarID, token string, first int
 	if t.full {
 		return s.fullRead(ctx, acc, t, first)
 	}
-	return s.readCalendarLog(ctx, t, first)
+	return s.readCalendarLog(ctx, t, first, acc.calendar)
 }
 
 // LogChanges implements calendar.SyncService.
@@ -255,20 +255,22 @@ func (s *Store) LogChanges(ctx context.Context, calendarID, token string, first 
 	if err != nil {
 		return nil, err
 	}
-	return s.readCalendarLog(ctx, t, first)
+	return s.readCalendarLog(ctx, t, first, nil)
 }
 
-// readCalendarLog reads a calendar's log after t.
-func (s *Store) readCalendarLog(ctx context.Context, t syncToken, first int) (*calendar.ChangePage, error) {
+// readCalendarLog reads a calendar's log after t. The page's calendar is
+// cal, or when nil the calendar as read with the changed objects (in the
+// same BatchGetItem, one more key).
+func (s *Store) readCalendarLog(ctx context.Context, t syncToken, first int, cal *calendar.Calendar) (*calendar.ChangePage, error) {
 	objects, next, more, err := s.readLog(ctx, calendarPartition(t.owner), t, first)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := s.currentObjects(ctx, t.owner, objects)
+	changes, read, err := s.currentObjects(ctx, t.owner, objects, cal == nil)
 	if err != nil {
 		return nil, err
 	}
-	return &calendar.ChangePage{Changes: changes, More: more, Token: next.encode()}, nil
+	return &calendar.ChangePage{Changes: changes, More: more, Token: next.encode(), Calendar: cmp.Or(cal, read)}, nil
 }
 
 // readLog reads the objects named by the records of partition's log after t,
@@ -351,9 +353,10 @@ func parseChangeKey(sk string) (seenRecord, error) {
 
 // currentObjects reads a calendar's objects as they are now: one
 // BatchGetItem, then one Query per series for its exceptions. A missing
-// object is a tombstone.
-func (s *Store) currentObjects(ctx context.Context, calendarID string, objects []string) ([]calendar.ObjectChange, error) {
-	keys := make([]itemKey, len(objects))
+// object is a tombstone. With withCalendar (and objects to read), the
+// calendar is read in the same BatchGetItem and returned (nil when gone).
+func (s *Store) currentObjects(ctx context.Context, calendarID string, objects []string, withCalendar bool) ([]calendar.ObjectChange, *calendar.Calendar, error) {
+	keys := make([]itemKey, len(objects), len(objects)+1)
 	for i, obj := range objects {
 		switch {
 		case obj == changedCalendar:
@@ -363,22 +366,33 @@ func (s *Store) currentObjects(ctx context.Context, calendarID string, objects [
 		case strings.HasPrefix(obj, changedEntry):
 			keys[i] = entryKey(calendarID, strings.TrimPrefix(obj, changedEntry))
 		default:
-			return nil, fmt.Errorf("unknown changed object %q", obj)
+			return nil, nil, fmt.Errorf("unknown changed object %q", obj)
 		}
+	}
+	if withCalendar && len(objects) > 0 {
+		keys = append(keys, calendarKey(calendarID)) // batchGet reads a key once
 	}
 	items, err := s.batchGet(ctx, keys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	changes := make([]calendar.ObjectChange, len(objects))
 	for i, obj := range objects {
 		c, err := objectChange(calendarID, obj, items[keys[i]])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		changes[i] = c
 	}
-	return changes, s.withSeries(ctx, changes)
+	var cal *calendar.Calendar
+	if it := items[calendarKey(calendarID)]; withCalendar && it != nil {
+		r, err := decodeCalendarRecord(it)
+		if err != nil {
+			return nil, nil, err
+		}
+		cal = r.calendar()
+	}
+	return changes, cal, s.withSeries(ctx, changes)
 }
 
 // objectChange turns a calendar object's item (nil when gone) into its change.
@@ -494,7 +508,7 @@ func (s *Store) fullRead(ctx context.Context, acc *access, t syncToken, first in
 			return nil, fmt.Errorf("full read phase %d", t.phase)
 		}
 	}
-	page.More, page.Token = t.full, t.encode()
+	page.More, page.Token, page.Calendar = t.full, t.encode(), acc.calendar
 	return page, s.withSeries(ctx, page.Changes)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
 )
 
 // replica is a client's copy of a calendar, kept by sync: each object by
@@ -403,4 +404,68 @@ func TestSyncOfABurst(t *testing.T) {
 	if len(rep.token) > 8192 {
 		t.Fatalf("a token of %d bytes", len(rep.token))
 	}
+}
+
+// TestChangePagesCarryTheirCalendar: a page of a calendar's log holds the
+// calendar as the read found it, read with the changed objects in one
+// BatchGetItem (after the log's Query), renamed as soon as the rename is in
+// the page, and nil once it is deleted; an authorized sync's page holds the
+// calendar its access check read.
+func TestChangePagesCarryTheirCalendar(t *testing.T) {
+	f := newFixture(t)
+	owner := f.user("owner@example.com")
+	cal := f.calendarOf(owner, "Team")
+	rec := &dynamo.Recorder{}
+	s := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(rec)), f.store.Table(), engine)
+	token, err := s.StartToken(owner, cal.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(what string) *calendar.ChangePage {
+		t.Helper()
+		rec.Reset()
+		p, err := s.LogChanges(context.Background(), cal.ID, token, 100)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		token = p.Token
+		return p
+	}
+	if p := read("nothing"); len(p.Changes) != 0 || p.Calendar != nil || len(rec.Calls()) != 1 {
+		t.Fatalf("a read that finds nothing: %d changes, calendar %v, %d calls, want none, nil, the Query", len(p.Changes), p.Calendar, len(rec.Calls()))
+	}
+	if _, err := f.store.CreateEntry(owner, calendar.NewEntry{CalendarID: cal.ID, Title: "x",
+		Timing: calendar.Timing{Task: &calendar.TaskDue{Date: &calendar.Date{Year: 2026, Month: 12, Day: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	p := read("an entry")
+	if len(p.Changes) != 1 || p.Calendar == nil || p.Calendar.Name != "Team" {
+		t.Fatalf("after an entry: %d changes, calendar %+v", len(p.Changes), p.Calendar)
+	}
+	if ops := fmt.Sprint(opsOf(rec.Calls())); ops != "[Query BatchGetItem]" {
+		t.Fatalf("the read of an entry's change: %s, want the Query and one BatchGetItem", ops)
+	}
+	if _, err := f.store.UpdateCalendar(owner, calendar.CalendarUpdate{ID: cal.ID, ExpectedVersion: 1, Name: calendar.Set("Renamed")}); err != nil {
+		t.Fatal(err)
+	}
+	if p := read("a rename"); p.Calendar == nil || p.Calendar.Name != "Renamed" {
+		t.Fatalf("after the rename: calendar %+v", p.Calendar)
+	}
+	if p, err := s.Changes(owner, cal.ID, token, 100); err != nil || p.Calendar == nil || p.Calendar.Name != "Renamed" {
+		t.Fatalf("an authorized sync: %v, calendar %+v", err, p)
+	}
+	if err := f.store.DeleteCalendar(owner, cal.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	if p := read("the deletion"); p.Calendar != nil || len(p.Changes) == 0 {
+		t.Fatalf("after the deletion: calendar %+v, %d changes", p.Calendar, len(p.Changes))
+	}
+}
+
+func opsOf(calls []dynamo.Call) []string {
+	var ops []string
+	for _, c := range calls {
+		ops = append(ops, c.Op)
+	}
+	return ops
 }

@@ -10,45 +10,21 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// DeliveryKind says what a Delivery is.
-type DeliveryKind int
-
-// Kinds of deliveries.
-const (
-	// Changes of a followed calendar, with the token after them.
-	Changes DeliveryKind = iota + 1
-	// Joined: a calendar the viewer can now read (shared with them, or
-	// promoted from FREE_BUSY), followed from now on. Changes holds the
-	// viewer's membership; the client reads the calendar whole.
-	Joined
-	// Ended: a calendar the viewer can no longer read (removed, left,
-	// demoted to FREE_BUSY, the calendar deleted): nothing more comes of it.
-	Ended
-)
-
-// Delivery is what a subscription sends: one calendar's changes.
-type Delivery struct {
-	Kind       DeliveryKind
-	CalendarID string
-	Changes    []calendar.ObjectChange
-	// Token continues a sync of the calendar after this delivery (Changes
-	// only): what calendar.SyncService.Changes would return next.
-	Token string
-}
-
 // Follow says what a subscription follows.
 type Follow struct {
 	// CalendarIDs are the calendars followed; none means every calendar the
 	// viewer can read, and those they come to read while subscribed.
 	CalendarIDs []string
 	// Resume maps calendars to the sync tokens to continue from: their
-	// changes since are delivered first. Others start from now.
+	// changes since are delivered first. Others start from now. A calendar
+	// of Resume the viewer no longer reads gets an Ended delivery first.
 	Resume map[string]string
 	// Buffer is how many deliveries may wait for the client (16 if zero).
 	Buffer int
 }
 
-// MaxFollowed bounds the calendars one subscription follows.
+// MaxFollowed bounds the calendars one subscription follows, and those it
+// resumes.
 const MaxFollowed = 500
 
 // ErrTooSlow ends a subscription whose client does not read its deliveries
@@ -57,15 +33,17 @@ var ErrTooSlow = errors.New("the client reads its deliveries too slowly")
 
 // Subscribe starts a subscription for the viewer in ctx and returns its
 // deliveries; the channel closes when ctx ends or the subscription fails,
-// and then Err tells why (nil when ctx ended). Each calendar is checked
-// first: the viewer must read it (calendar.ActionRead), else CodeNotFound or
-// CodeForbidden, before anything is delivered.
+// and then Err tells why (nil when ctx ended). Each calendar named is
+// checked first: the viewer must read it (calendar.ActionRead), else
+// CodeNotFound or CodeForbidden, before anything is delivered; one the
+// viewer has a token of (Follow.Resume) but no longer reads is not an error:
+// it gets Ended, and the others go on.
 func (h *Hub) Subscribe(ctx context.Context, f Follow) (*Subscription, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	roles, err := h.initialRoles(ctx, viewer, f)
+	members, lost, err := h.initialMembers(ctx, viewer, f)
 	if err != nil {
 		return nil, err
 	}
@@ -73,63 +51,89 @@ func (h *Hub) Subscribe(ctx context.Context, f Follow) (*Subscription, error) {
 	if buf <= 0 {
 		buf = 16
 	}
-	s := &Subscription{ctx: ctx, hub: h, viewer: viewer, followAll: len(f.CalendarIDs) == 0, roles: roles,
-		out: make(chan Delivery, buf), sub: &subscriber{ch: make(chan batch, feedBuffer), dropped: make(chan struct{})}}
+	s := &Subscription{ctx: ctx, hub: h, viewer: viewer, followAll: len(f.CalendarIDs) == 0, members: members,
+		at: map[FeedKey]string{}, lost: lost, out: make(chan Delivery, buf),
+		sub: &subscriber{ch: make(chan batch, feedBuffer), dropped: make(chan struct{}),
+			catchingUp: len(f.Resume) > 0, behind: map[FeedKey]bool{}, missed: map[FeedKey]bool{}}}
 	// Join the feeds first, then catch up: whatever commits meanwhile comes
 	// in both, never in neither.
 	s.joined = s.keys()
-	h.join(ctx, s.sub, s.joined...)
+	for i, token := range h.join(ctx, s.sub, s.joined...) {
+		s.at[s.joined[i]] = token
+	}
 	go s.run(ctx, f.Resume)
 	return s, nil
 }
 
-// initialRoles reads the viewer's roles of the calendars to follow from
-// the memberships themselves, read consistently (GSI1, eventually
-// consistent, only lists them when following all).
-func (h *Hub) initialRoles(ctx context.Context, viewer string, f Follow) (map[string]calendar.Role, error) {
-	ids := f.CalendarIDs
-	if len(ids) == 0 {
+// initialMembers reads the viewer's memberships of the calendars to follow
+// (and of those to resume), read consistently (GSI1, eventually consistent,
+// only lists them when following all). Lost are the calendars of resume the
+// viewer no longer reads (not followed, ended at once).
+func (h *Hub) initialMembers(ctx context.Context, viewer string, f Follow) (members map[string]*calendar.Membership, lost []string, err error) {
+	named := len(f.CalendarIDs) > 0
+	ids := slices.Clone(f.CalendarIDs)
+	switch {
+	case len(ids) > MaxFollowed:
+		return nil, nil, calendar.Invalidf("calendarIds", "a subscription follows at most %d calendars", MaxFollowed)
+	case len(f.Resume) > MaxFollowed:
+		return nil, nil, calendar.Invalidf("resume", "a subscription resumes at most %d calendars", MaxFollowed)
+	case !named:
 		ms, err := h.src.AllMembershipsOfUser(ctx, viewer, MaxFollowed)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, m := range ms {
 			ids = append(ids, m.CalendarID)
 		}
-	} else if len(ids) > MaxFollowed {
-		return nil, calendar.Invalidf("calendarIds", "a subscription follows at most %d calendars", MaxFollowed)
-	}
-	keys := calendar.Keys{Calendars: ids}
-	for _, id := range ids {
-		if err := calendar.ValidateID("calendarIds", id); err != nil {
-			return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
-		}
-		keys.Memberships = append(keys.Memberships, calendar.MembershipKey{CalendarID: id, UserID: viewer})
-	}
-	found, err := h.src.Read(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	roles := map[string]calendar.Role{}
-	for _, id := range ids {
-		m := found.Memberships[calendar.MembershipKey{CalendarID: id, UserID: viewer}]
-		switch {
-		case m == nil || found.Calendars[id] == nil:
-			if len(f.CalendarIDs) > 0 {
-				return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
-			}
-		case m.Role.Can(calendar.ActionRead):
-			roles[id] = m.Role
-		case len(f.CalendarIDs) > 0:
-			return nil, calendar.Errorf(calendar.CodeForbidden, "a %s member cannot follow a calendar's changes", m.Role)
-		}
 	}
 	for id := range f.Resume {
-		if _, ok := roles[id]; !ok {
-			return nil, calendar.Invalidf("resume", "resume names a calendar this subscription does not follow")
+		switch {
+		case !slices.Contains(ids, id) && named:
+			return nil, nil, calendar.Invalidf("resume", "resume names a calendar this subscription does not follow")
+		case !slices.Contains(ids, id): // not listed yet, or no longer
+			ids = append(ids, id)
 		}
 	}
-	return roles, nil
+	found, err := h.readMemberships(ctx, viewer, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	members = map[string]*calendar.Membership{}
+	for _, id := range ids {
+		m := found.Memberships[calendar.MembershipKey{CalendarID: id, UserID: viewer}]
+		_, resumed := f.Resume[id]
+		switch {
+		case m != nil && found.Calendars[id] != nil && m.Role.Can(calendar.ActionRead):
+			if len(members) < MaxFollowed {
+				members[id] = m
+			}
+		case resumed:
+			lost = append(lost, id)
+		case named && (m == nil || found.Calendars[id] == nil):
+			return nil, nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
+		case named:
+			return nil, nil, calendar.Errorf(calendar.CodeForbidden, "a %s member cannot follow a calendar's changes", m.Role)
+		}
+	}
+	slices.Sort(lost)
+	return members, slices.Compact(lost), nil
+}
+
+// readMemberships reads calendars and the viewer's memberships of them, in
+// one batch; a malformed ID is a calendar that is not found.
+func (h *Hub) readMemberships(ctx context.Context, viewer string, ids []string) (*calendar.Items, error) {
+	keys := calendar.Keys{}
+	for _, id := range ids {
+		if calendar.ValidateID("calendarIds", id) != nil {
+			continue
+		}
+		keys.Calendars = append(keys.Calendars, id)
+		keys.Memberships = append(keys.Memberships, calendar.MembershipKey{CalendarID: id, UserID: viewer})
+	}
+	if keys.Empty() {
+		return &calendar.Items{}, nil
+	}
+	return h.src.Read(ctx, keys)
 }
 
 // Subscription is one subscriber's deliveries.
@@ -138,12 +142,18 @@ type Subscription struct {
 	hub       *Hub
 	viewer    string
 	followAll bool
-	roles     map[string]calendar.Role // the calendars followed
-	out       chan Delivery
-	sub       *subscriber
-	joined    []FeedKey
-	errMu     sync.Mutex
-	err       error
+	// members are the calendars followed, with the viewer's membership of
+	// each as the deliveries so far stand.
+	members map[string]*calendar.Membership
+	// at is, for each feed, the token after the last read of it the
+	// subscription handled (or the feed's token when it joined it).
+	at     map[FeedKey]string
+	lost   []string // resumed calendars the viewer no longer reads
+	out    chan Delivery
+	sub    *subscriber
+	joined []FeedKey
+	errMu  sync.Mutex
+	err    error
 }
 
 // Deliveries returns the channel of deliveries.
@@ -166,8 +176,8 @@ func (s *Subscription) setErr(err error) {
 }
 
 func (s *Subscription) keys() []FeedKey {
-	keys := make([]FeedKey, 0, len(s.roles)+1)
-	for _, id := range slices.Sorted(maps.Keys(s.roles)) {
+	keys := make([]FeedKey, 0, len(s.members)+1)
+	for _, id := range slices.Sorted(maps.Keys(s.members)) {
 		keys = append(keys, FeedKey{ID: id})
 	}
 	if s.followAll {
@@ -181,11 +191,16 @@ func (s *Subscription) run(ctx context.Context, resume map[string]string) {
 	defer s.hub.subscriptions.Add(-1)
 	defer close(s.out)
 	defer func() { s.hub.leave(s.sub, s.joined...) }()
-	for _, id := range slices.Sorted(maps.Keys(resume)) {
-		if err := s.catchUp(ctx, id, resume[id]); err != nil {
-			s.setErr(err)
+	for _, id := range s.lost {
+		if !s.send(ctx, Delivery{Kind: Ended, CalendarID: id}) {
 			return
 		}
+	}
+	if err := s.catchUp(ctx, resume); err != nil {
+		if ctx.Err() == nil {
+			s.setErr(err)
+		}
+		return
 	}
 	for {
 		select {
@@ -204,31 +219,6 @@ func (s *Subscription) run(ctx context.Context, resume map[string]string) {
 	}
 }
 
-// catchUp delivers a resumed calendar's changes since token.
-func (s *Subscription) catchUp(ctx context.Context, id, token string) error {
-	for {
-		p, err := s.hub.src.Changes(ctx, id, token, calendar.MaxChangePage)
-		switch code := calendar.ErrorCode(err); {
-		case err == nil:
-		case code == calendar.CodeNotFound || code == calendar.CodeForbidden:
-			s.end(id)
-			if !s.send(ctx, Delivery{Kind: Ended, CalendarID: id}) {
-				return ctx.Err()
-			}
-			return nil
-		default:
-			return err
-		}
-		token = p.Token
-		if len(p.Changes) > 0 && !s.send(ctx, Delivery{Kind: Changes, CalendarID: id, Changes: p.Changes, Token: p.Token}) {
-			return ctx.Err()
-		}
-		if !p.More {
-			return nil
-		}
-	}
-}
-
 // send hands d to the client, unless ctx ends or the Hub dropped the
 // subscription while it waited.
 func (s *Subscription) send(ctx context.Context, d Delivery) bool {
@@ -241,58 +231,4 @@ func (s *Subscription) send(ctx context.Context, d Delivery) bool {
 		s.setErr(ErrTooSlow)
 		return false
 	}
-}
-
-// handle turns one read of a log into deliveries, checking first whether
-// the viewer may still read the calendar: a change of their membership, or
-// the calendar's deletion, in the same read ends the calendar's deliveries
-// before anything else of it is sent.
-func (s *Subscription) handle(b batch) []Delivery {
-	if b.feed.User {
-		return s.listChanged(b.list)
-	}
-	id := b.feed.ID
-	if _, ok := s.roles[id]; !ok {
-		return nil // ended already
-	}
-	for _, c := range b.calendar {
-		gone := (c.Type == calendar.ObjectCalendar && c.Deleted) ||
-			(c.Type == calendar.ObjectMembership && c.ID == s.viewer && (c.Deleted || !c.Membership.Role.Can(calendar.ActionRead)))
-		if gone {
-			s.end(id)
-			return []Delivery{{Kind: Ended, CalendarID: id}}
-		}
-	}
-	return []Delivery{{Kind: Changes, CalendarID: id, Changes: b.calendar, Token: b.token}}
-}
-
-// listChanged follows the viewer's list: calendars they can now read join,
-// those they can no longer read end.
-func (s *Subscription) listChanged(list []calendar.CalendarListChange) []Delivery {
-	var out []Delivery
-	for _, c := range list {
-		_, followed := s.roles[c.CalendarID]
-		reads := !c.Removed && c.Membership.Role.Can(calendar.ActionRead)
-		switch {
-		case followed && !reads:
-			s.end(c.CalendarID)
-			out = append(out, Delivery{Kind: Ended, CalendarID: c.CalendarID})
-		case !followed && reads && s.followAll && len(s.roles) < MaxFollowed:
-			s.roles[c.CalendarID] = c.Membership.Role
-			k := FeedKey{ID: c.CalendarID}
-			s.joined = append(s.joined, k)
-			s.hub.join(s.ctx, s.sub, k)
-			out = append(out, Delivery{Kind: Joined, CalendarID: c.CalendarID, Changes: []calendar.ObjectChange{{
-				Type: calendar.ObjectMembership, CalendarID: c.CalendarID, ID: s.viewer, Membership: c.Membership}}})
-		}
-	}
-	return out
-}
-
-// end stops following a calendar.
-func (s *Subscription) end(id string) {
-	delete(s.roles, id)
-	k := FeedKey{ID: id}
-	s.hub.leave(s.sub, k)
-	s.joined = slices.DeleteFunc(s.joined, func(j FeedKey) bool { return j == k })
 }

@@ -9,7 +9,13 @@
 // when the store's recent writes, read every poll interval, name it (other
 // instances' changes: delivery within the interval plus one read). Each
 // read's changes go to every subscriber of the log; each subscription
-// (Follow) then decides what its viewer may see.
+// (Follow) then decides what its viewer may see. A read holds the changed
+// objects and the calendar, and a delivery carries them with the viewer's
+// membership the subscription follows in the log and a Shared value common
+// to every delivery of the read: whoever shows the deliveries reads nothing
+// per subscriber that the read holds, and the rest once per read. A
+// subscription that resumes from tokens catches up by itself first
+// (resume.go).
 //
 // The recent writes are a hint (calendar.WriteWatch), which may come late
 // or never: the Hub also sweeps, reading again each log it follows once a
@@ -97,24 +103,24 @@ type feed struct {
 	subs  map[*subscriber]bool
 	dirty bool      // to be read: written since the last read, or swept
 	read  time.Time // when its last read began (the sweep reads the oldest)
+
+	// reading is held by each read of the Hub's (readPage, from its Query
+	// until its subscribers have it) and shared by the reads subscribers
+	// make of the log themselves while they catch up (Hub.beside): a read of
+	// the Hub's and one of a subscriber's never overlap, so the later finds
+	// every object at least as new as the earlier did (resume.go).
+	reading sync.RWMutex
 }
 
 // batch is one read of a log, as a subscriber receives it.
 type batch struct {
 	feed     FeedKey
 	calendar []calendar.ObjectChange
+	cal      *calendar.Calendar // the calendar as the read found it
 	list     []calendar.CalendarListChange
 	token    string
+	shared   *Shared
 }
-
-// subscriber receives the reads of the feeds it follows.
-type subscriber struct {
-	ch      chan batch
-	dropped chan struct{} // closed when it fell too far behind
-	once    sync.Once
-}
-
-func (s *subscriber) drop() { s.once.Do(func() { close(s.dropped) }) }
 
 // NewHub returns a Hub reading src's recent writes every poll
 // (DefaultPollInterval if zero).
@@ -196,44 +202,50 @@ func (h *Hub) round(ctx context.Context, dirtyOnly bool) {
 // read reads one feed's log from its token and hands what it finds to its
 // subscribers. A failure is logged and left to the next round.
 func (h *Hub) read(ctx context.Context, f *feed) {
-	h.mu.Lock()
-	token := f.token
-	h.mu.Unlock()
 	for range maxPagesPerRead {
-		b := batch{feed: f.key}
-		more := false
-		if f.key.User {
-			p, err := h.src.UserLogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
-			if err != nil {
-				h.failed(ctx, f, err)
-				return
-			}
-			b.list, b.token, more = p.Changes, p.Token, p.More
-		} else {
-			p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
-			if err != nil {
-				h.failed(ctx, f, err)
-				return
-			}
-			b.calendar, b.token, more = p.Changes, p.Token, p.More
+		more, err := h.readPage(ctx, f)
+		if err != nil {
+			h.failed(ctx, f, err)
+			return
 		}
-		token = b.token
-		h.mu.Lock()
-		f.token = token
-		if len(b.calendar)+len(b.list) > 0 {
-			for s := range f.subs {
-				select {
-				case s.ch <- b:
-				default:
-					s.drop()
-				}
-			}
-		}
-		h.mu.Unlock()
 		if !more {
 			return
 		}
 	}
+}
+
+// readPage reads a page of f's log from its token and hands it to f's
+// subscribers, holding f.reading throughout: one read of the log made for
+// all of them, its objects and its calendar shared (batch.shared too).
+func (h *Hub) readPage(ctx context.Context, f *feed) (more bool, err error) {
+	f.reading.Lock()
+	defer f.reading.Unlock()
+	h.mu.Lock()
+	token := f.token
+	h.mu.Unlock()
+	b := batch{feed: f.key, shared: &Shared{}}
+	if f.key.User {
+		p, err := h.src.UserLogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
+		if err != nil {
+			return false, err
+		}
+		b.list, b.token, more = p.Changes, p.Token, p.More
+	} else {
+		p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
+		if err != nil {
+			return false, err
+		}
+		b.calendar, b.cal, b.token, more = p.Changes, p.Calendar, p.Token, p.More
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f.token = b.token
+	if len(b.calendar)+len(b.list) > 0 {
+		for s := range f.subs {
+			s.hand(b)
+		}
+	}
+	return more, nil
 }
 
 // failed logs a failed read; an expired token (the instance could not read
@@ -250,14 +262,16 @@ func (h *Hub) failed(ctx context.Context, f *feed, err error) {
 	}
 }
 
-// join adds s to the feeds of keys. A new feed starts from now
+// join adds s to the feeds of keys and returns each feed's token as s
+// joined it: s gets every read after it. A new feed starts from now
 // (StartToken): changes made before the subscription are not sent.
-func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) {
-	for _, k := range keys {
+func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) []string {
+	tokens := make([]string, len(keys))
+	for i, k := range keys {
 		h.mu.Lock()
 		f := h.feeds[k]
 		if f != nil {
-			f.subs[s] = true
+			f.subs[s], tokens[i] = true, f.token
 		}
 		h.mu.Unlock()
 		if f != nil {
@@ -269,9 +283,10 @@ func (h *Hub) join(ctx context.Context, s *subscriber, keys ...FeedKey) {
 			f = &feed{key: k, token: token, subs: map[*subscriber]bool{}}
 			h.feeds[k] = f
 		}
-		f.subs[s] = true
+		f.subs[s], tokens[i] = true, f.token
 		h.mu.Unlock()
 	}
+	return tokens
 }
 
 // startToken is a token of k's log at the present moment; should the read
@@ -289,6 +304,8 @@ func (h *Hub) leave(s *subscriber, keys ...FeedKey) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, k := range keys {
+		delete(s.behind, k) // a feed joined again starts afresh
+		delete(s.missed, k)
 		if f := h.feeds[k]; f != nil {
 			delete(f.subs, s)
 			if len(f.subs) == 0 {

@@ -187,3 +187,75 @@ func drain(subs []*live.Subscription) {
 		}
 	}
 }
+
+// gatedSource is a store whose first authorized sync (a resumed
+// subscription's catch-up) waits for gate.
+type gatedSource struct {
+	*dynamo.Store
+	gate chan struct{}
+	once sync.Once
+}
+
+func (g *gatedSource) Changes(ctx context.Context, id, token string, first int) (*calendar.ChangePage, error) {
+	g.once.Do(func() { <-g.gate })
+	return g.Store.Changes(ctx, id, token, first)
+}
+
+// TestCatchUpIsNotTooSlow: while a resumed subscription reads its backlog
+// (held here until the Hub has read the log a hundred and fifty times, far
+// more than a subscriber's buffer holds), it is not dropped as too slow: it
+// then delivers every change.
+func TestCatchUpIsNotTooSlow(t *testing.T) {
+	db := dynamotest.Client(t)
+	table := dynamotest.Table(t, db)
+	var hub *live.Hub
+	store := dynamo.New(db, table, recurrence.Engine{}, dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }))
+	src := &gatedSource{Store: store, gate: make(chan struct{})}
+	hub = live.NewHub(src, time.Hour, nil) // only this instance's commits wake it
+	running, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); hub.Run(running) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	owner := signIn(t, store, "owner@example.com")
+	cal, _, err := store.CreateCalendar(owner, calendar.NewCalendar{Name: "Busy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := ""
+	for p := (&calendar.ChangePage{More: true}); p.More; token = p.Token {
+		if p, err = store.Changes(owner, cal.ID, token, calendar.MaxChangePage); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(owner)
+	defer cancel()
+	sub, err := hub.Subscribe(ctx, live.Follow{CalendarIDs: []string{cal.ID}, Resume: map[string]string{cal.ID: token}, Buffer: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writes = 150
+	for i := range writes {
+		if _, err := store.CreateEntry(owner, task(cal.ID, fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond) // one read of the hub per write
+	}
+	close(src.gate)
+	titles := map[string]bool{}
+	for len(titles) < writes {
+		select {
+		case d, ok := <-sub.Deliveries():
+			if !ok {
+				t.Fatalf("the subscription ended after %d of %d entries: %v", len(titles), writes, sub.Err())
+			}
+			for _, c := range d.Changes {
+				if c.Entry != nil {
+					titles[c.Entry.Title] = true
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d entries delivered", len(titles), writes)
+		}
+	}
+}

@@ -54,7 +54,8 @@ type Loaders struct {
 	ranges rangeChecks // ranges.go
 
 	mu       sync.Mutex
-	expanded int // occurrences of series expanded for this request
+	expanded int     // occurrences of series expanded for this request
+	shared   *Shared // reads by key go through it, when set (ReadThrough)
 }
 
 // New returns fresh loaders reading from r and expanding series with eng.
@@ -68,9 +69,33 @@ func newWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, wait time.Dur
 	return l
 }
 
-// batch reads every ref of one window with a single Reader.Read. A missing item
-// loads as nil, not as an error: callers decide what absence means.
+// batch reads every ref of one window with a single Reader.Read (or through
+// the Shared cache it reads through). A missing item loads as nil, not as
+// an error: callers decide what absence means.
 func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[any] {
+	results := make([]*dataloader.Result[any], len(refs))
+	if s := l.sharedCache(); s != nil {
+		values, err := s.load(ctx, refs, l.read)
+		for i := range refs {
+			results[i] = &dataloader.Result[any]{Error: err}
+			if err == nil {
+				results[i].Data = values[i]
+			}
+		}
+		return results
+	}
+	found, err := l.read(ctx, keysOf(refs))
+	for i, r := range refs {
+		results[i] = &dataloader.Result[any]{Error: err}
+		if err == nil {
+			results[i].Data = lookup(found, r)
+		}
+	}
+	return results
+}
+
+// keysOf names the items of refs.
+func keysOf(refs []ref) calendar.Keys {
 	var k calendar.Keys
 	for _, r := range refs {
 		switch r.kind {
@@ -84,15 +109,7 @@ func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[an
 			k.Entries = append(k.Entries, calendar.EntryKey{CalendarID: r.a, EntryID: r.b})
 		}
 	}
-	found, err := l.read(ctx, k)
-	results := make([]*dataloader.Result[any], len(refs))
-	for i, r := range refs {
-		results[i] = &dataloader.Result[any]{Error: err}
-		if err == nil {
-			results[i].Data = lookup(found, r)
-		}
-	}
-	return results
+	return k
 }
 
 // read is one batch of reads (Reader.Read), in a span of its own for traces.

@@ -1,0 +1,121 @@
+package live
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// DeliveryKind says what a Delivery is.
+type DeliveryKind int
+
+// Kinds of deliveries.
+const (
+	// Changes of a followed calendar, with the token after them.
+	Changes DeliveryKind = iota + 1
+	// Joined: a calendar the viewer can now read (shared with them, or
+	// promoted from FREE_BUSY), followed from now on. Changes holds the
+	// viewer's membership; the client reads the calendar whole.
+	Joined
+	// Ended: a calendar the viewer can no longer read (removed, left,
+	// demoted to FREE_BUSY, the calendar deleted): nothing more comes of it.
+	Ended
+)
+
+// Delivery is what a subscription sends: one calendar's changes.
+type Delivery struct {
+	Kind       DeliveryKind
+	CalendarID string
+	Changes    []calendar.ObjectChange
+	// Token continues a sync of the calendar after this delivery (Changes
+	// only): what calendar.SyncService.Changes would return next.
+	Token string
+	// Calendar is the calendar as the read of Changes found it (nil when
+	// unknown; a change of it among Changes may be newer), and Membership
+	// the viewer's membership of it as the subscription knows it then, which
+	// authorizes the delivery: whoever shows the changes needs to read
+	// neither.
+	Calendar   *calendar.Calendar
+	Membership *calendar.Membership
+	// Shared is the same for the deliveries of one read of the log to every
+	// subscriber of this instance: a place to keep what showing them reads
+	// besides (a member's user, say), so that it is read once.
+	Shared *Shared
+}
+
+// Shared is what the deliveries of one read have in common (Delivery.Shared).
+type Shared struct {
+	once  sync.Once
+	value any
+}
+
+// Value returns the value kept, made by newValue on the first call.
+func (s *Shared) Value(newValue func() any) any {
+	s.once.Do(func() { s.value = newValue() })
+	return s.value
+}
+
+// handle turns one read of a log into deliveries, checking first whether
+// the viewer may still read the calendar: a change of their membership, or
+// the calendar's deletion, in the same read ends the calendar's deliveries
+// before anything else of it is sent.
+func (s *Subscription) handle(b batch) []Delivery {
+	if b.feed.User {
+		s.at[b.feed] = b.token
+		return s.listChanged(b.list)
+	}
+	id := b.feed.ID
+	if _, ok := s.members[id]; !ok {
+		return nil // ended already
+	}
+	s.at[b.feed] = b.token
+	for _, c := range b.calendar {
+		if c.Type == calendar.ObjectMembership && c.ID == s.viewer && !c.Deleted && c.Membership.Role.Can(calendar.ActionRead) {
+			s.members[id] = c.Membership
+		}
+		gone := (c.Type == calendar.ObjectCalendar && c.Deleted) ||
+			(c.Type == calendar.ObjectMembership && c.ID == s.viewer && (c.Deleted || !c.Membership.Role.Can(calendar.ActionRead)))
+		if gone {
+			s.end(id)
+			return []Delivery{{Kind: Ended, CalendarID: id}}
+		}
+	}
+	if len(b.calendar) == 0 {
+		return nil
+	}
+	return []Delivery{{Kind: Changes, CalendarID: id, Changes: b.calendar, Token: b.token,
+		Calendar: b.cal, Membership: s.members[id], Shared: b.shared}}
+}
+
+// listChanged follows the viewer's list: calendars they can now read join,
+// those they can no longer read end.
+func (s *Subscription) listChanged(list []calendar.CalendarListChange) []Delivery {
+	var out []Delivery
+	for _, c := range list {
+		_, followed := s.members[c.CalendarID]
+		reads := !c.Removed && c.Membership.Role.Can(calendar.ActionRead)
+		switch {
+		case followed && !reads:
+			s.end(c.CalendarID)
+			out = append(out, Delivery{Kind: Ended, CalendarID: c.CalendarID})
+		case !followed && reads && s.followAll && len(s.members) < MaxFollowed:
+			s.members[c.CalendarID] = c.Membership
+			k := FeedKey{ID: c.CalendarID}
+			s.joined = append(s.joined, k)
+			s.at[k] = s.hub.join(s.ctx, s.sub, k)[0]
+			out = append(out, Delivery{Kind: Joined, CalendarID: c.CalendarID, Membership: c.Membership, Changes: []calendar.ObjectChange{{
+				Type: calendar.ObjectMembership, CalendarID: c.CalendarID, ID: s.viewer, Membership: c.Membership}}})
+		}
+	}
+	return out
+}
+
+// end stops following a calendar.
+func (s *Subscription) end(id string) {
+	delete(s.members, id)
+	k := FeedKey{ID: id}
+	delete(s.at, k)
+	s.hub.leave(s.sub, k)
+	s.joined = slices.DeleteFunc(s.joined, func(j FeedKey) bool { return j == k })
+}
