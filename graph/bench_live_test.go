@@ -25,7 +25,8 @@ import (
 // each subscriber's delivery of it (p50 and p99) on the instance that took
 // the write (woken by its commit) and on the other (which finds it by
 // polling every 500 ms), the DynamoDB read calls per write of each
-// instance (its polling included), and the writes that failed.
+// instance (its polling included), and the writes that failed. It fails if a
+// delivery never comes, or comes with an error or without its entry.
 //
 //	[CALGRAPH_TEST_DYNAMODB=http://127.0.0.1:8000] go test ./graph -run '^$' -bench LiveDelivery -benchtime 60x -timeout 30m
 func BenchmarkLiveDelivery(b *testing.B) {
@@ -65,7 +66,7 @@ func benchmarkLiveDelivery(b *testing.B, subscribers int) {
 		}
 		conn := benchDial(b, ctx, e.url, tokens[i%users])
 		benchSubscribe(b, ctx, conn, query, w.calendarID)
-		clients.Go(func() { benchRead(ctx, conn, where, rec) })
+		clients.Go(func() { benchRead(ctx, conn, where, query == liveEntrySubscription, rec) })
 	}
 	for writing.hub.Subscriptions()+other.hub.Subscriptions() < subscribers {
 		time.Sleep(10 * time.Millisecond)
@@ -105,6 +106,9 @@ func benchmarkLiveDelivery(b *testing.B, subscribers int) {
 			b.Errorf("%d deliveries on the %s instance never came", missing, where)
 		}
 	}
+	if n := rec.brokenDeliveries(); n > 0 {
+		b.Errorf("%d deliveries came with an error or without the entry they select", n)
+	}
 	writes := float64(b.N)
 	b.ReportMetric(float64(readCalls(writing.rec.Calls()))/writes, "writing-reads/write")
 	b.ReportMetric(float64(readCalls(other.rec.Calls()))/writes, "other-reads/write")
@@ -133,14 +137,18 @@ func readCalls(calls []dynamo.Call) int {
 // deliveryTimes records when each subscriber got each change, by the
 // instance it is connected to.
 type deliveryTimes struct {
-	mu sync.Mutex
-	at map[string][]time.Time // instance + " " + change ID -> arrivals
-	n  int
+	mu     sync.Mutex
+	at     map[string][]time.Time // instance + " " + change ID -> arrivals
+	n      int
+	broken int // deliveries with an error, or without the entry they select
 }
 
-func (d *deliveryTimes) add(where string, ids []string, at time.Time) {
+func (d *deliveryTimes) add(where string, ids []string, broken bool, at time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if broken {
+		d.broken++
+	}
 	for _, id := range ids {
 		d.at[where+" "+id] = append(d.at[where+" "+id], at)
 		d.n++
@@ -151,7 +159,13 @@ func (d *deliveryTimes) reset() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	clear(d.at)
-	d.n = 0
+	d.n, d.broken = 0, 0
+}
+
+func (d *deliveryTimes) brokenDeliveries() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.broken
 }
 
 func (d *deliveryTimes) count() int {
@@ -209,8 +223,9 @@ func benchSubscribe(b *testing.B, ctx context.Context, conn *coderws.Conn, query
 }
 
 // benchRead reads a connection's messages until ctx ends, answering pings
-// and noting the time each change arrives.
-func benchRead(ctx context.Context, conn *coderws.Conn, where string, rec *deliveryTimes) {
+// and noting the time each change arrives, and each delivery that came with
+// an error or, where the subscription selects it, without its entry.
+func benchRead(ctx context.Context, conn *coderws.Conn, where string, selectsNode bool, rec *deliveryTimes) {
 	defer conn.CloseNow()
 	for {
 		_, data, err := conn.Read(ctx)
@@ -221,10 +236,13 @@ func benchRead(ctx context.Context, conn *coderws.Conn, where string, rec *deliv
 		var m struct {
 			Type    string `json:"type"`
 			Payload struct {
-				Data struct {
+				Errors []json.RawMessage `json:"errors"`
+				Data   struct {
 					CalendarChanges struct {
 						Changes []struct {
-							ID string `json:"id"`
+							ID      string          `json:"id"`
+							Deleted bool            `json:"deleted"`
+							Node    json.RawMessage `json:"node"`
 						} `json:"changes"`
 					} `json:"calendarChanges"`
 				} `json:"data"`
@@ -238,10 +256,12 @@ func benchRead(ctx context.Context, conn *coderws.Conn, where string, rec *deliv
 			_ = conn.Write(ctx, coderws.MessageText, []byte(`{"type":"pong"}`))
 		case "next":
 			var ids []string
+			broken := len(m.Payload.Errors) > 0
 			for _, c := range m.Payload.Data.CalendarChanges.Changes {
 				ids = append(ids, c.ID)
+				broken = broken || selectsNode && !c.Deleted && (len(c.Node) == 0 || string(c.Node) == "null")
 			}
-			rec.add(where, ids, at)
+			rec.add(where, ids, broken, at)
 		}
 	}
 }
