@@ -486,6 +486,17 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 			func() float64 { return float64(st.hub.Subscriptions()) })
 		st.metrics.GaugeFunc("calgraph_live_logs_followed", "Change logs this instance follows for its subscriptions (each read when the recent writes name it, and by the sweep every -live-sweep or more).",
 			func() float64 { return float64(st.hub.Feeds()) })
+		st.metrics.CounterFunc("calgraph_live_log_reads_total", "Pages of change logs this instance read for live delivery.",
+			func() float64 { return float64(st.hub.Stats().Reads) })
+		st.metrics.CounterFunc("calgraph_live_sweep_found_total", "Reads by the sweep alone that found changes: hints in the recent writes lost, late, or never left (each such change came up to -live-sweep late).",
+			func() float64 { return float64(st.hub.Stats().SweepFound) })
+		st.metrics.GaugeFunc("calgraph_live_recent_writes_failing", "1 while the recent writes (GSI4) cannot be read: live delivery reads every followed log each poll.",
+			func() float64 {
+				if st.hub.Stats().RecentWritesFailing {
+					return 1
+				}
+				return 0
+			})
 		views := func(f func(dynamo.ViewCacheStats) int64) func() float64 {
 			return func() float64 { return float64(f(st.store.ViewCacheStats())) }
 		}

@@ -4265,8 +4265,12 @@ type Subscription {
   anything is delivered), or without them every calendar the viewer reads, and
   those the viewer comes to read while subscribed (a JOINED delivery). A calendar
   the viewer can no longer read (removed, demoted to FREE_BUSY, deleted) gets an
-  ENDED delivery, and nothing of it after. Changes made through any server on the
-  same table arrive within about a second.
+  ENDED delivery, and nothing of it after. Changes made through the server of
+  the subscription arrive at once, through other servers on the same table
+  usually within a second (after a poll of the table's recent writes), and at
+  worst after the server's sweep re-reads the calendar (30 s by default, longer
+  past 480 followed calendars): a change is never lost, and never delivered
+  before an older one of the same object.
   """
   calendarChanges(
     "The calendars to follow (global IDs, up to 500); all the viewer reads when omitted."

@@ -83,14 +83,37 @@ type Hub struct {
 	now   func() time.Time
 	log   *slog.Logger
 	// watchFailed is whether the last read of the recent writes failed
-	// (used by Run's goroutine only: a failure is logged once).
-	watchFailed bool
+	// (written by Run's goroutine only: a failure is logged once; read by
+	// Stats).
+	watchFailed atomic.Bool
 
 	mu    sync.Mutex
 	feeds map[FeedKey]*feed
 	wake  chan struct{}
 
 	subscriptions atomic.Int64 // running
+	reads         atomic.Int64 // pages of logs read
+	sweepFound    atomic.Int64 // reads by the sweep alone that found changes
+}
+
+// Stats is what a Hub has done, for metrics.
+type Stats struct {
+	// Reads is how many pages of change logs the Hub has read.
+	Reads int64
+	// SweepFound is how many reads the sweep alone asked for (no hint in the
+	// recent writes, no write through this instance) found changes: hints
+	// lost, late by more than the recent writes' read window, or not left
+	// (writers of a version before the index). Each such change reached its
+	// subscribers up to a sweep interval late.
+	SweepFound int64
+	// RecentWritesFailing is whether the last read of the recent writes
+	// failed (the Hub reads every followed log each poll meanwhile).
+	RecentWritesFailing bool
+}
+
+// Stats returns what the Hub has done so far.
+func (h *Hub) Stats() Stats {
+	return Stats{Reads: h.reads.Load(), SweepFound: h.sweepFound.Load(), RecentWritesFailing: h.watchFailed.Load()}
 }
 
 // FeedKey names a log: a calendar's, or with User a user's calendar list.
@@ -102,6 +125,7 @@ type feed struct {
 	token string
 	subs  map[*subscriber]bool
 	dirty bool      // to be read: written since the last read, or swept
+	swept bool      // dirty for the sweep alone
 	read  time.Time // when its last read began (the sweep reads the oldest)
 
 	// reading is held by each read of the Hub's (readPage, from its Query
@@ -146,7 +170,7 @@ func (h *Hub) Notify(logs []calendar.LogRef) {
 	woke := false
 	for _, l := range logs {
 		if f := h.feeds[l]; f != nil {
-			f.dirty, woke = true, true
+			f.dirty, f.swept, woke = true, false, true
 		}
 	}
 	h.mu.Unlock()
@@ -180,19 +204,20 @@ func (h *Hub) Run(ctx context.Context) {
 func (h *Hub) round(ctx context.Context, dirtyOnly bool) {
 	h.mu.Lock()
 	var due []*feed
+	var swept []bool
 	now := h.now()
 	for _, f := range h.feeds {
 		if f.dirty || !dirtyOnly {
-			f.dirty, f.read = false, now
-			due = append(due, f)
+			due, swept = append(due, f), append(swept, f.swept && dirtyOnly)
+			f.dirty, f.swept, f.read = false, false, now
 		}
 	}
 	h.mu.Unlock()
 	g := errgroup.Group{}
 	g.SetLimit(readsAtOnce)
-	for _, f := range due {
+	for i, f := range due {
 		g.Go(func() error {
-			h.read(ctx, f)
+			h.read(ctx, f, swept[i])
 			return nil
 		})
 	}
@@ -200,13 +225,18 @@ func (h *Hub) round(ctx context.Context, dirtyOnly bool) {
 }
 
 // read reads one feed's log from its token and hands what it finds to its
-// subscribers. A failure is logged and left to the next round.
-func (h *Hub) read(ctx context.Context, f *feed) {
+// subscribers; swept is whether the sweep alone asked for it. A failure is
+// logged and left to the next round.
+func (h *Hub) read(ctx context.Context, f *feed, swept bool) {
 	for range maxPagesPerRead {
-		more, err := h.readPage(ctx, f)
+		more, found, err := h.readPage(ctx, f)
 		if err != nil {
 			h.failed(ctx, f, err)
 			return
+		}
+		if found && swept {
+			h.sweepFound.Add(1)
+			swept = false // counted once per read
 		}
 		if !more {
 			return
@@ -217,9 +247,10 @@ func (h *Hub) read(ctx context.Context, f *feed) {
 // readPage reads a page of f's log from its token and hands it to f's
 // subscribers, holding f.reading throughout: one read of the log made for
 // all of them, its objects and its calendar shared (batch.shared too).
-func (h *Hub) readPage(ctx context.Context, f *feed) (more bool, err error) {
+func (h *Hub) readPage(ctx context.Context, f *feed) (more, found bool, err error) {
 	f.reading.Lock()
 	defer f.reading.Unlock()
+	h.reads.Add(1)
 	h.mu.Lock()
 	token := f.token
 	h.mu.Unlock()
@@ -227,25 +258,26 @@ func (h *Hub) readPage(ctx context.Context, f *feed) (more bool, err error) {
 	if f.key.User {
 		p, err := h.src.UserLogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		b.list, b.token, more = p.Changes, p.Token, p.More
 	} else {
 		p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		b.calendar, b.cal, b.token, more = p.Changes, p.Calendar, p.Token, p.More
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	f.token = b.token
-	if len(b.calendar)+len(b.list) > 0 {
+	found = len(b.calendar)+len(b.list) > 0
+	if found {
 		for s := range f.subs {
 			s.hand(b)
 		}
 	}
-	return more, nil
+	return more, found, nil
 }
 
 // failed logs a failed read; an expired token (the instance could not read

@@ -35,17 +35,17 @@ func (h *Hub) due(ctx context.Context, watch calendar.WriteWatch) (everything bo
 	logs, everything, err := watch.Written(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		if !h.watchFailed {
+		if !h.watchFailed.Load() {
 			h.log.WarnContext(ctx, "reading the recent writes failed: live delivery reads every followed log each poll until it works "+
 				"(a table without the index GSI4 gets it from `calgraph init-table`)", "err", err)
 		}
-		h.watchFailed = true
+		h.watchFailed.Store(true)
 		return true
 	case err != nil:
 		return false
-	case h.watchFailed:
+	case h.watchFailed.Load():
 		h.log.InfoContext(ctx, "reading the recent writes works again: live delivery reads the followed logs they name")
-		h.watchFailed = false
+		h.watchFailed.Store(false)
 	}
 	if everything {
 		return true
@@ -54,7 +54,7 @@ func (h *Hub) due(ctx context.Context, watch calendar.WriteWatch) (everything bo
 	defer h.mu.Unlock()
 	for _, l := range logs {
 		if f := h.feeds[l]; f != nil {
-			f.dirty = true
+			f.dirty, f.swept = true, false
 		}
 	}
 	h.markSweep()
@@ -79,6 +79,6 @@ func (h *Hub) markSweep() {
 	n := min(maxSweepPerPoll, (len(h.feeds)*int(h.poll)+int(h.sweep)-1)/int(h.sweep), len(stale))
 	slices.SortFunc(stale, func(a, b *feed) int { return a.read.Compare(b.read) })
 	for _, f := range stale[:n] {
-		f.dirty = true
+		f.dirty, f.swept = true, true
 	}
 }

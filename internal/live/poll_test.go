@@ -66,7 +66,7 @@ func (blindWatch) Written(context.Context) ([]calendar.LogRef, bool, error) {
 // their hints (B never sweeps); from a writer of the version before the
 // index, which leaves none, through B's sweep; and when the recent writes
 // cannot be read (a table without their index), by reading every followed
-// log each poll.
+// log each poll. B's Stats say which it was.
 func TestOtherInstancesWritesArrive(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -101,6 +101,12 @@ func TestOtherInstancesWritesArrive(t *testing.T) {
 				if !delivered(sub, title) {
 					t.Fatalf("%s never reached instance B: %v", title, sub.Err())
 				}
+			}
+			// What B's metrics say of how the writes were found.
+			st := b.hub.Stats()
+			wantFound := map[bool]int64{false: 0, true: 3}[tt.writer != nil]
+			if st.SweepFound != wantFound || st.RecentWritesFailing != tt.everyLog || st.Reads == 0 {
+				t.Errorf("B's stats %+v, want SweepFound %d, RecentWritesFailing %v, some reads", st, wantFound, tt.everyLog)
 			}
 		})
 	}
