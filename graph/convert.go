@@ -57,22 +57,22 @@ func orEmpty[T any](o graphql.Omittable[*T]) T {
 }
 
 // notNull converts an optional field that may be omitted but not set to null.
-func notNull[T any](field string, o graphql.Omittable[*T]) (calendar.Change[T], error) {
+func notNull[T any](field string, o graphql.Omittable[*T]) (calendar.Patch[T], error) {
 	v, set := o.ValueOK()
 	if !set {
-		return calendar.Change[T]{}, nil
+		return calendar.Patch[T]{}, nil
 	}
 	if v == nil {
-		return calendar.Change[T]{}, calendar.Invalidf(field, "%s cannot be null; omit it to leave it unchanged", field)
+		return calendar.Patch[T]{}, calendar.Invalidf(field, "%s cannot be null; omit it to leave it unchanged", field)
 	}
 	return calendar.Set(*v), nil
 }
 
 // nullClears converts an optional field where null means "remove it".
-func nullClears(o graphql.Omittable[*string]) calendar.Change[string] {
+func nullClears(o graphql.Omittable[*string]) calendar.Patch[string] {
 	v, set := o.ValueOK()
 	if !set {
-		return calendar.Change[string]{}
+		return calendar.Patch[string]{}
 	}
 	if v == nil {
 		return calendar.Set("")

@@ -157,10 +157,10 @@ func noNullChoice(field string, nullChoices ...bool) error {
 }
 
 // nullEmpties converts an optional list where null means "none".
-func nullEmpties[T any](o graphql.Omittable[[]T]) calendar.Change[[]T] {
+func nullEmpties[T any](o graphql.Omittable[[]T]) calendar.Patch[[]T] {
 	v, set := o.ValueOK()
 	if !set {
-		return calendar.Change[[]T]{}
+		return calendar.Patch[[]T]{}
 	}
 	return calendar.Set(v)
 }
@@ -273,7 +273,7 @@ func viewerStats(s calendar.Stats) *model.ViewerStats {
 func preferencesUpdate(in model.UpdatePreferencesInput) (calendar.PreferencesUpdate, error) {
 	u := calendar.PreferencesUpdate{ExpectedVersion: in.ExpectedVersion, TimeZone: nullClears(in.TimeZone), DefaultReminders: nullEmpties(in.DefaultReminders)}
 	var err error
-	var week calendar.Change[model.Weekday]
+	var week calendar.Patch[model.Weekday]
 	if week, err = notNull("weekStart", in.WeekStart); err != nil {
 		return u, err
 	}

@@ -76,11 +76,11 @@ func (n NewCalendar) Build() (Calendar, error) {
 type CalendarUpdate struct {
 	ID              string
 	ExpectedVersion int
-	Name            Change[string]
-	Color           Change[string]
-	Description     Change[string]
-	TimeZone        Change[string]
-	IsResource      Change[bool]
+	Name            Patch[string]
+	Color           Patch[string]
+	Description     Patch[string]
+	TimeZone        Patch[string]
+	IsResource      Patch[bool]
 }
 
 // Apply validates the update and returns c with it applied.

@@ -167,7 +167,7 @@ type NewEntry struct {
 	Location    string
 	Color       string
 	Tags        []string
-	Reminders   Change[[]int] // unset: the viewer's default reminders
+	Reminders   Patch[[]int] // unset: the viewer's default reminders
 }
 
 // Build validates n and returns the entry it describes, without ID, ICalUID,
@@ -193,16 +193,16 @@ func (n NewEntry) Build(d Defaults) (Entry, error) {
 type EntryUpdate struct {
 	Key             EntryKey
 	ExpectedVersion int
-	Timing          Change[Timing]
-	Title           Change[string]
-	Description     Change[string]
-	Location        Change[string]
-	Color           Change[string]
-	Tags            Change[[]string]
-	Reminders       Change[[]int]
+	Timing          Patch[Timing]
+	Title           Patch[string]
+	Description     Patch[string]
+	Location        Patch[string]
+	Color           Patch[string]
+	Tags            Patch[[]string]
+	Reminders       Patch[[]int]
 	// Recurrence changes a series' recurrence, or makes a single entry a
 	// series; it cannot be removed.
-	Recurrence Change[Recurrence]
+	Recurrence Patch[Recurrence]
 }
 
 // Apply validates the update and returns e with it applied, its Sequence

@@ -73,17 +73,17 @@ func (p Preferences) EntryDefaults(cal *Calendar) Defaults {
 // the user's version. A set TimeZone of "" removes it.
 type PreferencesUpdate struct {
 	ExpectedVersion  int
-	TimeZone         Change[string]
-	WeekStart        Change[time.Weekday]
-	DefaultDuration  Change[time.Duration]
-	DefaultReminders Change[[]int]
-	Theme            Change[Theme]
+	TimeZone         Patch[string]
+	WeekStart        Patch[time.Weekday]
+	DefaultDuration  Patch[time.Duration]
+	DefaultReminders Patch[[]int]
+	Theme            Patch[Theme]
 
-	CalendarIncrement    Change[time.Duration]
-	AutoArchive          Change[bool]
-	ArchiveDelay         Change[time.Duration]
-	BrowserNotifications Change[bool]
-	SoundNotifications   Change[bool]
+	CalendarIncrement    Patch[time.Duration]
+	AutoArchive          Patch[bool]
+	ArchiveDelay         Patch[time.Duration]
+	BrowserNotifications Patch[bool]
+	SoundNotifications   Patch[bool]
 }
 
 // Apply validates the update and returns p with it applied.

@@ -92,7 +92,7 @@ func displayName(name, email string) string {
 // ProfileUpdate is a partial update of the viewer's own profile.
 type ProfileUpdate struct {
 	ExpectedVersion int
-	Name            Change[string]
+	Name            Patch[string]
 }
 
 // Apply validates the update and returns u with it applied.

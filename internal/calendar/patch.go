@@ -1,15 +1,16 @@
 package calendar
 
-// Change is one field of a partial update. Set is false when the client omitted the
+// Patch is one field of a partial update (not to be confused with the change
+// log's ObjectChange: a Patch is what a client asks to change). Set is false when the client omitted the
 // field, so "leave it alone" differs from "set it to the zero value" (or, with a
 // pointer T, from "set it to null").
-type Change[T any] struct {
+type Patch[T any] struct {
 	Set   bool
 	Value T
 }
 
-// Set returns a Change that sets the field to v.
-func Set[T any](v T) Change[T] { return Change[T]{Set: true, Value: v} }
+// Set returns a Patch that sets the field to v.
+func Set[T any](v T) Patch[T] { return Patch[T]{Set: true, Value: v} }
 
 // Page asks for one page of a connection: at most First items after the opaque
 // cursor After (empty for the first page).
