@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/calgraph/calgraph/internal/engine"
 )
 
@@ -227,5 +229,28 @@ func (w *wire) scanAll(params string) []string {
 			return items
 		}
 		start = `,"ExclusiveStartKey":` + mustJSON(w.t, lek)
+	}
+}
+
+// expect compares an answer with what DynamoDB Local answered: the error
+// type wantType ("" for success) and, for a success, each field of want (a
+// JSON object, "" for none) equal to the answer's field of that name; a
+// field wanted as null must be absent.
+func (a answer) expect(t *testing.T, wantType, want string) {
+	t.Helper()
+	if a.typ != wantType {
+		t.Fatalf("got %d %s (%.300s), want %q", a.status, a.typ, a.raw, wantType)
+	}
+	if want == "" {
+		return
+	}
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(want), &fields); err != nil {
+		t.Fatalf("the test's want is not a JSON object: %v: %s", err, want)
+	}
+	for name, w := range fields {
+		if d := cmp.Diff(w, a.body[name]); d != "" {
+			t.Errorf("%s: (-want +got)\n%s\nanswer: %.600s", name, d, a.raw)
+		}
 	}
 }
