@@ -13,9 +13,11 @@ import (
 
 // Export writes every item of the table in DynamoDB's JSON export format (one
 // {"Item":{...}} per line) and returns how many it wrote. It scans with
-// consistent reads. The embedded engine answers the whole scan in one page
-// under its lock, so there an export is a point-in-time snapshot; on DynamoDB it
-// is a live scan, and DynamoDB's own export to S3 is the point-in-time backup.
+// consistent reads, a page of at most 1 MB at a time on every engine (the
+// embedded one too, TestScanPagesStopAtOneMegabyte in internal/engine). In
+// embedded mode the export holds the data directory's lock, so nothing writes
+// between pages and it is a point-in-time snapshot; on DynamoDB it is a live
+// scan, and DynamoDB's own export to S3 is the point-in-time backup.
 func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 	out := ddbjson.NewWriter(w)
 	if err := s.scan(ctx, out.Write); err != nil {

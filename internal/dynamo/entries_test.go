@@ -324,8 +324,8 @@ func TestTaskTimelines(t *testing.T) {
 }
 
 // TestTasksThatBecomeOtherEntries: a task, open or done, changed into another
-// kind of entry leaves the timelines, which keep working (the embedded engine
-// keeps an index entry without its sort key when an item loses it).
+// kind of entry leaves the timelines (it loses their index sort keys), which
+// keep working.
 func TestTasksThatBecomeOtherEntries(t *testing.T) {
 	for _, completed := range []bool{false, true} {
 		t.Run(fmt.Sprint("completed ", completed), func(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 // idempotencyRecord marks an idempotent request as applied (see
 // calendar.Once, which names it and seals its outcome); Outcome is set once
 // kept. It expires after the idempotency window: DynamoDB's TTL deletes it
-// some time after ExpiresAt (epoch seconds), and a marker past it counts as
-// absent everywhere, so the embedded engine, which has no TTL, behaves alike.
+// some time after ExpiresAt (epoch seconds): within days on DynamoDB, within
+// a minute of sweeping on the embedded engine, never on DynamoDB Local. So a
+// marker past it counts as absent, and every engine behaves alike.
 type idempotencyRecord struct {
 	PK          string    `dynamodbav:"PK"`
 	SK          string    `dynamodbav:"SK"`

@@ -56,9 +56,10 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 	if err != nil {
 		return pageResult{}, err
 	}
-	// BETWEEN rather than begins_with: the same keys on DynamoDB, but the
-	// embedded engine keeps an index entry without its sort key when an item
-	// loses it (a task made an event), and fails begins_with on it.
+	// BETWEEN the prefix's range (or a cursor's bound) and its end: the keys
+	// begins_with would select, and a cursor narrows it. An item that loses
+	// its index sort key (a task made an event) leaves the index on every
+	// engine (TestItemThatLosesIndexSortKeyLeavesTheIndex in internal/engine).
 	lo, hi := q.keyRange()
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),

@@ -62,9 +62,10 @@ func EnsureTable(ctx context.Context, db *dynamodb.Client, table string) error {
 	return enableTTL(ctx, db, table)
 }
 
-// enableTTL has DynamoDB delete items past their expiresAt (idempotency
-// markers, invitations). An engine without TTL (the embedded one) is left as
-// it is: expired items there are ignored, not deleted.
+// enableTTL has the engine delete items past their expiresAt (idempotency
+// markers, invitations): DynamoDB in the background, the embedded engine's
+// sweeper every minute. An engine that does not know the TTL operations is
+// left as it is: expired items there are ignored, not deleted.
 func enableTTL(ctx context.Context, db *dynamodb.Client, table string) error {
 	out, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 	if apiErr, ok := errors.AsType[smithy.APIError](err); ok && apiErr.ErrorCode() == "UnknownOperationException" {
@@ -198,8 +199,9 @@ func addMissingIndexes(ctx context.Context, db *dynamodb.Client, table string, d
 	return nil
 }
 
-// waitActive polls until the table and all its indexes are ACTIVE. An engine that
-// reports no status (the embedded one) counts as active.
+// waitActive polls until the table and all its indexes are ACTIVE (the
+// embedded engine's are at once). An engine that reports no status counts
+// as active.
 func waitActive(ctx context.Context, db *dynamodb.Client, table string) error {
 	for delay := 50 * time.Millisecond; ; delay = min(2*delay, 2*time.Second) {
 		desc, found, err := describe(ctx, db, table)
