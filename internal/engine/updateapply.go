@@ -64,15 +64,13 @@ func (u *updateExpr) apply(it item) (item, error) {
 		out[k] = keepNumbers(v, it[k])
 	}
 	var removals []path
+	var appends []updateAction
 	for i, a := range u.actions {
 		switch own[i] {
 		case ownBeyond:
 			// SET past a list's end appends; REMOVE past it does nothing.
 			if a.kind == language.SET {
-				if v := u.setValue(a, it); v != nil {
-					list := valueAt(out, a.path[:len(a.path)-1])
-					list.L = append(list.L, v)
-				}
+				appends = append(appends, a)
 			}
 			continue
 		case ownRemove:
@@ -81,6 +79,17 @@ func (u *updateExpr) apply(it item) (item, error) {
 		}
 		if err := u.exact(a, it, out); err != nil {
 			return nil, err
+		}
+	}
+	// Appends go in the order of their indexes, not of the clauses, as
+	// DynamoDB Local appends them (SET l[11] = :a, l[10] = :b appends b, a).
+	slices.SortStableFunc(appends, func(a, b updateAction) int {
+		return cmp.Compare(a.path[len(a.path)-1].Index, b.path[len(b.path)-1].Index)
+	})
+	for _, a := range appends {
+		if v := u.setValue(a, it); v != nil {
+			list := valueAt(out, a.path[:len(a.path)-1])
+			list.L = append(list.L, v)
 		}
 	}
 	// Indexes name the elements of the list as it was: the last goes first.

@@ -254,3 +254,20 @@ func (a answer) expect(t *testing.T, wantType, want string) {
 		}
 	}
 }
+
+// expectAttrs compares the attributes of a GetItem's item named in want (a
+// JSON object) with want's; an attribute wanted as null must be absent.
+func (a answer) expectAttrs(t *testing.T, want string) {
+	t.Helper()
+	a.expect(t, "", "")
+	var attrs map[string]any
+	if err := json.Unmarshal([]byte(want), &attrs); err != nil {
+		t.Fatalf("the test's want is not a JSON object: %v: %s", err, want)
+	}
+	item, _ := a.body["Item"].(map[string]any)
+	for name, w := range attrs {
+		if d := cmp.Diff(w, item[name]); d != "" {
+			t.Errorf("%s: (-want +got)\n%s\nitem: %.600s", name, d, a.raw)
+		}
+	}
+}
