@@ -211,6 +211,9 @@ func batchWriteItem(db *DB, body []byte) (json.RawMessage, error) {
 		if err := checkTableName(name); err != nil {
 			return nil, err
 		}
+		if len(in.RequestItems[name]) == 0 {
+			return nil, validation("The batch write request list for a table cannot be null or empty: " + name)
+		}
 		for _, wr := range in.RequestItems[name] {
 			w := write{table: name, raw: wr}
 			var err error
