@@ -271,3 +271,16 @@ func (a answer) expectAttrs(t *testing.T, want string) {
 		}
 	}
 }
+
+// expectReasons compares a TransactionCanceledException's
+// CancellationReasons with want (a JSON array).
+func (a answer) expectReasons(t *testing.T, want string) {
+	t.Helper()
+	var reasons any
+	if err := json.Unmarshal([]byte(want), &reasons); err != nil {
+		t.Fatalf("the test's reasons are not JSON: %v: %s", err, want)
+	}
+	if d := cmp.Diff(reasons, a.body["CancellationReasons"]); d != "" {
+		t.Errorf("CancellationReasons: (-want +got)\n%s\nanswer: %.600s", d, a.raw)
+	}
+}
