@@ -31,7 +31,7 @@ func txOf(actions ...string) string {
 // for an item named twice.
 func TestTransactionsCancelAsDynamoDB(t *testing.T) {
 	const (
-		none   = `{"Code":"None"}`
+		none = `{"Code":"None"}`
 		// DynamoDB Local ends the message of a failed check with a full
 		// stop, not that of a failed update.
 		failed = `{"Code":"ConditionalCheckFailed","Message":"The conditional request failed"}`
