@@ -124,6 +124,32 @@ func setAt(it item, p path, v *av) bool {
 	return false
 }
 
+// putAt sets the value at a path whose parent exists: it replaces the
+// value there, adds the key to the parent map, or appends to the parent list
+// when the index is past its end (as ADD does in DynamoDB). It reports
+// whether it did.
+func putAt(it item, p path, v *av) bool {
+	if setAt(it, p, v) {
+		return true
+	}
+	if len(p) == 1 {
+		it[p[0].Key] = v
+		return true
+	}
+	parent, last := valueAt(it, p[:len(p)-1]), p[len(p)-1]
+	switch {
+	case parent == nil:
+		return false
+	case last.Kind == language.PathKindMapKey && parent.M != nil:
+		parent.M[last.Key] = v
+		return true
+	case last.Kind == language.PathKindListIndex && parent.L != nil:
+		parent.L = append(parent.L, v)
+		return true
+	}
+	return false
+}
+
 // project copies the values at paths of an item into a new item, keeping
 // the maps and lists that lead to them (lists keep only the elements
 // named, in order, as DynamoDB projects them).

@@ -168,7 +168,7 @@ func (u *updateExpr) exact(a updateAction, old, out item) error {
 	case a.kind == language.ADD && a.value != nil && isSet(a.value):
 		cur := valueAt(old, a.path)
 		if cur == nil {
-			setAt(out, a.path, a.value)
+			putAt(out, a.path, a.value)
 			return nil
 		}
 		if typeOf(cur) != typeOf(a.value) {
@@ -200,7 +200,8 @@ func (u *updateExpr) exact(a updateAction, old, out item) error {
 				return validation(err.Error())
 			}
 		}
-		setAt(out, a.path, &av{N: &sum})
+		// ADD of a missing map key or past a list's end adds it there.
+		putAt(out, a.path, &av{N: &sum})
 	case a.kind == language.SET && isCall(a.right, "if_not_exists"):
 		if v := u.operandValue(a.right, old); v != nil {
 			setAt(out, a.path, v)
