@@ -223,3 +223,61 @@ func TestExpressionsOfOtherKindsDynamoDBRefuses(t *testing.T) {
 		t.Fatalf("after the accepted updates: y = %v, z = %v; want y = A (if_not_exists of a path into a string) and z = 2", item["y"], item["z"])
 	}
 }
+
+// opItem holds one attribute of each type for TestConditionOperatorsAsDynamoDB.
+const opItem = `{"TableName":"TTT","Item":{"PK":{"S":"o"},"SK":{"S":"1"},"s":{"S":"abc"},"n":{"N":"5"},"b":{"B":"AQI="},
+	"t":{"BOOL":true},"z":{"NULL":true},"l":{"L":[{"S":"a"},{"N":"1"}]},"m":{"M":{"k":{"S":"v"}}},
+	"ss":{"SS":["a","b"]},"ns":{"NS":["1","2"]},"bs":{"BS":["AQ=="]}}}`
+
+// opValues are the placeholders TestConditionOperatorsAsDynamoDB may use.
+var opValues = map[string]string{
+	":ts": `{"S":"S"}`, ":tn": `{"S":"N"}`, ":tb": `{"S":"B"}`, ":tbool": `{"S":"BOOL"}`, ":tnull": `{"S":"NULL"}`,
+	":tl": `{"S":"L"}`, ":tm": `{"S":"M"}`, ":tss": `{"S":"SS"}`, ":tns": `{"S":"NS"}`, ":tbs": `{"S":"BS"}`,
+	":one": `{"N":"1"}`, ":two": `{"N":"2"}`, ":three": `{"N":"3"}`, ":five": `{"N":"5"}`, ":sfive": `{"S":"5"}`,
+	":sa": `{"S":"a"}`, ":sb": `{"S":"b"}`, ":sab": `{"S":"ab"}`, ":sx": `{"S":"x"}`, ":ba": `{"B":"AQ=="}`, ":bb": `{"B":"Ag=="}`,
+	":po": `{"S":"o"}`, ":true": `{"BOOL":true}`, ":null": `{"NULL":true}`, ":ns": `{"NS":["2","1"]}`, ":l": `{"L":[{"S":"a"},{"N":"1"}]}`,
+}
+
+// TestConditionOperatorsAsDynamoDB: each function on each type, each
+// comparison, IN, and the precedence of NOT over AND over OR, as DynamoDB
+// Local evaluates them in a filter (a match or not). A function of an
+// operand of the wrong type is false, and <> of it true.
+func TestConditionOperatorsAsDynamoDB(t *testing.T) {
+	w := ruleWire(t)
+	w.must("PutItem", opItem)
+	for _, c := range []struct {
+		filter string
+		match  bool
+	}{
+		{"attribute_type(s, :ts)", true}, {"attribute_type(n, :tn)", true}, {"attribute_type(b, :tb)", true},
+		{"attribute_type(t, :tbool)", true}, {"attribute_type(z, :tnull)", true}, {"attribute_type(l, :tl)", true},
+		{"attribute_type(m, :tm)", true}, {"attribute_type(ss, :tss)", true}, {"attribute_type(ns, :tns)", true},
+		{"attribute_type(bs, :tbs)", true}, {"attribute_type(ss, :tl)", false}, {"attribute_type(x, :ts)", false},
+		{"size(s) = :three", true}, {"size(l) = :two", true}, {"size(m) = :one", true}, {"size(ss) = :two", true},
+		{"size(b) = :two", true}, {"size(bs) = :one", true}, {"size(n) = :one", false}, {"size(t) = :one", false},
+		{"size(n) <> :one", true}, {"size(x) = :one", false},
+		{"contains(s, :sb)", true}, {"contains(ss, :sa)", true}, {"contains(l, :sa)", true}, {"contains(l, :one)", true},
+		{"contains(ns, :one)", true}, {"contains(bs, :ba)", true}, {"contains(m, :sa)", false}, {"contains(n, :one)", false},
+		{"contains(ss, :sab)", false}, {"contains(s, :one)", false},
+		{"begins_with(s, :sab)", true}, {"begins_with(b, :ba)", true}, {"begins_with(s, :sb)", false}, {"begins_with(l, :sa)", false},
+		{"attribute_exists(m.k)", true}, {"attribute_not_exists(m.x)", true}, {"attribute_exists(l[1])", true},
+		{"attribute_exists(l[2])", false}, {"attribute_exists(s.k)", false}, {"attribute_not_exists(z)", false},
+		{"n = :sfive", false}, {"n <> :sfive", true}, {"n > :sfive", false}, {"n >= :five", true}, {"s < :sb", true},
+		{"b < :bb", true}, {"b > :ba", true}, {"z = :null", true}, {"t = :true", true}, {"t <> :true", false},
+		{"ns = :ns", true}, {"l = :l", true}, {"x <> :one", true}, {"x = :one", false},
+		{"n IN (:one, :five)", true}, {"s IN (:one, :sx)", false}, {"n BETWEEN :one AND :five", true},
+		{"n BETWEEN :sa AND :sb", false}, {"s BETWEEN :sa AND :sb", true},
+		{"n = :five OR n = :one AND s = :sx", true}, {"(n = :five OR n = :one) AND s = :sx", false},
+		{"NOT n = :one AND s = :sx", false}, {"NOT (n = :one AND s = :sx)", true}, {"NOT NOT n = :five", true},
+		{"n = :one OR NOT s = :sx AND t = :true", true},
+	} {
+		t.Run(c.filter, func(t *testing.T) {
+			want := 0
+			if c.match {
+				want = 1
+			}
+			w.call("Query", `{"TableName":"TTT","KeyConditionExpression":"PK = :po","FilterExpression":`+jsonString(c.filter)+
+				valuesFrom(opValues, ":po "+c.filter)+`}`).check(t, "", want)
+		})
+	}
+}

@@ -20,13 +20,16 @@ var updValues = map[string]string{
 var updPlaceholderRE = regexp.MustCompile(`:[a-z0-9]+`)
 
 // updValuesOf writes the ExpressionAttributeValues an update expression names.
-func updValuesOf(expr string) string {
+func updValuesOf(expr string) string { return valuesFrom(updValues, expr) }
+
+// valuesFrom writes the ExpressionAttributeValues of values that expr names.
+func valuesFrom(values map[string]string, expr string) string {
 	seen := map[string]bool{}
 	var parts []string
 	for _, p := range updPlaceholderRE.FindAllString(expr, -1) {
 		if !seen[p] {
 			seen[p] = true
-			parts = append(parts, jsonString(p)+":"+updValues[p])
+			parts = append(parts, jsonString(p)+":"+values[p])
 		}
 	}
 	if len(parts) == 0 {
