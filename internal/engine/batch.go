@@ -18,7 +18,7 @@ const (
 
 type batchGetTable struct {
 	Keys                     []json.RawMessage
-	ProjectionExpression     string
+	ProjectionExpression     expression
 	ExpressionAttributeNames map[string]string
 	ConsistentRead           bool
 	AttributesToGet          json.RawMessage
@@ -53,7 +53,7 @@ func batchGetItem(db *DB, body []byte) (json.RawMessage, error) {
 			return nil, err
 		}
 		r := &request{}
-		if r.proj, err = x.projection(tr.ProjectionExpression); err != nil {
+		if r.proj, err = x.projection(string(tr.ProjectionExpression)); err != nil {
 			return nil, err
 		}
 		if err := x.checkUnused(); err != nil {
@@ -162,7 +162,7 @@ func batchGetItem(db *DB, body []byte) (json.RawMessage, error) {
 		out = append(out, ']')
 		if tr := in.RequestItems[name]; tr.ProjectionExpression != "" {
 			out = append(out, `,"ProjectionExpression":`...)
-			out = appendString(out, tr.ProjectionExpression)
+			out = appendString(out, string(tr.ProjectionExpression))
 			if tr.ExpressionAttributeNames != nil {
 				out = append(out, `,"ExpressionAttributeNames":`...)
 				out = append(out, rawJSON(tr.ExpressionAttributeNames)...)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,6 +30,40 @@ func newExprs(names map[string]string, rawValues json.RawMessage) (*exprs, error
 		return nil, validation("ExpressionAttributeValues must not be empty")
 	}
 	return &exprs{names: names, values: values, used: map[string]bool{}}, nil
+}
+
+// expression is an expression parameter as sent. DynamoDB refuses one sent
+// empty, which a plain string could not tell from one not sent, so decoding
+// refuses it (and decodeRequest names the parameter).
+type expression string
+
+// errEmptyExpression is the decoding error of an expression sent empty.
+var errEmptyExpression = errors.New("empty expression")
+
+// UnmarshalJSON refuses an empty expression; null is one not sent.
+func (e *expression) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s != nil && *s == "" {
+		return errEmptyExpression
+	}
+	if s != nil {
+		*e = expression(*s)
+	}
+	return nil
+}
+
+var emptyExpressionRE = regexp.MustCompile(`"(\w+Expression)"\s*:\s*""`)
+
+// emptyExpression is DynamoDB's refusal of an expression sent empty in body.
+func emptyExpression(body []byte) error {
+	name := "Expression"
+	if m := emptyExpressionRE.FindSubmatch(body); m != nil {
+		name = string(m[1])
+	}
+	return validation("Invalid " + name + ": The expression can not be empty;")
 }
 
 var placeholder = regexp.MustCompile(`[#:][A-Za-z0-9_]+`)

@@ -281,3 +281,31 @@ func TestConditionOperatorsAsDynamoDB(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyExpressionsAreRefused: an expression sent empty is refused, as
+// DynamoDB refuses it ("The expression can not be empty"), never read as
+// one not sent.
+func TestEmptyExpressionsAreRefused(t *testing.T) {
+	w := ruleWire(t)
+	key := `"Key":{"PK":{"S":"p"},"SK":{"S":"1"}}`
+	for i, c := range []struct{ op, body string }{
+		{"PutItem", `{"TableName":"TTT","Item":{"PK":{"S":"p"},"SK":{"S":"9"}},"ConditionExpression":""}`},
+		{"DeleteItem", `{"TableName":"TTT",` + key + `,"ConditionExpression":""}`},
+		{"UpdateItem", `{"TableName":"TTT",` + key + `,"UpdateExpression":""}`},
+		{"UpdateItem", `{"TableName":"TTT",` + key + `,"UpdateExpression":"SET z = :n","ConditionExpression":"","ExpressionAttributeValues":{":n":{"N":"1"}}}`},
+		{"GetItem", `{"TableName":"TTT",` + key + `,"ProjectionExpression":""}`},
+		{"Scan", `{"TableName":"TTT","FilterExpression":""}`},
+		{"Scan", `{"TableName":"TTT","ProjectionExpression":""}`},
+		{"Query", `{"TableName":"TTT","KeyConditionExpression":""}`},
+		{"Query", `{"TableName":"TTT","KeyConditionExpression":"PK = :p","FilterExpression":"","ExpressionAttributeValues":{":p":{"S":"p"}}}`},
+		{"BatchGetItem", `{"RequestItems":{"TTT":{"Keys":[{"PK":{"S":"p"},"SK":{"S":"1"}}],"ProjectionExpression":""}}}`},
+		{"TransactWriteItems", `{"TransactItems":[{"ConditionCheck":{"TableName":"TTT",` + key + `,"ConditionExpression":""}}]}`},
+		{"TransactWriteItems", `{"TransactItems":[{"Update":{"TableName":"TTT",` + key + `,"UpdateExpression":""}}]}`},
+		{"TransactGetItems", `{"TransactItems":[{"Get":{"TableName":"TTT",` + key + `,"ProjectionExpression":""}}]}`},
+	} {
+		t.Run(fmt.Sprintf("%d %s", i, c.op), func(t *testing.T) {
+			w.call(c.op, c.body).expect(t, "ValidationException", "")
+		})
+	}
+	w.call("GetItem", `{"TableName":"TTT","Key":{"PK":{"S":"p"},"SK":{"S":"9"}}}`).expect(t, "", `{"Item":null}`)
+}

@@ -9,7 +9,7 @@ import (
 // writeParams are the parameters every single-item write shares.
 type writeParams struct {
 	TableName                           string
-	ConditionExpression                 string
+	ConditionExpression                 expression
 	ExpressionAttributeNames            map[string]string
 	ExpressionAttributeValues           json.RawMessage
 	ReturnValues                        string
@@ -35,7 +35,7 @@ func (p *writeParams) check(returnValues ...string) (*exprs, *condition, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	cond, err := x.compile("ConditionExpression", p.ConditionExpression)
+	cond, err := x.compile("ConditionExpression", string(p.ConditionExpression))
 	return x, cond, err
 }
 
@@ -71,7 +71,7 @@ func getItem(db *DB, body []byte) (json.RawMessage, error) {
 	var in struct {
 		TableName                string
 		Key                      json.RawMessage
-		ProjectionExpression     string
+		ProjectionExpression     expression
 		ExpressionAttributeNames map[string]string
 		ConsistentRead           bool
 		AttributesToGet          json.RawMessage
@@ -90,7 +90,7 @@ func getItem(db *DB, body []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	proj, err := x.projection(in.ProjectionExpression)
+	proj, err := x.projection(string(in.ProjectionExpression))
 	if err != nil {
 		return nil, err
 	}

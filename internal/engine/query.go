@@ -16,8 +16,8 @@ const maxPageBytes = 1 << 20
 type readParams struct {
 	TableName                 string
 	IndexName                 string
-	FilterExpression          string
-	ProjectionExpression      string
+	FilterExpression          expression
+	ProjectionExpression      expression
 	ExpressionAttributeNames  map[string]string
 	ExpressionAttributeValues json.RawMessage
 	ExclusiveStartKey         json.RawMessage
@@ -73,11 +73,11 @@ func (p *readParams) prepare(x *exprs) (*condition, *projection, error) {
 	if err := p.checkSelect(); err != nil {
 		return nil, nil, err
 	}
-	filter, err := x.compile("FilterExpression", p.FilterExpression)
+	filter, err := x.compile("FilterExpression", string(p.FilterExpression))
 	if err != nil {
 		return nil, nil, err
 	}
-	proj, err := x.projection(p.ProjectionExpression)
+	proj, err := x.projection(string(p.ProjectionExpression))
 	return filter, proj, err
 }
 
@@ -275,7 +275,7 @@ func step(c *bolt.Cursor, forward bool) ([]byte, []byte) {
 func query(db *DB, body []byte) (json.RawMessage, error) {
 	var in struct {
 		readParams
-		KeyConditionExpression string
+		KeyConditionExpression expression
 		ScanIndexForward       *bool
 	}
 	if err := decodeRequest(body, &in); err != nil {
@@ -289,7 +289,7 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := x.use("KeyConditionExpression", in.KeyConditionExpression); err != nil {
+	if err := x.use("KeyConditionExpression", string(in.KeyConditionExpression)); err != nil {
 		return nil, err
 	}
 	if err := x.checkUnused(); err != nil {
@@ -297,7 +297,7 @@ func query(db *DB, body []byte) (json.RawMessage, error) {
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	return db.read(&in.readParams, filter, proj, forward, func(t tbl, keys keySchema, plan *scanPlan) error {
-		kc, err := x.keyCondition(in.KeyConditionExpression, keys, t.meta.AttrTypes)
+		kc, err := x.keyCondition(string(in.KeyConditionExpression), keys, t.meta.AttrTypes)
 		if err != nil {
 			return err
 		}

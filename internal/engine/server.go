@@ -97,6 +97,9 @@ func writeAnswer(w http.ResponseWriter, status int, body []byte) {
 // decodeRequest reads a request body into its struct.
 func decodeRequest(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
+		if errors.Is(err, errEmptyExpression) {
+			return emptyExpression(body)
+		}
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
 			return &apiError{Type: "SerializationException", Status: http.StatusBadRequest, Message: "Unexpected value type in payload: " + typeErr.Field}

@@ -13,7 +13,7 @@ func transactGetItems(db *DB, body []byte) (json.RawMessage, error) {
 			Get *struct {
 				TableName                string
 				Key                      json.RawMessage
-				ProjectionExpression     string
+				ProjectionExpression     expression
 				ExpressionAttributeNames map[string]string
 			}
 		}
@@ -40,7 +40,7 @@ func transactGetItems(db *DB, body []byte) (json.RawMessage, error) {
 			return nil, err
 		}
 		g := get{table: r.Get.TableName}
-		if g.proj, err = x.projection(r.Get.ProjectionExpression); err != nil {
+		if g.proj, err = x.projection(string(r.Get.ProjectionExpression)); err != nil {
 			return nil, err
 		}
 		if err := x.checkUnused(); err != nil {
