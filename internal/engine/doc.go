@@ -61,8 +61,9 @@
 // parentheses, unknown or misplaced functions and their operand counts,
 // operand types known in advance (a BOOL ordered with <, size() of a
 // number, attribute_type of an unknown type), an operand compared with
-// itself, unused or undefined placeholders, reserved words, more than 300
-// operators, 100 IN operands, 32 path levels or 4 KB. A refused condition
+// itself, unused or undefined placeholders, reserved words, an expression
+// sent empty, more than 300 operators, 100 IN operands, 32 path levels or
+// 4 KB. A refused condition
 // never reads as false, so NOT of it never writes. Conditions and filters
 // are evaluated on the engine's own values (condeval.go): a comparison or
 // function of a missing operand, or of operands of different types, is
@@ -75,7 +76,7 @@
 // (github.com/truora/minidyn/interpreter), which is wrong in places
 // DynamoDB (and DynamoDB Local, the reference) is right; updateapply.go
 // and interp.go wrap it, each fix held by the differential test
-// (internal/ddbdiff) or a test here:
+// (internal/ddbdiff) or a test here (update_test.go, paths_test.go):
 //   - its Update writes changed attributes back but never deletes one (a
 //     top-level REMOVE was a no-op): the engine builds the new item from the
 //     interpreter's environment, and keeps untouched attributes as stored.
@@ -84,8 +85,10 @@
 //     from placeholders, if_not_exists and list_append keep their text, and
 //     numbers (and number sets) it rewrote keep the text they had.
 //   - set ADD and DELETE by members (an emptied set goes); SET and REMOVE past
-//     a list's end (it panics there) append and do nothing; REMOVE of list
-//     elements is done by the engine, last index first.
+//     a list's end (it panics there) append, in the order of their indexes,
+//     and do nothing; ADD of a missing map key or past a list's end (it drops
+//     them) adds the value there; REMOVE of list elements is done by the
+//     engine, last index first.
 //   - if_not_exists is decided by the engine: a path through a string leads
 //     nowhere (the interpreter fails there).
 //
@@ -184,4 +187,15 @@
 // DynamoDB Local 2.9.30) agreed on all 200,000 requests and the final
 // tables of all 200 seeds: 103,731 successes, 55,827 ValidationExceptions,
 // 28,088 failed conditions, 11,879 cancelled transactions.
+//
+// The rules the differential test found, and the cases it is unlikely to
+// reach, are also tested in plain `go test`, one file per concept, each
+// table's expectations DynamoDB Local's answers: expr_rules_test.go
+// (conditions and filters), keycond_test.go, paths_test.go (document paths
+// and projections), update_test.go, batch_test.go, tx_test.go,
+// pages_test.go, ttl_test.go, index_*_test.go and limits_test.go. The
+// -reference flag sends the same requests to DynamoDB Local instead, to
+// check the expectations again:
+//
+//	CALGRAPH_TEST_DYNAMODB=http://127.0.0.1:8000 go test ./internal/engine -reference
 package engine

@@ -27,7 +27,7 @@ import (
 // referenceFlag runs the rule tests against DynamoDB Local instead of the
 // engine, to check that what they expect is what the reference answers:
 //
-//	CALGRAPH_TEST_DYNAMODB=http://127.0.0.1:8000 go test ./internal/engine -run Rules -reference
+//	CALGRAPH_TEST_DYNAMODB=http://127.0.0.1:8000 go test ./internal/engine -reference
 var referenceFlag = flag.Bool("reference", false, "run the rule tests against DynamoDB Local ($CALGRAPH_TEST_DYNAMODB)")
 
 // wire is an engine answering raw requests: the embedded one, or DynamoDB
