@@ -114,3 +114,29 @@ func TestUpdatedPathsAsDynamoDB(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectAsDynamoDB: Select and ProjectionExpression of a Query and a
+// Scan of a table: what each returns, and the combinations refused.
+func TestSelectAsDynamoDB(t *testing.T) {
+	w := openWire(t)
+	keyTable(w, "DOC", "S")
+	w.must("PutItem", `{"TableName":"DOC","Item":`+docItem+`}`)
+	const kc = `"KeyConditionExpression":"PK = :p","ExpressionAttributeValues":{":p":{"S":"p"}}`
+	for _, c := range []struct{ name, op, params, wantType, want string }{
+		{"count", "Query", kc + `,"Select":"COUNT"`, "", `{"Count":1,"ScannedCount":1,"Items":null}`},
+		{"count of a scan", "Scan", `"Select":"COUNT"`, "", `{"Count":1,"Items":null}`},
+		{"specific attributes", "Query", kc + `,"Select":"SPECIFIC_ATTRIBUTES","ProjectionExpression":"s, l[0]"`, "",
+			`{"Count":1,"Items":[{"s":{"S":"t"},"l":{"L":[{"N":"0"}]}}]}`},
+		{"a projection alone", "Scan", `"ProjectionExpression":"SK, m.a"`, "", `{"Items":[{"SK":{"S":"1"},"m":{"M":{"a":{"M":{"b":{"N":"1"}}}}}}]}`},
+		{"all attributes", "Query", kc + `,"Select":"ALL_ATTRIBUTES"`, "", `{"Items":[` + docItem + `]}`},
+		{"specific attributes without a projection", "Query", kc + `,"Select":"SPECIFIC_ATTRIBUTES"`, "ValidationException", ``},
+		{"all attributes with a projection", "Query", kc + `,"Select":"ALL_ATTRIBUTES","ProjectionExpression":"s"`, "ValidationException", ``},
+		{"count with a projection", "Query", kc + `,"Select":"COUNT","ProjectionExpression":"s"`, "ValidationException", ``},
+		{"projected attributes of a table", "Query", kc + `,"Select":"ALL_PROJECTED_ATTRIBUTES"`, "ValidationException", ``},
+		{"an unknown select", "Scan", `"Select":"SOME"`, "ValidationException", ``},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w.call(c.op, `{"TableName":"DOC",`+c.params+`}`).expect(t, c.wantType, c.want)
+		})
+	}
+}
