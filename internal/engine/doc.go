@@ -192,7 +192,8 @@
 // reach, are also tested in plain `go test`, one file per concept, each
 // table's expectations DynamoDB Local's answers: expr_rules_test.go
 // (conditions and filters), keycond_test.go, paths_test.go (document paths
-// and projections), update_test.go, batch_test.go, tx_test.go,
+// and projections), update_test.go, writes_test.go (single-item writes),
+// batch_test.go, tx_test.go,
 // pages_test.go, ttl_test.go, index_*_test.go and limits_test.go. The
 // -reference flag sends the same requests to DynamoDB Local instead, to
 // check the expectations again:
