@@ -75,10 +75,10 @@ func TestAccessLog(t *testing.T) {
 	}
 }
 
-// TestREADMEListsEveryMetric keeps the README's metrics table equal to the
-// metrics the server registers: none undocumented (the view cache's were),
-// none documented that it does not have.
-func TestREADMEListsEveryMetric(t *testing.T) {
+// TestDocsListEveryMetric keeps the metrics table of docs/operations.md equal
+// to the metrics the server registers: none undocumented (the view cache's
+// were), none documented that it does not have.
+func TestDocsListEveryMetric(t *testing.T) {
 	ctx := context.Background()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	cfg, err := config.Load(fs, nil, settings(t, t.TempDir(), false, "CALGRAPH_METRICS_ADDR", "127.0.0.1:0"))
@@ -94,30 +94,33 @@ func TestREADMEListsEveryMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	registered := st.metrics.Names()
-	documented := readmeMetrics(t)
+	documented := documentedMetrics(t)
 	for _, name := range registered {
 		if !slices.Contains(documented, name) {
-			t.Errorf("%s is registered but not in README.md's metrics table", name)
+			t.Errorf("%s is registered but not in %s's metrics table", name, metricsDoc)
 		}
 	}
 	for _, name := range documented {
 		if !slices.Contains(registered, name) {
-			t.Errorf("README.md's metrics table lists %s, which the server does not register", name)
+			t.Errorf("%s's metrics table lists %s, which the server does not register", metricsDoc, name)
 		}
 	}
 }
 
-// readmeMetrics returns the calgraph_ metrics in the first column of the
-// README's metrics table.
-func readmeMetrics(t *testing.T) []string {
+// metricsDoc is the page that documents the metrics, for operators.
+const metricsDoc = "docs/operations.md"
+
+// documentedMetrics returns the calgraph_ metrics in the first column of
+// metricsDoc's metrics table.
+func documentedMetrics(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile(metricsDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, ok := strings.Cut(string(b), "\n| metric | labels | what |\n")
 	if !ok {
-		t.Fatal(`README.md has no "| metric | labels | what |" table`)
+		t.Fatalf(`%s has no "| metric | labels | what |" table`, metricsDoc)
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	var names []string
@@ -125,7 +128,7 @@ func readmeMetrics(t *testing.T) []string {
 		names = append(names, m[1])
 	}
 	if len(names) == 0 {
-		t.Fatal("README.md's metrics table lists no calgraph_ metric")
+		t.Fatalf("%s's metrics table lists no calgraph_ metric", metricsDoc)
 	}
 	return names
 }

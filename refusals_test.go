@@ -17,27 +17,24 @@ import (
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
-// TestREADMEDocumentsRefusals: refusals outside testers met without finding
-// them in the README are there, each checked against what the code does.
-func TestREADMEDocumentsRefusals(t *testing.T) {
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := strings.Join(strings.Fields(string(b)), " ") // as prose reads, whatever the line breaks
+// TestDocsDocumentRefusals: refusals outside testers met without finding
+// them documented are there (in the README, or in docs/design.md for the
+// details of series), each checked against what the code does.
+func TestDocsDocumentRefusals(t *testing.T) {
+	readme, design := prose(t, "README.md"), prose(t, "docs/design.md")
 
 	// A rule that matches no date at all, though its start alone would be
 	// an occurrence.
 	start := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
 	series := &calendar.Entry{ID: "s", Kind: calendar.KindTimed, Start: start, End: start.Add(time.Hour), TimeZone: "UTC",
 		Recurrence: &calendar.Recurrence{Rule: "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"}}
-	err = recurrence.Engine{}.Validate(series)
+	err := recurrence.Engine{}.Validate(series)
 	var de *calendar.Error
 	if calendar.ErrorCode(err) != calendar.CodeInvalid || !errors.As(err, &de) || !strings.Contains(de.Message, "has no occurrence") {
 		t.Fatalf("a rule of 30 February: got %v, want BAD_USER_INPUT saying it has no occurrence", err)
 	}
-	if !strings.Contains(readme, "`"+de.Message+"`") {
-		t.Errorf("README.md does not document the refusal %q", de.Message)
+	if !strings.Contains(design, "`"+de.Message+"`") {
+		t.Errorf("docs/design.md does not document the refusal %q", de.Message)
 	}
 
 	// A browser fetch with credentials: 'include' needs
@@ -57,4 +54,15 @@ func TestREADMEDocumentsRefusals(t *testing.T) {
 	if !strings.Contains(readme, "credentials: 'include'") {
 		t.Errorf("README.md does not say that credentials: 'include' is refused")
 	}
+}
+
+// prose returns a Markdown file's text with every run of white space made
+// one space, as prose reads whatever the line breaks.
+func prose(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
 }

@@ -62,7 +62,7 @@ const (
 // gcPercent is the garbage collector's target (GOGC) when the environment
 // sets none. A request allocates a few MB that die with it while the live heap
 // stays small, so Go's default of 100 collects about once per week view; 400
-// cuts the collector's share of CPU several-fold (README, "Benchmark") for a
+// cuts the collector's share of CPU several-fold (internal/viewbench/README.md) for a
 // heap of five times the live data. GOGC and GOMEMLIMIT override it.
 const gcPercent = 400
 

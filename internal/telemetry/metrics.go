@@ -87,8 +87,8 @@ func NewMetrics() *Metrics {
 }
 
 // Names returns the names of calgraph's own metrics registered so far (not
-// Go's and the process's), in the order they were: the README's metrics
-// table lists them, and a test keeps the two equal.
+// Go's and the process's), in the order they were: the metrics
+// table of docs/operations.md lists them, and a test keeps the two equal.
 func (m *Metrics) Names() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
