@@ -229,3 +229,19 @@ func TestPanickingRead(t *testing.T) {
 		t.Errorf("%d reads, want 2", n)
 	}
 }
+
+// TestKindsDoNotCollide: a user and a calendar of the same ID are two
+// objects, each loaded as its own type.
+func TestKindsDoNotCollide(t *testing.T) {
+	f := newFakeReader()
+	f.addUser(ada)
+	f.addCalendar(ada)
+	l, ctx := newTestLoaders(f, ada)
+	u, c := l.loadUser(ctx, ada), l.loadCalendar(ctx, ada)
+	if err := errors.Join(found(u, userID, ada)(), found(c, calendarID, ada)()); err != nil {
+		t.Fatal(err)
+	}
+	if reads := f.readLog(); len(reads) != 1 {
+		t.Errorf("%d reads, want 1", len(reads))
+	}
+}
