@@ -22,9 +22,8 @@ type Change struct {
 // ChangeDelivery). Its changes resolve with what the delivery knows as of
 // its read: KnownCalendar and KnownMembership (the viewer's, which
 // authorized it), when set, are primed into the delivery's loaders, which
-// read through Shared, the
-// cache of every delivery of the same read on this instance, so that what
-// the subscribers select is read once, not once each.
+// read through Shared, the cache of every delivery of the same read on this
+// instance, so that what the subscribers select is read once, not once each.
 type ChangeDelivery struct {
 	Kind       DeliveryKind
 	CalendarID string
