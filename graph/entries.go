@@ -345,7 +345,7 @@ func (r *mutationResolver) setCompleted(ctx context.Context, idem graphql.Omitta
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, e)
+	loader.For(ctx).PrimeEntry(ctx, e)
 	cal, err := loader.For(ctx).CalendarOfEntry(ctx, e)
 	if err != nil {
 		return nil, err
@@ -356,7 +356,7 @@ func (r *mutationResolver) setCompleted(ctx context.Context, idem graphql.Omitta
 // entryOut primes the loaders with an entry a mutation wrote and wraps it, on
 // its calendar, for the payload.
 func entryOut(ctx context.Context, e *calendar.Entry) (model.Entry, error) {
-	loader.For(ctx).Prime(ctx, e)
+	loader.For(ctx).PrimeEntry(ctx, e)
 	cal, err := loader.For(ctx).CalendarOfEntry(ctx, e)
 	if err != nil {
 		return nil, err

@@ -121,7 +121,7 @@ func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.Update
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, u)
+	loader.For(ctx).PrimeUser(ctx, u)
 	return &model.UpdateProfilePayload{User: u}, nil
 }
 
@@ -136,7 +136,9 @@ func (r *mutationResolver) CreateCalendar(ctx context.Context, input model.Creat
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, out.Calendar, out.Membership)
+	l := loader.For(ctx)
+	l.PrimeCalendar(ctx, out.Calendar)
+	l.PrimeMembership(ctx, out.Membership)
 	return &model.CreateCalendarPayload{Calendar: model.CalendarOf(out.Calendar), Membership: out.Membership}, nil
 }
 
@@ -151,7 +153,7 @@ func (r *mutationResolver) UpdateCalendar(ctx context.Context, input model.Updat
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, c)
+	loader.For(ctx).PrimeCalendar(ctx, c)
 	return &model.UpdateCalendarPayload{Calendar: model.CalendarOf(c)}, nil
 }
 
@@ -180,7 +182,7 @@ func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberI
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, m)
+	loader.For(ctx).PrimeMembership(ctx, m)
 	return &model.AddMemberPayload{Membership: m}, nil
 }
 
@@ -195,7 +197,7 @@ func (r *mutationResolver) ChangeMemberRole(ctx context.Context, input model.Cha
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, m)
+	loader.For(ctx).PrimeMembership(ctx, m)
 	return &model.ChangeMemberRolePayload{Membership: m}, nil
 }
 
@@ -240,7 +242,7 @@ func (r *mutationResolver) UpdatePreferences(ctx context.Context, input model.Up
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, u)
+	loader.For(ctx).PrimeUser(ctx, u)
 	return &model.UpdatePreferencesPayload{Preferences: preferences(u.Preferences), User: u}, nil
 }
 
@@ -413,7 +415,7 @@ func (r *mutationResolver) AcceptInvitation(ctx context.Context, input model.Acc
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, m)
+	loader.For(ctx).PrimeMembership(ctx, m)
 	return &model.AcceptInvitationPayload{Membership: m}, nil
 }
 
@@ -424,7 +426,7 @@ func (r *mutationResolver) ChangeEmail(ctx context.Context, input model.ChangeEm
 	if err != nil {
 		return nil, err
 	}
-	loader.For(ctx).Prime(ctx, u)
+	loader.For(ctx).PrimeUser(ctx, u)
 	return &model.ChangeEmailPayload{User: u}, nil
 }
 

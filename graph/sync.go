@@ -159,13 +159,8 @@ func (r *Resolver) calendarChanges(ctx context.Context, calendarIDs []string, re
 // changes to resolve (deliveryChanges).
 func delivery(d live.Delivery) *model.ChangeDelivery {
 	cal := newestCalendar(d.Changes, d.Calendar)
-	out := &model.ChangeDelivery{CalendarID: model.CalendarGID(d.CalendarID), Changes: changes(d.Changes, cal)}
-	if cal != nil {
-		out.Known = append(out.Known, cal)
-	}
-	if d.Membership != nil {
-		out.Known = append(out.Known, d.Membership)
-	}
+	out := &model.ChangeDelivery{CalendarID: model.CalendarGID(d.CalendarID), Changes: changes(d.Changes, cal),
+		KnownCalendar: cal, KnownMembership: d.Membership}
 	if d.Shared != nil {
 		out.Shared = d.Shared.Value(func() any { return loader.NewShared() }).(*loader.Shared)
 	}
@@ -192,6 +187,11 @@ func deliveryChanges(ctx context.Context, d *model.ChangeDelivery) []*model.Chan
 	if d.Shared != nil {
 		l.ReadThrough(d.Shared)
 	}
-	l.Prime(ctx, d.Known...)
+	if d.KnownCalendar != nil {
+		l.PrimeCalendar(ctx, d.KnownCalendar)
+	}
+	if d.KnownMembership != nil {
+		l.PrimeMembership(ctx, d.KnownMembership)
+	}
 	return d.Changes
 }

@@ -20,15 +20,19 @@ type Change struct {
 
 // ChangeDelivery is one delivery of a subscription (the schema's
 // ChangeDelivery). Its changes resolve with what the delivery knows as of
-// its read: Known (its calendar, the viewer's membership that authorized it)
-// is primed into the delivery's loaders, which read through Shared, the
-// cache of every delivery of the same read on this instance, so that what
-// the subscribers select is read once, not once each.
+// its read: KnownCalendar and KnownMembership (the viewer's, which
+// authorized it), when set, are primed into the delivery's loaders, which
+// read through Shared, the cache of every delivery of the same read on this
+// instance, so that what the subscribers select is read once, not once each.
 type ChangeDelivery struct {
 	Kind       DeliveryKind
 	CalendarID string
 	Changes    []*Change
 	SyncToken  *string
-	Known      []any
-	Shared     *loader.Shared
+	// KnownCalendar is the calendar as of the delivery's read, if known.
+	KnownCalendar *calendar.Calendar
+	// KnownMembership is the viewer's membership that authorized the
+	// delivery, if known.
+	KnownMembership *calendar.Membership
+	Shared          *loader.Shared
 }

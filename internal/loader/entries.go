@@ -36,7 +36,7 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 		return nil, err
 	}
 	prefs := l.viewerPreferences(ctx)
-	cal := load[calendar.Calendar](ctx, l, calendarRef(calendarID))
+	cal := l.loadCalendar(ctx, calendarID)
 	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
@@ -87,9 +87,9 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	cals := make([]func() (*calendar.Calendar, error), len(ids))
 	roles := make([]func() (*calendar.Membership, error), len(ids))
 	for i, id := range ids {
-		cals[i] = load[calendar.Calendar](ctx, l, calendarRef(id))
+		cals[i] = l.loadCalendar(ctx, id)
 		// Read strongly beside the calendars: a list from GSI1 may lag.
-		roles[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
+		roles[i] = l.loadMembership(ctx, calendar.MembershipKey{CalendarID: id, UserID: viewer})
 	}
 	byID := make(map[string]*calendar.Calendar, len(ids))
 	var readable []*calendar.Calendar
@@ -183,7 +183,7 @@ func (l *Loaders) viewerPreferences(ctx context.Context) func() (calendar.Prefer
 	if err != nil {
 		return func() (calendar.Preferences, error) { return calendar.Preferences{}, err }
 	}
-	u := load[calendar.User](ctx, l, userRef(viewer))
+	u := l.loadUser(ctx, viewer)
 	return func() (calendar.Preferences, error) {
 		user, err := u()
 		if err != nil || user == nil {
@@ -201,7 +201,7 @@ func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string
 	}
 	for _, e := range candidates {
 		if e.IsSeries() {
-			l.Prime(ctx, e) // for the series field of its occurrences
+			l.PrimeEntry(ctx, e) // for the series field of its occurrences
 		}
 	}
 	x, err := l.expand(candidates, r, f.IncludeCancelled)
@@ -214,7 +214,7 @@ func (l *Loaders) view(ctx context.Context, spec calendar.RangeSpec, zone string
 		return nil, calendar.Invalidf("range", "this range holds more than %d entries: narrow it", calendar.MaxViewEntries)
 	}
 	for _, e := range selected {
-		l.Prime(ctx, e)
+		l.PrimeEntry(ctx, e)
 	}
 	v := &View{Range: r, ZoneName: zone, Entries: selected, Calendars: cals}
 	named := map[string]bool{}
@@ -232,8 +232,8 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 	if calendar.ValidateID("id", key.EntryID) != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
-	thunk := load[calendar.Entry](ctx, l, entryRef(key))
-	load[calendar.Calendar](ctx, l, calendarRef(key.CalendarID)) // same batch, for the entry's calendar field
+	thunk := l.loadEntry(ctx, key)
+	l.loadCalendar(ctx, key.CalendarID) // same batch, for the entry's calendar field
 	if _, err := l.viewerCan(ctx, key.CalendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 
 // CalendarOfEntry returns the calendar of an entry the viewer was shown.
 func (l *Loaders) CalendarOfEntry(ctx context.Context, e *calendar.Entry) (*calendar.Calendar, error) {
-	c, err := load[calendar.Calendar](ctx, l, calendarRef(e.CalendarID))()
+	c, err := l.loadCalendar(ctx, e.CalendarID)()
 	if err == nil && c == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
@@ -272,7 +272,7 @@ func (l *Loaders) Tasks(ctx context.Context, calendarID string, list calendar.Ta
 		return nil, err
 	}
 	for _, t := range page.Tasks {
-		l.Prime(ctx, t)
+		l.PrimeEntry(ctx, t)
 	}
 	return page, nil
 }
@@ -284,7 +284,7 @@ func (l *Loaders) Occurrence(ctx context.Context, key calendar.OccurrenceKey) (*
 	if calendar.ValidateID("id", key.SeriesID) != nil || calendar.ValidateID("id", key.CalendarID) != nil {
 		return nil, notFound
 	}
-	load[calendar.Calendar](ctx, l, calendarRef(key.CalendarID)) // same batch, for the entry's calendar field
+	l.loadCalendar(ctx, key.CalendarID) // same batch, for the entry's calendar field
 	if _, err := l.viewerCan(ctx, key.CalendarID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ func (l *Loaders) Occurrence(ctx context.Context, key calendar.OccurrenceKey) (*
 	if err != nil {
 		return nil, err
 	}
-	l.Prime(ctx, s.Master)
+	l.PrimeEntry(ctx, s.Master)
 	occ, ok := s.Occurrence(l.engine, key.OriginalStart)
 	if !ok {
 		return nil, notFound
@@ -302,7 +302,7 @@ func (l *Loaders) Occurrence(ctx context.Context, key calendar.OccurrenceKey) (*
 
 // SeriesOf returns the series of an occurrence the viewer was shown.
 func (l *Loaders) SeriesOf(ctx context.Context, occ *calendar.Entry) (*calendar.Entry, error) {
-	m, err := load[calendar.Entry](ctx, l, entryRef(calendar.EntryKey{CalendarID: occ.CalendarID, EntryID: occ.SeriesID}))()
+	m, err := l.loadEntry(ctx, calendar.EntryKey{CalendarID: occ.CalendarID, EntryID: occ.SeriesID})()
 	if err == nil && m == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "series not found")
 	}
@@ -326,68 +326,4 @@ func (l *Loaders) expand(candidates []*calendar.Entry, r calendar.Range, include
 		return nil, calendar.TooManyOccurrences()
 	}
 	return x, nil
-}
-
-// CalendarBusy is when one calendar is busy in a range.
-type CalendarBusy struct {
-	Calendar *calendar.Calendar
-	Busy     []calendar.Interval
-}
-
-// FreeBusy returns when each of the given calendars is busy in a range, to
-// any member, FREE_BUSY members included, and nothing of what makes them busy.
-// Dates are read in the asked zone, else the viewer's, else UTC.
-func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.RangeSpec) (*View, []CalendarBusy, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, nil, err
-	}
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	if len(ids) == 0 || len(ids) > maxAgendaCalendars {
-		return nil, nil, calendar.Invalidf("calendarIds", "freeBusy covers 1 to %d calendars", maxAgendaCalendars)
-	}
-	prefs := l.viewerPreferences(ctx)
-	cals := make([]func() (*calendar.Calendar, error), len(ids))
-	for i, id := range ids {
-		cals[i] = load[calendar.Calendar](ctx, l, calendarRef(id))
-	}
-	if err := l.viewerCanAll(ctx, ids, calendar.ActionFreeBusy); err != nil {
-		return nil, nil, err
-	}
-	byID := make(map[string]*calendar.Calendar, len(ids))
-	var list []*calendar.Calendar
-	for i, id := range ids {
-		c, err := cals[i]()
-		if err != nil {
-			return nil, nil, err
-		}
-		if c == nil { // deleted since the membership was read; its clean-up is under way
-			return nil, nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
-		}
-		byID[id] = c
-		list = append(list, c)
-	}
-	from, to := spec.Window()
-	candidates, err := l.agendaCandidates(ctx, list, from, to)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := prefs()
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := l.view(ctx, spec, calendar.ViewZone(spec.TimeZone, p, nil), candidates, calendar.Filter{}, byID)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]CalendarBusy, len(ids))
-	for i, id := range ids {
-		var mine []*calendar.Entry
-		for _, e := range v.Entries {
-			if e.CalendarID == id {
-				mine = append(mine, e)
-			}
-		}
-		out[i] = CalendarBusy{Calendar: byID[id], Busy: calendar.Busy(mine, v.Range)}
-	}
-	return v, out, nil
 }

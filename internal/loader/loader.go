@@ -10,6 +10,13 @@
 // list queries and mutations prime the cache with what they already read. A
 // nested query therefore costs one DynamoDB round trip per level, not one per
 // object.
+//
+// The one dataloader carries every kind, so that they share that batch, but
+// its values are typed: each kind has its own load (loadUser, loadCalendar,
+// loadMembership, loadEntry) and its own Prime (PrimeUser, PrimeCalendar,
+// PrimeMembership, PrimeEntry), see items.go. A failed read is the request's
+// answer for the keys of its batch (the store has retried already, and the
+// request's fields see one state); a read that panics is not remembered.
 package loader
 
 import (
@@ -30,28 +37,13 @@ import (
 // enough for the resolvers of one list to queue up, short next to a round trip.
 const batchWait = 2 * time.Millisecond
 
-// ref names one item the loader can read.
-type ref struct {
-	kind kind
-	a, b string // the ID, or a membership's calendar and user, or an entry's calendar and entry
-}
-
-type kind uint8
-
-const (
-	kindUser kind = iota
-	kindCalendar
-	kindMembership
-	kindEntry
-)
-
 // Loaders are one request's loaders. Create them per request (Middleware): their
 // cache must never outlive it.
 type Loaders struct {
 	reader calendar.Reader
 	engine calendar.RecurrenceEngine
-	items  *dataloader.Loader[ref, any]
-	ranges rangeChecks // ranges.go
+	items  *dataloader.Loader[ref, item] // items.go
+	ranges rangeChecks                   // ranges.go
 
 	mu       sync.Mutex
 	expanded int     // occurrences of series expanded for this request
@@ -65,19 +57,19 @@ func New(r calendar.Reader, eng calendar.RecurrenceEngine) *Loaders {
 
 func newWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, wait time.Duration) *Loaders {
 	l := &Loaders{reader: r, engine: eng}
-	l.items = dataloader.NewBatchedLoader(l.batch, dataloader.WithWait[ref, any](wait))
+	l.items = dataloader.NewBatchedLoader(l.batch, dataloader.WithWait[ref, item](wait))
 	return l
 }
 
 // batch reads every ref of one window with a single Reader.Read (or through
-// the Shared cache it reads through). A missing item loads as nil, not as
-// an error: callers decide what absence means.
-func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[any] {
-	results := make([]*dataloader.Result[any], len(refs))
+// the Shared cache it reads through). A missing object loads as an empty
+// item, not as an error: callers decide what absence means.
+func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[item] {
+	results := make([]*dataloader.Result[item], len(refs))
 	if s := l.sharedCache(); s != nil {
 		values, err := s.load(ctx, refs, l.read)
 		for i := range refs {
-			results[i] = &dataloader.Result[any]{Error: err}
+			results[i] = &dataloader.Result[item]{Error: err}
 			if err == nil {
 				results[i].Data = values[i]
 			}
@@ -86,30 +78,12 @@ func (l *Loaders) batch(ctx context.Context, refs []ref) []*dataloader.Result[an
 	}
 	found, err := l.read(ctx, keysOf(refs))
 	for i, r := range refs {
-		results[i] = &dataloader.Result[any]{Error: err}
+		results[i] = &dataloader.Result[item]{Error: err}
 		if err == nil {
 			results[i].Data = lookup(found, r)
 		}
 	}
 	return results
-}
-
-// keysOf names the items of refs.
-func keysOf(refs []ref) calendar.Keys {
-	var k calendar.Keys
-	for _, r := range refs {
-		switch r.kind {
-		case kindUser:
-			k.Users = append(k.Users, r.a)
-		case kindCalendar:
-			k.Calendars = append(k.Calendars, r.a)
-		case kindMembership:
-			k.Memberships = append(k.Memberships, calendar.MembershipKey{CalendarID: r.a, UserID: r.b})
-		case kindEntry:
-			k.Entries = append(k.Entries, calendar.EntryKey{CalendarID: r.a, EntryID: r.b})
-		}
-	}
-	return k
 }
 
 // read is one batch of reads (Reader.Read), in a span of its own for traces.
@@ -119,43 +93,6 @@ func (l *Loaders) read(ctx context.Context, k calendar.Keys) (*calendar.Items, e
 	defer span.End()
 	return l.reader.Read(ctx, k)
 }
-
-// lookup returns the item r names, or an untyped nil when it is missing.
-func lookup(found *calendar.Items, r ref) any {
-	var v any
-	var ok bool
-	switch r.kind {
-	case kindUser:
-		v, ok = found.Users[r.a]
-	case kindCalendar:
-		v, ok = found.Calendars[r.a]
-	case kindMembership:
-		v, ok = found.Memberships[calendar.MembershipKey{CalendarID: r.a, UserID: r.b}]
-	case kindEntry:
-		v, ok = found.Entries[calendar.EntryKey{CalendarID: r.a, EntryID: r.b}]
-	}
-	if !ok {
-		return nil
-	}
-	return v
-}
-
-// load starts loading r and returns a function that waits for it.
-func load[V any](ctx context.Context, l *Loaders, r ref) func() (*V, error) {
-	thunk := l.items.Load(ctx, r)
-	return func() (*V, error) {
-		v, err := thunk()
-		item, _ := v.(*V)
-		return item, err
-	}
-}
-
-func userRef(id string) ref     { return ref{kind: kindUser, a: id} }
-func calendarRef(id string) ref { return ref{kind: kindCalendar, a: id} }
-func membershipRef(k calendar.MembershipKey) ref {
-	return ref{kind: kindMembership, a: k.CalendarID, b: k.UserID}
-}
-func entryRef(k calendar.EntryKey) ref { return ref{kind: kindEntry, a: k.CalendarID, b: k.EntryID} }
 
 type ctxKey struct{}
 
@@ -181,7 +118,7 @@ func MiddlewareWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, wait t
 // until it writes (calendar.WithWriteTracking).
 func WithLoaders(ctx context.Context, l *Loaders) context.Context {
 	ctx = calendar.WithWriteTracking(ctx)
-	ctx = calendar.WithCalendarsSeen(ctx, func(c *calendar.Calendar) { l.Prime(ctx, c) })
+	ctx = calendar.WithCalendarsSeen(ctx, func(c *calendar.Calendar) { l.PrimeCalendar(ctx, c) })
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
@@ -193,33 +130,4 @@ func For(ctx context.Context) *Loaders {
 		panic("loader: no loaders in the request context; wrap the handler in loader.Middleware")
 	}
 	return l
-}
-
-// Prime records objects already read or just written, replacing whatever this
-// request had loaded before, so that nested fields see them without a read.
-func (l *Loaders) Prime(ctx context.Context, objs ...any) {
-	for _, o := range objs {
-		switch o := o.(type) {
-		case *calendar.User:
-			l.items.Clear(ctx, userRef(o.ID)).Prime(ctx, userRef(o.ID), o)
-		case *calendar.Calendar:
-			l.items.Clear(ctx, calendarRef(o.ID)).Prime(ctx, calendarRef(o.ID), o)
-		case *calendar.Membership:
-			l.items.Clear(ctx, membershipRef(o.Key())).Prime(ctx, membershipRef(o.Key()), o)
-		case *calendar.Entry:
-			if !o.IsOccurrence() { // occurrences are not read by key
-				l.items.Clear(ctx, entryRef(o.Key())).Prime(ctx, entryRef(o.Key()), o)
-			}
-		}
-	}
-}
-
-// ForgetMembership drops a membership a mutation has just removed.
-func (l *Loaders) ForgetMembership(ctx context.Context, key calendar.MembershipKey) {
-	l.items.Clear(ctx, membershipRef(key))
-}
-
-// ForgetEntry drops an entry a mutation has just deleted or moved away.
-func (l *Loaders) ForgetEntry(ctx context.Context, key calendar.EntryKey) {
-	l.items.Clear(ctx, entryRef(key))
 }

@@ -27,7 +27,7 @@ func (l *Loaders) User(ctx context.Context, id string) (*calendar.User, error) {
 	if id != viewer {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "user not found")
 	}
-	u, err := load[calendar.User](ctx, l, userRef(id))()
+	u, err := l.loadUser(ctx, id)()
 	if err == nil && u == nil {
 		err = calendar.Errorf(calendar.CodeUnauthenticated, "your account no longer exists")
 	}
@@ -55,7 +55,7 @@ func (l *Loaders) viewerMembership(ctx context.Context, calendarID string) (*cal
 	if err := calendar.ValidateID("id", calendarID); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
-	m, err := load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: calendarID, UserID: viewer}))()
+	m, err := l.loadMembership(ctx, calendar.MembershipKey{CalendarID: calendarID, UserID: viewer})()
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (l *Loaders) viewerCanAll(ctx context.Context, ids []string, a calendar.Act
 	}
 	checks := make([]func() (*calendar.Membership, error), len(ids))
 	for i, id := range ids {
-		checks[i] = load[calendar.Membership](ctx, l, membershipRef(calendar.MembershipKey{CalendarID: id, UserID: viewer}))
+		checks[i] = l.loadMembership(ctx, calendar.MembershipKey{CalendarID: id, UserID: viewer})
 	}
 	for _, check := range checks {
 		m, err := check()
@@ -109,7 +109,7 @@ func (l *Loaders) Calendar(ctx context.Context, id string) (*calendar.Calendar, 
 	if err := calendar.ValidateID("id", id); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
-	calThunk := load[calendar.Calendar](ctx, l, calendarRef(id))
+	calThunk := l.loadCalendar(ctx, id)
 	if _, err := l.viewerMembership(ctx, id); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*
 	if err := calendar.ValidateID("id", key.UserID); err != nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "membership not found")
 	}
-	thunk := load[calendar.Membership](ctx, l, membershipRef(key))
+	thunk := l.loadMembership(ctx, key)
 	if _, err := l.Calendar(ctx, key.CalendarID); err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 		return nil, err
 	}
 	if u := found.Users[viewer]; u != nil {
-		l.Prime(ctx, u)
+		l.PrimeUser(ctx, u)
 	}
 	kept := &calendar.MembershipPage{HasNextPage: page.HasNextPage, EndCursor: page.EndCursor}
 	for i, listed := range page.Memberships {
@@ -181,7 +181,8 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 		if m == nil || c == nil {
 			continue
 		}
-		l.Prime(ctx, m, c)
+		l.PrimeMembership(ctx, m)
+		l.PrimeCalendar(ctx, c)
 		kept.Memberships = append(kept.Memberships, m)
 		kept.Cursors = append(kept.Cursors, page.Cursors[i])
 	}
@@ -199,15 +200,15 @@ func (l *Loaders) Members(ctx context.Context, cal *calendar.Calendar, p calenda
 		return nil, err
 	}
 	for _, m := range page.Memberships {
-		l.Prime(ctx, m)
-		load[calendar.User](ctx, l, userRef(m.UserID)) // start the batch; UserOf waits
+		l.PrimeMembership(ctx, m)
+		l.loadUser(ctx, m.UserID) // start the batch; UserOf waits
 	}
 	return page, nil
 }
 
 // CalendarOf returns the calendar of a membership the viewer was shown.
 func (l *Loaders) CalendarOf(ctx context.Context, m *calendar.Membership) (*calendar.Calendar, error) {
-	c, err := load[calendar.Calendar](ctx, l, calendarRef(m.CalendarID))()
+	c, err := l.loadCalendar(ctx, m.CalendarID)()
 	if err == nil && c == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "calendar not found")
 	}
@@ -217,7 +218,7 @@ func (l *Loaders) CalendarOf(ctx context.Context, m *calendar.Membership) (*cale
 // UserOf returns the user of a membership the viewer was shown: members of a
 // calendar see each other.
 func (l *Loaders) UserOf(ctx context.Context, m *calendar.Membership) (*calendar.User, error) {
-	u, err := load[calendar.User](ctx, l, userRef(m.UserID))()
+	u, err := l.loadUser(ctx, m.UserID)()
 	if err == nil && u == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "user not found")
 	}

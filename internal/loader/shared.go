@@ -23,7 +23,7 @@ type Shared struct {
 // sharedItem is one item of a Shared, read or being read.
 type sharedItem struct {
 	done  chan struct{} // closed once read
-	value any
+	value item
 	err   error
 }
 
@@ -48,11 +48,11 @@ func (l *Loaders) sharedCache() *Shared {
 	return l.shared
 }
 
-// load returns the items refs name (an untyped nil for a missing one): those
+// load returns the items refs name (an empty item for a missing one): those
 // another request read or is reading are waited for, the rest are read in
 // one call of read.
-func (s *Shared) load(ctx context.Context, refs []ref, read func(context.Context, calendar.Keys) (*calendar.Items, error)) ([]any, error) {
-	values := make([]any, len(refs))
+func (s *Shared) load(ctx context.Context, refs []ref, read func(context.Context, calendar.Keys) (*calendar.Items, error)) ([]item, error) {
+	values := make([]item, len(refs))
 	todo := refs
 	index := make(map[ref][]int, len(refs))
 	for i, r := range refs {
@@ -134,7 +134,7 @@ func (s *Shared) readClaimed(ctx context.Context, mine map[ref]*sharedItem, read
 }
 
 // fillFrom reads refs directly into values.
-func fillFrom(ctx context.Context, read func(context.Context, calendar.Keys) (*calendar.Items, error), refs []ref, index map[ref][]int, values []any) error {
+func fillFrom(ctx context.Context, read func(context.Context, calendar.Keys) (*calendar.Items, error), refs []ref, index map[ref][]int, values []item) error {
 	found, err := read(ctx, keysOf(refs))
 	if err != nil {
 		return err

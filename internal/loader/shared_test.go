@@ -47,7 +47,7 @@ func usersOf(ctx context.Context, r calendar.Reader, s *Shared, ids ...string) (
 	l.ReadThrough(s)
 	var thunks []func() (*calendar.User, error)
 	for _, id := range ids {
-		thunks = append(thunks, load[calendar.User](ctx, l, userRef(id)))
+		thunks = append(thunks, l.loadUser(ctx, id))
 	}
 	var out []*calendar.User
 	for _, th := range thunks {
