@@ -32,16 +32,15 @@ import (
 // actions as text (write_plan_test.go pins each public write's plan).
 
 // write is one atomic write of the table, built by the calls that describe
-// it (see above). The zero value is not ready: use newWrite.
+// it (see above); newWrite returns an empty one.
 type write struct {
-	ops      []txOp      // Guard, Put, Update, Delete, Add and Book, in the order made
-	logs     []changeRef // LogCalendar, LogMember, LogEntry: one change record each
-	raises   []string    // the calendars whose revision the logs raise
-	tallies  []tallied   // Tally
-	req      *calendar.IdempotentRequest
-	asked    bool // Idempotent was called
-	gone     bool // CalendarGone: Log raises no revision
-	bookings int  // Book's actions, for the refusal of too many
+	ops     []txOp      // Guard, Put, Update, Delete, Add and Book, in the order made
+	logs    []changeRef // LogCalendar, LogMember, LogEntry: one change record each
+	raises  []string    // the calendars whose revision the logs raise
+	tallies []tallied   // Tally
+	req     *calendar.IdempotentRequest
+	asked   bool // Idempotent was called
+	gone    bool // CalendarGone: Log raises no revision
 }
 
 // tallied is one entry's change counted in its users' stats; actor makes it.
@@ -94,11 +93,9 @@ func (w *write) Delete(key itemKey, cond expression.ConditionBuilder, failed exp
 func (w *write) Add(ops ...txOp) { w.ops = append(w.ops, ops...) }
 
 // Book adds the bookings of a resource calendar (slotWrites) the write takes
-// and releases.
-func (w *write) Book(ops ...txOp) {
-	w.ops = append(w.ops, ops...)
-	w.bookings += len(ops)
-}
+// and releases: the slot and day items, whose conditions refuse a clash
+// (commitBooking names the booking it was with).
+func (w *write) Book(ops ...txOp) { w.ops = append(w.ops, ops...) }
 
 // LogCalendar adds a change record of the calendar itself (its item) to its
 // log.
