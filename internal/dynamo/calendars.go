@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -99,13 +98,15 @@ func (s *Store) CreateCalendar(ctx context.Context, n calendar.NewCalendar) (*ca
 	c.NeverHeldSeries = true
 	m := &calendar.Membership{CalendarID: c.ID, UserID: viewer, Role: calendar.RoleOwner, Version: 1, CreatedAt: now, UpdatedAt: now}
 	collision := mustBeNew(calendar.CodeInternal, "calendar ID collision")
-	err = s.transact(ctx,
-		opCheck(userKey(viewer), exists(), mustBeNew(calendar.CodeUnauthenticated, "your account no longer exists")),
-		opPut(calendarKey(c.ID), newCalendarRecord(&c), notExists(), collision),
-		opPut(ownerTallyKey(c.ID), newOwnerTallyRecord(c.ID, 1), notExists(), collision),
-		opPut(membershipKey(c.ID, viewer), newMembershipRecord(m), notExists(), collision),
-	)
-	if err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(opCheck(userKey(viewer), exists(), mustBeNew(calendar.CodeUnauthenticated, "your account no longer exists")))
+	w.Put(calendarKey(c.ID), newCalendarRecord(&c), notExists(), collision)
+	w.Put(ownerTallyKey(c.ID), newOwnerTallyRecord(c.ID, 1), notExists(), collision)
+	w.Put(membershipKey(c.ID, viewer), newMembershipRecord(m), notExists(), collision)
+	w.LogCalendar(c.ID)
+	w.LogMember(c.ID, viewer)
+	if err := s.commit(ctx, w); err != nil {
 		return nil, nil, fmt.Errorf("create calendar: %w", err)
 	}
 	return &c, m, nil
@@ -126,11 +127,12 @@ func (s *Store) UpdateCalendar(ctx context.Context, u calendar.CalendarUpdate) (
 	}
 	updated.Version, updated.UpdatedAt = acc.calendar.Version+1, s.timestamp()
 	updated.Revision = 0 // unknown: not read
-	err = s.transact(ctx,
-		roleCheck(u.ID, acc.viewer, calendar.ActionManage),
-		opUpdate(calendarKey(u.ID), calendarSettings(&updated), versionIs(u.ExpectedVersion), versionMismatch("calendar", u.ExpectedVersion)),
-	)
-	if err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(u.ID, acc.viewer, calendar.ActionManage))
+	w.Update(calendarKey(u.ID), calendarSettings(&updated), versionIs(u.ExpectedVersion), versionMismatch("calendar", u.ExpectedVersion))
+	w.LogCalendar(u.ID)
+	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("update calendar %s: %w", u.ID, err)
 	}
 	return &updated, nil
@@ -172,17 +174,20 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 	if acc.calendar.Version != expectedVersion {
 		return versionMismatch("calendar", expectedVersion)(acc.items[calendarKey(id)])
 	}
-	ops := []txOp{
-		opDelete(membershipKey(id, acc.viewer), roleIn(calendar.RolesAllowed(calendar.ActionManage)), explainRole(calendar.ActionManage)),
-		opDelete(calendarKey(id), versionIs(expectedVersion), versionMismatch("calendar", expectedVersion)),
-		opDelete(ownerTallyKey(id), exists(), mustBeNew(calendar.CodeInternal, "owner tally missing")),
-	}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Delete(membershipKey(id, acc.viewer), roleIn(calendar.RolesAllowed(calendar.ActionManage)), explainRole(calendar.ActionManage))
+	w.Delete(calendarKey(id), versionIs(expectedVersion), versionMismatch("calendar", expectedVersion))
+	w.Delete(ownerTallyKey(id), exists(), mustBeNew(calendar.CodeInternal, "owner tally missing"))
 	feed, err := feedEnding(acc.items, id, feedChanged) // its token stops working with the calendar
 	if err != nil {
 		return err
 	}
-	err = s.transact(ctx, slices.Concat(ops, feed, []txOp{s.pendingPut(pendingCalendar, id)})...)
-	if err != nil {
+	w.Add(feed...)
+	w.Add(s.pendingPut(pendingCalendar, id))
+	w.LogMember(id, acc.viewer)
+	w.LogCalendar(id)
+	if err := s.commit(ctx, w); err != nil {
 		return fmt.Errorf("delete calendar %s: %w", id, err)
 	}
 	// The delete itself succeeded; what is left cannot be reached.
@@ -231,13 +236,11 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk expression
 		}
 		var refs []changeRef
 		var writes []types.WriteRequest
-		var counted []txOp
+		var counted []countedItem
 		for _, it := range out.Items {
 			k := keyOf(it)
 			if e, ok := countedEntry(it); ok {
-				op := opDelete(k, versionIs(e.Version), func(item) error { return errEntryRaced })
-				op.was = e
-				counted = append(counted, op)
+				counted = append(counted, countedItem{k, e})
 				continue
 			}
 			writes = append(writes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.av()}})
@@ -261,29 +264,47 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk expression
 		// Entries counted in their creators' stats go with their stats'
 		// changes, as many per transaction as fit; one changed since the
 		// Query is left for the next round.
-		for _, chunk := range countedChunks(counted) {
-			if err := s.transactGone(ctx, chunk...); err != nil && !errors.Is(err, errEntryRaced) {
+		for len(counted) > 0 {
+			var w *write
+			w, counted = countedDeletes(ctx, counted)
+			if err := s.commit(ctx, w); err != nil && !errors.Is(err, errEntryRaced) {
 				return fmt.Errorf("delete entries of %s: %w", partition, err)
 			}
 		}
 	}
 }
 
-// countedChunks splits the deletions of counted entries into transactions:
-// each deletion takes a change record and the stats updates of its
-// creator's nodes it changes (shared with the others of the chunk where
-// their nodes are the same), and each creator one for their totals, within
-// DynamoDB's 100 actions.
-func countedChunks(ops []txOp) [][]txOp {
-	var chunks [][]txOp
-	for len(ops) > 0 {
-		n := 1
-		for n < len(ops) && 2*(n+1)+len(tallies("", ops[:n+1])) <= maxTxActions-1 { // one spare, for a marker
-			n++
+// countedDeletes returns a write deleting as many of the entries counted in
+// their creators' stats as it has room for, and the entries left: each
+// deletion takes a change record and the stats updates of its creator's
+// nodes it changes (shared with the others of the write where their nodes
+// are the same), and each creator one for their totals. An entry changed
+// since it was read fails the write with errEntryRaced.
+func countedDeletes(ctx context.Context, entries []countedItem) (*write, []countedItem) {
+	var w *write
+	for n := 1; ; n++ {
+		next := newWrite()
+		next.Idempotent(ctx) // as every write made in a request
+		next.CalendarGone()
+		for _, c := range entries[:n] {
+			next.Delete(c.key, versionIs(c.entry.Version), func(item) error { return errEntryRaced })
+			next.LogEntry(c.entry.CalendarID, entryOf(c.key))
+			next.Tally("", c.entry, nil)
 		}
-		chunks, ops = append(chunks, ops[:n]), ops[n:]
+		if w != nil && next.Room() < 0 {
+			return w, entries[n-1:]
+		}
+		if w = next; n == len(entries) {
+			return w, nil
+		}
 	}
-	return chunks
+}
+
+// countedItem is an entry or series counted in its creator's stats, and its
+// item's key.
+type countedItem struct {
+	key   itemKey
+	entry *calendar.Entry
 }
 
 // errEntryRaced: an entry changed between a deletion's read and its delete.

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -12,10 +11,11 @@ import (
 // Change records (the base of sync tokens and subscriptions; see
 // calendar.SyncService and sync.go).
 //
-// Written: transact derives them from the items a write touches (changedObjects),
-// so no write can leave them out: each calendar object a Put, Update or Delete
-// touches gets one record in its calendar's partition, and each membership one
-// in its user's partition too, in the same transaction. A record names the
+// Written: each write names the calendar objects it changes (write.LogCalendar,
+// LogMember, LogEntry; write.go), and each gets one record in its calendar's
+// partition, and each membership one in its user's partition too, in the
+// same transaction. Store.Check finds any object changed without a record,
+// and write_plan_test.go pins the records of every public write. A record names the
 // object, not what became of it: a read of the log reads the object as it is
 // then, and a missing one is a tombstone. So a record is small (about 150
 // bytes: 1 WCU, 2 in a transaction) and every record is a new item with its
@@ -59,38 +59,6 @@ type changeRecord struct {
 type changeRef struct {
 	partition string // calendarPartition or userPartition
 	object    string // changedCalendar, changedMember+ID or changedEntry+ID
-}
-
-// changedObjects lists the objects ops change, each once: the calendar item,
-// memberships (in the calendar's log and the user's), entries and series
-// (their pieces and exceptions count as the entry or series).
-func changedObjects(ops []txOp) []changeRef {
-	var refs []changeRef
-	add := func(r changeRef) {
-		for _, have := range refs {
-			if have == r {
-				return
-			}
-		}
-		refs = append(refs, r)
-	}
-	for _, op := range ops {
-		if op.action.ConditionCheck != nil || !strings.HasPrefix(op.key.PK, prefixCalendar) {
-			continue
-		}
-		calendarID, sk := strings.TrimPrefix(op.key.PK, prefixCalendar), op.key.SK
-		switch {
-		case sk == op.key.PK:
-			add(changeRef{op.key.PK, changedCalendar})
-		case strings.HasPrefix(sk, prefixMember):
-			userID := strings.TrimPrefix(sk, prefixMember)
-			add(changeRef{op.key.PK, changedMember + userID})
-			add(changeRef{userPartition(userID), changedMember + calendarID})
-		case strings.HasPrefix(sk, changedEntry) && len(sk) >= len(changedEntry)+idLength:
-			add(changeRef{op.key.PK, sk[:len(changedEntry)+idLength]})
-		}
-	}
-	return refs
 }
 
 // idLength is the length of every object ID (a UUID).

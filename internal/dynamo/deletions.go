@@ -68,7 +68,10 @@ func (s *Store) finishCalendarDeletion(ctx context.Context, id string) error {
 	if err := s.removePartition(ctx, calendarPartition(id)); err != nil {
 		return err
 	}
-	return s.write(ctx, opDelete(pendingKey(pendingCalendar, id), noCondition(), nil))
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Delete(pendingKey(pendingCalendar, id), noCondition(), nil)
+	return s.commitSmall(ctx, w)
 }
 
 // finishLater removes a deleted calendar's items once the mutation's result
@@ -145,14 +148,15 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 	if email, _ := calendar.NormalizeEmail(confirmEmail); email != u.Email {
 		return nil, nil, calendar.Invalidf("confirmEmail", "to delete your account, confirm it with your email")
 	}
-	err = s.transact(ctx,
-		opDelete(userKey(u.ID), versionIs(u.Version), versionMismatch("user", u.Version)),
-		opDelete(emailKey(u.Email), noCondition(), nil),
-		opDelete(identityKey(u.Identity.Provider, u.Identity.Subject), noCondition(), nil),
-		opDelete(statsKey(u.ID), noCondition(), nil),
-		opDelete(statsTotalsKey(u.ID), noCondition(), nil),
-		s.pendingPut(pendingUser, u.ID))
-	if err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Delete(userKey(u.ID), versionIs(u.Version), versionMismatch("user", u.Version))
+	w.Delete(emailKey(u.Email), noCondition(), nil)
+	w.Delete(identityKey(u.Identity.Provider, u.Identity.Subject), noCondition(), nil)
+	w.Delete(statsKey(u.ID), noCondition(), nil)
+	w.Delete(statsTotalsKey(u.ID), noCondition(), nil)
+	w.Add(s.pendingPut(pendingUser, u.ID))
+	if err := s.commit(ctx, w); err != nil {
 		return nil, nil, fmt.Errorf("delete user %s: %w", u.ID, err)
 	}
 	cleanup, cancel := cleanupContext(ctx)
@@ -184,7 +188,10 @@ func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
 	if err := s.removeStats(ctx, userID); err != nil {
 		return err
 	}
-	return s.write(ctx, opDelete(pendingKey(pendingUser, userID), noCondition(), nil))
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Delete(pendingKey(pendingUser, userID), noCondition(), nil)
+	return s.commitSmall(ctx, w)
 }
 
 // removeStats deletes every stats item of a user.
@@ -260,11 +267,14 @@ var errCalendarChanged = errors.New("the calendar's owners or feed changed")
 func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now *calendar.Membership, lastOwner bool, err error) {
 	key := membershipKey(m.CalendarID, m.UserID)
 	asRead := exists().And(expression.Name("role").Equal(expression.Value(string(m.Role))))
-	ops := []txOp{opDelete(key, asRead, func(old item) error { return membershipChanged{old} })}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Delete(key, asRead, func(old item) error { return membershipChanged{old} })
 	if m.Role == calendar.RoleOwner {
-		ops = append(ops, ownerTally(m.CalendarID, -1))
+		w.Add(ownerTally(m.CalendarID, -1))
 	}
-	err = s.transact(ctx, ops...)
+	w.LogMember(m.CalendarID, m.UserID)
+	err = s.commit(ctx, w)
 	var changed membershipChanged
 	switch code := calendar.ErrorCode(err); {
 	case err == nil:
@@ -281,7 +291,12 @@ func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now
 	case code == calendar.CodeLastOwner:
 		return m, true, nil
 	case code == calendar.CodeNotFound: // the calendar is gone already: its partition follows
-		return nil, false, s.transactGone(ctx, opDelete(key, noCondition(), nil))
+		gone := newWrite()
+		gone.Idempotent(ctx)
+		gone.CalendarGone()
+		gone.Delete(key, noCondition(), nil)
+		gone.LogMember(m.CalendarID, m.UserID)
+		return nil, false, s.commit(ctx, gone)
 	}
 	return m, false, fmt.Errorf("remove membership of calendar %s: %w", m.CalendarID, err)
 }
@@ -302,17 +317,20 @@ func (s *Store) deleteCalendarOf(ctx context.Context, m *calendar.Membership) er
 	done := func(item) error { return errDone }
 	owners := expression.Name("owners")
 	changed := func(item) error { return errCalendarChanged }
-	ops := []txOp{
-		opDelete(calendarKey(m.CalendarID), exists(), done),
-		opDelete(ownerTallyKey(m.CalendarID), exists().And(owners.Equal(expression.Value(1))), changed),
-		opDelete(membershipKey(m.CalendarID, m.UserID), roleIn([]calendar.Role{calendar.RoleOwner}), changed),
-		s.pendingPut(pendingCalendar, m.CalendarID),
-	}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Delete(calendarKey(m.CalendarID), exists(), done)
+	w.Delete(ownerTallyKey(m.CalendarID), exists().And(owners.Equal(expression.Value(1))), changed)
+	w.Delete(membershipKey(m.CalendarID, m.UserID), roleIn([]calendar.Role{calendar.RoleOwner}), changed)
+	w.Add(s.pendingPut(pendingCalendar, m.CalendarID))
 	feed, err := feedEnding(items, m.CalendarID, changed)
 	if err != nil {
 		return err
 	}
-	if err := s.transact(ctx, append(ops, feed...)...); err != nil && !errors.Is(err, errDone) {
+	w.Add(feed...)
+	w.LogCalendar(m.CalendarID)
+	w.LogMember(m.CalendarID, m.UserID)
+	if err := s.commit(ctx, w); err != nil && !errors.Is(err, errDone) {
 		return fmt.Errorf("delete calendar %s of a deleted user: %w", m.CalendarID, err)
 	}
 	return nil

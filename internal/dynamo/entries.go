@@ -78,12 +78,19 @@ func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	now := s.timestamp()
 	e.ID = s.newID()
 	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt, e.CreatedBy = e.ID+"@"+s.icalDomain, 1, now, now, acc.viewer
-	ops := []txOp{roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries), calendarStillThere(n.CalendarID, 0)}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries))
 	if op, ok := seriesArrive(acc.calendar, &e); ok {
-		ops[1] = op // it checks that the calendar is there too
+		w.Add(op) // it checks that the calendar is there too
+		w.LogCalendar(n.CalendarID)
+	} else {
+		w.Guard(calendarStillThere(n.CalendarID, 0))
 	}
-	ops = append(ops, entryWrites(&e, nil, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
-	if err := s.book(ctx, acc.calendar, nil, &e, ops); err != nil {
+	w.Add(entryWrites(&e, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
+	w.LogEntry(e.CalendarID, e.ID)
+	w.Tally(acc.viewer, nil, &e)
+	if err := s.book(ctx, w, acc.calendar, nil, &e); err != nil {
 		return nil, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
 	}
 	return &e, nil
@@ -158,18 +165,24 @@ func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, exp
 // had oldPieces pieces, with the next version number.
 func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, error) {
 	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
-	ops := []txOp{roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries))
 	if op, ok := seriesArrive(acc.calendar, &e); ok {
-		ops = append(ops, op)
+		w.Add(op)
+		w.LogCalendar(e.CalendarID)
 	}
-	ops = append(ops, entryWrites(&e, old, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
-	if err := s.book(ctx, acc.calendar, old, &e, ops); err != nil {
+	w.Add(entryWrites(&e, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
+	w.LogEntry(e.CalendarID, e.ID)
+	w.Tally(acc.viewer, old, &e)
+	if err := s.book(ctx, w, acc.calendar, old, &e); err != nil {
 		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
 	return &e, nil
 }
 
-// seriesArrive returns the action that records, in the write that puts e,
+// seriesArrive returns the action that records (a change of the calendar
+// item: the write logs it), in the write that puts e,
 // that cal now holds a series (neverHeldSeries removed; range views look for
 // series from then on), when e is one and cal was read without one so far.
 // A calendar read as having held one needs nothing: the mark never returns.
@@ -181,11 +194,11 @@ func seriesArrive(cal *calendar.Calendar, e *calendar.Entry) (txOp, bool) {
 		exists(), func(item) error { return errCalendarNotFound() }), true
 }
 
-// book writes ops with the bookings that moving an entry of cal from before
+// book commits w with the bookings that moving an entry of cal from before
 // to after (either may be nil) takes and releases on a resource calendar.
-func (s *Store) book(ctx context.Context, cal *calendar.Calendar, before, after *calendar.Entry, ops []txOp) error {
+func (s *Store) book(ctx context.Context, w *write, cal *calendar.Calendar, before, after *calendar.Entry) error {
 	if !cal.IsResource {
-		return s.transact(ctx, ops...)
+		return s.commit(ctx, w)
 	}
 	was, err := s.bookings(before, nil)
 	if err != nil {
@@ -199,17 +212,17 @@ func (s *Store) book(ctx context.Context, cal *calendar.Calendar, before, after 
 	if err != nil {
 		return err
 	}
-	return s.transactBooking(ctx, append(ops, slots...))
+	w.Book(slots...)
+	return s.commitBooking(ctx, w)
 }
 
-// transactBooking applies a write that may take resource bookings, refusing
+// commitBooking commits a write that may take resource bookings, refusing
 // one too large for a transaction and naming the booking a clash was with.
-func (s *Store) transactBooking(ctx context.Context, ops []txOp) error {
-	actor, _ := calendar.ViewerID(ctx)
-	if len(ops)+len(changedObjects(ops))+addedRaises(ops)+len(tallies(actor, ops)) > maxTxActions-1 { // one for an idempotency marker
+func (s *Store) commitBooking(ctx context.Context, w *write) error {
+	if w.Room() < 0 {
 		return errTooManyBookings()
 	}
-	return s.bookingFailed(ctx, s.transact(ctx, ops...))
+	return s.bookingFailed(ctx, s.commit(ctx, w))
 }
 
 func errTooManyBookings() error {
@@ -235,21 +248,24 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 		})
 		return err
 	}
-	ops := []txOp{roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries)}
-	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
-	if err := s.book(ctx, acc.calendar, old, nil, ops); err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
+	w.Add(entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	w.LogEntry(old.CalendarID, old.ID)
+	w.Tally(acc.viewer, old, nil)
+	if err := s.book(ctx, w, acc.calendar, old, nil); err != nil {
 		return fmt.Errorf("delete entry %s: %w", key.EntryID, err)
 	}
 	return nil
 }
 
-// entryWrites returns the actions that write e in place of was (nil for none):
-// its entry item under cond, its pieces, and deletes of pieces it had beyond
-// its new count.
-func entryWrites(e, was *calendar.Entry, pl placement, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
+// entryWrites returns the actions that write e: its entry item under cond,
+// its pieces, and deletes of pieces it had beyond its new count. Its change
+// record and stats are the caller's to add (write.LogEntry, write.Tally).
+func entryWrites(e *calendar.Entry, pl placement, cond expression.ConditionBuilder, failed explainFunc, oldPieces int) []txOp {
 	records := entryRecords(e, pl)
 	ops := []txOp{opPut(itemKey{PK: records[0].PK, SK: records[0].SK}, records[0], cond, failed)}
-	ops[0].was, ops[0].is = was, e
 	if len(records) > maxPieces {
 		ops[0].err = fmt.Errorf("entry %s needs %d pieces; the limit is %d", e.ID, len(records), maxPieces)
 	}
@@ -265,7 +281,6 @@ func entryWrites(e, was *calendar.Entry, pl placement, cond expression.Condition
 // entryDeletes returns the actions that delete e (under cond) and its pieces.
 func entryDeletes(e *calendar.Entry, pieces int, cond expression.ConditionBuilder, failed explainFunc) []txOp {
 	ops := []txOp{opDelete(entryKey(e.CalendarID, e.ID), cond, failed)}
-	ops[0].was = e
 	for n := 1; n < pieces; n++ {
 		ops = append(ops, opDelete(entryPieceKey(e.CalendarID, e.ID, n), noCondition(), nil))
 	}

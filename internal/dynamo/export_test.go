@@ -12,9 +12,16 @@ import (
 // sent, so tests can change the world between a write's read and its write.
 func SetBeforeTransact(s *Store, hook func(ctx context.Context)) { s.beforeTransact = hook }
 
+// SetPlanHook installs a hook given the plan (write.Plan) of each write the
+// store sends as a transaction.
+func SetPlanHook(s *Store, hook func(plan []string)) { s.onWrite = hook }
+
 // SetMaxSeriesActions lowers how many actions a series change puts in one
-// transaction, so tests reach the three-step path with few exceptions.
-func SetMaxSeriesActions(s *Store, n int) { s.maxSeriesActions = n }
+// transaction, so tests reach the three-step path with few exceptions: n
+// besides the four a series write may add for itself (its idempotency
+// marker, the change records of the series and of one split off it, and
+// its calendar's revision).
+func SetMaxSeriesActions(s *Store, n int) { s.maxSeriesActions = n + 4 }
 
 // SetChangeRecords turns change records off (false) or on, for the
 // benchmark of their cost.
@@ -37,10 +44,12 @@ func SeedEntries(ctx context.Context, s *Store, calendarID string, timings []cal
 		return nil, err
 	}
 	var ids []string
-	var ops []txOp
+	w := newWrite()
+	w.Idempotent(ctx)
 	flush := func() error {
-		err := s.transact(ctx, ops...)
-		ops = nil
+		err := s.commit(ctx, w)
+		w = newWrite()
+		w.Idempotent(ctx)
 		return err
 	}
 	for _, t := range timings {
@@ -51,17 +60,25 @@ func SeedEntries(ctx context.Context, s *Store, calendarID string, timings []cal
 		now := s.timestamp()
 		e.ID = s.newID()
 		e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt, e.CreatedBy = e.ID+"@"+s.icalDomain, 1, now, now, viewer
-		writes := entryWrites(&e, nil, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)
-		if more := append(slices.Clip(ops), writes...); len(ops) > 0 &&
-			len(more)+len(changedObjects(more))+addedRaises(more)+len(tallies(viewer, more)) > maxTxActions-1 {
+		writes := entryWrites(&e, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)
+		more := &write{ops: slices.Clone(w.ops), logs: slices.Clone(w.logs), raises: slices.Clone(w.raises),
+			tallies: slices.Clone(w.tallies), req: w.req, asked: w.asked}
+		more.Add(writes...)
+		more.LogEntry(calendarID, e.ID)
+		more.Tally(viewer, nil, &e)
+		if len(w.ops) > 0 && more.Room() < 0 {
 			if err := flush(); err != nil {
 				return nil, err
 			}
+			w.Add(writes...)
+			w.LogEntry(calendarID, e.ID)
+			w.Tally(viewer, nil, &e)
+		} else {
+			w = more
 		}
-		ops = append(ops, writes...)
 		ids = append(ids, e.ID)
 	}
-	if len(ops) > 0 {
+	if len(w.ops) > 0 {
 		if err := flush(); err != nil {
 			return nil, err
 		}

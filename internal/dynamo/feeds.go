@@ -78,16 +78,18 @@ func (s *Store) RotateFeed(ctx context.Context, calendarID string) (string, erro
 	token := calendar.NewFeedToken()
 	hash, now := calendar.FeedTokenHash(token), s.timestamp()
 	fk, tk := feedKey(calendarID), feedTokenKey(hash)
-	ops := []txOp{roleCheck(calendarID, acc.viewer, calendar.ActionManage), calendarStillThere(calendarID, 0)}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(calendarID, acc.viewer, calendar.ActionManage))
+	w.Guard(calendarStillThere(calendarID, 0))
 	cond := notExists()
 	if hasOld {
 		cond = tokenHashIs(old.TokenHash)
-		ops = append(ops, opDelete(feedTokenKey(old.TokenHash), noCondition(), nil))
+		w.Delete(feedTokenKey(old.TokenHash), noCondition(), nil)
 	}
-	ops = append(ops,
-		opPut(fk, newFeedRecord(fk, entityFeed, calendarID, hash, now), cond, feedChanged),
-		opPut(tk, newFeedRecord(tk, entityFeedToken, calendarID, hash, now), notExists(), mustBeNew(calendar.CodeInternal, "feed token collision")))
-	if err := s.transact(ctx, ops...); err != nil {
+	w.Put(fk, newFeedRecord(fk, entityFeed, calendarID, hash, now), cond, feedChanged)
+	w.Put(tk, newFeedRecord(tk, entityFeedToken, calendarID, hash, now), notExists(), mustBeNew(calendar.CodeInternal, "feed token collision"))
+	if err := s.commit(ctx, w); err != nil {
 		return "", fmt.Errorf("rotate the feed of calendar %s: %w", calendarID, err)
 	}
 	return token, nil
@@ -106,10 +108,12 @@ func (s *Store) DisableFeed(ctx context.Context, calendarID string) error {
 	if !hasOld {
 		return calendar.Errorf(calendar.CodeNotFound, "the calendar has no feed")
 	}
-	err = s.transact(ctx, roleCheck(calendarID, acc.viewer, calendar.ActionManage),
-		opDelete(feedKey(calendarID), tokenHashIs(old.TokenHash), feedChanged),
-		opDelete(feedTokenKey(old.TokenHash), noCondition(), nil))
-	if err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(calendarID, acc.viewer, calendar.ActionManage))
+	w.Delete(feedKey(calendarID), tokenHashIs(old.TokenHash), feedChanged)
+	w.Delete(feedTokenKey(old.TokenHash), noCondition(), nil)
+	if err := s.commit(ctx, w); err != nil {
 		return fmt.Errorf("disable the feed of calendar %s: %w", calendarID, err)
 	}
 	return nil

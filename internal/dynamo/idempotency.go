@@ -29,26 +29,15 @@ type idempotencyRecord struct {
 // attrExpiresAt is the table's TTL attribute.
 const attrExpiresAt = "expiresAt"
 
-// idempotencyMarker returns the action that marks the request ctx carries as
-// applied, for the request's first transaction that commits, and the
-// request, to be released should that transaction not commit.
-func (s *Store) idempotencyMarker(ctx context.Context) (txOp, *calendar.IdempotentRequest) {
-	req, ok := calendar.IdempotencyOf(ctx)
-	if !ok || !req.Claim() {
-		return txOp{}, nil
-	}
+// markerOp returns the put that marks req as applied, carried by the
+// request's first write that commits (write.Idempotent, commit).
+func (s *Store) markerOp(req *calendar.IdempotentRequest) txOp {
 	now := s.timestamp()
 	k := idempotencyItemKey(req.Name)
 	rec := idempotencyRecord{PK: k.PK, SK: k.SK, EntityType: entityIdempotent, Fingerprint: req.Fingerprint,
 		CreatedAt: now, ExpiresAt: now.Add(calendar.IdempotencyWindow + time.Hour).Unix()}
 	free := notExists().Or(expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix())))
-	return opPut(k, rec, free, func(item) error { return calendar.ErrReplayed }), req
-}
-
-// markerPending reports whether ctx's request still has its marker to write.
-func markerPending(ctx context.Context) bool {
-	req, ok := calendar.IdempotencyOf(ctx)
-	return ok && !req.Marked()
+	return opPut(k, rec, free, func(item) error { return calendar.ErrReplayed })
 }
 
 // markerCommitted records that a transaction that failed ambiguously, and
@@ -80,8 +69,9 @@ func (s *Store) IdempotencyRecord(ctx context.Context, name string) (*calendar.I
 // SaveIdempotentResult implements calendar.IdempotencyService.
 func (s *Store) SaveIdempotentResult(ctx context.Context, name, outcome string) error {
 	set := expression.Set(expression.Name("outcome"), expression.Value(outcome))
-	op := opUpdate(idempotencyItemKey(name), set, exists(), mustBeNew(calendar.CodeInternal, "idempotency marker vanished"))
-	if err := s.write(ctx, op); err != nil {
+	w := newWrite() // carries no marker: it runs once the request has written its own
+	w.Update(idempotencyItemKey(name), set, exists(), mustBeNew(calendar.CodeInternal, "idempotency marker vanished"))
+	if err := s.commitSmall(ctx, w); err != nil {
 		s.log.ErrorContext(ctx, "keeping the outcome of an idempotent request (its replays will answer VERSION_CONFLICT)", "err", err)
 		return fmt.Errorf("keep the outcome of request %s: %w", name, err)
 	}

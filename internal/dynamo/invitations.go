@@ -61,10 +61,13 @@ func (s *Store) CreateInvitation(ctx context.Context, n calendar.NewInvitation) 
 	}
 	inv.ID, inv.CreatedBy, inv.CreatedAt = s.newID(), acc.viewer, now
 	token := calendar.NewFeedToken()
-	err = s.transact(ctx, roleCheck(n.CalendarID, acc.viewer, calendar.ActionManage), calendarStillThere(n.CalendarID, 0),
-		opPut(invitationKey(inv.CalendarID, inv.ID), newInvitationRecord(&inv, calendar.FeedTokenHash(token)), notExists(),
-			mustBeNew(calendar.CodeInternal, "invitation ID collision")))
-	if err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(n.CalendarID, acc.viewer, calendar.ActionManage))
+	w.Guard(calendarStillThere(n.CalendarID, 0))
+	w.Put(invitationKey(inv.CalendarID, inv.ID), newInvitationRecord(&inv, calendar.FeedTokenHash(token)), notExists(),
+		mustBeNew(calendar.CodeInternal, "invitation ID collision"))
+	if err := s.commit(ctx, w); err != nil {
 		return nil, "", fmt.Errorf("create invitation to calendar %s: %w", n.CalendarID, err)
 	}
 	return &inv, token, nil
@@ -79,9 +82,11 @@ func (s *Store) RevokeInvitation(ctx context.Context, key calendar.InvitationKey
 	if err != nil {
 		return err
 	}
-	err = s.transact(ctx, roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage),
-		opDelete(invitationKey(key.CalendarID, key.ID), exists(), func(item) error { return calendar.ErrInvitationNotFound() }))
-	if err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
+	w.Delete(invitationKey(key.CalendarID, key.ID), exists(), func(item) error { return calendar.ErrInvitationNotFound() })
+	if err := s.commit(ctx, w); err != nil {
 		return fmt.Errorf("revoke invitation %s: %w", key.ID, err)
 	}
 	return nil
@@ -121,15 +126,16 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string) (*calendar.M
 	}
 	// The calendar and the creator come before the membership, whose
 	// ALREADY_EXISTS would otherwise tell a member about a dead token.
-	ops := []txOp{
-		opUpdate(invitationKey(inv.CalendarID, inv.ID), expression.Set(uses, uses.Plus(expression.Value(1))), stillValid, dead),
-		opCheck(userKey(viewer), exists(), mustBeNew(calendar.CodeUnauthenticated, "your account no longer exists")),
-		calendarStillThere(m.CalendarID, delta),
-		opCheck(membershipKey(m.CalendarID, inv.CreatedBy), roleIn(calendar.RolesAllowed(calendar.ActionManage)), dead),
-		opPut(membershipKey(m.CalendarID, viewer), newMembershipRecord(m), notExists(),
-			mustBeNew(calendar.CodeAlreadyExists, "you are a member of this calendar already")),
-	}
-	if err := s.transact(ctx, ops...); err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Update(invitationKey(inv.CalendarID, inv.ID), expression.Set(uses, uses.Plus(expression.Value(1))), stillValid, dead)
+	w.Guard(opCheck(userKey(viewer), exists(), mustBeNew(calendar.CodeUnauthenticated, "your account no longer exists")))
+	w.Add(calendarStillThere(m.CalendarID, delta))
+	w.Guard(opCheck(membershipKey(m.CalendarID, inv.CreatedBy), roleIn(calendar.RolesAllowed(calendar.ActionManage)), dead))
+	w.Put(membershipKey(m.CalendarID, viewer), newMembershipRecord(m), notExists(),
+		mustBeNew(calendar.CodeAlreadyExists, "you are a member of this calendar already"))
+	w.LogMember(m.CalendarID, viewer)
+	if err := s.commit(ctx, w); err != nil {
 		if calendar.ErrorCode(err) == calendar.CodeNotFound {
 			// The invitation, or its calendar, deleted a moment ago: the same
 			// answer as for any token that does not work.

@@ -212,6 +212,14 @@ func entryKey(calendarID, entryID string) itemKey {
 	return itemKey{PK: prefixCalendar + calendarID, SK: "ENTRY#" + entryID}
 }
 
+// entryOf returns the ID of the entry or series an item of it (the entry's
+// own, a piece, an exception of the series) has key k: the object its change
+// records name (write.LogEntry).
+func entryOf(k itemKey) string {
+	id := strings.TrimPrefix(k.SK, "ENTRY#")
+	return id[:min(len(id), idLength)]
+}
+
 // entryPieceKey: piece n (1-based) of a long entry, a full copy of the entry
 // that makes it findable by a range query far from its start (see pieces.go).
 func entryPieceKey(calendarID, entryID string, n int) itemKey {

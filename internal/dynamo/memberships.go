@@ -36,18 +36,19 @@ func (s *Store) AddMember(ctx context.Context, calendarID, email string, role ca
 	}
 	now := s.timestamp()
 	m := &calendar.Membership{CalendarID: calendarID, UserID: userID, Role: role, Version: 1, CreatedAt: now, UpdatedAt: now}
-	ops := []txOp{
-		roleCheck(calendarID, acc.viewer, calendar.ActionManage),
-		opCheck(userKey(userID), exists(), mustBeNew(calendar.CodeNotFound, "no user has the email %s", email)),
-		opPut(membershipKey(calendarID, userID), newMembershipRecord(m), notExists(),
-			mustBeNew(calendar.CodeAlreadyExists, "%s is already a member of this calendar", email)),
-	}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(calendarID, acc.viewer, calendar.ActionManage))
+	w.Guard(opCheck(userKey(userID), exists(), mustBeNew(calendar.CodeNotFound, "no user has the email %s", email)))
+	w.Put(membershipKey(calendarID, userID), newMembershipRecord(m), notExists(),
+		mustBeNew(calendar.CodeAlreadyExists, "%s is already a member of this calendar", email))
 	delta := 0
 	if role == calendar.RoleOwner {
 		delta = +1
 	}
-	ops = append(ops, calendarStillThere(calendarID, delta))
-	if err := s.transact(ctx, ops...); err != nil {
+	w.Add(calendarStillThere(calendarID, delta))
+	w.LogMember(calendarID, userID)
+	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("add member to calendar %s: %w", calendarID, err)
 	}
 	return m, nil
@@ -67,12 +68,13 @@ func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role
 	}
 	updated := *target
 	updated.Role, updated.Version, updated.UpdatedAt = role, target.Version+1, s.timestamp()
-	var ops []txOp
+	w := newWrite()
+	w.Idempotent(ctx)
 	if key.UserID != acc.viewer {
-		ops = append(ops, roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
+		w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
 	}
-	ops = append(ops, opPut(membershipKey(key.CalendarID, key.UserID), newMembershipRecord(&updated),
-		membershipAsRead(target), membershipChangedSince(expectedVersion)))
+	w.Put(membershipKey(key.CalendarID, key.UserID), newMembershipRecord(&updated),
+		membershipAsRead(target), membershipChangedSince(expectedVersion))
 	delta := 0
 	switch {
 	case target.Role == calendar.RoleOwner:
@@ -80,8 +82,9 @@ func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role
 	case role == calendar.RoleOwner:
 		delta = +1
 	}
-	ops = append(ops, calendarStillThere(key.CalendarID, delta))
-	if err := s.transact(ctx, ops...); err != nil {
+	w.Add(calendarStillThere(key.CalendarID, delta))
+	w.LogMember(key.CalendarID, key.UserID)
+	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("change role in calendar %s: %w", key.CalendarID, err)
 	}
 	return &updated, nil
@@ -93,16 +96,17 @@ func (s *Store) RemoveMember(ctx context.Context, key calendar.MembershipKey, ex
 	if err != nil {
 		return err
 	}
-	var ops []txOp
+	w := newWrite()
+	w.Idempotent(ctx)
 	if key.UserID != acc.viewer {
-		ops = append(ops, roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
+		w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
 	}
-	ops = append(ops, opDelete(membershipKey(key.CalendarID, key.UserID),
-		membershipAsRead(target), membershipChangedSince(expectedVersion)))
+	w.Delete(membershipKey(key.CalendarID, key.UserID), membershipAsRead(target), membershipChangedSince(expectedVersion))
 	if target.Role == calendar.RoleOwner {
-		ops = append(ops, ownerTally(key.CalendarID, -1))
+		w.Add(ownerTally(key.CalendarID, -1))
 	}
-	if err := s.transact(ctx, ops...); err != nil {
+	w.LogMember(key.CalendarID, key.UserID)
+	if err := s.commit(ctx, w); err != nil {
 		return fmt.Errorf("remove member from calendar %s: %w", key.CalendarID, err)
 	}
 	return nil
@@ -134,15 +138,17 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 	if m.Version != expectedVersion {
 		return key, versionMismatch("membership", expectedVersion)(items[mk])
 	}
-	ops := []txOp{opDelete(mk, membershipAsRead(m.membership()), membershipChangedSince(expectedVersion))}
-	if m.Role == string(calendar.RoleOwner) && items[ownerTallyKey(calendarID)] != nil {
-		ops = append(ops, ownerTally(calendarID, -1))
-	}
-	leave := s.transact
+	w := newWrite()
+	w.Idempotent(ctx)
 	if items[calendarKey(calendarID)] == nil { // deleted, not yet cleaned up: no revision to raise
-		leave = s.transactGone
+		w.CalendarGone()
 	}
-	if err := leave(ctx, ops...); err != nil {
+	w.Delete(mk, membershipAsRead(m.membership()), membershipChangedSince(expectedVersion))
+	if m.Role == string(calendar.RoleOwner) && items[ownerTallyKey(calendarID)] != nil {
+		w.Add(ownerTally(calendarID, -1))
+	}
+	w.LogMember(calendarID, viewer)
+	if err := s.commit(ctx, w); err != nil {
 		return key, fmt.Errorf("leave calendar %s: %w", calendarID, err)
 	}
 	return key, nil

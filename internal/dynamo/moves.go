@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -37,13 +36,17 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	}
 	moved := *old
 	moved.CalendarID, moved.Version, moved.UpdatedAt = toCalendarID, expectedVersion+1, s.timestamp()
-	ops := []txOp{
-		roleCheck(key.CalendarID, viewer, calendar.ActionWriteEntries),
-		roleCheck(toCalendarID, viewer, calendar.ActionWriteEntries),
-		calendarStillThere(toCalendarID, 0),
-	}
-	ops = append(ops, entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
-	ops = append(ops, entryWrites(&moved, nil, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(key.CalendarID, viewer, calendar.ActionWriteEntries))
+	w.Guard(roleCheck(toCalendarID, viewer, calendar.ActionWriteEntries))
+	w.Guard(calendarStillThere(toCalendarID, 0))
+	w.Add(entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	w.Add(entryWrites(&moved, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
+	w.LogEntry(old.CalendarID, old.ID)
+	w.LogEntry(moved.CalendarID, moved.ID)
+	w.Tally(viewer, old, nil)
+	w.Tally(viewer, nil, &moved)
 	released, err := s.slotWrites(acc.calendar, []*calendar.Entry{old}, nil)
 	if err != nil {
 		return nil, err
@@ -52,7 +55,9 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	if err != nil {
 		return nil, err
 	}
-	if err := s.transactBooking(ctx, slices.Concat(ops, released, taken)); err != nil {
+	w.Book(released...)
+	w.Book(taken...)
+	if err := s.commitBooking(ctx, w); err != nil {
 		return nil, fmt.Errorf("move entry %s: %w", key.EntryID, err)
 	}
 	return &moved, nil

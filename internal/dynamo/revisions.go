@@ -13,10 +13,10 @@ import (
 // Calendar revisions (calendar.Calendar.Revision; the view cache's key, see
 // viewcache.go).
 //
-// Written: transact raises the revision of every calendar whose entries,
-// series (with their pieces and exceptions) or memberships a write changes,
-// in the same transaction, found from the write's own keys as its change
-// records are (changedObjects): no write path can leave it out. The raise is
+// Written: a write that logs a change of an entry, a series (with its
+// pieces and exceptions) or a membership (write.LogEntry, write.LogMember)
+// raises its calendar's revision in the same transaction (commit): the
+// revision rises with every change the log records. The raise is
 // "ADD rev 1" on the calendar item, conditioned on the item existing, so a
 // write racing with its calendar's deletion fails with CodeNotFound instead
 // of bringing back a calendar item holding nothing but a revision. When the
@@ -24,39 +24,14 @@ import (
 // action: an Update gains the ADD, a ConditionCheck becomes an Update with its
 // condition; a Put (a new calendar, revision 0) or a Delete needs none.
 // The deletion of a deleted calendar's partition raises nothing (there is no
-// item left to raise; transactGone).
+// item left to raise; write.CalendarGone).
 //
 // Cost: one more item in the transaction (2 WCU), and writes to one calendar
 // contend on its item: DynamoDB cancels one of two transactions that touch it
-// at once (TransactionConflict), which transact retries with backoff.
+// at once (TransactionConflict), which commit retries with backoff.
 
 // attrRevision is the calendar item's revision; absent is 0.
 const attrRevision = "rev"
-
-// revisedCalendars lists, once each, the calendars whose entries, series or
-// memberships refs (a write's changed objects) name.
-func revisedCalendars(refs []changeRef) []string {
-	var ids []string
-	for _, r := range refs {
-		id, ok := strings.CutPrefix(r.partition, prefixCalendar)
-		if ok && r.object != changedCalendar && !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-// addedRaises is how many actions raising revisions add to ops: one per
-// changed calendar whose item ops do not act on already.
-func addedRaises(ops []txOp) int {
-	n := 0
-	for _, id := range revisedCalendars(changedObjects(ops)) {
-		if opOn(ops, calendarKey(id)) < 0 {
-			n++
-		}
-	}
-	return n
-}
 
 // withRevisions returns ops with the revisions of calendars raised (see
 // above): the op acting on a calendar's item changed when there is one, else

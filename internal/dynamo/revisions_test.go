@@ -10,19 +10,21 @@ import (
 // TestRevisionRaises: a write to two calendars' entries raises both
 // revisions, joining the check the write already makes on one calendar's
 // item and adding an Update for the other; the caller's ops are left as they
-// were, and size checks count the one added action.
+// were, and the write's Size counts the one added action.
 func TestRevisionRaises(t *testing.T) {
 	const from, to = "0195f0a2-0000-7abc-8def-0123456789ab", "0195f0a2-0001-7abc-8def-0123456789ab"
 	const entry = "0195f0a2-0002-7abc-8def-0123456789ab"
-	ops := []txOp{
-		calendarStillThere(to, 0),
-		opPut(entryKey(to, entry), map[string]string{"PK": "CAL#" + to, "SK": "ENTRY#" + entry}, noCondition(), nil),
-		opDelete(entryKey(from, entry), noCondition(), nil),
-	} // the target first: its raise joins the check before anything is appended
-	if n := addedRaises(ops); n != 1 {
-		t.Fatalf("addedRaises = %d, want 1 (the target's raise joins its check)", n)
+	w := newWrite()
+	w.Guard(calendarStillThere(to, 0)) // the target first: its raise joins the check before anything is appended
+	w.Put(entryKey(to, entry), map[string]string{"PK": "CAL#" + to, "SK": "ENTRY#" + entry}, noCondition(), nil)
+	w.Delete(entryKey(from, entry), noCondition(), nil)
+	w.LogEntry(to, entry)
+	w.LogEntry(from, entry)
+	if n := w.Size(); n != 3+1+2 {
+		t.Fatalf("Size = %d, want 6 (3 actions, the source's raise, 2 change records; the target's raise joins its check)", n)
 	}
-	got, err := withRevisions(ops, revisedCalendars(changedObjects(ops)))
+	ops := w.ops
+	got, err := withRevisions(ops, w.revised())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -207,23 +207,47 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 		}
 		ops = append(ops, slots...)
 	}
-	actor, _ := calendar.ViewerID(ctx)
-	counted := len(tallies(actor, ops)) // a split adds one to its creator's stats
-	if len(ops)+len(inPlace)+len(fresh)+len(drops)+counted <= s.maxSeriesActions {
-		return s.bookingFailed(ctx, s.transact(ctx, slices.Concat(ops, inPlace, fresh, drops)...))
+	if whole := seriesWrite(ctx, acc.viewer, st, edit, ops, inPlace, fresh, drops); whole.Size() <= s.maxSeriesActions {
+		return s.bookingFailed(ctx, s.commit(ctx, whole))
 	}
-	if len(inPlace) > 0 || len(ops)+counted > s.maxSeriesActions { // no steps can split these
+	switchOver := seriesWrite(ctx, acc.viewer, st, edit, ops)
+	if len(inPlace) > 0 || switchOver.Size() > s.maxSeriesActions { // no steps can split these
 		if acc.calendar.IsResource {
 			return errTooManyBookings()
 		}
-		return fmt.Errorf("a change of one occurrence needs %d actions", len(ops)+len(inPlace))
+		return fmt.Errorf("a change of one occurrence needs %d actions", switchOver.Size()+len(inPlace))
 	}
-	return s.bookingFailed(ctx, s.applyInSteps(ctx, st, edit, gen, ops, fresh))
+	return s.bookingFailed(ctx, s.applyInSteps(ctx, st, edit, gen, switchOver, fresh))
+}
+
+// seriesWrite is the write of a series change made of the actions in parts:
+// with the change records of the series and of the series split off it
+// (their exceptions and pieces are theirs), and what the change makes in
+// their creators' stats (exceptions count for nothing there).
+func seriesWrite(ctx context.Context, viewer string, st *storedSeries, edit *calendar.SeriesEdit, parts ...[]txOp) *write {
+	w := newWrite()
+	w.Idempotent(ctx)
+	for _, p := range parts {
+		w.Add(p...)
+	}
+	w.LogEntry(st.Master.CalendarID, st.Master.ID)
+	switch {
+	case edit.Master == nil:
+		w.Tally(viewer, st.Master, nil)
+	case edit.MasterChanged():
+		w.Tally(viewer, st.Master, edit.Master)
+	}
+	if sp := edit.Split; sp != nil {
+		w.LogEntry(sp.CalendarID, sp.ID)
+		w.Tally(viewer, nil, sp)
+	}
+	return w
 }
 
 // applyInSteps makes a change too large for one transaction in the three
-// steps applySeriesEdit describes: fresh holds step 1's writes, ops step 2's.
-func (s *Store) applyInSteps(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, gen string, ops, fresh []txOp) error {
+// steps applySeriesEdit describes: fresh holds step 1's writes, switchOver
+// is step 2.
+func (s *Store) applyInSteps(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, gen string, switchOver *write, fresh []txOp) error {
 	// Once step 1 is written the switch must be decided, and the clean-up
 	// done, even if the client hangs up.
 	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
@@ -232,7 +256,7 @@ func (s *Store) applyInSteps(ctx context.Context, st *storedSeries, edit *calend
 		s.removeQuietly(finish, fresh)
 		return err
 	}
-	if err := s.transact(finish, ops...); err != nil {
+	if err := s.commit(finish, switchOver); err != nil {
 		// A refusal (a condition failed) leaves the series as it was; any
 		// other failure may have come after DynamoDB applied the switch, so
 		// the master says which.
@@ -277,7 +301,8 @@ func (s *Store) switched(ctx context.Context, st *storedSeries, edit *calendar.S
 	return r.Version == edit.Master.Version && r.Gen == gen, err
 }
 
-// masterWrites returns the actions on the master and on a split-off series.
+// masterWrites returns the actions on the master and on a split-off series
+// (seriesWrite adds their change records and stats).
 func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen string) []txOp {
 	cal, master := st.Master.CalendarID, st.Master
 	mk := entryKey(cal, master.ID)
@@ -285,12 +310,10 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 	switch {
 	case edit.Master == nil:
 		ops = append(ops, opDelete(mk, masterUnchanged(st), seriesChanged("series")))
-		ops[0].was = master
 	case edit.MasterChanged():
 		r := entryRecords(edit.Master, s.seriesPlacement(edit.Master, gen))[0]
 		r.Xrev = st.xrev
 		ops = append(ops, opPut(mk, r, masterUnchanged(st), seriesChanged("series")))
-		ops[0].was, ops[0].is = master, edit.Master
 	default:
 		ops = append(ops, opUpdate(mk, expression.Add(expression.Name(attrXrev), expression.Value(1)),
 			versionIs(master.Version), seriesChanged("series")))
@@ -298,7 +321,6 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 	if sp := edit.Split; sp != nil {
 		ops = append(ops, opPut(entryKey(cal, sp.ID), entryRecords(sp, s.seriesPlacement(sp, ""))[0], notExists(),
 			mustBeNew(calendar.CodeInternal, "series ID collision")))
-		ops[len(ops)-1].is = sp
 	}
 	return ops
 }
@@ -321,7 +343,7 @@ func (s *Store) removeQuietly(ctx context.Context, ops []txOp) {
 // gen: its item under cond, its pieces, and deletes of pieces beyond its new
 // count.
 func exceptionWrites(x *calendar.Entry, gen string, cond expression.ConditionBuilder, oldPieces int) []txOp {
-	return entryWrites(x, nil, placement{gen: gen}, cond, seriesChanged("occurrence"), oldPieces)
+	return entryWrites(x, placement{gen: gen}, cond, seriesChanged("occurrence"), oldPieces)
 }
 
 // exceptionDeletes returns the actions that delete an exception of

@@ -16,14 +16,14 @@ import (
 )
 
 // Stats: what each write changes in its users' calendar.Tally is added, in
-// the write's own transaction (transact, from the entries its actions carry
-// as was and is), to small items of each user's partition, so that a write
+// the write's own transaction (commit, from the entries its Tally calls name;
+// write.go), to small items of each user's partition, so that a write
 // and its counts commit or fail together and concurrent writers never read
 // them:
 //
 //   - the totals item (statsTotalsKey): events and tasks, by ADD, and the
 //     latest creation and completion (Unix ms), by SET on condition that
-//     the one kept is not later (transact drops a moment that lost);
+//     the one kept is not later (commit drops a moment that lost);
 //   - the nodes of four trees (stats_tree.go) counting one-off events by
 //     start and open one-off tasks by due time, at instants and on days,
 //     by ADD: one update per node whose counters change.
@@ -53,28 +53,6 @@ type statsTotalsRecord struct {
 	Tasks         int   `dynamodbav:"tasks"`
 	LastCreated   int64 `dynamodbav:"lastCreated"`   // Unix ms, 0 for none
 	LastCompleted int64 `dynamodbav:"lastCompleted"` // Unix ms, 0 for none
-}
-
-// tallyChanges works out what ops change in users' tallies; actor makes the
-// write.
-func tallyChanges(actor string, ops []txOp) map[string]*calendar.Tally {
-	var out map[string]*calendar.Tally
-	for _, op := range ops {
-		if op.was == nil && op.is == nil {
-			continue
-		}
-		if out == nil {
-			out = map[string]*calendar.Tally{}
-		}
-		calendar.MergeTallies(out, calendar.TallyChange(actor, op.was, op.is))
-	}
-	return out
-}
-
-// tallies returns the actions that add what ops change to their users'
-// stats: what a write adds to its transaction for them.
-func tallies(actor string, ops []txOp) []txOp {
-	return statsOps(tallyChanges(actor, ops))
 }
 
 // statsOps returns the updates that add ts to their users' items, in user

@@ -26,7 +26,8 @@ type Store struct {
 	recur      calendar.RecurrenceEngine
 
 	// maxSeriesActions is how many actions a change of a series puts in one
-	// transaction; larger changes take three steps (see applySeriesEdit).
+	// transaction (write.Size, all included); larger changes take three
+	// steps (see applySeriesEdit). DynamoDB's limit, but in tests.
 	maxSeriesActions int
 
 	// clock positions change records; retention is how long they are kept;
@@ -47,6 +48,9 @@ type Store struct {
 	// transaction is sent: the gap between a write's read and its transaction
 	// where a concurrent change can slip in.
 	beforeTransact func(ctx context.Context)
+	// onWrite, when set (only by tests), is given the Plan of each write
+	// commit sends as a transaction.
+	onWrite func(plan []string)
 }
 
 var (
@@ -96,9 +100,7 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 		icalDomain: "calgraph.local",
 		recur:      eng,
 
-		// one for an idempotency marker, two for the change records of a
-		// series and the series split off it, one for its calendar's revision
-		maxSeriesActions: maxTxActions - 4,
+		maxSeriesActions: maxTxActions,
 		clock:            newStoreClock(time.Now),
 		retention:        calendar.DefaultChangeRetention,
 		views:            newViewCache(DefaultViewCacheItems),

@@ -17,7 +17,8 @@ import (
 )
 
 // Transactions: every write that touches more than one item is one
-// TransactWriteItems call built from txOps. Limits (DynamoDB's): at most 100
+// TransactWriteItems call, built as a write value (write.go) of txOps and
+// sent by commit. Limits (DynamoDB's): at most 100
 // actions, never two on the same item, 4 MB in total. Each conditional action
 // carries an explanation that turns its failed condition into the precise domain
 // error; when the condition of more than one action fails, the first in order
@@ -30,10 +31,6 @@ type txOp struct {
 	// failed explains a failed condition given the item as it was, nil if absent.
 	failed func(old item) error
 	err    error // a construction error, reported by apply
-	// was and is are the entry this action deletes or overwrites, and the
-	// one it writes, when the entry is counted in its creator's stats
-	// (stats.go); transact adds what they change to the users' tallies.
-	was, is *calendar.Entry
 }
 
 // explainFunc builds a txOp's failure explanation.
@@ -110,36 +107,31 @@ func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFai
 	return types.ReturnValuesOnConditionCheckFailureAllOld
 }
 
-// transact applies ops atomically, raising the revisions of the calendars
-// they change (revisions.go) and adding what they change to users' stats
-// (stats.go). Cancellations caused by contention or throttling are retried
-// with backoff; a failed condition is returned as the failing op's
+// commit applies w atomically, as one TransactWriteItems call: the
+// idempotency marker first when w asked for one and the request's marker is
+// still to be written, then w's actions (raising the revisions its logs name,
+// revisions.go), its stats updates (stats.go) and its change records
+// (changes.go). Cancellations caused by contention or throttling are retried
+// with backoff; a failed condition is returned as the failing action's
 // explanation, but for a stats totals update's, which only means a later
-// moment is kept: the write is sent again at once without its moment.
-func (s *Store) transact(ctx context.Context, ops ...txOp) error {
-	return s.transactRevising(ctx, true, ops...)
-}
-
-// transactGone is transact for writes to the partition of a deleted calendar,
-// whose item is gone: no revision is raised.
-func (s *Store) transactGone(ctx context.Context, ops ...txOp) error {
-	return s.transactRevising(ctx, false, ops...)
-}
-
-func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) (err error) {
+// moment is kept: the write is sent again at once without its moment. Once
+// it commits, the commit hook is told which logs it added to.
+func (s *Store) commit(ctx context.Context, w *write) (err error) {
 	calendar.NoteWrite(ctx)
-	refs := changedObjects(ops)
-	if revise {
-		if ops, err = withRevisions(ops, revisedCalendars(refs)); err != nil {
-			return err
-		}
+	if s.onWrite != nil {
+		s.onWrite(w.Plan())
 	}
+	ops, err := withRevisions(w.ops, w.revised())
+	if err != nil {
+		return err
+	}
+	refs := w.logs
 	if s.noChangeRecords {
 		refs = nil
 	}
-	if marker, req := s.idempotencyMarker(ctx); req != nil {
+	if req := w.req; req != nil && req.Claim() {
 		// First, so that a replay is what a concurrent attempt reports.
-		ops = append([]txOp{marker}, ops...)
+		ops = append([]txOp{s.markerOp(req)}, ops...)
 		defer func() {
 			if err != nil { // the next transaction carries it
 				req.Release()
@@ -151,8 +143,7 @@ func (s *Store) transactRevising(ctx context.Context, revise bool, ops ...txOp) 
 			return fmt.Errorf("build transaction: %w", op.err)
 		}
 	}
-	actor, _ := calendar.ViewerID(ctx)
-	counted := tallyChanges(actor, ops)
+	counted := w.tallyChanges()
 	stats := statsOps(counted)
 	if n := len(ops) + len(stats) + len(refs); n > maxTxActions {
 		return fmt.Errorf("a transaction of %d actions (%d change records, %d for stats)", n, len(refs), len(stats))
@@ -255,19 +246,18 @@ func reasonCodes(tce *types.TransactionCanceledException) string {
 	return strings.Join(codes, ",")
 }
 
-// write applies ops. A single Put, Update or Delete goes out as a plain
-// conditional PutItem, UpdateItem or DeleteItem, which costs half a
-// transaction, unless an idempotency marker, a change record or a calendar's
-// revision must go with it; anything else is one transaction. A single write refused because a transaction holds its
-// item (TransactionConflictException, which the SDK does not retry) is
-// retried as a cancelled transaction is.
-func (s *Store) write(ctx context.Context, ops ...txOp) error {
-	if markerPending(ctx) || len(ops) != 1 || ops[0].err != nil || ops[0].action.ConditionCheck != nil || ops[0].was != nil || ops[0].is != nil ||
-		len(changedObjects(ops)) > 0 {
-		return s.transact(ctx, ops...)
+// commitSmall applies w as commit does, but for a write of a single Put,
+// Update or Delete with nothing else to carry (no marker, change record,
+// revision or stats), which goes out as a plain conditional PutItem,
+// UpdateItem or DeleteItem: half a transaction's cost. Refused because a
+// transaction holds its item (TransactionConflictException, which the SDK
+// does not retry), it is retried as a cancelled transaction is.
+func (s *Store) commitSmall(ctx context.Context, w *write) error {
+	if !w.single() {
+		return s.commit(ctx, w)
 	}
 	calendar.NoteWrite(ctx)
-	op := ops[0]
+	op := w.ops[0]
 	for attempt := 1; ; attempt++ {
 		err := s.writeOne(ctx, op.action)
 		if ccf, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {

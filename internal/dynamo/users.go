@@ -72,13 +72,13 @@ func (s *Store) createUser(ctx context.Context, su calendar.SignUp) (string, err
 		Preferences: calendar.DefaultPreferences(), Version: 1, CreatedAt: now, UpdatedAt: now,
 	}
 	ik, ek, uk := identityKey(su.Identity.Provider, su.Identity.Subject), emailKey(u.Email), userKey(u.ID)
-	err := s.transact(ctx,
-		opPut(ik, newGuardRecord(ik, entityIdentity, u.ID), notExists(), func(item) error { return errIdentityTaken }),
-		opPut(ek, newGuardRecord(ek, entityEmail, u.ID), notExists(),
-			mustBeNew(calendar.CodeAlreadyExists, "the email %s is already registered to another account", u.Email)),
-		opPut(uk, newUserRecord(u), notExists(), mustBeNew(calendar.CodeInternal, "user ID collision")),
-	)
-	if err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Put(ik, newGuardRecord(ik, entityIdentity, u.ID), notExists(), func(item) error { return errIdentityTaken })
+	w.Put(ek, newGuardRecord(ek, entityEmail, u.ID), notExists(),
+		mustBeNew(calendar.CodeAlreadyExists, "the email %s is already registered to another account", u.Email))
+	w.Put(uk, newUserRecord(u), notExists(), mustBeNew(calendar.CodeInternal, "user ID collision"))
+	if err := s.commit(ctx, w); err != nil {
 		return "", fmt.Errorf("create user for %s: %w", u.Email, err)
 	}
 	return u.ID, nil
@@ -146,8 +146,11 @@ func (s *Store) changeUser(ctx context.Context, expectedVersion int, change func
 		return nil, err
 	}
 	updated.Version, updated.UpdatedAt = u.Version+1, s.timestamp()
-	op := opPut(userKey(u.ID), newUserRecord(&updated), versionIs(u.Version), versionMismatch("user", expectedVersion))
-	if err := s.write(ctx, append([]txOp{op}, extra...)...); err != nil {
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Put(userKey(u.ID), newUserRecord(&updated), versionIs(u.Version), versionMismatch("user", expectedVersion))
+	w.Add(extra...)
+	if err := s.commitSmall(ctx, w); err != nil {
 		return nil, err
 	}
 	return &updated, nil

@@ -1,0 +1,338 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
+)
+
+// TestWritePlans pins the transaction of each public write: every item it
+// writes or checks, under which condition, in order, as write.Plan lists it
+// (change records and the idempotency marker are stamped when sent, so they
+// show what they are). IDs are written as names: ann, bob, cal (ann's
+// calendar), room (a resource calendar), e1, e2 (entries), s1 (a series),
+// inv (an invitation). Each step runs on what the steps before it left.
+func TestWritePlans(t *testing.T) {
+	now := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+	s, db := dynamotest.Store(t, dynamo.WithClock(func() time.Time { return now }), dynamo.WithIDs(sequentialIDs()))
+	f := &fixture{t: t, store: s, db: db}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			f.consistent()
+		}
+	})
+	ann, bob := f.user("ann@example.com"), f.user("bob@example.com") // …001, …002
+	names := map[string]string{"001": "ann", "002": "bob"}
+	name := func(id, as string) { names[id[len(id)-3:]] = as }
+	var plans [][]string
+	dynamo.SetPlanHook(s, func(p []string) { plans = append(plans, p) })
+
+	var cal, room *calendar.Calendar
+	var e1, e2, s1 *calendar.Entry
+	var inv *calendar.Invitation
+	var token string
+	var annAtRoom *calendar.Membership
+	steps := []struct {
+		name string
+		do   func() error
+		want []string // one transaction's plan; several are separated by "--"
+	}{
+		{"CreateCalendar", func() (err error) {
+			cal, _, err = s.CreateCalendar(ann, calendar.NewCalendar{Name: "Team"})
+			name(cal.ID, "cal")
+			return err
+		}, []string{
+			"Check USER#ann/USER#ann if attribute_exists (PK)",
+			"Put CAL#cal/CAL#cal if attribute_not_exists (PK)",
+			"Put CAL#cal/OWNERS if attribute_not_exists (PK)",
+			"Put CAL#cal/MEMBER#ann if attribute_not_exists (PK)",
+			"Put CAL#cal/CHG#… change record of CAL",
+			"Put CAL#cal/CHG#… change record of MEMBER#ann",
+			"Put USER#ann/CHG#… change record of MEMBER#cal",
+		}},
+		{"UpdateCalendar", func() (err error) {
+			cal, err = s.UpdateCalendar(ann, calendar.CalendarUpdate{ID: cal.ID, ExpectedVersion: 1, Name: calendar.Set("Team A")})
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Update CAL#cal/CAL#cal REMOVE description SET name = \"Team A\", color = \"#3B82F6\", timeZone = \"UTC\", isResource = false, version = 2, updatedAt = \"2026-11-21T09:30:00Z\" if (attribute_exists (PK)) AND (version = 1)",
+			"Put CAL#cal/CHG#… change record of CAL",
+		}},
+		{"CreateEntry", func() (err error) {
+			e1, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Standup",
+				Timing: timed("2026-11-23T09:00:00Z", "2026-11-23T09:15:00Z", "UTC")})
+			name(e1.ID, "e1")
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists (PK)",
+			"Put CAL#cal/ENTRY#e1 if attribute_not_exists (PK)",
+			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 1",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\", lastCreated = 1795253400000 ADD events 1 if (attribute_not_exists(lastCreated) OR lastCreated <= 1795253400000)",
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+		}},
+		{"CreateEntry under an idempotency key", func() (err error) {
+			e2, err = calendar.Once(ann, s, "key-1", "fingerprint", func(ctx context.Context) (*calendar.Entry, error) {
+				return s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "Review", Timing: dueOn("2026-11-24")})
+			})
+			name(e2.ID, "e2")
+			return err
+		}, []string{
+			"Put IDEM#hash/IDEM#hash if absent or expired (idempotency marker)",
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists (PK)",
+			"Put CAL#cal/ENTRY#e2 if attribute_not_exists (PK)",
+			"Update USER#ann/STATS#N#DD0#0 SET entityType = \"STATS_NODE\" ADD c2 1",
+			"Update USER#ann/STATS#N#DD1#2 SET entityType = \"STATS_NODE\" ADD c7 1",
+			"Update USER#ann/STATS#N#DD2#207 SET entityType = \"STATS_NODE\" ADD c81 1",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD tasks 1",
+			"Put CAL#cal/CHG#… change record of ENTRY#e2",
+		}},
+		{"UpdateEntry", func() (err error) {
+			e1, err = s.UpdateEntry(ann, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID},
+				ExpectedVersion: 1, Title: calendar.Set("Daily standup")})
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Put CAL#cal/ENTRY#e1 if (attribute_exists (PK)) AND (version = 1)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+		}},
+		{"SetTaskCompleted", func() (err error) {
+			e2, err = s.SetTaskCompleted(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e2.ID}, 1, true)
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Put CAL#cal/ENTRY#e2 if (attribute_exists (PK)) AND (version = 1)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Update USER#ann/STATS#N#DD0#0 SET entityType = \"STATS_NODE\" ADD c2 -1",
+			"Update USER#ann/STATS#N#DD1#2 SET entityType = \"STATS_NODE\" ADD c7 -1",
+			"Update USER#ann/STATS#N#DD2#207 SET entityType = \"STATS_NODE\" ADD c81 -1",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\", lastCompleted = 1795253400000 if (attribute_not_exists(lastCompleted) OR lastCompleted <= 1795253400000)",
+			"Put CAL#cal/CHG#… change record of ENTRY#e2",
+		}},
+		{"DeleteEntry", func() error {
+			return s.DeleteEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 2)
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Delete CAL#cal/ENTRY#e1 if (attribute_exists (PK)) AND (version = 2)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 -1",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1",
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+		}},
+		{"CreateEntry of the calendar's first series", func() (err error) {
+			s1, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
+				Timing:     timed("2026-11-23T10:00:00Z", "2026-11-23T11:00:00Z", "UTC"),
+				Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=4"}})
+			name(s1.ID, "s1")
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Update CAL#cal/CAL#cal REMOVE neverHeldSeries ADD rev 1 if attribute_exists (PK)",
+			"Put CAL#cal/ENTRY#s1 if attribute_not_exists (PK)",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\", lastCreated = 1795253400000 ADD events 1 if (attribute_not_exists(lastCreated) OR lastCreated <= 1795253400000)",
+			"Put CAL#cal/CHG#… change record of CAL",
+			"Put CAL#cal/CHG#… change record of ENTRY#s1",
+		}},
+		{"UpdateOccurrence of one occurrence", func() error {
+			key := calendar.OccurrenceKey{CalendarID: cal.ID, SeriesID: s1.ID, OriginalStart: at("2026-11-30T10:00:00Z")}
+			_, err := s.UpdateOccurrence(ann, key, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: 1, Title: calendar.Set("Moved")})
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Update CAL#cal/ENTRY#s1 ADD xrev 1 if (attribute_exists (PK)) AND (version = 1)",
+			"Put CAL#cal/ENTRY#s1#X#2026-11-30T10:00:00.000Z if attribute_not_exists (PK)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of ENTRY#s1",
+		}},
+		{"MoveEntry to a resource calendar", func() (err error) {
+			room, _, err = s.CreateCalendar(ann, calendar.NewCalendar{Name: "Room", IsResource: true})
+			if err != nil {
+				return err
+			}
+			name(room.ID, "room")
+			plans = nil
+			e1, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Talk",
+				Timing: timed("2026-11-25T14:00:00Z", "2026-11-25T14:30:00Z", "UTC")})
+			if err != nil {
+				return err
+			}
+			name(e1.ID, "e1")
+			plans = nil
+			e1, err = s.MoveEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 1, room.ID)
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Check CAL#room/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Update CAL#room/CAL#room ADD rev 1 if attribute_exists (PK)",
+			"Delete CAL#cal/ENTRY#e1 if (attribute_exists (PK)) AND (version = 1)",
+			"Put CAL#room/ENTRY#e1 if attribute_not_exists (PK)",
+			"Put CAL#room/SLOT#2026-11-25T14:00:00.000Z if attribute_not_exists (PK)",
+			"Put CAL#room/SLOT#2026-11-25T14:15:00.000Z if attribute_not_exists (PK)",
+			"Update CAL#room/SLOTDAY#2026-11-25 ADD timed 2 SET entityType = \"SLOT_DAY\", calendarId = \"room\", date = \"2026-11-25\", whole = \"\", wholeEntryId = \"\", wholeOriginalStart = \"0001-01-01T00:00:00Z\", wholeFrom = \"\", wholeTo = \"\" if (attribute_not_exists (whole)) OR (whole = \"\")",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+			"Put CAL#room/CHG#… change record of ENTRY#e1",
+		}},
+		{"AddMember", func() error {
+			_, err := s.AddMember(ann, cal.ID, "bob@example.com", calendar.RoleWriter)
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Check USER#bob/USER#bob if attribute_exists (PK)",
+			"Put CAL#cal/MEMBER#bob if attribute_not_exists (PK)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists (PK)",
+			"Put CAL#cal/CHG#… change record of MEMBER#bob",
+			"Put USER#bob/CHG#… change record of MEMBER#cal",
+		}},
+		{"ChangeRole", func() error {
+			_, err := s.ChangeRole(ann, calendar.MembershipKey{CalendarID: cal.ID, UserID: viewer(t, bob)}, calendar.RoleOwner, 1)
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Put CAL#cal/MEMBER#bob if (((attribute_exists (PK)) AND (version = 1)) AND (role = \"WRITER\")) AND (createdAt = \"2026-11-21T09:30:00Z\")",
+			"Update CAL#cal/OWNERS SET owners = owners + 1 if attribute_exists (PK)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of MEMBER#bob",
+			"Put USER#bob/CHG#… change record of MEMBER#cal",
+		}},
+		{"RemoveMember", func() error {
+			return s.RemoveMember(ann, calendar.MembershipKey{CalendarID: cal.ID, UserID: viewer(t, bob)}, 2)
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Delete CAL#cal/MEMBER#bob if (((attribute_exists (PK)) AND (version = 2)) AND (role = \"OWNER\")) AND (createdAt = \"2026-11-21T09:30:00Z\")",
+			"Update CAL#cal/OWNERS SET owners = owners + -1 if (attribute_exists (PK)) AND (owners > 1)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of MEMBER#bob",
+			"Put USER#bob/CHG#… change record of MEMBER#cal",
+		}},
+		{"CreateInvitation", func() (err error) {
+			inv, token, err = s.CreateInvitation(ann, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader,
+				ValidUntil: now.Add(24 * time.Hour), MaxUses: 2})
+			name(inv.ID, "inv")
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Check CAL#cal/CAL#cal if attribute_exists (PK)",
+			"Put CAL#cal/INVITE#inv if attribute_not_exists (PK)",
+		}},
+		{"AcceptInvitation", func() error {
+			_, err := s.AcceptInvitation(bob, token)
+			return err
+		}, []string{
+			"Update CAL#cal/INVITE#inv SET uses = uses + 1 if ((attribute_exists (PK)) AND (uses < maxUses)) AND (validUntil > 1795253400000)",
+			"Check USER#bob/USER#bob if attribute_exists (PK)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists (PK)",
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Put CAL#cal/MEMBER#bob if attribute_not_exists (PK)",
+			"Put CAL#cal/CHG#… change record of MEMBER#bob",
+			"Put USER#bob/CHG#… change record of MEMBER#cal",
+		}},
+		{"RevokeInvitation", func() error {
+			return s.RevokeInvitation(ann, calendar.InvitationKey{CalendarID: cal.ID, ID: inv.ID})
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Delete CAL#cal/INVITE#inv if attribute_exists (PK)",
+		}},
+		{"LeaveCalendar", func() error {
+			_, err := s.LeaveCalendar(bob, cal.ID, 1)
+			return err
+		}, []string{
+			"Delete CAL#cal/MEMBER#bob if (((attribute_exists (PK)) AND (version = 1)) AND (role = \"READER\")) AND (createdAt = \"2026-11-21T09:30:00Z\")",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of MEMBER#bob",
+			"Put USER#bob/CHG#… change record of MEMBER#cal",
+		}},
+		{"RotateFeed", func() (err error) {
+			_, err = s.RotateFeed(ann, cal.ID)
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Check CAL#cal/CAL#cal if attribute_exists (PK)",
+			"Put CAL#cal/FEED if attribute_not_exists (PK)",
+			"Put FEED#hash/FEED#hash if attribute_not_exists (PK)",
+		}},
+		{"DisableFeed", func() error {
+			return s.DisableFeed(ann, cal.ID)
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Delete CAL#cal/FEED if (attribute_exists (PK)) AND (tokenHash = \"hash\")",
+			"Delete FEED#hash/FEED#hash",
+		}},
+		{"DeleteCalendar, then its counted entries", func() error {
+			return s.DeleteCalendar(ann, cal.ID, 2)
+		}, []string{
+			"Delete CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Delete CAL#cal/CAL#cal if (attribute_exists (PK)) AND (version = 2)",
+			"Delete CAL#cal/OWNERS if attribute_exists (PK)",
+			"Check CAL#cal/FEED if attribute_not_exists (PK)",
+			"Put PENDING/calendar#cal",
+			"Put CAL#cal/CHG#… change record of MEMBER#ann",
+			"Put USER#ann/CHG#… change record of MEMBER#cal",
+			"Put CAL#cal/CHG#… change record of CAL",
+			"--",
+			"Delete CAL#cal/ENTRY#e2 if (attribute_exists (PK)) AND (version = 2)",
+			"Delete CAL#cal/ENTRY#s1 if (attribute_exists (PK)) AND (version = 1)",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1, tasks -1",
+			"Put CAL#cal/CHG#… change record of ENTRY#e2",
+			"Put CAL#cal/CHG#… change record of ENTRY#s1",
+		}},
+	}
+	for _, st := range steps {
+		plans = nil
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		var got []string
+		for i, p := range plans {
+			if i > 0 {
+				got = append(got, "--")
+			}
+			for _, line := range p {
+				got = append(got, readable(line, names))
+			}
+		}
+		if diff := cmp.Diff(st.want, got); diff != "" {
+			t.Errorf("%s's plan (-want +got):\n%s\ngot:\n%s", st.name, diff, quoted(got))
+		}
+	}
+	_, _, _, _, _, _, _, _ = room, e1, e2, s1, inv, token, annAtRoom, bob
+}
+
+var (
+	sequentialID = regexp.MustCompile(`00000000-0000-7000-8000-000000000(\d\d\d)`)
+	tokenHash    = regexp.MustCompile(`[0-9a-f]{64}`)
+)
+
+// readable writes the sequential IDs of a plan's line as names, and the
+// hashes of random feed tokens as "hash".
+func readable(line string, names map[string]string) string {
+	line = tokenHash.ReplaceAllString(line, "hash")
+	return sequentialID.ReplaceAllStringFunc(line, func(id string) string {
+		if n, ok := names[id[len(id)-3:]]; ok {
+			return n
+		}
+		return "id" + id[len(id)-3:]
+	})
+}
+
+// quoted writes lines as Go string literals, to paste into a want.
+func quoted(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&b, "\t\t\t%q,\n", l)
+	}
+	return b.String()
+}
+
+var _ = context.Background
