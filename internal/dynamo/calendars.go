@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -205,27 +203,16 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 // record of it (the calendar item is gone: the list reads it as removed).
 func (s *Store) removePartition(ctx context.Context, partition string) error {
 	below, above := prefixChange, prefixChange+"~" // the log's sort keys lie between
-	for _, cond := range []expression.KeyConditionBuilder{
-		expression.Key(attrSK).LessThan(expression.Value(below)),
-		expression.Key(attrSK).GreaterThan(expression.Value(above)),
-	} {
-		if err := s.removeRange(ctx, partition, cond); err != nil {
+	for _, sk := range []sortKey{skBelow(attrSK, below), skAbove(attrSK, above)} {
+		if err := s.removeRange(ctx, partition, sk); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Store) removeRange(ctx context.Context, partition string, sk expression.KeyConditionBuilder) error {
-	expr, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(partition)).And(sk)).Build()
-	if err != nil {
-		return fmt.Errorf("build partition query: %w", err)
-	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}
+func (s *Store) removeRange(ctx context.Context, partition string, sk sortKey) error {
+	in := keyQuery{pkAttr: attrPK, partition: partition, sk: sk, consistent: true}.input(s.table)
 	for {
 		out, err := s.reads.Query(ctx, in) // from the start each time: what it found before is gone
 		if err != nil {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
@@ -107,19 +105,6 @@ func begunBefore(t time.Time) filter {
 		values: item{":begun": &types.AttributeValueMemberS{Value: instantKey(t)}}}
 }
 
-// filter is a Query's FilterExpression with its names and values, written
-// out: on a view's path the SDK's expression builder cost more than sending
-// the Query it built. The zero filter keeps everything.
-type filter struct {
-	expr   string
-	names  map[string]string
-	values item
-}
-
-// keyBetween is the key condition of a Query of one partition's sort keys
-// between two bounds, with the names #pk, #sk and the values :pk, :lo, :hi.
-const keyBetween = "#pk = :pk AND #sk BETWEEN :lo AND :hi"
-
 // queryBetween reads the items of a partition whose sort key (in index, or
 // the table when index is "") lies in [lo, hi] and that pass f, with
 // strongly consistent reads, refusing more than max.
@@ -132,22 +117,8 @@ func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, 
 // request's budget (the others as pageReserve says), also returning how
 // many pages (calls) it took.
 func (s *Store) queryPages(ctx context.Context, index, skAttr, partition, lo, hi string, f filter, max, first int) ([]item, int, error) {
-	names := map[string]string{"#pk": attrPK, "#sk": skAttr}
-	values := item{":pk": &types.AttributeValueMemberS{Value: partition},
-		":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}}
-	maps.Copy(names, f.names)
-	maps.Copy(values, f.values)
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
-		KeyConditionExpression:   aws.String(keyBetween),
-		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-	}
-	if f.expr != "" {
-		in.FilterExpression = aws.String(f.expr)
-	}
-	if index != "" {
-		in.IndexName = aws.String(index)
-	}
+	in := keyQuery{index: index, pkAttr: attrPK, partition: partition, sk: skBetween(skAttr, lo, hi),
+		consistent: true, filter: f}.input(s.table)
 	var items []item
 	for page := 0; ; page++ {
 		want := first

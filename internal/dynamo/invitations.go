@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -169,14 +167,8 @@ func (s *Store) invitationByToken(ctx context.Context, token string) (*calendar.
 		return nil, calendar.ErrInvitationNotFound()
 	}
 	ik := invitationIndexKey(calendar.FeedTokenHash(token))
-	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrGSI2PK).Equal(expression.Value(ik.PK)).And(expression.Key(attrGSI2SK).Equal(expression.Value(ik.SK)))).Build()
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.reads.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(indexGSI2),
-		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		Limit: aws.Int32(1)})
+	out, err := s.reads.Query(ctx, keyQuery{index: indexGSI2, pkAttr: attrGSI2PK, partition: ik.PK,
+		sk: skEqual(attrGSI2SK, ik.SK), limit: 1}.input(s.table))
 	if err != nil {
 		return nil, fmt.Errorf("look up invitation: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -249,16 +248,8 @@ func userMembershipsQuery(userID string, p calendar.Page) pageQuery {
 
 // AllMembershipsOfUser implements calendar.Reader with a GSI1 Query.
 func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*calendar.Membership, error) {
-	lo, hi := prefixRange(prefixCalendar) // as pageQuery does, for the embedded engine
-	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI1PK).Equal(expression.Value(userPartition(userID))).
-		And(expression.KeyBetween(expression.Key(attrGSI1SK), expression.Value(lo), expression.Value(hi)))).Build()
-	if err != nil {
-		return nil, fmt.Errorf("build memberships query: %w", err)
-	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(indexGSI1), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}
+	in := keyQuery{index: indexGSI1, pkAttr: attrGSI1PK, partition: userPartition(userID),
+		sk: skPrefix(attrGSI1SK, prefixCalendar)}.input(s.table)
 	var out []*calendar.Membership
 	for len(out) < max {
 		in.Limit = aws.Int32(int32(max - len(out)))

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -56,21 +55,10 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 	if err != nil {
 		return pageResult{}, err
 	}
-	// BETWEEN the prefix's range (or a cursor's bound) and its end: the keys
-	// begins_with would select, and a cursor narrows it. An item that loses
-	// its index sort key (a task made an event) leaves the index on every
-	// engine (TestItemThatLosesIndexSortKeyLeavesTheIndex in internal/engine).
-	lo, hi := q.keyRange()
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
-		ExpressionAttributeNames: map[string]string{"#pk": q.pkAttr, "#sk": q.skAttr},
-		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: q.partition},
-			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
-		ExclusiveStartKey: start, ConsistentRead: aws.Bool(q.consistent), ScanIndexForward: aws.Bool(!q.descending),
-	}
-	if q.index != "" {
-		in.IndexName = aws.String(q.index)
-	}
+	// An item that loses its index sort key (a task made an event) leaves
+	// the index on every engine (TestItemThatLosesIndexSortKeyLeavesTheIndex
+	// in internal/engine).
+	in := q.query(start).input(s.table)
 	var items []item
 	for {
 		in.Limit = aws.Int32(int32(q.page.First + 1 - len(items)))
@@ -89,6 +77,13 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 		res.cursors = append(res.cursors, q.encodeCursor(it))
 	}
 	return res, nil
+}
+
+// query is the Query of q's page that starts after start (none: the first).
+func (q pageQuery) query(start item) keyQuery {
+	lo, hi := q.keyRange() // a BETWEEN, for the reason skPrefix gives
+	return keyQuery{index: q.index, pkAttr: q.pkAttr, partition: q.partition, sk: skBetween(q.skAttr, lo, hi),
+		consistent: q.consistent, descending: q.descending, start: start}
 }
 
 // inRange reports whether a cursor's sort key is in q's range.

@@ -6,9 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -136,14 +133,8 @@ func (w *writeWatch) read(ctx context.Context, from int64) ([]hint, error) {
 // maxHints.
 func (w *writeWatch) readShard(ctx context.Context, shard string, from int64) ([]hint, error) {
 	lo, hi := changesAfter(from)
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(w.s.table), IndexName: aws.String(indexGSI4),
-		KeyConditionExpression:   aws.String(keyBetween),
-		ExpressionAttributeNames: map[string]string{"#pk": attrGSI4PK, "#sk": attrSK, "#tpk": attrPK},
-		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: shard},
-			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
-		ProjectionExpression: aws.String("#tpk, #sk"),
-	}
+	in := keyQuery{index: indexGSI4, pkAttr: attrGSI4PK, partition: shard, sk: skBetween(attrSK, lo, hi),
+		projection: []string{attrPK, attrSK}}.input(w.s.table)
 	var hints []hint
 	for {
 		out, err := w.s.reads.Query(ctx, in)

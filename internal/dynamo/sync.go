@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
@@ -164,9 +163,9 @@ func (s *Store) StartToken(ctx context.Context, id string, user bool) (string, e
 	if user {
 		partition = userPartition(id)
 	}
-	in := s.logQuery(partition, t.low)
-	in.ProjectionExpression, in.Limit = aws.String("#sk"), aws.Int32(maxSeen)
-	out, err := s.reads.Query(ctx, in)
+	q := logQuery(partition, t.low)
+	q.projection, q.limit = []string{attrSK}, maxSeen
+	out, err := s.reads.Query(ctx, q.input(s.table))
 	if err != nil {
 		return "", fmt.Errorf("read change log %s: %w", partition, err)
 	}
@@ -219,15 +218,9 @@ func (s *Store) logToken(token, owner string, user bool) (syncToken, error) {
 }
 
 // logQuery is the Query of partition's change records after position pos.
-func (s *Store) logQuery(partition string, pos int64) *dynamodb.QueryInput {
+func logQuery(partition string, pos int64) keyQuery {
 	lo, hi := changesAfter(pos)
-	return &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": &types.AttributeValueMemberS{Value: partition},
-			":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}},
-		ConsistentRead: aws.Bool(true),
-	}
+	return keyQuery{pkAttr: attrPK, partition: partition, sk: skBetween(attrSK, lo, hi), consistent: true}
 }
 
 // Changes implements calendar.SyncService.
@@ -281,7 +274,7 @@ func (s *Store) readLog(ctx context.Context, partition string, t syncToken, firs
 	for _, r := range t.seen {
 		seen[r] = true
 	}
-	in := s.logQuery(partition, t.low)
+	in := logQuery(partition, t.low).input(s.table)
 	var taken []seenRecord
 	have := map[string]bool{}
 	read := 0
@@ -516,26 +509,14 @@ func (s *Store) fullRead(ctx context.Context, acc *access, t syncToken, first in
 // after the sort key after whose entityType is one of keep, and returns the
 // sort key it stopped at and whether the range is done.
 func (s *Store) partitionPage(ctx context.Context, partition, lo, hi, after string, keep []string, limit int) (items []item, last string, done bool, err error) {
-	values := item{":pk": &types.AttributeValueMemberS{Value: partition},
-		":lo": &types.AttributeValueMemberS{Value: lo}, ":hi": &types.AttributeValueMemberS{Value: hi}}
-	var in []string
-	for i, e := range keep {
-		v := ":e" + strconv.Itoa(i)
-		values[v] = &types.AttributeValueMemberS{Value: e}
-		in = append(in, v)
-	}
-	q := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: aws.String(keyBetween),
-		FilterExpression:          aws.String("#et IN (" + strings.Join(in, ", ") + ")"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK, "#et": "entityType"},
-		ExpressionAttributeValues: values, ConsistentRead: aws.Bool(true),
-	}
+	kq := keyQuery{pkAttr: attrPK, partition: partition, sk: skBetween(attrSK, lo, hi), consistent: true, filter: entityTypeIn(keep)}
 	if after != "" {
 		if after < lo || after > hi {
 			return nil, "", false, calendar.Invalidf("syncToken", "syncToken is not a sync token of this calendar")
 		}
-		q.ExclusiveStartKey = itemKey{PK: partition, SK: after}.av()
+		kq.start = itemKey{PK: partition, SK: after}.av()
 	}
+	q := kq.input(s.table)
 	for len(items) < limit {
 		q.Limit = aws.Int32(int32(limit - len(items)))
 		out, err := s.reads.Query(ctx, q)
@@ -550,6 +531,18 @@ func (s *Store) partitionPage(ctx context.Context, partition, lo, hi, after stri
 		q.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 	return items, last, false, nil
+}
+
+// entityTypeIn keeps the items whose entityType is one of keep.
+func entityTypeIn(keep []string) filter {
+	f := filter{names: map[string]string{"#et": "entityType"}, values: make(item, len(keep))}
+	in := make([]string, len(keep))
+	for i, e := range keep {
+		in[i] = ":e" + strconv.Itoa(i)
+		f.values[in[i]] = &types.AttributeValueMemberS{Value: e}
+	}
+	f.expr = "#et IN (" + strings.Join(in, ", ") + ")"
+	return f
 }
 
 // CalendarListChanges implements calendar.SyncService.

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -46,16 +44,7 @@ func (s *Store) ResolveIdentity(ctx context.Context, su calendar.SignUp) (string
 // userIDByIdentity looks the identity up in GSI3 and reports whether it found it.
 func (s *Store) userIDByIdentity(ctx context.Context, ident calendar.Identity) (string, bool, error) {
 	ik := identityIndexKey(ident.Provider, ident.Subject, "")
-	expr, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrGSI3PK).Equal(expression.Value(ik.PK))).Build()
-	if err != nil {
-		return "", false, fmt.Errorf("build identity lookup: %w", err)
-	}
-	out, err := s.reads.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(indexGSI3),
-		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(),
-		ExpressionAttributeValues: expr.Values(), Limit: aws.Int32(1),
-	})
+	out, err := s.reads.Query(ctx, keyQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: ik.PK, limit: 1}.input(s.table))
 	if err != nil {
 		return "", false, fmt.Errorf("look up identity: %w", err)
 	}
