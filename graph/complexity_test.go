@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestDocumentedMaximaAreAccepted: the largest pages the README documents
+// TestDocumentedMaximaAreAccepted: the largest pages docs/design.md documents
 // pass the complexity limit whatever fields a client selects, and a request
 // for twice as much is refused.
 func TestDocumentedMaximaAreAccepted(t *testing.T) {

@@ -294,7 +294,7 @@ func TestSeriesStartingInADSTGap(t *testing.T) {
 // TestImportOfEveryRFC5545Shape: an export carrying a rule with its own
 // times of day, a DTSTART off its rule, an RDATE before DTSTART and a
 // DTSTART in a DST gap imports whole, and its occurrences are where RFC 5545
-// (with the readings the README gives) puts them.
+// (with the readings docs/design.md gives, Recurrence and iCalendar) puts them.
 func TestImportOfEveryRFC5545Shape(t *testing.T) {
 	e := newEnv(t)
 	w := e.world("import-rfc")

@@ -50,7 +50,7 @@ import (
 // a calendar refused after four reads was being written to about as fast as
 // it can be, each write taking about as long as a read: an import of events
 // running into it, or the tight loops of TestRangeReadsShowStatesThatExisted
-// (README, "Range reads and the check").
+// (docs/design.md, "Views that a write cannot split").
 const maxRangeReads = 4
 
 // ReadRange implements calendar.EntryReader: one read of cal's range,

@@ -22,7 +22,7 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// TestKeptOutcomesAreSealed holds the README's promise that kept outcomes are
+// TestKeptOutcomesAreSealed holds docs/design.md's promise (Idempotency) that kept outcomes are
 // encrypted: the outcome kept with a marker is sealed (AES-GCM) under a key
 // that only the client's idempotency key and the signed-in identity give. The
 // table holds neither the result (an invitation's token) nor the idempotency
