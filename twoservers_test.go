@@ -255,7 +255,7 @@ func TestTwoServersSyncExactly(t *testing.T) {
 	}
 	close(stop)
 	writers.Wait()
-	token = syncAll(t, a, cal, token, replica)
+	syncAll(t, a, cal, token, replica)
 	full := map[string]string{}
 	syncAll(t, b, cal, "", full)
 	if fmt.Sprint(replica) != fmt.Sprint(full) {

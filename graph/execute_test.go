@@ -41,7 +41,7 @@ func TestSelectionMayWait(t *testing.T) {
 	schema := NewExecutableSchema(Config{}).Schema()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, errs := gqlparser.LoadQuery(schema, tt.query)
+			doc, errs := gqlparser.LoadQueryWithRules(schema, tt.query, nil)
 			if errs != nil {
 				t.Fatal(errs)
 			}

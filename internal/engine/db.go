@@ -15,6 +15,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/calgraph/calgraph/internal/atomicfile"
 )
@@ -108,7 +109,7 @@ func Open(path string, opts Options) (*DB, error) {
 		if db.bolt != nil {
 			_ = guard(db.bolt.Close)
 		}
-		if _, ok := errors.AsType[*DamageError](err); !ok && !errors.Is(err, bolt.ErrTimeout) {
+		if _, ok := errors.AsType[*DamageError](err); !ok && !errors.Is(err, berrors.ErrTimeout) {
 			err = damaged(path, "damaged", "opening it failed (%v). Restore it from a backup (see the README, \"Damage\")", err)
 		}
 		return nil, err

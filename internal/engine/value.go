@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/truora/minidyn/types"
@@ -316,7 +315,7 @@ func typeOf(a *av) string {
 	return "B"
 }
 
-func describeAV(a *av) string { return fmt.Sprintf("%s", appendAV(nil, a)) }
+func describeAV(a *av) string { return string(appendAV(nil, a)) }
 
 // normalizeTop writes an item's top-level numbers and number sets in their
 // canonical form (1.500 as 1.5), as DynamoDB Local stores a PutItem's item
