@@ -34,4 +34,18 @@
 // explains a failed condition with its action's explanation, and tells the
 // commit hook (live delivery) which logs the write added to. Store.Check
 // finds any object changed without its change record.
+//
+// # Why one package
+//
+// The store stays one package although it is large. A transaction holds an
+// aggregate's items, their change records, stats tallies, bookings and the
+// idempotency marker together, and the write value is where they meet: the
+// change log, stats or bookings as packages of their own would each need
+// the write value, the item codec and the key shapes exported to them, and a
+// reader would follow a write across four packages instead of one function.
+// Files are split by concern instead (the aggregates; changes.go, sync.go
+// and clock.go for the change log; stats*.go; slots.go; viewcache.go). The
+// view cache, which only reads, is the one part that could leave; it stays
+// because it caches the store's own range reads and member pages, keyed by
+// the calendar revision that the write value's Log calls raise.
 package dynamo
