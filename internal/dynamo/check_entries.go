@@ -106,7 +106,7 @@ func (c *checker) expectedOccupancy(cal calendarRecord, entries map[string]entry
 		}
 		var xs []*calendar.Entry
 		for _, xr := range exceptions {
-			if xr.SeriesID == e.ID && xr.Gen == r.Gen && xr.Piece == 0 {
+			if xr.SeriesID == e.ID && xr.Gen == r.Gen && xr.role() == roleException {
 				x, err := xr.entry()
 				if err != nil {
 					return calendar.Occupancy{}, err

@@ -75,10 +75,13 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 		if err != nil {
 			return nil, 0, err
 		}
-		if r.EntityType == entitySeries {
+		switch r.role() {
+		case roleSeries:
 			gens[r.ID] = r.Gen
-		} else if gen, ok := gens[r.SeriesID]; r.SeriesID != "" && (!ok || gen != r.Gen) {
-			continue
+		case roleException, roleExceptionPiece:
+			if gen, ok := gens[r.SeriesID]; !ok || gen != r.Gen {
+				continue // of an earlier generation
+			}
 		}
 		e, err := r.entry()
 		if err != nil {

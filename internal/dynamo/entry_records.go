@@ -7,14 +7,21 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// entryRecord is an entry item (Piece 0) or one of its pieces: every piece is a
-// full copy, so a range Query returns everything a view shows. Only the entry
-// item of a task carries LSI2SK, so each task appears once in a timeline.
+// entryRecord is the stored form of five kinds of item, its roles (role
+// says which one a record is):
 //
-// The same record stores a series' master (Rule set, no LSI1SK, LSI2SK by
-// where the series ends) and its exceptions (SeriesID set), which are stored
-// like entries with pieces; Gen is the generation of a series' exceptions
-// that is current (on the master) or that an exception belongs to.
+//	role                entityType     Piece  SeriesID  Rule  LSI1SK  LSI2SK
+//	roleEntry           ENTRY          0      -         -     yes     a task's only
+//	roleEntryPiece      ENTRY_PIECE    >0     -         -     yes     -
+//	roleSeries          SERIES         0      -         yes   -       by where it ends
+//	roleException       EXCEPTION      0      yes       -     yes     -
+//	roleExceptionPiece  ENTRY_PIECE    >0     yes       -     yes     -
+//
+// Every piece is a full copy of its entry or exception, so a range Query
+// returns everything a view shows; only the entry item of a task carries
+// LSI2SK, so each task appears once in a timeline. Gen is the generation of
+// a series' exceptions that is current (on the master) or that an exception
+// and its pieces belong to.
 type entryRecord struct {
 	PK          string    `dynamodbav:"PK"`
 	SK          string    `dynamodbav:"SK"`
@@ -60,6 +67,33 @@ type entryRecord struct {
 	OriginalEnd      string   `dynamodbav:"originalEnd,omitempty"`
 	Cancelled        bool     `dynamodbav:"cancelled,omitempty"`
 	Overrides        []string `dynamodbav:"overrides,omitempty,stringset"`
+}
+
+// entryRole is which of its five kinds of item an entryRecord is.
+type entryRole int
+
+const (
+	roleEntry          entryRole = iota // a single entry (event or task), its piece 0
+	roleEntryPiece                      // a later piece of a single entry (pieces.go)
+	roleSeries                          // a series' master, with its rule
+	roleException                       // an exception of a series, its piece 0
+	roleExceptionPiece                  // a later piece of an exception
+)
+
+// role returns which kind of item r is.
+func (r *entryRecord) role() entryRole {
+	switch {
+	case r.EntityType == entitySeries:
+		return roleSeries
+	case r.Piece > 0 && r.SeriesID != "":
+		return roleExceptionPiece
+	case r.Piece > 0:
+		return roleEntryPiece
+	case r.SeriesID != "":
+		return roleException
+	default:
+		return roleEntry
+	}
 }
 
 // placement is what decides where a series' items go beyond the entry itself:

@@ -170,9 +170,9 @@ func (s *Store) feedOf(c *calendar.Calendar, records []entryRecord) (*calendar.F
 	masters, gens := map[string]*calendar.Entry{}, map[string]string{}
 	var exceptions []entryRecord
 	for _, r := range records {
-		switch {
-		case r.Piece > 0:
-		case r.SeriesID != "":
+		switch r.role() {
+		case roleEntryPiece, roleExceptionPiece:
+		case roleException:
 			exceptions = append(exceptions, r)
 		default:
 			e, err := r.entry()
