@@ -161,6 +161,10 @@ func TestEngineFaults(t *testing.T) {
 	if engine == nil {
 		t.Skip("needs the embedded engine's fault injection")
 	}
+	// Most of its time is spent waiting for deadlines; its faults are its
+	// own table's, so it waits beside the other parallel tests (which run
+	// after every sequential one: none of them counts a wave then).
+	t.Parallel()
 	e := newEnv(t, withDeadline(5*time.Second))
 	w := e.world("faults")
 	e.weekly(w)
