@@ -55,6 +55,7 @@ func taskIn(calendarID, title string) calendar.NewEntry {
 // not cut off as too slow while it catches up: it gets the whole backlog,
 // and every write made to the others once it subscribed.
 func TestResumeWithALargeBacklog(t *testing.T) {
+	t.Parallel() // seconds of seeding and polls, on its own table and hub
 	e := newEnv(t)
 	w := e.world("backlog")
 	calendars := []string{w.calendarID}
