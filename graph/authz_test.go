@@ -64,6 +64,7 @@ const (
 )
 
 func TestAuthorizationMatrix(t *testing.T) {
+	t.Parallel() // seconds of requests on a table of its own, beside the tests that wait
 	ops := []struct {
 		name  string
 		query string

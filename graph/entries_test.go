@@ -31,6 +31,7 @@ func (e *env) entryWorld(tag string) entryWorld {
 }
 
 func TestEntryAuthorizationMatrix(t *testing.T) {
+	t.Parallel() // seconds of requests on a table of its own, beside the tests that wait
 	week := `{dates: {start: "2026-11-23", end: "2026-11-30"}}`
 	ops := []struct {
 		name  string

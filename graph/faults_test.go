@@ -105,6 +105,7 @@ func (p *proxy) setDown(down bool) {
 // fast with INTERNAL_SERVER_ERROR and no detail, /readyz says not ready, and
 // once DynamoDB is back everything works again without a restart.
 func TestUnreachableStore(t *testing.T) {
+	t.Parallel() // seconds of retries and readiness checks, through a proxy of its own
 	p := newProxy(t, dynamotest.Endpoint(t))
 	e := newEnv(t, func(o *envOptions) { o.endpoint = p.url() })
 	tok := e.token("cut@example.com")
@@ -161,6 +162,10 @@ func TestEngineFaults(t *testing.T) {
 	if engine == nil {
 		t.Skip("needs the embedded engine's fault injection")
 	}
+	// Most of its time is spent waiting for deadlines, and its faults are
+	// its own table's: it waits beside the other parallel tests, which run
+	// after every sequential one (so never beside a wave-gated plan test).
+	t.Parallel()
 	e := newEnv(t, withDeadline(5*time.Second))
 	w := e.world("faults")
 	e.weekly(w)

@@ -187,6 +187,7 @@ type resumingClient struct {
 // writes stop, every client's copy equals a full read. (8 s of writes; 3 s
 // with -short.)
 func TestResumeNeverGoesBackwards(t *testing.T) {
+	t.Parallel() // seconds of writes and reconnections, each on its own hub and table
 	e := newEnv(t)
 	w := e.world("back")
 	d := e.must(w.owner, `mutation { createCalendar(input: {name: "Other"}) { calendar { id } } }`, nil)

@@ -91,10 +91,34 @@ func TestInitFloodDoesNotStarve(t *testing.T) {
 
 	// The server closes every malformed one, and all but the latest
 	// MaxPendingConnections silent ones; the subscriber's pushed one more out.
+	// Each socket is read until the server closes it, or for 8 s; once the
+	// server has closed every socket it must (all malformed and bad-token
+	// ones, all silent ones but MaxPendingConnections), the rest are the
+	// pending ones it may keep until their init timeout, and are not waited
+	// for: a server that keeps more still makes the test wait 8 s and fail.
 	ends := make([]rawEnd, len(sockets))
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	refused, silentOver := malformed+badToken, silent-graph.MaxPendingConnections // still to be closed
 	for i, s := range sockets {
-		wg.Go(func() { ends[i] = s.readToEnd(8 * time.Second) })
+		wg.Go(func() {
+			ends[i] = s.readToEnd(8 * time.Second)
+			if !ends[i].eof {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if i < malformed+badToken {
+				refused--
+			} else {
+				silentOver--
+			}
+			if refused == 0 && silentOver <= 0 {
+				for _, pending := range sockets[malformed+badToken:] {
+					_ = pending.conn.SetReadDeadline(time.Now())
+				}
+			}
+		})
 	}
 	wg.Wait()
 	open, codes := 0, map[int]int{}

@@ -86,6 +86,7 @@ func stallingStore(t *testing.T, f *fixture, h *stallingHTTP, attempt time.Durat
 // dozen such retries and fail the rest after one attempt; a cap of three
 // attempts would fail calls the deadline still had time for.
 func TestContentionIsRetriedUntilTheDeadline(t *testing.T) {
+	t.Parallel() // seconds of backoffs on a store of its own, waiting beside other tests
 	for _, tc := range []struct {
 		name          string
 		bookings      int
@@ -136,6 +137,7 @@ func TestContentionIsRetriedUntilTheDeadline(t *testing.T) {
 // attempted until the request's deadline, not given up after a few
 // attempts, and then says OUTCOME_UNKNOWN.
 func TestUnansweredCallsUseTheirDeadline(t *testing.T) {
+	t.Parallel() // five seconds of waiting, on a store of its own
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Ada's")

@@ -168,7 +168,8 @@ func (f *fixture) fill(ctx context.Context, cal string, n int) {
 // week of two pages, and of one), and while a series with exceptions is made
 // and deleted, in one transaction or in steps (a series complete before a
 // read began must show with all its exceptions or not at all), with and
-// without the view cache.
+// without the view cache. With -short the writer makes fewer changes (12
+// moves, 3 series), the readers as many reads (minReads) at least.
 func TestRangeReadsShowStatesThatExisted(t *testing.T) {
 	for _, cache := range []bool{false, true} {
 		name := map[bool]string{false: "cache off", true: "cache on"}[cache]
@@ -204,7 +205,10 @@ func testMovedStart(t *testing.T, cache bool, fillers int) {
 			reads.fracture("the moved entry shown %d times among %d entries", n, len(shown))
 		}
 	}, func() map[string]bool { return nil })
-	const moves = 40
+	moves := 40
+	if testing.Short() {
+		moves = 12 // and still at least minReads reads beside the writer
+	}
 	i := 0
 	for ; reads.busy(i < moves); i++ {
 		start := early // earlier, then back
@@ -266,7 +270,10 @@ func testDeletedSeries(t *testing.T, cache, inSteps bool) {
 		defer mu.Unlock()
 		return maps.Clone(complete)
 	})
-	const cycles = 8
+	cycles := 8
+	if testing.Short() {
+		cycles = 3 // and still at least minReads reads beside the writer
+	}
 	i := 0
 	for ; reads.busy(i < cycles); i++ {
 		id, err := makeStandup(f, ada, cal.ID)
