@@ -98,7 +98,8 @@ func (w *write) Add(ops ...txOp) { w.ops = append(w.ops, ops...) }
 func (w *write) Book(ops ...txOp) { w.ops = append(w.ops, ops...) }
 
 // LogCalendar adds a change record of the calendar itself (its item) to its
-// log.
+// log. Each Log call's record is a table item; the first of each log in the
+// write also puts a GSI4 item, its recent-writes hint (see Plan).
 func (w *write) LogCalendar(calendarID string) {
 	w.log(changeRef{calendarPartition(calendarID), changedCalendar})
 }
@@ -199,7 +200,10 @@ func (w *write) single() bool {
 // "Put CAL#…/ENTRY#… if attribute_not_exists (PK)", with names and values
 // written in. The idempotency marker and change records, which commit
 // stamps with the moment it sends them, show what they are instead of
-// their timestamps.
+// their timestamps. The first change record of each log also carries its
+// recent-writes hint (GSI4PK, changeOps), so DynamoDB writes one GSI4 item
+// for it (1 WCU) beside the table's: the one item a write adds that is not a
+// line here.
 func (w *write) Plan() []string {
 	var lines []string
 	if w.req != nil && !w.req.Marked() {

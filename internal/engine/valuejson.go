@@ -46,41 +46,32 @@ func appendAV(b []byte, a *av) []byte {
 		b = append(b, `{"M":`...)
 		b = appendItem(b, a.M)
 	case a.L != nil:
-		b = append(b, `{"L":[`...)
-		for i, e := range a.L {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendAV(b, e)
-		}
-		b = append(b, ']')
+		b = appendArray(append(b, `{"L":`...), a.L, appendAV)
 	case a.SS != nil, a.NS != nil:
 		set, typ := a.SS, "SS"
 		if a.NS != nil {
 			set, typ = a.NS, "NS"
 		}
-		b = append(b, `{"`+typ+`":[`...)
-		for i, s := range set {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, *s)
-		}
-		b = append(b, ']')
+		b = appendArray(append(b, `{"`+typ+`":`...), set, func(b []byte, s *string) []byte { return appendString(b, *s) })
 	case a.BS != nil:
-		b = append(b, `{"BS":[`...)
-		for i, s := range a.BS {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendBytes(b, s)
-		}
-		b = append(b, ']')
+		b = appendArray(append(b, `{"BS":`...), a.BS, appendBytes)
 	default: // B, possibly empty
 		b = append(b, `{"B":`...)
 		b = appendBytes(b, a.B)
 	}
 	return append(b, '}')
+}
+
+// appendArray writes xs as a JSON array, each element by each.
+func appendArray[T any](b []byte, xs []T, each func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, x)
+	}
+	return append(b, ']')
 }
 
 func appendBytes(b, s []byte) []byte {

@@ -203,21 +203,24 @@ func (h *Hub) Run(ctx context.Context) {
 // round reads the followed logs (only the dirty ones if dirtyOnly).
 func (h *Hub) round(ctx context.Context, dirtyOnly bool) {
 	h.mu.Lock()
-	var due []*feed
-	var swept []bool
+	type dueRead struct {
+		f     *feed
+		swept bool // asked for by the sweep alone
+	}
+	var due []dueRead
 	now := h.now()
 	for _, f := range h.feeds {
 		if f.dirty || !dirtyOnly {
-			due, swept = append(due, f), append(swept, f.swept && dirtyOnly)
+			due = append(due, dueRead{f, f.swept && dirtyOnly})
 			f.dirty, f.swept, f.read = false, false, now
 		}
 	}
 	h.mu.Unlock()
 	g := errgroup.Group{}
 	g.SetLimit(readsAtOnce)
-	for i, f := range due {
+	for _, d := range due {
 		g.Go(func() error {
-			h.read(ctx, f, swept[i])
+			h.read(ctx, d.f, d.swept)
 			return nil
 		})
 	}
