@@ -89,12 +89,16 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// viewer is what a handler behind the middleware sees.
+// viewer is what a handler behind the middleware sees: the calendar.Viewer's
+// fields, with its error as a code and a message.
 type viewer struct {
 	ID       string
+	Identity calendar.Identity
+	Email    string
+	Expiry   time.Time
+	SignedUp bool // the request's sign-in made the user
 	Code     calendar.Code
 	Message  string
-	SignedUp bool // the request's sign-in made the user
 }
 
 type authFixture struct {
@@ -120,14 +124,7 @@ func newAuthFixture(t *testing.T) *authFixture {
 func (f *authFixture) serve(t *testing.T, authorization ...string) viewer {
 	t.Helper()
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var v viewer
-		id, err := calendar.ViewerID(r.Context())
-		if err != nil {
-			v = viewer{Code: calendar.ErrorCode(err), Message: calendar.ErrorMessage(err)}
-		} else {
-			v = viewer{ID: id, SignedUp: calendar.ViewerSignedUp(r.Context())}
-		}
-		json.NewEncoder(w).Encode(v)
+		json.NewEncoder(w).Encode(seen(r.Context()))
 	})
 	req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
 	for _, a := range authorization {
@@ -145,12 +142,32 @@ func (f *authFixture) serve(t *testing.T, authorization ...string) viewer {
 	return v
 }
 
+// seen returns the viewer ctx carries, as a handler sees it.
+func seen(ctx context.Context) viewer {
+	cv := calendar.ViewerOf(ctx)
+	v := viewer{ID: cv.ID, Identity: cv.Identity, Email: cv.Email, Expiry: cv.Expiry, SignedUp: cv.SignedUp}
+	if _, err := calendar.ViewerID(ctx); err != nil {
+		v.Code, v.Message = calendar.ErrorCode(err), calendar.ErrorMessage(err)
+	}
+	return v
+}
+
 func TestMiddlewareViewer(t *testing.T) {
 	good := sign(t, jwt.SigningMethodHS256, testSecret, "", claims())
 	expired := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(set("exp", testNow.Add(-time.Hour).Unix())))
 	forged := sign(t, jwt.SigningMethodHS256, []byte("not the secret, but 32 bytes long"), "", claims())
 	malformed := viewer{Code: calendar.CodeUnauthenticated, Message: "malformed Authorization header: want Bearer <token>"}
-	signedIn := viewer{ID: "user-subject-1"}
+	signedIn := viewer{
+		ID:       "user-subject-1",
+		Identity: calendar.Identity{Provider: testIssuer, Subject: "subject-1"},
+		Email:    "ada@example.com",
+		Expiry:   testNow.Add(time.Hour + DefaultLeeway),
+	}
+	noEmail := signedIn
+	noEmail.Email = ""
+	unverified := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(set("email_verified", false)))
+	verified := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(set("email_verified", true)))
+	emailless := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(without("email")))
 	tests := []struct {
 		name   string
 		header []string
@@ -160,6 +177,9 @@ func TestMiddlewareViewer(t *testing.T) {
 		{"bearer", []string{"Bearer " + good}, signedIn},
 		{"lower-case scheme", []string{"bearer " + good}, signedIn},
 		{"upper-case scheme", []string{"BEARER " + good}, signedIn},
+		{"email verified", []string{"Bearer " + verified}, signedIn},
+		{"email unverified", []string{"Bearer " + unverified}, noEmail},
+		{"no email", []string{"Bearer " + emailless}, noEmail},
 		{"other scheme", []string{"Basic YWRhOnNlY3JldA=="}, malformed},
 		{"scheme only", []string{"Bearer"}, malformed},
 		{"empty token", []string{"Bearer   "}, malformed},
@@ -306,5 +326,61 @@ func TestMiddlewareConcurrent(t *testing.T) {
 	f.serve(t, header)
 	if after := f.users.calls(); after != before {
 		t.Errorf("got %d ResolveIdentity calls after a warm request, want %d", after, before)
+	}
+}
+
+// TestMiddlewareDevToken: a dev token (auth.Mint, what `calgraph token` and
+// the demo's sign-in hand out) signs in with every field of the Viewer.
+func TestMiddlewareDevToken(t *testing.T) {
+	f := newAuthFixture(t)
+	f.users.creates = true
+	v := newTestVerifier(t, Config{HMACSecret: testSecret, Issuer: LocalIssuer, Audience: LocalAudience, Now: f.clock.Now})
+	f.auth = NewAuthenticator(v, f.users, nil)
+	token, err := Mint(testSecret, "Dev@Example.com", "Dev Eloper", testNow, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := viewer{
+		ID:       "user-dev@example.com",
+		Identity: calendar.Identity{Provider: LocalIssuer, Subject: "dev@example.com"},
+		Email:    "dev@example.com",
+		Expiry:   testNow.Add(time.Hour + DefaultLeeway),
+		SignedUp: true,
+	}
+	if diff := cmp.Diff(want, f.serve(t, "Bearer "+token)); diff != "" {
+		t.Errorf("viewer mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestAuthenticateReplacesTheViewer: a WebSocket's connection_init signs in
+// over a context that the upgrade request's own Authorization header signed
+// in already; nothing of that first sign-in may outlive the second (it once
+// kept the first token's verified email and its sign-up mark).
+func TestAuthenticateReplacesTheViewer(t *testing.T) {
+	f := newAuthFixture(t)
+	f.users.creates = true
+	first := sign(t, jwt.SigningMethodHS256, testSecret, "", claims())
+	second := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(set("sub", "subject-2"), without("email")))
+	upgrade := httptest.NewRequest(http.MethodGet, "/graphql", nil)
+	upgrade.Header.Set("Authorization", "Bearer "+first)
+	var ctx context.Context
+	f.auth.Middleware(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		ctx = r.Context()
+	})).ServeHTTP(httptest.NewRecorder(), upgrade)
+	if got := seen(ctx); got.Email == "" || !got.SignedUp {
+		t.Fatalf("the first sign-in: got %+v, want its email and its sign-up", got)
+	}
+	f.users.creates = false
+	want := viewer{
+		ID:       "user-subject-2",
+		Identity: calendar.Identity{Provider: testIssuer, Subject: "subject-2"},
+		Expiry:   testNow.Add(time.Hour + DefaultLeeway),
+	}
+	if diff := cmp.Diff(want, seen(f.auth.Authenticate(ctx, "Bearer "+second))); diff != "" {
+		t.Errorf("viewer after the second sign-in mismatch (-want +got):\n%s", diff)
+	}
+	want = viewer{Code: calendar.CodeUnauthenticated, Message: "invalid token: malformed token"}
+	if diff := cmp.Diff(want, seen(f.auth.Authenticate(ctx, "Bearer garbage"))); diff != "" {
+		t.Errorf("viewer after a failed sign-in mismatch (-want +got):\n%s", diff)
 	}
 }
