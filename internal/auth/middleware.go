@@ -59,7 +59,8 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 
 // Authenticate returns ctx with the viewer of an Authorization value
 // ("Bearer <token>"), or with the reason there is none, as Middleware
-// records it (a WebSocket's connection_init carries it in its payload).
+// records it (a WebSocket's connection_init carries it in its payload). The
+// viewer replaces whatever viewer ctx had whole (the upgrade request's).
 func (a *Authenticator) Authenticate(ctx context.Context, authorization string) context.Context {
 	return a.viewerContext(ctx, []string{authorization})
 }
