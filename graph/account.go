@@ -21,7 +21,7 @@ func (r *mutationResolver) deleteAccount(ctx context.Context, input model.Delete
 	out, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (accountDeleted, error) {
 		return r.deleteViewer(ctx, input.ConfirmEmail)
 	})
-	if viewer, _ := calendar.ViewerID(ctx); err != nil || out.UserID == viewer || !calendar.ViewerSignedUp(ctx) {
+	if viewer := calendar.ViewerOf(ctx); err != nil || out.UserID == viewer.ID || !viewer.SignedUp {
 		return out, err
 	}
 	made, err := loader.For(ctx).Viewer(ctx)

@@ -107,7 +107,7 @@ func TestRetriedDeleteAccountKeepsAUsedAccount(t *testing.T) {
 	meanwhile = func() {
 		id, _, err := s.ResolveIdentity(context.Background(), calendar.SignUp{Identity: calendar.Identity{Provider: "calgraph-local", Subject: "twice@example.com"}, Email: "twice@example.com"})
 		if err == nil {
-			_, _, err = s.CreateCalendar(calendar.WithViewer(context.Background(), id), calendar.NewCalendar{Name: "Made meanwhile"})
+			_, _, err = s.CreateCalendar(calendar.WithViewer(context.Background(), calendar.Viewer{ID: id}), calendar.NewCalendar{Name: "Made meanwhile"})
 		}
 		if err != nil {
 			t.Errorf("meanwhile: %v", err)

@@ -79,7 +79,7 @@ func seedCalendars(t testing.TB, e *env, owner string, n int, members []string) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		return calendar.WithViewer(ctx, id)
+		return calendar.WithViewer(ctx, calendar.Viewer{ID: id})
 	}
 	ownerCtx := as(owner)
 	for _, m := range members {
@@ -340,7 +340,7 @@ func ownerStore(t *testing.T, e *env, owner string) (*dynamo.Store, context.Cont
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, calendar.WithViewer(ctx, id)
+	return s, calendar.WithViewer(ctx, calendar.Viewer{ID: id})
 }
 
 // TestEntryMutationRequestPlan checks that an entry mutation's payload does

@@ -192,7 +192,7 @@ func benchOwner(b *testing.B, n int, members []string) (string, []string, *dynam
 	if err != nil {
 		b.Fatal(err)
 	}
-	return name, cals, s, calendar.WithViewer(context.Background(), id)
+	return name, cals, s, calendar.WithViewer(context.Background(), calendar.Viewer{ID: id})
 }
 
 // seedBenchTable creates a table holding 20 calendars and 5,000 entries of
@@ -228,7 +228,7 @@ func seedFiller(b *testing.B, s *dynamo.Store, table string, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := calendar.WithViewer(context.Background(), id)
+	ctx := calendar.WithViewer(context.Background(), calendar.Viewer{ID: id})
 	var cals []string
 	for i := range 200 {
 		c, _, err := s.CreateCalendar(ctx, calendar.NewCalendar{Name: fmt.Sprint("filler ", i)})

@@ -102,7 +102,7 @@ func seedDescribed(t *testing.T, e *env, owner, cal string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := calendar.WithViewer(context.Background(), id)
+	ctx := calendar.WithViewer(context.Background(), calendar.Viewer{ID: id})
 	rng := rand.New(rand.NewPCG(1, 2))
 	description := strings.Repeat("a long description ", 100)
 	work := make(chan calendar.NewEntry)

@@ -24,7 +24,7 @@ func (e *env) actingAs(email string) context.Context {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return calendar.WithViewer(context.Background(), id)
+	return calendar.WithViewer(context.Background(), calendar.Viewer{ID: id})
 }
 
 // seedTasks creates n tasks in a calendar, eight at a time.

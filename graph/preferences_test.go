@@ -50,7 +50,8 @@ func TestArchivedTasks(t *testing.T) {
 	w := e.world("archive")
 	long := dynamo.New(dynamoClient(e), e.store.Table(), recurrence.Engine{},
 		dynamo.WithClock(func() time.Time { return time.Now().Add(-72 * time.Hour) }))
-	ownerCtx := calendar.WithViewer(t.Context(), decodeUserID(t, str(e.must(w.owner, `{ viewer { user { id } } }`, nil), "viewer.user.id")))
+	ownerID := decodeUserID(t, str(e.must(w.owner, `{ viewer { user { id } } }`, nil), "viewer.user.id"))
+	ownerCtx := calendar.WithViewer(t.Context(), calendar.Viewer{ID: ownerID})
 	create := func(title string) string {
 		d := e.must(w.owner, createTask, map[string]any{"c": w.calendarID, "t": title})
 		return str(d, "createEntry.entry.id")

@@ -132,7 +132,7 @@ func (ws *wsServer) transport() transport.Websocket {
 			s.mu.Lock()
 			s.user, s.users, s.idle, s.cancel = user, users, idle, cancel
 			s.idleTimer = time.AfterFunc(idle, func() { s.end(transport.WebsocketCloseNormalClosure, "idle") })
-			if exp, ok := calendar.SignInExpiry(ctx); ok { // sign in again, and resume
+			if exp := calendar.ViewerOf(ctx).Expiry; !exp.IsZero() { // sign in again, and resume
 				s.expiry = time.AfterFunc(time.Until(exp), func() { s.end(closeForbidden, "the token expired") })
 			}
 			s.mu.Unlock()

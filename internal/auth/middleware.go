@@ -42,7 +42,7 @@ func NewAuthenticator(v *Verifier, users IdentityResolver, logger *slog.Logger) 
 	}
 }
 
-// Middleware records the request's viewer in its context for calendar.ViewerID.
+// Middleware records the request's calendar.Viewer in its context.
 // It never rejects a request: anonymous clients may still use what needs no user
 // (introspection, for one), and a bad token makes only the operations that need a
 // user fail, with CodeUnauthenticated and the reason.
@@ -59,7 +59,8 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 
 // Authenticate returns ctx with the viewer of an Authorization value
 // ("Bearer <token>"), or with the reason there is none, as Middleware
-// records it (a WebSocket's connection_init carries it in its payload).
+// records it (a WebSocket's connection_init carries it in its payload). The
+// viewer replaces whatever viewer ctx had whole (the upgrade request's).
 func (a *Authenticator) Authenticate(ctx context.Context, authorization string) context.Context {
 	return a.viewerContext(ctx, []string{authorization})
 }
@@ -73,31 +74,39 @@ func (a *Authenticator) Forget(id calendar.Identity) {
 // viewerContext returns ctx with the viewer, or the reason there is none, for the
 // given Authorization header values.
 func (a *Authenticator) viewerContext(ctx context.Context, header []string) context.Context {
+	return calendar.WithViewer(ctx, a.viewer(ctx, header))
+}
+
+// viewer returns the whole Viewer of the given Authorization header values,
+// built once: a sign-in replaces every field of an earlier one (a WebSocket's
+// connection_init signs in over its upgrade request's sign-in).
+func (a *Authenticator) viewer(ctx context.Context, header []string) calendar.Viewer {
 	raw, ok := bearerToken(header)
 	if !ok {
-		return calendar.WithViewerError(ctx, calendar.Errorf(calendar.CodeUnauthenticated,
-			"malformed Authorization header: want Bearer <token>"))
+		return calendar.Viewer{Err: calendar.Errorf(calendar.CodeUnauthenticated,
+			"malformed Authorization header: want Bearer <token>")}
 	}
 	claims, err := a.verifier.Verify(ctx, raw)
 	if err != nil {
 		// A bad token is the client's problem, so no more than Debug; Verify's
 		// message is safe to pass on.
 		a.logger.DebugContext(ctx, "token rejected", "error", err)
-		return calendar.WithViewerError(ctx, calendar.Errorf(calendar.CodeUnauthenticated, "%s", err.Error()))
+		return calendar.Viewer{Err: calendar.Errorf(calendar.CodeUnauthenticated, "%s", err.Error())}
 	}
 	userID, created, err := a.userID(ctx, claims)
 	if err != nil {
-		return calendar.WithViewerError(ctx, err)
+		return calendar.Viewer{Err: err}
 	}
-	if created {
-		ctx = calendar.WithViewerSignedUp(ctx)
+	v := calendar.Viewer{
+		ID:       userID,
+		Identity: calendar.Identity{Provider: claims.Issuer, Subject: claims.Subject},
+		Expiry:   claims.ValidUntil,
+		SignedUp: created,
 	}
-	if claims.Email != "" && !claims.EmailUnverified {
-		ctx = calendar.WithVerifiedEmail(ctx, claims.Email)
+	if !claims.EmailUnverified {
+		v.Email = claims.Email
 	}
-	ctx = calendar.WithViewerIdentity(ctx, calendar.Identity{Provider: claims.Issuer, Subject: claims.Subject})
-	ctx = calendar.WithSignInExpiry(ctx, claims.ValidUntil)
-	return calendar.WithViewer(ctx, userID)
+	return v
 }
 
 // bearerToken returns the token of a single "Bearer <token>" header; the scheme

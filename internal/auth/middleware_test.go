@@ -89,12 +89,16 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// viewer is what a handler behind the middleware sees.
+// viewer is what a handler behind the middleware sees: the calendar.Viewer's
+// fields, with its error as a code and a message.
 type viewer struct {
 	ID       string
+	Identity calendar.Identity
+	Email    string
+	Expiry   time.Time
+	SignedUp bool // the request's sign-in made the user
 	Code     calendar.Code
 	Message  string
-	SignedUp bool // the request's sign-in made the user
 }
 
 type authFixture struct {
@@ -120,14 +124,7 @@ func newAuthFixture(t *testing.T) *authFixture {
 func (f *authFixture) serve(t *testing.T, authorization ...string) viewer {
 	t.Helper()
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var v viewer
-		id, err := calendar.ViewerID(r.Context())
-		if err != nil {
-			v = viewer{Code: calendar.ErrorCode(err), Message: calendar.ErrorMessage(err)}
-		} else {
-			v = viewer{ID: id, SignedUp: calendar.ViewerSignedUp(r.Context())}
-		}
-		json.NewEncoder(w).Encode(v)
+		json.NewEncoder(w).Encode(seen(r.Context()))
 	})
 	req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
 	for _, a := range authorization {
@@ -145,12 +142,32 @@ func (f *authFixture) serve(t *testing.T, authorization ...string) viewer {
 	return v
 }
 
+// seen returns the viewer ctx carries, as a handler sees it.
+func seen(ctx context.Context) viewer {
+	cv := calendar.ViewerOf(ctx)
+	v := viewer{ID: cv.ID, Identity: cv.Identity, Email: cv.Email, Expiry: cv.Expiry, SignedUp: cv.SignedUp}
+	if _, err := calendar.ViewerID(ctx); err != nil {
+		v.Code, v.Message = calendar.ErrorCode(err), calendar.ErrorMessage(err)
+	}
+	return v
+}
+
 func TestMiddlewareViewer(t *testing.T) {
 	good := sign(t, jwt.SigningMethodHS256, testSecret, "", claims())
 	expired := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(set("exp", testNow.Add(-time.Hour).Unix())))
 	forged := sign(t, jwt.SigningMethodHS256, []byte("not the secret, but 32 bytes long"), "", claims())
 	malformed := viewer{Code: calendar.CodeUnauthenticated, Message: "malformed Authorization header: want Bearer <token>"}
-	signedIn := viewer{ID: "user-subject-1"}
+	signedIn := viewer{
+		ID:       "user-subject-1",
+		Identity: calendar.Identity{Provider: testIssuer, Subject: "subject-1"},
+		Email:    "ada@example.com",
+		Expiry:   testNow.Add(time.Hour + DefaultLeeway),
+	}
+	noEmail := signedIn
+	noEmail.Email = ""
+	unverified := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(set("email_verified", false)))
+	verified := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(set("email_verified", true)))
+	emailless := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(without("email")))
 	tests := []struct {
 		name   string
 		header []string
@@ -160,6 +177,9 @@ func TestMiddlewareViewer(t *testing.T) {
 		{"bearer", []string{"Bearer " + good}, signedIn},
 		{"lower-case scheme", []string{"bearer " + good}, signedIn},
 		{"upper-case scheme", []string{"BEARER " + good}, signedIn},
+		{"email verified", []string{"Bearer " + verified}, signedIn},
+		{"email unverified", []string{"Bearer " + unverified}, noEmail},
+		{"no email", []string{"Bearer " + emailless}, noEmail},
 		{"other scheme", []string{"Basic YWRhOnNlY3JldA=="}, malformed},
 		{"scheme only", []string{"Bearer"}, malformed},
 		{"empty token", []string{"Bearer   "}, malformed},

@@ -8,92 +8,57 @@ import (
 
 type viewerKey struct{}
 
-type viewerState struct {
-	userID string
-	err    error
+// Viewer is who sends a request, as its sign-in established it: the auth
+// middleware builds the whole value once per request (or per WebSocket
+// connection_init) and passes it down in the request's context, where
+// ViewerOf reads it. A sign-in replaces the Viewer whole, so nothing of an
+// earlier one survives it. A caller acting as a user without a token (the
+// demo seed, tests) sets what it knows, at least ID.
+type Viewer struct {
+	// ID is the signed-in user's ID; "" when no one is signed in.
+	ID string
+	// Identity is the identity the user signed in with; zero without a
+	// sign-in. Idempotency keys are the identity's, not the user's.
+	Identity Identity
+	// Email is the email the token carries, verified by its issuer; "" when
+	// it carries none or its issuer has not verified it. Only this email may
+	// become the user's (ChangeEmail).
+	Email string
+	// Expiry is when the sign-in ends: when its token is no longer accepted
+	// (its expiry plus the leeway for clock skew); zero when unknown. A
+	// connection that outlives its request (a WebSocket) ends then.
+	Expiry time.Time
+	// SignedUp reports that the request's own sign-in made the account.
+	SignedUp bool
+	// Err is why no one is signed in (an expired token, say), so that
+	// operations needing a user can say why; nil when ID is set.
+	Err error
 }
 
-// WithViewer returns a context whose signed-in user is userID.
-func WithViewer(ctx context.Context, userID string) context.Context {
-	return context.WithValue(ctx, viewerKey{}, viewerState{userID: userID})
+// WithViewer returns a context whose viewer is v, replacing any viewer ctx
+// had.
+func WithViewer(ctx context.Context, v Viewer) context.Context {
+	return context.WithValue(ctx, viewerKey{}, v)
 }
 
-// WithViewerError returns a context recording why no user is signed in (an expired
-// token, say), so that operations needing one can say why.
-func WithViewerError(ctx context.Context, err error) context.Context {
-	return context.WithValue(ctx, viewerKey{}, viewerState{err: err})
+// ViewerOf returns the request's viewer: the zero Viewer when the request
+// carries none (no Authorization header).
+func ViewerOf(ctx context.Context) Viewer {
+	v, _ := ctx.Value(viewerKey{}).(Viewer)
+	return v
 }
 
-// ViewerID returns the signed-in user's ID. Without one it returns the error recorded
-// by WithViewerError or a CodeUnauthenticated error.
+// ViewerID returns the signed-in user's ID. Without one it returns the
+// viewer's Err or a CodeUnauthenticated error.
 func ViewerID(ctx context.Context) (string, error) {
-	st, _ := ctx.Value(viewerKey{}).(viewerState)
-	if st.userID != "" {
-		return st.userID, nil
+	v := ViewerOf(ctx)
+	if v.ID != "" {
+		return v.ID, nil
 	}
-	if st.err != nil {
-		return "", st.err
+	if v.Err != nil {
+		return "", v.Err
 	}
 	return "", Errorf(CodeUnauthenticated, "sign in required: send Authorization: Bearer <token>")
-}
-
-type verifiedEmailKey struct{}
-
-// WithVerifiedEmail returns a context recording the email the viewer's token
-// carries, verified by its issuer.
-func WithVerifiedEmail(ctx context.Context, email string) context.Context {
-	return context.WithValue(ctx, verifiedEmailKey{}, email)
-}
-
-// VerifiedEmail returns the email the viewer's token carries, verified by its
-// issuer, or "" when it carries none.
-func VerifiedEmail(ctx context.Context) string {
-	e, _ := ctx.Value(verifiedEmailKey{}).(string)
-	return e
-}
-
-type identityKey struct{}
-
-// WithViewerIdentity returns a context recording the identity the viewer
-// signed in with.
-func WithViewerIdentity(ctx context.Context, id Identity) context.Context {
-	return context.WithValue(ctx, identityKey{}, id)
-}
-
-type expiryKey struct{}
-
-// WithSignInExpiry records when the viewer's sign-in ends: when their token
-// is no longer accepted (its expiry, plus the leeway allowed for clock skew).
-func WithSignInExpiry(ctx context.Context, t time.Time) context.Context {
-	return context.WithValue(ctx, expiryKey{}, t)
-}
-
-// SignInExpiry returns when the viewer's sign-in expires, if known: a
-// connection that outlives its request (a WebSocket) ends then.
-func SignInExpiry(ctx context.Context) (time.Time, bool) {
-	t, ok := ctx.Value(expiryKey{}).(time.Time)
-	return t, ok && !t.IsZero()
-}
-
-// ViewerIdentity returns the identity the viewer signed in with, if known.
-func ViewerIdentity(ctx context.Context) (Identity, bool) {
-	id, ok := ctx.Value(identityKey{}).(Identity)
-	return id, ok
-}
-
-type signedUpKey struct{}
-
-// WithViewerSignedUp returns a context recording that the request's own
-// sign-in made the viewer's account.
-func WithViewerSignedUp(ctx context.Context) context.Context {
-	return context.WithValue(ctx, signedUpKey{}, true)
-}
-
-// ViewerSignedUp reports whether the request's own sign-in made the viewer's
-// account.
-func ViewerSignedUp(ctx context.Context) bool {
-	up, _ := ctx.Value(signedUpKey{}).(bool)
-	return up
 }
 
 type calendarsSeenKey struct{}

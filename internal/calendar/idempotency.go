@@ -279,7 +279,7 @@ func newSealedKey(ctx context.Context, key string) (sealedKey, error) {
 // idempotencyOwner names whose keys a request's are: the sign-in identity,
 // or without one (internal callers, tests) the user.
 func idempotencyOwner(ctx context.Context) (string, error) {
-	if id, ok := ViewerIdentity(ctx); ok {
+	if id := ViewerOf(ctx).Identity; id != (Identity{}) {
 		return "identity\n" + id.Provider + "\n" + id.Subject, nil
 	}
 	viewer, err := ViewerID(ctx)

@@ -46,13 +46,14 @@ var calendars = []struct {
 func Seed(ctx context.Context, svc calendar.Service, provider string, now time.Time) (int, error) {
 	as := make([]context.Context, len(Users))
 	for i, u := range Users {
-		id, _, err := svc.ResolveIdentity(ctx, calendar.SignUp{
-			Identity: calendar.Identity{Provider: provider, Subject: u.Email}, Email: u.Email, Name: u.Name,
-		})
+		identity := calendar.Identity{Provider: provider, Subject: u.Email}
+		id, created, err := svc.ResolveIdentity(ctx, calendar.SignUp{Identity: identity, Email: u.Email, Name: u.Name})
 		if err != nil {
 			return 0, fmt.Errorf("seed user %s: %w", u.Email, err)
 		}
-		as[i] = calendar.WithViewer(ctx, id)
+		// The viewer a dev token minted for the email would sign in as; a
+		// seed has no token, so no expiry.
+		as[i] = calendar.WithViewer(ctx, calendar.Viewer{ID: id, Identity: identity, Email: u.Email, SignedUp: created})
 	}
 	created := 0
 	for _, c := range calendars {

@@ -26,7 +26,7 @@ func TestSeedShowsAWeekOfStandups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as := calendar.WithViewer(ctx, dev)
+	as := calendar.WithViewer(ctx, calendar.Viewer{ID: dev})
 	ms, err := store.AllMembershipsOfUser(as, dev, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestSeedLeavesTheUsersOwnCalendarsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as := calendar.WithViewer(ctx, dev)
+	as := calendar.WithViewer(ctx, calendar.Viewer{ID: dev})
 	var own []string
 	for _, name := range []string{"Team", "Room 101"} {
 		c, _, err := store.CreateCalendar(as, calendar.NewCalendar{Name: name})

@@ -49,7 +49,7 @@ func (f *fixture) user(email string) context.Context {
 	if err != nil {
 		f.t.Fatalf("sign up %s: %v", email, err)
 	}
-	return calendar.WithViewer(context.Background(), id)
+	return calendar.WithViewer(context.Background(), calendar.Viewer{ID: id})
 }
 
 func viewer(t testing.TB, ctx context.Context) string {

@@ -147,16 +147,16 @@ func TestKeysBelongToTheIdentity(t *testing.T) {
 		}
 		return e.ID, nil
 	}
-	signedIn := calendar.WithViewerIdentity(ada, id)
+	signedIn := signedInWith(ada, id)
 	first, err := calendar.Once(signedIn, f.store, "k", "fp", call)
 	if err != nil {
 		t.Fatal(err)
 	}
-	remade := calendar.WithViewerIdentity(calendar.WithViewer(context.Background(), "another-user-id"), id)
+	remade := calendar.WithViewer(context.Background(), calendar.Viewer{ID: "another-user-id", Identity: id})
 	if got, err := calendar.Once(remade, f.store, "k", "fp", call); err != nil || got != first {
 		t.Fatalf("the same identity as another user: %q (%v), want the replay of the first, %q", got, err, first)
 	}
-	bob := calendar.WithViewerIdentity(ada, calendar.Identity{Provider: "test", Subject: "bob@example.com"})
+	bob := signedInWith(ada, calendar.Identity{Provider: "test", Subject: "bob@example.com"})
 	if got, err := calendar.Once(bob, f.store, "k", "fp", call); err != nil || got == first || f.countEntries("Once") != 2 {
 		t.Fatalf("another identity's key: %q (%v), want its own request; %d created", got, err, f.countEntries("Once"))
 	}
@@ -207,4 +207,11 @@ func TestOutcomeKeptAfterHangUp(t *testing.T) {
 			t.Fatalf("retry: %v, %v, want [%s]", again, err, cal.ID)
 		}
 	})
+}
+
+// signedInWith returns ctx whose viewer, the same user, signed in with id.
+func signedInWith(ctx context.Context, id calendar.Identity) context.Context {
+	v := calendar.ViewerOf(ctx)
+	v.Identity = id
+	return calendar.WithViewer(ctx, v)
 }

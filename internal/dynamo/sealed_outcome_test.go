@@ -32,7 +32,7 @@ import (
 func TestKeptOutcomesAreSealed(t *testing.T) {
 	f := newFixture(t)
 	plain := f.user("ada@example.com")
-	ada := calendar.WithViewerIdentity(plain, calendar.Identity{Provider: "test", Subject: "ada@example.com"})
+	ada := signedInWith(plain, calendar.Identity{Provider: "test", Subject: "ada@example.com"})
 	cal := f.calendarOf(ada, "Ada's")
 	const key = "8f14e45f-ceea-467f-a0e6-1b6f8e3c2d4a"
 	invite := func(ctx context.Context) (string, error) {
@@ -65,7 +65,7 @@ func TestKeptOutcomesAreSealed(t *testing.T) {
 
 	stolen := stolenOutcome{Fingerprint: fmt.Sprint(marker["fingerprint"]), Outcome: outcomeOf(t, marker)}
 	nothing := func(context.Context) (string, error) { return "", nil }
-	bob := calendar.WithViewerIdentity(plain, calendar.Identity{Provider: "test", Subject: "bob@example.com"})
+	bob := signedInWith(plain, calendar.Identity{Provider: "test", Subject: "bob@example.com"})
 	for _, tc := range []struct {
 		name  string
 		ctx   context.Context

@@ -152,7 +152,7 @@ func (s *Store) ChangeEmail(ctx context.Context, email string, expectedVersion i
 	if err != nil {
 		return nil, err
 	}
-	if verified, _ := calendar.NormalizeEmail(calendar.VerifiedEmail(ctx)); verified != email {
+	if verified, _ := calendar.NormalizeEmail(calendar.ViewerOf(ctx).Email); verified != email {
 		return nil, calendar.Invalidf("email", "sign in with a token that carries %s, verified by its issuer, to make it your email", email)
 	}
 	return s.changeUser(ctx, expectedVersion, func(u calendar.User) (calendar.User, []txOp, error) {

@@ -69,7 +69,7 @@ func createEntries(b *testing.B, tg *target, n int) []time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	as := calendar.WithViewer(ctx, id)
+	as := calendar.WithViewer(ctx, calendar.Viewer{ID: id})
 	cal, _, err := store.CreateCalendar(as, calendar.NewCalendar{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)

@@ -86,7 +86,9 @@ func (w *writer) signUp(ctx context.Context, email string) (string, error) {
 	return id, err
 }
 
-func (w *writer) as(ctx context.Context) context.Context { return calendar.WithViewer(ctx, w.user) }
+func (w *writer) as(ctx context.Context) context.Context {
+	return calendar.WithViewer(ctx, calendar.Viewer{ID: w.user})
+}
 
 // createCalendar makes every second calendar a resource calendar.
 func (w *writer) createCalendar(ctx context.Context) error {

@@ -46,7 +46,7 @@ func signIn(tb testing.TB, s *dynamo.Store, email string) context.Context {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return calendar.WithViewer(context.Background(), id)
+	return calendar.WithViewer(context.Background(), calendar.Viewer{ID: id})
 }
 
 func task(cal, title string) calendar.NewEntry {
@@ -123,7 +123,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 					b.Fatal(err)
 				}
 				for range 10 {
-					sub, err := reader.hub.Subscribe(calendar.WithViewer(ctx, mustViewer(b, viewer)), live.Follow{CalendarIDs: []string{cal.ID}, Buffer: 64})
+					sub, err := reader.hub.Subscribe(calendar.WithViewer(ctx, calendar.Viewer{ID: mustViewer(b, viewer)}), live.Follow{CalendarIDs: []string{cal.ID}, Buffer: 64})
 					if err != nil {
 						b.Fatal(err)
 					}

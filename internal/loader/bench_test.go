@@ -35,7 +35,7 @@ func BenchmarkNestedRequest(b *testing.B) {
 		f.reads = f.reads[:0]
 		f.mu.Unlock()
 		l := New(f, recurrence.Engine{})
-		ctx := WithLoaders(calendar.WithViewer(b.Context(), ada), l)
+		ctx := WithLoaders(calendar.WithViewer(b.Context(), calendar.Viewer{ID: ada}), l)
 		var wg sync.WaitGroup
 		for _, id := range cals {
 			wg.Go(func() {

@@ -160,7 +160,7 @@ const testWindow = 100 * time.Millisecond
 // that request whose viewer is viewer.
 func newTestLoaders(r calendar.Reader, viewer string) (*Loaders, context.Context) {
 	l := newWithWait(r, recurrence.Engine{}, testWindow)
-	return l, WithLoaders(calendar.WithViewer(context.Background(), viewer), l)
+	return l, WithLoaders(calendar.WithViewer(context.Background(), calendar.Viewer{ID: viewer}), l)
 }
 
 // IDs of the objects the tests read: the loaders refuse IDs that are not

@@ -20,7 +20,7 @@ func TestLoadersLiveOneRequest(t *testing.T) {
 	f.addUser(ada).Name = "Ada as stored"
 	var names []string
 	h := Middleware(f, recurrence.Engine{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := calendar.WithViewer(r.Context(), ada)
+		ctx := calendar.WithViewer(r.Context(), calendar.Viewer{ID: ada})
 		l := For(ctx)
 		for range 2 {
 			u, err := l.Viewer(ctx)

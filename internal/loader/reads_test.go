@@ -138,7 +138,7 @@ func TestPrimedForOneViewer(t *testing.T) {
 	// home does not answer for cy, whose own is read, and missing.
 	adas.PrimeCalendar(adaCtx, &calendar.Calendar{ID: home})
 	before := len(f.readLog())
-	cyCtx := calendar.WithViewer(adaCtx, cy)
+	cyCtx := calendar.WithViewer(adaCtx, calendar.Viewer{ID: cy})
 	wantCode(t, "cy's read of home through ada's loaders", calendarRead(home)(cyCtx, adas), calendar.CodeNotFound)
 	reads := f.readLog()[before:]
 	if len(reads) != 1 || !slices.Equal(reads[0].Memberships, []calendar.MembershipKey{member(home, cy)}) {
