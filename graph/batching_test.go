@@ -93,7 +93,7 @@ func seedCalendars(t testing.TB, e *env, owner string, n int, members []string) 
 		}
 		ids = append(ids, c.ID)
 		for _, m := range members {
-			if _, err := s.AddMember(ownerCtx, c.ID, m, calendar.RoleReader); err != nil {
+			if _, _, err := s.AddMember(ownerCtx, c.ID, m, calendar.RoleReader); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -307,7 +307,7 @@ func seedEntriesWithout(t *testing.T, e *env, owner string, cals []string, perEa
 	for _, cal := range cals {
 		for i := range perEach {
 			start := time.Date(2026, 11, 23+i, 9, 0, 0, 0, time.UTC)
-			if _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i),
+			if _, _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i),
 				Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}}); err != nil {
 				t.Fatal(err)
 			}
@@ -322,7 +322,7 @@ func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int)
 	s, as := ownerStore(t, e, owner)
 	for _, cal := range cals {
 		start := time.Date(2016, 11, 22, 15, 0, 0, 0, time.UTC) // a Tuesday
-		_, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: "weekly",
+		_, _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: "weekly",
 			Timing:     calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "Europe/Paris"}},
 			Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY"}})
 		if err != nil {
