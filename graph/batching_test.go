@@ -344,11 +344,13 @@ func ownerStore(t *testing.T, e *env, owner string) (*dynamo.Store, context.Cont
 }
 
 // TestEntryMutationRequestPlan checks that an entry mutation's payload does
-// not read again the calendar its permission check read: a booking costs the
-// check and the transaction, plus the keeping of the outcome with an
-// idempotency key (whose marker is not read first: the transaction's
+// not read again the calendar its permission check read (the store returns
+// it with the write, and the resolver primes the loaders with it): a booking
+// costs the check and the transaction, plus the keeping of the outcome with
+// an idempotency key (whose marker is not read first: the transaction's
 // condition on it finds a replay, which then reads it, and the calendar for
-// its payload); a move names both calendars without reading them.
+// its payload); a move names both calendars without reading them; an update
+// and a task's completion cost the same as a creation.
 func TestEntryMutationRequestPlan(t *testing.T) {
 	e := newEnv(t)
 	tok := e.token("plan@example.com")
@@ -378,6 +380,16 @@ func TestEntryMutationRequestPlan(t *testing.T) {
 			id := str(e.must(tok, create, map[string]any{"c": cals[0]}), "createEntry.entry.id")
 			return map[string]any{"id": id, "to": cals[1]}
 		}, []string{"BatchGetItem", "TransactWriteItems"}},
+		{"update", `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, title: "Planned"}) {
+			entry { id calendar { id name } } } }`, func() map[string]any {
+			return map[string]any{"id": str(e.must(tok, create, map[string]any{"c": cals[0]}), "createEntry.entry.id")}
+		}, []string{"BatchGetItem", "TransactWriteItems"}},
+		{"complete", `mutation($id: ID!) { completeTask(input: {id: $id, expectedVersion: 1}) { task { id calendar { id name } } } }`,
+			func() map[string]any {
+				d := e.must(tok, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Do", timing: {task: {dueDate: "2026-11-24"}}}) { entry { id } } }`,
+					map[string]any{"c": cals[0]})
+				return map[string]any{"id": str(d, "createEntry.entry.id")}
+			}, []string{"BatchGetItem", "TransactWriteItems"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vars := tc.vars()
