@@ -17,6 +17,14 @@
 // PrimeMembership, PrimeEntry), see items.go. A failed read is the request's
 // answer for the keys of its batch (the store has retried already, and the
 // request's fields see one state); a read that panics is not remembered.
+//
+// Each request's loaders are made with its read scope (calendar.ReadScope:
+// its budget, and whether the store's view cache may answer), which they
+// hand the store with every view's read and member page; the GraphQL layer
+// decides it from the operation's type. The writes a mutation makes return
+// the calendar they authorized against, which the mutation primes here
+// (PrimeCalendar): nothing reaches the loaders from the store but through
+// what its methods return.
 package loader
 
 import (
