@@ -32,10 +32,6 @@ func NewBudget(maxEntries int, maxBytes int64) *Budget {
 	return &Budget{maxEntries: maxEntries, maxBytes: maxBytes, settled: make(chan struct{})}
 }
 
-// Fresh returns an unused budget with b's limits (each delivery of a
-// subscription has its own).
-func (b *Budget) Fresh() *Budget { return NewBudget(b.maxEntries, b.maxBytes) }
-
 // Reserve reserves, before a store read is sent, up to want entries of b:
 // the read asks the store for at most n entries, and settle then counts
 // those it got and frees the rest. Reads under way hold their reservations,
