@@ -52,33 +52,32 @@ func (requestScope) ExtensionName() string { return "RequestScope" }
 
 func (requestScope) Validate(graphql.ExecutableSchema) error { return nil }
 
-// scoped returns ctx with fresh loaders, in the scope of an operation of
-// type op.
-func (s requestScope) scoped(ctx context.Context, op ast.Operation) context.Context {
-	scope := calendar.ReadScope{
+// loaders returns fresh loaders in the scope of an operation of type op.
+func (s requestScope) loaders(op ast.Operation) *loader.Loaders {
+	return s.newLoaders(calendar.ReadScope{
 		Budget: calendar.NewBudget(s.maxEntries, s.maxBytes),
 		Cached: op != ast.Mutation,
-	}
-	return loader.WithLoaders(ctx, s.newLoaders(scope))
+	})
 }
 
 func (s requestScope) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil {
-		ctx = s.scoped(ctx, oc.Operation.Operation)
+		ctx = loader.WithLoaders(ctx, s.loaders(oc.Operation.Operation))
 	}
 	return next(ctx)
 }
 
 func (s requestScope) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	oc := graphql.GetOperationContext(ctx)
-	if oc.Operation == nil {
+	l, ok := loader.Of(ctx)
+	if !ok { // refused before its operation ran: it read nothing
 		return next(ctx)
 	}
-	if oc.Operation.Operation == ast.Subscription {
-		ctx = s.scoped(ctx, ast.Subscription)
+	if graphql.GetOperationContext(ctx).Operation.Operation == ast.Subscription {
+		l = s.loaders(ast.Subscription)
+		ctx = loader.WithLoaders(ctx, l)
 	}
 	resp := next(ctx)
-	budget := loader.For(ctx).Scope().Budget
+	budget := l.Scope().Budget
 	if resp == nil || budget == nil || !budget.Exceeded() || resp.Path != nil {
 		return resp // a deferred part keeps its errors where they arose
 	}

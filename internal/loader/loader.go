@@ -126,9 +126,16 @@ func WithLoaders(ctx context.Context, l *Loaders) context.Context {
 // For returns the request's loaders. Every operation is given some
 // (WithLoaders), so their absence is a wiring bug.
 func For(ctx context.Context) *Loaders {
-	l, ok := ctx.Value(ctxKey{}).(*Loaders)
+	l, ok := Of(ctx)
 	if !ok {
 		panic("loader: no loaders in the request context; give the GraphQL handler Options.NewLoaders")
 	}
 	return l
+}
+
+// Of returns the request's loaders, and false when it has none: a request
+// refused before its operation ran (invalid, too complex) was given none.
+func Of(ctx context.Context) (*Loaders, bool) {
+	l, ok := ctx.Value(ctxKey{}).(*Loaders)
+	return l, ok
 }
