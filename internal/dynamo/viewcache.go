@@ -37,9 +37,11 @@ import (
 // store attempt timeout). Until then a view reads afresh, as without a cache.
 //
 // Only calendars read by the store carry a revision (calendar.Calendar.Revision
-// is 0 for one a write returned), and only reads whose scope says so use the
-// cache (calendar.ReadScope.Cached, never a mutation's): a calendar read
-// before the request's own write names a revision older than the write.
+// is 0 for one a calendar write made; one that a write of entries or members
+// returns is as its access check read it, before the write), and only reads
+// whose scope says so use the cache (calendar.ReadScope.Cached, never a
+// mutation's): a calendar read before the request's own write names a
+// revision older than the write.
 //
 // Bounded: at most max items (entries or memberships) are held, the least
 // recently used going first; answers of older revisions are never looked up
