@@ -18,7 +18,9 @@ package calendar
 // a view cached at that calendar's revision would not show the write the
 // request just made. Queries and each delivery of a subscription may use
 // it: they write nothing, so whatever revision they read the calendar at is
-// the newest they can have caused. The GraphQL layer decides it from the
+// the newest they can have caused. (A query's sign-in may create the
+// viewer's account, but before the query reads anything: what it reads
+// comes after that write.) The GraphQL layer decides it from the
 // operation's type (graph's requestScope); the zero ReadScope reads
 // uncached and unbounded, as a store's own callers do.
 type ReadScope struct {
