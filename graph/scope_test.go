@@ -1,9 +1,40 @@
 package graph_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
+
+// TestMemberMutationRequestPlan: a membership mutation's payload shows the
+// membership's calendar as the write's permission check read it (the store
+// returns it with the write): the check and the transaction, no read after.
+func TestMemberMutationRequestPlan(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("members-plan")
+	e.must(e.token("extra-members-plan@example.com"), provision, nil)
+	for _, tc := range []struct {
+		name, query string
+		vars        map[string]any
+	}{
+		{"add", `mutation($c: ID!) { addMember(input: {calendarId: $c, email: "extra-members-plan@example.com", role: READER}) {
+			membership { id calendar { id name } } } }`, map[string]any{"c": w.calendarID}},
+		{"change role", `mutation($m: ID!, $v: Int!) { changeMemberRole(input: {membershipId: $m, role: WRITER, expectedVersion: $v}) {
+			membership { id calendar { id name } } } }`, map[string]any{"m": w.readerMembershipID, "v": w.readerMembershipVersion}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.rec.Reset()
+			d := e.must(w.owner, tc.query, tc.vars)
+			var ops []string
+			for _, c := range e.rec.Calls() {
+				ops = append(ops, c.Op)
+			}
+			if want := []string{"BatchGetItem", "TransactWriteItems"}; !slices.Equal(ops, want) {
+				t.Fatalf("calls %v, want %v (%v)", ops, want, d)
+			}
+		})
+	}
+}
 
 // TestEachDeliveryReadsAfresh: each delivery of a subscription reads with
 // loaders of its own (requestScope): a user renamed between two deliveries
