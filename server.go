@@ -463,7 +463,9 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		MaxEntries: st.cfg.MaxEntries, MaxResponseBytes: st.cfg.MaxResponseSize,
 		ForgetIdentity: authn.Forget,
 		Live:           &graph.LiveOptions{Hub: st.hub, Authenticate: authn.Authenticate, AllowedOrigins: st.cfg.CORSOrigins, Shutdown: ctx},
-		NewLoaders:     func() *loader.Loaders { return loader.New(st.store, recurrence.Engine{}) }}
+		NewLoaders: func(scope calendar.ReadScope) *loader.Loaders {
+			return loader.New(st.store, recurrence.Engine{}, scope)
+		}}
 	if st.cfg.OTLPEndpoint != "" {
 		opts.Extensions = append(opts.Extensions, telemetry.TraceGraphQL())
 	}
@@ -477,7 +479,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		}
 		edge.GraphiQLHeaders = map[string]string{"Authorization": "Bearer " + devToken}
 	}
-	api := httpapi.Deadline(st.cfg.RequestTimeout, loader.Middleware(st.store, recurrence.Engine{}, authn.Middleware(gql)))
+	api := httpapi.Deadline(st.cfg.RequestTimeout, authn.Middleware(gql))
 	if st.metrics != nil {
 		api = st.metrics.GraphQL(api)
 	}

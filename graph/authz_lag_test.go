@@ -85,8 +85,10 @@ func TestRolesAreNotTakenFromTheIndex(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&syncBuffer{}, nil))
 	verifier, _ := auth.NewVerifier(ctx, auth.Config{HMACSecret: testSecret, Issuer: auth.LocalIssuer, Audience: auth.LocalAudience})
 	authn := auth.NewAuthenticator(verifier, e.store, logger)
-	api := loader.Middleware(laggingGSI{e.store, page, all}, recurrence.Engine{},
-		authn.Middleware(graph.NewHandler(e.store, logger, graph.Options{MaxBodyBytes: 64 << 10})))
+	api := authn.Middleware(graph.NewHandler(e.store, logger, graph.Options{MaxBodyBytes: 64 << 10,
+		NewLoaders: func(scope calendar.ReadScope) *loader.Loaders {
+			return loader.New(laggingGSI{e.store, page, all}, recurrence.Engine{}, scope)
+		}}))
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	lag := &env{t: t, url: srv.URL, store: e.store}

@@ -93,7 +93,7 @@ func seedCalendars(t testing.TB, e *env, owner string, n int, members []string) 
 		}
 		ids = append(ids, c.ID)
 		for _, m := range members {
-			if _, err := s.AddMember(ownerCtx, c.ID, m, calendar.RoleReader); err != nil {
+			if _, _, err := s.AddMember(ownerCtx, c.ID, m, calendar.RoleReader); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -307,7 +307,7 @@ func seedEntriesWithout(t *testing.T, e *env, owner string, cals []string, perEa
 	for _, cal := range cals {
 		for i := range perEach {
 			start := time.Date(2026, 11, 23+i, 9, 0, 0, 0, time.UTC)
-			if _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i),
+			if _, _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("entry ", i),
 				Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}}); err != nil {
 				t.Fatal(err)
 			}
@@ -322,7 +322,7 @@ func seedEntries(t *testing.T, e *env, owner string, cals []string, perEach int)
 	s, as := ownerStore(t, e, owner)
 	for _, cal := range cals {
 		start := time.Date(2016, 11, 22, 15, 0, 0, 0, time.UTC) // a Tuesday
-		_, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: "weekly",
+		_, _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cal, Title: "weekly",
 			Timing:     calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "Europe/Paris"}},
 			Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY"}})
 		if err != nil {
@@ -344,11 +344,13 @@ func ownerStore(t *testing.T, e *env, owner string) (*dynamo.Store, context.Cont
 }
 
 // TestEntryMutationRequestPlan checks that an entry mutation's payload does
-// not read again the calendar its permission check read: a booking costs the
-// check and the transaction, plus the keeping of the outcome with an
-// idempotency key (whose marker is not read first: the transaction's
+// not read again the calendar its permission check read (the store returns
+// it with the write, and the resolver primes the loaders with it): a booking
+// costs the check and the transaction, plus the keeping of the outcome with
+// an idempotency key (whose marker is not read first: the transaction's
 // condition on it finds a replay, which then reads it, and the calendar for
-// its payload); a move names both calendars without reading them.
+// its payload); a move names both calendars without reading them; an update
+// and a task's completion cost the same as a creation.
 func TestEntryMutationRequestPlan(t *testing.T) {
 	e := newEnv(t)
 	tok := e.token("plan@example.com")
@@ -378,6 +380,16 @@ func TestEntryMutationRequestPlan(t *testing.T) {
 			id := str(e.must(tok, create, map[string]any{"c": cals[0]}), "createEntry.entry.id")
 			return map[string]any{"id": id, "to": cals[1]}
 		}, []string{"BatchGetItem", "TransactWriteItems"}},
+		{"update", `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, title: "Planned"}) {
+			entry { id calendar { id name } } } }`, func() map[string]any {
+			return map[string]any{"id": str(e.must(tok, create, map[string]any{"c": cals[0]}), "createEntry.entry.id")}
+		}, []string{"BatchGetItem", "TransactWriteItems"}},
+		{"complete", `mutation($id: ID!) { completeTask(input: {id: $id, expectedVersion: 1}) { task { id calendar { id name } } } }`,
+			func() map[string]any {
+				d := e.must(tok, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Do", timing: {task: {dueDate: "2026-11-24"}}}) { entry { id } } }`,
+					map[string]any{"c": cals[0]})
+				return map[string]any{"id": str(d, "createEntry.entry.id")}
+			}, []string{"BatchGetItem", "TransactWriteItems"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vars := tc.vars()

@@ -38,7 +38,7 @@ func seedSeriesTable(b *testing.B) string {
 		{"daily", time.Date(2026, 1, 1, 8, 30, 0, 0, ny), "FREQ=DAILY;UNTIL=20261231T235959Z", 30},
 		{"weekly", time.Date(2016, 12, 6, 10, 0, 0, 0, ny), "FREQ=WEEKLY;BYDAY=TU", 7 * 40},
 	} {
-		m, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: sr.title,
+		m, _, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: sr.title,
 			Timing:     calendar.Timing{Timed: &calendar.TimedTiming{Start: sr.start.UTC(), End: sr.start.Add(30 * time.Minute).UTC(), TimeZone: "America/New_York"}},
 			Recurrence: &calendar.Recurrence{Rule: sr.rule}})
 		if err != nil {
@@ -46,7 +46,7 @@ func seedSeriesTable(b *testing.B) string {
 		}
 		for i := 1; i <= 12; i++ {
 			orig := sr.start.AddDate(0, 0, i*sr.every).UTC()
-			_, err := s.UpdateOccurrence(ctx, calendar.OccurrenceKey{CalendarID: cal, SeriesID: m.ID, OriginalStart: orig},
+			_, _, err := s.UpdateOccurrence(ctx, calendar.OccurrenceKey{CalendarID: cal, SeriesID: m.ID, OriginalStart: orig},
 				calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: 1, Title: calendar.Set(fmt.Sprint(sr.title, " exception ", i))})
 			if err != nil {
 				b.Fatal(err)

@@ -205,7 +205,7 @@ func seedBenchTable(b *testing.B) string {
 	for range 8 {
 		wg.Go(func() {
 			for n := range work {
-				if _, err := s.CreateEntry(ctx, n); err != nil {
+				if _, _, err := s.CreateEntry(ctx, n); err != nil {
 					b.Error(err)
 				}
 			}
@@ -243,7 +243,7 @@ func seedFiller(b *testing.B, s *dynamo.Store, table string, n int) {
 	for range 16 {
 		wg.Go(func() {
 			for e := range work {
-				if _, err := s.CreateEntry(ctx, e); err != nil {
+				if _, _, err := s.CreateEntry(ctx, e); err != nil {
 					b.Error(err)
 				}
 			}

@@ -110,7 +110,7 @@ func seedDescribed(t *testing.T, e *env, owner, cal string, n int) {
 	for range 8 {
 		wg.Go(func() {
 			for n := range work {
-				if _, err := e.store.CreateEntry(ctx, n); err != nil {
+				if _, _, err := e.store.CreateEntry(ctx, n); err != nil {
 					t.Error(err)
 				}
 			}

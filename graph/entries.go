@@ -194,16 +194,16 @@ func entryFilter(in *model.EntryFilter, includeCancelled *bool) calendar.Filter 
 	return f
 }
 
-// entryView is a view's answer, charged to the request's budget (see
-// requestBudget), with an error beside it for each calendar it left out a
-// series of (View.Partial).
+// entryView is a view's answer, charged to the request's budget (its
+// loaders' read scope, see requestScope), with an error beside it for each
+// calendar it left out a series of (View.Partial).
 func entryView(ctx context.Context, v *loader.View) (*model.EntryView, error) {
 	reportPartial(ctx, v)
 	var text int64
 	for _, e := range v.Entries {
 		text += e.TextSize()
 	}
-	if err := calendar.ChargeReturned(ctx, len(v.Entries), text); err != nil {
+	if err := loader.For(ctx).Scope().Budget.ChargeReturned(len(v.Entries), text); err != nil {
 		return nil, err
 	}
 	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries, v.Calendars)}, nil
@@ -339,7 +339,7 @@ func (r *mutationResolver) setCompleted(ctx context.Context, idem graphql.Omitta
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, idem, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := onceOn(ctx, r.Service, idem, func(ctx context.Context) (*calendar.Entry, *calendar.Calendar, error) {
 		return r.Service.SetTaskCompleted(ctx, key, expectedVersion, completed)
 	})
 	if err != nil {

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"cmp"
-	"context"
 	"log/slog"
 	"net/http"
 
@@ -50,21 +49,23 @@ type Options struct {
 	// Extensions are added to the GraphQL server after calgraph's own (for
 	// example, metrics and tracing).
 	Extensions []graphql.HandlerExtension
-	// MaxEntries and MaxResponseBytes are the request budget (requestBudget);
+	// MaxEntries and MaxResponseBytes are the request budget (requestScope);
 	// zero means DefaultMaxEntries and DefaultMaxResponseBytes.
 	MaxEntries       int
 	MaxResponseBytes int64
 	// Live turns subscriptions on (over WebSocket at the same path).
 	Live *LiveOptions
-	// NewLoaders makes the loaders of each subscription delivery (a
-	// subscription lives longer than the request that started it, whose
-	// loaders would serve what they read once for ever).
-	NewLoaders func() *loader.Loaders
+	// NewLoaders makes the loaders of each operation and of each delivery of
+	// a subscription, in the read scope requestScope gives it (for example
+	// loader.New over the store). Without it nothing can read: the resolvers
+	// find no loaders.
+	NewLoaders func(calendar.ReadScope) *loader.Loaders
 }
 
 // NewHandler returns the GraphQL endpoint: GET (queries only) and POST per the
 // GraphQL-over-HTTP spec, answering application/graphql-response+json to
-// clients that accept it and application/json otherwise (no Accept, */*). Reads need loader.Middleware around it.
+// clients that accept it and application/json otherwise (no Accept, */*).
+// Reads need Options.NewLoaders.
 func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
 	res := &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity, present: presentError(logger)}
 	cfg := Config{Resolvers: res}
@@ -95,9 +96,9 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](apqCacheSize)})
 	srv.Use(complexityLimit())
 	if opts.NewLoaders != nil {
-		srv.Use(perDelivery{opts.NewLoaders}) // before requestBudget: each delivery has its own budget too
+		srv.Use(requestScope{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes),
+			newLoaders: opts.NewLoaders})
 	}
-	srv.Use(requestBudget{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes)})
 	for _, ext := range opts.Extensions {
 		srv.Use(ext)
 	}
@@ -108,29 +109,4 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 		return h
 	}
 	return sockets.handler(h)
-}
-
-// perDelivery gives each response of a subscription, and each query or
-// mutation sent over a WebSocket, fresh loaders and a fresh budget, as if it
-// were a request of its own: the connection's own loaders would keep what
-// they read for the connection's whole life, and name calendar revisions
-// long gone to the store's view cache.
-type perDelivery struct{ newLoaders func() *loader.Loaders }
-
-var (
-	_ graphql.HandlerExtension    = perDelivery{}
-	_ graphql.ResponseInterceptor = perDelivery{}
-)
-
-func (perDelivery) ExtensionName() string                   { return "PerDelivery" }
-func (perDelivery) Validate(graphql.ExecutableSchema) error { return nil }
-
-func (p perDelivery) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && (oc.Operation.Operation == ast.Subscription || sessionOf(ctx) != nil) {
-		ctx = loader.WithLoaders(ctx, p.newLoaders())
-		if b := calendar.BudgetFrom(ctx); b != nil {
-			ctx = calendar.WithBudget(ctx, b.Fresh())
-		}
-	}
-	return next(ctx)
 }

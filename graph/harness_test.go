@@ -117,11 +117,12 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		// milliseconds; the gate waits for open windows (loaderWindow).
 		wait = 100 * time.Millisecond
 	}
-	api := loader.MiddlewareWithWait(store, recurrence.Engine{}, wait,
-		authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
-			Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
-				PingInterval: o.ping, IdleTimeout: o.idle, InitTimeout: o.initWait},
-			NewLoaders: func() *loader.Loaders { return loader.New(store, recurrence.Engine{}) }})))
+	api := authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
+		Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
+			PingInterval: o.ping, IdleTimeout: o.idle, InitTimeout: o.initWait},
+		NewLoaders: func(scope calendar.ReadScope) *loader.Loaders {
+			return loader.NewWithWait(store, recurrence.Engine{}, scope, wait)
+		}}))
 	if o.deadline > 0 {
 		api = httpapi.Deadline(o.deadline, api)
 	}

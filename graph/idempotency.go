@@ -10,6 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
 )
 
 // once runs a mutation's writes under the client's idempotency key, if it
@@ -57,6 +58,25 @@ func fingerprint(ctx context.Context) string {
 	h.Write([]byte(fc.Field.Name + "\n"))
 	h.Write(canonical)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// onceOn is once for writes that also return the calendar they authorized
+// against (the store's access check read it just before): the request's
+// loaders take it, so that the payload shows the calendar without reading it
+// again. The calendar is not kept for replays; a replay primes the one its
+// own access check read.
+func onceOn[T any](ctx context.Context, svc calendar.IdempotencyService, key graphql.Omittable[*string],
+	call func(context.Context) (T, *calendar.Calendar, error)) (T, error) {
+	var authorized *calendar.Calendar
+	v, err := once(ctx, svc, key, func(ctx context.Context) (T, error) {
+		v, cal, err := call(ctx)
+		authorized = cal
+		return v, err
+	})
+	if err == nil && authorized != nil {
+		loader.For(ctx).PrimeCalendar(ctx, authorized)
+	}
+	return v, err
 }
 
 // none is the result of writes that return nothing.

@@ -34,7 +34,7 @@ func (e *env) seedTasks(as context.Context, calendarID string, n int) {
 	g.SetLimit(8)
 	for i := range n {
 		g.Go(func() error {
-			_, err := e.store.CreateEntry(ctx, taskIn(calendarID, fmt.Sprint("backlog ", i)))
+			_, _, err := e.store.CreateEntry(ctx, taskIn(calendarID, fmt.Sprint("backlog ", i)))
 			return err
 		})
 	}
@@ -90,7 +90,7 @@ func TestResumeWithALargeBacklog(t *testing.T) {
 	for i := range 4 {
 		writers.Go(func() error {
 			for n := i; n < len(written); n += 4 {
-				if _, err := e.store.CreateEntry(owner, taskIn(mustCalendarID(t, calendars[1+n%10]), written[n])); err != nil {
+				if _, _, err := e.store.CreateEntry(owner, taskIn(mustCalendarID(t, calendars[1+n%10]), written[n])); err != nil {
 					return err
 				}
 			}

@@ -62,7 +62,7 @@ func TestArchivedTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := long.SetTaskCompleted(ownerCtx, key, 1, true); err != nil {
+	if _, _, err := long.SetTaskCompleted(ownerCtx, key, 1, true); err != nil {
 		t.Fatal(err)
 	}
 	e.must(w.owner, `mutation($id: ID!) { completeTask(input: {id: $id, expectedVersion: 1}) { task { completed } } }`, map[string]any{"id": recent})

@@ -176,7 +176,7 @@ func (r *mutationResolver) AddMember(ctx context.Context, input model.AddMemberI
 	if err != nil {
 		return nil, err
 	}
-	m, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, error) {
+	m, err := onceOn(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, *calendar.Calendar, error) {
 		return r.Service.AddMember(ctx, id, input.Email, input.Role)
 	})
 	if err != nil {
@@ -191,7 +191,7 @@ func (r *mutationResolver) ChangeMemberRole(ctx context.Context, input model.Cha
 	if err != nil {
 		return nil, err
 	}
-	m, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, error) {
+	m, err := onceOn(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, *calendar.Calendar, error) {
 		return r.Service.ChangeRole(ctx, key, input.Role, input.ExpectedVersion)
 	})
 	if err != nil {
@@ -251,7 +251,7 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := onceOn(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, *calendar.Calendar, error) {
 		return r.Service.CreateEntry(ctx, n)
 	})
 	if err != nil {
@@ -269,7 +269,7 @@ func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEn
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := onceOn(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, *calendar.Calendar, error) {
 		if t.occurrence != nil {
 			return r.Service.UpdateOccurrence(ctx, *t.occurrence, t.scope, upd)
 		}
@@ -332,7 +332,7 @@ func (r *mutationResolver) MoveEntry(ctx context.Context, input model.MoveEntryI
 	if err != nil {
 		return nil, err
 	}
-	e, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, error) {
+	e, err := onceOn(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, *calendar.Calendar, error) {
 		return r.Service.MoveEntry(ctx, *key, input.ExpectedVersion, to)
 	})
 	if err != nil {
@@ -384,9 +384,9 @@ func (r *mutationResolver) CreateInvitation(ctx context.Context, input model.Cre
 	if err != nil {
 		return nil, err
 	}
-	out, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (invitationCreated, error) {
-		inv, token, err := r.Service.CreateInvitation(ctx, n)
-		return invitationCreated{inv, token}, err
+	out, err := onceOn(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (invitationCreated, *calendar.Calendar, error) {
+		inv, token, cal, err := r.Service.CreateInvitation(ctx, n)
+		return invitationCreated{inv, token}, cal, err
 	})
 	if err != nil {
 		return nil, err

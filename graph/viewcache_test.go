@@ -74,7 +74,7 @@ func TestViewCache(t *testing.T) {
 	// Another instance (ownerStore is a store of its own) changes calendar 0.
 	s, as := ownerStore(t, e, owner)
 	start := time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
-	if _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cals[0], Title: "elsewhere",
+	if _, _, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cals[0], Title: "elsewhere",
 		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestViewCache(t *testing.T) {
 
 	// A new member shows in the members view of its calendar.
 	e.must(e.token("member2@example.com"), provision, nil)
-	if _, err := s.AddMember(as, cals[2], "member2@example.com", calendar.RoleReader); err != nil {
+	if _, _, err := s.AddMember(as, cals[2], "member2@example.com", calendar.RoleReader); err != nil {
 		t.Fatal(err)
 	}
 	_, shownLast := view()

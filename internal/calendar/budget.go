@@ -10,14 +10,16 @@ import (
 // across all its views, so that aliases and repeated fields cannot multiply a
 // view's own limits (MaxViewEntries) into hundreds of megabytes. Reads are
 // charged page by page as they arrive, so a request over budget stops reading
-// instead of holding what it read. Safe for concurrent use.
+// instead of holding what it read. A request's loaders hold it in their
+// ReadScope and hand it to the store with each view's read. Safe for
+// concurrent use.
 type Budget struct {
 	maxEntries int
 	maxBytes   int64
 
 	mu       sync.Mutex
 	read     int
-	reserved int           // by reads under way (ReserveRead)
+	reserved int           // by reads under way (Reserve)
 	settled  chan struct{} // closed and replaced whenever a reservation settles
 	returned int
 	bytes    int64
@@ -30,32 +32,15 @@ func NewBudget(maxEntries int, maxBytes int64) *Budget {
 	return &Budget{maxEntries: maxEntries, maxBytes: maxBytes, settled: make(chan struct{})}
 }
 
-// Fresh returns an unused budget with b's limits (each delivery of a
-// subscription has its own).
-func (b *Budget) Fresh() *Budget { return NewBudget(b.maxEntries, b.maxBytes) }
-
-type budgetKey struct{}
-
-// WithBudget returns ctx carrying b.
-func WithBudget(ctx context.Context, b *Budget) context.Context {
-	return context.WithValue(ctx, budgetKey{}, b)
-}
-
-// BudgetFrom returns the budget ctx carries, or nil.
-func BudgetFrom(ctx context.Context) *Budget {
-	b, _ := ctx.Value(budgetKey{}).(*Budget)
-	return b
-}
-
-// ReserveRead reserves, before a store read is sent, up to want entries of
-// ctx's budget: the read asks the store for at most n entries, and settle
-// then counts those it got and frees the rest. Reads under way hold their
-// reservations, so however many a request sends at once, what they bring
-// back never exceeds the budget: a read that finds the budget held by
-// others waits for them to settle, and one that finds it spent gets the
-// CodeTooLarge error. Without a budget in ctx, n is 0: no bound.
-func ReserveRead(ctx context.Context, want int) (n int, settle func(got int), err error) {
-	b := BudgetFrom(ctx)
+// Reserve reserves, before a store read is sent, up to want entries of b:
+// the read asks the store for at most n entries, and settle then counts
+// those it got and frees the rest. Reads under way hold their reservations,
+// so however many a request sends at once, what they bring back never
+// exceeds the budget: a read that finds the budget held by others waits for
+// them to settle (or for ctx to end), and one that finds it spent gets the
+// CodeTooLarge error. A nil budget (ReadScope without one) reserves nothing
+// and n is 0: no bound.
+func (b *Budget) Reserve(ctx context.Context, want int) (n int, settle func(got int), err error) {
 	if b == nil {
 		return 0, func(int) {}, nil
 	}
@@ -96,10 +81,9 @@ func (b *Budget) settle(reserved, got int) {
 	b.settled = make(chan struct{})
 }
 
-// ChargeReturned counts n entries returned, with bytes of text, against
-// ctx's budget, if it carries one.
-func ChargeReturned(ctx context.Context, n int, bytes int64) error {
-	b := BudgetFrom(ctx)
+// ChargeReturned counts n entries returned, with bytes of text, against b;
+// a nil budget counts nothing.
+func (b *Budget) ChargeReturned(n int, bytes int64) error {
 	if b == nil {
 		return nil
 	}

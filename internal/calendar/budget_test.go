@@ -13,19 +13,19 @@ import (
 // settle, and fails only when nothing is left and nothing is under way.
 func TestBudgetReservations(t *testing.T) {
 	b := calendar.NewBudget(100, 1000)
-	ctx := calendar.WithBudget(context.Background(), b)
+	ctx := context.Background()
 
-	n1, settle1, err := calendar.ReserveRead(ctx, 60)
+	n1, settle1, err := b.Reserve(ctx, 60)
 	if n1 != 60 || err != nil {
 		t.Fatalf("first reservation: got %d, %v, want 60", n1, err)
 	}
-	n2, settle2, err := calendar.ReserveRead(ctx, 60)
+	n2, settle2, err := b.Reserve(ctx, 60)
 	if n2 != 40 || err != nil {
 		t.Fatalf("second reservation: got %d, %v, want the 40 left", n2, err)
 	}
 	got := make(chan int)
 	go func() {
-		n, settle, err := calendar.ReserveRead(ctx, 60)
+		n, settle, err := b.Reserve(ctx, 60)
 		if err == nil {
 			settle(0)
 		}
@@ -41,30 +41,31 @@ func TestBudgetReservations(t *testing.T) {
 		t.Fatalf("after 50 were freed: third read got %d, want 50", n)
 	}
 	settle2(40)
-	if _, _, err := calendar.ReserveRead(ctx, 1); err != nil {
+	if _, _, err := b.Reserve(ctx, 1); err != nil {
 		t.Fatalf("with 50 read of 100: %v", err)
 	}
-	if calendar.ChargeReturned(ctx, 50, 999) != nil || b.Exceeded() {
+	if b.ChargeReturned(50, 999) != nil || b.Exceeded() {
 		t.Fatal("50 entries and 999 bytes returned: over a budget of 100 and 1000")
 	}
-	if err := calendar.ChargeReturned(ctx, 1, 2); calendar.ErrorCode(err) != calendar.CodeTooLarge || !b.Exceeded() {
+	if err := b.ChargeReturned(1, 2); calendar.ErrorCode(err) != calendar.CodeTooLarge || !b.Exceeded() {
 		t.Fatalf("1,001 bytes returned: got %v, want CodeTooLarge", err)
 	}
-	if _, _, err := calendar.ReserveRead(ctx, 1); calendar.ErrorCode(err) != calendar.CodeTooLarge {
+	if _, _, err := b.Reserve(ctx, 1); calendar.ErrorCode(err) != calendar.CodeTooLarge {
 		t.Fatalf("a read after the budget was exceeded: got %v, want CodeTooLarge", err)
 	}
 }
 
 // TestBudgetSpent: a read that finds the budget spent, with nothing under
-// way, fails at once; a request without a budget is not bounded.
+// way, fails at once; a request without a budget (nil) is not bounded.
 func TestBudgetSpent(t *testing.T) {
-	ctx := calendar.WithBudget(context.Background(), calendar.NewBudget(10, 1000))
-	_, settle, _ := calendar.ReserveRead(ctx, 10)
+	ctx := context.Background()
+	b := calendar.NewBudget(10, 1000)
+	_, settle, _ := b.Reserve(ctx, 10)
 	settle(10)
-	if _, _, err := calendar.ReserveRead(ctx, 5); calendar.ErrorCode(err) != calendar.CodeTooLarge {
+	if _, _, err := b.Reserve(ctx, 5); calendar.ErrorCode(err) != calendar.CodeTooLarge {
 		t.Fatalf("with all 10 read: got %v, want CodeTooLarge", err)
 	}
-	if n, _, err := calendar.ReserveRead(context.Background(), 5); n != 0 || err != nil {
+	if n, _, err := (*calendar.Budget)(nil).Reserve(ctx, 5); n != 0 || err != nil {
 		t.Fatalf("without a budget: got %d, %v, want 0 (no bound)", n, err)
 	}
 }

@@ -2,7 +2,6 @@ package calendar
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 )
 
@@ -59,47 +58,4 @@ func ViewerID(ctx context.Context) (string, error) {
 		return "", v.Err
 	}
 	return "", Errorf(CodeUnauthenticated, "sign in required: send Authorization: Bearer <token>")
-}
-
-type calendarsSeenKey struct{}
-
-// WithCalendarsSeen returns a context whose store passes fn every calendar
-// it reads to check a permission, so that the request's cache can answer
-// with them instead of reading them again (a mutation's payload names the
-// entry's calendar, read just before the write).
-func WithCalendarsSeen(ctx context.Context, fn func(*Calendar)) context.Context {
-	return context.WithValue(ctx, calendarsSeenKey{}, fn)
-}
-
-// SawCalendar tells ctx's observer, if any, that c was read.
-func SawCalendar(ctx context.Context, c *Calendar) {
-	if fn, ok := ctx.Value(calendarsSeenKey{}).(func(*Calendar)); ok {
-		fn(c)
-	}
-}
-
-type writesKey struct{}
-
-// WithWriteTracking returns a context that records whether the request sent
-// a write (NoteWrite). A store serves a view from its cache only to a request
-// that has not: the calendar such a request read before its own write names
-// a Revision older than the write, and the cached view of it would not show
-// what the request just wrote.
-func WithWriteTracking(ctx context.Context) context.Context {
-	return context.WithValue(ctx, writesKey{}, new(atomic.Bool))
-}
-
-// NoteWrite records that the request sends a write (before it is known to
-// commit: one that times out may still have).
-func NoteWrite(ctx context.Context) {
-	if w, ok := ctx.Value(writesKey{}).(*atomic.Bool); ok {
-		w.Store(true)
-	}
-}
-
-// MayServeCached reports whether the request's reads may come from a cache
-// kept exact by Calendar.Revision: write tracking is on and it wrote nothing.
-func MayServeCached(ctx context.Context) bool {
-	w, ok := ctx.Value(writesKey{}).(*atomic.Bool)
-	return ok && !w.Load()
 }

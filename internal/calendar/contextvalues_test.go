@@ -19,10 +19,6 @@ const (
 	requestState valueKind = iota
 	observation
 	backChannel
-	// leaving marks a value that another change takes out of the context; the
-	// package doc already lists it as gone. Its row may stay until then, and
-	// is to be deleted when nothing puts the value in a context any more.
-	leaving
 )
 
 // contextValues is every value a calgraph package puts in a context, by the
@@ -32,17 +28,14 @@ var contextValues = map[string]struct {
 	kind  valueKind
 	named string
 }{
-	"internal/calendar viewerKey":        {requestState, "ViewerOf"},
-	"internal/loader ctxKey":             {requestState, "loader.For"},
-	"graph sessionKey":                   {requestState, "sessionOf"},
-	"internal/reqinfo key":               {observation, "reqinfo.From"},
-	"internal/httpapi requestIDKey":      {observation, "httpapi.RequestID"},
-	"internal/dynamo attemptLogKey":      {observation, "withAttemptLog"},
-	"internal/telemetry sentURL":         {observation, "telemetry.TraceHTTP"},
-	"internal/calendar idempotencyKey":   {backChannel, "IdempotencyOf"},
-	"internal/calendar budgetKey":        {leaving, "read budget"},
-	"internal/calendar writesKey":        {leaving, "MayServeCached"},
-	"internal/calendar calendarsSeenKey": {leaving, "SawCalendar"},
+	"internal/calendar viewerKey":      {requestState, "ViewerOf"},
+	"internal/loader ctxKey":           {requestState, "loader.For"},
+	"graph sessionKey":                 {requestState, "sessionOf"},
+	"internal/reqinfo key":             {observation, "reqinfo.From"},
+	"internal/httpapi requestIDKey":    {observation, "httpapi.RequestID"},
+	"internal/dynamo attemptLogKey":    {observation, "withAttemptLog"},
+	"internal/telemetry sentURL":       {observation, "telemetry.TraceHTTP"},
+	"internal/calendar idempotencyKey": {backChannel, "IdempotencyOf"},
 }
 
 // TestContextValuesAreNamed holds the package doc's promise that it names
@@ -65,7 +58,7 @@ func TestContextValuesAreNamed(t *testing.T) {
 		if !strings.Contains(string(doc), v.named) {
 			t.Errorf("%s: the package doc does not name it (%q)", key, v.named)
 		}
-		if _, ok := found[key]; !ok && v.kind != leaving {
+		if _, ok := found[key]; !ok {
 			t.Errorf("%s: nothing puts it in a context any more; drop it from the doc and the table", key)
 		}
 		if v.kind == backChannel {

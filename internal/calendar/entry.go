@@ -359,22 +359,31 @@ func validReminders(minutes []int) ([]int, error) {
 // EntryService changes entries for the signed-in viewer, who needs a role that
 // writes entries (OWNER or WRITER) on the calendar, checked inside the write.
 type EntryService interface {
-	// CreateEntry creates an entry. Errors: CodeUnauthenticated, CodeNotFound,
-	// CodeForbidden, CodeInvalid.
-	CreateEntry(ctx context.Context, n NewEntry) (*Entry, error)
+	// CreateEntry creates an entry. It also returns the calendar as the
+	// write's access check read it, before the write: a request's loaders
+	// take it for the payload instead of reading it again (the other writes
+	// whose result names a calendar do the same). The calendar comes back
+	// whenever the check passed, with an error too: a replayed idempotent
+	// request, refused here, answers with its first attempt's result, shown
+	// on the calendar this attempt read. Errors: CodeUnauthenticated,
+	// CodeNotFound, CodeForbidden, CodeInvalid.
+	CreateEntry(ctx context.Context, n NewEntry) (*Entry, *Calendar, error)
 
-	// UpdateEntry applies a partial update. Errors: as CreateEntry, and
+	// UpdateEntry applies a partial update, returning the entry and its
+	// calendar as CreateEntry does. Errors: as CreateEntry, and
 	// CodeVersionConflict.
-	UpdateEntry(ctx context.Context, u EntryUpdate) (*Entry, error)
+	UpdateEntry(ctx context.Context, u EntryUpdate) (*Entry, *Calendar, error)
 
 	// DeleteEntry deletes an entry. Errors: as UpdateEntry.
 	DeleteEntry(ctx context.Context, key EntryKey, expectedVersion int) error
 
-	// SetTaskCompleted completes or reopens a task. Errors: as UpdateEntry.
-	SetTaskCompleted(ctx context.Context, key EntryKey, expectedVersion int, completed bool) (*Entry, error)
+	// SetTaskCompleted completes or reopens a task, returning it and its
+	// calendar as CreateEntry does. Errors: as UpdateEntry.
+	SetTaskCompleted(ctx context.Context, key EntryKey, expectedVersion int, completed bool) (*Entry, *Calendar, error)
 
 	// MoveEntry moves an entry to another calendar the viewer writes to; it keeps
 	// its ID and iCalendar UID but, living in another calendar, gets a new key.
+	// It returns the entry and the calendar it moved to, as CreateEntry does.
 	// Errors: as UpdateEntry (CodeNotFound and CodeForbidden for either calendar).
-	MoveEntry(ctx context.Context, key EntryKey, expectedVersion int, toCalendarID string) (*Entry, error)
+	MoveEntry(ctx context.Context, key EntryKey, expectedVersion int, toCalendarID string) (*Entry, *Calendar, error)
 }

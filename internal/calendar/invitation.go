@@ -88,9 +88,10 @@ func ErrInvitationNotFound() error {
 // InvitationService manages invitation links, for the signed-in viewer.
 type InvitationService interface {
 	// CreateInvitation creates an invitation and returns it with its secret
-	// token, shown only now. Owners only. Errors: CodeUnauthenticated,
-	// CodeNotFound, CodeForbidden, CodeInvalid.
-	CreateInvitation(ctx context.Context, n NewInvitation) (*Invitation, string, error)
+	// token, shown only now, and the calendar as EntryService.CreateEntry
+	// does. Owners only. Errors: CodeUnauthenticated, CodeNotFound,
+	// CodeForbidden, CodeInvalid.
+	CreateInvitation(ctx context.Context, n NewInvitation) (*Invitation, string, *Calendar, error)
 
 	// RevokeInvitation deletes an invitation. Owners only. Errors: as
 	// CreateInvitation.

@@ -105,14 +105,17 @@ type MembershipPage struct {
 // MembershipService manages who is on a calendar, for the signed-in viewer. The
 // viewer's role is checked inside the write. A calendar always keeps an owner.
 type MembershipService interface {
-	// AddMember gives the user with email a role on the calendar. Errors:
-	// CodeUnauthenticated, CodeNotFound (calendar, or no user with that email),
-	// CodeForbidden (viewer not an owner), CodeInvalid, CodeAlreadyExists.
-	AddMember(ctx context.Context, calendarID, email string, role Role) (*Membership, error)
+	// AddMember gives the user with email a role on the calendar, returning
+	// the membership and the calendar as EntryService.CreateEntry does.
+	// Errors: CodeUnauthenticated, CodeNotFound (calendar, or no user with
+	// that email), CodeForbidden (viewer not an owner), CodeInvalid,
+	// CodeAlreadyExists.
+	AddMember(ctx context.Context, calendarID, email string, role Role) (*Membership, *Calendar, error)
 
-	// ChangeRole changes a member's role. Errors: CodeUnauthenticated, CodeNotFound,
+	// ChangeRole changes a member's role, returning the membership and the
+	// calendar as AddMember does. Errors: CodeUnauthenticated, CodeNotFound,
 	// CodeForbidden, CodeInvalid, CodeVersionConflict, CodeLastOwner.
-	ChangeRole(ctx context.Context, key MembershipKey, role Role, expectedVersion int) (*Membership, error)
+	ChangeRole(ctx context.Context, key MembershipKey, role Role, expectedVersion int) (*Membership, *Calendar, error)
 
 	// RemoveMember removes a member. Errors: as ChangeRole.
 	RemoveMember(ctx context.Context, key MembershipKey, expectedVersion int) error

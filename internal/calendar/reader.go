@@ -41,9 +41,9 @@ type Reader interface {
 	AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*Membership, error)
 
 	// MembershipsOfCalendar pages through a calendar's memberships, ordered by user
-	// ID; the calendar as read (its Revision lets a store answer from a cache).
-	// Errors: CodeInvalid (bad page or cursor).
-	MembershipsOfCalendar(ctx context.Context, cal *Calendar, p Page) (*MembershipPage, error)
+	// ID; the calendar as read (its Revision lets a store answer from a cache,
+	// when scope.Cached). Errors: CodeInvalid (bad page or cursor).
+	MembershipsOfCalendar(ctx context.Context, scope ReadScope, cal *Calendar, p Page) (*MembershipPage, error)
 
 	EntryReader
 	SeriesReader

@@ -323,9 +323,10 @@ type SeriesService interface {
 	// the whole series (ScopeAll); u.Key is ignored and u.ExpectedVersion is
 	// the occurrence's version. It returns the occurrence as changed for
 	// ScopeThis, the new series for ScopeThisAndFollowing and the series for
-	// ScopeAll. Errors: CodeUnauthenticated, CodeNotFound, CodeForbidden,
-	// CodeInvalid, CodeVersionConflict.
-	UpdateOccurrence(ctx context.Context, key OccurrenceKey, scope Scope, u EntryUpdate) (*Entry, error)
+	// ScopeAll, with its calendar as EntryService.CreateEntry does. Errors:
+	// CodeUnauthenticated, CodeNotFound, CodeForbidden, CodeInvalid,
+	// CodeVersionConflict.
+	UpdateOccurrence(ctx context.Context, key OccurrenceKey, scope Scope, u EntryUpdate) (*Entry, *Calendar, error)
 
 	// DeleteOccurrence cancels one occurrence, ends the series before it, or
 	// deletes the series with its exceptions. Errors: as UpdateOccurrence.

@@ -151,22 +151,24 @@ type EntryReader interface {
 	// may be split by a write landing between them (an entry moved earlier
 	// shown nowhere, a series without its exceptions): such a read is not
 	// Settled until CheckRanges settles it. Errors (in the read's Err):
-	// CodeInvalid when there are more than MaxViewEntries.
-	ReadRange(ctx context.Context, cal *Calendar, from, to time.Time) *RangeRead
+	// CodeInvalid when there are more than MaxViewEntries, CodeTooLarge
+	// when it would go over scope's budget. The view cache keeps a settled
+	// read when scope.Cached.
+	ReadRange(ctx context.Context, scope ReadScope, cal *Calendar, from, to time.Time) *RangeRead
 
 	// CheckRanges settles reads that ReadRange left unsettled, all at once
 	// (a request checks those it made at the same time together): each then
 	// shows one state of its calendar that existed while it ran, or nothing
 	// for a calendar deleted meanwhile, or fails with CodeUnavailable when
 	// the calendar changed during every one of the reads the store allows
-	// itself (try again).
-	CheckRanges(ctx context.Context, reads []*RangeRead)
+	// itself (try again). Its reads again are charged to scope's budget.
+	CheckRanges(ctx context.Context, scope ReadScope, reads []*RangeRead)
 
 	// CachedEntriesReaching returns the settled read of cal's range when the
 	// store holds it in memory at cal's Revision, and false when it does not
-	// (or the request may not be served from memory, see MayServeCached): a
-	// look that costs no read.
-	CachedEntriesReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, bool)
+	// or when scope may not be served from memory (ReadScope.Cached): a look
+	// that costs no read.
+	CachedEntriesReaching(ctx context.Context, scope ReadScope, cal *Calendar, from, to time.Time) ([]*Entry, bool)
 
 	// Tasks pages through a calendar's open tasks, earliest due first, or its
 	// completed (or archived) tasks, latest completed first. Errors:

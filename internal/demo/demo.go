@@ -69,7 +69,7 @@ func Seed(ctx context.Context, svc calendar.Service, provider string, now time.T
 			}
 		}
 		for _, s := range c.shares {
-			_, err := svc.AddMember(owner, id, s.email, s.role)
+			_, _, err := svc.AddMember(owner, id, s.email, s.role)
 			if err != nil && calendar.ErrorCode(err) != calendar.CodeAlreadyExists {
 				return created, fmt.Errorf("seed calendar %s: share with %s: %w", c.cal.Name, s.email, err)
 			}
@@ -144,7 +144,7 @@ func addEntries(ctx context.Context, svc calendar.Service, calendarID, name stri
 	}
 	for _, n := range entries {
 		n.CalendarID = calendarID
-		if _, err := svc.CreateEntry(ctx, n); err != nil {
+		if _, _, err := svc.CreateEntry(ctx, n); err != nil {
 			return fmt.Errorf("entry %s: %w", n.Title, err)
 		}
 	}
@@ -164,7 +164,7 @@ func addStandups(ctx context.Context, svc calendar.Service, calendarID string, m
 	}
 	nine := func(d calendar.Date) time.Time { return time.Date(d.Year, d.Month, d.Day, 9, 0, 0, 0, paris).UTC() }
 	first := monday.AddDays(-52 * 7)
-	s, err := svc.CreateEntry(ctx, calendar.NewEntry{CalendarID: calendarID, Title: "Standup", Tags: []string{"work"},
+	s, _, err := svc.CreateEntry(ctx, calendar.NewEntry{CalendarID: calendarID, Title: "Standup", Tags: []string{"work"},
 		Timing:     calendar.Timing{Timed: &calendar.TimedTiming{Start: nine(first), End: nine(first).Add(15 * time.Minute), TimeZone: "Europe/Paris"}},
 		Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"}})
 	if err != nil {
@@ -174,7 +174,7 @@ func addStandups(ctx context.Context, svc calendar.Service, calendarID string, m
 		return calendar.OccurrenceKey{CalendarID: calendarID, SeriesID: s.ID, OriginalStart: nine(d)}
 	}
 	late := nine(monday.AddDays(2)).Add(time.Hour)
-	_, err = svc.UpdateOccurrence(ctx, occurrence(monday.AddDays(2)), calendar.ScopeThis, calendar.EntryUpdate{
+	_, _, err = svc.UpdateOccurrence(ctx, occurrence(monday.AddDays(2)), calendar.ScopeThis, calendar.EntryUpdate{
 		ExpectedVersion: s.Version, Title: calendar.Set("Standup (late start)"),
 		Timing: calendar.Set(calendar.Timing{Timed: &calendar.TimedTiming{Start: late, End: late.Add(15 * time.Minute), TimeZone: "Europe/Paris"}})})
 	if err != nil {

@@ -35,7 +35,7 @@ func TestSeedShowsAWeekOfStandups(t *testing.T) {
 	from, to := spec.Window()
 	var standups []string
 	for _, m := range ms {
-		found, err := store.EntriesReaching(as, &calendar.Calendar{ID: m.CalendarID}, from, to)
+		found, err := store.EntriesReaching(as, calendar.ReadScope{}, &calendar.Calendar{ID: m.CalendarID}, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,14 +81,14 @@ func TestSeedLeavesTheUsersOwnCalendarsAlone(t *testing.T) {
 	}
 	from, to := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, id := range own {
-		members, err := store.MembershipsOfCalendar(as, &calendar.Calendar{ID: id}, calendar.Page{First: 10})
+		members, err := store.MembershipsOfCalendar(as, calendar.ReadScope{}, &calendar.Calendar{ID: id}, calendar.Page{First: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(members.Memberships) != 1 {
 			t.Errorf("the user's own calendar %s has %d members after seeding, want only its owner", id, len(members.Memberships))
 		}
-		if found, err := store.EntriesReaching(as, &calendar.Calendar{ID: id}, from, to); err != nil || len(found) != 0 {
+		if found, err := store.EntriesReaching(as, calendar.ReadScope{}, &calendar.Calendar{ID: id}, from, to); err != nil || len(found) != 0 {
 			t.Errorf("the user's own calendar %s has %d entries after seeding (%v), want none", id, len(found), err)
 		}
 	}

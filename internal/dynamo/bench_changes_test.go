@@ -104,12 +104,12 @@ func BenchmarkWriteCost(b *testing.B) {
 			*meter = writeMeter{}
 			b.ResetTimer()
 			for i := range b.N {
-				e, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("entry ", i),
+				e, _, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("entry ", i),
 					Timing: timed("2026-11-23T09:00:00Z", "2026-11-23T10:00:00Z", "UTC")})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := s.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set("renamed")}); err != nil {
+				if _, _, err := s.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set("renamed")}); err != nil {
 					b.Fatal(err)
 				}
 				if err := s.DeleteEntry(ada, e.Key(), 2); err != nil {

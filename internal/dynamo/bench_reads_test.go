@@ -38,7 +38,7 @@ func BenchmarkQueryReads(b *testing.B) {
 	}
 	for i := range 10 {
 		day := fmt.Sprintf("2026-06-%02d", 15+i%7)
-		if _, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("entry ", i),
+		if _, _, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("entry ", i),
 			Timing: timed(day+"T09:00:00Z", day+"T10:00:00Z", "UTC")}); err != nil {
 			b.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func BenchmarkQueryReads(b *testing.B) {
 		}},
 		{"calendars-page", func() error { _, err := s.MembershipsOfUser(ada, adaID, calendar.Page{First: 20}); return err }},
 		{"all-memberships", func() error { _, err := s.AllMembershipsOfUser(ada, adaID, 100); return err }},
-		{"range", func() error { _, err := s.EntriesReaching(ada, cal, from, to); return err }},
+		{"range", func() error { _, err := s.EntriesReaching(ada, calendar.ReadScope{}, cal, from, to); return err }},
 		{"full-sync-page", func() error { _, err := s.Changes(ada, cal.ID, "", 20); return err }},
 		{"log", func() error { _, err := s.LogChanges(ada, cal.ID, token, 20); return err }},
 	}

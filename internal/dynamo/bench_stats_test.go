@@ -220,7 +220,7 @@ func BenchmarkStatsWriteCost(b *testing.B) {
 				}
 				for _, user := range []string{"none", c.heavy} {
 					start := time.Now()
-					_, err := s.CreateEntry(users[user], calendar.NewEntry{CalendarID: cals[user].ID, Title: "new", Timing: timing})
+					_, _, err := s.CreateEntry(users[user], calendar.NewEntry{CalendarID: cals[user].ID, Title: "new", Timing: timing})
 					took := time.Since(start)
 					if err != nil {
 						b.Fatal(err)

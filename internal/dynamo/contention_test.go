@@ -116,7 +116,7 @@ func TestContentionIsRetriedUntilTheDeadline(t *testing.T) {
 					// stretches the backoffs (up to 1 s each) and the attempts.
 					ctx, cancel := context.WithTimeout(users[i], 30*time.Second)
 					defer cancel()
-					_, errs[i] = s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cals[i].ID, Title: "booking", Timing: allDay("2026-03-02")})
+					_, _, errs[i] = s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cals[i].ID, Title: "booking", Timing: allDay("2026-03-02")})
 				})
 			}
 			wg.Wait()
@@ -147,7 +147,7 @@ func TestUnansweredCallsUseTheirDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(ada, deadline)
 	defer cancel()
 	begin := time.Now()
-	_, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "lost", Timing: allDay("2026-03-02")})
+	_, _, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "lost", Timing: allDay("2026-03-02")})
 	took := time.Since(begin)
 	wantCode(t, err, calendar.CodeOutcomeUnknown)
 	if took < deadline-100*time.Millisecond {

@@ -45,7 +45,7 @@ func fullCalendar(f *fixture, owner context.Context, name string) *calendar.Cale
 	}
 	s := f.series(owner, cal.ID, "Weekly", timed("2026-04-06T09:00:00Z", "2026-04-06T10:00:00Z", paris), "FREQ=WEEKLY;COUNT=3")
 	f.edit(owner, s.OccurrenceAt(s.Start), calendar.ScopeThis, title("Kick-off"))
-	if _, _, err := f.store.CreateInvitation(owner, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader}); err != nil {
+	if _, _, _, err := f.store.CreateInvitation(owner, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader}); err != nil {
 		f.t.Fatal(err)
 	}
 	if _, err := f.store.RotateFeed(owner, cal.ID); err != nil {
@@ -136,9 +136,9 @@ func TestDeleteAccount(t *testing.T) {
 	if _, err := f.store.UpdateCalendar(bob, calendar.CalendarUpdate{ID: shared.ID, ExpectedVersion: shared.Version, Name: calendar.Set("Bob's")}); err != nil {
 		t.Fatalf("Bob on the shared calendar: %v", err)
 	}
-	_, err = f.store.ChangeRole(bob, m.Key(), calendar.RoleReader, m.Version)
+	_, _, err = f.store.ChangeRole(bob, m.Key(), calendar.RoleReader, m.Version)
 	wantCode(t, err, calendar.CodeLastOwner)
-	page, err := f.store.MembershipsOfCalendar(cy, &calendar.Calendar{ID: theirs.ID}, calendar.Page{First: 10})
+	page, err := f.store.MembershipsOfCalendar(cy, calendar.ReadScope{}, &calendar.Calendar{ID: theirs.ID}, calendar.Page{First: 10})
 	if err != nil || len(page.Memberships) != 1 {
 		t.Fatalf("Cy's calendar has %d members, want Cy alone", len(page.Memberships))
 	}
@@ -204,7 +204,7 @@ func TestOwnerJoinsBeforeLastOwnerLeaves(t *testing.T) {
 	f := newFixture(t)
 	ghost, cy := f.user("ghost@example.com"), f.user("cy@example.com")
 	cal := f.calendarOf(ghost, "Ghost's")
-	_, token, err := f.store.CreateInvitation(ghost, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
+	_, token, _, err := f.store.CreateInvitation(ghost, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestOwnerJoinsBeforeLastOwnerLeaves(t *testing.T) {
 	if err != nil || len(deleted) != 0 {
 		t.Fatalf("deleted %v (%v), want no calendar", deleted, err)
 	}
-	page, err := f.store.MembershipsOfCalendar(cy, &calendar.Calendar{ID: cal.ID}, calendar.Page{First: 10})
+	page, err := f.store.MembershipsOfCalendar(cy, calendar.ReadScope{}, &calendar.Calendar{ID: cal.ID}, calendar.Page{First: 10})
 	if err != nil || len(page.Memberships) != 1 || page.Memberships[0].Role != calendar.RoleOwner {
 		t.Fatalf("members after the deletion: %+v (%v), want Cy as owner", page, err)
 	}
@@ -237,7 +237,7 @@ func TestInvitationToDeletedCalendar(t *testing.T) {
 	f.messy = true // the clean-up is left undone
 	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
 	cal := f.calendarOf(ada, "Ada's")
-	_, token, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader})
+	_, token, _, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestOwnerWhoTookOverKeepsTheCalendar(t *testing.T) {
 	if _, err := f.book(ada, cal.ID, "Kept", allDay("2026-03-02")); err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
+	_, token, _, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
 	f.mustDo(err)
 	var calls atomic.Int32
 	dynamo.SetBeforeTransact(f.store, func(context.Context) {

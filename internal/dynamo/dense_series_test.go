@@ -51,7 +51,7 @@ func TestDenseLegacySeries(t *testing.T) {
 	utc := "UTC"
 	week.TimeZone = utc
 
-	request := loader.WithLoaders(ada, loader.New(f.store, engine))
+	request := loader.WithLoaders(ada, loader.New(f.store, engine, calendar.ReadScope{Cached: true}))
 	_, err := loader.For(request).Entries(request, dense.ID, week, calendar.Filter{})
 	if calendar.ErrorCode(err) != calendar.CodeTooManyOccurrences {
 		t.Fatalf("the dense calendar's week: got %v, want TOO_MANY_OCCURRENCES", err)
@@ -61,7 +61,7 @@ func TestDenseLegacySeries(t *testing.T) {
 		t.Fatalf("the normal calendar's week in the same request: got %d entries, %v; want 7", entriesOf(v), err)
 	}
 
-	request = loader.WithLoaders(ada, loader.New(f.store, engine))
+	request = loader.WithLoaders(ada, loader.New(f.store, engine, calendar.ReadScope{Cached: true}))
 	v, err = loader.For(request).Agenda(request, nil, week, calendar.Filter{})
 	if err != nil || len(v.Entries) != 7 || v.Entries[0].Title != "Standup" {
 		t.Fatalf("the agenda of both: got %d entries, %v; want the 7 standups", entriesOf(v), err)
@@ -71,7 +71,7 @@ func TestDenseLegacySeries(t *testing.T) {
 	}
 
 	// 200 days on, one day holds 1,440 occurrences: fewer than a view shows.
-	request = loader.WithLoaders(ada, loader.New(f.store, engine))
+	request = loader.WithLoaders(ada, loader.New(f.store, engine, calendar.ReadScope{Cached: true}))
 	oneDay := calendar.RangeSpec{FromDate: day("2026-07-24"), ToDate: day("2026-07-25"), TimeZone: utc}
 	v, err = loader.For(request).Entries(request, dense.ID, oneDay, calendar.Filter{})
 	if err != nil || len(v.Entries) != 1440 {

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -61,18 +62,18 @@ func validEntryKey(key calendar.EntryKey) error {
 }
 
 // CreateEntry implements calendar.EntryService.
-func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, error) {
+func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, *calendar.Calendar, error) {
 	acc, defaults, err := s.entryAccess(ctx, n.CalendarID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e, err := n.Build(defaults)
 	if err != nil {
-		return nil, err
+		return nil, acc.calendar, err
 	}
 	if e.IsSeries() {
 		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
-			return nil, err
+			return nil, acc.calendar, err
 		}
 	}
 	now := s.timestamp()
@@ -91,38 +92,38 @@ func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	w.LogEntry(e.CalendarID, e.ID)
 	w.Tally(acc.viewer, nil, &e)
 	if err := s.book(ctx, w, acc.calendar, nil, &e); err != nil {
-		return nil, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
+		return nil, acc.calendar, fmt.Errorf("create entry in calendar %s: %w", n.CalendarID, err)
 	}
-	return &e, nil
+	return &e, acc.calendar, nil
 }
 
 // UpdateEntry implements calendar.EntryService.
-func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calendar.Entry, error) {
+func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error) {
 	if err := validEntryKey(u.Key); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acc, defaults, err := s.entryAccess(ctx, u.Key.CalendarID, entryKey(u.Key.CalendarID, u.Key.EntryID))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	old, pieces, err := existingEntry(acc, u.Key, u.ExpectedVersion)
 	if err != nil {
-		return nil, err
+		return nil, acc.calendar, err
 	}
 	if old.IsSeries() {
-		edit, err := s.editSeries(ctx, wholeSeries(u.Key), calendar.SeriesEditInput{Scope: calendar.ScopeAll, Update: u})
+		edit, cal, err := s.editSeries(ctx, wholeSeries(u.Key), calendar.SeriesEditInput{Scope: calendar.ScopeAll, Update: u})
 		if err != nil {
-			return nil, err
+			return nil, cmp.Or(cal, acc.calendar), err
 		}
-		return edit.Result, nil
+		return edit.Result, cal, nil
 	}
 	e, err := u.Apply(*old, defaults)
 	if err != nil {
-		return nil, err
+		return nil, acc.calendar, err
 	}
 	if e.IsSeries() { // a single entry made to repeat: it becomes a series under its ID
 		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
-			return nil, err
+			return nil, acc.calendar, err
 		}
 	}
 	return s.rewriteEntry(ctx, acc, old, e, u.ExpectedVersion, pieces)
@@ -142,28 +143,29 @@ func (s *Store) placement(e *calendar.Entry) placement {
 }
 
 // SetTaskCompleted implements calendar.EntryService.
-func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, error) {
+func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, *calendar.Calendar, error) {
 	if err := validEntryKey(key); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
-		return nil, err
+		return nil, acc.calendar, err
 	}
 	e, changed, err := calendar.SetCompleted(*old, completed, s.timestamp())
 	if err != nil || !changed {
-		return old, err
+		return old, acc.calendar, err
 	}
 	return s.rewriteEntry(ctx, acc, old, e, expectedVersion, pieces)
 }
 
 // rewriteEntry writes a changed entry over its previous version old, which
-// had oldPieces pieces, with the next version number.
-func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, error) {
+// had oldPieces pieces, with the next version number. It returns the entry
+// written and its calendar as acc read it.
+func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, *calendar.Calendar, error) {
 	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
 	w := newWrite()
 	w.Idempotent(ctx)
@@ -176,9 +178,9 @@ func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Ent
 	w.LogEntry(e.CalendarID, e.ID)
 	w.Tally(acc.viewer, old, &e)
 	if err := s.book(ctx, w, acc.calendar, old, &e); err != nil {
-		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
+		return nil, acc.calendar, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
-	return &e, nil
+	return &e, acc.calendar, nil
 }
 
 // seriesArrive returns the action that records (a change of the calendar
@@ -243,7 +245,7 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 		return err
 	}
 	if old.IsSeries() {
-		_, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
+		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
 			Scope: calendar.ScopeAll, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
 		})
 		return err

@@ -13,7 +13,7 @@ func TestYearLimits(t *testing.T) {
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
-	last, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "last day", Timing: allDay("2999-12-31")})
+	last, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "last day", Timing: allDay("2999-12-31")})
 	if err != nil {
 		t.Fatalf("an entry on the last supported day: %v", err)
 	}
@@ -21,7 +21,7 @@ func TestYearLimits(t *testing.T) {
 	if got := f.view(ada, cal.ID, spec, "Pacific/Kiritimati"); !slices.Equal(got, []string{"last day"}) {
 		t.Fatalf("the last week: got %q", got)
 	}
-	updated, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: last.Key(), ExpectedVersion: 1, Title: calendar.Set("still the last day")})
+	updated, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: last.Key(), ExpectedVersion: 1, Title: calendar.Set("still the last day")})
 	if err != nil {
 		t.Fatalf("update: %v", err)
 	}
@@ -29,7 +29,7 @@ func TestYearLimits(t *testing.T) {
 		t.Fatalf("delete: %v", err)
 	}
 	after := day("3000-01-01")
-	_, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "too late", Timing: calendar.Timing{AllDay: &after}})
+	_, _, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "too late", Timing: calendar.Timing{AllDay: &after}})
 	wantCode(t, err, calendar.CodeInvalid)
 }
 
@@ -50,7 +50,7 @@ func TestRangesInFarZones(t *testing.T) {
 		{"due at noon in New York", dueAt("2026-03-23T16:00:00Z")},
 		{"starts on the millisecond", timed("2026-03-25T10:00:00Z", "2026-03-25T11:00:00Z", "UTC")},
 	} {
-		if _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: e.title, Timing: e.timing}); err != nil {
+		if _, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: e.title, Timing: e.timing}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,12 +85,12 @@ func TestUpdateKeepsZoneAndDuration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "workshop",
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "workshop",
 		Timing: timed("2026-04-01T08:00:00Z", "2026-04-01T11:00:00Z", "Europe/Paris")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	moved, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1,
+	moved, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1,
 		Timing: calendar.Set(calendar.Timing{Timed: &calendar.TimedTiming{Start: at("2026-04-02T08:00:00Z")}})})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestDeleteCalendarRemovesItsEntries(t *testing.T) {
 	r := f.roles()
 	other := f.calendarOf(r.writer, "Kept")
 	for _, cal := range []string{r.cal.ID, other.ID} {
-		if _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: cal, Title: "long", Timing: multiDay("2026-01-01", "2026-07-01")}); err != nil {
+		if _, _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: cal, Title: "long", Timing: multiDay("2026-01-01", "2026-07-01")}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,14 +130,14 @@ func TestMoveTheLongestEntry(t *testing.T) {
 	for i := range tags {
 		tags[i] = strings.Repeat(string(rune('a'+i)), calendar.MaxTagLength)
 	}
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: from.ID, Title: strings.Repeat("t", calendar.MaxTitleLength),
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: from.ID, Title: strings.Repeat("t", calendar.MaxTitleLength),
 		Description: strings.Repeat("d", calendar.MaxDescriptionBytes), Location: strings.Repeat("l", calendar.MaxLocationLength),
 		Tags: tags, Reminders: calendar.Set([]int{0, 5, 10, 60, 1440}),
 		Timing: timed("2026-01-01T00:00:00Z", "2027-01-02T00:00:00Z", "UTC")})
 	if err != nil {
 		t.Fatalf("create the longest entry: %v", err)
 	}
-	if _, err := f.store.MoveEntry(ada, e.Key(), 1, to.ID); err != nil {
+	if _, _, err := f.store.MoveEntry(ada, e.Key(), 1, to.ID); err != nil {
 		t.Fatalf("move the longest entry: %v", err)
 	}
 	if n := f.countEntities(); n["ENTRY"] != 1 || n["ENTRY_PIECE"] != 45 {

@@ -39,8 +39,9 @@ const seriesLookback = (calendar.MaxEntryDays+1)*24*time.Hour + 2*16*time.Hour
 // returns how many calls the read took: the Queries are not one snapshot,
 // and a write landing between two calls (the two Queries, or two pages of
 // one) can split the read, which is why CheckRanges checks a read
-// of more than one call (range_reads.go).
-func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time, first int) ([]*calendar.Entry, int, error) {
+// of more than one call (range_reads.go). Its pages are charged to budget
+// (nil: none), the view's request budget.
+func (s *Store) entriesReaching(ctx context.Context, budget *calendar.Budget, cal *calendar.Calendar, from, to time.Time, first int) ([]*calendar.Entry, int, error) {
 	calendarID := cal.ID
 	var spans, series []item
 	var seriesPages int
@@ -53,12 +54,12 @@ func (s *Store) entriesReaching(ctx context.Context, cal *calendar.Calendar, fro
 		g.Go(func() (err error) {
 			// Series that begin long after the range are read but not returned.
 			lo, hi := seriesRange(from.Add(-seriesLookback))
-			series, seriesPages, err = s.queryPages(gctx, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begunBefore(to.Add(seriesLookback)), maxSeries, pageReserve(0))
+			series, seriesPages, err = s.queryPages(gctx, budget, indexLSI2, attrLSI2SK, calendarPartition(calendarID), lo, hi, begunBefore(to.Add(seriesLookback)), maxSeries, pageReserve(0))
 			return err
 		})
 	}
 	lo, hi := reachRange(from.Add(-pieceSpan), to)
-	spans, pages, err := s.queryPages(gctx, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates, first)
+	spans, pages, err := s.queryPages(gctx, budget, indexLSI1, attrLSI1SK, calendarPartition(calendarID), lo, hi, reachesInto(from), maxCandidates, first)
 	if err != nil {
 		cancel() // the series Query's answer is of no use now
 	}
@@ -110,16 +111,20 @@ func begunBefore(t time.Time) filter {
 
 // queryBetween reads the items of a partition whose sort key (in index, or
 // the table when index is "") lies in [lo, hi] and that pass f, with
-// strongly consistent reads, refusing more than max.
+// strongly consistent reads, refusing more than max. It charges no request
+// budget: its callers (writes, feeds, slots, deletions) are not a view, and
+// max bounds what they read.
 func (s *Store) queryBetween(ctx context.Context, index, skAttr, partition, lo, hi string, f filter, max int) ([]item, error) {
-	items, _, err := s.queryPages(ctx, index, skAttr, partition, lo, hi, f, max, pageReserve(0))
+	items, _, err := s.queryPages(ctx, nil, index, skAttr, partition, lo, hi, f, max, pageReserve(0))
 	return items, err
 }
 
-// queryPages is queryBetween whose first page reserves first items of the
-// request's budget (the others as pageReserve says), also returning how
-// many pages (calls) it took.
-func (s *Store) queryPages(ctx context.Context, index, skAttr, partition, lo, hi string, f filter, max, first int) ([]item, int, error) {
+// queryPages is queryBetween charging budget (nil: none), a view's request
+// budget: each page reserves its items before it is sent, the first page
+// first items and the others as pageReserve says, so that a request's views
+// together never hold more than the budget. It also returns how many pages
+// (calls) it took.
+func (s *Store) queryPages(ctx context.Context, budget *calendar.Budget, index, skAttr, partition, lo, hi string, f filter, max, first int) ([]item, int, error) {
 	in := keyQuery{index: index, pkAttr: attrPK, partition: partition, sk: skBetween(skAttr, lo, hi),
 		consistent: true, filter: f}.input(s.table)
 	var items []item
@@ -128,7 +133,7 @@ func (s *Store) queryPages(ctx context.Context, index, skAttr, partition, lo, hi
 		if page > 0 {
 			want = pageReserve(page)
 		}
-		limit, settle, err := calendar.ReserveRead(ctx, want)
+		limit, settle, err := budget.Reserve(ctx, want)
 		if err != nil {
 			return nil, page, err
 		}
@@ -152,7 +157,7 @@ func (s *Store) queryPages(ctx context.Context, index, skAttr, partition, lo, hi
 }
 
 // pageReserve is how many items page (from 0) of a range Query asks for out
-// of the request's budget (calendar.ReserveRead). A week's first page
+// of the request's budget (calendar.Budget.Reserve). A week's first page
 // usually holds all of a calendar's items (about 10 in the benchmark's
 // data), and asking little lets the 200 Queries of a 100-calendar week view
 // (entries and series) go out in one wave within the default budget of

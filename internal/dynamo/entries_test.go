@@ -49,7 +49,7 @@ func dueAt(t string) calendar.Timing {
 func (f *fixture) view(ctx context.Context, cal string, spec calendar.RangeSpec, zone string) []string {
 	f.t.Helper()
 	from, to := spec.Window()
-	candidates, err := f.store.EntriesReaching(ctx, &calendar.Calendar{ID: cal}, from, to)
+	candidates, err := f.store.EntriesReaching(ctx, calendar.ReadScope{}, &calendar.Calendar{ID: cal}, from, to)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestRangeSemantics(t *testing.T) {
 	}
 	var want []string
 	for _, c := range cases {
-		if _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: c.title, Timing: c.timing}); err != nil {
+		if _, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: c.title, Timing: c.timing}); err != nil {
 			t.Fatalf("create %q: %v", c.title, err)
 		}
 		if c.in {
@@ -147,7 +147,7 @@ func TestLongEntriesAreFoundAnywhere(t *testing.T) {
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "year", Timing: multiDay("2025-01-01", "2026-01-02")})
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "year", Timing: multiDay("2025-01-01", "2026-01-02")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestLongEntriesAreFoundAnywhere(t *testing.T) {
 		t.Fatalf("got %v, want the entry and 45 more pieces", n)
 	}
 	// Shortening it removes the pieces it no longer needs; deleting removes all.
-	short, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Timing: calendar.Set(multiDay("2025-01-01", "2025-01-20"))})
+	short, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Timing: calendar.Set(multiDay("2025-01-01", "2025-01-20"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestEntryValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.n.CalendarID = cal.ID
-			_, err := f.store.CreateEntry(ada, tt.n)
+			_, _, err := f.store.CreateEntry(ada, tt.n)
 			wantCode(t, err, calendar.CodeInvalid)
 			if got := calendar.ErrorField(err); got != tt.field {
 				t.Fatalf("got field %q (%v), want %q", got, err, tt.field)
@@ -239,7 +239,7 @@ func TestEntryDefaultsAndUpdates(t *testing.T) {
 		t.Fatalf("update preferences: %v, %+v", err, u)
 	}
 	start := at("2026-06-01T09:00:00Z")
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: " Call ", Tags: []string{"b", "a", "b"},
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: " Call ", Tags: []string{"b", "a", "b"},
 		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start}}})
 	if err != nil {
 		t.Fatal(err)
@@ -250,17 +250,17 @@ func TestEntryDefaultsAndUpdates(t *testing.T) {
 		t.Fatalf("defaults not applied: %+v", e)
 	}
 	// A title change is not significant for RFC 5545; a time change is.
-	e2, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set("Call Bob")})
+	e2, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set("Call Bob")})
 	if err != nil || e2.Sequence != 0 || e2.Version != 2 {
 		t.Fatalf("title change: %+v, %v; want sequence 0 version 2", e2, err)
 	}
-	e3, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-06-02")), Description: calendar.Set("")})
+	e3, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-06-02")), Description: calendar.Set("")})
 	if err != nil || e3.Sequence != 1 || e3.Kind != calendar.KindAllDay || e3.ICalUID != e.ICalUID {
 		t.Fatalf("timing change: %+v, %v; want sequence 1, all-day, same UID", e3, err)
 	}
-	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 2, Title: calendar.Set("stale")})
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 2, Title: calendar.Set("stale")})
 	wantCode(t, err, calendar.CodeVersionConflict)
-	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: cal.ID, EntryID: f.store.Table()[:0] + "00000000-0000-7000-8000-000000000000"}, ExpectedVersion: 1})
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: cal.ID, EntryID: f.store.Table()[:0] + "00000000-0000-7000-8000-000000000000"}, ExpectedVersion: 1})
 	wantCode(t, err, calendar.CodeNotFound)
 }
 
@@ -270,13 +270,13 @@ func TestTaskTimelines(t *testing.T) {
 	cal := f.calendarOf(ada, "Todo")
 	var tasks []*calendar.Entry
 	for i, due := range []string{"2026-05-03", "2026-05-01", "2026-05-04", "2026-05-02"} {
-		e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("task ", i), Timing: dueOn(due)})
+		e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("task ", i), Timing: dueOn(due)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tasks = append(tasks, e)
 	}
-	if _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "not a task", Timing: allDay("2026-05-01")}); err != nil {
+	if _, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "not a task", Timing: allDay("2026-05-01")}); err != nil {
 		t.Fatal(err)
 	}
 	titles := func(completed bool, first int) []string {
@@ -301,11 +301,11 @@ func TestTaskTimelines(t *testing.T) {
 		t.Fatalf("open tasks: got %q, want by due date", got)
 	}
 	f.store = withClock(f, "2026-05-10T10:00:00Z")
-	if _, err := f.store.SetTaskCompleted(ada, tasks[2].Key(), 1, true); err != nil {
+	if _, _, err := f.store.SetTaskCompleted(ada, tasks[2].Key(), 1, true); err != nil {
 		t.Fatal(err)
 	}
 	f.store = withClock(f, "2026-05-11T10:00:00Z")
-	done, err := f.store.SetTaskCompleted(ada, tasks[0].Key(), 1, true)
+	done, _, err := f.store.SetTaskCompleted(ada, tasks[0].Key(), 1, true)
 	if err != nil || !done.Completed || !done.CompletedAt.Equal(at("2026-05-11T10:00:00Z")) || done.Sequence != 1 {
 		t.Fatalf("complete: %+v, %v", done, err)
 	}
@@ -315,11 +315,11 @@ func TestTaskTimelines(t *testing.T) {
 	if got := titles(false, 10); !slices.Equal(got, []string{"task 1", "task 3"}) {
 		t.Fatalf("open tasks after completing two: got %q", got)
 	}
-	reopened, err := f.store.SetTaskCompleted(ada, tasks[0].Key(), 2, false)
+	reopened, _, err := f.store.SetTaskCompleted(ada, tasks[0].Key(), 2, false)
 	if err != nil || reopened.Completed || !reopened.CompletedAt.IsZero() {
 		t.Fatalf("reopen: %+v, %v", reopened, err)
 	}
-	_, err = f.store.SetTaskCompleted(ada, calendar.EntryKey{CalendarID: cal.ID, EntryID: tasks[1].ID}, 9, true)
+	_, _, err = f.store.SetTaskCompleted(ada, calendar.EntryKey{CalendarID: cal.ID, EntryID: tasks[1].ID}, 9, true)
 	wantCode(t, err, calendar.CodeVersionConflict)
 }
 
@@ -332,19 +332,19 @@ func TestTasksThatBecomeOtherEntries(t *testing.T) {
 			f := newFixture(t)
 			ada := f.user("ada@example.com")
 			cal := f.calendarOf(ada, "Todo")
-			task, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "was a task", Timing: dueOn("2026-05-03")})
+			task, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "was a task", Timing: dueOn("2026-05-03")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if completed {
-				if task, err = f.store.SetTaskCompleted(ada, task.Key(), task.Version, true); err != nil {
+				if task, _, err = f.store.SetTaskCompleted(ada, task.Key(), task.Version, true); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "still a task", Timing: dueOn("2026-05-04")}); err != nil {
+			if _, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "still a task", Timing: dueOn("2026-05-04")}); err != nil {
 				t.Fatal(err)
 			}
-			_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: task.Key(), ExpectedVersion: task.Version, Timing: calendar.Set(allDay("2026-05-10"))})
+			_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: task.Key(), ExpectedVersion: task.Version, Timing: calendar.Set(allDay("2026-05-10"))})
 			if err != nil {
 				t.Fatal(err)
 			}

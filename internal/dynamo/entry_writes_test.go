@@ -15,26 +15,26 @@ func TestEntryWritesByRole(t *testing.T) {
 		do   func(f *fixture, r roles, e *calendar.Entry, ctx context.Context) error
 	}{
 		{"create", func(f *fixture, r roles, _ *calendar.Entry, ctx context.Context) error {
-			_, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: r.cal.ID, Title: "x", Timing: allDay("2026-01-01")})
+			_, _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: r.cal.ID, Title: "x", Timing: allDay("2026-01-01")})
 			return err
 		}},
 		{"update", func(f *fixture, _ roles, e *calendar.Entry, ctx context.Context) error {
-			_, err := f.store.UpdateEntry(ctx, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Title: calendar.Set("y")})
+			_, _, err := f.store.UpdateEntry(ctx, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Title: calendar.Set("y")})
 			return err
 		}},
 		{"complete", func(f *fixture, _ roles, e *calendar.Entry, ctx context.Context) error {
-			_, err := f.store.SetTaskCompleted(ctx, e.Key(), e.Version, true)
+			_, _, err := f.store.SetTaskCompleted(ctx, e.Key(), e.Version, true)
 			return err
 		}},
 		{"delete", func(f *fixture, _ roles, e *calendar.Entry, ctx context.Context) error {
 			return f.store.DeleteEntry(ctx, e.Key(), e.Version)
 		}},
 		{"reopen", func(f *fixture, r roles, e *calendar.Entry, ctx context.Context) error {
-			done, err := f.store.SetTaskCompleted(r.owner, e.Key(), e.Version, true)
+			done, _, err := f.store.SetTaskCompleted(r.owner, e.Key(), e.Version, true)
 			if err != nil {
 				f.t.Fatal(err)
 			}
-			_, err = f.store.SetTaskCompleted(ctx, e.Key(), done.Version, false)
+			_, _, err = f.store.SetTaskCompleted(ctx, e.Key(), done.Version, false)
 			return err
 		}},
 		{"move", func(f *fixture, r roles, e *calendar.Entry, ctx context.Context) error {
@@ -42,7 +42,7 @@ func TestEntryWritesByRole(t *testing.T) {
 			if viewerOrEmpty(ctx) != "" {
 				to = f.calendarOf(ctx, "own").ID
 			}
-			_, err := f.store.MoveEntry(ctx, e.Key(), e.Version, to)
+			_, _, err := f.store.MoveEntry(ctx, e.Key(), e.Version, to)
 			return err
 		}},
 	}
@@ -63,7 +63,7 @@ func TestEntryWritesByRole(t *testing.T) {
 			r := f.roles()
 			for _, a := range actors {
 				t.Run(a.name, func(t *testing.T) {
-					e, err := f.store.CreateEntry(r.owner, calendar.NewEntry{CalendarID: r.cal.ID, Title: "task", Timing: dueOn("2026-01-01")})
+					e, _, err := f.store.CreateEntry(r.owner, calendar.NewEntry{CalendarID: r.cal.ID, Title: "task", Timing: dueOn("2026-01-01")})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -85,7 +85,7 @@ func TestMoveEntry(t *testing.T) {
 	target := f.calendarOf(r.writer, "Writer's own")
 	readOnly := f.calendarOf(r.outsider, "Outsider's")
 	f.share(r.outsider, readOnly, r.writer, "writer@example.com", calendar.RoleReader)
-	e, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "trip", Timing: multiDay("2026-01-01", "2026-07-01")})
+	e, _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "trip", Timing: multiDay("2026-01-01", "2026-07-01")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +104,12 @@ func TestMoveEntry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := f.store.MoveEntry(tt.ctx, e.Key(), tt.ver, tt.to)
+			_, _, err := f.store.MoveEntry(tt.ctx, e.Key(), tt.ver, tt.to)
 			wantCode(t, err, tt.want)
 		})
 	}
 	before := f.countEntities()
-	moved, err := f.store.MoveEntry(r.writer, e.Key(), 1, target.ID)
+	moved, _, err := f.store.MoveEntry(r.writer, e.Key(), 1, target.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestConcurrentEntryUpdatesWithOneVersion(t *testing.T) {
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "x", Timing: allDay("2026-01-01")})
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "x", Timing: allDay("2026-01-01")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestConcurrentEntryUpdatesWithOneVersion(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set(fmt.Sprint("by ", i))})
+			_, _, errs[i] = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set(fmt.Sprint("by ", i))})
 		})
 	}
 	wg.Wait()

@@ -76,7 +76,7 @@ func TestFeedContent(t *testing.T) {
 	ada, cal := syncSeries(f)
 	view := f.occurrences(ada, cal.ID, eightWeeks, paris, false)
 	f.edit(ada, find(t, view, paris, "01-19 09:00"), calendar.ScopeAll, title("Weekly sync"))
-	if _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Trip", Timing: multiDay("2026-03-01", "2026-03-20")}); err != nil {
+	if _, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Trip", Timing: multiDay("2026-03-01", "2026-03-20")}); err != nil {
 		t.Fatal(err)
 	}
 	token, err := f.store.RotateFeed(ada, cal.ID)

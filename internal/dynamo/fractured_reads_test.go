@@ -74,16 +74,16 @@ func (r *rangeReads) loop(t *testing.T, reader *dynamo.Store, cal string, done <
 				default:
 				}
 				before := complete()
-				// A request's context, as the server makes it: a budget of
+				// A query's scope, as the server makes it: a budget of
 				// reads (so pages are bounded, see pageReserve) and a request
 				// that may be served from the view cache.
-				ctx := calendar.WithBudget(calendar.WithWriteTracking(context.Background()), calendar.NewBudget(10_000, 8<<20))
+				ctx := context.Background()
 				found, err := reader.Read(ctx, calendar.Keys{Calendars: []string{cal}})
 				if err != nil {
 					t.Errorf("read calendar: %v", err)
 					return
 				}
-				candidates, err := reader.EntriesReaching(ctx, found.Calendars[cal], from, to)
+				candidates, err := reader.EntriesReaching(ctx, queryScope(), found.Calendars[cal], from, to)
 				r.reads.Add(1)
 				if calendar.ErrorCode(err) == calendar.CodeUnavailable {
 					r.refused.Add(1)
@@ -156,7 +156,7 @@ func (f *fixture) fill(ctx context.Context, cal string, n int) {
 	f.t.Helper()
 	for i := range n {
 		start := time.Date(2026, 11, 23+i%7, 7+i/7, 0, 0, 0, time.UTC)
-		if _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("filler ", i),
+		if _, _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: fmt.Sprint("filler ", i),
 			Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(30 * time.Minute)}}}); err != nil {
 			f.t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func testMovedStart(t *testing.T, cache bool, fillers int) {
 	cal := f.calendarOf(ada, "Busy")
 	f.fill(ada, cal.ID, fillers)
 	late, early := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC), time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
-	moved, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "moved",
+	moved, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "moved",
 		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: late, End: late.Add(time.Hour)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func testMovedStart(t *testing.T, cache bool, fillers int) {
 		if i%2 == 1 {
 			start = late
 		}
-		moved, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: moved.Key(), ExpectedVersion: moved.Version,
+		moved, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: moved.Key(), ExpectedVersion: moved.Version,
 			Timing: calendar.Set(calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}})})
 		if err != nil {
 			t.Error(err)
@@ -305,7 +305,7 @@ func testDeletedSeries(t *testing.T, cache, inSteps bool) {
 // its ID.
 func makeStandup(f *fixture, ctx context.Context, cal string) (string, error) {
 	first := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
-	m, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: "standup",
+	m, _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: "standup",
 		Timing:     calendar.Timing{Timed: &calendar.TimedTiming{Start: first, End: first.Add(15 * time.Minute)}},
 		Recurrence: &calendar.Recurrence{Rule: "FREQ=DAILY"}})
 	if err != nil {
@@ -324,7 +324,7 @@ func makeStandup(f *fixture, ctx context.Context, cal string) (string, error) {
 		if x.title == "" {
 			err = f.store.DeleteOccurrence(ctx, key, calendar.ScopeThis, occ.Version)
 		} else {
-			_, err = f.store.UpdateOccurrence(ctx, key, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: occ.Version, Title: calendar.Set(x.title)})
+			_, _, err = f.store.UpdateOccurrence(ctx, key, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: occ.Version, Title: calendar.Set(x.title)})
 		}
 		if err != nil {
 			return "", fmt.Errorf("exception on the %d: %w", x.day, err)

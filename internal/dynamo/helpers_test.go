@@ -74,7 +74,7 @@ func (f *fixture) calendarOf(ctx context.Context, name string) *calendar.Calenda
 // share adds the user of member to the calendar with a role and returns the membership.
 func (f *fixture) share(owner context.Context, cal *calendar.Calendar, member context.Context, email string, role calendar.Role) *calendar.Membership {
 	f.t.Helper()
-	m, err := f.store.AddMember(owner, cal.ID, email, role)
+	m, _, err := f.store.AddMember(owner, cal.ID, email, role)
 	if err != nil {
 		f.t.Fatalf("add %s as %s: %v", email, role, err)
 	}
@@ -199,4 +199,11 @@ func (f *fixture) mustDo(err error) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// queryScope is the read scope the server gives a query: the default
+// request budget (so range pages are bounded, see pageReserve) and the view
+// cache.
+func queryScope() calendar.ReadScope {
+	return calendar.ReadScope{Budget: calendar.NewBudget(10_000, 8<<20), Cached: true}
 }

@@ -34,11 +34,11 @@ func TestChecksInsideTheWrite(t *testing.T) {
 	t.Run("role revoked before an edit", func(t *testing.T) {
 		f := newFixture(t)
 		r := f.roles()
-		if _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version); err != nil {
+		if _, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version); err != nil {
 			t.Fatal(err)
 		}
 		interleave(t, f.store, func() {
-			if _, err := f.store.ChangeRole(r.writer, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version); err != nil {
+			if _, _, err := f.store.ChangeRole(r.writer, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version); err != nil {
 				t.Errorf("demote meanwhile: %v", err)
 			}
 		})
@@ -48,24 +48,24 @@ func TestChecksInsideTheWrite(t *testing.T) {
 	t.Run("two owners step down at once", func(t *testing.T) {
 		f := newFixture(t)
 		r := f.roles()
-		second, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
+		second, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Both read "two owners"; the other one's step-down lands first, so only
 		// the owner tally can stop this one.
 		interleave(t, f.store, func() {
-			if _, err := f.store.ChangeRole(r.writer, second.Key(), calendar.RoleReader, second.Version); err != nil {
+			if _, _, err := f.store.ChangeRole(r.writer, second.Key(), calendar.RoleReader, second.Version); err != nil {
 				t.Errorf("step down meanwhile: %v", err)
 			}
 		})
-		_, err = f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
+		_, _, err = f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
 		wantCode(t, err, calendar.CodeLastOwner)
 	})
 	t.Run("two owners leave at once", func(t *testing.T) {
 		f := newFixture(t)
 		r := f.roles()
-		second, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
+		second, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestChecksInsideTheWrite(t *testing.T) {
 				f.deleteRaw("CAL#"+r.cal.ID, sk)
 			}
 		})
-		_, err := f.store.AddMember(r.owner, r.cal.ID, "outsider@example.com", calendar.RoleReader)
+		_, _, err := f.store.AddMember(r.owner, r.cal.ID, "outsider@example.com", calendar.RoleReader)
 		wantCode(t, err, calendar.CodeNotFound)
 		if n := f.countEntities()["MEMBERSHIP"]; n != 3 {
 			t.Fatalf("got %d memberships, want the 3 from before (no new one for a deleted calendar)", n)
@@ -110,7 +110,7 @@ func TestConcurrentLeavesKeepAnOwner(t *testing.T) {
 	for round := range 5 {
 		f := newFixture(t)
 		r := f.roles()
-		second, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
+		second, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,16 +143,16 @@ func TestMembershipMadeAgainMeanwhile(t *testing.T) {
 	}{
 		{"change role", func(f *fixture, r roles) {
 			f.mustDo(f.store.RemoveMember(r.owner, r.writerM.Key(), r.writerM.Version))
-			_, err := f.store.AddMember(r.owner, r.cal.ID, "writer@example.com", calendar.RoleOwner)
+			_, _, err := f.store.AddMember(r.owner, r.cal.ID, "writer@example.com", calendar.RoleOwner)
 			f.mustDo(err)
 		}, func(f *fixture, r roles) error {
-			_, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleReader, r.writerM.Version)
+			_, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleReader, r.writerM.Version)
 			return err
 		}},
 		{"remove", func(f *fixture, r roles) {
 			_, err := f.store.LeaveCalendar(r.reader, r.cal.ID, r.readerM.Version)
 			f.mustDo(err)
-			_, token, err := f.store.CreateInvitation(r.owner, calendar.NewInvitation{CalendarID: r.cal.ID, Role: calendar.RoleOwner})
+			_, token, _, err := f.store.CreateInvitation(r.owner, calendar.NewInvitation{CalendarID: r.cal.ID, Role: calendar.RoleOwner})
 			f.mustDo(err)
 			_, err = f.store.AcceptInvitation(r.reader, token)
 			f.mustDo(err)
@@ -161,7 +161,7 @@ func TestMembershipMadeAgainMeanwhile(t *testing.T) {
 		}},
 		{"leave", func(f *fixture, r roles) {
 			f.mustDo(f.store.RemoveMember(r.owner, r.readerM.Key(), r.readerM.Version))
-			_, err := f.store.AddMember(r.owner, r.cal.ID, "reader@example.com", calendar.RoleOwner)
+			_, _, err := f.store.AddMember(r.owner, r.cal.ID, "reader@example.com", calendar.RoleOwner)
 			f.mustDo(err)
 		}, func(f *fixture, r roles) error {
 			_, err := f.store.LeaveCalendar(r.reader, r.cal.ID, r.readerM.Version)
@@ -176,7 +176,7 @@ func TestMembershipMadeAgainMeanwhile(t *testing.T) {
 			wantCode(t, tt.change(f, r), calendar.CodeVersionConflict)
 			// The calendar has two owners, and its tally says so: the first
 			// may step down (the fixture checks the table when the test ends).
-			if _, err := f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version); err != nil {
+			if _, _, err := f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -47,15 +47,15 @@ func (r invitationRecord) invitation() *calendar.Invitation {
 }
 
 // CreateInvitation implements calendar.InvitationService.
-func (s *Store) CreateInvitation(ctx context.Context, n calendar.NewInvitation) (*calendar.Invitation, string, error) {
+func (s *Store) CreateInvitation(ctx context.Context, n calendar.NewInvitation) (*calendar.Invitation, string, *calendar.Calendar, error) {
 	acc, err := s.access(ctx, n.CalendarID, calendar.ActionManage)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	now := s.timestamp()
 	inv, err := n.Build(now)
 	if err != nil {
-		return nil, "", err
+		return nil, "", acc.calendar, err
 	}
 	inv.ID, inv.CreatedBy, inv.CreatedAt = s.newID(), acc.viewer, now
 	token := calendar.NewFeedToken()
@@ -66,9 +66,9 @@ func (s *Store) CreateInvitation(ctx context.Context, n calendar.NewInvitation) 
 	w.Put(invitationKey(inv.CalendarID, inv.ID), newInvitationRecord(&inv, calendar.FeedTokenHash(token)), notExists(),
 		mustBeNew(calendar.CodeInternal, "invitation ID collision"))
 	if err := s.commit(ctx, w); err != nil {
-		return nil, "", fmt.Errorf("create invitation to calendar %s: %w", n.CalendarID, err)
+		return nil, "", acc.calendar, fmt.Errorf("create invitation to calendar %s: %w", n.CalendarID, err)
 	}
-	return &inv, token, nil
+	return &inv, token, acc.calendar, nil
 }
 
 // RevokeInvitation implements calendar.InvitationService.

@@ -32,7 +32,7 @@ func TestInvitationsNeedTheirCreatorsStanding(t *testing.T) {
 			ada, bob, cy := f.user("ada@example.com"), f.user("bob@example.com"), f.user("cy@example.com")
 			cal := f.calendarOf(ada, "Ada's")
 			m := f.share(ada, cal, bob, "bob@example.com", calendar.RoleOwner)
-			_, token, err := f.store.CreateInvitation(bob, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
+			_, token, _, err := f.store.CreateInvitation(bob, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleOwner})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func removeBob(f *fixture, ada context.Context, bob *calendar.Membership) {
 }
 
 func demoteBob(f *fixture, ada context.Context, bob *calendar.Membership) {
-	if _, err := f.store.ChangeRole(ada, bob.Key(), calendar.RoleWriter, bob.Version); err != nil {
+	if _, _, err := f.store.ChangeRole(ada, bob.Key(), calendar.RoleWriter, bob.Version); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -76,7 +76,7 @@ func TestMemberOfADeletedCalendarGetsNotFound(t *testing.T) {
 	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
 	cal := f.calendarOf(ada, "Ada's")
 	f.share(ada, cal, bob, "bob@example.com", calendar.RoleReader)
-	_, token, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader})
+	_, token, _, err := f.store.CreateInvitation(ada, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader})
 	if err != nil {
 		t.Fatal(err)
 	}

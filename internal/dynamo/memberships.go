@@ -13,25 +13,25 @@ import (
 )
 
 // AddMember implements calendar.MembershipService.
-func (s *Store) AddMember(ctx context.Context, calendarID, email string, role calendar.Role) (*calendar.Membership, error) {
+func (s *Store) AddMember(ctx context.Context, calendarID, email string, role calendar.Role) (*calendar.Membership, *calendar.Calendar, error) {
 	if err := calendar.ValidateRole("role", role); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	email, err := calendar.NormalizeEmail(email)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ek := emailKey(email)
 	acc, err := s.access(ctx, calendarID, calendar.ActionManage, ek)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if acc.items[ek] == nil {
-		return nil, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: they must sign in once before they can be added", email)
+		return nil, acc.calendar, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: they must sign in once before they can be added", email)
 	}
 	userID := stringAttr(acc.items[ek], "userId")
 	if userID == acc.viewer {
-		return nil, calendar.Errorf(calendar.CodeAlreadyExists, "you are already a member of this calendar")
+		return nil, acc.calendar, calendar.Errorf(calendar.CodeAlreadyExists, "you are already a member of this calendar")
 	}
 	now := s.timestamp()
 	m := &calendar.Membership{CalendarID: calendarID, UserID: userID, Role: role, Version: 1, CreatedAt: now, UpdatedAt: now}
@@ -48,22 +48,22 @@ func (s *Store) AddMember(ctx context.Context, calendarID, email string, role ca
 	w.Add(calendarStillThere(calendarID, delta))
 	w.LogMember(calendarID, userID)
 	if err := s.commit(ctx, w); err != nil {
-		return nil, fmt.Errorf("add member to calendar %s: %w", calendarID, err)
+		return nil, acc.calendar, fmt.Errorf("add member to calendar %s: %w", calendarID, err)
 	}
-	return m, nil
+	return m, acc.calendar, nil
 }
 
 // ChangeRole implements calendar.MembershipService.
-func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role calendar.Role, expectedVersion int) (*calendar.Membership, error) {
+func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role calendar.Role, expectedVersion int) (*calendar.Membership, *calendar.Calendar, error) {
 	if err := calendar.ValidateRole("role", role); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acc, target, err := s.memberAccess(ctx, key, expectedVersion)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if target.Role == role {
-		return target, nil
+		return target, acc.calendar, nil
 	}
 	updated := *target
 	updated.Role, updated.Version, updated.UpdatedAt = role, target.Version+1, s.timestamp()
@@ -84,9 +84,9 @@ func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role
 	w.Add(calendarStillThere(key.CalendarID, delta))
 	w.LogMember(key.CalendarID, key.UserID)
 	if err := s.commit(ctx, w); err != nil {
-		return nil, fmt.Errorf("change role in calendar %s: %w", key.CalendarID, err)
+		return nil, acc.calendar, fmt.Errorf("change role in calendar %s: %w", key.CalendarID, err)
 	}
-	return &updated, nil
+	return &updated, acc.calendar, nil
 }
 
 // RemoveMember implements calendar.MembershipService.
@@ -273,10 +273,10 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 }
 
 // MembershipsOfCalendar implements calendar.Reader with a table Query, or
-// from the view cache (viewcache.go) for a request it may serve when it holds
+// from the view cache (viewcache.go) for a scope it may serve when it holds
 // the page at the calendar's revision.
-func (s *Store) MembershipsOfCalendar(ctx context.Context, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
-	return cachedRead(ctx, s.views, cal, membersKey(cal, p), clonePage,
+func (s *Store) MembershipsOfCalendar(ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
+	return cachedRead(s.views, scope, cal, membersKey(cal, p), clonePage,
 		func(p *calendar.MembershipPage) int { return len(p.Memberships) },
 		func() (*calendar.MembershipPage, error) { return s.membershipPage(ctx, membersQuery(cal.ID, p)) })
 }

@@ -17,11 +17,11 @@ func TestMembershipWritesByRole(t *testing.T) {
 		do        func(f *fixture, r roles, ctx context.Context) error
 	}{
 		{"add member", -1, func(f *fixture, r roles, ctx context.Context) error {
-			_, err := f.store.AddMember(ctx, r.cal.ID, "newcomer@example.com", calendar.RoleReader)
+			_, _, err := f.store.AddMember(ctx, r.cal.ID, "newcomer@example.com", calendar.RoleReader)
 			return err
 		}},
 		{"change role", -1, func(f *fixture, r roles, ctx context.Context) error {
-			_, err := f.store.ChangeRole(ctx, r.readerM.Key(), calendar.RoleWriter, r.readerM.Version)
+			_, _, err := f.store.ChangeRole(ctx, r.readerM.Key(), calendar.RoleWriter, r.readerM.Version)
 			return err
 		}},
 		{"remove member", -1, func(f *fixture, r roles, ctx context.Context) error {
@@ -64,7 +64,7 @@ func TestAddMemberInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := f.store.AddMember(r.owner, r.cal.ID, tt.email, tt.role)
+			_, _, err := f.store.AddMember(r.owner, r.cal.ID, tt.email, tt.role)
 			wantCode(t, err, tt.want)
 		})
 	}
@@ -78,11 +78,11 @@ func TestLastOwner(t *testing.T) {
 	r := f.roles()
 	_, err := f.store.LeaveCalendar(r.owner, r.cal.ID, r.ownerM.Version)
 	wantCode(t, err, calendar.CodeLastOwner)
-	_, err = f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
+	_, _, err = f.store.ChangeRole(r.owner, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
 	wantCode(t, err, calendar.CodeLastOwner)
 	wantCode(t, f.store.RemoveMember(r.owner, r.ownerM.Key(), r.ownerM.Version), calendar.CodeLastOwner)
 
-	promoted, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
+	promoted, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
 	if err != nil {
 		t.Fatalf("promote writer: %v", err)
 	}
@@ -102,16 +102,16 @@ func TestLastOwner(t *testing.T) {
 func TestConcurrentDemotionsKeepAnOwner(t *testing.T) {
 	f := newFixture(t)
 	r := f.roles()
-	second, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
+	second, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleOwner, r.writerM.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Each owner demotes the other at the same time: one of them must fail.
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
-	wg.Go(func() { _, errs[0] = f.store.ChangeRole(r.owner, second.Key(), calendar.RoleReader, second.Version) })
+	wg.Go(func() { _, _, errs[0] = f.store.ChangeRole(r.owner, second.Key(), calendar.RoleReader, second.Version) })
 	wg.Go(func() {
-		_, errs[1] = f.store.ChangeRole(r.writer, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
+		_, _, errs[1] = f.store.ChangeRole(r.writer, r.ownerM.Key(), calendar.RoleReader, r.ownerM.Version)
 	})
 	wg.Wait()
 	ok := 0
@@ -131,7 +131,7 @@ func TestConcurrentDemotionsKeepAnOwner(t *testing.T) {
 		t.Fatalf("got %d successful demotions (errors %v), want exactly 1", ok, errs)
 	}
 	owners := 0
-	page, err := f.store.MembershipsOfCalendar(r.reader, &calendar.Calendar{ID: r.cal.ID}, calendar.Page{First: 10})
+	page, err := f.store.MembershipsOfCalendar(r.reader, calendar.ReadScope{}, &calendar.Calendar{ID: r.cal.ID}, calendar.Page{First: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,30 +9,31 @@ import (
 
 // MoveEntry implements calendar.EntryService: one transaction deletes the entry
 // and its pieces from the old calendar and puts them in the new one (seed 003's
-// reschedule), so it is in exactly one calendar at every moment.
-func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int, toCalendarID string) (*calendar.Entry, error) {
+// reschedule), so it is in exactly one calendar at every moment. It returns
+// the target calendar as the write's check read it.
+func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int, toCalendarID string) (*calendar.Entry, *calendar.Calendar, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := validMove(key, toCalendarID); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tk, tm := calendarKey(toCalendarID), membershipKey(toCalendarID, viewer)
 	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID), tk, tm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	to, err := moveTarget(ctx, acc, tk, tm)
+	to, err := moveTarget(acc, tk, tm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
-		return nil, err
+		return nil, to, err
 	}
 	if old.IsSeries() {
-		return nil, calendar.Invalidf("id", "a series cannot be moved to another calendar: create it there and delete it here")
+		return nil, to, calendar.Invalidf("id", "a series cannot be moved to another calendar: create it there and delete it here")
 	}
 	moved := *old
 	moved.CalendarID, moved.Version, moved.UpdatedAt = toCalendarID, expectedVersion+1, s.timestamp()
@@ -49,18 +50,18 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	w.Tally(viewer, nil, &moved)
 	released, err := s.slotWrites(acc.calendar, []*calendar.Entry{old}, nil)
 	if err != nil {
-		return nil, err
+		return nil, to, err
 	}
 	taken, err := s.slotWrites(to, nil, []*calendar.Entry{&moved})
 	if err != nil {
-		return nil, err
+		return nil, to, err
 	}
 	w.Book(released...)
 	w.Book(taken...)
 	if err := s.commitBooking(ctx, w); err != nil {
-		return nil, fmt.Errorf("move entry %s: %w", key.EntryID, err)
+		return nil, to, fmt.Errorf("move entry %s: %w", key.EntryID, err)
 	}
-	return &moved, nil
+	return &moved, to, nil
 }
 
 // validMove checks a move's input.
@@ -79,7 +80,7 @@ func validMove(key calendar.EntryKey, toCalendarID string) error {
 
 // moveTarget checks the viewer's standing on a move's target calendar, as
 // acc read it, and returns the calendar.
-func moveTarget(ctx context.Context, acc *access, calendarItem, membershipItem itemKey) (*calendar.Calendar, error) {
+func moveTarget(acc *access, calendarItem, membershipItem itemKey) (*calendar.Calendar, error) {
 	if acc.items[calendarItem] == nil || acc.items[membershipItem] == nil {
 		return nil, calendar.Errorf(calendar.CodeNotFound, "target calendar not found")
 	}
@@ -94,7 +95,5 @@ func moveTarget(ctx context.Context, acc *access, calendarItem, membershipItem i
 	if err != nil {
 		return nil, err
 	}
-	to := c.calendar()
-	calendar.SawCalendar(ctx, to)
-	return to, nil
+	return c.calendar(), nil
 }

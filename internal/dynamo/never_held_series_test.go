@@ -35,7 +35,7 @@ func TestNeverHeldSeries(t *testing.T) {
 		t.Helper()
 		rec := &dynamo.Recorder{}
 		s := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(rec)), f.store.Table(), recurrence.Engine{})
-		found, err := s.EntriesReaching(ada, read(id), from, to)
+		found, err := s.EntriesReaching(ada, calendar.ReadScope{}, read(id), from, to)
 		f.mustDo(err)
 		n := 0
 		for _, c := range rec.Calls() {
@@ -50,21 +50,21 @@ func TestNeverHeldSeries(t *testing.T) {
 	if !created.NeverHeldSeries {
 		t.Fatal("a new calendar is not marked")
 	}
-	_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: created.ID, Title: "single", Timing: timed})
+	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: created.ID, Title: "single", Timing: timed})
 	f.mustDo(err)
 	if n, found := queries(created.ID); n != 1 || len(found) != 0 {
 		t.Fatalf("with a single entry: %d Queries, %d entries; want 1 and none in the range", n, len(found))
 	}
-	_, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: created.ID, Title: "weekly", Timing: timed, Recurrence: weekly})
+	_, _, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: created.ID, Title: "weekly", Timing: timed, Recurrence: weekly})
 	f.mustDo(err)
 	if n, found := queries(created.ID); n != 2 || len(found) != 1 || found[0].Title != "weekly" {
 		t.Fatalf("after a series: %d Queries, %v; want 2 and the series", n, found)
 	}
 
 	made := f.calendarOf(ada, "single made to repeat")
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: made.ID, Title: "made weekly", Timing: timed})
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: made.ID, Title: "made weekly", Timing: timed})
 	f.mustDo(err)
-	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: made.ID, EntryID: e.ID},
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: made.ID, EntryID: e.ID},
 		ExpectedVersion: e.Version, Recurrence: calendar.Set(*weekly)})
 	f.mustDo(err)
 	if n, found := queries(made.ID); n != 2 || len(found) != 1 {
@@ -77,7 +77,7 @@ func TestNeverHeldSeries(t *testing.T) {
 	var raced1 atomic.Bool
 	dynamo.SetBeforeTransact(f.store, func(ctx context.Context) {
 		if raced1.CompareAndSwap(false, true) { // the series' own transaction passes here too
-			_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: raced.ID, Title: "raced in", Timing: timed, Recurrence: weekly})
+			_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: raced.ID, Title: "raced in", Timing: timed, Recurrence: weekly})
 			f.mustDo(err)
 		}
 	})

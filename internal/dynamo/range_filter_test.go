@@ -27,7 +27,7 @@ func TestRangeQuerySendsWhatReachesIn(t *testing.T) {
 	cal := f.calendarOf(ada, "Work")
 	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
 	timed := func(title, start, end string) {
-		_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: title,
+		_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: title,
 			Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: at(start), End: at(end), TimeZone: "UTC"}}})
 		f.mustDo(err)
 	}
@@ -35,7 +35,7 @@ func TestRangeQuerySendsWhatReachesIn(t *testing.T) {
 	timed("ends at the start", "2026-06-14T23:00:00Z", "2026-06-15T00:00:00Z")
 	timed("reaches in", "2026-06-14T23:00:00Z", "2026-06-15T01:00:00Z")
 	timed("inside", "2026-06-16T09:00:00Z", "2026-06-16T10:00:00Z")
-	_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "all days before",
+	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "all days before",
 		Timing: calendar.Timing{MultiDay: &calendar.DaySpan{Start: calendar.Date{Year: 2026, Month: 6, Day: 8}, End: calendar.Date{Year: 2026, Month: 6, Day: 11}}}})
 	f.mustDo(err)
 	// An item of an older version, without reachEnd: a copy of "ended
@@ -70,7 +70,7 @@ func TestRangeQuerySendsWhatReachesIn(t *testing.T) {
 		})
 	}
 	s := dynamo.New(dynamotest.Client(t, count), f.store.Table(), recurrence.Engine{})
-	entries, err := s.EntriesReaching(context.Background(), cal, at("2026-06-15T00:00:00Z"), at("2026-06-22T00:00:00Z"))
+	entries, err := s.EntriesReaching(context.Background(), calendar.ReadScope{}, cal, at("2026-06-15T00:00:00Z"), at("2026-06-22T00:00:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

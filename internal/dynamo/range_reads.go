@@ -55,30 +55,31 @@ const maxRangeReads = 4
 
 // ReadRange implements calendar.EntryReader: one read of cal's range,
 // settled when it took one call.
-func (s *Store) ReadRange(ctx context.Context, cal *calendar.Calendar, from, to time.Time) *calendar.RangeRead {
+func (s *Store) ReadRange(ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar, from, to time.Time) *calendar.RangeRead {
 	r := &calendar.RangeRead{Calendar: cal, From: from, To: to}
-	s.readRange(ctx, r, pageReserve(0))
+	s.readRange(ctx, scope, r, pageReserve(0))
 	return r
 }
 
 // readRange reads r's range at r.Calendar, the entries' first page asking
-// for first items, and keeps it in the view cache when it is settled.
-func (s *Store) readRange(ctx context.Context, r *calendar.RangeRead, first int) {
-	if s.mayKeep(ctx, r) {
+// for first items of scope's budget, and keeps it in the view cache when it
+// is settled and scope may.
+func (s *Store) readRange(ctx context.Context, scope calendar.ReadScope, r *calendar.RangeRead, first int) {
+	if mayKeep(scope, r) {
 		s.views.settled(r.Calendar.ID, r.Calendar.Revision, time.Time{}) // the revision's first sighting, before the read
 	}
 	r.Sent = s.views.clock()
 	var calls int
-	r.Entries, calls, r.Err = s.entriesReaching(ctx, r.Calendar, r.From, r.To, first)
+	r.Entries, calls, r.Err = s.entriesReaching(ctx, scope.Budget, r.Calendar, r.From, r.To, first)
 	if r.Settled = r.Err != nil || calls <= 1; r.Settled {
-		s.keepRange(ctx, r)
+		s.keepRange(scope, r)
 	}
 }
 
 // CheckRanges implements calendar.EntryReader (see above): the calendars of
 // the reads to settle are read again at once, as are the ranges of those
 // that moved.
-func (s *Store) CheckRanges(ctx context.Context, reads []*calendar.RangeRead) {
+func (s *Store) CheckRanges(ctx context.Context, scope calendar.ReadScope, reads []*calendar.RangeRead) {
 	var checks []*calendar.RangeRead
 	for _, r := range reads {
 		if !r.Settled {
@@ -86,8 +87,8 @@ func (s *Store) CheckRanges(ctx context.Context, reads []*calendar.RangeRead) {
 		}
 	}
 	for n := 1; len(checks) > 0; n++ { // n: the reads each has had
-		again := s.confirm(ctx, checks, n == maxRangeReads)
-		s.readAgain(ctx, again)
+		again := s.confirm(ctx, scope, checks, n == maxRangeReads)
+		s.readAgain(ctx, scope, again)
 		checks = slices.DeleteFunc(again, func(r *calendar.RangeRead) bool { return r.Settled })
 	}
 }
@@ -96,11 +97,11 @@ func (s *Store) CheckRanges(ctx context.Context, reads []*calendar.RangeRead) {
 // others on goroutines of their own. A read again asks for all that the
 // last found at once: one page (unless the range grew past it, or past
 // 1 MB) makes it shorter, and so likelier to fall between two writes.
-func (s *Store) readAgain(ctx context.Context, reads []*calendar.RangeRead) {
+func (s *Store) readAgain(ctx context.Context, scope calendar.ReadScope, reads []*calendar.RangeRead) {
 	if len(reads) == 0 {
 		return
 	}
-	read := func(r *calendar.RangeRead) { s.readRange(ctx, r, pageReserve(0)+len(r.Entries)) }
+	read := func(r *calendar.RangeRead) { s.readRange(ctx, scope, r, pageReserve(0)+len(r.Entries)) }
 	var wg sync.WaitGroup
 	for _, r := range reads[1:] {
 		wg.Add(1)
@@ -118,7 +119,7 @@ func (s *Store) readAgain(ctx context.Context, reads []*calendar.RangeRead) {
 // (nothing to show); on the last round, a read whose calendar moved fails.
 // It returns the others, set to be read again at their calendar's new
 // revision.
-func (s *Store) confirm(ctx context.Context, checks []*calendar.RangeRead, last bool) []*calendar.RangeRead {
+func (s *Store) confirm(ctx context.Context, scope calendar.ReadScope, checks []*calendar.RangeRead, last bool) []*calendar.RangeRead {
 	keys := make([]itemKey, len(checks))
 	for i, r := range checks {
 		keys[i] = calendarKey(r.Calendar.ID)
@@ -133,7 +134,7 @@ func (s *Store) confirm(ctx context.Context, checks []*calendar.RangeRead, last 
 		case c == nil:
 			r.Entries = nil // deleted while its range was read
 		case c.Revision == r.Calendar.Revision:
-			s.keepRange(ctx, r)
+			s.keepRange(scope, r)
 		case last:
 			r.Entries, r.Err = nil, calendar.Errorf(calendar.CodeUnavailable,
 				"the calendar changed during each of %d reads of its entries: try again", maxRangeReads)
@@ -162,24 +163,24 @@ func calendarNow(found map[itemKey]item, k itemKey) (*calendar.Calendar, error) 
 }
 
 // mayKeep reports whether the view cache may keep what r finds: r knows its
-// calendar's revision, and the request may be served from the cache.
-func (s *Store) mayKeep(ctx context.Context, r *calendar.RangeRead) bool {
-	return r.Calendar.Revision > 0 && calendar.MayServeCached(ctx)
+// calendar's revision, and its scope may be served from the cache.
+func mayKeep(scope calendar.ReadScope, r *calendar.RangeRead) bool {
+	return r.Calendar.Revision > 0 && scope.Cached
 }
 
 // keepRange puts a settled read that shows its calendar at r.Calendar's
 // revision in the view cache, when it may and the revision had settled when
 // the read was sent.
-func (s *Store) keepRange(ctx context.Context, r *calendar.RangeRead) {
-	if r.Err == nil && s.mayKeep(ctx, r) && s.views.settled(r.Calendar.ID, r.Calendar.Revision, r.Sent) {
+func (s *Store) keepRange(scope calendar.ReadScope, r *calendar.RangeRead) {
+	if r.Err == nil && mayKeep(scope, r) && s.views.settled(r.Calendar.ID, r.Calendar.Revision, r.Sent) {
 		s.views.put(rangeKey(r.Calendar, r.From, r.To), slices.Clone(r.Entries), len(r.Entries))
 	}
 }
 
 // CachedEntriesReaching implements calendar.EntryReader: the view cache's
-// answer, for a request that may be served from it.
-func (s *Store) CachedEntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, bool) {
-	if cal.Revision == 0 || !calendar.MayServeCached(ctx) {
+// answer, for a scope that may be served from it.
+func (s *Store) CachedEntriesReaching(_ context.Context, scope calendar.ReadScope, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, bool) {
+	if cal.Revision == 0 || !scope.Cached {
 		return nil, false
 	}
 	v, ok := s.views.get(rangeKey(cal, from, to))
@@ -189,13 +190,13 @@ func (s *Store) CachedEntriesReaching(ctx context.Context, cal *calendar.Calenda
 	return slices.Clone(v.([]*calendar.Entry)), true
 }
 
-// EntriesReaching reads a calendar's range as a view does: from the view
-// cache when it holds it, else read and settled.
-func (s *Store) EntriesReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
-	if es, ok := s.CachedEntriesReaching(ctx, cal, from, to); ok {
+// EntriesReaching reads a calendar's range as a view in scope does: from
+// the view cache when it holds it and scope may, else read and settled.
+func (s *Store) EntriesReaching(ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
+	if es, ok := s.CachedEntriesReaching(ctx, scope, cal, from, to); ok {
 		return es, nil
 	}
-	r := s.ReadRange(ctx, cal, from, to)
-	s.CheckRanges(ctx, []*calendar.RangeRead{r})
+	r := s.ReadRange(ctx, scope, cal, from, to)
+	s.CheckRanges(ctx, scope, []*calendar.RangeRead{r})
 	return r.Entries, r.Err
 }

@@ -78,9 +78,9 @@ func (sf *splitFixture) entryAt(start time.Time) *calendar.Entry {
 	timing := calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}
 	var err error
 	if sf.moved == nil {
-		sf.moved, err = sf.store.CreateEntry(sf.ada, calendar.NewEntry{CalendarID: sf.cal.ID, Title: "moved", Timing: timing})
+		sf.moved, _, err = sf.store.CreateEntry(sf.ada, calendar.NewEntry{CalendarID: sf.cal.ID, Title: "moved", Timing: timing})
 	} else {
-		sf.moved, err = sf.store.UpdateEntry(sf.ada, calendar.EntryUpdate{Key: sf.moved.Key(), ExpectedVersion: sf.moved.Version, Timing: calendar.Set(timing)})
+		sf.moved, _, err = sf.store.UpdateEntry(sf.ada, calendar.EntryUpdate{Key: sf.moved.Key(), ExpectedVersion: sf.moved.Version, Timing: calendar.Set(timing)})
 	}
 	if err != nil {
 		sf.t.Fatal(err)
@@ -91,14 +91,14 @@ func (sf *splitFixture) entryAt(start time.Time) *calendar.Entry {
 // view reads the week as a request would: the calendar first, then its range.
 func (sf *splitFixture) view() (*calendar.Calendar, []*calendar.Entry, error) {
 	sf.t.Helper()
-	ctx := calendar.WithBudget(calendar.WithWriteTracking(context.Background()), calendar.NewBudget(10_000, 8<<20))
+	ctx := context.Background()
 	found, err := sf.reader.Read(ctx, calendar.Keys{Calendars: []string{sf.cal.ID}})
 	if err != nil {
 		sf.t.Fatal(err)
 	}
 	cal := found.Calendars[sf.cal.ID]
 	from, to := fracturedWeek.Window()
-	es, err := sf.reader.EntriesReaching(ctx, cal, from, to)
+	es, err := sf.reader.EntriesReaching(ctx, queryScope(), cal, from, to)
 	return cal, es, err
 }
 
@@ -131,15 +131,15 @@ func TestRangeReadSplitByAWrite(t *testing.T) {
 		t.Fatalf("the moved entry shows at %v, want once at %v", got, early)
 	}
 	from, to := fracturedWeek.Window()
-	ctx := calendar.WithWriteTracking(context.Background())
-	if _, ok := sf.reader.CachedEntriesReaching(ctx, cal, from, to); ok {
+	ctx := context.Background()
+	if _, ok := sf.reader.CachedEntriesReaching(ctx, queryScope(), cal, from, to); ok {
 		t.Error("the split read is cached under the revision its calendar was read at")
 	}
 	now, err := sf.reader.Read(ctx, calendar.Keys{Calendars: []string{cal.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cached, ok := sf.reader.CachedEntriesReaching(ctx, now.Calendars[cal.ID], from, to)
+	cached, ok := sf.reader.CachedEntriesReaching(ctx, queryScope(), now.Calendars[cal.ID], from, to)
 	if got := starts(cached, sf.moved.ID); !ok || len(got) != 1 || !got[0].Equal(early) {
 		t.Errorf("cached at the new revision: %v (held: %v), want the read again", got, ok)
 	}

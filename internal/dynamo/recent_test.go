@@ -65,7 +65,7 @@ func TestRecentWritesNameWrittenLogs(t *testing.T) {
 	written(t, w)
 	cal := f.calendarOf(owner, "Team") // the calendar and its owner's membership; the owner's list
 	f.share(owner, cal, member, "member@example.com", calendar.RoleReader)
-	if _, err := f.store.CreateEntry(owner, calendar.NewEntry{CalendarID: cal.ID, Title: "Kick-off", Timing: dueOn("2026-12-01")}); err != nil {
+	if _, _, err := f.store.CreateEntry(owner, calendar.NewEntry{CalendarID: cal.ID, Title: "Kick-off", Timing: dueOn("2026-12-01")}); err != nil {
 		t.Fatal(err)
 	}
 	want := []calendar.LogRef{{ID: cal.ID}, {ID: viewer(t, owner), User: true}, {ID: viewer(t, member), User: true}}

@@ -36,7 +36,7 @@ func TestKeptOutcomesAreSealed(t *testing.T) {
 	cal := f.calendarOf(ada, "Ada's")
 	const key = "8f14e45f-ceea-467f-a0e6-1b6f8e3c2d4a"
 	invite := func(ctx context.Context) (string, error) {
-		_, token, err := f.store.CreateInvitation(ctx, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader})
+		_, token, _, err := f.store.CreateInvitation(ctx, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader})
 		return token, err
 	}
 	token, err := calendar.Once(ada, f.store, key, "fp", invite)

@@ -81,17 +81,17 @@ func (s *Store) seriesPlacement(e *calendar.Entry, gen string) placement {
 }
 
 // UpdateOccurrence implements calendar.SeriesService.
-func (s *Store) UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, error) {
-	edit, err := s.editSeries(ctx, key, calendar.SeriesEditInput{Scope: scope, Update: u})
+func (s *Store) UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error) {
+	edit, cal, err := s.editSeries(ctx, key, calendar.SeriesEditInput{Scope: scope, Update: u})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return edit.Result, nil
+	return edit.Result, cal, nil
 }
 
 // DeleteOccurrence implements calendar.SeriesService.
 func (s *Store) DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, expectedVersion int) error {
-	_, err := s.editSeries(ctx, key, calendar.SeriesEditInput{
+	_, _, err := s.editSeries(ctx, key, calendar.SeriesEditInput{
 		Scope: scope, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
 	})
 	return err
@@ -99,30 +99,31 @@ func (s *Store) DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey
 
 // editSeries reads the viewer's access and the series, plans the change
 // (package calendar decides what it writes) and applies it. A zero
-// key.OriginalStart addresses the series as a whole.
-func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in calendar.SeriesEditInput) (*calendar.SeriesEdit, error) {
+// key.OriginalStart addresses the series as a whole. It returns the change
+// made and the calendar as the viewer's access check read it.
+func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in calendar.SeriesEditInput) (*calendar.SeriesEdit, *calendar.Calendar, error) {
 	if err := validEntryKey(calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acc, defaults, err := s.entryAccess(ctx, key.CalendarID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := s.readSeries(ctx, key.CalendarID, key.SeriesID)
 	if err != nil {
-		return nil, err
+		return nil, acc.calendar, err
 	}
 	in.Series, in.Occurrence, in.Defaults, in.Now = st.Series, key.OriginalStart, defaults, s.timestamp()
 	in.NewSeriesID = s.newID()
 	in.NewICalUID = in.NewSeriesID + "@" + s.icalDomain
 	edit, err := calendar.PlanSeriesEdit(s.recur, in)
 	if err != nil {
-		return nil, err
+		return nil, acc.calendar, err
 	}
 	if err := s.applySeriesEdit(ctx, acc, st, edit); err != nil {
-		return nil, fmt.Errorf("change series %s: %w", key.SeriesID, err)
+		return nil, acc.calendar, fmt.Errorf("change series %s: %w", key.SeriesID, err)
 	}
-	return edit, nil
+	return edit, acc.calendar, nil
 }
 
 // seriesChanged explains a failed condition on a series' master or one of its

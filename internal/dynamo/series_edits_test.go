@@ -27,7 +27,7 @@ func TestSeriesChangesExcludeEachOther(t *testing.T) {
 			occ := find(f.t, view, paris, when)
 			u := title(t)
 			u.ExpectedVersion = occ.Version
-			_, err := f.store.UpdateOccurrence(ctx, occKey(occ), calendar.ScopeThis, u)
+			_, _, err := f.store.UpdateOccurrence(ctx, occKey(occ), calendar.ScopeThis, u)
 			return err
 		}
 	}
@@ -36,7 +36,7 @@ func TestSeriesChangesExcludeEachOther(t *testing.T) {
 			occ := find(f.t, view, paris, when)
 			u := title(t)
 			u.ExpectedVersion = occ.Version
-			_, err := f.store.UpdateOccurrence(ctx, occKey(occ), scope, u)
+			_, _, err := f.store.UpdateOccurrence(ctx, occKey(occ), scope, u)
 			return err
 		}
 	}
@@ -89,7 +89,7 @@ func TestConcurrentSeriesEdits(t *testing.T) {
 				wg.Go(func() {
 					u := title(fmt.Sprint("by ", i))
 					u.ExpectedVersion = occ.Version
-					_, errs[i] = f.store.UpdateOccurrence(ada, occKey(occ), scope, u)
+					_, _, errs[i] = f.store.UpdateOccurrence(ada, occKey(occ), scope, u)
 				})
 			}
 			wg.Wait()
@@ -120,7 +120,7 @@ func TestConcurrentSeriesEdits(t *testing.T) {
 			wg.Go(func() {
 				u := title("changed " + when)
 				u.ExpectedVersion = occ.Version
-				if _, err := f.store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeThis, u); err != nil {
+				if _, _, err := f.store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeThis, u); err != nil {
 					t.Errorf("%s: %v", when, err)
 				}
 			})
@@ -172,7 +172,7 @@ func TestLargeSeriesChangeInterrupted(t *testing.T) {
 	})
 	u := title("Sync v2")
 	u.ExpectedVersion = find(t, view, paris, "01-19 09:00").Version
-	_, err := f.store.UpdateOccurrence(ada, occKey(find(t, view, paris, "01-19 09:00")), calendar.ScopeThisAndFollowing, u)
+	_, _, err := f.store.UpdateOccurrence(ada, occKey(find(t, view, paris, "01-19 09:00")), calendar.ScopeThisAndFollowing, u)
 	wantCode(t, err, calendar.CodeVersionConflict)
 	wantShown(t, "after the failed split", f.occurrences(ada, cal.ID, eightWeeks, paris, false), paris,
 		"Sync @ Mon 01-05 09:00", "Sync (moved) @ Tue 01-13 10:00", "Sync @ Mon 01-19 09:00",
@@ -220,7 +220,7 @@ func TestLargeSeriesChangeWithALostAnswer(t *testing.T) {
 			before := shown(view, paris)
 			occ := find(t, view, paris, "02-02 09:00")
 			armed.Store(true)
-			_, err := store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeAll, calendar.EntryUpdate{ExpectedVersion: occ.Version,
+			_, _, err := store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeAll, calendar.EntryUpdate{ExpectedVersion: occ.Version,
 				Timing: calendar.Set(timed("2026-02-02T07:00:00Z", "2026-02-02T07:30:00Z", paris))})
 			after := shown(f.occurrences(ada, cal.ID, eightWeeks, paris, true), paris)
 			if applied {
@@ -256,7 +256,7 @@ func TestKeyedLargeSeriesChangeWithALostAnswer(t *testing.T) {
 	dynamo.SetMaxSeriesActions(store, 6)
 	occ := find(t, f.occurrences(ada, cal.ID, eightWeeks, paris, true), paris, "02-02 09:00")
 	call := func(ctx context.Context) (int, error) {
-		e, err := store.UpdateOccurrence(ctx, occKey(occ), calendar.ScopeAll, calendar.EntryUpdate{ExpectedVersion: occ.Version,
+		e, _, err := store.UpdateOccurrence(ctx, occKey(occ), calendar.ScopeAll, calendar.EntryUpdate{ExpectedVersion: occ.Version,
 			Timing: calendar.Set(timed("2026-02-02T07:00:00Z", "2026-02-02T07:30:00Z", paris))})
 		if err != nil {
 			return 0, err

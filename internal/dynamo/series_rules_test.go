@@ -38,7 +38,7 @@ func TestSeriesInputRefused(t *testing.T) {
 	cal := f.calendarOf(ada, "Home")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "x", Timing: tt.timing, Recurrence: &tt.rec})
+			_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "x", Timing: tt.timing, Recurrence: &tt.rec})
 			wantCode(t, err, calendar.CodeInvalid)
 			if got := calendar.ErrorField(err); got != tt.field {
 				t.Fatalf("field %q, want %q (%v)", got, tt.field, err)
@@ -74,7 +74,7 @@ func TestOccurrenceChangesRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.u.ExpectedVersion = occ.Version
-			_, err := f.store.UpdateOccurrence(ada, occKey(occ), tt.scope, tt.u)
+			_, _, err := f.store.UpdateOccurrence(ada, occKey(occ), tt.scope, tt.u)
 			wantCode(t, err, calendar.CodeInvalid)
 			if got := calendar.ErrorField(err); got != tt.field {
 				t.Fatalf("field %q, want %q (%v)", got, tt.field, err)
@@ -85,9 +85,9 @@ func TestOccurrenceChangesRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.store.MoveEntry(ada, master.Master.Key(), master.Master.Version, other.ID)
+	_, _, err = f.store.MoveEntry(ada, master.Master.Key(), master.Master.Version, other.ID)
 	wantCode(t, err, calendar.CodeInvalid)
-	_, err = f.store.UpdateOccurrence(ada, calendar.OccurrenceKey{CalendarID: cal.ID, SeriesID: occ.SeriesID}, calendar.ScopeThis,
+	_, _, err = f.store.UpdateOccurrence(ada, calendar.OccurrenceKey{CalendarID: cal.ID, SeriesID: occ.SeriesID}, calendar.ScopeThis,
 		calendar.EntryUpdate{ExpectedVersion: master.Master.Version, Title: calendar.Set("x")})
 	wantCode(t, err, calendar.CodeInvalid) // THIS needs an occurrence
 	wantShown(t, "after the refusals", f.occurrences(ada, cal.ID, eightWeeks, paris, false), paris, shown(view, paris)...)
@@ -129,11 +129,11 @@ func TestSingleEntryMadeToRepeat(t *testing.T) {
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Yoga", Timing: timed("2026-01-05T18:00:00Z", "2026-01-05T19:00:00Z", "UTC")})
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Yoga", Timing: timed("2026-01-05T18:00:00Z", "2026-01-05T19:00:00Z", "UTC")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1,
+	s, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1,
 		Recurrence: calendar.Set(calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=3"})})
 	if err != nil || !s.IsSeries() || s.ID != e.ID || s.Version != 2 {
 		t.Fatalf("made to repeat: %+v, %v", s, err)
@@ -163,7 +163,7 @@ func TestSeriesFoundOnlyWhileTheyLast(t *testing.T) {
 		Timing: calendar.Set(timed("2026-01-06T09:00:00Z", "2026-01-06T10:00:00Z", "UTC"))})
 	week := weekOf("2026-01-05")
 	from, to := week.Window()
-	candidates, err := f.store.EntriesReaching(ada, &calendar.Calendar{ID: cal.ID}, from, to)
+	candidates, err := f.store.EntriesReaching(ada, calendar.ReadScope{}, &calendar.Calendar{ID: cal.ID}, from, to)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestSeriesSequencesAndUIDs(t *testing.T) {
 			err = f.store.DeleteOccurrence(ada, occKey(occ), st.scope, occ.Version)
 		} else {
 			st.u.ExpectedVersion = occ.Version
-			_, err = f.store.UpdateOccurrence(ada, occKey(occ), st.scope, st.u)
+			_, _, err = f.store.UpdateOccurrence(ada, occKey(occ), st.scope, st.u)
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)

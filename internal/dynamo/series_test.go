@@ -21,7 +21,7 @@ var engine = recurrence.Engine{}
 func (f *fixture) occurrences(ctx context.Context, cal string, spec calendar.RangeSpec, zone string, cancelled bool) []*calendar.Entry {
 	f.t.Helper()
 	from, to := spec.Window()
-	candidates, err := f.store.EntriesReaching(ctx, &calendar.Calendar{ID: cal}, from, to)
+	candidates, err := f.store.EntriesReaching(ctx, calendar.ReadScope{}, &calendar.Calendar{ID: cal}, from, to)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func weekOf(d string) calendar.RangeSpec {
 
 func (f *fixture) series(ctx context.Context, cal, title string, timing calendar.Timing, rule string) *calendar.Entry {
 	f.t.Helper()
-	e, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: title, Timing: timing,
+	e, _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: title, Timing: timing,
 		Recurrence: &calendar.Recurrence{Rule: rule}})
 	if err != nil {
 		f.t.Fatalf("create series %q: %v", title, err)
@@ -107,7 +107,7 @@ func title(s string) calendar.EntryUpdate { return calendar.EntryUpdate{Title: c
 func (f *fixture) edit(ctx context.Context, occ *calendar.Entry, scope calendar.Scope, u calendar.EntryUpdate) *calendar.Entry {
 	f.t.Helper()
 	u.ExpectedVersion = occ.Version
-	e, err := f.store.UpdateOccurrence(ctx, occKey(occ), scope, u)
+	e, _, err := f.store.UpdateOccurrence(ctx, occKey(occ), scope, u)
 	if err != nil {
 		f.t.Fatalf("%s edit of %s: %v", scope, occ.ID, err)
 	}
@@ -178,15 +178,15 @@ func TestSeriesExceptions(t *testing.T) {
 	// A stale version is refused; a cancelled occurrence cannot be edited.
 	stale := title("stale")
 	stale.ExpectedVersion = moved.Version - 1
-	_, err := f.store.UpdateOccurrence(ada, occKey(moved), calendar.ScopeThis, stale)
+	_, _, err := f.store.UpdateOccurrence(ada, occKey(moved), calendar.ScopeThis, stale)
 	wantCode(t, err, calendar.CodeVersionConflict)
 	cancelled := find(t, all, paris, "01-26 09:00")
-	_, err = f.store.UpdateOccurrence(ada, occKey(cancelled), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: cancelled.Version, Title: calendar.Set("x")})
+	_, _, err = f.store.UpdateOccurrence(ada, occKey(cancelled), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: cancelled.Version, Title: calendar.Set("x")})
 	wantCode(t, err, calendar.CodeNotFound)
 	// Not an occurrence at all.
 	bogus := occKey(plain)
 	bogus.OriginalStart = bogus.OriginalStart.Add(time.Hour)
-	_, err = f.store.UpdateOccurrence(ada, bogus, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: 1, Title: calendar.Set("x")})
+	_, _, err = f.store.UpdateOccurrence(ada, bogus, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: 1, Title: calendar.Set("x")})
 	wantCode(t, err, calendar.CodeNotFound)
 }
 
@@ -274,7 +274,7 @@ func TestExceptionsOfAnotherGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.Reset()
-	if _, err := s.EntriesReaching(ada, read.Calendars[cal.ID], from, to); err != nil {
+	if _, err := s.EntriesReaching(ada, calendar.ReadScope{}, read.Calendars[cal.ID], from, to); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(rec.Calls()); n != 3 {

@@ -21,7 +21,8 @@ func (f *fixture) resource() (context.Context, *calendar.Calendar) {
 }
 
 func (f *fixture) book(ctx context.Context, cal, title string, t calendar.Timing) (*calendar.Entry, error) {
-	return f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: title, Timing: t})
+	e, _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal, Title: title, Timing: t})
+	return e, err
 }
 
 func wantConflict(t *testing.T, err error, with string) {
@@ -97,10 +98,10 @@ func TestResourceChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Growing into B clashes and changes nothing; growing into free time does.
-	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 1,
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 1,
 		Timing: calendar.Set(timed("2026-03-02T09:00:00Z", "2026-03-02T11:15:00Z", paris))})
 	wantConflict(t, err, b.ID)
-	a, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 1,
+	a, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 1,
 		Timing: calendar.Set(timed("2026-03-02T09:30:00Z", "2026-03-02T11:00:00Z", paris))})
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +111,9 @@ func TestResourceChanges(t *testing.T) {
 		t.Fatalf("the freed time: %v", err)
 	}
 	// Turned into a whole day, A needs the day free of others.
-	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-03-02"))})
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-03-02"))})
 	wantConflict(t, err, "")
-	a, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-03-09"))})
+	a, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: 2, Timing: calendar.Set(allDay("2026-03-09"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestResourceChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.MoveEntry(ada, a.Key(), a.Version, other.ID); err != nil {
+	if _, _, err := f.store.MoveEntry(ada, a.Key(), a.Version, other.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.book(ada, cal.ID, "E", allDay("2026-03-09")); err != nil {
@@ -144,10 +145,10 @@ func TestResourceChanges(t *testing.T) {
 func TestResourceSeries(t *testing.T) {
 	f := newFixture(t)
 	ada, cal := f.resource()
-	_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "forever", Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris),
+	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "forever", Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris),
 		Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY"}})
 	wantCode(t, err, calendar.CodeInvalid)
-	_, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "too much", Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T11:00:00Z", paris),
+	_, _, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "too much", Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T11:00:00Z", paris),
 		Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=6"}}) // 48 quarter hours
 	wantCode(t, err, calendar.CodeInvalid)
 	s := f.series(ada, cal.ID, "Weekly", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris), "FREQ=WEEKLY;COUNT=4")
@@ -158,7 +159,7 @@ func TestResourceSeries(t *testing.T) {
 
 	// Moving one occurrence into another's time clashes; cancelling one frees it.
 	third := find(t, view(), paris, "03-16 10:00")
-	_, err = f.store.UpdateOccurrence(ada, occKey(third), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: third.Version,
+	_, _, err = f.store.UpdateOccurrence(ada, occKey(third), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: third.Version,
 		Timing: calendar.Set(timed("2026-03-09T09:30:00Z", "2026-03-09T10:30:00Z", paris))})
 	wantConflict(t, err, calendar.OccurrenceID(s.ID, at("2026-03-09T09:00:00Z")))
 	f.cancel(ada, third, calendar.ScopeThis)
@@ -198,7 +199,7 @@ func TestResourceSeriesWithManyExceptions(t *testing.T) {
 			return f.store.DeleteOccurrence(ada, occKey(occs[1]), calendar.ScopeThisAndFollowing, occs[1].Version)
 		}},
 		{"retime ALL", func(f *fixture, ada context.Context, s *calendar.Entry, occs []*calendar.Entry) error {
-			_, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: s.Key(), ExpectedVersion: s.Version,
+			_, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: s.Key(), ExpectedVersion: s.Version,
 				Timing: calendar.Set(timed("2026-04-06T10:00:00Z", "2026-04-06T10:15:00Z", paris))})
 			return err
 		}},
@@ -234,7 +235,7 @@ func TestWholeDayConflictNamesAnother(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: a.Version, Timing: calendar.Set(allDay("2026-03-02"))})
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: a.Key(), ExpectedVersion: a.Version, Timing: calendar.Set(allDay("2026-03-02"))})
 	wantConflict(t, err, b.ID)
 }
 
@@ -249,7 +250,7 @@ func TestReleasedDaysGo(t *testing.T) {
 	if n := f.countEntities()["SLOT_DAY"]; n != 3 {
 		t.Fatalf("%d day items for a three-day booking", n)
 	}
-	moved, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: trip.Key(), ExpectedVersion: trip.Version, Timing: calendar.Set(multiDay("2026-03-11", "2026-03-13"))})
+	moved, _, err := f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: trip.Key(), ExpectedVersion: trip.Version, Timing: calendar.Set(multiDay("2026-03-11", "2026-03-13"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestOccurrenceMovedOntoALaterOne(t *testing.T) {
 			ada, cal := f.resource()
 			s := f.series(ada, cal.ID, "Series", tt.first, tt.rule)
 			occ := find(t, f.occurrences(ada, cal.ID, month, paris, false), paris, tt.moved)
-			_, err := f.store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: occ.Version, Timing: calendar.Set(tt.to)})
+			_, _, err := f.store.UpdateOccurrence(ada, occKey(occ), calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: occ.Version, Timing: calendar.Set(tt.to)})
 			wantConflict(t, err, calendar.OccurrenceID(s.ID, at(tt.clashesWith)))
 		})
 	}

@@ -105,22 +105,22 @@ func TestStatsItemsStayBounded(t *testing.T) {
 	}
 	var e *calendar.Entry
 	write("creating an event at a quarter hour", 3, func() (err error) {
-		e, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "new", Timing: event(tomorrow.Add(9*time.Hour + 15*time.Minute))})
+		e, _, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "new", Timing: event(tomorrow.Add(9*time.Hour + 15*time.Minute))})
 		return err
 	})
 	write("moving it to a millisecond of another day", 18, func() (err error) {
-		e, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version,
+		e, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version,
 			Timing: calendar.Set(event(tomorrow.Add(50*time.Hour + 10*time.Millisecond)))})
 		return err
 	})
 	due := tomorrow.Add(-5*time.Hour + 7*time.Millisecond)
 	var task *calendar.Entry
 	write("creating a task due at a millisecond", 18, func() (err error) {
-		task, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "task", Timing: calendar.Timing{Task: &calendar.TaskDue{At: &due, TimeZone: "UTC"}}})
+		task, _, err = f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "task", Timing: calendar.Timing{Task: &calendar.TaskDue{At: &due, TimeZone: "UTC"}}})
 		return err
 	})
 	write("completing it", 18, func() error {
-		_, err := f.store.SetTaskCompleted(ada, task.Key(), task.Version, true)
+		_, _, err := f.store.SetTaskCompleted(ada, task.Key(), task.Version, true)
 		return err
 	})
 	write("deleting the event", 18, func() error { return f.store.DeleteEntry(ada, e.Key(), e.Version) })
@@ -168,7 +168,7 @@ func TestDeletingACalendarOfSpreadEntries(t *testing.T) {
 	if _, err := dynamo.SeedEntries(ada, f.store, big.ID, timings); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: kept.ID, Title: "kept", Timing: timings[0]})
+	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: kept.ID, Title: "kept", Timing: timings[0]})
 	f.mustDo(err)
 	f.mustDo(f.store.DeleteCalendar(ada, big.ID, big.Version))
 	if left, pending := f.partitionItems(big.ID); left != 0 || pending != 0 {

@@ -61,9 +61,9 @@ func TestStatsOfOldShapeItem(t *testing.T) {
 	if _, err := dynamo.SeedEntries(ada, f.store, cal.ID, timings); err != nil {
 		t.Fatal(err)
 	}
-	done, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "done", Timing: calendar.Timing{Task: &calendar.TaskDue{At: &now, TimeZone: "UTC"}}})
+	done, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "done", Timing: calendar.Timing{Task: &calendar.TaskDue{At: &now, TimeZone: "UTC"}}})
 	f.mustDo(err)
-	_, err = f.store.SetTaskCompleted(ada, done.Key(), done.Version, true)
+	_, _, err = f.store.SetTaskCompleted(ada, done.Key(), done.Version, true)
 	f.mustDo(err)
 	want, err := f.store.Stats(ada)
 	f.mustDo(err)
@@ -98,7 +98,7 @@ func TestStatsOfOldShapeItem(t *testing.T) {
 
 	// A write before any read: the trees count -1 where the old item +1.
 	soon := timings[0].Timed.Start
-	es, err := f.store.EntriesReaching(ada, cal, soon, soon.Add(time.Minute))
+	es, err := f.store.EntriesReaching(ada, calendar.ReadScope{}, cal, soon, soon.Add(time.Minute))
 	f.mustDo(err)
 	for _, e := range es {
 		if e.Start.Equal(soon) {
@@ -165,19 +165,19 @@ func TestStatsMomentsNeverMoveBack(t *testing.T) {
 	ahead, behind := withClock(f, "2026-06-15T12:00:00Z"), withClock(f, "2026-06-15T11:00:00Z")
 	create := func(s *dynamo.Store, title string) *calendar.Entry {
 		t.Helper()
-		e, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: title, Timing: timed("2026-07-01T09:00:00Z", "2026-07-01T10:00:00Z", "UTC")})
+		e, _, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: title, Timing: timed("2026-07-01T09:00:00Z", "2026-07-01T10:00:00Z", "UTC")})
 		f.mustDo(err)
 		return e
 	}
 	create(ahead, "later")
 	create(behind, "earlier, committed after")
-	task, err := behind.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "task", Timing: dueOn("2026-07-01")})
+	task, _, err := behind.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "task", Timing: dueOn("2026-07-01")})
 	f.mustDo(err)
-	other, err := behind.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "task", Timing: dueOn("2026-07-01")})
+	other, _, err := behind.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "task", Timing: dueOn("2026-07-01")})
 	f.mustDo(err)
-	_, err = ahead.SetTaskCompleted(ada, task.Key(), task.Version, true)
+	_, _, err = ahead.SetTaskCompleted(ada, task.Key(), task.Version, true)
 	f.mustDo(err)
-	_, err = behind.SetTaskCompleted(ada, other.Key(), other.Version, true)
+	_, _, err = behind.SetTaskCompleted(ada, other.Key(), other.Version, true)
 	f.mustDo(err)
 	st, err := f.store.Stats(ada)
 	f.mustDo(err)

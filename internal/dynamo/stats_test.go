@@ -40,21 +40,21 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 
 	timed := func(ctx context.Context, cal *calendar.Calendar, start time.Time) *calendar.Entry {
 		t.Helper()
-		e, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "event",
+		e, _, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "event",
 			Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "UTC"}}})
 		f.mustDo(err)
 		return e
 	}
 	day := func(d calendar.Date) *calendar.Entry {
 		t.Helper()
-		e, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: home.ID, Title: "day", Timing: calendar.Timing{AllDay: &d}})
+		e, _, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: home.ID, Title: "day", Timing: calendar.Timing{AllDay: &d}})
 		f.mustDo(err)
 		return e
 	}
 	task := func(due calendar.TaskDue) *calendar.Entry {
 		t.Helper()
 		due.TimeZone = "UTC"
-		e, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: home.ID, Title: "task", Timing: calendar.Timing{Task: &due}})
+		e, _, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: home.ID, Title: "task", Timing: calendar.Timing{Task: &due}})
 		f.mustDo(err)
 		return e
 	}
@@ -68,7 +68,7 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 	timed(ada, home, now.Add(calendar.UpcomingWindow)) // the window excludes its end
 	day(date(21))                                      // the sixth day after today: upcoming
 	day(date(22))                                      // the seventh: not
-	series, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: home.ID, Title: "standup", Recurrence: &calendar.Recurrence{Rule: "FREQ=DAILY"},
+	series, _, err := s.CreateEntry(ada, calendar.NewEntry{CalendarID: home.ID, Title: "standup", Recurrence: &calendar.Recurrence{Rule: "FREQ=DAILY"},
 		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: now.Add(2 * time.Hour), End: now.Add(150 * time.Minute), TimeZone: "UTC"}}})
 	f.mustDo(err)
 	lateTask := task(calendar.TaskDue{At: instant(-time.Hour)}) // overdue
@@ -81,20 +81,20 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 
 	// Bob completes Ada's overdue task: her count drops, his completion counts.
 	done := withClock(f, "2026-06-15T12:30:00Z")
-	_, err = done.SetTaskCompleted(bob, lateTask.Key(), lateTask.Version, true)
+	_, _, err = done.SetTaskCompleted(bob, lateTask.Key(), lateTask.Version, true)
 	f.mustDo(err)
 	want.OverdueTasks = 1
 	statsAt(t, s, ada, "after bob completed her task", want)
 	statsAt(t, s, bob, "bob after completing", calendar.Stats{LastTaskCompleted: at("2026-06-15T12:30:00Z")})
 
 	// Bob moves her upcoming event to his calendar: still hers.
-	_, err = s.MoveEntry(bob, soon.Key(), soon.Version, bobs.ID)
+	_, _, err = s.MoveEntry(bob, soon.Key(), soon.Version, bobs.ID)
 	f.mustDo(err)
 	statsAt(t, s, ada, "after bob moved her event", want)
 
 	// She brings the later event into the window; Bob deletes her past one.
 	start := now.Add(3 * time.Hour)
-	_, err = s.UpdateEntry(ada, calendar.EntryUpdate{Key: later.Key(), ExpectedVersion: later.Version,
+	_, _, err = s.UpdateEntry(ada, calendar.EntryUpdate{Key: later.Key(), ExpectedVersion: later.Version,
 		Timing: calendar.Set(calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "UTC"}})})
 	f.mustDo(err)
 	f.mustDo(s.DeleteEntry(bob, past.Key(), past.Version))
@@ -102,14 +102,14 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 	statsAt(t, s, ada, "after moving one event in and deleting another", want)
 
 	// A task made an event: one task fewer, one event (and upcoming) more.
-	_, err = s.UpdateEntry(ada, calendar.EntryUpdate{Key: todays.Key(), ExpectedVersion: todays.Version,
+	_, _, err = s.UpdateEntry(ada, calendar.EntryUpdate{Key: todays.Key(), ExpectedVersion: todays.Version,
 		Timing: calendar.Set(calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "UTC"}})})
 	f.mustDo(err)
 	want.TotalTasks, want.TotalEvents, want.UpcomingEvents = 3, 7, 4
 	statsAt(t, s, ada, "after making a task an event", want)
 
 	// Splitting the series makes a second one; neither is upcoming.
-	_, err = s.UpdateOccurrence(ada, calendar.OccurrenceKey{CalendarID: home.ID, SeriesID: series.ID, OriginalStart: series.Start.Add(72 * time.Hour)},
+	_, _, err = s.UpdateOccurrence(ada, calendar.OccurrenceKey{CalendarID: home.ID, SeriesID: series.ID, OriginalStart: series.Start.Add(72 * time.Hour)},
 		calendar.ScopeThisAndFollowing, calendar.EntryUpdate{ExpectedVersion: series.Version, Title: calendar.Set("later standup")})
 	f.mustDo(err)
 	want.TotalEvents = 8
@@ -157,22 +157,22 @@ func TestStatsExactUnderConcurrentWrites(t *testing.T) {
 				if i%3 == 0 {
 					n.Timing = calendar.Timing{Task: &calendar.TaskDue{At: &start, TimeZone: "UTC"}}
 				}
-				e, err := f.store.CreateEntry(ctx, n)
+				e, _, err := f.store.CreateEntry(ctx, n)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				// Act on somebody's entry: the latest ones of the calendar.
-				es, err := f.store.EntriesReaching(ctx, shared, now.Add(-72*time.Hour), now.Add(30*24*time.Hour))
+				es, err := f.store.EntriesReaching(ctx, calendar.ReadScope{}, shared, now.Add(-72*time.Hour), now.Add(30*24*time.Hour))
 				if err != nil || len(es) == 0 {
 					continue
 				}
 				x := es[rng.IntN(len(es))]
 				switch {
 				case x.Kind == calendar.KindTask && i%2 == 0:
-					_, err = f.store.SetTaskCompleted(ctx, x.Key(), x.Version, !x.Completed)
+					_, _, err = f.store.SetTaskCompleted(ctx, x.Key(), x.Version, !x.Completed)
 				case i%5 == 1:
-					_, err = f.store.MoveEntry(ctx, x.Key(), x.Version, other.ID)
+					_, _, err = f.store.MoveEntry(ctx, x.Key(), x.Version, other.ID)
 				case i%4 == 2:
 					err = f.store.DeleteEntry(ctx, x.Key(), x.Version)
 				default:
@@ -201,14 +201,14 @@ func TestStatsReadsSeeWholeWrites(t *testing.T) {
 	timing := func(i int) calendar.Timing {
 		return calendar.Timing{Timed: &calendar.TimedTiming{Start: starts[i%2], End: starts[i%2].Add(time.Hour), TimeZone: "UTC"}}
 	}
-	e, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "moving", Timing: timing(0)})
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "moving", Timing: timing(0)})
 	f.mustDo(err)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(done)
 		for i := 1; i <= 60; i++ {
-			if e, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Timing: calendar.Set(timing(i))}); err != nil {
+			if e, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Timing: calendar.Set(timing(i))}); err != nil {
 				t.Error(err)
 				return
 			}

@@ -149,7 +149,7 @@ func (f *fixture) everyKindOfChange(r roles) changes {
 	elsewhere := f.calendarOf(r.writer, "Elsewhere")
 	var entries []*calendar.Entry
 	for i := range 5 {
-		e, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("entry ", i),
+		e, _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("entry ", i),
 			Timing: timed(fmt.Sprintf("2026-11-2%dT09:00:00Z", i), fmt.Sprintf("2026-11-2%dT10:00:00Z", i), "UTC")})
 		if err != nil {
 			t.Fatal(err)
@@ -157,27 +157,27 @@ func (f *fixture) everyKindOfChange(r roles) changes {
 		entries = append(entries, e)
 	}
 	standup := f.series(r.writer, r.cal.ID, "standup", timed("2026-11-23T09:00:00Z", "2026-11-23T09:15:00Z", "UTC"), "FREQ=DAILY;COUNT=10")
-	task, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "task", Timing: dueOn("2026-11-30")})
+	task, _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "task", Timing: dueOn("2026-11-30")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return changes{deleted: entries[1], steps: []changeStep{
 		{"entry changed", func() error {
-			_, err := f.store.UpdateEntry(r.writer, calendar.EntryUpdate{Key: entries[0].Key(), ExpectedVersion: 1, Title: calendar.Set("renamed")})
+			_, _, err := f.store.UpdateEntry(r.writer, calendar.EntryUpdate{Key: entries[0].Key(), ExpectedVersion: 1, Title: calendar.Set("renamed")})
 			return err
 		}},
 		{"entry deleted", func() error { return f.store.DeleteEntry(r.writer, entries[1].Key(), 1) }},
 		{"entry moved away", func() error {
-			_, err := f.store.MoveEntry(r.writer, entries[2].Key(), 1, elsewhere.ID)
+			_, _, err := f.store.MoveEntry(r.writer, entries[2].Key(), 1, elsewhere.ID)
 			return err
 		}},
 		{"task completed", func() error {
-			_, err := f.store.SetTaskCompleted(r.writer, task.Key(), 1, true)
+			_, _, err := f.store.SetTaskCompleted(r.writer, task.Key(), 1, true)
 			return err
 		}},
 		{"occurrence changed", func() error {
 			occ := standup.OccurrenceAt(at("2026-11-25T09:00:00Z"))
-			_, err := f.store.UpdateOccurrence(r.writer, calendar.OccurrenceKey{CalendarID: r.cal.ID, SeriesID: standup.ID, OriginalStart: occ.OriginalStart},
+			_, _, err := f.store.UpdateOccurrence(r.writer, calendar.OccurrenceKey{CalendarID: r.cal.ID, SeriesID: standup.ID, OriginalStart: occ.OriginalStart},
 				calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: occ.Version, Title: calendar.Set("moved standup")})
 			return err
 		}},
@@ -190,7 +190,7 @@ func (f *fixture) everyKindOfChange(r roles) changes {
 			if err != nil {
 				return err
 			}
-			_, err = f.store.UpdateOccurrence(r.writer, calendar.OccurrenceKey{CalendarID: r.cal.ID, SeriesID: standup.ID, OriginalStart: at("2026-11-28T09:00:00Z")},
+			_, _, err = f.store.UpdateOccurrence(r.writer, calendar.OccurrenceKey{CalendarID: r.cal.ID, SeriesID: standup.ID, OriginalStart: at("2026-11-28T09:00:00Z")},
 				calendar.ScopeThisAndFollowing, calendar.EntryUpdate{ExpectedVersion: s.Master.Version, Title: calendar.Set("new standup")})
 			return err
 		}},
@@ -203,7 +203,7 @@ func (f *fixture) everyKindOfChange(r roles) changes {
 			return nil
 		}},
 		{"member demoted", func() error {
-			_, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleReader, r.writerM.Version)
+			_, _, err := f.store.ChangeRole(r.owner, r.writerM.Key(), calendar.RoleReader, r.writerM.Version)
 			return err
 		}},
 		{"member removed", func() error {
@@ -306,7 +306,7 @@ func TestCalendarListChanges(t *testing.T) {
 	if !maps.Equal(list, want) {
 		t.Fatalf("after sharing: %v, want %v", list, want)
 	}
-	if _, err := f.store.ChangeRole(ada, ms[0].Key(), calendar.RoleWriter, ms[0].Version); err != nil {
+	if _, _, err := f.store.ChangeRole(ada, ms[0].Key(), calendar.RoleWriter, ms[0].Version); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.store.RemoveMember(ada, ms[1].Key(), ms[1].Version); err != nil {
@@ -353,7 +353,7 @@ func TestSkewedClocksMissNothing(t *testing.T) {
 	rep.sync(t, ahead, r.reader, r.cal.ID, 100)
 	for i := range 6 {
 		w := []*dynamo.Store{behind, ahead}[i%2]
-		if _, err := w.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("e", i), Timing: dueOn("2026-12-01")}); err != nil {
+		if _, _, err := w.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("e", i), Timing: dueOn("2026-12-01")}); err != nil {
 			t.Fatal(err)
 		}
 		reader := []*dynamo.Store{ahead, behind}[i%2]
@@ -375,7 +375,7 @@ func TestSyncOfABurst(t *testing.T) {
 	g.SetLimit(8)
 	for i := range 560 {
 		g.Go(func() error {
-			_, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("burst ", i), Timing: dueOn("2026-12-01")})
+			_, _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: fmt.Sprint("burst ", i), Timing: dueOn("2026-12-01")})
 			return err
 		})
 	}
@@ -434,7 +434,7 @@ func TestChangePagesCarryTheirCalendar(t *testing.T) {
 	if p := read("nothing"); len(p.Changes) != 0 || p.Calendar != nil || len(rec.Calls()) != 1 {
 		t.Fatalf("a read that finds nothing: %d changes, calendar %v, %d calls, want none, nil, the Query", len(p.Changes), p.Calendar, len(rec.Calls()))
 	}
-	if _, err := f.store.CreateEntry(owner, calendar.NewEntry{CalendarID: cal.ID, Title: "x",
+	if _, _, err := f.store.CreateEntry(owner, calendar.NewEntry{CalendarID: cal.ID, Title: "x",
 		Timing: calendar.Timing{Task: &calendar.TaskDue{Date: &calendar.Date{Year: 2026, Month: 12, Day: 1}}}}); err != nil {
 		t.Fatal(err)
 	}

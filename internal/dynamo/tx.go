@@ -12,8 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
-
-	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // Transactions: every write that touches more than one item is one
@@ -117,7 +115,6 @@ func returnOld(expr expression.Expression) types.ReturnValuesOnConditionCheckFai
 // moment is kept: the write is sent again at once without its moment. Once
 // it commits, the commit hook is told which logs it added to.
 func (s *Store) commit(ctx context.Context, w *write) (err error) {
-	calendar.NoteWrite(ctx)
 	if s.onWrite != nil {
 		s.onWrite(w.Plan())
 	}
@@ -256,7 +253,6 @@ func (s *Store) commitSmall(ctx context.Context, w *write) error {
 	if !w.single() {
 		return s.commit(ctx, w)
 	}
-	calendar.NoteWrite(ctx)
 	op := w.ops[0]
 	for attempt := 1; ; attempt++ {
 		err := s.writeOne(ctx, op.action)

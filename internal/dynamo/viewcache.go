@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"container/list"
-	"context"
 	"sync"
 	"time"
 
@@ -38,9 +37,11 @@ import (
 // store attempt timeout). Until then a view reads afresh, as without a cache.
 //
 // Only calendars read by the store carry a revision (calendar.Calendar.Revision
-// is 0 for one a write returned), and only requests that have written
-// nothing use the cache (calendar.MayServeCached): a calendar read before the
-// request's own write names a revision older than the write.
+// is 0 for one a calendar write made; one that a write of entries or members
+// returns is as its access check read it, before the write), and only reads
+// whose scope says so use the cache (calendar.ReadScope.Cached, never a
+// mutation's): a calendar read before the request's own write names a
+// revision older than the write.
 //
 // Bounded: at most max items (entries or memberships) are held, the least
 // recently used going first; answers of older revisions are never looked up
@@ -150,16 +151,16 @@ func (c *viewCache) clock() time.Time {
 	return c.now()
 }
 
-// cachedRead answers a read of cal (named key) from c, for a request that
+// cachedRead answers a read of cal (named key) from c, for a scope that
 // may be served from it, when c holds it at cal's revision. Otherwise it
 // calls read, and holds the answer when cal's revision has settled. clone
 // copies what goes in or out, so that callers never share a slice with the
 // cache; size counts its items. Member pages, one Query each, use it; range
 // reads, which keep what they read only once checked, do the same in steps
 // (range_reads.go).
-func cachedRead[V any](ctx context.Context, c *viewCache, cal *calendar.Calendar, key viewKey,
+func cachedRead[V any](c *viewCache, scope calendar.ReadScope, cal *calendar.Calendar, key viewKey,
 	clone func(V) V, size func(V) int, read func() (V, error)) (V, error) {
-	cacheable := cal.Revision > 0 && calendar.MayServeCached(ctx)
+	cacheable := cal.Revision > 0 && scope.Cached
 	if cacheable {
 		if v, ok := c.get(key); ok {
 			return clone(v.(V)), nil

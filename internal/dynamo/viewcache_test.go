@@ -21,24 +21,25 @@ type cachedView struct {
 
 var viewFrom, viewTo = at("2026-11-16T00:00:00Z"), at("2026-12-07T00:00:00Z")
 
-// readView reads cal's view as a request does: the calendar strongly, then
-// its entries and members, from the view cache when it may.
-func readView(t *testing.T, s *dynamo.Store, ctx context.Context, calendarID string) cachedView {
+// readView reads cal's view as a request in scope does: the calendar
+// strongly, then its entries and members, from the view cache when scope
+// may.
+func readView(t *testing.T, s *dynamo.Store, ctx context.Context, scope calendar.ReadScope, calendarID string) cachedView {
 	t.Helper()
 	found, err := s.Read(ctx, calendar.Keys{Calendars: []string{calendarID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return readViewOf(t, s, ctx, found.Calendars[calendarID])
+	return readViewOf(t, s, ctx, scope, found.Calendars[calendarID])
 }
 
-func readViewOf(t *testing.T, s *dynamo.Store, ctx context.Context, cal *calendar.Calendar) cachedView {
+func readViewOf(t *testing.T, s *dynamo.Store, ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar) cachedView {
 	t.Helper()
-	entries, err := s.EntriesReaching(ctx, cal, viewFrom, viewTo)
+	entries, err := s.EntriesReaching(ctx, scope, cal, viewFrom, viewTo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	members, err := s.MembershipsOfCalendar(ctx, cal, calendar.Page{First: 10})
+	members, err := s.MembershipsOfCalendar(ctx, scope, cal, calendar.Page{First: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +55,11 @@ func TestCachedViewsFollowEveryKindOfChange(t *testing.T) {
 	dynamo.SetViewCacheSettle(f.store, 0, time.Now) // cache at once (TestViewCacheWaitsForRevisionsToSettle)
 	r := f.roles()
 	w := f.everyKindOfChange(r)
-	request := func() context.Context { return calendar.WithWriteTracking(r.reader) }
+	query := queryScope()
 	for _, step := range w.steps {
-		before := readView(t, f.store, request(), r.cal.ID)
+		before := readView(t, f.store, r.reader, query, r.cal.ID)
 		hits := f.store.ViewCacheStats().Hits
-		if again := readView(t, f.store, request(), r.cal.ID); !reflect.DeepEqual(again, before) {
+		if again := readView(t, f.store, r.reader, query, r.cal.ID); !reflect.DeepEqual(again, before) {
 			t.Fatalf("before %s: a second read differs from the first", step.name)
 		}
 		if got := f.store.ViewCacheStats().Hits - hits; got != 2 {
@@ -67,8 +68,8 @@ func TestCachedViewsFollowEveryKindOfChange(t *testing.T) {
 		if err := step.change(); err != nil {
 			t.Fatalf("%s: %v", step.name, err)
 		}
-		cached := readView(t, f.store, request(), r.cal.ID)
-		fresh := readView(t, f.store, r.reader, r.cal.ID) // no write tracking: never cached
+		cached := readView(t, f.store, r.reader, query, r.cal.ID)
+		fresh := readView(t, f.store, r.reader, calendar.ReadScope{}, r.cal.ID) // never cached
 		if !reflect.DeepEqual(cached.entries, fresh.entries) || !reflect.DeepEqual(cached.members, fresh.members) {
 			t.Errorf("%s: the cached view differs from a fresh read:\ncached %d entries, %d members\nfresh  %d entries, %d members",
 				step.name, len(cached.entries), len(cached.members.Memberships), len(fresh.entries), len(fresh.members.Memberships))
@@ -80,31 +81,32 @@ func TestCachedViewsFollowEveryKindOfChange(t *testing.T) {
 	f.consistent()
 }
 
-// TestARequestThatWroteReadsAfresh: a request that wrote reads its views
-// from the table, though the calendar it read before its write names a
-// revision the cache holds: its own write shows.
-func TestARequestThatWroteReadsAfresh(t *testing.T) {
+// TestAMutationReadsAfresh: a mutation's reads (calendar.ReadScope without
+// Cached) come from the table, though the calendar it read before its write
+// names a revision the cache holds: its own write shows. A query's reads of
+// the same calendar, as read, come from the cache.
+func TestAMutationReadsAfresh(t *testing.T) {
 	f := newFixture(t)
 	dynamo.SetViewCacheSettle(f.store, 0, time.Now)
 	r := f.roles()
-	ctx := calendar.WithWriteTracking(r.writer)
+	ctx := r.writer
 	found, err := f.store.Read(ctx, calendar.Keys{Calendars: []string{r.cal.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cal := found.Calendars[r.cal.ID]
-	if v := readViewOf(t, f.store, ctx, cal); len(v.entries) != 0 {
+	if v := readViewOf(t, f.store, ctx, queryScope(), cal); len(v.entries) != 0 {
 		t.Fatalf("a new calendar holds %d entries", len(v.entries))
 	}
-	if !calendar.MayServeCached(ctx) {
-		t.Fatal("a request that wrote nothing may not be served from the cache")
-	}
-	if _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: r.cal.ID, Title: "mine",
+	if _, _, err := f.store.CreateEntry(ctx, calendar.NewEntry{CalendarID: r.cal.ID, Title: "mine",
 		Timing: timed("2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z", "UTC")}); err != nil {
 		t.Fatal(err)
 	}
-	if v := readViewOf(t, f.store, ctx, cal); len(v.entries) != 1 {
-		t.Fatalf("after its own write, the request's view of the calendar as read before it holds %d entries, want 1", len(v.entries))
+	if v := readViewOf(t, f.store, ctx, calendar.ReadScope{Budget: calendar.NewBudget(10_000, 8<<20)}, cal); len(v.entries) != 1 {
+		t.Fatalf("after its own write, the mutation's view of the calendar as read before it holds %d entries, want 1", len(v.entries))
+	}
+	if v := readViewOf(t, f.store, ctx, queryScope(), cal); len(v.entries) != 0 {
+		t.Fatalf("a query's view of the calendar at its earlier revision holds %d entries, want the cached 0", len(v.entries))
 	}
 }
 
@@ -115,7 +117,7 @@ func TestARequestThatWroteReadsAfresh(t *testing.T) {
 func TestWriteRacingItsCalendarsDeletion(t *testing.T) {
 	f := newFixture(t)
 	r := f.roles()
-	e, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "early",
+	e, _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "early",
 		Timing: timed("2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z", "UTC")})
 	f.mustDo(err)
 	key := "CAL#" + r.cal.ID
@@ -126,7 +128,7 @@ func TestWriteRacingItsCalendarsDeletion(t *testing.T) {
 		}
 	}
 	dynamo.SetBeforeTransact(f.store, func(context.Context) { f.deleteRaw(key, key) })
-	_, err = f.store.UpdateEntry(r.writer, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set("late")})
+	_, _, err = f.store.UpdateEntry(r.writer, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set("late")})
 	dynamo.SetBeforeTransact(f.store, nil)
 	if code := calendar.ErrorCode(err); code != calendar.CodeNotFound {
 		t.Fatalf("got %v (%s), want NOT_FOUND", err, code)
@@ -178,7 +180,7 @@ func TestViewCacheWaitsForRevisionsToSettle(t *testing.T) {
 	r := f.roles()
 	read := func() int64 {
 		hits := f.store.ViewCacheStats().Hits
-		readView(t, f.store, calendar.WithWriteTracking(r.reader), r.cal.ID)
+		readView(t, f.store, r.reader, queryScope(), r.cal.ID)
 		return f.store.ViewCacheStats().Hits - hits
 	}
 	steps := []struct {
@@ -197,7 +199,7 @@ func TestViewCacheWaitsForRevisionsToSettle(t *testing.T) {
 			t.Errorf("%s: %d cache hits, want %d", s.name, got, s.hits)
 		}
 	}
-	if _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "new",
+	if _, _, err := f.store.CreateEntry(r.writer, calendar.NewEntry{CalendarID: r.cal.ID, Title: "new",
 		Timing: timed("2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z", "UTC")}); err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/CHG#… change record of CAL",
 		}},
 		{"CreateEntry", func() (err error) {
-			e1, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Standup",
+			e1, _, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Standup",
 				Timing: timed("2026-11-23T09:00:00Z", "2026-11-23T09:15:00Z", "UTC")})
 			name(e1.ID, "e1")
 			return err
@@ -82,7 +82,8 @@ func TestWritePlans(t *testing.T) {
 		}},
 		{"CreateEntry under an idempotency key", func() (err error) {
 			e2, err = calendar.Once(ann, s, "key-1", "fingerprint", func(ctx context.Context) (*calendar.Entry, error) {
-				return s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "Review", Timing: dueOn("2026-11-24")})
+				e, _, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "Review", Timing: dueOn("2026-11-24")})
+				return e, err
 			})
 			name(e2.ID, "e2")
 			return err
@@ -98,7 +99,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/CHG#… change record of ENTRY#e2",
 		}},
 		{"UpdateEntry", func() (err error) {
-			e1, err = s.UpdateEntry(ann, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID},
+			e1, _, err = s.UpdateEntry(ann, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID},
 				ExpectedVersion: 1, Title: calendar.Set("Daily standup")})
 			return err
 		}, []string{
@@ -108,7 +109,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"SetTaskCompleted", func() (err error) {
-			e2, err = s.SetTaskCompleted(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e2.ID}, 1, true)
+			e2, _, err = s.SetTaskCompleted(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e2.ID}, 1, true)
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
@@ -131,7 +132,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"CreateEntry of the calendar's first series", func() (err error) {
-			s1, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
+			s1, _, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
 				Timing:     timed("2026-11-23T10:00:00Z", "2026-11-23T11:00:00Z", "UTC"),
 				Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=4"}})
 			name(s1.ID, "s1")
@@ -146,7 +147,7 @@ func TestWritePlans(t *testing.T) {
 		}},
 		{"UpdateOccurrence of one occurrence", func() error {
 			key := calendar.OccurrenceKey{CalendarID: cal.ID, SeriesID: s1.ID, OriginalStart: at("2026-11-30T10:00:00Z")}
-			_, err := s.UpdateOccurrence(ann, key, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: 1, Title: calendar.Set("Moved")})
+			_, _, err := s.UpdateOccurrence(ann, key, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: 1, Title: calendar.Set("Moved")})
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
@@ -162,14 +163,14 @@ func TestWritePlans(t *testing.T) {
 			}
 			name(room.ID, "room")
 			plans = nil
-			e1, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Talk",
+			e1, _, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Talk",
 				Timing: timed("2026-11-25T14:00:00Z", "2026-11-25T14:30:00Z", "UTC")})
 			if err != nil {
 				return err
 			}
 			name(e1.ID, "e1")
 			plans = nil
-			e1, err = s.MoveEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 1, room.ID)
+			e1, _, err = s.MoveEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 1, room.ID)
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
@@ -185,7 +186,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#room/CHG#… change record of ENTRY#e1",
 		}},
 		{"AddMember", func() error {
-			_, err := s.AddMember(ann, cal.ID, "bob@example.com", calendar.RoleWriter)
+			_, _, err := s.AddMember(ann, cal.ID, "bob@example.com", calendar.RoleWriter)
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
@@ -196,7 +197,7 @@ func TestWritePlans(t *testing.T) {
 			"Put USER#bob/CHG#… change record of MEMBER#cal",
 		}},
 		{"ChangeRole", func() error {
-			_, err := s.ChangeRole(ann, calendar.MembershipKey{CalendarID: cal.ID, UserID: viewer(t, bob)}, calendar.RoleOwner, 1)
+			_, _, err := s.ChangeRole(ann, calendar.MembershipKey{CalendarID: cal.ID, UserID: viewer(t, bob)}, calendar.RoleOwner, 1)
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
@@ -217,7 +218,7 @@ func TestWritePlans(t *testing.T) {
 			"Put USER#bob/CHG#… change record of MEMBER#cal",
 		}},
 		{"CreateInvitation", func() (err error) {
-			inv, token, err = s.CreateInvitation(ann, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader,
+			inv, token, _, err = s.CreateInvitation(ann, calendar.NewInvitation{CalendarID: cal.ID, Role: calendar.RoleReader,
 				ValidUntil: now.Add(24 * time.Hour), MaxUses: 2})
 			name(inv.ID, "inv")
 			return err

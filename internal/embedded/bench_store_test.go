@@ -78,7 +78,7 @@ func createEntries(b *testing.B, tg *target, n int) []time.Duration {
 	t := time.Now()
 	for i := range n {
 		start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
-		if _, err := store.CreateEntry(as, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("entry ", i),
+		if _, _, err := store.CreateEntry(as, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("entry ", i),
 			Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}}); err != nil {
 			b.Fatal(err)
 		}

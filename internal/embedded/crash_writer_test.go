@@ -118,7 +118,7 @@ func (w *writer) createEntry(ctx context.Context) error {
 		timing = calendar.Timing{MultiDay: &calendar.DaySpan{Start: from, End: from.AddDays(40)}}
 	}
 	title := fmt.Sprintf("w%d entry %d", w.id, w.n)
-	e, err := w.store.CreateEntry(w.as(ctx), calendar.NewEntry{CalendarID: c.ID, Title: title, Timing: timing})
+	e, _, err := w.store.CreateEntry(w.as(ctx), calendar.NewEntry{CalendarID: c.ID, Title: title, Timing: timing})
 	if err == nil {
 		w.log.record(func() { w.log.entries[e.Key()] = title })
 	}
@@ -131,7 +131,7 @@ func (w *writer) addMember(ctx context.Context) error {
 	if _, err := w.signUp(ctx, email); err != nil {
 		return err
 	}
-	m, err := w.store.AddMember(w.as(ctx), w.cals[w.n%len(w.cals)].ID, email, calendar.RoleWriter)
+	m, _, err := w.store.AddMember(w.as(ctx), w.cals[w.n%len(w.cals)].ID, email, calendar.RoleWriter)
 	if err == nil {
 		w.log.record(func() { w.log.memberships[m.Key()] = m.Role })
 	}

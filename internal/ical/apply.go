@@ -11,9 +11,9 @@ import (
 // Importer is what an import writes through: the store's entry and series
 // services, acting for the signed-in viewer.
 type Importer interface {
-	CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, error)
-	SetTaskCompleted(ctx context.Context, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, error)
-	UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, error)
+	CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, *calendar.Calendar, error)
+	SetTaskCompleted(ctx context.Context, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, *calendar.Calendar, error)
+	UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error)
 	DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, expectedVersion int) error
 }
 
@@ -45,7 +45,7 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 	for _, it := range imp.Items {
 		n := it.Entry
 		n.CalendarID = calendarID
-		e, err := svc.CreateEntry(ctx, n)
+		e, _, err := svc.CreateEntry(ctx, n)
 		if calendar.ErrorCode(err) == calendar.CodeNotFound {
 			return r, err // the calendar, not this entry
 		}
@@ -56,7 +56,7 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 			continue
 		}
 		if it.Completed {
-			if e, err = svc.SetTaskCompleted(ctx, e.Key(), e.Version, true); err != nil {
+			if e, _, err = svc.SetTaskCompleted(ctx, e.Key(), e.Version, true); err != nil {
 				return r, err // the task was just created: nothing about it can be wrong
 			}
 		}
@@ -82,7 +82,7 @@ func applyException(ctx context.Context, svc Importer, series *calendar.Entry, x
 	}
 	u := x.Update
 	u.ExpectedVersion = series.Version
-	_, err := svc.UpdateOccurrence(ctx, key, calendar.ScopeThis, u)
+	_, _, err := svc.UpdateOccurrence(ctx, key, calendar.ScopeThis, u)
 	return err
 }
 

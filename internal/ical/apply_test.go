@@ -19,25 +19,25 @@ type service struct {
 	writes  []string
 }
 
-func (s *service) CreateEntry(_ context.Context, n calendar.NewEntry) (*calendar.Entry, error) {
+func (s *service) CreateEntry(_ context.Context, n calendar.NewEntry) (*calendar.Entry, *calendar.Calendar, error) {
 	if err := s.refuse[n.Title]; err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.created = append(s.created, n.Title)
-	return &calendar.Entry{ID: n.Title, CalendarID: n.CalendarID, Title: n.Title, Version: 1}, nil
+	return &calendar.Entry{ID: n.Title, CalendarID: n.CalendarID, Title: n.Title, Version: 1}, &calendar.Calendar{ID: n.CalendarID}, nil
 }
 
-func (s *service) SetTaskCompleted(_ context.Context, k calendar.EntryKey, _ int, _ bool) (*calendar.Entry, error) {
+func (s *service) SetTaskCompleted(_ context.Context, k calendar.EntryKey, _ int, _ bool) (*calendar.Entry, *calendar.Calendar, error) {
 	s.writes = append(s.writes, "complete "+k.EntryID)
-	return &calendar.Entry{ID: k.EntryID, CalendarID: k.CalendarID, Version: 2, Completed: true}, nil
+	return &calendar.Entry{ID: k.EntryID, CalendarID: k.CalendarID, Version: 2, Completed: true}, &calendar.Calendar{ID: k.CalendarID}, nil
 }
 
-func (s *service) UpdateOccurrence(_ context.Context, k calendar.OccurrenceKey, _ calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, error) {
+func (s *service) UpdateOccurrence(_ context.Context, k calendar.OccurrenceKey, _ calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error) {
 	if u.ExpectedVersion != 1 {
-		return nil, calendar.Errorf(calendar.CodeVersionConflict, "stale")
+		return nil, nil, calendar.Errorf(calendar.CodeVersionConflict, "stale")
 	}
 	s.writes = append(s.writes, "change "+k.SeriesID+" "+k.OriginalStart.Format(time.DateOnly))
-	return &calendar.Entry{}, nil
+	return &calendar.Entry{}, &calendar.Calendar{ID: k.CalendarID}, nil
 }
 
 func (s *service) DeleteOccurrence(_ context.Context, k calendar.OccurrenceKey, _ calendar.Scope, _ int) error {

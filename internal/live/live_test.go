@@ -74,7 +74,7 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; ; i++ {
-		if _, err := in.store.CreateEntry(owner, task(cal.ID, fmt.Sprint(i))); err != nil {
+		if _, _, err := in.store.CreateEntry(owner, task(cal.ID, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * time.Millisecond) // one read of the hub per write
@@ -119,7 +119,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 			for u := range 100 {
 				email := fmt.Sprintf("u%d@example.com", u)
 				viewer := signIn(b, writer.store, email)
-				if _, err := writer.store.AddMember(owner, cal.ID, email, calendar.RoleReader); err != nil {
+				if _, _, err := writer.store.AddMember(owner, cal.ID, email, calendar.RoleReader); err != nil {
 					b.Fatal(err)
 				}
 				for range 10 {
@@ -140,7 +140,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 				time.Sleep(rand.N(live.DefaultPollInterval))
 				b.StartTimer()
 				title := fmt.Sprint("write ", i)
-				if _, err := writer.store.CreateEntry(owner, task(cal.ID, title)); err != nil {
+				if _, _, err := writer.store.CreateEntry(owner, task(cal.ID, title)); err != nil {
 					b.Fatal(err)
 				}
 				done := time.Now()
@@ -236,7 +236,7 @@ func TestCatchUpIsNotTooSlow(t *testing.T) {
 	}
 	const writes = 150
 	for i := range writes {
-		if _, err := store.CreateEntry(owner, task(cal.ID, fmt.Sprint(i))); err != nil {
+		if _, _, err := store.CreateEntry(owner, task(cal.ID, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * time.Millisecond) // one read of the hub per write

@@ -95,7 +95,7 @@ func TestOtherInstancesWritesArrive(t *testing.T) {
 			}
 			for i := range 3 {
 				title := fmt.Sprint("write ", i)
-				if _, err := a.store.CreateEntry(owner, task(cal.ID, title)); err != nil {
+				if _, _, err := a.store.CreateEntry(owner, task(cal.ID, title)); err != nil {
 					t.Fatal(err)
 				}
 				if !delivered(sub, title) {
@@ -227,7 +227,7 @@ func benchIdleFollowing(b *testing.B, in instance, rec *dynamo.Recorder) {
 		time.Sleep(rand.N(live.DefaultPollInterval))
 		b.StartTimer()
 		title := fmt.Sprint("write ", i)
-		if _, err := in.store.CreateEntry(owner, task(watched, title)); err != nil {
+		if _, _, err := in.store.CreateEntry(owner, task(watched, title)); err != nil {
 			b.Fatal(err)
 		}
 		done := time.Now()

@@ -34,7 +34,7 @@ func BenchmarkNestedRequest(b *testing.B) {
 		f.mu.Lock()
 		f.reads = f.reads[:0]
 		f.mu.Unlock()
-		l := New(f, recurrence.Engine{})
+		l := New(f, recurrence.Engine{}, calendar.ReadScope{Cached: true})
 		ctx := WithLoaders(calendar.WithViewer(b.Context(), calendar.Viewer{ID: ada}), l)
 		var wg sync.WaitGroup
 		for _, id := range cals {

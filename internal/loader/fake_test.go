@@ -27,8 +27,9 @@ type fakeReader struct {
 	broken      string // a read naming this ID fails
 	panicking   string // a read naming this ID panics
 
-	mu    sync.Mutex
-	reads []calendar.Keys
+	mu     sync.Mutex
+	reads  []calendar.Keys
+	scopes []calendar.ReadScope // handed to MembershipsOfCalendar
 }
 
 // errBroken is the failure of a read that names fakeReader.broken.
@@ -118,7 +119,10 @@ func (f *fakeReader) names(k calendar.Keys, id string) bool {
 	return false
 }
 
-func (f *fakeReader) MembershipsOfCalendar(_ context.Context, cal *calendar.Calendar, _ calendar.Page) (*calendar.MembershipPage, error) {
+func (f *fakeReader) MembershipsOfCalendar(_ context.Context, scope calendar.ReadScope, cal *calendar.Calendar, _ calendar.Page) (*calendar.MembershipPage, error) {
+	f.mu.Lock()
+	f.scopes = append(f.scopes, scope)
+	f.mu.Unlock()
 	page := &calendar.MembershipPage{}
 	for _, m := range f.memberships {
 		if m.CalendarID == cal.ID {
@@ -156,10 +160,11 @@ func sortedKeys(k calendar.Keys) calendar.Keys {
 // that a batch is never cut in two by the clock.
 const testWindow = 100 * time.Millisecond
 
-// newTestLoaders returns one request's loaders over r, and a context of
-// that request whose viewer is viewer.
+// newTestLoaders returns one request's loaders over r, in the scope of a
+// query without a budget, and a context of that request whose viewer is
+// viewer.
 func newTestLoaders(r calendar.Reader, viewer string) (*Loaders, context.Context) {
-	l := newWithWait(r, recurrence.Engine{}, testWindow)
+	l := NewWithWait(r, recurrence.Engine{}, calendar.ReadScope{Cached: true}, testWindow)
 	return l, WithLoaders(calendar.WithViewer(context.Background(), calendar.Viewer{ID: viewer}), l)
 }
 

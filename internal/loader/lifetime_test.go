@@ -3,8 +3,6 @@ package loader
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 
@@ -12,21 +10,20 @@ import (
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
-// TestLoadersLiveOneRequest: each request through Middleware gets loaders
-// of its own: what one request read or primed is not what the next one
-// sees, which reads again, while within a request an object is read once.
+// TestLoadersLiveOneRequest: each request's loaders (New) are its own:
+// what one request read or primed is not what the next one sees, which
+// reads again, while within a request an object is read once.
 func TestLoadersLiveOneRequest(t *testing.T) {
 	f := newFakeReader()
 	f.addUser(ada).Name = "Ada as stored"
 	var names []string
-	h := Middleware(f, recurrence.Engine{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := calendar.WithViewer(r.Context(), calendar.Viewer{ID: ada})
-		l := For(ctx)
+	for range 2 {
+		l := New(f, recurrence.Engine{}, calendar.ReadScope{})
+		ctx := WithLoaders(calendar.WithViewer(context.Background(), calendar.Viewer{ID: ada}), l)
 		for range 2 {
-			u, err := l.Viewer(ctx)
+			u, err := For(ctx).Viewer(ctx)
 			if err != nil {
-				t.Errorf("viewer: %v", err)
-				return
+				t.Fatalf("viewer: %v", err)
 			}
 			names = append(names, u.Name)
 		}
@@ -35,9 +32,6 @@ func TestLoadersLiveOneRequest(t *testing.T) {
 		if u, _ := l.Viewer(ctx); u.Name != "Ada as this request wrote" {
 			t.Errorf("after priming: got %q, want what the request wrote", u.Name)
 		}
-	}))
-	for range 2 {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/query", nil))
 	}
 	if want := []string{"Ada as stored", "Ada as stored", "Ada as stored", "Ada as stored"}; !slices.Equal(names, want) {
 		t.Errorf("names seen: got %q, want %q", names, want)
@@ -69,21 +63,4 @@ func TestForWithoutLoaders(t *testing.T) {
 		}
 	}()
 	For(context.Background())
-}
-
-// TestCalendarsTheStoreSaw: a calendar the store read to authorize a write
-// (calendar.SawCalendar) is primed, so that the request's payload reads
-// only the viewer's membership.
-func TestCalendarsTheStoreSaw(t *testing.T) {
-	f := authStore()
-	l, ctx := newTestLoaders(f, ada)
-	calendar.SawCalendar(ctx, &calendar.Calendar{ID: work, Name: "as the write saw it"})
-	c, err := l.Calendar(ctx, work)
-	if err != nil || c.Name != "as the write saw it" {
-		t.Fatalf("got %+v, %v; want the calendar the store saw", c, err)
-	}
-	reads := f.readLog()
-	if len(reads) != 1 || len(reads[0].Calendars) != 0 || len(reads[0].Memberships) != 1 {
-		t.Errorf("reads: got %+v, want one, of the viewer's membership only", reads)
-	}
 }

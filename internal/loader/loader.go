@@ -17,11 +17,18 @@
 // PrimeMembership, PrimeEntry), see items.go. A failed read is the request's
 // answer for the keys of its batch (the store has retried already, and the
 // request's fields see one state); a read that panics is not remembered.
+//
+// Each request's loaders are made with its read scope (calendar.ReadScope:
+// its budget, and whether the store's view cache may answer), which they
+// hand the store with every view's read and member page; the GraphQL layer
+// decides it from the operation's type. The writes a mutation makes return
+// the calendar they authorized against, which the mutation primes here
+// (PrimeCalendar): nothing reaches the loaders from the store but through
+// what its methods return.
 package loader
 
 import (
 	"context"
-	"net/http"
 	"sync"
 	"time"
 
@@ -37,11 +44,13 @@ import (
 // enough for the resolvers of one list to queue up, short next to a round trip.
 const batchWait = 2 * time.Millisecond
 
-// Loaders are one request's loaders. Create them per request (Middleware): their
-// cache must never outlive it.
+// Loaders are one request's loaders: create them per request (New), for one
+// GraphQL operation or one delivery of a subscription. Their cache must never
+// outlive it.
 type Loaders struct {
 	reader calendar.Reader
 	engine calendar.RecurrenceEngine
+	scope  calendar.ReadScope            // handed to the store's view reads
 	items  *dataloader.Loader[ref, item] // items.go
 	ranges rangeChecks                   // ranges.go
 
@@ -50,16 +59,27 @@ type Loaders struct {
 	shared   *Shared // reads by key go through it, when set (ReadThrough)
 }
 
-// New returns fresh loaders reading from r and expanding series with eng.
-func New(r calendar.Reader, eng calendar.RecurrenceEngine) *Loaders {
-	return newWithWait(r, eng, batchWait)
+// New returns fresh loaders for one request, reading from r in scope (its
+// budget and whether the view cache may answer: see calendar.ReadScope) and
+// expanding series with eng.
+func New(r calendar.Reader, eng calendar.RecurrenceEngine, scope calendar.ReadScope) *Loaders {
+	return NewWithWait(r, eng, scope, batchWait)
 }
 
-func newWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, wait time.Duration) *Loaders {
-	l := &Loaders{reader: r, engine: eng}
+// NewWithWait is New with batches that collect keys for wait. Request-plan
+// tests lengthen it: a batch whose keys come from a loop can be split in two
+// when a loaded machine (the race detector) preempts the loop for longer
+// than the window, which is harmless in production (one more call, same
+// wave) but not what a test pinning the calls expects.
+func NewWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, scope calendar.ReadScope, wait time.Duration) *Loaders {
+	l := &Loaders{reader: r, engine: eng, scope: scope}
 	l.items = dataloader.NewBatchedLoader(l.batch, dataloader.WithWait[ref, item](wait))
 	return l
 }
+
+// Scope returns the read scope l was made with: its budget also bounds what
+// the request's views return (calendar.Budget.ChargeReturned).
+func (l *Loaders) Scope() calendar.ReadScope { return l.scope }
 
 // batch reads every ref of one window with a single Reader.Read (or through
 // the Shared cache it reads through). A missing object loads as an empty
@@ -96,38 +116,26 @@ func (l *Loaders) read(ctx context.Context, k calendar.Keys) (*calendar.Items, e
 
 type ctxKey struct{}
 
-// Middleware gives every request its own Loaders.
-func Middleware(r calendar.Reader, eng calendar.RecurrenceEngine, next http.Handler) http.Handler {
-	return MiddlewareWithWait(r, eng, batchWait, next)
-}
-
-// MiddlewareWithWait is Middleware with batches that collect keys for wait.
-// Request-plan tests lengthen it: a batch whose keys come from a loop can be
-// split in two when a loaded machine (the race detector) preempts the loop
-// for longer than the window, which is harmless in production (one more
-// call, same wave) but not what a test pinning the calls expects.
-func MiddlewareWithWait(r calendar.Reader, eng calendar.RecurrenceEngine, wait time.Duration, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		next.ServeHTTP(w, req.WithContext(WithLoaders(req.Context(), newWithWait(r, eng, wait))))
-	})
-}
-
-// WithLoaders returns a context carrying l, which keeps the calendars the
-// store reads for permission checks (calendar.WithCalendarsSeen), and
-// tracking the request's writes: its views may come from the store's cache
-// until it writes (calendar.WithWriteTracking).
+// WithLoaders returns a context carrying l: the GraphQL layer gives each
+// operation, and each delivery of a subscription, loaders of its own there,
+// where its resolvers find them (For), as gqlgen's dataloaders are found.
 func WithLoaders(ctx context.Context, l *Loaders) context.Context {
-	ctx = calendar.WithWriteTracking(ctx)
-	ctx = calendar.WithCalendarsSeen(ctx, func(c *calendar.Calendar) { l.PrimeCalendar(ctx, c) })
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
-// For returns the request's loaders. Handlers are always wrapped in Middleware,
-// so their absence is a wiring bug.
+// For returns the request's loaders. Every operation is given some
+// (WithLoaders), so their absence is a wiring bug.
 func For(ctx context.Context) *Loaders {
-	l, ok := ctx.Value(ctxKey{}).(*Loaders)
+	l, ok := Of(ctx)
 	if !ok {
-		panic("loader: no loaders in the request context; wrap the handler in loader.Middleware")
+		panic("loader: no loaders in the request context; give the GraphQL handler Options.NewLoaders")
 	}
 	return l
+}
+
+// Of returns the request's loaders, and false when it has none: a request
+// refused before its operation ran (invalid, too complex) was given none.
+func Of(ctx context.Context) (*Loaders, bool) {
+	l, ok := ctx.Value(ctxKey{}).(*Loaders)
+	return l, ok
 }

@@ -29,14 +29,14 @@ type rangeChecks struct {
 // state of it that existed: from the store's memory when it holds them, else
 // read, and checked with the reads made beside it when it needs to be.
 func (l *Loaders) entriesReaching(ctx context.Context, c *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
-	if es, ok := l.reader.CachedEntriesReaching(ctx, c, from, to); ok {
+	if es, ok := l.reader.CachedEntriesReaching(ctx, l.scope, c, from, to); ok {
 		return es, nil
 	}
-	r, wait, batch, checked := l.ranges.read(ctx, l.reader, c, from, to)
+	r, wait, batch, checked := l.ranges.read(ctx, l.reader, l.scope, c, from, to)
 	if batch != nil {
 		func() {
 			defer close(checked) // a panic in the check must not leave the others waiting
-			l.reader.CheckRanges(ctx, batch)
+			l.reader.CheckRanges(ctx, l.scope, batch)
 		}()
 	} else if wait {
 		select {
@@ -55,7 +55,7 @@ func (l *Loaders) entriesReaching(ctx context.Context, c *calendar.Calendar, fro
 // to be checked when it needs to be (wait; r is then the checker's until
 // checked is closed). When it is the last read under way it returns the
 // batch to check, which the caller checks and then closes checked.
-func (rc *rangeChecks) read(ctx context.Context, reader calendar.EntryReader, c *calendar.Calendar, from, to time.Time) (
+func (rc *rangeChecks) read(ctx context.Context, reader calendar.EntryReader, scope calendar.ReadScope, c *calendar.Calendar, from, to time.Time) (
 	r *calendar.RangeRead, wait bool, batch []*calendar.RangeRead, checked chan struct{}) {
 	rc.mu.Lock()
 	rc.reading++
@@ -77,9 +77,9 @@ func (rc *rangeChecks) read(ctx context.Context, reader calendar.EntryReader, c 
 		if r == nil && batch != nil { // panicking: the others' check goes on without this caller
 			go func(batch []*calendar.RangeRead, checked chan struct{}) {
 				defer close(checked)
-				reader.CheckRanges(ctx, batch)
+				reader.CheckRanges(ctx, scope, batch)
 			}(batch, checked)
 		}
 	}()
-	return reader.ReadRange(ctx, c, from, to), false, nil, nil
+	return reader.ReadRange(ctx, scope, c, from, to), false, nil, nil
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // fakeRanges is a reader of ranges whose reads wait until started reads have
-// begun, and which records the batches it is asked to check.
+// begun, and which records the batches it is asked to check and the read
+// scopes it is handed.
 type fakeRanges struct {
 	calendar.Reader // not called
 	started         *sync.WaitGroup
@@ -21,13 +22,22 @@ type fakeRanges struct {
 
 	mu      sync.Mutex
 	batches [][]string
+	scopes  []calendar.ReadScope
 }
 
-func (f *fakeRanges) CachedEntriesReaching(context.Context, *calendar.Calendar, time.Time, time.Time) ([]*calendar.Entry, bool) {
+func (f *fakeRanges) saw(scope calendar.ReadScope) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scopes = append(f.scopes, scope)
+}
+
+func (f *fakeRanges) CachedEntriesReaching(_ context.Context, scope calendar.ReadScope, _ *calendar.Calendar, _, _ time.Time) ([]*calendar.Entry, bool) {
+	f.saw(scope)
 	return nil, false
 }
 
-func (f *fakeRanges) ReadRange(_ context.Context, c *calendar.Calendar, from, to time.Time) *calendar.RangeRead {
+func (f *fakeRanges) ReadRange(_ context.Context, scope calendar.ReadScope, c *calendar.Calendar, from, to time.Time) *calendar.RangeRead {
+	f.saw(scope)
 	f.started.Done()
 	f.started.Wait() // every read is under way before any comes back
 	if c.ID == f.panics {
@@ -37,7 +47,8 @@ func (f *fakeRanges) ReadRange(_ context.Context, c *calendar.Calendar, from, to
 		Entries: []*calendar.Entry{{ID: "read in " + c.ID}}}
 }
 
-func (f *fakeRanges) CheckRanges(_ context.Context, reads []*calendar.RangeRead) {
+func (f *fakeRanges) CheckRanges(_ context.Context, scope calendar.ReadScope, reads []*calendar.RangeRead) {
+	f.saw(scope)
 	var ids []string
 	for _, r := range reads {
 		ids = append(ids, r.Calendar.ID)
@@ -52,14 +63,16 @@ func (f *fakeRanges) CheckRanges(_ context.Context, reads []*calendar.RangeRead)
 // resolvers do: the three reads that need a check are checked in one batch,
 // by the last read to come back, and each caller gets its own calendar's
 // entries, checked or not as its read needed; a read that panics leaves the
-// others checked, not waiting.
+// others checked, not waiting. Every call hands the store the loaders' read
+// scope.
 func TestRangeChecksTogether(t *testing.T) {
+	scope := calendar.ReadScope{Budget: calendar.NewBudget(10, 10), Cached: true}
 	for _, panics := range []string{"", "c4"} {
 		t.Run(fmt.Sprintf("panicking %q", panics), func(t *testing.T) {
 			var started sync.WaitGroup
 			started.Add(5)
 			f := &fakeRanges{started: &started, settled: map[string]bool{"c1": true, "c3": true}, panics: panics}
-			l := New(f, nil)
+			l := New(f, nil, scope)
 			got := make([]string, 5)
 			var done sync.WaitGroup
 			for i := range 5 {
@@ -91,6 +104,10 @@ func TestRangeChecksTogether(t *testing.T) {
 			}
 			if len(f.batches) != 1 || fmt.Sprint(slices.Sorted(slices.Values(f.batches[0]))) != wantBatch {
 				t.Errorf("checked %v, want one batch of %s", f.batches, wantBatch)
+			}
+			// 5 looks in the cache, 5 reads, 1 check
+			if len(f.scopes) != 11 || slices.ContainsFunc(f.scopes, func(s calendar.ReadScope) bool { return s != scope }) {
+				t.Errorf("scopes handed to the store: got %v, want the loaders' %v 11 times", f.scopes, scope)
 			}
 		})
 	}

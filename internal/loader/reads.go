@@ -195,7 +195,7 @@ func (l *Loaders) Members(ctx context.Context, cal *calendar.Calendar, p calenda
 	if _, err := l.viewerCan(ctx, cal.ID, calendar.ActionRead); err != nil {
 		return nil, err
 	}
-	page, err := l.reader.MembershipsOfCalendar(ctx, cal, p)
+	page, err := l.reader.MembershipsOfCalendar(ctx, l.scope, cal, p)
 	if err != nil {
 		return nil, err
 	}

@@ -145,3 +145,19 @@ func TestPrimedForOneViewer(t *testing.T) {
 		t.Errorf("reads for cy: got %+v, want one, of cy's membership of home", reads)
 	}
 }
+
+// TestMembersInTheLoadersScope: a member page is read in the loaders' read
+// scope, which lets the store answer it from its view cache or not.
+func TestMembersInTheLoadersScope(t *testing.T) {
+	for _, scope := range []calendar.ReadScope{{Cached: true}, {Budget: calendar.NewBudget(1, 1)}} {
+		f := authStore()
+		l := NewWithWait(f, nil, scope, testWindow)
+		ctx := WithLoaders(calendar.WithViewer(context.Background(), calendar.Viewer{ID: cy}), l)
+		if _, err := l.Members(ctx, &calendar.Calendar{ID: work}, calendar.Page{First: 10}); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.scopes) != 1 || f.scopes[0] != scope {
+			t.Errorf("scopes handed to MembershipsOfCalendar: got %v, want %v once", f.scopes, scope)
+		}
+	}
+}

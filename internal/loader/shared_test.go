@@ -43,7 +43,7 @@ func (f *fakeUsers) Read(ctx context.Context, k calendar.Keys) (*calendar.Items,
 
 // usersOf reads users through a fresh request's loaders that read through s.
 func usersOf(ctx context.Context, r calendar.Reader, s *Shared, ids ...string) ([]*calendar.User, error) {
-	l := newWithWait(r, recurrence.Engine{}, time.Millisecond)
+	l := NewWithWait(r, recurrence.Engine{}, calendar.ReadScope{}, time.Millisecond)
 	l.ReadThrough(s)
 	var thunks []func() (*calendar.User, error)
 	for _, id := range ids {
