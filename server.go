@@ -240,6 +240,7 @@ func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client,
 		where = "DynamoDB"
 	}
 	var logged time.Time
+	var answered error // the last failure that was not the wait's own deadline cutting an attempt short
 	for {
 		err := dynamo.Reachable(ctx, db, cfg.Table)
 		if err == nil && create {
@@ -247,6 +248,9 @@ func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client,
 		}
 		if err == nil {
 			return nil
+		}
+		if ctx.Err() == nil || answered == nil {
+			answered = err
 		}
 		if code := calendar.ErrorCode(err); code != calendar.CodeUnavailable && code != calendar.CodeOutcomeUnknown && ctx.Err() == nil {
 			return err
@@ -260,7 +264,10 @@ func waitForStore(ctx context.Context, logger *slog.Logger, db *dynamodb.Client,
 			if errors.Is(ctx.Err(), context.Canceled) { // stopped (a signal), not given up
 				return fmt.Errorf("waiting for %s: %w", where, ctx.Err())
 			}
-			return fmt.Errorf("%s did not become ready within %s (-store-wait): %w", where, cfg.StoreWait, err)
+			// An attempt under way when the wait ran out fails as "did not
+			// answer in time" whatever the store did before: say why the
+			// attempts before it failed (a refused connection, say).
+			return fmt.Errorf("%s did not become ready within %s (-store-wait): %w", where, cfg.StoreWait, answered)
 		case <-time.After(time.Second):
 		}
 	}
