@@ -92,6 +92,10 @@ type Entry struct {
 	Overrides []string
 	// PreviousSeriesID is set on a series split off another (THIS_AND_FOLLOWING).
 	PreviousSeriesID string
+
+	// Attendance is the entry's organizer, capacity and attendee summary
+	// (attendee.go).
+	Attendance Attendance
 }
 
 // Key returns the entry's key.
