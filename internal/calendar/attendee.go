@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -376,4 +377,34 @@ type AttendeePage struct {
 	Cursors     []string
 	EndCursor   string
 	HasNextPage bool
+}
+
+// AttendeeService keeps the people on entries, for the signed-in viewer.
+type AttendeeService interface {
+	// ChangeAttendees adds and removes attendees of a single entry and
+	// returns the entry with its new summary. Errors: CodeUnauthenticated,
+	// CodeNotFound (entry, or a removed email not invited), CodeForbidden
+	// (not a writer), CodeInvalid (duplicates, more than MaxAttendees or
+	// MaxAttendeeDelta, a recurring entry), CodeAlreadyExists (already
+	// invited).
+	ChangeAttendees(ctx context.Context, d AttendeeDelta) (*Entry, error)
+
+	// Respond answers as the viewer, who must be invited (no role needed).
+	// Errors: CodeUnauthenticated, CodeNotFound (no such entry, or not
+	// invited to it: the same answer), CodeInvalid, CodeVersionConflict
+	// (the answer changed since ExpectedVersion), CodeCapacityReached.
+	Respond(ctx context.Context, r RSVP) (*Attendee, error)
+
+	// Attendees returns a page of an entry's attendees, narrowed by f, as
+	// far as the viewer may see them (AttendeesVisible). Errors:
+	// CodeUnauthenticated, CodeNotFound, CodeInvalid.
+	Attendees(ctx context.Context, key EntryKey, f AttendeeFilter, p Page) (*AttendeePage, error)
+
+	// Attendance returns the viewer's own answer to an entry, nil when
+	// they are not invited.
+	Attendance(ctx context.Context, key EntryKey) (*Attendee, error)
+
+	// EntryInvitations returns a page of the viewer's invitations to
+	// entries, newest first, narrowed by f.
+	EntryInvitations(ctx context.Context, f AttendeeFilter, p Page) (*AttendeePage, error)
 }

@@ -101,6 +101,11 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 	if err := validEntryKey(u.Key); err != nil {
 		return nil, err
 	}
+	return retryAttendance(ctx, func() (*calendar.Entry, error) { return s.updateEntry(ctx, u) })
+}
+
+// updateEntry is one attempt of UpdateEntry, from its reads.
+func (s *Store) updateEntry(ctx context.Context, u calendar.EntryUpdate) (*calendar.Entry, error) {
 	acc, defaults, err := s.entryAccess(ctx, u.Key.CalendarID, entryKey(u.Key.CalendarID, u.Key.EntryID))
 	if err != nil {
 		return nil, err
@@ -121,6 +126,9 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 		return nil, err
 	}
 	if e.IsSeries() { // a single entry made to repeat: it becomes a series under its ID
+		if old.Attendance.Summary.Total() > 0 {
+			return nil, errNoSeriesAttendees()
+		}
 		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
 			return nil, err
 		}
@@ -146,10 +154,17 @@ func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, exp
 	if err := validEntryKey(key); err != nil {
 		return nil, err
 	}
-	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
-	if err != nil {
-		return nil, err
-	}
+	return retryAttendance(ctx, func() (*calendar.Entry, error) {
+		acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
+		if err != nil {
+			return nil, err
+		}
+		return s.setTaskCompleted(ctx, acc, key, expectedVersion, completed)
+	})
+}
+
+// setTaskCompleted is one attempt of SetTaskCompleted, from its reads.
+func (s *Store) setTaskCompleted(ctx context.Context, acc *access, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, error) {
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
 		return nil, err
@@ -172,13 +187,35 @@ func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Ent
 		w.Add(op)
 		w.LogCalendar(e.CalendarID)
 	}
-	w.Add(entryWrites(&e, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
+	w.Add(entryWrites(&e, s.placement(&e), entryAsRead(old, expectedVersion), entryChanged(expectedVersion), oldPieces)...)
 	w.LogEntry(e.CalendarID, e.ID)
 	w.Tally(acc.viewer, old, &e)
 	if err := s.book(ctx, w, acc.calendar, old, &e); err != nil {
 		return nil, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
 	return &e, nil
+}
+
+// entryAsRead holds while an entry is at the expected version and its
+// attendees' summary as read: a write that puts the entry item whole
+// writes the summary it read, and must not undo an answer given since.
+func entryAsRead(old *calendar.Entry, expectedVersion int) expression.ConditionBuilder {
+	return versionIs(expectedVersion).And(attendanceAsRead(old.Attendance.Rev))
+}
+
+// entryChanged explains a failed entryAsRead: the version's explanation,
+// or, when only the summary moved, a read and build again
+// (retryAttendance) that the client never sees.
+func entryChanged(expectedVersion int) explainFunc {
+	return func(old item) error {
+		if old == nil {
+			return versionMismatch("entry", expectedVersion)(old)
+		}
+		if v, _ := unmarshal[versioned](old); v.Version != expectedVersion {
+			return versionMismatch("entry", expectedVersion)(old)
+		}
+		return errAttendanceMoved
+	}
 }
 
 // seriesArrive returns the action that records (a change of the calendar
@@ -234,6 +271,15 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	if err := validEntryKey(key); err != nil {
 		return err
 	}
+	_, err := retryAttendance(ctx, func() (struct{}, error) { return struct{}{}, s.deleteEntry(ctx, key, expectedVersion) })
+	return err
+}
+
+// deleteEntry is one attempt of DeleteEntry, from its reads. An entry's
+// attendees go in its transaction; when they do not all fit, some are
+// removed first by transactions of their own (each a consistent state: the
+// entry with fewer attendees), and the entry is read again.
+func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int) error {
 	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
 	if err != nil {
 		return err
@@ -241,6 +287,12 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
 		return err
+	}
+	var attendees []*calendar.Attendee
+	if old.Attendance.Summary.Total() > 0 {
+		if attendees, err = s.allAttendees(ctx, old); err != nil {
+			return err
+		}
 	}
 	if old.IsSeries() {
 		_, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
@@ -251,9 +303,18 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
-	w.Add(entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	w.Add(entryDeletes(old, pieces, entryAsRead(old, expectedVersion), entryChanged(expectedVersion))...)
 	w.LogEntry(old.CalendarID, old.ID)
 	w.Tally(acc.viewer, old, nil)
+	if room := w.Room() - attendeeDeleteSlack; len(attendees) > room {
+		if err := s.removeAttendees(ctx, acc.viewer, old, pieces, attendees[:len(attendees)-max(room, 0)]); err != nil {
+			return err
+		}
+		return errAttendanceMoved // read again, with fewer attendees
+	}
+	for _, a := range attendees {
+		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
+	}
 	if err := s.book(ctx, w, acc.calendar, old, nil); err != nil {
 		return fmt.Errorf("delete entry %s: %w", key.EntryID, err)
 	}
