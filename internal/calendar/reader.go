@@ -64,4 +64,5 @@ type Service interface {
 	InvitationService
 	SyncService
 	StatsService
+	AttendeeService
 }

@@ -1,0 +1,111 @@
+package graph
+
+import (
+	"context"
+	"time"
+
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
+)
+
+// The people on an entry (issue 25's first slice): what the resolvers of
+// Entry.organizer, createdBy and attendees, of Attendee, and of the two
+// attendee mutations call. The summary needs none: it is on the entry.
+
+// attendancePolicy reads updateEntry's capacity, waitlist and hideAttendees.
+func attendancePolicy(in model.UpdateEntryInput, u *calendar.EntryUpdate) error {
+	if c, set := in.Capacity.ValueOK(); set {
+		u.Capacity = calendar.Set(c)
+	}
+	var err error
+	if u.Waitlist, err = notNull("waitlist", in.Waitlist); err != nil {
+		return err
+	}
+	u.HideAttendees, err = notNull("hideAttendees", in.HideAttendees)
+	return err
+}
+
+// userOrNil loads a user an entry or attendee the viewer reads names, or
+// nil for none.
+func userOrNil(ctx context.Context, id string) (*calendar.User, error) {
+	if id == "" {
+		return nil, nil
+	}
+	return loader.For(ctx).UserOnEntry(ctx, id)
+}
+
+// organizerOut is an entry's organizer.
+func organizerOut(ctx context.Context, e model.Entry) (*calendar.User, error) {
+	return userOrNil(ctx, calendar.OrganizerOf(e.Domain()))
+}
+
+// attendeesOut reads a page of an entry's attendees; series and occurrences
+// have none.
+func attendeesOut(ctx context.Context, svc calendar.AttendeeService, e model.Entry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
+	d := e.Domain()
+	if d.IsSeries() || d.SeriesID != "" || d.Attendance.Summary.Total() == 0 {
+		return attendeeConnection(&calendar.AttendeePage{}), page(first, after).Validate()
+	}
+	p, err := svc.Attendees(ctx, d.Key(), calendar.AttendeeFilter{Responses: response}, page(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return attendeeConnection(p), nil
+}
+
+func attendeeConnection(p *calendar.AttendeePage) *model.AttendeeConnection {
+	conn := &model.AttendeeConnection{
+		Edges:    make([]*model.AttendeeEdge, len(p.Attendees)),
+		PageInfo: pageInfo(p.Cursors, p.EndCursor, p.HasNextPage),
+	}
+	for i, a := range p.Attendees {
+		cursor := ""
+		if i < len(p.Cursors) {
+			cursor = p.Cursors[i]
+		}
+		conn.Edges[i] = &model.AttendeeEdge{Cursor: cursor, Node: a}
+	}
+	return conn
+}
+
+// attendeeDelta converts changeAttendees' input.
+func attendeeDelta(in model.ChangeAttendeesInput) (calendar.AttendeeDelta, error) {
+	key, err := model.DecodeEntryID("entryId", in.EntryID)
+	if err != nil {
+		return calendar.AttendeeDelta{}, err
+	}
+	d := calendar.AttendeeDelta{Key: key, Remove: in.Remove.Value()}
+	for _, a := range in.Add.Value() {
+		if a == nil {
+			continue
+		}
+		d.Add = append(d.Add, calendar.NewAttendee{Email: a.Email, DisplayName: orEmpty(a.DisplayName), Optional: orEmpty(a.Optional)})
+	}
+	return d, nil
+}
+
+// rsvp converts respondToEntry's input.
+func rsvp(in model.RespondToEntryInput) (calendar.RSVP, error) {
+	key, err := model.DecodeEntryID("entryId", in.EntryID)
+	return calendar.RSVP{
+		Key: key, ExpectedVersion: in.ExpectedVersion, Response: in.Response, Comment: orEmpty(in.Comment),
+		AdditionalGuests: orEmpty(in.AdditionalGuests), ProposedStart: orEmpty(in.ProposedStart), ProposedEnd: orEmpty(in.ProposedEnd),
+	}, err
+}
+
+// textOrNil is a text field that is null when empty.
+func textOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// timeOrNil is a time field that is null when zero.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}

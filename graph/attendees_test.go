@@ -1,0 +1,167 @@
+package graph_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// party is a calendar with one entry, a writer-owner, a reader and invited
+// users who are not members.
+type party struct {
+	owner, reader, outsider string
+	guests                  []string // tokens
+	entryID                 string
+}
+
+func (e *env) party(tag string, guests int, capacity int, waitlist bool) party {
+	e.t.Helper()
+	p := party{owner: e.token("owner-" + tag + "@example.com"), reader: e.token("reader-" + tag + "@example.com"),
+		outsider: e.token("outsider-" + tag + "@example.com")}
+	for _, tok := range []string{p.owner, p.reader, p.outsider} {
+		e.must(tok, provision, nil)
+	}
+	d := e.must(p.owner, `mutation { createCalendar(input: {name: "Events"}) { calendar { id } } }`, nil)
+	cal := str(d, "createCalendar.calendar.id")
+	e.must(p.owner, `mutation($c: ID!, $e: String!) { addMember(input: {calendarId: $c, email: $e, role: READER}) { membership { id } } }`,
+		map[string]any{"c": cal, "e": "reader-" + tag + "@example.com"})
+	d = e.must(p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Talk",
+		timing: {timed: {start: "2026-11-24T18:00:00Z", end: "2026-11-24T19:00:00Z", timeZone: "UTC"}}}) { entry { id version } } }`,
+		map[string]any{"c": cal})
+	p.entryID = str(d, "createEntry.entry.id")
+	var c any = capacity
+	if capacity == 0 {
+		c = nil
+	}
+	e.must(p.owner, `mutation($id: ID!, $v: Int!, $c: Int, $w: Boolean) { updateEntry(input: {id: $id, expectedVersion: $v, capacity: $c, waitlist: $w}) { entry { version } } }`,
+		map[string]any{"id": p.entryID, "v": num(d, "createEntry.entry.version"), "c": c, "w": waitlist})
+	var add []map[string]any
+	for i := range guests {
+		email := fmt.Sprintf("guest%d-%s@example.com", i, tag)
+		tok := e.token(email)
+		e.must(tok, provision, nil)
+		p.guests = append(p.guests, tok)
+		add = append(add, map[string]any{"email": email})
+	}
+	add = append(add, map[string]any{"email": "someone@elsewhere.org", "displayName": "Someone"})
+	e.must(p.owner, `mutation($id: ID!, $add: [NewAttendeeInput!]) { changeAttendees(input: {entryId: $id, add: $add}) { entry { id } } }`,
+		map[string]any{"id": p.entryID, "add": add})
+	return p
+}
+
+const respond = `mutation($id: ID!, $v: Int!, $r: AttendeeResponse!) {
+	respondToEntry(input: {entryId: $id, expectedVersion: $v, response: $r}) { attendee { response waitlisted waitlistTicket version } } }`
+
+const summaryOf = `query($id: ID!) { node(id: $id) { ... on Entry { organizer { email } createdBy { email } capacity
+	attendeeSummary { needsAction accepted tentative declined waitlisted headCount total } } } }`
+
+// TestInvitingPeople drives the slice end to end: invitations, answers
+// past the capacity, the summary on the entry, the list and its filter,
+// the inbox, and who may do what.
+func TestInvitingPeople(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("inv", 3, 1, true)
+	for i, want := range []string{"ACCEPTED false <nil>", "ACCEPTED true 1"} {
+		d := e.must(p.guests[i], respond, map[string]any{"id": p.entryID, "v": 1, "r": "ACCEPTED"})
+		a := get(d, "respondToEntry.attendee").(map[string]any)
+		if got := fmt.Sprint(a["response"], " ", a["waitlisted"], " ", a["waitlistTicket"]); got != want {
+			t.Errorf("guest %d: got %s, want %s", i, got, want)
+		}
+	}
+	e.must(p.guests[2], respond, map[string]any{"id": p.entryID, "v": 1, "r": "DECLINED"})
+
+	d := e.must(p.reader, summaryOf, map[string]any{"id": p.entryID})
+	got := get(d, "node.attendeeSummary")
+	want := map[string]any{"needsAction": 1.0, "accepted": 1.0, "tentative": 0.0, "declined": 1.0, "waitlisted": 1.0, "headCount": 1.0, "total": 4.0}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summary: got %v, want %v", got, want)
+	}
+	if str(d, "node.organizer.email") != "owner-inv@example.com" || str(d, "node.createdBy.email") != "owner-inv@example.com" || num(d, "node.capacity") != 1 {
+		t.Errorf("got %s, want the owner as organizer and creator, capacity 1", d)
+	}
+
+	d = e.must(p.reader, `query($id: ID!) { node(id: $id) { ... on Entry { attendees(response: [ACCEPTED]) { edges { node { email waitlisted user { email } } } } } } }`,
+		map[string]any{"id": p.entryID})
+	if n := len(asList(get(d, "node.attendees.edges"))); n != 2 {
+		t.Errorf("got %d accepted attendees, want 2 (one seated, one waiting)", n)
+	}
+
+	d = e.must(p.guests[1], `{ viewer { invitations { edges { node { response waitlisted entryId } } } } }`, nil)
+	if got := fmt.Sprint(get(d, "viewer.invitations.edges.0.node")); got != fmt.Sprintf("map[entryId:%s response:ACCEPTED waitlisted:true]", p.entryID) {
+		t.Errorf("inbox: got %s", got)
+	}
+
+	for _, tc := range []struct {
+		name, token, query string
+		vars               map[string]any
+		want               string
+	}{
+		{"a reader cannot invite", p.reader, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "x@y.io"}]}) { entry { id } } }`,
+			map[string]any{"id": p.entryID}, "FORBIDDEN"},
+		{"an outsider cannot invite", p.outsider, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "x@y.io"}]}) { entry { id } } }`,
+			map[string]any{"id": p.entryID}, "NOT_FOUND"},
+		{"not invited", p.outsider, respond, map[string]any{"id": p.entryID, "v": 1, "r": "ACCEPTED"}, "NOT_FOUND"},
+		{"stale version", p.guests[0], respond, map[string]any{"id": p.entryID, "v": 1, "r": "TENTATIVE"}, "VERSION_CONFLICT"},
+		{"no answer is not an answer", p.guests[0], respond, map[string]any{"id": p.entryID, "v": 2, "r": "NEEDS_ACTION"}, "BAD_USER_INPUT"},
+		{"duplicates", p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "x@y.io"}, {email: "X@y.io"}]}) { entry { id } } }`,
+			map[string]any{"id": p.entryID}, "BAD_USER_INPUT"},
+		{"capacity 0", p.owner, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 2, capacity: 0}) { entry { id } } }`,
+			map[string]any{"id": p.entryID}, "BAD_USER_INPUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := e.do(tc.token, tc.query, tc.vars); r.code() != tc.want {
+				t.Errorf("got %s, want %s", r.Raw, tc.want)
+			}
+		})
+	}
+}
+
+// TestCapacityReachedWithoutAWaitlist: past the capacity, an entry with no
+// waitlist refuses the acceptance with CAPACITY_REACHED.
+func TestCapacityReachedWithoutAWaitlist(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("full", 2, 1, false)
+	e.must(p.guests[0], respond, map[string]any{"id": p.entryID, "v": 1, "r": "ACCEPTED"})
+	if r := e.do(p.guests[1], respond, map[string]any{"id": p.entryID, "v": 1, "r": "ACCEPTED"}); r.code() != "CAPACITY_REACHED" {
+		t.Errorf("got %s, want CAPACITY_REACHED", r.Raw)
+	}
+}
+
+// TestCachedViewShowsTheNewSummary: an answer raises the calendar's
+// revision, so a week view the cache kept shows the new summary at once.
+func TestCachedViewShowsTheNewSummary(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("cache", 1, 0, false)
+	week := `{ viewer { calendars { edges { node { calendar { entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) {
+		entries { attendeeSummary { accepted needsAction } } } } } } } } }`
+	summary := func() string {
+		return fmt.Sprint(get(e.must(p.owner, week, nil), "viewer.calendars.edges.0.node.calendar.entries.entries.0.attendeeSummary"))
+	}
+	summary()
+	time.Sleep(1100 * time.Millisecond) // the cache keeps reads of a revision seen for a second (viewcache.go)
+	summary()                           // fills the cache
+	e.rec.Reset()
+	if got := summary(); got != "map[accepted:0 needsAction:2]" {
+		t.Fatalf("before the answer: got %s, want map[accepted:0 needsAction:2]", got)
+	}
+	if q := rangeQueries(planOf(e.rec.Calls())); q != 0 {
+		t.Fatalf("the repeated view read the range again (%d Queries): the cache did not answer it", q)
+	}
+	e.must(p.guests[0], respond, map[string]any{"id": p.entryID, "v": 1, "r": "ACCEPTED"})
+	if got := fmt.Sprint(get(e.must(p.owner, week, nil), "viewer.calendars.edges.0.node.calendar.entries.entries.0.attendeeSummary")); got != "map[accepted:1 needsAction:1]" {
+		t.Errorf("after the answer: got %s, want map[accepted:1 needsAction:1]", got)
+	}
+}
+
+// rangeQueries counts a plan's range Queries (LSI1), in any wave.
+func rangeQueries(plan map[string]int) int {
+	n := 0
+	for k, v := range plan {
+		if strings.HasSuffix(k, "Query LSI1") {
+			n += v
+		}
+	}
+	return n
+}
