@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
 )
 
 // party is a calendar with one entry, a writer-owner, a reader and invited
@@ -164,4 +167,51 @@ func rangeQueries(plan map[string]int) int {
 		}
 	}
 	return n
+}
+
+// TestWeekViewWithAttendeeSummaries: a week view of 100 entries that shows
+// each one's attendee summary costs exactly the calls and waves of the same
+// view without it: the summary comes with the entry from the range Query.
+func TestWeekViewWithAttendeeSummaries(t *testing.T) {
+	e := newEnv(t, withWaveGate(), withoutViewCache())
+	const owner = "summaries@example.com"
+	tok := e.token(owner)
+	e.must(tok, provision, nil)
+	cals := seedCalendars(t, e, owner, 1, []string{"invitee@example.com"})
+	s, as := ownerStore(t, e, owner)
+	for i := range 100 {
+		start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+		en, err := s.CreateEntry(as, calendar.NewEntry{CalendarID: cals[0], Title: fmt.Sprint("entry ", i),
+			Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			if _, err := s.ChangeAttendees(as, calendar.AttendeeDelta{Key: en.Key(), Add: []calendar.NewAttendee{{Email: "invitee@example.com"}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	view := func(fields string) (map[string]int, int, []any) {
+		e.rec.Reset()
+		d := e.must(tok, `{ viewer { calendars { edges { node { calendar {
+			entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title `+fields+` } } } } } } } }`, nil)
+		calls := e.rec.Calls()
+		return planOf(calls), dynamo.Waves(calls), asList(get(d, "viewer.calendars.edges.0.node.calendar.entries.entries"))
+	}
+	plain, plainWaves, _ := view("")
+	with, withWaves, entries := view("attendeeSummary { needsAction total headCount }")
+	if len(entries) != 100 {
+		t.Fatalf("got %d entries, want 100", len(entries))
+	}
+	invited := 0
+	for _, en := range entries {
+		invited += num(en, "attendeeSummary.needsAction")
+	}
+	if invited != 10 {
+		t.Errorf("got %d invitations in the summaries, want 10", invited)
+	}
+	if !reflect.DeepEqual(with, plain) || withWaves != plainWaves {
+		t.Errorf("with summaries: %d waves\n%s\nwithout: %d waves\n%s", withWaves, describe(with), plainWaves, describe(plain))
+	}
 }
