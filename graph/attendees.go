@@ -22,7 +22,10 @@ func attendancePolicy(in model.UpdateEntryInput, u *calendar.EntryUpdate) error 
 	if u.Waitlist, err = notNull("waitlist", in.Waitlist); err != nil {
 		return err
 	}
-	u.HideAttendees, err = notNull("hideAttendees", in.HideAttendees)
+	if u.HideAttendees, err = notNull("hideAttendees", in.HideAttendees); err != nil {
+		return err
+	}
+	u.OrganizerEmail, err = notNull("organizerEmail", in.OrganizerEmail)
 	return err
 }
 

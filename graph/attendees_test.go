@@ -215,3 +215,25 @@ func TestWeekViewWithAttendeeSummaries(t *testing.T) {
 		t.Errorf("with summaries: %d waves\n%s\nwithout: %d waves\n%s", withWaves, describe(with), plainWaves, describe(plain))
 	}
 }
+
+// TestHandingOverTheOrganizer: a writer hands the organizer over to another
+// user by email; an email no user has, or a series, is refused.
+func TestHandingOverTheOrganizer(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("org", 0, 0, false)
+	const hand = `mutation($id: ID!, $v: Int!, $o: String) { updateEntry(input: {id: $id, expectedVersion: $v, organizerEmail: $o}) { entry { version organizer { email } createdBy { email } } } }`
+	if r := e.do(p.owner, hand, map[string]any{"id": p.entryID, "v": 2, "o": "nobody@example.com"}); r.code() != "NOT_FOUND" {
+		t.Errorf("an email of no user: got %s, want NOT_FOUND", r.Raw)
+	}
+	d := e.must(p.owner, hand, map[string]any{"id": p.entryID, "v": 2, "o": "Reader-org@example.com"})
+	if str(d, "updateEntry.entry.organizer.email") != "reader-org@example.com" || str(d, "updateEntry.entry.createdBy.email") != "owner-org@example.com" {
+		t.Errorf("got %v, want the reader as organizer and the owner as creator", d)
+	}
+	d = e.must(p.owner, `{ viewer { calendars { edges { node { calendar { id } } } } } }`, nil)
+	cal := str(d, "viewer.calendars.edges.0.node.calendar.id")
+	d = e.must(p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Weekly",
+		timing: {timed: {start: "2026-11-24T18:00:00Z", end: "2026-11-24T19:00:00Z"}}, recurrence: {rule: "FREQ=WEEKLY"}}) { entry { id } } }`, map[string]any{"c": cal})
+	if r := e.do(p.owner, hand, map[string]any{"id": str(d, "createEntry.entry.id"), "v": 1, "o": "reader-org@example.com"}); r.code() != "BAD_USER_INPUT" {
+		t.Errorf("a series: got %s, want BAD_USER_INPUT", r.Raw)
+	}
+}

@@ -4822,6 +4822,8 @@ input UpdateEntryInput {
   waitlist: Boolean
   "Whether to hide the attendee list from invited people who are not readers of the calendar."
   hideAttendees: Boolean
+  "Hands the entry's organization over to the calgraph user with this email (who must have signed in once)."
+  organizerEmail: String
 }
 
 "Result of updateEntry."
@@ -18610,7 +18612,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence", "capacity", "waitlist", "hideAttendees"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18722,6 +18724,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.HideAttendees = graphql.OmittableOf(data)
+		case "organizerEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizerEmail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizerEmail = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

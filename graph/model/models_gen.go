@@ -875,6 +875,8 @@ type UpdateEntryInput struct {
 	Waitlist graphql.Omittable[*bool] `json:"waitlist,omitempty"`
 	// Whether to hide the attendee list from invited people who are not readers of the calendar.
 	HideAttendees graphql.Omittable[*bool] `json:"hideAttendees,omitempty"`
+	// Hands the entry's organization over to the calgraph user with this email (who must have signed in once).
+	OrganizerEmail graphql.Omittable[*string] `json:"organizerEmail,omitempty"`
 }
 
 // Result of updateEntry.

@@ -214,6 +214,15 @@ type EntryUpdate struct {
 	Capacity      Patch[*int]
 	Waitlist      Patch[bool]
 	HideAttendees Patch[bool]
+	// OrganizerEmail hands the entry's organization over to the calgraph
+	// user with that email (the store finds them).
+	OrganizerEmail Patch[string]
+}
+
+// ChangesAttendance reports whether u sets any of the entry's attendance
+// (its capacity, waitlist, list visibility or organizer).
+func (u EntryUpdate) ChangesAttendance() bool {
+	return u.Capacity.Set || u.Waitlist.Set || u.HideAttendees.Set || u.OrganizerEmail.Set
 }
 
 // Apply validates the update and returns e with it applied, its Sequence

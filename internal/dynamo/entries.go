@@ -106,7 +106,16 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 
 // updateEntry is one attempt of UpdateEntry, from its reads.
 func (s *Store) updateEntry(ctx context.Context, u calendar.EntryUpdate) (*calendar.Entry, error) {
-	acc, defaults, err := s.entryAccess(ctx, u.Key.CalendarID, entryKey(u.Key.CalendarID, u.Key.EntryID))
+	extra := []itemKey{entryKey(u.Key.CalendarID, u.Key.EntryID)}
+	if u.OrganizerEmail.Set {
+		email, err := calendar.NormalizeEmail(u.OrganizerEmail.Value)
+		if err != nil {
+			return nil, calendar.Invalidf("organizerEmail", "%s", calendar.ErrorMessage(err))
+		}
+		u.OrganizerEmail.Value = email
+		extra = append(extra, emailKey(email))
+	}
+	acc, defaults, err := s.entryAccess(ctx, u.Key.CalendarID, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +133,11 @@ func (s *Store) updateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 	e, err := u.Apply(*old, defaults)
 	if err != nil {
 		return nil, err
+	}
+	if u.OrganizerEmail.Set {
+		if e.Attendance.Organizer = stringAttr(acc.items[emailKey(u.OrganizerEmail.Value)], "userId"); e.Attendance.Organizer == "" {
+			return nil, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: an organizer must have signed in once", u.OrganizerEmail.Value)
+		}
 	}
 	if e.IsSeries() { // a single entry made to repeat: it becomes a series under its ID
 		if old.Attendance.Summary.Total() > 0 {
