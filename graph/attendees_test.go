@@ -237,3 +237,33 @@ func TestHandingOverTheOrganizer(t *testing.T) {
 		t.Errorf("a series: got %s, want BAD_USER_INPUT", r.Raw)
 	}
 }
+
+// TestInvitedNonMemberReadsTheEntry: an invited user who is not a member
+// reads the entry through node(id:), its calendar without what only
+// readers see, and the list unless the organizer hides it; anyone else,
+// and the same user once removed, gets NOT_FOUND.
+func TestInvitedNonMemberReadsTheEntry(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("guest", 1, 0, false)
+	const read = `query($id: ID!) { node(id: $id) { ... on Entry { title calendar { name description }
+		viewerAttendee { response version } attendees { edges { node { email } } } } } }`
+	d := e.must(p.guests[0], read, map[string]any{"id": p.entryID})
+	if str(d, "node.title") != "Talk" || str(d, "node.calendar.name") != "Events" || str(d, "node.viewerAttendee.response") != "NEEDS_ACTION" {
+		t.Errorf("invited: got %v", d)
+	}
+	if n := len(asList(get(d, "node.attendees.edges"))); n != 2 {
+		t.Errorf("invited: got %d attendees, want 2", n)
+	}
+	if r := e.do(p.outsider, read, map[string]any{"id": p.entryID}); r.code() != "NOT_FOUND" {
+		t.Errorf("not invited: got %s, want NOT_FOUND", r.Raw)
+	}
+	e.must(p.owner, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 2, hideAttendees: true}) { entry { id } } }`, map[string]any{"id": p.entryID})
+	d = e.must(p.guests[0], read, map[string]any{"id": p.entryID})
+	if got := fmt.Sprint(get(d, "node.attendees.edges")); got != "[map[node:map[email:guest0-guest@example.com]]]" {
+		t.Errorf("list hidden: got %s, want only their own", got)
+	}
+	e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, remove: ["guest0-guest@example.com"]}) { entry { id } } }`, map[string]any{"id": p.entryID})
+	if r := e.do(p.guests[0], read, map[string]any{"id": p.entryID}); r.code() != "NOT_FOUND" {
+		t.Errorf("removed: got %s, want NOT_FOUND", r.Raw)
+	}
+}

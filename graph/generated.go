@@ -90,6 +90,7 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -343,6 +344,7 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -464,6 +466,7 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -508,6 +511,7 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -568,6 +572,7 @@ type AllDayEntryResolver interface {
 	CreatedBy(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error)
 
 	Attendees(ctx context.Context, obj *model.AllDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.AllDayEntry) (*calendar.Attendee, error)
 }
 type AttendeeResolver interface {
 	User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error)
@@ -620,6 +625,7 @@ type MultiDayEntryResolver interface {
 	CreatedBy(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error)
 
 	Attendees(ctx context.Context, obj *model.MultiDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Attendee, error)
 }
 type MutationResolver interface {
 	UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error)
@@ -664,6 +670,7 @@ type TaskResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Task) (*calendar.User, error)
 
 	Attendees(ctx context.Context, obj *model.Task, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.Task) (*calendar.Attendee, error)
 }
 type TimedEntryResolver interface {
 	Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error)
@@ -672,6 +679,7 @@ type TimedEntryResolver interface {
 	CreatedBy(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error)
 
 	Attendees(ctx context.Context, obj *model.TimedEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.TimedEntry) (*calendar.Attendee, error)
 }
 type UserResolver interface {
 	ID(ctx context.Context, obj *calendar.User) (string, error)
@@ -891,6 +899,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Version(childComplexity), true
+	case "AllDayEntry.viewerAttendee":
+		if e.ComplexityRoot.AllDayEntry.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.ViewerAttendee(childComplexity), true
 	case "AllDayEntry.waitlist":
 		if e.ComplexityRoot.AllDayEntry.Waitlist == nil {
 			break
@@ -1827,6 +1841,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Version(childComplexity), true
+	case "MultiDayEntry.viewerAttendee":
+		if e.ComplexityRoot.MultiDayEntry.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.ViewerAttendee(childComplexity), true
 	case "MultiDayEntry.waitlist":
 		if e.ComplexityRoot.MultiDayEntry.Waitlist == nil {
 			break
@@ -2500,6 +2520,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Version(childComplexity), true
+	case "Task.viewerAttendee":
+		if e.ComplexityRoot.Task.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ViewerAttendee(childComplexity), true
 	case "Task.waitlist":
 		if e.ComplexityRoot.Task.Waitlist == nil {
 			break
@@ -2718,6 +2744,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Version(childComplexity), true
+	case "TimedEntry.viewerAttendee":
+		if e.ComplexityRoot.TimedEntry.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.ViewerAttendee(childComplexity), true
 	case "TimedEntry.waitlist":
 		if e.ComplexityRoot.TimedEntry.Waitlist == nil {
 			break
@@ -3595,6 +3627,11 @@ interface Entry {
   read of its own: ask for it on one entry, not on every entry of a view.
   """
   attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
 }
 
 "An entry from one instant to a later one."
@@ -3678,6 +3715,11 @@ type TimedEntry implements Entry & Node {
   read of its own: ask for it on one entry, not on every entry of a view.
   """
   attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "When it starts."
   start: DateTime!
   "When it ends (exclusive), after start and at most 366 days later."
@@ -3777,6 +3819,11 @@ type AllDayEntry implements Entry & Node {
   read of its own: ask for it on one entry, not on every entry of a view.
   """
   attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "The day."
   date: Date!
   "For an occurrence: the day its series' rule puts it on. Null otherwise."
@@ -3864,6 +3911,11 @@ type MultiDayEntry implements Entry & Node {
   read of its own: ask for it on one entry, not on every entry of a view.
   """
   attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "The first day."
   startDate: Date!
   "The day after the last day (exclusive), two to 366 days after startDate."
@@ -3951,6 +4003,11 @@ type Task implements Entry & Node {
   read of its own: ask for it on one entry, not on every entry of a view.
   """
   attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "The day it is due, when it is due on a day (otherwise null and ` + "`" + `due` + "`" + ` is set)."
   dueDate: Date
   "The instant it is due, when it is due at an instant (otherwise null and ` + "`" + `dueDate` + "`" + ` is set)."
@@ -5824,6 +5881,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_attendeeSummary(ctx, field)
 	case "attendees":
 		return ec.fieldContext_Task_attendees(ctx, field)
+	case "viewerAttendee":
+		return ec.fieldContext_Task_viewerAttendee(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_Task_dueDate(ctx, field)
 	case "due":
@@ -7706,6 +7765,38 @@ func (ec *executionContext) fieldContext_AllDayEntry_attendees(ctx context.Conte
 	if fc.Args, err = ec.field_AllDayEntry_attendees_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -11531,6 +11622,38 @@ func (ec *executionContext) fieldContext_MultiDayEntry_attendees(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _MultiDayEntry_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14204,6 +14327,38 @@ func (ec *executionContext) fieldContext_Task_attendees(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Task_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15130,6 +15285,38 @@ func (ec *executionContext) fieldContext_TimedEntry_attendees(ctx context.Contex
 	if fc.Args, err = ec.field_TimedEntry_attendees_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -19353,6 +19540,44 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "date":
 			out.Values[i] = ec._AllDayEntry_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22190,6 +22415,44 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "startDate":
 			out.Values[i] = ec._MultiDayEntry_startDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23258,6 +23521,44 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "dueDate":
 			out.Values[i] = ec._Task_dueDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -23642,6 +23943,44 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 				}()
 				res = ec._TimedEntry_attendees(ctx, field, obj)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -26112,6 +26451,13 @@ func (ec *executionContext) unmarshalOAllDayTimingInput2ᚖgithubᚗcomᚋcalgra
 	}
 	res, err := ec.unmarshalInputAllDayTimingInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx context.Context, sel ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Attendee(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx context.Context, v any) ([]calendar.Response, error) {

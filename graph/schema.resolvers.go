@@ -30,6 +30,10 @@ func (r *allDayEntryResolver) Attendees(ctx context.Context, obj *model.AllDayEn
 	return attendeesOut(ctx, r.Service, obj, first, after, response)
 }
 
+func (r *allDayEntryResolver) ViewerAttendee(ctx context.Context, obj *model.AllDayEntry) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
+}
+
 func (r *attendeeResolver) User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error) {
 	return userOrNil(ctx, obj.UserID)
 }
@@ -168,6 +172,10 @@ func (r *multiDayEntryResolver) CreatedBy(ctx context.Context, obj *model.MultiD
 
 func (r *multiDayEntryResolver) Attendees(ctx context.Context, obj *model.MultiDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
 	return attendeesOut(ctx, r.Service, obj, first, after, response)
+}
+
+func (r *multiDayEntryResolver) ViewerAttendee(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
 }
 
 func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error) {
@@ -581,6 +589,10 @@ func (r *taskResolver) Attendees(ctx context.Context, obj *model.Task, first *in
 	return attendeesOut(ctx, r.Service, obj, first, after, response)
 }
 
+func (r *taskResolver) ViewerAttendee(ctx context.Context, obj *model.Task) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
+}
+
 func (r *timedEntryResolver) Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
 }
@@ -595,6 +607,10 @@ func (r *timedEntryResolver) CreatedBy(ctx context.Context, obj *model.TimedEntr
 
 func (r *timedEntryResolver) Attendees(ctx context.Context, obj *model.TimedEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
 	return attendeesOut(ctx, r.Service, obj, first, after, response)
+}
+
+func (r *timedEntryResolver) ViewerAttendee(ctx context.Context, obj *model.TimedEntry) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
 }
 
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {
