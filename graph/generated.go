@@ -3245,7 +3245,8 @@ type Viewer {
   The viewer's invitations to entries, newest first, narrowed to some
   responses. Read from an eventually consistent index: an invitation made a
   moment ago can take about a second to appear. Each attendee's ` + "`" + `entryId` + "`" + `
-  names the entry; reading it needs a READER role on its calendar for now.
+  names the entry, which an invited user reads through ` + "`" + `node(id:)` + "`" + ` even
+  without a role on its calendar.
   """
   invitations(
     "Only answers among these (a waitlisted acceptance is ACCEPTED); all when omitted."
