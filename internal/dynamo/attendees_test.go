@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -266,5 +267,55 @@ func TestAnswerBetweenAnEditsReadAndWrite(t *testing.T) {
 	e := f.entryNow(m)
 	if e.Title != "Talk, moved upstairs" || e.Attendance.Summary.Accepted != 1 || e.Attendance.Summary.NeedsAction != 0 {
 		t.Errorf("got title %q and %+v, want the new title and the answer kept", e.Title, e.Attendance.Summary)
+	}
+}
+
+// TestCheckFindsBrokenAttendance: Store.Check recounts attendees against the
+// summary their entry keeps and finds an attendee whose entry is gone.
+func TestCheckFindsBrokenAttendance(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spoil func(f *fixture, m meeting, items []map[string]any)
+		want  string
+	}{
+		{"a counter off by one", func(f *fixture, m meeting, items []map[string]any) {
+			for _, it := range items {
+				if it["entityType"] == "ENTRY" {
+					it["attAccepted"] = 2.0
+					f.putItem(it)
+				}
+			}
+		}, "keeps the summary"},
+		{"an attendee without its entry", func(f *fixture, m meeting, items []map[string]any) {
+			for _, it := range items {
+				if it["entityType"] == "ENTRY" {
+					f.deleteRaw(it["PK"].(string), it["SK"].(string))
+				}
+			}
+		}, "of a missing entry"},
+		{"a waitlisted attendee off the waitlist's index", func(f *fixture, m meeting, items []map[string]any) {
+			for _, it := range items {
+				if it["entityType"] == "ATTENDEE" && it["waitlisted"] == true {
+					delete(it, "LSI2SK")
+					f.putItem(it)
+				}
+			}
+		}, "is not under its keys"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			m := f.meeting(2, 1, true)
+			for i := range m.guests {
+				_, err := f.store.Respond(m.guests[i], accept(m, i))
+				f.mustDo(err)
+			}
+			f.messy = true
+			tc.spoil(f, m, f.items())
+			problems, err := f.store.Check(context.Background())
+			f.mustDo(err)
+			if !strings.Contains(strings.Join(problems, "\n"), tc.want) {
+				t.Errorf("got problems %q, want one that says %q", problems, tc.want)
+			}
+		})
 	}
 }
