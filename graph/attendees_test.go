@@ -267,3 +267,47 @@ func TestInvitedNonMemberReadsTheEntry(t *testing.T) {
 		t.Errorf("removed: got %s, want NOT_FOUND", r.Raw)
 	}
 }
+
+// TestAttendeeAuthorization: who sees an entry's attendees, who changes
+// them and who answers, role by role.
+func TestAttendeeAuthorization(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("authz", 1, 0, false)
+	d := e.must(p.owner, `{ viewer { calendars { edges { node { calendar { id } } } } } }`, nil)
+	cal := str(d, "viewer.calendars.edges.0.node.calendar.id")
+	who := map[string]string{"owner": p.owner, "reader": p.reader, "outsider": p.outsider, "invited": p.guests[0]}
+	for _, m := range []struct{ name, role string }{{"writer", "WRITER"}, {"freebusy", "FREE_BUSY"}} {
+		email := m.name + "-authz@example.com"
+		who[m.name] = e.token(email)
+		e.must(who[m.name], provision, nil)
+		e.must(p.owner, `mutation($c: ID!, $e: String!, $r: Role!) { addMember(input: {calendarId: $c, email: $e, role: $r}) { membership { id } } }`,
+			map[string]any{"c": cal, "e": email, "r": m.role})
+	}
+	see := `query($id: ID!) { node(id: $id) { ... on Entry { attendeeSummary { total } attendees { edges { node { email } } } } } }`
+	invite := `mutation($id: ID!, $e: String!) { changeAttendees(input: {entryId: $id, add: [{email: $e}]}) { entry { id } } }`
+	answer := `mutation($id: ID!, $v: Int!) { respondToEntry(input: {entryId: $id, expectedVersion: $v, response: TENTATIVE}) { attendee { version } } }`
+	for _, tc := range []struct {
+		who                  string
+		see, invite, respond string // the error code, "" for allowed
+	}{
+		{"owner", "", "", "NOT_FOUND"},
+		{"writer", "", "", "NOT_FOUND"},
+		{"reader", "", "FORBIDDEN", "NOT_FOUND"},
+		{"freebusy", "FORBIDDEN", "FORBIDDEN", "NOT_FOUND"},
+		{"invited", "", "NOT_FOUND", ""},
+		{"outsider", "NOT_FOUND", "NOT_FOUND", "NOT_FOUND"},
+	} {
+		t.Run(tc.who, func(t *testing.T) {
+			tok := who[tc.who]
+			if r := e.do(tok, see, map[string]any{"id": p.entryID}); r.code() != tc.see {
+				t.Errorf("see: got %s, want %q", r.Raw, tc.see)
+			}
+			if r := e.do(tok, invite, map[string]any{"id": p.entryID, "e": "new-" + tc.who + "@example.com"}); r.code() != tc.invite {
+				t.Errorf("invite: got %s, want %q", r.Raw, tc.invite)
+			}
+			if r := e.do(tok, answer, map[string]any{"id": p.entryID, "v": 1}); r.code() != tc.respond {
+				t.Errorf("respond: got %s, want %q", r.Raw, tc.respond)
+			}
+		})
+	}
+}
