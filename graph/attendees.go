@@ -57,6 +57,20 @@ func attendeesOut(ctx context.Context, svc calendar.AttendeeService, e model.Ent
 	return attendeeConnection(p), nil
 }
 
+// entryOfAttendee is the entry an attendee is invited to, nil once it is
+// gone; the loader lets the invited user read it.
+func entryOfAttendee(ctx context.Context, a *calendar.Attendee) (model.Entry, error) {
+	e, err := loader.For(ctx).Entry(ctx, a.Key())
+	if calendar.ErrorCode(err) == calendar.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return entryOut(ctx, e)
+}
+
+// attendeeConnection is a page of attendees as a Relay connection.
 func attendeeConnection(p *calendar.AttendeePage) *model.AttendeeConnection {
 	conn := &model.AttendeeConnection{
 		Edges:    make([]*model.AttendeeEdge, len(p.Attendees)),

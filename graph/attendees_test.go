@@ -91,8 +91,8 @@ func TestInvitingPeople(t *testing.T) {
 		t.Errorf("got %d accepted attendees, want 2 (one seated, one waiting)", n)
 	}
 
-	d = e.must(p.guests[1], `{ viewer { invitations { edges { node { response waitlisted entryId } } } } }`, nil)
-	if got := fmt.Sprint(get(d, "viewer.invitations.edges.0.node")); got != fmt.Sprintf("map[entryId:%s response:ACCEPTED waitlisted:true]", p.entryID) {
+	d = e.must(p.guests[1], `{ viewer { invitations { edges { node { response waitlisted entryId entry { title } } } } } }`, nil)
+	if got := fmt.Sprint(get(d, "viewer.invitations.edges.0.node")); got != fmt.Sprintf("map[entry:map[title:Talk] entryId:%s response:ACCEPTED waitlisted:true]", p.entryID) {
 		t.Errorf("inbox: got %s", got)
 	}
 

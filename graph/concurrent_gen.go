@@ -6,7 +6,7 @@ package graph
 // by the type they are selected on: the only fields that can wait.
 var concurrentFields = map[string]map[string]bool{
 	"AllDayEntry":    {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},
-	"Attendee":       {"comment": true, "displayName": true, "entryId": true, "proposedEnd": true, "proposedStart": true, "respondedAt": true, "user": true, "waitlistTicket": true},
+	"Attendee":       {"comment": true, "displayName": true, "entry": true, "entryId": true, "proposedEnd": true, "proposedStart": true, "respondedAt": true, "user": true, "waitlistTicket": true},
 	"Calendar":       {"changes": true, "description": true, "entries": true, "invitations": true, "members": true, "tasks": true, "viewerRole": true},
 	"CalendarBusy":   {"calendar": true},
 	"Change":         {"exceptions": true, "node": true},

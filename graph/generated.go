@@ -99,6 +99,7 @@ type ComplexityRoot struct {
 		Comment          func(childComplexity int) int
 		DisplayName      func(childComplexity int) int
 		Email            func(childComplexity int) int
+		Entry            func(childComplexity int) int
 		EntryID          func(childComplexity int) int
 		Optional         func(childComplexity int) int
 		ProposedEnd      func(childComplexity int) int
@@ -587,6 +588,7 @@ type AttendeeResolver interface {
 	WaitlistTicket(ctx context.Context, obj *calendar.Attendee) (*int, error)
 
 	EntryID(ctx context.Context, obj *calendar.Attendee) (string, error)
+	Entry(ctx context.Context, obj *calendar.Attendee) (model.Entry, error)
 }
 type CalendarResolver interface {
 	Description(ctx context.Context, obj *model.Calendar) (*string, error)
@@ -936,6 +938,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attendee.Email(childComplexity), true
+	case "Attendee.entry":
+		if e.ComplexityRoot.Attendee.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Entry(childComplexity), true
 	case "Attendee.entryId":
 		if e.ComplexityRoot.Attendee.EntryID == nil {
 			break
@@ -3245,8 +3253,8 @@ type Viewer {
   The viewer's invitations to entries, newest first, narrowed to some
   responses. Read from an eventually consistent index: an invitation made a
   moment ago can take about a second to appear. Each attendee's ` + "`" + `entryId` + "`" + `
-  names the entry, which an invited user reads through ` + "`" + `node(id:)` + "`" + ` even
-  without a role on its calendar.
+  and ` + "`" + `entry` + "`" + ` name the entry, which an invited user reads (here or through
+  ` + "`" + `node(id:)` + "`" + `) even without a role on its calendar.
   """
   invitations(
     "Only answers among these (a waitlisted acceptance is ACCEPTED); all when omitted."
@@ -5177,6 +5185,8 @@ type Attendee {
   version: Int!
   "The entry's global ID."
   entryId: ID!
+  "The entry, or null once it is deleted. An invited user reads it whatever their role on its calendar."
+  entry: Entry
 }
 
 "Exact counts of an entry's attendees by answer."
@@ -5320,6 +5330,8 @@ func (ec *executionContext) childFields_Attendee(ctx context.Context, field grap
 		return ec.fieldContext_Attendee_version(ctx, field)
 	case "entryId":
 		return ec.fieldContext_Attendee_entryId(ctx, field)
+	case "entry":
+		return ec.fieldContext_Attendee_entry(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attendee", field.Name)
 }
@@ -8177,6 +8189,38 @@ func (ec *executionContext) _Attendee_entryId(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Attendee_entryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_entry(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().Entry(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attendee",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AttendeeConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeConnection) (ret graphql.Marshaler) {
@@ -19929,6 +19973,44 @@ func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet,
 				}()
 				res = ec._Attendee_entryId(ctx, field, obj)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "entry":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_entry(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res

@@ -69,6 +69,10 @@ func (r *attendeeResolver) EntryID(ctx context.Context, obj *calendar.Attendee) 
 	return model.EntryGID(obj.Key()), nil
 }
 
+func (r *attendeeResolver) Entry(ctx context.Context, obj *calendar.Attendee) (model.Entry, error) {
+	return entryOfAttendee(ctx, obj)
+}
+
 func (r *calendarResolver) Description(ctx context.Context, obj *model.Calendar) (*string, error) {
 	return calendarDescription(ctx, obj.Calendar)
 }
