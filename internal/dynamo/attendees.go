@@ -55,6 +55,28 @@ func attendanceMoved(old item) error {
 
 func errEntryNotFound() error { return calendar.Errorf(calendar.CodeNotFound, "entry not found") }
 
+// entryAsRead holds while an entry is at the expected version and its
+// attendees' summary as read: a write that puts the entry item whole
+// writes the summary it read, and must not undo an answer given since.
+func entryAsRead(old *calendar.Entry, expectedVersion int) expression.ConditionBuilder {
+	return versionIs(expectedVersion).And(attendanceAsRead(old.Attendance.Rev))
+}
+
+// entryChanged explains a failed entryAsRead: the version's explanation,
+// or, when only the summary moved, a read and build again
+// (retryAttendance) that the client never sees.
+func entryChanged(expectedVersion int) explainFunc {
+	return func(old item) error {
+		if old == nil {
+			return versionMismatch("entry", expectedVersion)(old)
+		}
+		if v, _ := unmarshal[versioned](old); v.Version != expectedVersion {
+			return versionMismatch("entry", expectedVersion)(old)
+		}
+		return errAttendanceMoved
+	}
+}
+
 // summaryWrites returns the ADD of d to entry e's item under cond, and to
 // each of its pieces (every piece is a full copy of the entry, so a view
 // that finds it through a piece shows the same summary).

@@ -210,28 +210,6 @@ func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Ent
 	return &e, nil
 }
 
-// entryAsRead holds while an entry is at the expected version and its
-// attendees' summary as read: a write that puts the entry item whole
-// writes the summary it read, and must not undo an answer given since.
-func entryAsRead(old *calendar.Entry, expectedVersion int) expression.ConditionBuilder {
-	return versionIs(expectedVersion).And(attendanceAsRead(old.Attendance.Rev))
-}
-
-// entryChanged explains a failed entryAsRead: the version's explanation,
-// or, when only the summary moved, a read and build again
-// (retryAttendance) that the client never sees.
-func entryChanged(expectedVersion int) explainFunc {
-	return func(old item) error {
-		if old == nil {
-			return versionMismatch("entry", expectedVersion)(old)
-		}
-		if v, _ := unmarshal[versioned](old); v.Version != expectedVersion {
-			return versionMismatch("entry", expectedVersion)(old)
-		}
-		return errAttendanceMoved
-	}
-}
-
 // seriesArrive returns the action that records (a change of the calendar
 // item: the write logs it), in the write that puts e,
 // that cal now holds a series (neverHeldSeries removed; range views look for
