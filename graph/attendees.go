@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"cmp"
 	"context"
+	"sync"
 	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
@@ -68,6 +70,43 @@ func entryOfAttendee(ctx context.Context, a *calendar.Attendee) (model.Entry, er
 		return nil, err
 	}
 	return entryOut(ctx, e)
+}
+
+// invitationsIn keeps the invitations of a page whose entry overlaps a
+// range, read in zone (UTC by default); the entries are loaded at once (one
+// batch), and the page keeps its end cursor so that paging goes on.
+func invitationsIn(ctx context.Context, p *calendar.AttendeePage, in model.TimeRangeInput, zone *string) (*model.AttendeeConnection, error) {
+	spec, err := rangeSpec(in, zone)
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	rng, err := spec.Resolve(cmp.Or(spec.TimeZone, "UTC"))
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]*calendar.Entry, len(p.Attendees))
+	errs := make([]error, len(p.Attendees))
+	var wg sync.WaitGroup
+	for i, a := range p.Attendees {
+		wg.Go(func() { entries[i], errs[i] = loader.For(ctx).Entry(ctx, a.Key()) })
+	}
+	wg.Wait()
+	kept := &calendar.AttendeePage{EndCursor: p.EndCursor, HasNextPage: p.HasNextPage}
+	for i, a := range p.Attendees {
+		if calendar.ErrorCode(errs[i]) == calendar.CodeNotFound {
+			continue // the entry is gone
+		}
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if entries[i].Overlaps(rng.Start, rng.End, rng.Zone) {
+			kept.Attendees, kept.Cursors = append(kept.Attendees, a), append(kept.Cursors, p.Cursors[i])
+		}
+	}
+	return attendeeConnection(kept), nil
 }
 
 // attendeeConnection is a page of attendees as a Relay connection.

@@ -311,3 +311,38 @@ func TestAttendeeAuthorization(t *testing.T) {
 		})
 	}
 }
+
+// TestInvitationsInARange: the inbox narrowed to a range keeps the
+// invitations whose entry overlaps it, reading the page's entries in one
+// batch whatever their number.
+func TestInvitationsInARange(t *testing.T) {
+	e := newEnv(t, withWaveGate())
+	p := e.party("range", 1, 0, false)
+	d := e.must(p.owner, `{ viewer { calendars { edges { node { calendar { id } } } } } }`, nil)
+	cal := str(d, "viewer.calendars.edges.0.node.calendar.id")
+	for i := range 5 { // five more, a week later
+		d = e.must(p.owner, `mutation($c: ID!, $s: DateTime!) { createEntry(input: {calendarId: $c, title: "Later",
+			timing: {timed: {start: $s, timeZone: "UTC"}}}) { entry { id } } }`,
+			map[string]any{"c": cal, "s": fmt.Sprintf("2026-12-0%dT18:00:00Z", i+1)})
+		e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "guest0-range@example.com"}]}) { entry { id } } }`,
+			map[string]any{"id": str(d, "createEntry.entry.id")})
+	}
+	inbox := `query($r: TimeRangeInput) { viewer { invitations(range: $r) { edges { node { entry { title } } } } } }`
+	for _, tc := range []struct {
+		r    any
+		want int
+	}{
+		{nil, 6},
+		{map[string]any{"dates": map[string]any{"start": "2026-11-23", "end": "2026-11-30"}}, 1},
+		{map[string]any{"instants": map[string]any{"start": "2026-12-01T00:00:00Z", "end": "2026-12-08T00:00:00Z"}}, 5},
+	} {
+		e.rec.Reset()
+		d := e.must(p.guests[0], inbox, map[string]any{"r": tc.r})
+		if n := len(asList(get(d, "viewer.invitations.edges"))); n != tc.want {
+			t.Errorf("range %v: got %d invitations, want %d", tc.r, n, tc.want)
+		}
+		if waves := dynamo.Waves(e.rec.Calls()); waves > 4 {
+			t.Errorf("range %v: %d waves, want at most 4 (the inbox, then its entries in batches)", tc.r, waves)
+		}
+	}
+}

@@ -546,7 +546,7 @@ type ComplexityRoot struct {
 		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
 		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
 		Calendars           func(childComplexity int, first *int, after *string) int
-		Invitations         func(childComplexity int, response []calendar.Response, first *int, after *string) int
+		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
 		Preferences         func(childComplexity int) int
 		Stats               func(childComplexity int) int
 		User                func(childComplexity int) int
@@ -693,7 +693,7 @@ type ViewerResolver interface {
 	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
 	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
-	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, first *int, after *string) (*model.AttendeeConnection, error)
+	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -2879,7 +2879,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Viewer.Invitations(childComplexity, args["response"].([]calendar.Response), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Viewer.Invitations(childComplexity, args["response"].([]calendar.Response), args["range"].(*model.TimeRangeInput), args["timeZone"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Viewer.preferences":
 		if e.ComplexityRoot.Viewer.Preferences == nil {
 			break
@@ -3259,6 +3259,14 @@ type Viewer {
   invitations(
     "Only answers among these (a waitlisted acceptance is ACCEPTED); all when omitted."
     response: [AttendeeResponse!]
+    """
+    Only invitations to entries that overlap this range (read in ` + "`" + `timeZone` + "`" + `,
+    UTC when omitted). The range is applied to each page as read, so a page
+    may hold fewer than ` + "`" + `first` + "`" + `: follow ` + "`" + `pageInfo.hasNextPage` + "`" + `.
+    """
+    range: TimeRangeInput
+    "The IANA zone a range of dates is read in."
+    timeZone: String
     "How many invitations to return, 1 to 100."
     first: Int = 20
     "Return invitations after this cursor."
@@ -6943,22 +6951,38 @@ func (ec *executionContext) field_Viewer_invitations_args(ctx context.Context, r
 		return nil, err
 	}
 	args["response"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (*model.TimeRangeInput, error) {
+			return ec.unmarshalOTimeRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["range"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg2
+	args["timeZone"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -15994,7 +16018,7 @@ func (ec *executionContext) _Viewer_invitations(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Viewer().Invitations(ctx, obj, fc.Args["response"].([]calendar.Response), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Viewer().Invitations(ctx, obj, fc.Args["response"].([]calendar.Response), fc.Args["range"].(*model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.AttendeeConnection) graphql.Marshaler {
@@ -27094,6 +27118,14 @@ var (
 		calendar.ThemeDark:   "DARK",
 	}
 )
+
+func (ec *executionContext) unmarshalOTimeRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx context.Context, v any) (*model.TimeRangeInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTimeRangeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
 
 func (ec *executionContext) unmarshalOTimedTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimedTimingInput(ctx context.Context, v any) (*model.TimedTimingInput, error) {
 	if v == nil {

@@ -674,12 +674,12 @@ func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first
 	return membershipConnection(p), nil
 }
 
-func (r *viewerResolver) Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, first *int, after *string) (*model.AttendeeConnection, error) {
+func (r *viewerResolver) Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error) {
 	p, err := r.Service.EntryInvitations(ctx, calendar.AttendeeFilter{Responses: response}, page(first, after))
-	if err != nil {
-		return nil, err
+	if err != nil || rangeArg == nil {
+		return attendeeConnection(p), err
 	}
-	return attendeeConnection(p), nil
+	return invitationsIn(ctx, p, *rangeArg, timeZone)
 }
 
 func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }
