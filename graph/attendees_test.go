@@ -346,3 +346,17 @@ func TestInvitationsInARange(t *testing.T) {
 		}
 	}
 }
+
+// TestRespondingTwiceWithAnIdempotencyKey: an answer sent again with its
+// idempotency key is not applied again and answers as the first time.
+func TestRespondingTwiceWithAnIdempotencyKey(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("idem", 1, 0, false)
+	const again = `mutation($id: ID!) { respondToEntry(input: {idempotencyKey: "rsvp-1", entryId: $id, expectedVersion: 1, response: ACCEPTED}) {
+		attendee { response version } } }`
+	first := e.must(p.guests[0], again, map[string]any{"id": p.entryID})
+	second := e.must(p.guests[0], again, map[string]any{"id": p.entryID})
+	if !reflect.DeepEqual(first, second) || num(first, "respondToEntry.attendee.version") != 2 {
+		t.Errorf("got %v then %v, want version 2 both times", first, second)
+	}
+}

@@ -319,3 +319,28 @@ func TestCheckFindsBrokenAttendance(t *testing.T) {
 		})
 	}
 }
+
+// TestAtMostMaxAttendees: an entry holds at most calendar.MaxAttendees
+// attendees; the delta that would pass it is refused and writes nothing.
+func TestAtMostMaxAttendees(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(0, 0, false)
+	key := m.entry.Key()
+	for chunk := range calendar.MaxAttendees / calendar.MaxAttendeeDelta {
+		d := calendar.AttendeeDelta{Key: key}
+		for i := range calendar.MaxAttendeeDelta {
+			d.Add = append(d.Add, calendar.NewAttendee{Email: fmt.Sprintf("p%d-%d@elsewhere.org", chunk, i)})
+		}
+		_, err := f.store.ChangeAttendees(m.organizer, d)
+		f.mustDo(err)
+	}
+	before := f.items()
+	_, err := f.store.ChangeAttendees(m.organizer, calendar.AttendeeDelta{Key: key, Add: []calendar.NewAttendee{{Email: "one-more@elsewhere.org"}}})
+	wantCode(t, err, calendar.CodeInvalid)
+	if !reflect.DeepEqual(f.items(), before) {
+		t.Error("the refused delta changed the table")
+	}
+	if got := f.entryNow(m).Attendance.Summary.Total(); got != calendar.MaxAttendees {
+		t.Errorf("got %d attendees, want %d", got, calendar.MaxAttendees)
+	}
+}
