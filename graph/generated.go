@@ -4201,7 +4201,8 @@ type Mutation {
   entry you are not invited to is NOT_FOUND, as a missing one. Past the
   capacity an acceptance waits (on an entry with a waitlist) or fails with
   CAPACITY_REACHED. Answers are never reset by an edit of the entry's title,
-  description or attendee list.
+  description or attendee list, and in this version not by a change of its
+  time either (answers reset by a new time come with attendees on series).
   """
   respondToEntry(input: RespondToEntryInput!): RespondToEntryPayload!
 

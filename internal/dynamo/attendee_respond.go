@@ -80,17 +80,17 @@ func (s *Store) respond(ctx context.Context, viewer string, r calendar.RSVP) (*c
 		cond = cond.And(numberAtMost(attrHeads, att.Capacity-answer.Heads()+was.Heads()))
 		cond = cond.And(numberAtMost("attWaitlisted", att.Summary.Waitlisted))
 	}
-	upd := summaryUpdate(d)
+	var ticket []func(expression.UpdateBuilder) expression.UpdateBuilder
 	if answer.Waitlisted && !was.Waitlisted {
 		cond = cond.And(numberIs("attTickets", att.Tickets))
-		upd = upd.Set(expression.Name("attTickets"), expression.Value(answer.Ticket))
+		ticket = append(ticket, func(u expression.UpdateBuilder) expression.UpdateBuilder {
+			return u.Set(expression.Name("attTickets"), expression.Value(answer.Ticket))
+		})
 	}
 	if len(promoted) > 0 {
 		cond = cond.And(attendanceAsRead(att.Rev))
 	}
-	ops := summaryWrites(e, pieces, d, cond)
-	ops[0] = opUpdate(ek, upd, exists().And(numberIs("pieces", pieces)).And(cond), attendanceMoved)
-	w.Add(ops...)
+	w.Add(summaryWrites(e, pieces, d, cond, ticket...)...)
 	promote(w, promoted, now)
 	w.LogEntry(e.CalendarID, e.ID)
 	if err := s.commit(ctx, w); err != nil {

@@ -79,10 +79,15 @@ func entryChanged(expectedVersion int) explainFunc {
 
 // summaryWrites returns the ADD of d to entry e's item under cond, and to
 // each of its pieces (every piece is a full copy of the entry, so a view
-// that finds it through a piece shows the same summary).
-func summaryWrites(e *calendar.Entry, pieces int, d calendar.AttendeeSummary, cond expression.ConditionBuilder) []txOp {
+// that finds it through a piece shows the same summary). Each of also adds
+// to the entry item's update (a waitlist ticket).
+func summaryWrites(e *calendar.Entry, pieces int, d calendar.AttendeeSummary, cond expression.ConditionBuilder, also ...func(expression.UpdateBuilder) expression.UpdateBuilder) []txOp {
+	upd := summaryUpdate(d)
+	for _, f := range also {
+		upd = f(upd)
+	}
 	cond = exists().And(numberIs("pieces", pieces)).And(cond)
-	ops := []txOp{opUpdate(entryKey(e.CalendarID, e.ID), summaryUpdate(d), cond, attendanceMoved)}
+	ops := []txOp{opUpdate(entryKey(e.CalendarID, e.ID), upd, cond, attendanceMoved)}
 	for n := 1; n < pieces; n++ {
 		ops = append(ops, opUpdate(entryPieceKey(e.CalendarID, e.ID, n), summaryUpdate(d), exists(), attendanceMoved))
 	}
