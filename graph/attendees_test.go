@@ -360,3 +360,19 @@ func TestRespondingTwiceWithAnIdempotencyKey(t *testing.T) {
 		t.Errorf("got %v then %v, want version 2 both times", first, second)
 	}
 }
+
+// TestAttendeeFilterAsked500Times: a response filter repeating its values
+// reads as the values it names.
+func TestAttendeeFilterAsked500Times(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("filter", 1, 0, false)
+	many := make([]any, 500)
+	for i := range many {
+		many[i] = []string{"NEEDS_ACTION", "DECLINED"}[i%2]
+	}
+	d := e.must(p.owner, `query($id: ID!, $r: [AttendeeResponse!]) { node(id: $id) { ... on Entry { attendees(response: $r) { edges { node { email } } } } } }`,
+		map[string]any{"id": p.entryID, "r": many})
+	if n := len(asList(get(d, "node.attendees.edges"))); n != 2 {
+		t.Errorf("got %d attendees, want the 2 not answered", n)
+	}
+}

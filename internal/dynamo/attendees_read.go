@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -118,8 +120,9 @@ func responseFilter(f calendar.AttendeeFilter) filter {
 		return filter{}
 	}
 	out := filter{expr: "#response IN (", names: map[string]string{"#response": "response"}, values: item{}}
-	for i, r := range f.Responses {
-		name := ":r" + string(rune('0'+i))
+	responses := slices.Compact(slices.Sorted(slices.Values(f.Responses))) // at most the four valid ones
+	for i, r := range responses {
+		name := ":r" + strconv.Itoa(i)
 		if i > 0 {
 			out.expr += ", "
 		}
