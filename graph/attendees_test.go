@@ -214,6 +214,17 @@ func TestWeekViewWithAttendeeSummaries(t *testing.T) {
 	if !reflect.DeepEqual(with, plain) || withWaves != plainWaves {
 		t.Errorf("with summaries: %d waves\n%s\nwithout: %d waves\n%s", withWaves, describe(with), plainWaves, describe(plain))
 	}
+	// The viewer's own answers are one more batch for all 100 entries.
+	own, ownWaves, _ := view("viewerAttendee { response }")
+	calls := func(plan map[string]int) (n int) {
+		for _, v := range plan {
+			n += v
+		}
+		return n
+	}
+	if calls(own) != calls(plain)+1 || ownWaves != plainWaves+1 {
+		t.Errorf("with viewerAttendee: %d calls in %d waves, want %d in %d\n%s", calls(own), ownWaves, calls(plain)+1, plainWaves+1, describe(own))
+	}
 }
 
 // TestHandingOverTheOrganizer: a writer hands the organizer over to another
