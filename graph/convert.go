@@ -144,6 +144,9 @@ func calendarDescription(ctx context.Context, c *calendar.Calendar) (*string, er
 		return nil, nil
 	}
 	role, err := loader.For(ctx).ViewerRole(ctx, c.ID)
+	if calendar.ErrorCode(err) == calendar.CodeNotFound { // the calendar of an entry an invited non-member reads
+		return nil, nil
+	}
 	if err != nil || !role.Can(calendar.ActionRead) {
 		return nil, err
 	}

@@ -95,6 +95,9 @@ func entryChange(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
 	if u.Title, err = notNull("title", in.Title); err != nil {
 		return u, err
 	}
+	if err := attendancePolicy(in, &u); err != nil {
+		return u, err
+	}
 	if r, set := in.Recurrence.ValueOK(); set {
 		if r == nil {
 			return u, calendar.Invalidf("recurrence", "recurrence cannot be null; end a series by deleting with scope THIS_AND_FOLLOWING")

@@ -41,6 +41,7 @@ var extensionCodes = map[calendar.Code]string{
 	calendar.CodeSyncTokenExpired:     "SYNC_TOKEN_EXPIRED",
 	calendar.CodeTooManySubscriptions: "TOO_MANY_SUBSCRIPTIONS",
 	calendar.CodeTooManyOccurrences:   "TOO_MANY_OCCURRENCES",
+	calendar.CodeCapacityReached:      "CAPACITY_REACHED",
 }
 
 // codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a

@@ -32,6 +32,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	AllDayEntry() AllDayEntryResolver
+	Attendee() AttendeeResolver
 	Calendar() CalendarResolver
 	CalendarBusy() CalendarBusyResolver
 	Change() ChangeResolver
@@ -61,16 +62,22 @@ type ComplexityRoot struct {
 	}
 
 	AllDayEntry struct {
+		AttendeeSummary  func(childComplexity int) int
+		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
 		Calendar         func(childComplexity int) int
+		Capacity         func(childComplexity int) int
 		Color            func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
+		CreatedBy        func(childComplexity int) int
 		Date             func(childComplexity int) int
 		Description      func(childComplexity int) int
+		HideAttendees    func(childComplexity int) int
 		ICalUID          func(childComplexity int) int
 		ID               func(childComplexity int) int
 		IsException      func(childComplexity int) int
 		Kind             func(childComplexity int) int
 		Location         func(childComplexity int) int
+		Organizer        func(childComplexity int) int
 		OriginalDate     func(childComplexity int) int
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
@@ -83,6 +90,46 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
+	}
+
+	Attendee struct {
+		AdditionalGuests func(childComplexity int) int
+		Comment          func(childComplexity int) int
+		DisplayName      func(childComplexity int) int
+		Email            func(childComplexity int) int
+		Entry            func(childComplexity int) int
+		EntryID          func(childComplexity int) int
+		Optional         func(childComplexity int) int
+		ProposedEnd      func(childComplexity int) int
+		ProposedStart    func(childComplexity int) int
+		RespondedAt      func(childComplexity int) int
+		Response         func(childComplexity int) int
+		User             func(childComplexity int) int
+		Version          func(childComplexity int) int
+		WaitlistTicket   func(childComplexity int) int
+		Waitlisted       func(childComplexity int) int
+	}
+
+	AttendeeConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	AttendeeEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	AttendeeSummary struct {
+		Accepted    func(childComplexity int) int
+		Declined    func(childComplexity int) int
+		HeadCount   func(childComplexity int) int
+		NeedsAction func(childComplexity int) int
+		Tentative   func(childComplexity int) int
+		Total       func(childComplexity int) int
+		Waitlisted  func(childComplexity int) int
 	}
 
 	BusyInterval struct {
@@ -131,6 +178,10 @@ type ComplexityRoot struct {
 		ID         func(childComplexity int) int
 		Node       func(childComplexity int) int
 		Type       func(childComplexity int) int
+	}
+
+	ChangeAttendeesPayload struct {
+		Entry func(childComplexity int) int
 	}
 
 	ChangeDelivery struct {
@@ -266,16 +317,22 @@ type ComplexityRoot struct {
 	}
 
 	MultiDayEntry struct {
+		AttendeeSummary  func(childComplexity int) int
+		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
 		Calendar         func(childComplexity int) int
+		Capacity         func(childComplexity int) int
 		Color            func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
+		CreatedBy        func(childComplexity int) int
 		Description      func(childComplexity int) int
 		EndDate          func(childComplexity int) int
+		HideAttendees    func(childComplexity int) int
 		ICalUID          func(childComplexity int) int
 		ID               func(childComplexity int) int
 		IsException      func(childComplexity int) int
 		Kind             func(childComplexity int) int
 		Location         func(childComplexity int) int
+		Organizer        func(childComplexity int) int
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
@@ -288,11 +345,14 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	Mutation struct {
 		AcceptInvitation    func(childComplexity int, input model.AcceptInvitationInput) int
 		AddMember           func(childComplexity int, input model.AddMemberInput) int
+		ChangeAttendees     func(childComplexity int, input model.ChangeAttendeesInput) int
 		ChangeEmail         func(childComplexity int, input model.ChangeEmailInput) int
 		ChangeMemberRole    func(childComplexity int, input model.ChangeMemberRoleInput) int
 		CompleteTask        func(childComplexity int, input model.CompleteTaskInput) int
@@ -308,6 +368,7 @@ type ComplexityRoot struct {
 		MoveEntry           func(childComplexity int, input model.MoveEntryInput) int
 		RemoveMember        func(childComplexity int, input model.RemoveMemberInput) int
 		ReopenTask          func(childComplexity int, input model.ReopenTaskInput) int
+		RespondToEntry      func(childComplexity int, input model.RespondToEntryInput) int
 		RevokeInvitation    func(childComplexity int, input model.RevokeInvitationInput) int
 		RotateCalendarFeed  func(childComplexity int, input model.RotateCalendarFeedInput) int
 		UpdateCalendar      func(childComplexity int, input model.UpdateCalendarInput) int
@@ -357,6 +418,10 @@ type ComplexityRoot struct {
 		Task func(childComplexity int) int
 	}
 
+	RespondToEntryPayload struct {
+		Attendee func(childComplexity int) int
+	}
+
 	RevokeInvitationPayload struct {
 		RevokedInvitationID func(childComplexity int) int
 	}
@@ -371,19 +436,25 @@ type ComplexityRoot struct {
 	}
 
 	Task struct {
+		AttendeeSummary  func(childComplexity int) int
+		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
 		Calendar         func(childComplexity int) int
+		Capacity         func(childComplexity int) int
 		Color            func(childComplexity int) int
 		Completed        func(childComplexity int) int
 		CompletedAt      func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
+		CreatedBy        func(childComplexity int) int
 		Description      func(childComplexity int) int
 		Due              func(childComplexity int) int
 		DueDate          func(childComplexity int) int
+		HideAttendees    func(childComplexity int) int
 		ICalUID          func(childComplexity int) int
 		ID               func(childComplexity int) int
 		IsException      func(childComplexity int) int
 		Kind             func(childComplexity int) int
 		Location         func(childComplexity int) int
+		Organizer        func(childComplexity int) int
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
@@ -396,6 +467,8 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	TaskConnection struct {
@@ -409,17 +482,23 @@ type ComplexityRoot struct {
 	}
 
 	TimedEntry struct {
+		AttendeeSummary  func(childComplexity int) int
+		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
 		Calendar         func(childComplexity int) int
+		Capacity         func(childComplexity int) int
 		Color            func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
+		CreatedBy        func(childComplexity int) int
 		Description      func(childComplexity int) int
 		End              func(childComplexity int) int
+		HideAttendees    func(childComplexity int) int
 		ICalUID          func(childComplexity int) int
 		ID               func(childComplexity int) int
 		IsException      func(childComplexity int) int
 		Kind             func(childComplexity int) int
 		LocalStart       func(childComplexity int) int
 		Location         func(childComplexity int) int
+		Organizer        func(childComplexity int) int
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
@@ -433,6 +512,8 @@ type ComplexityRoot struct {
 		Title            func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+		ViewerAttendee   func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	UpdateCalendarPayload struct {
@@ -465,6 +546,7 @@ type ComplexityRoot struct {
 		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
 		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
 		Calendars           func(childComplexity int, first *int, after *string) int
+		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
 		Preferences         func(childComplexity int) int
 		Stats               func(childComplexity int) int
 		User                func(childComplexity int) int
@@ -486,6 +568,27 @@ type ComplexityRoot struct {
 
 type AllDayEntryResolver interface {
 	Series(ctx context.Context, obj *model.AllDayEntry) (model.Entry, error)
+
+	Organizer(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error)
+	CreatedBy(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error)
+
+	Attendees(ctx context.Context, obj *model.AllDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.AllDayEntry) (*calendar.Attendee, error)
+}
+type AttendeeResolver interface {
+	User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error)
+	DisplayName(ctx context.Context, obj *calendar.Attendee) (*string, error)
+
+	Comment(ctx context.Context, obj *calendar.Attendee) (*string, error)
+
+	RespondedAt(ctx context.Context, obj *calendar.Attendee) (*time.Time, error)
+	ProposedStart(ctx context.Context, obj *calendar.Attendee) (*time.Time, error)
+	ProposedEnd(ctx context.Context, obj *calendar.Attendee) (*time.Time, error)
+
+	WaitlistTicket(ctx context.Context, obj *calendar.Attendee) (*int, error)
+
+	EntryID(ctx context.Context, obj *calendar.Attendee) (string, error)
+	Entry(ctx context.Context, obj *calendar.Attendee) (model.Entry, error)
 }
 type CalendarResolver interface {
 	Description(ctx context.Context, obj *model.Calendar) (*string, error)
@@ -519,6 +622,12 @@ type MembershipResolver interface {
 }
 type MultiDayEntryResolver interface {
 	Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error)
+
+	Organizer(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error)
+	CreatedBy(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error)
+
+	Attendees(ctx context.Context, obj *model.MultiDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Attendee, error)
 }
 type MutationResolver interface {
 	UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error)
@@ -532,6 +641,8 @@ type MutationResolver interface {
 	UpdatePreferences(ctx context.Context, input model.UpdatePreferencesInput) (*model.UpdatePreferencesPayload, error)
 	CreateEntry(ctx context.Context, input model.CreateEntryInput) (*model.CreateEntryPayload, error)
 	UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.UpdateEntryPayload, error)
+	ChangeAttendees(ctx context.Context, input model.ChangeAttendeesInput) (*model.ChangeAttendeesPayload, error)
+	RespondToEntry(ctx context.Context, input model.RespondToEntryInput) (*model.RespondToEntryPayload, error)
 	DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error)
 	CompleteTask(ctx context.Context, input model.CompleteTaskInput) (*model.CompleteTaskPayload, error)
 	ReopenTask(ctx context.Context, input model.ReopenTaskInput) (*model.ReopenTaskPayload, error)
@@ -556,9 +667,21 @@ type SubscriptionResolver interface {
 }
 type TaskResolver interface {
 	Series(ctx context.Context, obj *model.Task) (model.Entry, error)
+
+	Organizer(ctx context.Context, obj *model.Task) (*calendar.User, error)
+	CreatedBy(ctx context.Context, obj *model.Task) (*calendar.User, error)
+
+	Attendees(ctx context.Context, obj *model.Task, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.Task) (*calendar.Attendee, error)
 }
 type TimedEntryResolver interface {
 	Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error)
+
+	Organizer(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error)
+	CreatedBy(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error)
+
+	Attendees(ctx context.Context, obj *model.TimedEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
+	ViewerAttendee(ctx context.Context, obj *model.TimedEntry) (*calendar.Attendee, error)
 }
 type UserResolver interface {
 	ID(ctx context.Context, obj *calendar.User) (string, error)
@@ -570,6 +693,7 @@ type ViewerResolver interface {
 	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
 	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
+	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -604,12 +728,35 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AddMemberPayload.Membership(childComplexity), true
 
+	case "AllDayEntry.attendeeSummary":
+		if e.ComplexityRoot.AllDayEntry.AttendeeSummary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.AttendeeSummary(childComplexity), true
+	case "AllDayEntry.attendees":
+		if e.ComplexityRoot.AllDayEntry.Attendees == nil {
+			break
+		}
+
+		args, err := ec.field_AllDayEntry_attendees_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Attendees(childComplexity, args["first"].(*int), args["after"].(*string), args["response"].([]calendar.Response)), true
 	case "AllDayEntry.calendar":
 		if e.ComplexityRoot.AllDayEntry.Calendar == nil {
 			break
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Calendar(childComplexity), true
+	case "AllDayEntry.capacity":
+		if e.ComplexityRoot.AllDayEntry.Capacity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Capacity(childComplexity), true
 	case "AllDayEntry.color":
 		if e.ComplexityRoot.AllDayEntry.Color == nil {
 			break
@@ -622,6 +769,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.CreatedAt(childComplexity), true
+	case "AllDayEntry.createdBy":
+		if e.ComplexityRoot.AllDayEntry.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.CreatedBy(childComplexity), true
 	case "AllDayEntry.date":
 		if e.ComplexityRoot.AllDayEntry.Date == nil {
 			break
@@ -634,6 +787,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Description(childComplexity), true
+	case "AllDayEntry.hideAttendees":
+		if e.ComplexityRoot.AllDayEntry.HideAttendees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.HideAttendees(childComplexity), true
 	case "AllDayEntry.icalUid":
 		if e.ComplexityRoot.AllDayEntry.ICalUID == nil {
 			break
@@ -664,6 +823,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Location(childComplexity), true
+	case "AllDayEntry.organizer":
+		if e.ComplexityRoot.AllDayEntry.Organizer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Organizer(childComplexity), true
 	case "AllDayEntry.originalDate":
 		if e.ComplexityRoot.AllDayEntry.OriginalDate == nil {
 			break
@@ -736,6 +901,178 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Version(childComplexity), true
+	case "AllDayEntry.viewerAttendee":
+		if e.ComplexityRoot.AllDayEntry.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.ViewerAttendee(childComplexity), true
+	case "AllDayEntry.waitlist":
+		if e.ComplexityRoot.AllDayEntry.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Waitlist(childComplexity), true
+
+	case "Attendee.additionalGuests":
+		if e.ComplexityRoot.Attendee.AdditionalGuests == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.AdditionalGuests(childComplexity), true
+	case "Attendee.comment":
+		if e.ComplexityRoot.Attendee.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Comment(childComplexity), true
+	case "Attendee.displayName":
+		if e.ComplexityRoot.Attendee.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.DisplayName(childComplexity), true
+	case "Attendee.email":
+		if e.ComplexityRoot.Attendee.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Email(childComplexity), true
+	case "Attendee.entry":
+		if e.ComplexityRoot.Attendee.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Entry(childComplexity), true
+	case "Attendee.entryId":
+		if e.ComplexityRoot.Attendee.EntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.EntryID(childComplexity), true
+	case "Attendee.optional":
+		if e.ComplexityRoot.Attendee.Optional == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Optional(childComplexity), true
+	case "Attendee.proposedEnd":
+		if e.ComplexityRoot.Attendee.ProposedEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.ProposedEnd(childComplexity), true
+	case "Attendee.proposedStart":
+		if e.ComplexityRoot.Attendee.ProposedStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.ProposedStart(childComplexity), true
+	case "Attendee.respondedAt":
+		if e.ComplexityRoot.Attendee.RespondedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.RespondedAt(childComplexity), true
+	case "Attendee.response":
+		if e.ComplexityRoot.Attendee.Response == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Response(childComplexity), true
+	case "Attendee.user":
+		if e.ComplexityRoot.Attendee.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.User(childComplexity), true
+	case "Attendee.version":
+		if e.ComplexityRoot.Attendee.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Version(childComplexity), true
+	case "Attendee.waitlistTicket":
+		if e.ComplexityRoot.Attendee.WaitlistTicket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.WaitlistTicket(childComplexity), true
+	case "Attendee.waitlisted":
+		if e.ComplexityRoot.Attendee.Waitlisted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attendee.Waitlisted(childComplexity), true
+
+	case "AttendeeConnection.edges":
+		if e.ComplexityRoot.AttendeeConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeConnection.Edges(childComplexity), true
+	case "AttendeeConnection.pageInfo":
+		if e.ComplexityRoot.AttendeeConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeConnection.PageInfo(childComplexity), true
+
+	case "AttendeeEdge.cursor":
+		if e.ComplexityRoot.AttendeeEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeEdge.Cursor(childComplexity), true
+	case "AttendeeEdge.node":
+		if e.ComplexityRoot.AttendeeEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeEdge.Node(childComplexity), true
+
+	case "AttendeeSummary.accepted":
+		if e.ComplexityRoot.AttendeeSummary.Accepted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeSummary.Accepted(childComplexity), true
+	case "AttendeeSummary.declined":
+		if e.ComplexityRoot.AttendeeSummary.Declined == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeSummary.Declined(childComplexity), true
+	case "AttendeeSummary.headCount":
+		if e.ComplexityRoot.AttendeeSummary.HeadCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeSummary.HeadCount(childComplexity), true
+	case "AttendeeSummary.needsAction":
+		if e.ComplexityRoot.AttendeeSummary.NeedsAction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeSummary.NeedsAction(childComplexity), true
+	case "AttendeeSummary.tentative":
+		if e.ComplexityRoot.AttendeeSummary.Tentative == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeSummary.Tentative(childComplexity), true
+	case "AttendeeSummary.total":
+		if e.ComplexityRoot.AttendeeSummary.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeSummary.Total(childComplexity), true
+	case "AttendeeSummary.waitlisted":
+		if e.ComplexityRoot.AttendeeSummary.Waitlisted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttendeeSummary.Waitlisted(childComplexity), true
 
 	case "BusyInterval.end":
 		if e.ComplexityRoot.BusyInterval.End == nil {
@@ -947,6 +1284,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Change.Type(childComplexity), true
+
+	case "ChangeAttendeesPayload.entry":
+		if e.ComplexityRoot.ChangeAttendeesPayload.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeAttendeesPayload.Entry(childComplexity), true
 
 	case "ChangeDelivery.calendarId":
 		if e.ComplexityRoot.ChangeDelivery.CalendarID == nil {
@@ -1332,12 +1676,35 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MoveEntryPayload.PreviousID(childComplexity), true
 
+	case "MultiDayEntry.attendeeSummary":
+		if e.ComplexityRoot.MultiDayEntry.AttendeeSummary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.AttendeeSummary(childComplexity), true
+	case "MultiDayEntry.attendees":
+		if e.ComplexityRoot.MultiDayEntry.Attendees == nil {
+			break
+		}
+
+		args, err := ec.field_MultiDayEntry_attendees_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Attendees(childComplexity, args["first"].(*int), args["after"].(*string), args["response"].([]calendar.Response)), true
 	case "MultiDayEntry.calendar":
 		if e.ComplexityRoot.MultiDayEntry.Calendar == nil {
 			break
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Calendar(childComplexity), true
+	case "MultiDayEntry.capacity":
+		if e.ComplexityRoot.MultiDayEntry.Capacity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Capacity(childComplexity), true
 	case "MultiDayEntry.color":
 		if e.ComplexityRoot.MultiDayEntry.Color == nil {
 			break
@@ -1350,6 +1717,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.CreatedAt(childComplexity), true
+	case "MultiDayEntry.createdBy":
+		if e.ComplexityRoot.MultiDayEntry.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.CreatedBy(childComplexity), true
 	case "MultiDayEntry.description":
 		if e.ComplexityRoot.MultiDayEntry.Description == nil {
 			break
@@ -1362,6 +1735,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.EndDate(childComplexity), true
+	case "MultiDayEntry.hideAttendees":
+		if e.ComplexityRoot.MultiDayEntry.HideAttendees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.HideAttendees(childComplexity), true
 	case "MultiDayEntry.icalUid":
 		if e.ComplexityRoot.MultiDayEntry.ICalUID == nil {
 			break
@@ -1392,6 +1771,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Location(childComplexity), true
+	case "MultiDayEntry.organizer":
+		if e.ComplexityRoot.MultiDayEntry.Organizer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Organizer(childComplexity), true
 	case "MultiDayEntry.originalStart":
 		if e.ComplexityRoot.MultiDayEntry.OriginalStart == nil {
 			break
@@ -1464,6 +1849,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Version(childComplexity), true
+	case "MultiDayEntry.viewerAttendee":
+		if e.ComplexityRoot.MultiDayEntry.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.ViewerAttendee(childComplexity), true
+	case "MultiDayEntry.waitlist":
+		if e.ComplexityRoot.MultiDayEntry.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Waitlist(childComplexity), true
 
 	case "Mutation.acceptInvitation":
 		if e.ComplexityRoot.Mutation.AcceptInvitation == nil {
@@ -1487,6 +1884,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMember(childComplexity, args["input"].(model.AddMemberInput)), true
+	case "Mutation.changeAttendees":
+		if e.ComplexityRoot.Mutation.ChangeAttendees == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_changeAttendees_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ChangeAttendees(childComplexity, args["input"].(model.ChangeAttendeesInput)), true
 	case "Mutation.changeEmail":
 		if e.ComplexityRoot.Mutation.ChangeEmail == nil {
 			break
@@ -1652,6 +2060,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReopenTask(childComplexity, args["input"].(model.ReopenTaskInput)), true
+	case "Mutation.respondToEntry":
+		if e.ComplexityRoot.Mutation.RespondToEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_respondToEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RespondToEntry(childComplexity, args["input"].(model.RespondToEntryInput)), true
 	case "Mutation.revokeInvitation":
 		if e.ComplexityRoot.Mutation.RevokeInvitation == nil {
 			break
@@ -1879,6 +2298,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReopenTaskPayload.Task(childComplexity), true
 
+	case "RespondToEntryPayload.attendee":
+		if e.ComplexityRoot.RespondToEntryPayload.Attendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RespondToEntryPayload.Attendee(childComplexity), true
+
 	case "RevokeInvitationPayload.revokedInvitationId":
 		if e.ComplexityRoot.RevokeInvitationPayload.RevokedInvitationID == nil {
 			break
@@ -1911,12 +2337,35 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.CalendarChanges(childComplexity, args["calendarIds"].([]string), args["resume"].([]*model.CalendarSyncTokenInput)), true
 
+	case "Task.attendeeSummary":
+		if e.ComplexityRoot.Task.AttendeeSummary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.AttendeeSummary(childComplexity), true
+	case "Task.attendees":
+		if e.ComplexityRoot.Task.Attendees == nil {
+			break
+		}
+
+		args, err := ec.field_Task_attendees_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Task.Attendees(childComplexity, args["first"].(*int), args["after"].(*string), args["response"].([]calendar.Response)), true
 	case "Task.calendar":
 		if e.ComplexityRoot.Task.Calendar == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Task.Calendar(childComplexity), true
+	case "Task.capacity":
+		if e.ComplexityRoot.Task.Capacity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Capacity(childComplexity), true
 	case "Task.color":
 		if e.ComplexityRoot.Task.Color == nil {
 			break
@@ -1941,6 +2390,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.CreatedAt(childComplexity), true
+	case "Task.createdBy":
+		if e.ComplexityRoot.Task.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CreatedBy(childComplexity), true
 	case "Task.description":
 		if e.ComplexityRoot.Task.Description == nil {
 			break
@@ -1959,6 +2414,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.DueDate(childComplexity), true
+	case "Task.hideAttendees":
+		if e.ComplexityRoot.Task.HideAttendees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.HideAttendees(childComplexity), true
 	case "Task.icalUid":
 		if e.ComplexityRoot.Task.ICalUID == nil {
 			break
@@ -1989,6 +2450,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Location(childComplexity), true
+	case "Task.organizer":
+		if e.ComplexityRoot.Task.Organizer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Organizer(childComplexity), true
 	case "Task.originalStart":
 		if e.ComplexityRoot.Task.OriginalStart == nil {
 			break
@@ -2061,6 +2528,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Version(childComplexity), true
+	case "Task.viewerAttendee":
+		if e.ComplexityRoot.Task.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ViewerAttendee(childComplexity), true
+	case "Task.waitlist":
+		if e.ComplexityRoot.Task.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Waitlist(childComplexity), true
 
 	case "TaskConnection.edges":
 		if e.ComplexityRoot.TaskConnection.Edges == nil {
@@ -2088,12 +2567,35 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
 
+	case "TimedEntry.attendeeSummary":
+		if e.ComplexityRoot.TimedEntry.AttendeeSummary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.AttendeeSummary(childComplexity), true
+	case "TimedEntry.attendees":
+		if e.ComplexityRoot.TimedEntry.Attendees == nil {
+			break
+		}
+
+		args, err := ec.field_TimedEntry_attendees_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.TimedEntry.Attendees(childComplexity, args["first"].(*int), args["after"].(*string), args["response"].([]calendar.Response)), true
 	case "TimedEntry.calendar":
 		if e.ComplexityRoot.TimedEntry.Calendar == nil {
 			break
 		}
 
 		return e.ComplexityRoot.TimedEntry.Calendar(childComplexity), true
+	case "TimedEntry.capacity":
+		if e.ComplexityRoot.TimedEntry.Capacity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Capacity(childComplexity), true
 	case "TimedEntry.color":
 		if e.ComplexityRoot.TimedEntry.Color == nil {
 			break
@@ -2106,6 +2608,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.CreatedAt(childComplexity), true
+	case "TimedEntry.createdBy":
+		if e.ComplexityRoot.TimedEntry.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.CreatedBy(childComplexity), true
 	case "TimedEntry.description":
 		if e.ComplexityRoot.TimedEntry.Description == nil {
 			break
@@ -2118,6 +2626,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.End(childComplexity), true
+	case "TimedEntry.hideAttendees":
+		if e.ComplexityRoot.TimedEntry.HideAttendees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.HideAttendees(childComplexity), true
 	case "TimedEntry.icalUid":
 		if e.ComplexityRoot.TimedEntry.ICalUID == nil {
 			break
@@ -2154,6 +2668,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Location(childComplexity), true
+	case "TimedEntry.organizer":
+		if e.ComplexityRoot.TimedEntry.Organizer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Organizer(childComplexity), true
 	case "TimedEntry.originalStart":
 		if e.ComplexityRoot.TimedEntry.OriginalStart == nil {
 			break
@@ -2232,6 +2752,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Version(childComplexity), true
+	case "TimedEntry.viewerAttendee":
+		if e.ComplexityRoot.TimedEntry.ViewerAttendee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.ViewerAttendee(childComplexity), true
+	case "TimedEntry.waitlist":
+		if e.ComplexityRoot.TimedEntry.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Waitlist(childComplexity), true
 
 	case "UpdateCalendarPayload.calendar":
 		if e.ComplexityRoot.UpdateCalendarPayload.Calendar == nil {
@@ -2337,6 +2869,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Calendars(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Viewer.invitations":
+		if e.ComplexityRoot.Viewer.Invitations == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_invitations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.Invitations(childComplexity, args["response"].([]calendar.Response), args["range"].(*model.TimeRangeInput), args["timeZone"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Viewer.preferences":
 		if e.ComplexityRoot.Viewer.Preferences == nil {
 			break
@@ -2405,6 +2948,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAddMemberInput,
 		ec.unmarshalInputAllDayTimingInput,
 		ec.unmarshalInputCalendarSyncTokenInput,
+		ec.unmarshalInputChangeAttendeesInput,
 		ec.unmarshalInputChangeEmailInput,
 		ec.unmarshalInputChangeMemberRoleInput,
 		ec.unmarshalInputCompleteTaskInput,
@@ -2423,9 +2967,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputLeaveCalendarInput,
 		ec.unmarshalInputMoveEntryInput,
 		ec.unmarshalInputMultiDayTimingInput,
+		ec.unmarshalInputNewAttendeeInput,
 		ec.unmarshalInputRecurrenceInput,
 		ec.unmarshalInputRemoveMemberInput,
 		ec.unmarshalInputReopenTaskInput,
+		ec.unmarshalInputRespondToEntryInput,
 		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
 		ec.unmarshalInputTaskDueInput,
@@ -2703,6 +3249,29 @@ type Viewer {
     "Return memberships after this cursor (a ` + "`" + `cursor` + "`" + ` or ` + "`" + `pageInfo.endCursor` + "`" + ` of this list)."
     after: String
   ): MembershipConnection!
+  """
+  The viewer's invitations to entries, newest first, narrowed to some
+  responses. Read from an eventually consistent index: an invitation made a
+  moment ago can take about a second to appear. Each attendee's ` + "`" + `entryId` + "`" + `
+  and ` + "`" + `entry` + "`" + ` name the entry, which an invited user reads (here or through
+  ` + "`" + `node(id:)` + "`" + `) even without a role on its calendar.
+  """
+  invitations(
+    "Only answers among these (a waitlisted acceptance is ACCEPTED); all when omitted."
+    response: [AttendeeResponse!]
+    """
+    Only invitations to entries that overlap this range (read in ` + "`" + `timeZone` + "`" + `,
+    UTC when omitted). The range is applied to each page as read, so a page
+    may hold fewer than ` + "`" + `first` + "`" + `: follow ` + "`" + `pageInfo.hasNextPage` + "`" + `.
+    """
+    range: TimeRangeInput
+    "The IANA zone a range of dates is read in."
+    timeZone: String
+    "How many invitations to return, 1 to 100."
+    first: Int = 20
+    "Return invitations after this cursor."
+    after: String
+  ): AttendeeConnection!
 }
 
 """
@@ -3047,6 +3616,39 @@ interface Entry {
   status: EntryStatus!
   "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
   previousSeriesId: ID
+  """
+  Who organizes the entry: its creator unless a writer handed it over. Null
+  on entries written before creators were recorded.
+  """
+  organizer: User
+  "Who created the entry, or null on entries written before creators were recorded."
+  createdBy: User
+  """
+  How many people may come (accepted attendees plus their additional
+  guests), or null for no limit.
+  """
+  capacity: Int
+  "Whether an acceptance past the capacity waits on a waitlist instead of failing with CAPACITY_REACHED."
+  waitlist: Boolean!
+  "Whether the organizer hides the attendee list from invited people who are not readers of the calendar."
+  hideAttendees: Boolean!
+  """
+  Exact counts of the attendees' answers, kept on the entry (it costs no
+  read of its own). Zero everywhere on series and occurrences, which cannot
+  have attendees yet.
+  """
+  attendeeSummary: AttendeeSummary!
+  """
+  The people invited, users first (by ID) then external addresses, narrowed
+  to some responses (a waitlisted acceptance is ACCEPTED). Each page is a
+  read of its own: ask for it on one entry, not on every entry of a view.
+  """
+  attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
 }
 
 "An entry from one instant to a later one."
@@ -3102,6 +3704,39 @@ type TimedEntry implements Entry & Node {
   status: EntryStatus!
   "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
   previousSeriesId: ID
+  """
+  Who organizes the entry: its creator unless a writer handed it over. Null
+  on entries written before creators were recorded.
+  """
+  organizer: User
+  "Who created the entry, or null on entries written before creators were recorded."
+  createdBy: User
+  """
+  How many people may come (accepted attendees plus their additional
+  guests), or null for no limit.
+  """
+  capacity: Int
+  "Whether an acceptance past the capacity waits on a waitlist instead of failing with CAPACITY_REACHED."
+  waitlist: Boolean!
+  "Whether the organizer hides the attendee list from invited people who are not readers of the calendar."
+  hideAttendees: Boolean!
+  """
+  Exact counts of the attendees' answers, kept on the entry (it costs no
+  read of its own). Zero everywhere on series and occurrences, which cannot
+  have attendees yet.
+  """
+  attendeeSummary: AttendeeSummary!
+  """
+  The people invited, users first (by ID) then external addresses, narrowed
+  to some responses (a waitlisted acceptance is ACCEPTED). Each page is a
+  read of its own: ask for it on one entry, not on every entry of a view.
+  """
+  attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "When it starts."
   start: DateTime!
   "When it ends (exclusive), after start and at most 366 days later."
@@ -3173,6 +3808,39 @@ type AllDayEntry implements Entry & Node {
   status: EntryStatus!
   "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
   previousSeriesId: ID
+  """
+  Who organizes the entry: its creator unless a writer handed it over. Null
+  on entries written before creators were recorded.
+  """
+  organizer: User
+  "Who created the entry, or null on entries written before creators were recorded."
+  createdBy: User
+  """
+  How many people may come (accepted attendees plus their additional
+  guests), or null for no limit.
+  """
+  capacity: Int
+  "Whether an acceptance past the capacity waits on a waitlist instead of failing with CAPACITY_REACHED."
+  waitlist: Boolean!
+  "Whether the organizer hides the attendee list from invited people who are not readers of the calendar."
+  hideAttendees: Boolean!
+  """
+  Exact counts of the attendees' answers, kept on the entry (it costs no
+  read of its own). Zero everywhere on series and occurrences, which cannot
+  have attendees yet.
+  """
+  attendeeSummary: AttendeeSummary!
+  """
+  The people invited, users first (by ID) then external addresses, narrowed
+  to some responses (a waitlisted acceptance is ACCEPTED). Each page is a
+  read of its own: ask for it on one entry, not on every entry of a view.
+  """
+  attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "The day."
   date: Date!
   "For an occurrence: the day its series' rule puts it on. Null otherwise."
@@ -3232,6 +3900,39 @@ type MultiDayEntry implements Entry & Node {
   status: EntryStatus!
   "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
   previousSeriesId: ID
+  """
+  Who organizes the entry: its creator unless a writer handed it over. Null
+  on entries written before creators were recorded.
+  """
+  organizer: User
+  "Who created the entry, or null on entries written before creators were recorded."
+  createdBy: User
+  """
+  How many people may come (accepted attendees plus their additional
+  guests), or null for no limit.
+  """
+  capacity: Int
+  "Whether an acceptance past the capacity waits on a waitlist instead of failing with CAPACITY_REACHED."
+  waitlist: Boolean!
+  "Whether the organizer hides the attendee list from invited people who are not readers of the calendar."
+  hideAttendees: Boolean!
+  """
+  Exact counts of the attendees' answers, kept on the entry (it costs no
+  read of its own). Zero everywhere on series and occurrences, which cannot
+  have attendees yet.
+  """
+  attendeeSummary: AttendeeSummary!
+  """
+  The people invited, users first (by ID) then external addresses, narrowed
+  to some responses (a waitlisted acceptance is ACCEPTED). Each page is a
+  read of its own: ask for it on one entry, not on every entry of a view.
+  """
+  attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "The first day."
   startDate: Date!
   "The day after the last day (exclusive), two to 366 days after startDate."
@@ -3291,6 +3992,39 @@ type Task implements Entry & Node {
   status: EntryStatus!
   "For a series split off another by a THIS_AND_FOLLOWING change: the global ID of the series it continues."
   previousSeriesId: ID
+  """
+  Who organizes the entry: its creator unless a writer handed it over. Null
+  on entries written before creators were recorded.
+  """
+  organizer: User
+  "Who created the entry, or null on entries written before creators were recorded."
+  createdBy: User
+  """
+  How many people may come (accepted attendees plus their additional
+  guests), or null for no limit.
+  """
+  capacity: Int
+  "Whether an acceptance past the capacity waits on a waitlist instead of failing with CAPACITY_REACHED."
+  waitlist: Boolean!
+  "Whether the organizer hides the attendee list from invited people who are not readers of the calendar."
+  hideAttendees: Boolean!
+  """
+  Exact counts of the attendees' answers, kept on the entry (it costs no
+  read of its own). Zero everywhere on series and occurrences, which cannot
+  have attendees yet.
+  """
+  attendeeSummary: AttendeeSummary!
+  """
+  The people invited, users first (by ID) then external addresses, narrowed
+  to some responses (a waitlisted acceptance is ACCEPTED). Each page is a
+  read of its own: ask for it on one entry, not on every entry of a view.
+  """
+  attendees(first: Int, after: String, response: [AttendeeResponse!]): AttendeeConnection!
+  """
+  The viewer's own invitation to the entry, or null when not invited (read
+  for all the entries of a view in one batch).
+  """
+  viewerAttendee: Attendee
   "The day it is due, when it is due on a day (otherwise null and ` + "`" + `due` + "`" + ` is set)."
   dueDate: Date
   "The instant it is due, when it is due at an instant (otherwise null and ` + "`" + `dueDate` + "`" + ` is set)."
@@ -3453,6 +4187,24 @@ type Mutation {
   occurrences change; a new timing with scope ALL moves every occurrence alike.
   """
   updateEntry(input: UpdateEntryInput!): UpdateEntryPayload!
+
+  """
+  Invites people to a single entry and removes them (owners and writers), by
+  delta: everyone else's answers stay as they are. Duplicates, more than the
+  limits, or a recurring entry are BAD_USER_INPUT; someone invited already is
+  ALREADY_EXISTS.
+  """
+  changeAttendees(input: ChangeAttendeesInput!): ChangeAttendeesPayload!
+
+  """
+  Answers an invitation as the viewer, who needs no role on the calendar. An
+  entry you are not invited to is NOT_FOUND, as a missing one. Past the
+  capacity an acceptance waits (on an entry with a waitlist) or fails with
+  CAPACITY_REACHED. Answers are never reset by an edit of the entry's title,
+  description or attendee list, and in this version not by a change of its
+  time either (answers reset by a new time come with attendees on series).
+  """
+  respondToEntry(input: RespondToEntryInput!): RespondToEntryPayload!
 
   "Deletes an entry (owners and writers), or cancels occurrences of a series (see ` + "`" + `scope` + "`" + `)."
   deleteEntry(input: DeleteEntryInput!): DeleteEntryPayload!
@@ -4139,6 +4891,14 @@ input UpdateEntryInput {
   scope THIS_AND_FOLLOWING.
   """
   recurrence: RecurrenceInput
+  "A capacity (at least 1), or null for no limit. Lowering it unseats no one."
+  capacity: Int
+  "Whether acceptances past the capacity wait on a waitlist."
+  waitlist: Boolean
+  "Whether to hide the attendee list from invited people who are not readers of the calendar."
+  hideAttendees: Boolean
+  "Hands the entry's organization over to the calgraph user with this email (who must have signed in once)."
+  organizerEmail: String
 }
 
 "Result of updateEntry."
@@ -4387,6 +5147,144 @@ type CalendarListChange {
   "The viewer's membership as it is now; null when removed."
   membership: Membership
 }
+
+"An invited person's answer (iCalendar PARTSTAT)."
+enum AttendeeResponse {
+  "Invited, not answered yet."
+  NEEDS_ACTION
+  "Coming (or, with ` + "`" + `waitlisted` + "`" + `, waiting for a place)."
+  ACCEPTED
+  "Maybe coming."
+  TENTATIVE
+  "Not coming."
+  DECLINED
+}
+
+"A person invited to an entry: a calgraph user, or an email address without an account."
+type Attendee {
+  "The attendee's email, lower-case."
+  email: String!
+  "The calgraph user, or null for an external address."
+  user: User
+  "A name to show, or null."
+  displayName: String
+  "Whether their coming is optional."
+  optional: Boolean!
+  "Their answer."
+  response: AttendeeResponse!
+  "What they wrote with their answer, or null."
+  comment: String
+  "People they bring besides themselves (counted in the head count when seated)."
+  additionalGuests: Int!
+  "When they last answered, or null."
+  respondedAt: DateTime
+  "A start they propose instead, or null."
+  proposedStart: DateTime
+  "The end of the time they propose, or null."
+  proposedEnd: DateTime
+  "Whether their acceptance waits for a place (the entry is full)."
+  waitlisted: Boolean!
+  """
+  Their place in the waitlist's order (lower is served first), or null when
+  not waiting. Tickets are handed out in order and never reused; the
+  attendees with lower tickets still waiting are ahead.
+  """
+  waitlistTicket: Int
+  "Incremented on every change of this answer; pass it to respondToEntry as ` + "`" + `expectedVersion` + "`" + `."
+  version: Int!
+  "The entry's global ID."
+  entryId: ID!
+  "The entry, or null once it is deleted. An invited user reads it whatever their role on its calendar."
+  entry: Entry
+}
+
+"Exact counts of an entry's attendees by answer."
+type AttendeeSummary {
+  "Invited, not answered."
+  needsAction: Int!
+  "Accepted and seated."
+  accepted: Int!
+  "Answered TENTATIVE."
+  tentative: Int!
+  "Answered DECLINED."
+  declined: Int!
+  "Accepted and waiting for a place."
+  waitlisted: Int!
+  "People coming: seated acceptances plus their additional guests."
+  headCount: Int!
+  "Every attendee."
+  total: Int!
+}
+
+"A page of attendees (Relay cursor connection)."
+type AttendeeConnection {
+  "The attendees on this page, each with its cursor."
+  edges: [AttendeeEdge!]!
+  "Where this page sits in the whole list."
+  pageInfo: PageInfo!
+}
+
+"An attendee and its position in a list."
+type AttendeeEdge {
+  "An opaque cursor: pass it as ` + "`" + `after` + "`" + ` to continue after this attendee."
+  cursor: String!
+  "The attendee."
+  node: Attendee!
+}
+
+"An attendee to add."
+input NewAttendeeInput {
+  "Their email: a calgraph user who has it is invited as that user; anyone else as an external address."
+  email: String!
+  "A name to show, or null."
+  displayName: String
+  "Whether their coming is optional (false by default)."
+  optional: Boolean
+}
+
+"Input of changeAttendees."
+input ChangeAttendeesInput {
+  "Makes the mutation safe to retry, as on updateEntry."
+  idempotencyKey: String
+  "The global ID of a single entry (series and occurrences cannot have attendees yet)."
+  entryId: ID!
+  "People to invite (at most 25 added and removed in all, 100 attendees per entry)."
+  add: [NewAttendeeInput!]
+  "Emails of attendees to remove. Removing a seated attendee seats the first waiting who fits."
+  remove: [String!]
+}
+
+"Result of changeAttendees."
+type ChangeAttendeesPayload {
+  "The entry, with its new attendee summary."
+  entry: Entry!
+}
+
+"Input of respondToEntry."
+input RespondToEntryInput {
+  "Makes the mutation safe to retry, as on updateEntry."
+  idempotencyKey: String
+  "The global ID of the entry."
+  entryId: ID!
+  "The version of your answer as you last read it (1 for an invitation not answered yet)."
+  expectedVersion: Int!
+  "ACCEPTED, TENTATIVE or DECLINED."
+  response: AttendeeResponse!
+  "A comment, up to 500 characters."
+  comment: String
+  "People you bring besides yourself (0 to 10; only with ACCEPTED)."
+  additionalGuests: Int
+  "A start you propose instead (with proposedEnd)."
+  proposedStart: DateTime
+  "The end of the time you propose."
+  proposedEnd: DateTime
+}
+
+"Result of respondToEntry."
+type RespondToEntryPayload {
+  "Your answer as stored: ` + "`" + `waitlisted` + "`" + ` says whether an acceptance waits for a place."
+  attendee: Attendee!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4409,6 +5307,82 @@ func (ec *executionContext) childFields_AddMemberPayload(ctx context.Context, fi
 		return ec.fieldContext_AddMemberPayload_membership(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AddMemberPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Attendee(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "email":
+		return ec.fieldContext_Attendee_email(ctx, field)
+	case "user":
+		return ec.fieldContext_Attendee_user(ctx, field)
+	case "displayName":
+		return ec.fieldContext_Attendee_displayName(ctx, field)
+	case "optional":
+		return ec.fieldContext_Attendee_optional(ctx, field)
+	case "response":
+		return ec.fieldContext_Attendee_response(ctx, field)
+	case "comment":
+		return ec.fieldContext_Attendee_comment(ctx, field)
+	case "additionalGuests":
+		return ec.fieldContext_Attendee_additionalGuests(ctx, field)
+	case "respondedAt":
+		return ec.fieldContext_Attendee_respondedAt(ctx, field)
+	case "proposedStart":
+		return ec.fieldContext_Attendee_proposedStart(ctx, field)
+	case "proposedEnd":
+		return ec.fieldContext_Attendee_proposedEnd(ctx, field)
+	case "waitlisted":
+		return ec.fieldContext_Attendee_waitlisted(ctx, field)
+	case "waitlistTicket":
+		return ec.fieldContext_Attendee_waitlistTicket(ctx, field)
+	case "version":
+		return ec.fieldContext_Attendee_version(ctx, field)
+	case "entryId":
+		return ec.fieldContext_Attendee_entryId(ctx, field)
+	case "entry":
+		return ec.fieldContext_Attendee_entry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Attendee", field.Name)
+}
+
+func (ec *executionContext) childFields_AttendeeConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AttendeeConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AttendeeConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttendeeConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AttendeeEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AttendeeEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AttendeeEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttendeeEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AttendeeSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "needsAction":
+		return ec.fieldContext_AttendeeSummary_needsAction(ctx, field)
+	case "accepted":
+		return ec.fieldContext_AttendeeSummary_accepted(ctx, field)
+	case "tentative":
+		return ec.fieldContext_AttendeeSummary_tentative(ctx, field)
+	case "declined":
+		return ec.fieldContext_AttendeeSummary_declined(ctx, field)
+	case "waitlisted":
+		return ec.fieldContext_AttendeeSummary_waitlisted(ctx, field)
+	case "headCount":
+		return ec.fieldContext_AttendeeSummary_headCount(ctx, field)
+	case "total":
+		return ec.fieldContext_AttendeeSummary_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttendeeSummary", field.Name)
 }
 
 func (ec *executionContext) childFields_BusyInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4505,6 +5479,14 @@ func (ec *executionContext) childFields_Change(ctx context.Context, field graphq
 		return ec.fieldContext_Change_exceptions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Change", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeAttendeesPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entry":
+		return ec.fieldContext_ChangeAttendeesPayload_entry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeAttendeesPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ChangeDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4839,6 +5821,14 @@ func (ec *executionContext) childFields_ReopenTaskPayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type ReopenTaskPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_RespondToEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "attendee":
+		return ec.fieldContext_RespondToEntryPayload_attendee(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RespondToEntryPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RevokeInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "revokedInvitationId":
@@ -4899,6 +5889,22 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_status(ctx, field)
 	case "previousSeriesId":
 		return ec.fieldContext_Task_previousSeriesId(ctx, field)
+	case "organizer":
+		return ec.fieldContext_Task_organizer(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Task_createdBy(ctx, field)
+	case "capacity":
+		return ec.fieldContext_Task_capacity(ctx, field)
+	case "waitlist":
+		return ec.fieldContext_Task_waitlist(ctx, field)
+	case "hideAttendees":
+		return ec.fieldContext_Task_hideAttendees(ctx, field)
+	case "attendeeSummary":
+		return ec.fieldContext_Task_attendeeSummary(ctx, field)
+	case "attendees":
+		return ec.fieldContext_Task_attendees(ctx, field)
+	case "viewerAttendee":
+		return ec.fieldContext_Task_viewerAttendee(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_Task_dueDate(ctx, field)
 	case "due":
@@ -4999,6 +6005,8 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_agenda(ctx, field)
 	case "calendars":
 		return ec.fieldContext_Viewer_calendars(ctx, field)
+	case "invitations":
+		return ec.fieldContext_Viewer_invitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
@@ -5136,6 +6144,36 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_AllDayEntry_attendees_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "response",
+		func(ctx context.Context, v any) ([]calendar.Response, error) {
+			return ec.unmarshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["response"] = arg2
+	return args, nil
+}
 
 func (ec *executionContext) field_Calendar_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -5279,6 +6317,36 @@ func (ec *executionContext) field_Calendar_tasks_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_MultiDayEntry_attendees_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "response",
+		func(ctx context.Context, v any) ([]calendar.Response, error) {
+			return ec.unmarshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["response"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_acceptInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5299,6 +6367,20 @@ func (ec *executionContext) field_Mutation_addMember_args(ctx context.Context, r
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.AddMemberInput, error) {
 			return ec.unmarshalNAddMemberInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAddMemberInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_changeAttendees_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ChangeAttendeesInput, error) {
+			return ec.unmarshalNChangeAttendeesInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeAttendeesInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5517,6 +6599,20 @@ func (ec *executionContext) field_Mutation_reopenTask_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_respondToEntry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RespondToEntryInput, error) {
+			return ec.unmarshalNRespondToEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRespondToEntryInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_revokeInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5695,6 +6791,66 @@ func (ec *executionContext) field_Subscription_calendarChanges_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Task_attendees_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "response",
+		func(ctx context.Context, v any) ([]calendar.Response, error) {
+			return ec.unmarshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["response"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_TimedEntry_attendees_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "response",
+		func(ctx context.Context, v any) ([]calendar.Response, error) {
+			return ec.unmarshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["response"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5782,6 +6938,52 @@ func (ec *executionContext) field_Viewer_calendars_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_invitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "response",
+		func(ctx context.Context, v any) ([]calendar.Response, error) {
+			return ec.unmarshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["response"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (*model.TimeRangeInput, error) {
+			return ec.unmarshalOTimeRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["range"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -6396,6 +7598,247 @@ func (ec *executionContext) fieldContext_AllDayEntry_previousSeriesId(_ context.
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _AllDayEntry_organizer(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_organizer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().Organizer(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_organizer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_createdBy(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().CreatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_capacity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Capacity(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_hideAttendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HideAttendees(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_attendeeSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttendeeSummary(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.AttendeeSummary) graphql.Marshaler {
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_attendeeSummary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_attendees(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_attendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.AllDayEntry().Attendees(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["response"].([]calendar.Response))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttendeeConnection) graphql.Marshaler {
+			return ec.marshalNAttendeeConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_attendees(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_AllDayEntry_attendees_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6440,6 +7883,649 @@ func (ec *executionContext) _AllDayEntry_originalDate(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_AllDayEntry_originalDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_email(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_user(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().User(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attendee",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attendee_displayName(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_optional(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_optional(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Optional, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_optional(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_response(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_response(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Response, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Response) graphql.Marshaler {
+			return ec.marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_response(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type AttendeeResponse does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_comment(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().Comment(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_additionalGuests(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_additionalGuests(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdditionalGuests, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_additionalGuests(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_respondedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_respondedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().RespondedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_respondedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_proposedStart(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_proposedStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().ProposedStart(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_proposedStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_proposedEnd(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_proposedEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().ProposedEnd(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_proposedEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_waitlisted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlisted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_waitlisted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_waitlistTicket(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_waitlistTicket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().WaitlistTicket(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_waitlistTicket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_entryId(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_entryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().EntryID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_entryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Attendee_entry(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attendee_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attendee().Entry(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attendee_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attendee",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttendeeConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AttendeeEdge) graphql.Marshaler {
+			return ec.marshalNAttendeeEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttendeeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttendeeConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttendeeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttendeeEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AttendeeEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalNAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttendeeEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttendeeSummary_needsAction(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeSummary_needsAction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NeedsAction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeSummary_needsAction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttendeeSummary_accepted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeSummary_accepted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accepted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeSummary_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttendeeSummary_tentative(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeSummary_tentative(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tentative, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeSummary_tentative(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttendeeSummary_declined(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeSummary_declined(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Declined, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeSummary_declined(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttendeeSummary_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeSummary_waitlisted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlisted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeSummary_waitlisted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttendeeSummary_headCount(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeSummary_headCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadCount(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeSummary_headCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeSummary", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttendeeSummary_total(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttendeeSummary_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttendeeSummary_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttendeeSummary", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
@@ -7284,6 +9370,38 @@ func (ec *executionContext) fieldContext_Change_exceptions(_ context.Context, fi
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeAttendeesPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.ChangeAttendeesPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeAttendeesPayload_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeAttendeesPayload_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeAttendeesPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
 		},
@@ -9365,6 +11483,247 @@ func (ec *executionContext) fieldContext_MultiDayEntry_previousSeriesId(_ contex
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _MultiDayEntry_organizer(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_organizer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().Organizer(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_organizer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_createdBy(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().CreatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_capacity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Capacity(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_hideAttendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HideAttendees(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_attendeeSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttendeeSummary(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.AttendeeSummary) graphql.Marshaler {
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_attendeeSummary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_attendees(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_attendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.MultiDayEntry().Attendees(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["response"].([]calendar.Response))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttendeeConnection) graphql.Marshaler {
+			return ec.marshalNAttendeeConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_attendees(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_MultiDayEntry_attendees_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9889,6 +12248,94 @@ func (ec *executionContext) fieldContext_Mutation_updateEntry(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updateEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_changeAttendees(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_changeAttendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ChangeAttendees(ctx, fc.Args["input"].(model.ChangeAttendeesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeAttendeesPayload) graphql.Marshaler {
+			return ec.marshalNChangeAttendeesPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeAttendeesPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_changeAttendees(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangeAttendeesPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_changeAttendees_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_respondToEntry(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_respondToEntry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RespondToEntry(ctx, fc.Args["input"].(model.RespondToEntryInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RespondToEntryPayload) graphql.Marshaler {
+			return ec.marshalNRespondToEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRespondToEntryPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_respondToEntry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RespondToEntryPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_respondToEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11109,6 +13556,38 @@ func (ec *executionContext) fieldContext_ReopenTaskPayload_task(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _RespondToEntryPayload_attendee(ctx context.Context, field graphql.CollectedField, obj *model.RespondToEntryPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RespondToEntryPayload_attendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attendee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalNAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RespondToEntryPayload_attendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RespondToEntryPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RevokeInvitationPayload_revokedInvitationId(ctx context.Context, field graphql.CollectedField, obj *model.RevokeInvitationPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11707,6 +14186,247 @@ func (ec *executionContext) _Task_previousSeriesId(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Task_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Task_organizer(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_organizer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().Organizer(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_organizer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_createdBy(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().CreatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_capacity(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_capacity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Capacity(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Task_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Task_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_hideAttendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HideAttendees(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Task_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_attendeeSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttendeeSummary(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.AttendeeSummary) graphql.Marshaler {
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_attendeeSummary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_attendees(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_attendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Task().Attendees(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["response"].([]calendar.Response))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttendeeConnection) graphql.Marshaler {
+			return ec.marshalNAttendeeConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_attendees(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Task_attendees_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -12430,6 +15150,247 @@ func (ec *executionContext) fieldContext_TimedEntry_previousSeriesId(_ context.C
 	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _TimedEntry_organizer(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_organizer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().Organizer(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_organizer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_createdBy(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().CreatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_capacity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Capacity(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_hideAttendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HideAttendees(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_attendeeSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttendeeSummary(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.AttendeeSummary) graphql.Marshaler {
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_attendeeSummary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_attendees(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_attendees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.TimedEntry().Attendees(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["response"].([]calendar.Response))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttendeeConnection) graphql.Marshaler {
+			return ec.marshalNAttendeeConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_attendees(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_TimedEntry_attendees_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_viewerAttendee(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_viewerAttendee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().ViewerAttendee(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_viewerAttendee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TimedEntry_start(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13042,6 +16003,50 @@ func (ec *executionContext) fieldContext_Viewer_calendars(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Viewer_calendars_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_invitations(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_invitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().Invitations(ctx, obj, fc.Args["response"].([]calendar.Response), fc.Args["range"].(*model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttendeeConnection) graphql.Marshaler {
+			return ec.marshalNAttendeeConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_invitations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttendeeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_invitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14400,6 +17405,57 @@ func (ec *executionContext) unmarshalInputCalendarSyncTokenInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputChangeAttendeesInput(ctx context.Context, obj any) (model.ChangeAttendeesInput, error) {
+	var it model.ChangeAttendeesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "entryId", "add", "remove"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "entryId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entryId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntryID = data
+		case "add":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("add"))
+			data, err := ec.unmarshalONewAttendeeInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐNewAttendeeInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Add = graphql.OmittableOf(data)
+		case "remove":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("remove"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Remove = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputChangeEmailInput(ctx context.Context, obj any) (model.ChangeEmailInput, error) {
 	var it model.ChangeEmailInput
 	if obj == nil {
@@ -15262,6 +18318,50 @@ func (ec *executionContext) unmarshalInputMultiDayTimingInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputNewAttendeeInput(ctx context.Context, obj any) (model.NewAttendeeInput, error) {
+	var it model.NewAttendeeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"email", "displayName", "optional"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = graphql.OmittableOf(data)
+		case "optional":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("optional"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Optional = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputRecurrenceInput(ctx context.Context, obj any) (model.RecurrenceInput, error) {
 	var it model.RecurrenceInput
 	if obj == nil {
@@ -15389,6 +18489,85 @@ func (ec *executionContext) unmarshalInputReopenTaskInput(ctx context.Context, o
 				return it, err
 			}
 			it.ExpectedVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRespondToEntryInput(ctx context.Context, obj any) (model.RespondToEntryInput, error) {
+	var it model.RespondToEntryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "entryId", "expectedVersion", "response", "comment", "additionalGuests", "proposedStart", "proposedEnd"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "entryId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entryId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntryID = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		case "response":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("response"))
+			data, err := ec.unmarshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Response = data
+		case "comment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("comment"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Comment = graphql.OmittableOf(data)
+		case "additionalGuests":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("additionalGuests"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdditionalGuests = graphql.OmittableOf(data)
+		case "proposedStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("proposedStart"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProposedStart = graphql.OmittableOf(data)
+		case "proposedEnd":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("proposedEnd"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProposedEnd = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -15690,7 +18869,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15781,6 +18960,34 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Recurrence = graphql.OmittableOf(data)
+		case "capacity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Capacity = graphql.OmittableOf(data)
+		case "waitlist":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitlist"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Waitlist = graphql.OmittableOf(data)
+		case "hideAttendees":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hideAttendees"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HideAttendees = graphql.OmittableOf(data)
+		case "organizerEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizerEmail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizerEmail = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -16269,6 +19476,178 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "organizer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_organizer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_createdBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "capacity":
+			out.Values[i] = ec._AllDayEntry_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "waitlist":
+			out.Values[i] = ec._AllDayEntry_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hideAttendees":
+			out.Values[i] = ec._AllDayEntry_hideAttendees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendeeSummary":
+			out.Values[i] = ec._AllDayEntry_attendeeSummary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendees":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_attendees(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "date":
 			out.Values[i] = ec._AllDayEntry_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -16278,6 +19657,565 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._AllDayEntry_originalDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var attendeeImplementors = []string{"Attendee"}
+
+func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet, obj *calendar.Attendee) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Attendee")
+		case "email":
+			out.Values[i] = ec._Attendee_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "user":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_user(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "displayName":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_displayName(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "optional":
+			out.Values[i] = ec._Attendee_optional(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "response":
+			out.Values[i] = ec._Attendee_response(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "comment":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_comment(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "additionalGuests":
+			out.Values[i] = ec._Attendee_additionalGuests(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "respondedAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_respondedAt(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "proposedStart":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_proposedStart(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "proposedEnd":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_proposedEnd(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "waitlisted":
+			out.Values[i] = ec._Attendee_waitlisted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "waitlistTicket":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_waitlistTicket(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "version":
+			out.Values[i] = ec._Attendee_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "entryId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_entryId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "entry":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Attendee_entry(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var attendeeConnectionImplementors = []string{"AttendeeConnection"}
+
+func (ec *executionContext) _AttendeeConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AttendeeConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttendeeConnection")
+		case "edges":
+			out.Values[i] = ec._AttendeeConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AttendeeConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var attendeeEdgeImplementors = []string{"AttendeeEdge"}
+
+func (ec *executionContext) _AttendeeEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AttendeeEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttendeeEdge")
+		case "cursor":
+			out.Values[i] = ec._AttendeeEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AttendeeEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var attendeeSummaryImplementors = []string{"AttendeeSummary"}
+
+func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.SelectionSet, obj *calendar.AttendeeSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttendeeSummary")
+		case "needsAction":
+			out.Values[i] = ec._AttendeeSummary_needsAction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "accepted":
+			out.Values[i] = ec._AttendeeSummary_accepted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tentative":
+			out.Values[i] = ec._AttendeeSummary_tentative(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declined":
+			out.Values[i] = ec._AttendeeSummary_declined(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waitlisted":
+			out.Values[i] = ec._AttendeeSummary_waitlisted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "headCount":
+			out.Values[i] = ec._AttendeeSummary_headCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._AttendeeSummary_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -16957,6 +20895,44 @@ func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var changeAttendeesPayloadImplementors = []string{"ChangeAttendeesPayload"}
+
+func (ec *executionContext) _ChangeAttendeesPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeAttendeesPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeAttendeesPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangeAttendeesPayload")
+		case "entry":
+			out.Values[i] = ec._ChangeAttendeesPayload_entry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18413,6 +22389,178 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "organizer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_organizer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_createdBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "capacity":
+			out.Values[i] = ec._MultiDayEntry_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "waitlist":
+			out.Values[i] = ec._MultiDayEntry_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hideAttendees":
+			out.Values[i] = ec._MultiDayEntry_hideAttendees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendeeSummary":
+			out.Values[i] = ec._MultiDayEntry_attendeeSummary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendees":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_attendees(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "startDate":
 			out.Values[i] = ec._MultiDayEntry_startDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18537,6 +22685,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updateEntry":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changeAttendees":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_changeAttendees(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "respondToEntry":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_respondToEntry(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -19049,6 +23211,44 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var respondToEntryPayloadImplementors = []string{"RespondToEntryPayload"}
+
+func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RespondToEntryPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, respondToEntryPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RespondToEntryPayload")
+		case "attendee":
+			out.Values[i] = ec._RespondToEntryPayload_attendee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var revokeInvitationPayloadImplementors = []string{"RevokeInvitationPayload"}
 
 func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeInvitationPayload) graphql.Marshaler {
@@ -19295,6 +23495,178 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "organizer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_organizer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_createdBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "capacity":
+			out.Values[i] = ec._Task_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "waitlist":
+			out.Values[i] = ec._Task_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hideAttendees":
+			out.Values[i] = ec._Task_hideAttendees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendeeSummary":
+			out.Values[i] = ec._Task_attendeeSummary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendees":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_attendees(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "dueDate":
 			out.Values[i] = ec._Task_dueDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -19572,6 +23944,178 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "organizer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_organizer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_createdBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "capacity":
+			out.Values[i] = ec._TimedEntry_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "waitlist":
+			out.Values[i] = ec._TimedEntry_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hideAttendees":
+			out.Values[i] = ec._TimedEntry_hideAttendees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendeeSummary":
+			out.Values[i] = ec._TimedEntry_attendeeSummary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attendees":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_attendees(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerAttendee":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_viewerAttendee(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "start":
 			out.Values[i] = ec._TimedEntry_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -20106,6 +24650,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invitations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_invitations(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20612,6 +25194,94 @@ func (ec *executionContext) marshalNAddMemberPayload2ᚖgithubᚗcomᚋcalgraph�
 	return ec._AddMemberPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx context.Context, sel ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Attendee(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttendeeConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeConnection(ctx context.Context, sel ast.SelectionSet, v *model.AttendeeConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AttendeeConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttendeeEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AttendeeEdge) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAttendeeEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAttendeeEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeEdge(ctx context.Context, sel ast.SelectionSet, v *model.AttendeeEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AttendeeEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx context.Context, v any) (calendar.Response, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx context.Context, sel ast.SelectionSet, v calendar.Response) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse = map[string]calendar.Response{
+		"NEEDS_ACTION": calendar.ResponseNeedsAction,
+		"ACCEPTED":     calendar.ResponseAccepted,
+		"TENTATIVE":    calendar.ResponseTentative,
+		"DECLINED":     calendar.ResponseDeclined,
+	}
+	marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse = map[calendar.Response]string{
+		calendar.ResponseNeedsAction: "NEEDS_ACTION",
+		calendar.ResponseAccepted:    "ACCEPTED",
+		calendar.ResponseTentative:   "TENTATIVE",
+		calendar.ResponseDeclined:    "DECLINED",
+	}
+)
+
+func (ec *executionContext) marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx context.Context, sel ast.SelectionSet, v *calendar.AttendeeSummary) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AttendeeSummary(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -20749,6 +25419,21 @@ func (ec *executionContext) marshalNChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraph
 		return graphql.Null
 	}
 	return ec._Change(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChangeAttendeesInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeAttendeesInput(ctx context.Context, v any) (model.ChangeAttendeesInput, error) {
+	res, err := ec.unmarshalInputChangeAttendeesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChangeAttendeesPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeAttendeesPayload(ctx context.Context, sel ast.SelectionSet, v *model.ChangeAttendeesPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChangeAttendeesPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNChangeDelivery2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeDelivery(ctx context.Context, sel ast.SelectionSet, v *model.ChangeDelivery) graphql.Marshaler {
@@ -21370,6 +26055,11 @@ func (ec *executionContext) marshalNMoveEntryPayload2ᚖgithubᚗcomᚋcalgraph�
 	return ec._MoveEntryPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNNewAttendeeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐNewAttendeeInput(ctx context.Context, v any) (*model.NewAttendeeInput, error) {
+	res, err := ec.unmarshalInputNewAttendeeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -21418,6 +26108,21 @@ func (ec *executionContext) marshalNReopenTaskPayload2ᚖgithubᚗcomᚋcalgraph
 		return graphql.Null
 	}
 	return ec._ReopenTaskPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRespondToEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRespondToEntryInput(ctx context.Context, v any) (model.RespondToEntryInput, error) {
+	res, err := ec.unmarshalInputRespondToEntryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRespondToEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRespondToEntryPayload(ctx context.Context, sel ast.SelectionSet, v *model.RespondToEntryPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RespondToEntryPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRevokeInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRevokeInvitationInput(ctx context.Context, v any) (model.RevokeInvitationInput, error) {
@@ -21856,6 +26561,49 @@ func (ec *executionContext) unmarshalOAllDayTimingInput2ᚖgithubᚗcomᚋcalgra
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx context.Context, sel ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Attendee(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx context.Context, v any) ([]calendar.Response, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]calendar.Response, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOAttendeeResponse2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponseᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.Response) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -22228,6 +26976,23 @@ func (ec *executionContext) unmarshalOMultiDayTimingInput2ᚖgithubᚗcomᚋcalg
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalONewAttendeeInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐNewAttendeeInputᚄ(ctx context.Context, v any) ([]*model.NewAttendeeInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.NewAttendeeInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNNewAttendeeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐNewAttendeeInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalONode2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v model.Node) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22355,12 +27120,27 @@ var (
 	}
 )
 
+func (ec *executionContext) unmarshalOTimeRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx context.Context, v any) (*model.TimeRangeInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTimeRangeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOTimedTimingInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimedTimingInput(ctx context.Context, v any) (*model.TimedTimingInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTimedTimingInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx context.Context, sel ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._User(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOWeekday2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, v any) (*model.Weekday, error) {

@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -15,6 +16,61 @@ import (
 
 func (r *allDayEntryResolver) Series(ctx context.Context, obj *model.AllDayEntry) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
+}
+
+func (r *allDayEntryResolver) Organizer(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error) {
+	return organizerOut(ctx, obj)
+}
+
+func (r *allDayEntryResolver) CreatedBy(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().CreatedBy)
+}
+
+func (r *allDayEntryResolver) Attendees(ctx context.Context, obj *model.AllDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
+	return attendeesOut(ctx, r.Service, obj, first, after, response)
+}
+
+func (r *allDayEntryResolver) ViewerAttendee(ctx context.Context, obj *model.AllDayEntry) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
+}
+
+func (r *attendeeResolver) User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error) {
+	return userOrNil(ctx, obj.UserID)
+}
+
+func (r *attendeeResolver) DisplayName(ctx context.Context, obj *calendar.Attendee) (*string, error) {
+	return textOrNil(obj.DisplayName), nil
+}
+
+func (r *attendeeResolver) Comment(ctx context.Context, obj *calendar.Attendee) (*string, error) {
+	return textOrNil(obj.Comment), nil
+}
+
+func (r *attendeeResolver) RespondedAt(ctx context.Context, obj *calendar.Attendee) (*time.Time, error) {
+	return timeOrNil(obj.RespondedAt), nil
+}
+
+func (r *attendeeResolver) ProposedStart(ctx context.Context, obj *calendar.Attendee) (*time.Time, error) {
+	return timeOrNil(obj.ProposedStart), nil
+}
+
+func (r *attendeeResolver) ProposedEnd(ctx context.Context, obj *calendar.Attendee) (*time.Time, error) {
+	return timeOrNil(obj.ProposedEnd), nil
+}
+
+func (r *attendeeResolver) WaitlistTicket(ctx context.Context, obj *calendar.Attendee) (*int, error) {
+	if !obj.Waitlisted {
+		return nil, nil
+	}
+	return &obj.Ticket, nil
+}
+
+func (r *attendeeResolver) EntryID(ctx context.Context, obj *calendar.Attendee) (string, error) {
+	return model.EntryGID(obj.Key()), nil
+}
+
+func (r *attendeeResolver) Entry(ctx context.Context, obj *calendar.Attendee) (model.Entry, error) {
+	return entryOfAttendee(ctx, obj)
 }
 
 func (r *calendarResolver) Description(ctx context.Context, obj *model.Calendar) (*string, error) {
@@ -108,6 +164,22 @@ func (r *membershipResolver) User(ctx context.Context, obj *calendar.Membership)
 
 func (r *multiDayEntryResolver) Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
+}
+
+func (r *multiDayEntryResolver) Organizer(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error) {
+	return organizerOut(ctx, obj)
+}
+
+func (r *multiDayEntryResolver) CreatedBy(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().CreatedBy)
+}
+
+func (r *multiDayEntryResolver) Attendees(ctx context.Context, obj *model.MultiDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
+	return attendeesOut(ctx, r.Service, obj, first, after, response)
+}
+
+func (r *multiDayEntryResolver) ViewerAttendee(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
 }
 
 func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error) {
@@ -284,6 +356,33 @@ func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEn
 		return nil, err
 	}
 	return &model.UpdateEntryPayload{Entry: out}, nil
+}
+
+func (r *mutationResolver) ChangeAttendees(ctx context.Context, input model.ChangeAttendeesInput) (*model.ChangeAttendeesPayload, error) {
+	d, err := attendeeDelta(input)
+	if err != nil {
+		return nil, err
+	}
+	e, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Entry, error) { return r.Service.ChangeAttendees(ctx, d) })
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).ForgetEntry(ctx, d.Key)
+	out, err := entryOut(ctx, e)
+	return &model.ChangeAttendeesPayload{Entry: out}, err
+}
+
+func (r *mutationResolver) RespondToEntry(ctx context.Context, input model.RespondToEntryInput) (*model.RespondToEntryPayload, error) {
+	in, err := rsvp(input)
+	if err != nil {
+		return nil, err
+	}
+	a, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Attendee, error) { return r.Service.Respond(ctx, in) })
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).ForgetEntry(ctx, in.Key)
+	return &model.RespondToEntryPayload{Attendee: a}, nil
 }
 
 func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error) {
@@ -482,8 +581,40 @@ func (r *taskResolver) Series(ctx context.Context, obj *model.Task) (model.Entry
 	return seriesOf(ctx, obj.Domain())
 }
 
+func (r *taskResolver) Organizer(ctx context.Context, obj *model.Task) (*calendar.User, error) {
+	return organizerOut(ctx, obj)
+}
+
+func (r *taskResolver) CreatedBy(ctx context.Context, obj *model.Task) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().CreatedBy)
+}
+
+func (r *taskResolver) Attendees(ctx context.Context, obj *model.Task, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
+	return attendeesOut(ctx, r.Service, obj, first, after, response)
+}
+
+func (r *taskResolver) ViewerAttendee(ctx context.Context, obj *model.Task) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
+}
+
 func (r *timedEntryResolver) Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
+}
+
+func (r *timedEntryResolver) Organizer(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error) {
+	return organizerOut(ctx, obj)
+}
+
+func (r *timedEntryResolver) CreatedBy(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().CreatedBy)
+}
+
+func (r *timedEntryResolver) Attendees(ctx context.Context, obj *model.TimedEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
+	return attendeesOut(ctx, r.Service, obj, first, after, response)
+}
+
+func (r *timedEntryResolver) ViewerAttendee(ctx context.Context, obj *model.TimedEntry) (*calendar.Attendee, error) {
+	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
 }
 
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {
@@ -543,7 +674,17 @@ func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first
 	return membershipConnection(p), nil
 }
 
+func (r *viewerResolver) Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error) {
+	p, err := r.Service.EntryInvitations(ctx, calendar.AttendeeFilter{Responses: response}, page(first, after))
+	if err != nil || rangeArg == nil {
+		return attendeeConnection(p), err
+	}
+	return invitationsIn(ctx, p, *rangeArg, timeZone)
+}
+
 func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }
+
+func (r *Resolver) Attendee() AttendeeResolver { return &attendeeResolver{r} }
 
 func (r *Resolver) Calendar() CalendarResolver { return &calendarResolver{r} }
 
@@ -575,6 +716,7 @@ func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 
 type (
 	allDayEntryResolver    struct{ *Resolver }
+	attendeeResolver       struct{ *Resolver }
 	calendarResolver       struct{ *Resolver }
 	calendarBusyResolver   struct{ *Resolver }
 	changeResolver         struct{ *Resolver }

@@ -184,3 +184,20 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// Capacity is the entry's capacity, or null for none.
+func (e entryFields) Capacity() *int {
+	if e.Attendance.Capacity == 0 {
+		return nil
+	}
+	return &e.Attendance.Capacity
+}
+
+// Waitlist says whether acceptances past the capacity wait.
+func (e entryFields) Waitlist() bool { return e.Attendance.Waitlist }
+
+// HideAttendees says whether the list is hidden from invited non-readers.
+func (e entryFields) HideAttendees() bool { return e.Attendance.HideAttendees }
+
+// AttendeeSummary is the summary the entry item keeps: no read of its own.
+func (e entryFields) AttendeeSummary() *calendar.AttendeeSummary { return &e.Attendance.Summary }

@@ -62,6 +62,22 @@ type AllDayTimingInput struct {
 	Date calendar.Date `json:"date"`
 }
 
+// A page of attendees (Relay cursor connection).
+type AttendeeConnection struct {
+	// The attendees on this page, each with its cursor.
+	Edges []*AttendeeEdge `json:"edges"`
+	// Where this page sits in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// An attendee and its position in a list.
+type AttendeeEdge struct {
+	// An opaque cursor: pass it as `after` to continue after this attendee.
+	Cursor string `json:"cursor"`
+	// The attendee.
+	Node *calendar.Attendee `json:"node"`
+}
+
 // A calendar added to the viewer's list, or changed there, or removed from it.
 type CalendarListChange struct {
 	// The calendar's global ID.
@@ -88,6 +104,24 @@ type CalendarSyncTokenInput struct {
 	CalendarID string `json:"calendarId"`
 	// A sync token of that calendar.
 	SyncToken string `json:"syncToken"`
+}
+
+// Input of changeAttendees.
+type ChangeAttendeesInput struct {
+	// Makes the mutation safe to retry, as on updateEntry.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The global ID of a single entry (series and occurrences cannot have attendees yet).
+	EntryID string `json:"entryId"`
+	// People to invite (at most 25 added and removed in all, 100 attendees per entry).
+	Add graphql.Omittable[[]*NewAttendeeInput] `json:"add,omitempty"`
+	// Emails of attendees to remove. Removing a seated attendee seats the first waiting who fits.
+	Remove graphql.Omittable[[]string] `json:"remove,omitempty"`
+}
+
+// Result of changeAttendees.
+type ChangeAttendeesPayload struct {
+	// The entry, with its new attendee summary.
+	Entry Entry `json:"entry"`
 }
 
 // Input of changeEmail.
@@ -533,6 +567,16 @@ type MultiDayTimingInput struct {
 type Mutation struct {
 }
 
+// An attendee to add.
+type NewAttendeeInput struct {
+	// Their email: a calgraph user who has it is invited as that user; anyone else as an external address.
+	Email string `json:"email"`
+	// A name to show, or null.
+	DisplayName graphql.Omittable[*string] `json:"displayName,omitempty"`
+	// Whether their coming is optional (false by default).
+	Optional graphql.Omittable[*bool] `json:"optional,omitempty"`
+}
+
 // Paging information for a connection (Relay). Connections page forward only.
 type PageInfo struct {
 	// Whether more items follow this page.
@@ -636,6 +680,32 @@ type ReopenTaskInput struct {
 type ReopenTaskPayload struct {
 	// The reopened task.
 	Task *Task `json:"task"`
+}
+
+// Input of respondToEntry.
+type RespondToEntryInput struct {
+	// Makes the mutation safe to retry, as on updateEntry.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The global ID of the entry.
+	EntryID string `json:"entryId"`
+	// The version of your answer as you last read it (1 for an invitation not answered yet).
+	ExpectedVersion int `json:"expectedVersion"`
+	// ACCEPTED, TENTATIVE or DECLINED.
+	Response calendar.Response `json:"response"`
+	// A comment, up to 500 characters.
+	Comment graphql.Omittable[*string] `json:"comment,omitempty"`
+	// People you bring besides yourself (0 to 10; only with ACCEPTED).
+	AdditionalGuests graphql.Omittable[*int] `json:"additionalGuests,omitempty"`
+	// A start you propose instead (with proposedEnd).
+	ProposedStart graphql.Omittable[*time.Time] `json:"proposedStart,omitempty"`
+	// The end of the time you propose.
+	ProposedEnd graphql.Omittable[*time.Time] `json:"proposedEnd,omitempty"`
+}
+
+// Result of respondToEntry.
+type RespondToEntryPayload struct {
+	// Your answer as stored: `waitlisted` says whether an acceptance waits for a place.
+	Attendee *calendar.Attendee `json:"attendee"`
 }
 
 // Input of revokeInvitation.
@@ -799,6 +869,14 @@ type UpdateEntryInput struct {
 	// all-day entry a series. It cannot be null: end a series by deleting with
 	// scope THIS_AND_FOLLOWING.
 	Recurrence graphql.Omittable[*RecurrenceInput] `json:"recurrence,omitempty"`
+	// A capacity (at least 1), or null for no limit. Lowering it unseats no one.
+	Capacity graphql.Omittable[*int] `json:"capacity,omitempty"`
+	// Whether acceptances past the capacity wait on a waitlist.
+	Waitlist graphql.Omittable[*bool] `json:"waitlist,omitempty"`
+	// Whether to hide the attendee list from invited people who are not readers of the calendar.
+	HideAttendees graphql.Omittable[*bool] `json:"hideAttendees,omitempty"`
+	// Hands the entry's organization over to the calgraph user with this email (who must have signed in once).
+	OrganizerEmail graphql.Omittable[*string] `json:"organizerEmail,omitempty"`
 }
 
 // Result of updateEntry.

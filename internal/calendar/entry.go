@@ -92,6 +92,10 @@ type Entry struct {
 	Overrides []string
 	// PreviousSeriesID is set on a series split off another (THIS_AND_FOLLOWING).
 	PreviousSeriesID string
+
+	// Attendance is the entry's organizer, capacity and attendee summary
+	// (attendee.go).
+	Attendance Attendance
 }
 
 // Key returns the entry's key.
@@ -203,6 +207,22 @@ type EntryUpdate struct {
 	// Recurrence changes a series' recurrence, or makes a single entry a
 	// series; it cannot be removed.
 	Recurrence Patch[Recurrence]
+	// Capacity bounds the head count (nil: no limit); Waitlist and
+	// HideAttendees set the entry's attendance policy (attendee.go). A
+	// capacity lowered below the head count unseats no one: later
+	// acceptances wait or are refused.
+	Capacity      Patch[*int]
+	Waitlist      Patch[bool]
+	HideAttendees Patch[bool]
+	// OrganizerEmail hands the entry's organization over to the calgraph
+	// user with that email (the store finds them).
+	OrganizerEmail Patch[string]
+}
+
+// ChangesAttendance reports whether u sets any of the entry's attendance
+// (its capacity, waitlist, list visibility or organizer).
+func (u EntryUpdate) ChangesAttendance() bool {
+	return u.Capacity.Set || u.Waitlist.Set || u.HideAttendees.Set || u.OrganizerEmail.Set
 }
 
 // Apply validates the update and returns e with it applied, its Sequence
@@ -270,6 +290,26 @@ func (u EntryUpdate) applyFields(e *Entry) error {
 		if e.Reminders, err = validReminders(u.Reminders.Value); err != nil {
 			return err
 		}
+	}
+	return u.applyAttendance(&e.Attendance)
+}
+
+// applyAttendance applies the attendance policy fields.
+func (u EntryUpdate) applyAttendance(a *Attendance) error {
+	if u.Capacity.Set {
+		if err := ValidateCapacity(u.Capacity.Value); err != nil {
+			return err
+		}
+		a.Capacity = 0
+		if u.Capacity.Value != nil {
+			a.Capacity = *u.Capacity.Value
+		}
+	}
+	if u.Waitlist.Set {
+		a.Waitlist = u.Waitlist.Value
+	}
+	if u.HideAttendees.Set {
+		a.HideAttendees = u.HideAttendees.Value
 	}
 	return nil
 }

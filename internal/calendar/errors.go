@@ -28,6 +28,7 @@ const (
 	CodeSyncTokenExpired                 // a sync token older than the change log's retention: read everything again
 	CodeTooManySubscriptions             // a connection or a user holds as many subscriptions as it may
 	CodeTooManyOccurrences               // a calendar holds a series with more occurrences in a view's range than a view shows
+	CodeCapacityReached                  // an acceptance past an entry's capacity, on an entry without a waitlist
 )
 
 var codeNames = map[Code]string{
@@ -46,6 +47,7 @@ var codeNames = map[Code]string{
 	CodeSyncTokenExpired:     "sync token expired",
 	CodeTooManySubscriptions: "too many subscriptions",
 	CodeTooManyOccurrences:   "too many occurrences",
+	CodeCapacityReached:      "capacity reached",
 }
 
 // String returns a short lower-case name for logs.

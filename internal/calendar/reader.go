@@ -9,11 +9,18 @@ type Keys struct {
 	Calendars   []string
 	Memberships []MembershipKey
 	Entries     []EntryKey
+	Attendees   []AttendeeKey
+}
+
+// AttendeeKey names a calgraph user's invitation to an entry.
+type AttendeeKey struct {
+	Entry  EntryKey
+	UserID string
 }
 
 // Empty reports whether k names nothing.
 func (k Keys) Empty() bool {
-	return len(k.Users)+len(k.Calendars)+len(k.Memberships)+len(k.Entries) == 0
+	return len(k.Users)+len(k.Calendars)+len(k.Memberships)+len(k.Entries)+len(k.Attendees) == 0
 }
 
 // Items is what a batch read found. Missing items are absent from the maps.
@@ -22,6 +29,7 @@ type Items struct {
 	Calendars   map[string]*Calendar
 	Memberships map[MembershipKey]*Membership
 	Entries     map[EntryKey]*Entry
+	Attendees   map[AttendeeKey]*Attendee
 }
 
 // Reader is the read side of the store that the per-request loaders are built
@@ -64,4 +72,5 @@ type Service interface {
 	InvitationService
 	SyncService
 	StatsService
+	AttendeeService
 }

@@ -27,6 +27,10 @@ import (
 //     and series book; a calendar that is not a resource has none;
 //   - every feed has its token item, and every token item its feed;
 //   - every invitation is on GSI2;
+//   - every attendee's entry exists; each entry's summary (and each of its
+//     pieces') equals a recount of its attendees; a user attendee is on
+//     GSI1, a waitlisted one on LSI2 under a ticket the entry handed out;
+//     an attendee changed within the retention has its entry's change record;
 //   - every calendar, membership, entry and series changed within the change
 //     log's retention has a change record in its calendar's log, and every
 //     such membership one in its user's log too;
@@ -211,6 +215,8 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	var exceptions []entryRecord
 	var slots []slotRecord
 	var days []dayRecord
+	var attendees []attendeeRecord
+	var pieceRecords []entryRecord
 	for _, it := range items {
 		switch stringAttr(it, "entityType") {
 		case entityOwnerTally:
@@ -237,6 +243,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		case entityEntryPiece:
 			r, _ := decodeEntryRecord(it)
 			pieces[r.ID]++
+			pieceRecords = append(pieceRecords, r)
 		case entitySlot:
 			r, _ := unmarshal[slotRecord](it)
 			slots = append(slots, r)
@@ -246,6 +253,9 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		case entityFeed:
 			r, _ := unmarshal[feedRecord](it)
 			out.feed = r.TokenHash
+		case entityAttendee:
+			r, _ := unmarshal[attendeeRecord](it)
+			attendees = append(attendees, r)
 		case entityInvitation:
 			r, _ := unmarshal[invitationRecord](it)
 			if r.GSI2PK == "" || r.GSI2SK == "" {
@@ -260,6 +270,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	c.checkEntries(cal.ID, entries, exceptions, pieces)
 	c.checkNeverHeldSeries(cal, entries, exceptions)
 	c.checkBookings(cal, entries, exceptions, slots, days)
+	c.checkAttendees(cal.ID, entries, pieceRecords, attendees)
 	return out
 }
 

@@ -102,7 +102,21 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 	if err := validEntryKey(u.Key); err != nil {
 		return nil, nil, err
 	}
-	acc, defaults, err := s.entryAccess(ctx, u.Key.CalendarID, entryKey(u.Key.CalendarID, u.Key.EntryID))
+	return retryAttendanceOn(ctx, func() (*calendar.Entry, *calendar.Calendar, error) { return s.updateEntry(ctx, u) })
+}
+
+// updateEntry is one attempt of UpdateEntry, from its reads.
+func (s *Store) updateEntry(ctx context.Context, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error) {
+	extra := []itemKey{entryKey(u.Key.CalendarID, u.Key.EntryID)}
+	if u.OrganizerEmail.Set {
+		email, err := calendar.NormalizeEmail(u.OrganizerEmail.Value)
+		if err != nil {
+			return nil, nil, calendar.Invalidf("organizerEmail", "%s", calendar.ErrorMessage(err))
+		}
+		u.OrganizerEmail.Value = email
+		extra = append(extra, emailKey(email))
+	}
+	acc, defaults, err := s.entryAccess(ctx, u.Key.CalendarID, extra...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +135,15 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 	if err != nil {
 		return nil, acc.calendar, err
 	}
+	if u.OrganizerEmail.Set {
+		if e.Attendance.Organizer = stringAttr(acc.items[emailKey(u.OrganizerEmail.Value)], "userId"); e.Attendance.Organizer == "" {
+			return nil, acc.calendar, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: an organizer must have signed in once", u.OrganizerEmail.Value)
+		}
+	}
 	if e.IsSeries() { // a single entry made to repeat: it becomes a series under its ID
+		if old.Attendance.Summary.Total() > 0 {
+			return nil, acc.calendar, errNoSeriesAttendees()
+		}
 		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
 			return nil, acc.calendar, err
 		}
@@ -147,10 +169,17 @@ func (s *Store) SetTaskCompleted(ctx context.Context, key calendar.EntryKey, exp
 	if err := validEntryKey(key); err != nil {
 		return nil, nil, err
 	}
-	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
-	if err != nil {
-		return nil, nil, err
-	}
+	return retryAttendanceOn(ctx, func() (*calendar.Entry, *calendar.Calendar, error) {
+		acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.setTaskCompleted(ctx, acc, key, expectedVersion, completed)
+	})
+}
+
+// setTaskCompleted is one attempt of SetTaskCompleted, from its reads.
+func (s *Store) setTaskCompleted(ctx context.Context, acc *access, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, *calendar.Calendar, error) {
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
 		return nil, acc.calendar, err
@@ -174,7 +203,7 @@ func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Ent
 		w.Add(op)
 		w.LogCalendar(e.CalendarID)
 	}
-	w.Add(entryWrites(&e, s.placement(&e), versionIs(expectedVersion), versionMismatch("entry", expectedVersion), oldPieces)...)
+	w.Add(entryWrites(&e, s.placement(&e), entryAsRead(old, expectedVersion), entryChanged(expectedVersion), oldPieces)...)
 	w.LogEntry(e.CalendarID, e.ID)
 	w.Tally(acc.viewer, old, &e)
 	if err := s.book(ctx, w, acc.calendar, old, &e); err != nil {
@@ -236,6 +265,15 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	if err := validEntryKey(key); err != nil {
 		return err
 	}
+	_, err := retryAttendance(ctx, func() (struct{}, error) { return struct{}{}, s.deleteEntry(ctx, key, expectedVersion) })
+	return err
+}
+
+// deleteEntry is one attempt of DeleteEntry, from its reads. An entry's
+// attendees go in its transaction; when they do not all fit, some are
+// removed first by transactions of their own (each a consistent state: the
+// entry with fewer attendees), and the entry is read again.
+func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int) error {
 	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
 	if err != nil {
 		return err
@@ -243,6 +281,12 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
 		return err
+	}
+	var attendees []*calendar.Attendee
+	if old.Attendance.Summary.Total() > 0 {
+		if attendees, err = s.allAttendees(ctx, old); err != nil {
+			return err
+		}
 	}
 	if old.IsSeries() {
 		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
@@ -253,9 +297,18 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
-	w.Add(entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	w.Add(entryDeletes(old, pieces, entryAsRead(old, expectedVersion), entryChanged(expectedVersion))...)
 	w.LogEntry(old.CalendarID, old.ID)
 	w.Tally(acc.viewer, old, nil)
+	if room := w.Room() - attendeeDeleteSlack; len(attendees) > room {
+		if err := s.removeAttendees(ctx, acc.viewer, old, pieces, attendees[:len(attendees)-max(room, 0)]); err != nil {
+			return err
+		}
+		return errAttendanceMoved // read again, with fewer attendees
+	}
+	for _, a := range attendees {
+		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
+	}
 	if err := s.book(ctx, w, acc.calendar, old, nil); err != nil {
 		return fmt.Errorf("delete entry %s: %w", key.EntryID, err)
 	}

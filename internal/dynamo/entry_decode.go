@@ -105,6 +105,32 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.Cancelled, err = boolAttr(av)
 		case "overrides":
 			r.Overrides, err = ssAttr(av)
+		case "organizer":
+			r.Organizer, err = sAttr(av)
+		case "capacity":
+			r.Capacity, err = nAttr(av)
+		case "waitlist":
+			r.Waitlist, err = boolAttr(av)
+		case "hideAttendees":
+			r.HideAttendees, err = boolAttr(av)
+		case "attNeedsAction":
+			r.AttNeedsAction, err = nAttr(av)
+		case "attAccepted":
+			r.AttAccepted, err = nAttr(av)
+		case "attTentative":
+			r.AttTentative, err = nAttr(av)
+		case "attDeclined":
+			r.AttDeclined, err = nAttr(av)
+		case "attWaitlisted":
+			r.AttWaitlisted, err = nAttr(av)
+		case "attGuests":
+			r.AttGuests, err = nAttr(av)
+		case "attTickets":
+			r.AttTickets, err = nAttr(av)
+		case "attHeads":
+			r.AttHeads, err = nAttr(av)
+		case "attRev":
+			r.AttRev, err = nAttr(av)
 		}
 		if err != nil {
 			return r, fmt.Errorf("unmarshal dynamo.entryRecord: %s: %w", name, err)

@@ -22,6 +22,8 @@ func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 		Completed: true, CompletedAt: "c", ICalUID: "u@x", Sequence: 4, Version: 7, CreatedAt: ts, UpdatedAt: ts.Add(time.Hour), CreatedBy: "creator",
 		Rule: "FREQ=DAILY", RDates: []string{"r1", "r2"}, ExDates: []string{"x1"}, PreviousSeriesID: "p", Gen: "g",
 		Xrev: 9, SeriesStart: "ss", SeriesID: "sid", OriginalStart: "os", OriginalEnd: "oe", Cancelled: true, Overrides: []string{"title"},
+		Organizer: "o", Capacity: 10, Waitlist: true, HideAttendees: true, AttNeedsAction: 1, AttAccepted: 2, AttTentative: 3,
+		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9,
 	}
 	v := reflect.ValueOf(full)
 	for i := range v.NumField() {

@@ -67,6 +67,24 @@ type entryRecord struct {
 	OriginalEnd      string   `dynamodbav:"originalEnd,omitempty"`
 	Cancelled        bool     `dynamodbav:"cancelled,omitempty"`
 	Overrides        []string `dynamodbav:"overrides,omitempty,stringset"`
+
+	// The entry's attendance (calendar.Attendance): who organizes it, its
+	// capacity, and its attendees' summary, which attendee writes change by
+	// ADD (attendees.go) and every other write copies as read, on condition
+	// that AttRev is still as read.
+	Organizer      string `dynamodbav:"organizer,omitempty"`
+	Capacity       int    `dynamodbav:"capacity,omitempty"`
+	Waitlist       bool   `dynamodbav:"waitlist,omitempty"`
+	HideAttendees  bool   `dynamodbav:"hideAttendees,omitempty"`
+	AttNeedsAction int    `dynamodbav:"attNeedsAction,omitempty"`
+	AttAccepted    int    `dynamodbav:"attAccepted,omitempty"`
+	AttTentative   int    `dynamodbav:"attTentative,omitempty"`
+	AttDeclined    int    `dynamodbav:"attDeclined,omitempty"`
+	AttWaitlisted  int    `dynamodbav:"attWaitlisted,omitempty"`
+	AttGuests      int    `dynamodbav:"attGuests,omitempty"`
+	AttHeads       int    `dynamodbav:"attHeads,omitempty"` // AttAccepted + AttGuests, for conditions
+	AttTickets     int    `dynamodbav:"attTickets,omitempty"`
+	AttRev         int    `dynamodbav:"attRev,omitempty"`
 }
 
 // entryRole is which of its five kinds of item an entryRecord is.
@@ -130,6 +148,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
 		PreviousSeriesID: e.PreviousSeriesID, Cancelled: e.Cancelled, Overrides: e.Overrides,
 	}
+	base.setAttendance(e.Attendance)
 	switch {
 	case e.IsSeries():
 		base.EntityType, base.Gen, base.Rule = entitySeries, pl.gen, e.Recurrence.Rule
@@ -166,6 +185,27 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 	return records
 }
 
+// setAttendance writes a's attributes into r.
+func (r *entryRecord) setAttendance(a calendar.Attendance) {
+	r.Organizer, r.Capacity, r.Waitlist, r.HideAttendees = a.Organizer, a.Capacity, a.Waitlist, a.HideAttendees
+	s := a.Summary
+	r.AttNeedsAction, r.AttAccepted, r.AttTentative, r.AttDeclined = s.NeedsAction, s.Accepted, s.Tentative, s.Declined
+	r.AttWaitlisted, r.AttGuests, r.AttTickets, r.AttRev = s.Waitlisted, s.AcceptedGuests, a.Tickets, a.Rev
+	r.AttHeads = s.HeadCount()
+}
+
+// attendance reads r's attendance attributes.
+func (r *entryRecord) attendance() calendar.Attendance {
+	return calendar.Attendance{
+		Organizer: r.Organizer, Capacity: r.Capacity, Waitlist: r.Waitlist, HideAttendees: r.HideAttendees,
+		Summary: calendar.AttendeeSummary{
+			NeedsAction: r.AttNeedsAction, Accepted: r.AttAccepted, Tentative: r.AttTentative, Declined: r.AttDeclined,
+			Waitlisted: r.AttWaitlisted, AcceptedGuests: r.AttGuests,
+		},
+		Tickets: r.AttTickets, Rev: r.AttRev,
+	}
+}
+
 func taskSortKey(e *calendar.Entry) string {
 	if e.Completed {
 		return doneTaskSortKey(e.CompletedAt, e.ID)
@@ -181,7 +221,7 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 		TimeZone: r.TimeZone, Completed: r.Completed,
 		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy,
 		PreviousSeriesID: r.PreviousSeriesID, SeriesID: r.SeriesID, IsException: r.SeriesID != "",
-		Cancelled: r.Cancelled, Overrides: r.Overrides,
+		Cancelled: r.Cancelled, Overrides: r.Overrides, Attendance: r.attendance(),
 	}
 	var err error
 	for _, f := range []struct {

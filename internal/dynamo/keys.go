@@ -81,6 +81,7 @@ const (
 	entityStats      = "USER_STATS" // a user's whole tally, as kept before the stats trees
 	entityStatsTotal = "STATS_TOTALS"
 	entityStatsNode  = "STATS_NODE"
+	entityAttendee   = "ATTENDEE"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -94,6 +95,8 @@ const (
 	prefixInvite    = "INVITE#"
 	prefixSlot      = "SLOT#"
 	prefixChange    = "CHG#"
+	prefixAttendee  = "ATT#"
+	prefixWaitlist  = "WAIT#"
 )
 
 // itemKey is an item's primary key.
@@ -261,6 +264,50 @@ func seriesSortKey(end time.Time, seriesID string) string {
 func seriesRange(from time.Time) (lo, hi string) {
 	return prefixSeries + instantKey(from), prefixSeries + "~"
 }
+
+// An entry's attendees are items of its calendar's partition, under their
+// own prefix (never inside entryKeyRange, so range reads, series reads and
+// feeds never meet them): one Query lists an entry's attendees.
+
+// attendeeKey: attendee who of an entry (attendeeWho), SK =
+// ATT#<entryId>#<who>. A per-occurrence answer (a later slice) goes right
+// after it, at ATT#<entryId>#<who>#O<original start>, so one Query of the
+// entry's prefix still reads every answer of every occurrence.
+func attendeeKey(calendarID, entryID, who string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: attendeePrefix(entryID) + who}
+}
+
+// attendeePrefix starts the sort keys of an entry's attendees.
+func attendeePrefix(entryID string) string { return prefixAttendee + entryID + "#" }
+
+// attendeeWho names an attendee within its entry: U#<userId> for a calgraph
+// user (so a change of their email keeps their answer), E#<email> (escaped)
+// for an external address.
+func attendeeWho(userID, email string) string {
+	if userID != "" {
+		return "U#" + userID
+	}
+	return "E#" + escape(email)
+}
+
+// attendeeIndexKey: GSI1 key of an attendee who is a calgraph user, their
+// invitations inbox: GSI1PK = USER#<userId> (beside their memberships, which
+// sort under CAL#), GSI1SK = ATT#<invited at>#<calendarId>#<entryId>, so the
+// inbox reads newest invitation first and the key never changes while the
+// invitation lasts.
+func attendeeIndexKey(userID string, invitedAt time.Time, calendarID, entryID string) indexKey {
+	return indexKey{PK: userPartition(userID), SK: prefixAttendee + instantKey(invitedAt) + "#" + calendarID + "#" + entryID}
+}
+
+// waitlistSortKey: LSI2 sort key of a waitlisted attendee of an entry, by
+// ticket, so one strongly consistent Query (waitlistRange) finds the first
+// waiting. Ticket numbers have a fixed width so keys sort by ticket.
+func waitlistSortKey(entryID string, ticket int) string {
+	return fmt.Sprintf("%s%s#%010d", prefixWaitlist, entryID, ticket)
+}
+
+// waitlistPrefix starts the LSI2 sort keys of an entry's waitlist.
+func waitlistPrefix(entryID string) string { return prefixWaitlist + entryID + "#" }
 
 // invitationKey: an invitation, in its calendar's partition, so that one
 // Query lists a calendar's invitations.

@@ -35,6 +35,9 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	if old.IsSeries() {
 		return nil, to, calendar.Invalidf("id", "a series cannot be moved to another calendar: create it there and delete it here")
 	}
+	if old.Attendance.Summary.Total() > 0 {
+		return nil, to, calendar.Invalidf("id", "an entry with attendees cannot be moved to another calendar yet: remove its attendees first")
+	}
 	moved := *old
 	moved.CalendarID, moved.Version, moved.UpdatedAt = toCalendarID, expectedVersion+1, s.timestamp()
 	w := newWrite()
@@ -42,7 +45,7 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	w.Guard(roleCheck(key.CalendarID, viewer, calendar.ActionWriteEntries))
 	w.Guard(roleCheck(toCalendarID, viewer, calendar.ActionWriteEntries))
 	w.Guard(calendarStillThere(toCalendarID, 0))
-	w.Add(entryDeletes(old, pieces, versionIs(expectedVersion), versionMismatch("entry", expectedVersion))...)
+	w.Add(entryDeletes(old, pieces, entryAsRead(old, expectedVersion), entryChanged(expectedVersion))...)
 	w.Add(entryWrites(&moved, placement{}, notExists(), mustBeNew(calendar.CodeInternal, "entry already in the target calendar"), 0)...)
 	w.LogEntry(old.CalendarID, old.ID)
 	w.LogEntry(moved.CalendarID, moved.ID)

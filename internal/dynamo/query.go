@@ -28,6 +28,7 @@ type pageQuery struct {
 	// lo and hi, when set, narrow the prefix's range of sort keys.
 	lo, hi     string
 	consistent bool // the table and its LSIs can read consistently; GSIs cannot
+	filter     filter
 	page       calendar.Page
 	// valid optionally checks the rest of a decoded cursor key, for indexes whose
 	// table key follows from the index key.
@@ -83,7 +84,7 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 func (q pageQuery) query(start item) keyQuery {
 	lo, hi := q.keyRange() // a BETWEEN, for the reason skPrefix gives
 	return keyQuery{index: q.index, pkAttr: q.pkAttr, partition: q.partition, sk: skBetween(q.skAttr, lo, hi),
-		consistent: q.consistent, descending: q.descending, start: start}
+		consistent: q.consistent, descending: q.descending, start: start, filter: q.filter}
 }
 
 // inRange reports whether a cursor's sort key is in q's range.

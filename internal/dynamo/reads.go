@@ -28,6 +28,7 @@ func (s *Store) Read(ctx context.Context, k calendar.Keys) (*calendar.Items, err
 	out := &calendar.Items{
 		Users: map[string]*calendar.User{}, Calendars: map[string]*calendar.Calendar{},
 		Memberships: map[calendar.MembershipKey]*calendar.Membership{}, Entries: map[calendar.EntryKey]*calendar.Entry{},
+		Attendees: map[calendar.AttendeeKey]*calendar.Attendee{},
 	}
 	var keys []itemKey
 	for _, id := range k.Users {
@@ -41,6 +42,9 @@ func (s *Store) Read(ctx context.Context, k calendar.Keys) (*calendar.Items, err
 	}
 	for _, e := range k.Entries {
 		keys = append(keys, entryKey(e.CalendarID, e.EntryID))
+	}
+	for _, a := range k.Attendees {
+		keys = append(keys, attendeeKey(a.Entry.CalendarID, a.Entry.EntryID, attendeeWho(a.UserID, "")))
 	}
 	if len(keys) == 0 {
 		return out, nil
@@ -81,6 +85,12 @@ func addItem(out *calendar.Items, it item) error {
 		e, err := r.entry()
 		if err == nil {
 			out.Entries[e.Key()] = e
+		}
+		return err
+	case entityAttendee:
+		a, err := decodeAttendee(it)
+		if err == nil {
+			out.Attendees[calendar.AttendeeKey{Entry: a.Key(), UserID: a.UserID}] = a
 		}
 		return err
 	}

@@ -105,6 +105,9 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 	if err := validEntryKey(calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID}); err != nil {
 		return nil, nil, err
 	}
+	if in.Update.ChangesAttendance() {
+		return nil, nil, errNoSeriesAttendees()
+	}
 	acc, defaults, err := s.entryAccess(ctx, key.CalendarID)
 	if err != nil {
 		return nil, nil, err

@@ -104,7 +104,28 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
-			"Put CAL#cal/ENTRY#e1 if (attribute_exists (PK)) AND (version = 1)",
+			"Put CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 1)) AND ((attribute_not_exists (attRev)) OR (attRev = 0))",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+		}},
+		{"ChangeAttendees", func() (err error) {
+			e1, err = s.ChangeAttendees(ann, calendar.AttendeeDelta{Key: e1.Key(),
+				Add: []calendar.NewAttendee{{Email: "bob@example.com"}, {Email: "eve@elsewhere.org", DisplayName: "Eve"}}})
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Put CAL#cal/ATT#e1#U#bob if attribute_not_exists (PK)",
+			"Put CAL#cal/ATT#e1#E#eve@elsewhere.org if attribute_not_exists (PK)",
+			"Update CAL#cal/ENTRY#e1 ADD attRev 1, attNeedsAction 2 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((attribute_not_exists (attRev)) OR (attRev = 0))",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+		}},
+		{"Respond", func() error {
+			_, err := s.Respond(bob, calendar.RSVP{Key: e1.Key(), ExpectedVersion: 1, Response: calendar.ResponseAccepted, AdditionalGuests: 1})
+			return err
+		}, []string{
+			"Put CAL#cal/ATT#e1#U#bob if (attribute_exists (PK)) AND (version = 1)",
+			"Update CAL#cal/ENTRY#e1 ADD attRev 1, attNeedsAction -1, attAccepted 1, attGuests 1, attHeads 2 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((attribute_not_exists (capacity)) OR (capacity = 0))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
@@ -113,7 +134,7 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
-			"Put CAL#cal/ENTRY#e2 if (attribute_exists (PK)) AND (version = 1)",
+			"Put CAL#cal/ENTRY#e2 if ((attribute_exists (PK)) AND (version = 1)) AND ((attribute_not_exists (attRev)) OR (attRev = 0))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Update USER#ann/STATS#N#DD0#0 SET entityType = \"STATS_NODE\" ADD c2 -1",
 			"Update USER#ann/STATS#N#DD1#2 SET entityType = \"STATS_NODE\" ADD c7 -1",
@@ -125,7 +146,9 @@ func TestWritePlans(t *testing.T) {
 			return s.DeleteEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 2)
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
-			"Delete CAL#cal/ENTRY#e1 if (attribute_exists (PK)) AND (version = 2)",
+			"Delete CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 2)) AND (attRev = 2)",
+			"Delete CAL#cal/ATT#e1#E#eve@elsewhere.org if (attribute_exists (PK)) AND (version = 1)",
+			"Delete CAL#cal/ATT#e1#U#bob if (attribute_exists (PK)) AND (version = 2)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 -1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1",
@@ -176,7 +199,7 @@ func TestWritePlans(t *testing.T) {
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Check CAL#room/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Update CAL#room/CAL#room ADD rev 1 if attribute_exists (PK)",
-			"Delete CAL#cal/ENTRY#e1 if (attribute_exists (PK)) AND (version = 1)",
+			"Delete CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 1)) AND ((attribute_not_exists (attRev)) OR (attRev = 0))",
 			"Put CAL#room/ENTRY#e1 if attribute_not_exists (PK)",
 			"Put CAL#room/SLOT#2026-11-25T14:00:00.000Z if attribute_not_exists (PK)",
 			"Put CAL#room/SLOT#2026-11-25T14:15:00.000Z if attribute_not_exists (PK)",

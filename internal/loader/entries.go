@@ -235,13 +235,38 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 	thunk := l.loadEntry(ctx, key)
 	l.loadCalendar(ctx, key.CalendarID) // same batch, for the entry's calendar field
 	if _, err := l.viewerCan(ctx, key.CalendarID, calendar.ActionRead); err != nil {
-		return nil, err
+		if !l.invited(ctx, key) {
+			return nil, err
+		}
 	}
 	e, err := thunk()
 	if err == nil && e == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
 	return e, err
+}
+
+// invited reports whether the viewer is invited to an entry, which lets
+// them read that entry (and only it) without reading its calendar: a read
+// of its own, made only when the viewer's role does not allow the entry.
+func (l *Loaders) invited(ctx context.Context, key calendar.EntryKey) bool {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return false
+	}
+	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: key, UserID: viewer})()
+	return err == nil && a != nil
+}
+
+// ViewerAttendee returns the viewer's own invitation to an entry they were
+// shown, nil when they are not invited: the entries of one level of a
+// request are read in one batch.
+func (l *Loaders) ViewerAttendee(ctx context.Context, e *calendar.Entry) (*calendar.Attendee, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil || e.IsSeries() || e.SeriesID != "" {
+		return nil, err
+	}
+	return l.loadAttendee(ctx, calendar.AttendeeKey{Entry: e.Key(), UserID: viewer})()
 }
 
 // CalendarOfEntry returns the calendar of an entry the viewer was shown.

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"strings"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -25,6 +26,7 @@ const (
 	kindCalendar
 	kindMembership
 	kindEntry
+	kindAttendee
 )
 
 func userRef(id string) ref     { return ref{kind: kindUser, a: id} }
@@ -34,6 +36,18 @@ func membershipRef(k calendar.MembershipKey) ref {
 }
 func entryRef(k calendar.EntryKey) ref { return ref{kind: kindEntry, a: k.CalendarID, b: k.EntryID} }
 
+// attendeeRef names a user's invitation to an entry: a is the entry's
+// calendar, b its ID and the user's, joined by "/" (neither holds one).
+func attendeeRef(k calendar.AttendeeKey) ref {
+	return ref{kind: kindAttendee, a: k.Entry.CalendarID, b: k.Entry.EntryID + "/" + k.UserID}
+}
+
+// attendeeKey is the key attendeeRef names.
+func (r ref) attendeeKey() calendar.AttendeeKey {
+	entry, user, _ := strings.Cut(r.b, "/")
+	return calendar.AttendeeKey{Entry: calendar.EntryKey{CalendarID: r.a, EntryID: entry}, UserID: user}
+}
+
 // item is one object read or primed by key: at most the field of its ref's
 // kind is set, and none when the object does not exist (callers decide what
 // absence means).
@@ -42,6 +56,7 @@ type item struct {
 	calendar   *calendar.Calendar
 	membership *calendar.Membership
 	entry      *calendar.Entry
+	attendee   *calendar.Attendee
 }
 
 // keysOf names the items of refs, for one Reader.Read.
@@ -57,6 +72,8 @@ func keysOf(refs []ref) calendar.Keys {
 			k.Memberships = append(k.Memberships, calendar.MembershipKey{CalendarID: r.a, UserID: r.b})
 		case kindEntry:
 			k.Entries = append(k.Entries, calendar.EntryKey{CalendarID: r.a, EntryID: r.b})
+		case kindAttendee:
+			k.Attendees = append(k.Attendees, r.attendeeKey())
 		}
 	}
 	return k
@@ -74,6 +91,8 @@ func lookup(found *calendar.Items, r ref) item {
 		return item{membership: found.Memberships[calendar.MembershipKey{CalendarID: r.a, UserID: r.b}]}
 	case kindEntry:
 		return item{entry: found.Entries[calendar.EntryKey{CalendarID: r.a, EntryID: r.b}]}
+	case kindAttendee:
+		return item{attendee: found.Attendees[r.attendeeKey()]}
 	}
 	return item{}
 }
@@ -92,6 +111,7 @@ func (it item) getUser() *calendar.User             { return it.user }
 func (it item) getCalendar() *calendar.Calendar     { return it.calendar }
 func (it item) getMembership() *calendar.Membership { return it.membership }
 func (it item) getEntry() *calendar.Entry           { return it.entry }
+func (it item) getAttendee() *calendar.Attendee     { return it.attendee }
 
 // loadUser starts loading a user; the function returned waits for it (nil
 // when there is none). loadCalendar, loadMembership and loadEntry are the
@@ -111,6 +131,10 @@ func (l *Loaders) loadMembership(ctx context.Context, k calendar.MembershipKey) 
 
 func (l *Loaders) loadEntry(ctx context.Context, k calendar.EntryKey) func() (*calendar.Entry, error) {
 	return loadAs(ctx, l, entryRef(k), item.getEntry)
+}
+
+func (l *Loaders) loadAttendee(ctx context.Context, k calendar.AttendeeKey) func() (*calendar.Attendee, error) {
+	return loadAs(ctx, l, attendeeRef(k), item.getAttendee)
 }
 
 // prime replaces whatever the request had loaded under r with it.

@@ -225,6 +225,14 @@ func (l *Loaders) UserOf(ctx context.Context, m *calendar.Membership) (*calendar
 	return u, err
 }
 
+// UserOnEntry returns a user an entry names (its organizer, its creator, an
+// attendee), batched with the request's other user reads. The caller holds
+// the entry, so the viewer may read it and see who is on it; a user since
+// deleted is nil.
+func (l *Loaders) UserOnEntry(ctx context.Context, id string) (*calendar.User, error) {
+	return l.loadUser(ctx, id)()
+}
+
 // Invitations returns a page of a calendar's invitations, to its owners.
 func (l *Loaders) Invitations(ctx context.Context, calendarID string, p calendar.Page) (*calendar.InvitationPage, error) {
 	if _, err := l.viewerCan(ctx, calendarID, calendar.ActionManage); err != nil {

@@ -1,0 +1,223 @@
+package calendar
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Attendee limits. An entry's attendees are changed by delta, at most
+// MaxAttendeeDelta added or removed at a time, so that one change (each
+// attendee an action, a removal possibly promoting one waitlisted) fits one
+// transaction; MaxAttendees bounds the list itself.
+const (
+	MaxAttendees          = 100
+	MaxAttendeeDelta      = 25
+	MaxCommentLength      = 500 // characters
+	MaxAdditionalGuests   = 10
+	MaxCapacity           = 100_000
+	MaxAttendeeNameLength = MaxNameLength
+)
+
+// Response is an attendee's answer (RFC 5545 PARTSTAT).
+type Response string
+
+// The responses.
+const (
+	ResponseNeedsAction Response = "NEEDS_ACTION" // invited, not answered yet
+	ResponseAccepted    Response = "ACCEPTED"
+	ResponseTentative   Response = "TENTATIVE"
+	ResponseDeclined    Response = "DECLINED"
+)
+
+// Responses lists the valid responses in the API's order.
+var Responses = []Response{ResponseNeedsAction, ResponseAccepted, ResponseTentative, ResponseDeclined}
+
+// Valid reports whether r is one of the responses.
+func (r Response) Valid() bool { return slices.Contains(Responses, r) }
+
+// Attendee is a person invited to an entry: a calgraph user (UserID set) or
+// an external email address (UserID ""). An acceptance past the entry's
+// capacity, on an entry that keeps a waitlist, is Waitlisted with its
+// Ticket: the waitlist is served in ticket order.
+type Attendee struct {
+	CalendarID       string
+	EntryID          string
+	UserID           string // "" for an external attendee
+	Email            string // lower-case
+	DisplayName      string // "" when none was given
+	Optional         bool
+	Response         Response
+	Comment          string
+	AdditionalGuests int
+	RespondedAt      time.Time // zero until the first answer
+	// ProposedStart and ProposedEnd are a new time the attendee proposes;
+	// both zero when none.
+	ProposedStart, ProposedEnd time.Time
+	Waitlisted                 bool
+	Ticket                     int // the waitlist's order; 0 when not waitlisted
+	InvitedBy                  string
+	InvitedAt                  time.Time
+	Version                    int
+}
+
+// Key returns the key of the entry the attendee is invited to.
+func (a *Attendee) Key() EntryKey { return EntryKey{CalendarID: a.CalendarID, EntryID: a.EntryID} }
+
+// Heads is how many places the attendee takes: themselves and their
+// additional guests when accepted and seated, none otherwise.
+func (a *Attendee) Heads() int {
+	if a == nil || a.Response != ResponseAccepted || a.Waitlisted {
+		return 0
+	}
+	return 1 + a.AdditionalGuests
+}
+
+// AttendeeSummary counts an entry's attendees by response, kept exact on the
+// entry by every attendee write (never by counting attendees). A waitlisted
+// acceptance counts in Waitlisted only.
+type AttendeeSummary struct {
+	NeedsAction, Accepted, Tentative, Declined, Waitlisted int
+	// AcceptedGuests is the additional guests of the seated acceptances.
+	AcceptedGuests int
+}
+
+// Total is the number of attendees.
+func (s AttendeeSummary) Total() int {
+	return s.NeedsAction + s.Accepted + s.Tentative + s.Declined + s.Waitlisted
+}
+
+// HeadCount is how many people are coming: the seated acceptances and their
+// additional guests. A capacity bounds it.
+func (s AttendeeSummary) HeadCount() int { return s.Accepted + s.AcceptedGuests }
+
+// Count adds n times (n is 1 or -1) attendee a to s; a nil a changes nothing.
+func (s *AttendeeSummary) Count(a *Attendee, n int) {
+	if a == nil {
+		return
+	}
+	switch {
+	case a.Waitlisted:
+		s.Waitlisted += n
+	case a.Response == ResponseAccepted:
+		s.Accepted += n
+		s.AcceptedGuests += n * a.AdditionalGuests
+	case a.Response == ResponseTentative:
+		s.Tentative += n
+	case a.Response == ResponseDeclined:
+		s.Declined += n
+	default:
+		s.NeedsAction += n
+	}
+}
+
+// SummaryChange is what replacing attendee was by is (either nil for none)
+// changes in their entry's summary.
+func SummaryChange(was, is *Attendee) AttendeeSummary {
+	var d AttendeeSummary
+	d.Count(was, -1)
+	d.Count(is, 1)
+	return d
+}
+
+// Attendance is what an entry keeps about the people on it: its organizer,
+// capacity and waitlist policy, and its attendees' summary. Responses change
+// the summary without changing the entry's version, so that an organizer's
+// edit never conflicts with, nor resets, an answer.
+type Attendance struct {
+	// Organizer is the user organizing the entry: its creator unless a
+	// writer handed it over ("" on entries written before organizers were
+	// kept: their creator is).
+	Organizer string
+	// Capacity bounds the head count; 0 is no limit.
+	Capacity int
+	// Waitlist makes an acceptance past the capacity wait for a place instead
+	// of being refused with CodeCapacityReached.
+	Waitlist bool
+	// HideAttendees hides the attendee list from attendees who are not
+	// members with READER or more: each sees only their own answer.
+	HideAttendees bool
+	Summary       AttendeeSummary
+	// Tickets is how many waitlist tickets were handed out: the next is
+	// Tickets + 1.
+	Tickets int
+	// Rev is raised by every write of the entry's attendees, so that a
+	// rewrite of the entry, which writes the summary as it read it, can
+	// require it unchanged.
+	Rev int
+}
+
+// OrganizerOf returns the user organizing e.
+func OrganizerOf(e *Entry) string {
+	if e.Attendance.Organizer != "" {
+		return e.Attendance.Organizer
+	}
+	return e.CreatedBy
+}
+
+// ValidateCapacity checks a capacity given as input: nil removes it.
+func ValidateCapacity(c *int) error {
+	if c != nil && (*c < 1 || *c > MaxCapacity) {
+		return Invalidf("capacity", "capacity must be between 1 and %d, or null for none; got %d", MaxCapacity, *c)
+	}
+	return nil
+}
+
+// NewAttendee is an attendee to add: by email, which the store resolves to
+// a calgraph user when one has it, else an external attendee.
+type NewAttendee struct {
+	Email       string
+	DisplayName string
+	Optional    bool
+}
+
+// AttendeeDelta adds and removes attendees of an entry (never replaces the
+// list): a writer adding one person leaves everyone else's answers alone.
+type AttendeeDelta struct {
+	Key    EntryKey
+	Add    []NewAttendee
+	Remove []string // emails
+}
+
+// Normalize validates d and returns it with emails lower-cased and names
+// trimmed. An email twice in the delta (added twice, removed twice, or added
+// and removed) is refused.
+func (d AttendeeDelta) Normalize() (AttendeeDelta, error) {
+	if len(d.Add)+len(d.Remove) == 0 {
+		return d, Invalidf("add", "add or remove at least one attendee")
+	}
+	if n := len(d.Add) + len(d.Remove); n > MaxAttendeeDelta {
+		return d, Invalidf("add", "at most %d attendees may be added or removed at a time, got %d", MaxAttendeeDelta, n)
+	}
+	seen := map[string]bool{}
+	out := AttendeeDelta{Key: d.Key}
+	for _, a := range d.Add {
+		email, err := NormalizeEmail(a.Email)
+		if err != nil {
+			return d, Invalidf("add", "%s", ErrorMessage(err))
+		}
+		name := strings.TrimSpace(a.DisplayName)
+		if name != "" {
+			if err := ValidateName("add", name); err != nil {
+				return d, err
+			}
+		}
+		if seen[email] {
+			return d, Invalidf("add", "%s is in the list twice", email)
+		}
+		seen[email] = true
+		out.Add = append(out.Add, NewAttendee{Email: email, DisplayName: name, Optional: a.Optional})
+	}
+	for _, r := range d.Remove {
+		email, err := NormalizeEmail(r)
+		if err != nil {
+			return d, Invalidf("remove", "%s", ErrorMessage(err))
+		}
+		if seen[email] {
+			return d, Invalidf("remove", "%s is in the lists twice", email)
+		}
+		seen[email] = true
+		out.Remove = append(out.Remove, email)
+	}
+	return out, nil
+}

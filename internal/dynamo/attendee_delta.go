@@ -1,0 +1,131 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// ChangeAttendees implements calendar.AttendeeService: a writer adds and
+// removes attendees of a single entry by delta, leaving everyone else's
+// answers alone. An email that a calgraph user has is that user (found as
+// AddMember finds them); any other is an external attendee. Removing an
+// accepted attendee promotes the first waitlisted in the same transaction.
+// The transaction requires the summary as read (attendanceAsRead), so the
+// count against MaxAttendees and the promotions are exact; a concurrent
+// answer makes it read again.
+func (s *Store) ChangeAttendees(ctx context.Context, d calendar.AttendeeDelta) (*calendar.Entry, error) {
+	if err := validEntryKey(d.Key); err != nil {
+		return nil, err
+	}
+	d, err := d.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	return retryAttendance(ctx, func() (*calendar.Entry, error) { return s.changeAttendees(ctx, d) })
+}
+
+func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (*calendar.Entry, error) {
+	ek := entryKey(d.Key.CalendarID, d.Key.EntryID)
+	keys := []itemKey{ek}
+	for _, a := range d.Add {
+		keys = append(keys, emailKey(a.Email))
+	}
+	for _, email := range d.Remove {
+		keys = append(keys, emailKey(email), attendeeKey(d.Key.CalendarID, d.Key.EntryID, attendeeWho("", email)))
+	}
+	acc, err := s.access(ctx, d.Key.CalendarID, calendar.ActionWriteEntries, keys...)
+	if err != nil {
+		return nil, err
+	}
+	e, pieces, err := attendeeEntry(acc.items[ek])
+	if err != nil {
+		return nil, err
+	}
+	if e.IsSeries() {
+		return nil, errNoSeriesAttendees()
+	}
+	removed, err := s.removedAttendees(ctx, acc, d)
+	if err != nil {
+		return nil, err
+	}
+	now := s.timestamp()
+	after := e.Attendance
+	if n := after.Summary.Total() + len(d.Add) - len(removed); n > calendar.MaxAttendees {
+		return nil, calendar.Invalidf("add", "an entry has at most %d attendees; this change would make it %d", calendar.MaxAttendees, n)
+	}
+	var sum calendar.AttendeeSummary
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(d.Key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
+	for _, r := range removed {
+		sum.Count(r, -1)
+		w.Delete(attendeeKey(r.CalendarID, r.EntryID, attendeeWho(r.UserID, r.Email)), versionIs(r.Version), attendanceMoved)
+	}
+	for _, n := range d.Add {
+		a := &calendar.Attendee{CalendarID: e.CalendarID, EntryID: e.ID, UserID: stringAttr(acc.items[emailKey(n.Email)], "userId"),
+			Email: n.Email, DisplayName: n.DisplayName, Optional: n.Optional, Response: calendar.ResponseNeedsAction,
+			InvitedBy: acc.viewer, InvitedAt: now, Version: 1}
+		sum.Count(a, 1)
+		w.Add(attendeePut(a, 0, now))
+	}
+	after.Summary = addSummaries(after.Summary, sum)
+	promoted, after, err := s.promotions(ctx, e, after, len(removed), removed...)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range promoted {
+		sum.Count(p, 1)
+		sum.Count(&calendar.Attendee{Response: p.Response, Waitlisted: true}, -1)
+	}
+	w.Add(summaryWrites(e, pieces, sum, attendanceAsRead(e.Attendance.Rev))...)
+	promote(w, promoted, now)
+	w.LogEntry(e.CalendarID, e.ID)
+	if err := s.commit(ctx, w); err != nil {
+		return nil, fmt.Errorf("change attendees of entry %s: %w", e.ID, err)
+	}
+	e.Attendance = after
+	e.Attendance.Rev++
+	return e, nil
+}
+
+// removedAttendees reads the attendees d removes: by the user an email
+// names, else as an external address. Removing one who is not invited is
+// NOT_FOUND, so a client's stale list does not pass silently.
+func (s *Store) removedAttendees(ctx context.Context, acc *access, d calendar.AttendeeDelta) ([]*calendar.Attendee, error) {
+	var users []itemKey
+	for _, email := range d.Remove {
+		if id := stringAttr(acc.items[emailKey(email)], "userId"); id != "" {
+			users = append(users, attendeeKey(d.Key.CalendarID, d.Key.EntryID, attendeeWho(id, "")))
+		}
+	}
+	found, err := s.batchGet(ctx, users)
+	if err != nil {
+		return nil, err
+	}
+	var out []*calendar.Attendee
+	for _, email := range d.Remove {
+		it := acc.items[attendeeKey(d.Key.CalendarID, d.Key.EntryID, attendeeWho("", email))]
+		if id := stringAttr(acc.items[emailKey(email)], "userId"); id != "" && found[attendeeKey(d.Key.CalendarID, d.Key.EntryID, attendeeWho(id, ""))] != nil {
+			it = found[attendeeKey(d.Key.CalendarID, d.Key.EntryID, attendeeWho(id, ""))]
+		}
+		if it == nil {
+			return nil, calendar.Errorf(calendar.CodeNotFound, "%s is not invited to this entry", email)
+		}
+		a, err := decodeAttendee(it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// addSummaries returns a + b.
+func addSummaries(a, b calendar.AttendeeSummary) calendar.AttendeeSummary {
+	return calendar.AttendeeSummary{
+		NeedsAction: a.NeedsAction + b.NeedsAction, Accepted: a.Accepted + b.Accepted, Tentative: a.Tentative + b.Tentative,
+		Declined: a.Declined + b.Declined, Waitlisted: a.Waitlisted + b.Waitlisted, AcceptedGuests: a.AcceptedGuests + b.AcceptedGuests,
+	}
+}

@@ -1,0 +1,50 @@
+package dynamo
+
+import "github.com/calgraph/calgraph/internal/calendar"
+
+// checkAttendees recounts each entry's attendees and compares the count
+// with the summary its entry item and pieces keep (attendees.go), and
+// checks each attendee's index keys and change record.
+func (c *checker) checkAttendees(calendarID string, entries map[string]entryRecord, pieces []entryRecord, attendees []attendeeRecord) {
+	recount := map[string]calendar.AttendeeSummary{}
+	tickets := map[string]map[int]bool{}
+	for _, r := range attendees {
+		e, ok := entries[r.EntryID]
+		if !ok {
+			c.problem("calendar %s: attendee %s of a missing entry %s", calendarID, r.SK, r.EntryID)
+			continue
+		}
+		a, err := r.attendee()
+		if err != nil {
+			c.problem("calendar %s: attendee %s: %v", calendarID, r.SK, err)
+			continue
+		}
+		s := recount[r.EntryID]
+		s.Count(a, 1)
+		recount[r.EntryID] = s
+		want := newAttendeeRecord(a, r.UpdatedAt)
+		if r.PK != want.PK || r.SK != want.SK || r.GSI1PK != want.GSI1PK || r.GSI1SK != want.GSI1SK || r.LSI2SK != want.LSI2SK {
+			c.problem("calendar %s: attendee %s is not under its keys (GSI1 %q, LSI2 %q)", calendarID, r.SK, r.GSI1SK, r.LSI2SK)
+		}
+		if a.Waitlisted {
+			if a.Ticket < 1 || a.Ticket > e.AttTickets || tickets[r.EntryID][a.Ticket] {
+				c.problem("calendar %s: attendee %s waits with ticket %d, of %d handed out", calendarID, r.SK, a.Ticket, e.AttTickets)
+			}
+			if tickets[r.EntryID] == nil {
+				tickets[r.EntryID] = map[int]bool{}
+			}
+			tickets[r.EntryID][a.Ticket] = true
+		}
+		c.wantChange(r.UpdatedAt, changeRef{calendarPartition(calendarID), changedEntry + r.EntryID}, "attendee "+r.SK)
+	}
+	for id, e := range entries {
+		if got, want := e.attendance().Summary, recount[id]; got != want || e.AttHeads != want.HeadCount() {
+			c.problem("calendar %s: entry %s keeps the summary %+v (head count %d), its attendees count %+v", calendarID, id, got, e.AttHeads, want)
+		}
+	}
+	for _, p := range pieces {
+		if e, ok := entries[p.ID]; ok && p.attendance().Summary != e.attendance().Summary {
+			c.problem("calendar %s: piece %s keeps the summary %+v, its entry %+v", calendarID, p.SK, p.attendance().Summary, e.attendance().Summary)
+		}
+	}
+}
