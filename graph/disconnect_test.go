@@ -14,6 +14,7 @@ import (
 // logged at INFO, not ERROR: nothing is wrong with the server, and alerts on
 // ERROR lines must not fire for it.
 func TestClientDisconnectIsNotAnError(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits out its store's latency
 	e := newEnv(t, func(o *envOptions) { o.latency = 300 * time.Millisecond })
 	tok := e.token("gone@example.com")
 	body, _ := json.Marshal(map[string]any{"query": `{ viewer { calendars { edges { node { calendar { name } } } } } }`})

@@ -165,6 +165,7 @@ func (c *wsClient) drainTitles(t *testing.T, r *liveReplica, titles map[string]b
 // calendars named or following all, it gets ENDED for those three and the
 // changes it missed of the fourth, then its live changes.
 func TestResumeAfterLosingCalendars(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	for _, named := range []bool{true, false} {
 		t.Run(map[bool]string{true: "named", false: "all"}[named], func(t *testing.T) {
 			e := newEnv(t)

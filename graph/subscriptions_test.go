@@ -246,6 +246,7 @@ const createTask = `mutation($c: ID!, $t: String!) { createEntry(input: {calenda
 // new name, read with the delivery's own loaders); removing the reader ends
 // the calendar's deliveries before anything after it reaches them.
 func TestSubscriptionEndToEnd(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("sub")
 	c := e.dial(w.reader)
@@ -291,6 +292,7 @@ func TestSubscriptionEndToEnd(t *testing.T) {
 // which ends (4403) when the leeway is over; a subscription over plain HTTP
 // is refused.
 func TestSubscriptionSignIn(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	for _, tt := range []struct{ token, reason string }{
 		{"", "sign in required"},
@@ -329,6 +331,7 @@ func TestSubscriptionSignIn(t *testing.T) {
 // later (JOINED, then its changes), not one they only see FREE_BUSY, and
 // ends a calendar that is deleted (ENDED).
 func TestSubscriptionFollowsTheViewersList(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("all")
 	c := e.dial(w.reader)
@@ -438,6 +441,7 @@ func withSocketTimes(ping, idle time.Duration) func(*envOptions) {
 // user are bounded; a connection without subscriptions is closed after the
 // idle timeout; a client that answers no ping is cut off.
 func TestSubscriptionLimits(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t, withSocketTimes(200*time.Millisecond, 800*time.Millisecond))
 	w := e.world("limits")
 	c := e.dial(w.reader)
@@ -605,6 +609,7 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 // TestSubscriptionEndsOnDemotion: a reader demoted to FREE_BUSY gets ENDED
 // and nothing of the calendar after it.
 func TestSubscriptionEndsOnDemotion(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("demote")
 	c := e.dial(w.reader)
