@@ -57,10 +57,10 @@ func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 	}
 }
 
-// planSizes returns the numbers of calendars a request-plan test tries: all
-// of them, or with -short the smallest and the largest, which hold the
-// plan's edges (one key per batch; the most calendars, at a batch boundary).
-// Seeding the calendars between is most of these tests' time.
+// planSizes returns the sizes (calendars, subscribers) a test of DynamoDB
+// calls tries: all of them, or with -short the smallest and the largest,
+// which hold the plan's edges (one key per batch; the most calendars, at a
+// batch boundary). Seeding the calendars between is most of these tests' time.
 func planSizes(all ...int) []int {
 	if testing.Short() {
 		return []int{all[0], all[len(all)-1]}

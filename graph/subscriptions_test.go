@@ -580,8 +580,13 @@ func subscriptionGoroutines() (int, string) {
 }
 
 // TestSubscriptionAcrossInstances: two servers on one table; a change made
-// through one reaches a subscriber of the other within a second.
+// through one reaches a subscriber of the other within a second. Five
+// changes, or two with -short: each waits for the other server's poll.
 func TestSubscriptionAcrossInstances(t *testing.T) {
+	rounds := 5
+	if testing.Short() {
+		rounds = 2
+	}
 	a := newEnv(t)
 	b := newEnv(t, func(o *envOptions) { o.table = a.store.Table() })
 	w := a.world("across")
@@ -589,7 +594,7 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 	c.subscribe("1", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
 	time.Sleep(200 * time.Millisecond)
 	var lat []time.Duration
-	for i := range 5 {
+	for i := range rounds {
 		begin := time.Now()
 		a.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": fmt.Sprint("through a ", i)})
 		d := c.delivery("1", 2*time.Second)
