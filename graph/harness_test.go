@@ -45,6 +45,7 @@ type env struct {
 	hub    *live.Hub
 
 	checked *dynamo.Store // the table through a plain client, for Store.Check
+	opts    []func(*envOptions)
 }
 
 type envOptions struct {
@@ -133,7 +134,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	h := httpapi.New(httpapi.Config{AllowedOrigins: o.origins, SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, recurrence.Engine{}, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub, checked: dynamo.New(plain, table, recurrence.Engine{})}
+	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub, checked: dynamo.New(plain, table, recurrence.Engine{}), opts: opts}
 	if o.table == "" { // a shared table (the benchmarks') is not this test's to check
 		t.Cleanup(func() {
 			if !e.messy && !t.Failed() {
