@@ -3,6 +3,7 @@ package graph_test
 import (
 	"fmt"
 	"maps"
+	"math"
 	"runtime/metrics"
 	"testing"
 
@@ -29,9 +30,16 @@ func TestListsWithoutGoroutines(t *testing.T) {
 		return s[0].Value.Uint64()
 	}
 	e.must(tok, week, nil) // connections and caches warm
-	before := created()
-	d := e.must(tok, week, nil)
-	started := created() - before
+	// The fewest of three views: a loaded machine can make one open more
+	// connections to the engine (three goroutines each) than the view
+	// before, but never make the entries' goroutines go away.
+	var d map[string]any
+	started := uint64(math.MaxUint64)
+	for range 3 {
+		before := created()
+		d = e.must(tok, week, nil)
+		started = min(started, created()-before)
+	}
 
 	shown := 0
 	for _, edge := range get(d, "viewer.calendars.edges").([]any) {
