@@ -2,7 +2,8 @@
 // any real endpoint) when the CALGRAPH_TEST_DYNAMODB environment variable names
 // it, and otherwise an embedded engine started once per test binary. Every test
 // gets a table of its own, deleted when it ends, so tests never clean up by
-// scanning.
+// scanning. Main is the TestMain of packages whose parallel tests mostly
+// wait on such a store.
 package dynamotest
 
 import (
