@@ -125,14 +125,16 @@ func describe(plan map[string]int) string {
 // range_reads.go), and nothing per entry: four waves whatever N is.
 func TestWeekViewRequestPlan(t *testing.T) {
 	for _, n := range planSizes(1, 5, 50, 100) {
+		// One table for both zones, each read by a server of its own (e.sibling),
+		// whose view cache is as empty as the first's.
+		seeded := newEnv(t, withWaveGate())
+		tok := seeded.token("week@example.com")
+		seeded.must(tok, provision, nil)
+		cals := seedCalendars(t, seeded, "week@example.com", n, nil)
+		seedEntries(t, seeded, "week@example.com", cals, 3)
 		for _, zone := range []string{"", `, timeZone: "Europe/Paris"`} {
 			t.Run(fmt.Sprintf("N=%d%s", n, map[bool]string{true: " preferred zone", false: " asked zone"}[zone == ""]), func(t *testing.T) {
-				e := newEnv(t, withWaveGate())
-				tok := e.token("week@example.com")
-				e.must(tok, provision, nil)
-				cals := seedCalendars(t, e, "week@example.com", n, nil)
-				seedEntries(t, e, "week@example.com", cals, 3)
-
+				e := seeded.sibling(t, gateWindows[0])
 				steadyPlan(t, e, func(e *env) (int, []string) {
 					e.rec.Reset()
 					d := e.must(tok, `{ viewer { calendars(first: 100) { edges { node { calendar { id name

@@ -50,7 +50,7 @@ func steadyPlan(t *testing.T, e *env, measure func(e *env) (calls int, problems 
 		if attempt == planAttempts {
 			break
 		}
-		e = e.again()
+		e = e.again(t)
 	}
 	for _, p := range fewest {
 		t.Error(p)
@@ -61,15 +61,20 @@ func steadyPlan(t *testing.T, e *env, measure func(e *env) (calls int, problems 
 // server's, then each next measurement's (e.again), the last repeated.
 var gateWindows = []time.Duration{25 * time.Millisecond, 100 * time.Millisecond, 400 * time.Millisecond}
 
-// again returns a new server like e's (the same options, and the next of
-// gateWindows) over e's table, which knows the users of e's tokens already,
-// as e does: their identities are not looked up again in what a test
-// measures.
-func (e *env) again() *env {
-	e.t.Helper()
+// again returns a new server for t like e's, over e's table, with the next
+// of gateWindows.
+func (e *env) again(t testing.TB) *env {
+	return e.sibling(t, gateWindows[min(slices.Index(gateWindows, e.window)+1, len(gateWindows)-1)])
+}
+
+// sibling returns a new server for t like e's (the same options, a batch
+// window of window under the gate) over e's table, which knows the users of
+// e's tokens already, as e does: their identities are not looked up again
+// in what a test measures.
+func (e *env) sibling(t testing.TB, window time.Duration) *env {
+	t.Helper()
 	table := e.store.Table()
-	window := gateWindows[min(slices.Index(gateWindows, e.window)+1, len(gateWindows)-1)]
-	n := newEnv(e.t, append(slices.Clone(e.opts), func(o *envOptions) { o.table, o.window = table, window })...)
+	n := newEnv(t, append(slices.Clone(e.opts), func(o *envOptions) { o.table, o.window = table, window })...)
 	e.tokens.Range(func(email, tok any) bool {
 		n.tokens.Store(email, tok)
 		n.must(tok.(string), provision, nil)
