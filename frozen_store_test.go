@@ -76,6 +76,7 @@ func (s *stallingStore) stall(r *http.Request) {
 // was lost says OUTCOME_UNKNOWN, with retrySafe telling whether the same
 // idempotency key makes a retry safe, which it then is: applied once.
 func TestFrozenStore(t *testing.T) {
+	t.Parallel() // its own server and store; it waits out request deadlines
 	store := newStallingStore(t)
 	const deadline = 2 * time.Second
 	in := serve(t, settings(t, t.TempDir(), false,

@@ -43,6 +43,7 @@ func (s *coldStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // nothing at first, then lets the first attempts of its CreateTable time
 // out, and serves once the table is made.
 func TestStartWaitsForAColdStore(t *testing.T) {
+	t.Parallel() // its own server and table; it waits for a store to warm up
 	cold := &coldStore{proxy: dynamotest.Forward(t), warm: time.Now().Add(1500 * time.Millisecond), done: make(chan struct{})}
 	cold.createStalls.Store(2)
 	srv := httptest.NewServer(cold)
@@ -69,6 +70,7 @@ func TestStartWaitsForAColdStore(t *testing.T) {
 // gives up after -store-wait and says that DynamoDB could not be reached
 // there, not that it did not answer in time.
 func TestStartGivesUpClearly(t *testing.T) {
+	t.Parallel() // nothing shared; it waits out -store-wait
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -121,10 +121,10 @@ func TestRetriedDeleteAccountKeepsAUsedAccount(t *testing.T) {
 }
 
 // beforeOperation returns a client option that calls fn before every call of
-// the DynamoDB operation named.
+// the DynamoDB operation named (of any, if operation is "").
 func beforeOperation(operation string, fn func()) func(*dynamodb.Options) {
 	hook := middleware.InitializeMiddlewareFunc("before "+operation, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		if middleware.GetOperationName(ctx) == operation {
+		if operation == "" || middleware.GetOperationName(ctx) == operation {
 			fn()
 		}
 		return next.HandleInitialize(ctx, in)

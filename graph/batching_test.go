@@ -26,41 +26,44 @@ func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 			e.must(tok, provision, nil)
 			seedCalendars(t, e, "fan@example.com", n, []string{"m1@example.com", "m2@example.com"})
 
-			e.rec.Reset()
-			e.must(tok, `{ viewer { calendars(first: 100) { edges { node { role calendar {
-				id name viewerRole members(first: 10) { edges { node { role user { name email } } } } } } } } } }`, nil)
-			calls := e.rec.Calls()
-			plan := planOf(calls)
-			batches := (2*n + 99) / 100 // the calendars and, read again strongly, the memberships
-			want := map[string]int{
-				"wave 1 Query GSI1":    1,       // the viewer's memberships
-				"wave 2 BatchGetItem ": batches, // their calendars, and the memberships
-				"wave 3 Query ":        n,       // each calendar's members, concurrently
-			}
-			for k, v := range want {
-				if plan[k] != v {
-					t.Errorf("got %d × %q, want %d; plan:\n%s", plan[k], k, v, describe(plan))
+			steadyPlan(t, e, func(e *env) (int, []string) {
+				e.rec.Reset()
+				e.must(tok, `{ viewer { calendars(first: 100) { edges { node { role calendar {
+					id name viewerRole members(first: 10) { edges { node { role user { name email } } } } } } } } } }`, nil)
+				calls := e.rec.Calls()
+				plan := planOf(calls)
+				var problems []string
+				batches := (2*n + 99) / 100 // the calendars and, read again strongly, the memberships
+				want := map[string]int{
+					"wave 1 Query GSI1":    1,       // the viewer's memberships
+					"wave 2 BatchGetItem ": batches, // their calendars, and the memberships
+					"wave 3 Query ":        n,       // each calendar's members, concurrently
 				}
-			}
-			userBatches := plan["wave 4 BatchGetItem "]
-			if userBatches < 1 || userBatches > max(1, n/5) {
-				t.Errorf("got %d BatchGetItem calls for the members' users, want between 1 and %d; plan:\n%s", userBatches, max(1, n/5), describe(plan))
-			}
-			if total := 1 + batches + n + userBatches; len(calls) != total {
-				t.Errorf("got %d calls, want %d; plan:\n%s", len(calls), total, describe(plan))
-			}
-			t.Logf("plan:\n%s", describe(plan))
-			if w := dynamo.Waves(calls); w != 4 {
-				t.Errorf("got %d waves, want 4; plan:\n%s", w, describe(plan))
-			}
+				for k, v := range want {
+					if plan[k] != v {
+						problems = append(problems, fmt.Sprintf("got %d × %q, want %d; plan:\n%s", plan[k], k, v, describe(plan)))
+					}
+				}
+				userBatches := plan["wave 4 BatchGetItem "]
+				if userBatches < 1 || userBatches > max(1, n/5) {
+					problems = append(problems, fmt.Sprintf("got %d BatchGetItem calls for the members' users, want between 1 and %d; plan:\n%s", userBatches, max(1, n/5), describe(plan)))
+				}
+				if total := 1 + batches + n + userBatches; len(calls) != total {
+					problems = append(problems, fmt.Sprintf("got %d calls, want %d; plan:\n%s", len(calls), total, describe(plan)))
+				}
+				if w := dynamo.Waves(calls); w != 4 {
+					problems = append(problems, fmt.Sprintf("got %d waves, want 4; plan:\n%s", w, describe(plan)))
+				}
+				return len(calls), problems
+			})
 		})
 	}
 }
 
-// planSizes returns the numbers of calendars a request-plan test tries: all
-// of them, or with -short the smallest and the largest, which hold the
-// plan's edges (one key per batch; the most calendars, at a batch boundary).
-// Seeding the calendars between is most of these tests' time.
+// planSizes returns the sizes (calendars, subscribers) a test of DynamoDB
+// calls tries: all of them, or with -short the smallest and the largest,
+// which hold the plan's edges (one key per batch; the most calendars, at a
+// batch boundary). Seeding the calendars between is most of these tests' time.
 func planSizes(all ...int) []int {
 	if testing.Short() {
 		return []int{all[0], all[len(all)-1]}
@@ -122,43 +125,49 @@ func describe(plan map[string]int) string {
 // range_reads.go), and nothing per entry: four waves whatever N is.
 func TestWeekViewRequestPlan(t *testing.T) {
 	for _, n := range planSizes(1, 5, 50, 100) {
+		// One table for both zones, each read by a server of its own (e.sibling),
+		// whose view cache is as empty as the first's.
+		seeded := newEnv(t, withWaveGate())
+		tok := seeded.token("week@example.com")
+		seeded.must(tok, provision, nil)
+		cals := seedCalendars(t, seeded, "week@example.com", n, nil)
+		seedEntries(t, seeded, "week@example.com", cals, 3)
 		for _, zone := range []string{"", `, timeZone: "Europe/Paris"`} {
 			t.Run(fmt.Sprintf("N=%d%s", n, map[bool]string{true: " preferred zone", false: " asked zone"}[zone == ""]), func(t *testing.T) {
-				e := newEnv(t, withWaveGate())
-				tok := e.token("week@example.com")
-				e.must(tok, provision, nil)
-				cals := seedCalendars(t, e, "week@example.com", n, nil)
-				seedEntries(t, e, "week@example.com", cals, 3)
-
-				e.rec.Reset()
-				d := e.must(tok, `{ viewer { calendars(first: 100) { edges { node { calendar { id name
-					entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}`+zone+`) {
-						timeZone entries { title calendar { name } series { title } } } } } } } } }`, nil)
-				if got := len(get(d, "viewer.calendars.edges").([]any)); got != n {
-					t.Fatalf("got %d calendars, want %d", got, n)
-				}
-				if got := len(get(d, "viewer.calendars.edges.0.node.calendar.entries.entries").([]any)); got != 4 {
-					t.Fatalf("got %d entries in the first calendar, want 4", got)
-				}
-				calls := e.rec.Calls()
-				plan := planOf(calls)
-				batches := (2*n + 1 + 99) / 100 // the viewer rides along in wave 2 when there is room, else in wave 3
-				checks := (n + 99) / 100
-				want := map[string]int{
-					"wave 1 Query GSI1":    1,
-					"wave 2 BatchGetItem ": (2*n + 99) / 100,
-					"wave 3 Query LSI1":    n,
-					"wave 3 Query LSI2":    n,
-					"wave 4 BatchGetItem ": checks,
-				}
-				if len(calls) != 1+batches+2*n+checks || dynamo.Waves(calls) != 4 {
-					t.Fatalf("got %d calls in %d waves, want %d in 4; plan:\n%s", len(calls), dynamo.Waves(calls), 1+batches+2*n+checks, describe(plan))
-				}
-				for k, v := range want {
-					if plan[k] != v {
-						t.Errorf("got %d × %q, want %d; plan:\n%s", plan[k], k, v, describe(plan))
+				e := seeded.sibling(t, gateWindows[0])
+				steadyPlan(t, e, func(e *env) (int, []string) {
+					e.rec.Reset()
+					d := e.must(tok, `{ viewer { calendars(first: 100) { edges { node { calendar { id name
+						entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}`+zone+`) {
+							timeZone entries { title calendar { name } series { title } } } } } } } } }`, nil)
+					if got := len(get(d, "viewer.calendars.edges").([]any)); got != n {
+						t.Fatalf("got %d calendars, want %d", got, n)
 					}
-				}
+					if got := len(get(d, "viewer.calendars.edges.0.node.calendar.entries.entries").([]any)); got != 4 {
+						t.Fatalf("got %d entries in the first calendar, want 4", got)
+					}
+					calls := e.rec.Calls()
+					plan := planOf(calls)
+					batches := (2*n + 1 + 99) / 100 // the viewer rides along in wave 2 when there is room, else in wave 3
+					checks := (n + 99) / 100
+					want := map[string]int{
+						"wave 1 Query GSI1":    1,
+						"wave 2 BatchGetItem ": (2*n + 99) / 100,
+						"wave 3 Query LSI1":    n,
+						"wave 3 Query LSI2":    n,
+						"wave 4 BatchGetItem ": checks,
+					}
+					var problems []string
+					if len(calls) != 1+batches+2*n+checks || dynamo.Waves(calls) != 4 {
+						problems = append(problems, fmt.Sprintf("got %d calls in %d waves, want %d in 4; plan:\n%s", len(calls), dynamo.Waves(calls), 1+batches+2*n+checks, describe(plan)))
+					}
+					for k, v := range want {
+						if plan[k] != v {
+							problems = append(problems, fmt.Sprintf("got %d × %q, want %d; plan:\n%s", plan[k], k, v, describe(plan)))
+						}
+					}
+					return len(calls), problems
+				})
 			})
 		}
 	}
@@ -195,13 +204,17 @@ func TestAgendaRequestPlan(t *testing.T) {
 				{"calendarIds", gids, map[string]int{"wave 1 BatchGetItem ": (n + 99) / 100,
 					"wave 2 BatchGetItem ": (n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n, "wave 4 BatchGetItem ": (n + 99) / 100}},
 			} {
-				e.rec.Reset()
-				d := e.must(tok, `query($ids: [ID!]) { viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, calendarIds: $ids) {
-					entries { title calendar { id } ... on TimedEntry { start } } } } }`, map[string]any{"ids": tc.ids})
-				if plan := planOf(e.rec.Calls()); !maps.Equal(plan, tc.want) {
-					t.Errorf("%s: got plan\n%s\nwant\n%s", tc.name, describe(plan), describe(tc.want))
-				}
-				checkAgenda(t, tc.name, get(d, "viewer.agenda.entries").([]any), gids)
+				steadyPlan(t, e, func(e *env) (int, []string) {
+					e.rec.Reset()
+					d := e.must(tok, `query($ids: [ID!]) { viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, calendarIds: $ids) {
+						entries { title calendar { id } ... on TimedEntry { start } } } } }`, map[string]any{"ids": tc.ids})
+					checkAgenda(t, tc.name, get(d, "viewer.agenda.entries").([]any), gids)
+					calls := e.rec.Calls()
+					if plan := planOf(calls); !maps.Equal(plan, tc.want) {
+						return len(calls), []string{fmt.Sprintf("%s: got plan\n%s\nwant\n%s", tc.name, describe(plan), describe(tc.want))}
+					}
+					return len(calls), nil
+				})
 			}
 		})
 	}
@@ -263,12 +276,16 @@ func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
 		{"agenda", `{ viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title } } } }`,
 			"viewer.agenda.entries"},
 	} {
-		e.rec.Reset()
-		d := e.must(tok, tc.query, nil)
-		plan := planOf(e.rec.Calls())
-		if plan["wave 3 Query LSI1"] != 6 || plan["wave 3 Query LSI2"] != 3 || plan["wave 4 BatchGetItem "] != 1 {
-			t.Errorf("%s: want 6 × wave 3 Query LSI1, 3 × wave 3 Query LSI2 and 1 × wave 4 BatchGetItem; plan:\n%s", tc.name, describe(plan))
-		}
+		var d map[string]any
+		steadyPlan(t, e, func(e *env) (int, []string) {
+			e.rec.Reset()
+			d = e.must(tok, tc.query, nil)
+			calls := e.rec.Calls()
+			if plan := planOf(calls); plan["wave 3 Query LSI1"] != 6 || plan["wave 3 Query LSI2"] != 3 || plan["wave 4 BatchGetItem "] != 1 {
+				return len(calls), []string{fmt.Sprintf("%s: want 6 × wave 3 Query LSI1, 3 × wave 3 Query LSI2 and 1 × wave 4 BatchGetItem; plan:\n%s", tc.name, describe(plan))}
+			}
+			return len(calls), nil
+		})
 		n := 0
 		if tc.name == "agenda" {
 			n = len(get(d, tc.entries).([]any))
@@ -287,13 +304,18 @@ func TestSeriesFreeCalendarsSkipTheSeriesRead(t *testing.T) {
 		0: {"wave 1 BatchGetItem ": 1, "wave 2 BatchGetItem ": 1, "wave 2 Query LSI1": 1, "wave 2 Query LSI2": 1, "wave 3 BatchGetItem ": 1},
 		3: {"wave 1 BatchGetItem ": 1, "wave 2 BatchGetItem ": 1, "wave 2 Query LSI1": 1},
 	} {
-		e.rec.Reset()
-		d := e.must(tok, `query($id: ID!) { node(id: $id) { ... on Calendar {
-			entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title } } } } }`,
-			map[string]any{"id": model.CalendarGID(cals[i])})
-		if plan := planOf(e.rec.Calls()); !maps.Equal(plan, want) {
-			t.Errorf("calendar %d's week: got plan\n%s\nwant\n%s", i, describe(plan), describe(want))
-		}
+		var d map[string]any
+		steadyPlan(t, e, func(e *env) (int, []string) {
+			e.rec.Reset()
+			d = e.must(tok, `query($id: ID!) { node(id: $id) { ... on Calendar {
+				entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title } } } } }`,
+				map[string]any{"id": model.CalendarGID(cals[i])})
+			calls := e.rec.Calls()
+			if plan := planOf(calls); !maps.Equal(plan, want) {
+				return len(calls), []string{fmt.Sprintf("calendar %d's week: got plan\n%s\nwant\n%s", i, describe(plan), describe(want))}
+			}
+			return len(calls), nil
+		})
 		if n := len(get(d, "node.entries.entries").([]any)); n != 4-i/3 {
 			t.Errorf("calendar %d's week: %d entries, want %d", i, n, 4-i/3)
 		}

@@ -156,7 +156,8 @@ func (e *env) get(t *testing.T, path string) int {
 // TestEngineFaults uses the embedded engine's failure knobs: an index that
 // fails, a table that fails, batches that leave items unprocessed. Answers
 // are complete and correct or a clean UNAVAILABLE, never partial. The store
-// retries a failing call until the request's deadline, here a short one.
+// retries a failing call until the request's deadline, here a short one:
+// 5 s, or 2 s with -short (two of its requests wait it out).
 func TestEngineFaults(t *testing.T) {
 	engine := dynamotest.Engine(t)
 	if engine == nil {
@@ -166,7 +167,11 @@ func TestEngineFaults(t *testing.T) {
 	// its own table's: it waits beside the other parallel tests, which run
 	// after every sequential one (so never beside a wave-gated plan test).
 	t.Parallel()
-	e := newEnv(t, withDeadline(5*time.Second))
+	deadline := 5 * time.Second
+	if testing.Short() {
+		deadline = 2 * time.Second
+	}
+	e := newEnv(t, withDeadline(deadline))
 	w := e.world("faults")
 	e.weekly(w)
 	table := e.store.Table()

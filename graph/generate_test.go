@@ -21,6 +21,7 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the code generator")
 	}
+	t.Parallel() // a child process, in a copy of the module: it compiles beside the tests that wait
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

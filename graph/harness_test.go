@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -43,13 +44,18 @@ type env struct {
 	tokens sync.Map // email -> token
 	messy  bool     // the test leaves the table inconsistent on purpose
 	hub    *live.Hub
+
+	checked *dynamo.Store // the table through a plain client, for Store.Check
+	opts    []func(*envOptions)
+	window  time.Duration // the loaders' batch window, when gated
 }
 
 type envOptions struct {
 	latency  time.Duration
-	gate     bool   // hold calls until the process is quiescent (dynamo.WithWaveGate)
-	table    string // an existing table to serve, instead of a fresh one
-	endpoint string // a DynamoDB endpoint for the server to reach its table through
+	gate     bool          // hold calls until the process is quiescent (dynamo.WithWaveGate)
+	window   time.Duration // the loaders' batch window under the gate (gateWindows[0] if zero)
+	table    string        // an existing table to serve, instead of a fresh one
+	endpoint string        // a DynamoDB endpoint for the server to reach its table through
 	client   []func(*dynamodb.Options)
 	poll     time.Duration // the live hub's poll interval (live.DefaultPollInterval if zero)
 	ping     time.Duration // the WebSocket ping interval (graph's default if zero)
@@ -76,9 +82,12 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	}
 	clientOpts = append(clientOpts, o.client...)
 	db := dynamotest.Client(t, clientOpts...)
+	// The table is made, checked and deleted through a client of its own:
+	// without the latency, the gate or the recorder, which are the server's.
+	plain := dynamotest.Client(t)
 	table := o.table
 	if table == "" {
-		table = dynamotest.Table(t, db)
+		table = dynamotest.Table(t, plain)
 	}
 	if o.endpoint != "" {
 		var err error
@@ -114,8 +123,9 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		// come from a loop is split in two when the loop is preempted for
 		// longer than the window, which is harmless in production (one
 		// more call, same wave). A starved machine preempts for tens of
-		// milliseconds; the gate waits for open windows (loaderWindow).
-		wait = 100 * time.Millisecond
+		// milliseconds; the gate waits for open windows (loaderWindow),
+		// and steadyPlan measures again with longer ones (e.again).
+		wait = cmp.Or(o.window, gateWindows[0])
 	}
 	api := authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
 		Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
@@ -129,7 +139,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	h := httpapi.New(httpapi.Config{AllowedOrigins: o.origins, SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, recurrence.Engine{}, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub}
+	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub, checked: dynamo.New(plain, table, recurrence.Engine{}), opts: opts, window: wait}
 	if o.table == "" { // a shared table (the benchmarks') is not this test's to check
 		t.Cleanup(func() {
 			if !e.messy && !t.Failed() {
@@ -143,7 +153,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 // consistent fails the test when the table breaks an invariant (Store.Check).
 func (e *env) consistent() {
 	e.t.Helper()
-	problems, err := e.store.Check(context.Background())
+	problems, err := e.checked.Check(context.Background())
 	if err != nil {
 		e.t.Fatalf("check: %v", err)
 	}

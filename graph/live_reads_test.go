@@ -94,9 +94,11 @@ func callsOf(calls []dynamo.Call) string {
 // with its calendar and their role on it, and of a member's role change
 // (whose user they select): the same calls whatever the number of
 // subscribers, each subscriber getting the objects whole and without error.
+// With -short, 1 and 100 subscribers (planSizes).
 func TestLiveReadsDoNotGrowWithSubscribers(t *testing.T) {
 	var got []string
-	for _, n := range []int{1, 10, 100} {
+	sizes := planSizes(1, 10, 100)
+	for _, n := range sizes {
 		e := newEnv(t, withPoll(time.Hour))
 		w := e.world(fmt.Sprint("reads", n))
 		var readers []string
@@ -134,7 +136,7 @@ func TestLiveReadsDoNotGrowWithSubscribers(t *testing.T) {
 	if n := graph.EncodedWrites(); n != 0 {
 		t.Errorf("%d messages of gqlgen's were decoded and encoded again to rewrite their ids, want none", n)
 	}
-	if got[0] != got[1] || got[0] != got[2] {
-		t.Fatalf("DynamoDB calls of a write and its delivery to 1, 10 and 100 subscribers:\n%s", strings.Join(got, "\n"))
+	if slices.ContainsFunc(got, func(g string) bool { return g != got[0] }) {
+		t.Fatalf("DynamoDB calls of a write and its delivery to %v subscribers:\n%s", sizes, strings.Join(got, "\n"))
 	}
 }

@@ -246,6 +246,7 @@ const createTask = `mutation($c: ID!, $t: String!) { createEntry(input: {calenda
 // new name, read with the delivery's own loaders); removing the reader ends
 // the calendar's deliveries before anything after it reaches them.
 func TestSubscriptionEndToEnd(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("sub")
 	c := e.dial(w.reader)
@@ -291,6 +292,7 @@ func TestSubscriptionEndToEnd(t *testing.T) {
 // which ends (4403) when the leeway is over; a subscription over plain HTTP
 // is refused.
 func TestSubscriptionSignIn(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	for _, tt := range []struct{ token, reason string }{
 		{"", "sign in required"},
@@ -329,6 +331,7 @@ func TestSubscriptionSignIn(t *testing.T) {
 // later (JOINED, then its changes), not one they only see FREE_BUSY, and
 // ends a calendar that is deleted (ENDED).
 func TestSubscriptionFollowsTheViewersList(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("all")
 	c := e.dial(w.reader)
@@ -438,6 +441,7 @@ func withSocketTimes(ping, idle time.Duration) func(*envOptions) {
 // user are bounded; a connection without subscriptions is closed after the
 // idle timeout; a client that answers no ping is cut off.
 func TestSubscriptionLimits(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t, withSocketTimes(200*time.Millisecond, 800*time.Millisecond))
 	w := e.world("limits")
 	c := e.dial(w.reader)
@@ -576,8 +580,13 @@ func subscriptionGoroutines() (int, string) {
 }
 
 // TestSubscriptionAcrossInstances: two servers on one table; a change made
-// through one reaches a subscriber of the other within a second.
+// through one reaches a subscriber of the other within a second. Five
+// changes, or two with -short: each waits for the other server's poll.
 func TestSubscriptionAcrossInstances(t *testing.T) {
+	rounds := 5
+	if testing.Short() {
+		rounds = 2
+	}
 	a := newEnv(t)
 	b := newEnv(t, func(o *envOptions) { o.table = a.store.Table() })
 	w := a.world("across")
@@ -585,7 +594,7 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 	c.subscribe("1", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
 	time.Sleep(200 * time.Millisecond)
 	var lat []time.Duration
-	for i := range 5 {
+	for i := range rounds {
 		begin := time.Now()
 		a.must(w.writer, createTask, map[string]any{"c": w.calendarID, "t": fmt.Sprint("through a ", i)})
 		d := c.delivery("1", 2*time.Second)
@@ -605,6 +614,7 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 // TestSubscriptionEndsOnDemotion: a reader demoted to FREE_BUSY gets ENDED
 // and nothing of the calendar after it.
 func TestSubscriptionEndsOnDemotion(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("demote")
 	c := e.dial(w.reader)

@@ -116,6 +116,7 @@ func TestViewCache(t *testing.T) {
 // connection shows it (the connection's loaders would keep the calendar as
 // first read, and name its old revision to the view cache).
 func TestQueriesOverAWebSocketReadAfresh(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("wsquery")
 	c := e.dial(w.reader)

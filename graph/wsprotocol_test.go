@@ -36,6 +36,7 @@ func (c *wsClient) signIn(token string) {
 // connection with the code its protocol gives it
 // (https://github.com/enisdenjo/graphql-ws/blob/master/PROTOCOL.md).
 func TestWebSocketCloseCodes(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t, func(o *envOptions) { o.initWait = 500 * time.Millisecond })
 	w := e.world("codes")
 	sub := func(id string) string {
@@ -127,6 +128,7 @@ func TestWebSocketPingBeforeInit(t *testing.T) {
 // nothing more comes for its id (not even gqlgen's `complete`, nor a
 // delivery already under way), and the id may be used again at once.
 func TestWebSocketCompleteIsFinal(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("final")
 	c := e.dial(w.reader)
@@ -170,6 +172,7 @@ func TestWebSocketCompleteIsFinal(t *testing.T) {
 // other, before sign-in is even looked at: 400 over HTTP, an `error`
 // message over WebSocket, and no ERROR in the log.
 func TestSubscriptionWithTwoRootFields(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("roots")
 	for _, tt := range []struct{ name, query, message string }{
@@ -218,6 +221,7 @@ func TestSubscriptionWithTwoRootFields(t *testing.T) {
 // also what a client that names no subprotocol gets) still signs in,
 // delivers and stops; a malformed connection_init closes it too.
 func TestLegacyProtocol(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
 	e := newEnv(t)
 	w := e.world("legacy")
 	for _, protocol := range []string{"graphql-ws", ""} {

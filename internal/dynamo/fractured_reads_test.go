@@ -171,6 +171,7 @@ func (f *fixture) fill(ctx context.Context, cal string, n int) {
 // without the view cache. With -short the writer makes fewer changes (12
 // moves, 3 series), the readers as many reads (minReads) at least.
 func TestRangeReadsShowStatesThatExisted(t *testing.T) {
+	t.Parallel() // a table of its own; seconds of writes, which overlap with other tests' waits
 	for _, cache := range []bool{false, true} {
 		name := map[bool]string{false: "cache off", true: "cache on"}[cache]
 		t.Run("start moved earlier/"+name, func(t *testing.T) { testMovedStart(t, cache, fillers) })

@@ -52,6 +52,7 @@ func statsKeys(keys []map[string]types.AttributeValue) []map[string]types.Attrib
 // touches at most 18 stats items, all under 1 KB; creating an event at a
 // quarter hour touches three (its day's and hour's nodes, the totals).
 func TestStatsItemsStayBounded(t *testing.T) {
+	t.Parallel() // a table of its own; seconds of writes, which overlap with other tests' waits
 	f, meter := meteredFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
@@ -154,6 +155,7 @@ func rawItems(t *testing.T, f *fixture) []map[string]types.AttributeValue {
 // 100 actions however many tree nodes the entries' moments reach (here 5
 // or 8 each: events and tasks at milliseconds of distinct days).
 func TestDeletingACalendarOfSpreadEntries(t *testing.T) {
+	t.Parallel() // a table of its own; seconds of writes, which overlap with other tests' waits
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	big, kept := f.calendarOf(ada, "Big"), f.calendarOf(ada, "Kept")

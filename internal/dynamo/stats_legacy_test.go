@@ -25,6 +25,7 @@ import (
 // most 8 transactions of 100 per read) without changing any count; the
 // zone the item holds is not read (the user item's is).
 func TestStatsOfOldShapeItem(t *testing.T) {
+	t.Parallel() // a table of its own; seconds of writes, which overlap with other tests' waits
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")

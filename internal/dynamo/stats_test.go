@@ -134,6 +134,7 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 // delete each other's entries in a shared calendar at once; every user's
 // stats then equal a recount of the table (Store.Check) and their own count.
 func TestStatsExactUnderConcurrentWrites(t *testing.T) {
+	t.Parallel() // a table of its own; seconds of writes, which overlap with other tests' waits
 	f := newFixture(t)
 	owner := f.user("owner@example.com")
 	shared, other := f.calendarOf(owner, "Shared"), f.calendarOf(owner, "Other")
@@ -193,6 +194,7 @@ func TestStatsExactUnderConcurrentWrites(t *testing.T) {
 // while she reads her stats: every read, taken whole between writes,
 // counts it once.
 func TestStatsReadsSeeWholeWrites(t *testing.T) {
+	t.Parallel() // a table of its own; seconds of writes, which overlap with other tests' waits
 	f := newFixture(t)
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")

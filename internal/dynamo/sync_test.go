@@ -367,6 +367,7 @@ func TestSkewedClocksMissNothing(t *testing.T) {
 // number of pages, and the replica equals a full read. (A token that forgot
 // records without moving its bound read the same ones again for ever.)
 func TestSyncOfABurst(t *testing.T) {
+	t.Parallel() // a table of its own; seconds of writes, which overlap with other tests' waits
 	f := newFixture(t)
 	r := f.roles()
 	rep := &replica{objects: map[string]string{}}

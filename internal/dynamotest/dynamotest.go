@@ -2,7 +2,8 @@
 // any real endpoint) when the CALGRAPH_TEST_DYNAMODB environment variable names
 // it, and otherwise an embedded engine started once per test binary. Every test
 // gets a table of its own, deleted when it ends, so tests never clean up by
-// scanning.
+// scanning. Main is the TestMain of packages whose parallel tests mostly
+// wait on such a store.
 package dynamotest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +20,8 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -187,3 +191,24 @@ func Store(t testing.TB, opts ...dynamo.Option) (*dynamo.Store, *dynamodb.Client
 	db := Client(t)
 	return dynamo.New(db, Table(t, db), recurrence.Engine{}, opts...), db
 }
+
+// Main runs a test binary's tests (m.Run) for TestMain, with up to
+// MainParallel parallel tests at once unless -parallel says otherwise (its
+// default is GOMAXPROCS, two on a 2-core machine): parallel tests of the
+// store and of the servers on it spend most of their time waiting
+// (deadlines, retries, polls, quiet spells), so more of them overlap than
+// there are cores. Tests that read process-wide state (goroutines,
+// descriptors, memory, the wave gate's quiescence) are not parallel, and
+// top-level parallel tests start only after all the others have ended.
+func Main(m *testing.M) int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(MainParallel, runtime.GOMAXPROCS(0))))
+	}
+	return m.Run()
+}
+
+// MainParallel is how many parallel tests Main runs at once at least.
+const MainParallel = 4

@@ -79,6 +79,7 @@ func TestOtherInstancesWritesArrive(t *testing.T) {
 		{name: "recent writes unreadable", sweep: time.Hour, everyLog: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // instances and a table of its own; each write waits for B's poll
 			table := dynamotest.Table(t, dynamotest.Client(t))
 			a, _ := startInstance(t, table, setup{store: tt.writer})
 			b, _ := startInstance(t, table, setup{hub: []live.Option{live.WithSweep(tt.sweep)}, everyLog: tt.everyLog})
