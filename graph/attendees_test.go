@@ -192,39 +192,43 @@ func TestWeekViewWithAttendeeSummaries(t *testing.T) {
 			}
 		}
 	}
-	view := func(fields string) (map[string]int, int, []any) {
-		e.rec.Reset()
-		d := e.must(tok, `{ viewer { calendars { edges { node { calendar {
-			entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title `+fields+` } } } } } } } }`, nil)
-		calls := e.rec.Calls()
-		return planOf(calls), dynamo.Waves(calls), asList(get(d, "viewer.calendars.edges.0.node.calendar.entries.entries"))
-	}
-	plain, plainWaves, _ := view("")
-	with, withWaves, entries := view("attendeeSummary { needsAction total headCount }")
-	if len(entries) != 100 {
-		t.Fatalf("got %d entries, want 100", len(entries))
-	}
-	invited := 0
-	for _, en := range entries {
-		invited += num(en, "attendeeSummary.needsAction")
-	}
-	if invited != 10 {
-		t.Errorf("got %d invitations in the summaries, want 10", invited)
-	}
-	if !reflect.DeepEqual(with, plain) || withWaves != plainWaves {
-		t.Errorf("with summaries: %d waves\n%s\nwithout: %d waves\n%s", withWaves, describe(with), plainWaves, describe(plain))
-	}
-	// The viewer's own answers are one more batch for all 100 entries.
-	own, ownWaves, _ := view("viewerAttendee { response }")
 	calls := func(plan map[string]int) (n int) {
 		for _, v := range plan {
 			n += v
 		}
 		return n
 	}
-	if calls(own) != calls(plain)+1 || ownWaves != plainWaves+1 {
-		t.Errorf("with viewerAttendee: %d calls in %d waves, want %d in %d\n%s", calls(own), ownWaves, calls(plain)+1, plainWaves+1, describe(own))
-	}
+	steadyPlan(t, e, func(e *env) (int, []string) {
+		view := func(fields string) (map[string]int, int, []any) {
+			e.rec.Reset()
+			d := e.must(tok, `{ viewer { calendars { edges { node { calendar {
+				entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title `+fields+` } } } } } } } }`, nil)
+			calls := e.rec.Calls()
+			return planOf(calls), dynamo.Waves(calls), asList(get(d, "viewer.calendars.edges.0.node.calendar.entries.entries"))
+		}
+		var problems []string
+		plain, plainWaves, _ := view("")
+		with, withWaves, entries := view("attendeeSummary { needsAction total headCount }")
+		if len(entries) != 100 {
+			t.Fatalf("got %d entries, want 100", len(entries))
+		}
+		invited := 0
+		for _, en := range entries {
+			invited += num(en, "attendeeSummary.needsAction")
+		}
+		if invited != 10 {
+			t.Errorf("got %d invitations in the summaries, want 10", invited)
+		}
+		if !reflect.DeepEqual(with, plain) || withWaves != plainWaves {
+			problems = append(problems, fmt.Sprintf("with summaries: %d waves\n%s\nwithout: %d waves\n%s", withWaves, describe(with), plainWaves, describe(plain)))
+		}
+		// The viewer's own answers are one more batch for all 100 entries.
+		own, ownWaves, _ := view("viewerAttendee { response }")
+		if calls(own) != calls(plain)+1 || ownWaves != plainWaves+1 {
+			problems = append(problems, fmt.Sprintf("with viewerAttendee: %d calls in %d waves, want %d in %d\n%s", calls(own), ownWaves, calls(plain)+1, plainWaves+1, describe(own)))
+		}
+		return calls(plain) + calls(with) + calls(own), problems
+	})
 }
 
 // TestHandingOverTheOrganizer: a writer hands the organizer over to another
