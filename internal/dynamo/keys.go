@@ -280,6 +280,10 @@ func attendeeKey(calendarID, entryID, who string) itemKey {
 // attendeePrefix starts the sort keys of an entry's attendees.
 func attendeePrefix(entryID string) string { return prefixAttendee + entryID + "#" }
 
+// attendeeKeyRange bounds the sort keys of every attendee of a calendar's
+// entries (its partition's ATT# items), for a feed's one Query of them.
+func attendeeKeyRange() (first, last string) { return prefixAttendee, prefixAttendee + "~" }
+
 // attendeeWho names an attendee within its entry: U#<userId> for a calgraph
 // user (so a change of their email keeps their answer), E#<email> (escaped)
 // for an external address.
