@@ -74,3 +74,32 @@ func (f *fixture) respond(m meeting, guest int, r calendar.Response) error {
 	_, err := f.store.Respond(m.guests[guest], calendar.RSVP{Key: m.entry.Key(), ExpectedVersion: 1, Response: r})
 	return err
 }
+
+// TestAddedWithAnAnswer: an import adds attendees with the answers its
+// document gives: counted in the summary as answers are (Store.Check
+// agrees when the test ends), refused on an entry with a capacity, whose
+// seating only answers go through; a response that is none is refused.
+func TestAddedWithAnAnswer(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(0, 0, false)
+	e, err := f.store.ChangeAttendees(m.organizer, calendar.AttendeeDelta{Key: m.entry.Key(), Add: []calendar.NewAttendee{
+		{Email: "ann@x.test", Response: calendar.ResponseAccepted, AdditionalGuests: 2}, {Email: "bob@x.test", Response: calendar.ResponseDeclined}, {Email: "cy@x.test"}}})
+	f.mustDo(err)
+	if got, want := e.Attendance.Summary, (calendar.AttendeeSummary{Accepted: 1, AcceptedGuests: 2, Declined: 1, NeedsAction: 1}); got != want {
+		t.Errorf("summary %+v, want %+v", got, want)
+	}
+	m.entry = e
+	for _, a := range f.answers(m) {
+		if answered := a.Response != calendar.ResponseNeedsAction; answered == a.RespondedAt.IsZero() {
+			t.Errorf("%s: %s answered at %v", a.Email, a.Response, a.RespondedAt)
+		}
+	}
+	full := f.meeting(0, 5, true)
+	for _, r := range []calendar.Response{calendar.ResponseAccepted, "MAYBE"} {
+		_, err = f.store.ChangeAttendees(full.organizer, calendar.AttendeeDelta{Key: full.entry.Key(), Add: []calendar.NewAttendee{{Email: "dan@x.test", Response: r}}})
+		wantCode(t, err, calendar.CodeInvalid)
+	}
+	if n := f.entryNow(full).Attendance.Summary.Total(); n != 0 {
+		t.Errorf("%d attendees after refused additions, want none", n)
+	}
+}
