@@ -128,7 +128,7 @@ func TestApply(t *testing.T) {
 func TestApplyReportsPartialImports(t *testing.T) {
 	note := func(i int) ical.ItemError {
 		return ical.ItemError{Index: i, UID: string(rune('a' + i)), Code: calendar.CodeInvalid, Imported: true,
-			Message: "imported without ATTENDEE: calgraph keeps no organizer or attendees"}
+			Message: "imported without ATTENDEE: calgraph keeps attendees on single events only"}
 	}
 	imp := &ical.Import{
 		Items: []ical.Item{

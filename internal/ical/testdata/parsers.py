@@ -6,6 +6,12 @@ RDATE, whose values are read here in the same zone or as dates.
 
     apt-get install python3-dateutil   # Debian's 2.8.2, or pip's 2.9.0
     python3 parsers.py < cases.json
+
+With the argument "people" it reads organizers and attendees instead, with
+python-icalendar (see people below):
+
+    apt-get install python3-icalendar  # Debian's 4.0.3
+    python3 parsers.py people < docs.json
 """
 import json
 import sys
