@@ -267,7 +267,8 @@ func seriesRange(from time.Time) (lo, hi string) {
 
 // An entry's attendees are items of its calendar's partition, under their
 // own prefix (never inside entryKeyRange, so range reads, series reads and
-// feeds never meet them): one Query lists an entry's attendees.
+// feeds' entry Query never meet them): one Query lists an entry's
+// attendees, and one (attendeeKeyRange) a calendar's, for its feed.
 
 // attendeeKey: attendee who of an entry (attendeeWho), SK =
 // ATT#<entryId>#<who>. A per-occurrence answer (a later slice) goes right
