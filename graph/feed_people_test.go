@@ -16,6 +16,7 @@ const peopleOf = `query($id: ID!) { node(id: $id) { ... on Entry { organizer { e
 // gives the copy the same organizer and attendees, calgraph users as
 // themselves and external addresses as such, with the same answers; the
 // copy's summary counts them (and Store.Check agrees when the test ends).
+// The importer organizing the source, the copy is not handed over.
 func TestFeedAttendeesRoundTrip(t *testing.T) {
 	e := newEnv(t)
 	p := e.party("fp", 2, 0, false)
@@ -46,6 +47,10 @@ func TestFeedAttendeesRoundTrip(t *testing.T) {
 	copied := e.must(p.owner, peopleOf, map[string]any{"id": copyID})
 	if !reflect.DeepEqual(original, copied) || len(asList(get(original, "node.attendees.edges"))) != 4 {
 		t.Errorf("the import's people differ from the feed's source:\n%v\n%v", original, copied)
+	}
+	// The importer organizes the source: the copy needs no handover write.
+	if d := e.must(p.owner, `query($id: ID!) { node(id: $id) { ... on Entry { version } } }`, map[string]any{"id": copyID}); num(d, "node.version") != 1 {
+		t.Errorf("the copy's version: %v, want 1 (its organizer is the importer, nothing to hand over)", get(d, "node.version"))
 	}
 	d = e.must(p.owner, summaryOf, map[string]any{"id": copyID})
 	if got := fmt.Sprint(get(d, "node.attendeeSummary")); got != "map[accepted:1 declined:1 headCount:3 needsAction:2 tentative:0 total:4 waitlisted:0]" {
