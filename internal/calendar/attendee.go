@@ -220,6 +220,9 @@ func (d AttendeeDelta) Normalize() (AttendeeDelta, error) {
 		if a.AdditionalGuests < 0 || a.AdditionalGuests > MaxAdditionalGuests {
 			return d, Invalidf("add", "additional guests must be between 0 and %d, got %d", MaxAdditionalGuests, a.AdditionalGuests)
 		}
+		if a.AdditionalGuests > 0 && a.Response != ResponseAccepted {
+			return d, Invalidf("add", "only an acceptance brings additional guests (%s)", email)
+		}
 		out.Add = append(out.Add, NewAttendee{Email: email, DisplayName: name, Optional: a.Optional,
 			Response: a.Response, AdditionalGuests: a.AdditionalGuests})
 	}

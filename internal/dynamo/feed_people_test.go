@@ -78,7 +78,8 @@ func (f *fixture) respond(m meeting, guest int, r calendar.Response) error {
 // TestAddedWithAnAnswer: an import adds attendees with the answers its
 // document gives: counted in the summary as answers are (Store.Check
 // agrees when the test ends), refused on an entry with a capacity, whose
-// seating only answers go through; a response that is none is refused.
+// seating only answers go through; a response that is none, or guests
+// without an acceptance, are refused.
 func TestAddedWithAnAnswer(t *testing.T) {
 	f := newFixture(t)
 	m := f.meeting(0, 0, false)
@@ -95,11 +96,22 @@ func TestAddedWithAnAnswer(t *testing.T) {
 		}
 	}
 	full := f.meeting(0, 5, true)
-	for _, r := range []calendar.Response{calendar.ResponseAccepted, "MAYBE"} {
-		_, err = f.store.ChangeAttendees(full.organizer, calendar.AttendeeDelta{Key: full.entry.Key(), Add: []calendar.NewAttendee{{Email: "dan@x.test", Response: r}}})
+	for _, tc := range []struct {
+		m meeting
+		a calendar.NewAttendee
+	}{
+		{full, calendar.NewAttendee{Response: calendar.ResponseAccepted}},
+		{m, calendar.NewAttendee{Response: "MAYBE"}},
+		{m, calendar.NewAttendee{Response: calendar.ResponseTentative, AdditionalGuests: 1}},
+	} {
+		tc.a.Email = "dan@x.test"
+		_, err = f.store.ChangeAttendees(tc.m.organizer, calendar.AttendeeDelta{Key: tc.m.entry.Key(), Add: []calendar.NewAttendee{tc.a}})
 		wantCode(t, err, calendar.CodeInvalid)
 	}
 	if n := f.entryNow(full).Attendance.Summary.Total(); n != 0 {
 		t.Errorf("%d attendees after refused additions, want none", n)
+	}
+	if n := f.entryNow(m).Attendance.Summary.Total(); n != 3 {
+		t.Errorf("%d attendees after refused additions, want the 3 added before", n)
 	}
 }

@@ -22,7 +22,7 @@ var responses = map[string]calendar.Response{
 // people reads a single VEVENT's ORGANIZER and ATTENDEEs into its item,
 // with notes on what it left out: an address that is not a mailto: email,
 // an attendee listed twice (the first is kept), a PARTSTAT calgraph has no
-// answer for, a guest count out of range. More attendees than an entry may
+// answer for, a guest count out of range or without an acceptance. More attendees than an entry may
 // have is an error: the event is not imported.
 func people(c *goical.Component, it *Item) (notes []string, err error) {
 	props := c.Props.Values(goical.PropAttendee)
@@ -63,9 +63,14 @@ func people(c *goical.Component, it *Item) (notes []string, err error) {
 		}
 		if g := p.Params.Get(paramNumGuests); g != "" {
 			n, err := strconv.Atoi(g)
-			if err != nil || n < 0 || n > calendar.MaxAdditionalGuests {
+			switch {
+			case err != nil || n < 0 || n > calendar.MaxAdditionalGuests:
 				notes = append(notes, fmt.Sprintf("ATTENDEE %s has %s=%s; calgraph keeps 0 to %d additional guests", email, paramNumGuests, clip(g), calendar.MaxAdditionalGuests))
-			} else {
+			case n > 0 && a.Response != calendar.ResponseAccepted:
+				// As Respond: guests come with an acceptance (Google writes
+				// X-NUM-GUESTS=0 on everyone, which needs no note).
+				notes = append(notes, fmt.Sprintf("ATTENDEE %s brings %d guest(s) without accepting; left out", email, n))
+			default:
 				a.AdditionalGuests = n
 			}
 		}

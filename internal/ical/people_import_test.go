@@ -41,7 +41,9 @@ func TestImportPeople(t *testing.T) {
 		`ATTENDEE;PARTSTAT=DECLINED:mailto:di@x.test`,
 		`ATTENDEE;PARTSTAT=ACCEPTED:mailto:ANN@x.test`,
 		`ATTENDEE;CN=Room:urn:uuid:1234`,
-		`ATTENDEE;X-NUM-GUESTS=99:mailto:ed@x.test`)...)
+		`ATTENDEE;X-NUM-GUESTS=99:mailto:ed@x.test`,
+		`ATTENDEE;PARTSTAT=TENTATIVE;X-NUM-GUESTS=1:mailto:fay@x.test`,
+		`ATTENDEE;PARTSTAT=DECLINED;X-NUM-GUESTS=0:mailto:gus@x.test`)...)
 	doc = append(doc, event("outsider", "ORGANIZER:mailto:someone@elsewhere.org", "ATTENDEE:mailto:ann@x.test")...)
 	doc = append(doc, event("crowd", attendeeLines(calendar.MaxAttendees+1)...)...)
 	doc = append(doc, event("big", attendeeLines(30)...)...)
@@ -61,7 +63,7 @@ func TestImportPeople(t *testing.T) {
 	}
 	want := []string{
 		`invite meet ann@x.test:ACCEPTED:"Doe, Ann":false:2 bob@x.test:TENTATIVE:"":true:0 cy@x.test:NEEDS_ACTION:"":false:0` +
-			` di@x.test:DECLINED:"":false:0 ed@x.test:NEEDS_ACTION:"":false:0`,
+			` di@x.test:DECLINED:"":false:0 ed@x.test:NEEDS_ACTION:"":false:0 fay@x.test:TENTATIVE:"":false:0 gus@x.test:DECLINED:"":false:0`,
 		"organizer meet boss@calgraph.test",
 		`invite outsider ann@x.test:NEEDS_ACTION:"":false:0`,
 		"invite big" + strings.Join(big[:calendar.MaxAttendeeDelta], ""),
@@ -76,7 +78,8 @@ func TestImportPeople(t *testing.T) {
 	}
 	wantNotes := []string{
 		"0 true ATTENDEE cy@x.test has PARTSTAT=DELEGATED, read as NEEDS_ACTION; ATTENDEE ann@x.test is listed twice; the first is kept; " +
-			`ATTENDEE "urn:uuid:1234" is not an email address; left out; ATTENDEE ed@x.test has X-NUM-GUESTS=99; calgraph keeps 0 to 10 additional guests`,
+			`ATTENDEE "urn:uuid:1234" is not an email address; left out; ATTENDEE ed@x.test has X-NUM-GUESTS=99; calgraph keeps 0 to 10 additional guests; ` +
+			"ATTENDEE fay@x.test brings 1 guest(s) without accepting; left out",
 		"1 true ORGANIZER someone@elsewhere.org is not a calgraph user: you organize the entry",
 		"2 false the event has 101 attendees; an entry has at most 100",
 		"4 true imported without ORGANIZER, ATTENDEE: calgraph keeps attendees on single events only",

@@ -8,10 +8,10 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// people puts an organizer and four attendees, one of each answer, on the
-// fixture's timed entry: names with a comma, a colon, a semicolon and a
-// double quote, which RFC 5545 §3.2 makes a parameter value quote (and
-// cannot hold: RFC 6868 escapes it).
+// people puts an organizer and five attendees, one of each answer and one
+// waitlisted, on the fixture's timed entry: names with a comma, a colon, a
+// semicolon, a double quote and a caret, which RFC 5545 §3.2 makes a
+// parameter value quote (a DQUOTE it cannot hold: RFC 6868 escapes it).
 func people(f *fixture) {
 	f.timed.CreatedBy = "u-org"
 	f.feed.Organizers = map[string]*calendar.User{"u-org": {ID: "u-org", Name: "Org: \"Boss\"", Email: "boss@example.com"}}
@@ -50,6 +50,18 @@ func TestEncodePeople(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// An organizer who is no longer a user (missing from Organizers) is left
+// out; the attendees are still written.
+func TestEncodePeopleWithoutOrganizer(t *testing.T) {
+	f := newFixture(t)
+	people(&f)
+	f.feed.Organizers = nil
+	got := contentLines(encode(t, f.feed), "ORGANIZER", "ATTENDEE")
+	if len(got) != 5 || slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, "ORGANIZER") }) {
+		t.Errorf("got %q, want the 5 ATTENDEEs alone", got)
 	}
 }
 
