@@ -45,7 +45,9 @@ func (s *Store) feedPeople(ctx context.Context, feed *calendar.Feed) error {
 	g.Go(func() (err error) {
 		keys := make([]itemKey, 0, len(organizers))
 		for id := range organizers {
-			keys = append(keys, userKey(id))
+			if id != "" { // an entry written before creators were kept
+				keys = append(keys, userKey(id))
+			}
 		}
 		users, err = s.batchGet(gctx, keys)
 		return err
