@@ -65,10 +65,10 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 			}
 		}
 		e, note, err := applyPeople(ctx, svc, e, it)
-		if err != nil {
-			return r, err // the entry was just created: nothing about it can be wrong
-		}
 		r.Created = append(r.Created, e)
+		if err != nil {
+			return r, err // with the entry created: a retry must not create it again
+		}
 		if old, ok := partly[it.Index]; ok && note != "" {
 			note = old.Message + "; " + note
 		} else if ok {
@@ -102,14 +102,15 @@ func applyException(ctx context.Context, svc Importer, series *calendar.Entry, x
 // refused records an error the service gave for one component and returns
 // nil, or returns an error that must stop the import. A nil err is nil.
 func (r *Report) refused(err error, index int, uid string) error {
-	var de *calendar.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case !errors.As(err, &de) || de.Code == calendar.CodeInternal || de.Code == calendar.CodeUnauthenticated ||
-		de.Code == calendar.CodeForbidden:
+	}
+	if stops(err) {
 		return err
-	case de.Code == calendar.CodeNotFound:
+	}
+	var de *calendar.Error
+	errors.As(err, &de) // it is one: stops is false
+	if de.Code == calendar.CodeNotFound {
 		de = calendar.Errorf(calendar.CodeNotFound, "RECURRENCE-ID is not an occurrence of its series")
 	}
 	msg := de.Message
@@ -118,6 +119,14 @@ func (r *Report) refused(err error, index int, uid string) error {
 	}
 	r.Errors = append(r.Errors, ItemError{Index: index, UID: uid, Message: msg, Code: de.Code})
 	return nil
+}
+
+// stops reports whether an error the service gave for one component must
+// stop the whole import: the store failing, or the viewer no longer allowed.
+func stops(err error) bool {
+	var de *calendar.Error
+	return !errors.As(err, &de) || de.Code == calendar.CodeInternal || de.Code == calendar.CodeUnauthenticated ||
+		de.Code == calendar.CodeForbidden
 }
 
 func sortErrors(errs []ItemError) {

@@ -2,6 +2,7 @@ package ical_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,5 +102,28 @@ func TestImportPeopleNames(t *testing.T) {
 		{Email: "cy@x.test", Response: calendar.ResponseNeedsAction}}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// TestImportPeopleRefused: an attendee write the service refuses for that
+// entry alone is noted and the import goes on; the store failing stops it,
+// and the report still lists the entry created (or a retry would create it
+// again).
+func TestImportPeopleRefused(t *testing.T) {
+	var doc []string
+	doc = append(doc, event("gone", attendeeLines(30)...)...)
+	doc = append(doc, event("next", "ATTENDEE:mailto:ann@x.test")...)
+	imp := decode(t, document(doc...))
+	svc := &service{refuse: map[string]error{"p25@x.test": calendar.Errorf(calendar.CodeNotFound, "entry not found")}}
+	rep, err := ical.Apply(context.Background(), svc, "cal", imp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Created) != 2 || len(rep.Errors) != 1 || rep.Errors[0].Message != "imported without 5 of its attendees: entry not found" || !rep.Errors[0].Imported {
+		t.Errorf("created %d, errors %+v; want both, gone noted as imported without 5 attendees", len(rep.Created), rep.Errors)
+	}
+	svc = &service{refuse: map[string]error{"p25@x.test": errors.New("DynamoDB unreachable")}}
+	if rep, err = ical.Apply(context.Background(), svc, "cal", imp); err == nil || len(rep.Created) != 1 {
+		t.Errorf("a store failure: %v, created %d, want the failure and the entry it was adding attendees to", err, len(rep.Created))
 	}
 }
