@@ -4479,8 +4479,9 @@ type ImportError {
   code: String!
   """
   True when the component was imported, without what ` + "`" + `message` + "`" + ` names (for
-  example its ORGANIZER and ATTENDEEs, which calgraph does not keep): its entry
-  is among ` + "`" + `entries` + "`" + `. False when nothing of it was imported.
+  example a series' ORGANIZER and ATTENDEEs, which calgraph keeps on single
+  events only, or an attendee whose address is not an email): its entry is
+  among ` + "`" + `entries` + "`" + `. False when nothing of it was imported.
   """
   imported: Boolean!
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -34,6 +35,13 @@ func importCalendar(ctx context.Context, svc calendar.Service, in model.ImportCa
 	imp, err := ical.Decode(strings.NewReader(in.Ics), cal.TimeZone)
 	if err != nil {
 		return nil, err
+	}
+	if slices.ContainsFunc(imp.Items, func(it ical.Item) bool { return it.Organizer != nil }) {
+		me, err := l.Viewer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		imp.OrganizedBy(me.Email)
 	}
 	rep, err := once(ctx, svc, in.IdempotencyKey, func(ctx context.Context) (*ical.Report, error) {
 		return ical.Apply(ctx, svc, id, imp)

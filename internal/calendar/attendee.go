@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -169,6 +170,12 @@ type NewAttendee struct {
 	Email       string
 	DisplayName string
 	Optional    bool
+	// Response and AdditionalGuests are the answer an imported document
+	// gives (PARTSTAT, X-NUM-GUESTS); "" is NeedsAction. The API never sets
+	// them: an invited person answers for themselves (Respond). An entry
+	// with a capacity refuses an added answer, which would skip its seating.
+	Response         Response
+	AdditionalGuests int
 }
 
 // AttendeeDelta adds and removes attendees of an entry (never replaces the
@@ -206,7 +213,18 @@ func (d AttendeeDelta) Normalize() (AttendeeDelta, error) {
 			return d, Invalidf("add", "%s is in the list twice", email)
 		}
 		seen[email] = true
-		out.Add = append(out.Add, NewAttendee{Email: email, DisplayName: name, Optional: a.Optional})
+		a.Response = cmp.Or(a.Response, ResponseNeedsAction)
+		if !a.Response.Valid() {
+			return d, Invalidf("add", "response must be NEEDS_ACTION, ACCEPTED, TENTATIVE or DECLINED, got %q", a.Response)
+		}
+		if a.AdditionalGuests < 0 || a.AdditionalGuests > MaxAdditionalGuests {
+			return d, Invalidf("add", "additional guests must be between 0 and %d, got %d", MaxAdditionalGuests, a.AdditionalGuests)
+		}
+		if a.AdditionalGuests > 0 && a.Response != ResponseAccepted {
+			return d, Invalidf("add", "only an acceptance brings additional guests (%s)", email)
+		}
+		out.Add = append(out.Add, NewAttendee{Email: email, DisplayName: name, Optional: a.Optional,
+			Response: a.Response, AdditionalGuests: a.AdditionalGuests})
 	}
 	for _, r := range d.Remove {
 		email, err := NormalizeEmail(r)

@@ -9,11 +9,20 @@ import (
 )
 
 // Feed is what a calendar's iCalendar feed shows: the calendar, its single
-// entries and series, and the series' exceptions as their occurrences look.
+// entries and series, the series' exceptions as their occurrences look, and
+// the people on its single entries.
 type Feed struct {
 	Calendar   *Calendar
 	Entries    []*Entry
 	Exceptions []*Entry
+	// Attendees are the attendees of each single entry, by entry ID, for the
+	// entries whose list the feed shows: an entry whose organizer hides the
+	// list (Attendance.HideAttendees) has none here, since whoever holds the
+	// feed's URL is not known to be a member.
+	Attendees map[string][]*Attendee
+	// Organizers are the users organizing the entries in Attendees, by user
+	// ID; a user deleted since is missing.
+	Organizers map[string]*User
 }
 
 // A feed is served at FeedPathPrefix + token + FeedPathSuffix.

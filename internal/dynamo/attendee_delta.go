@@ -64,9 +64,15 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 		w.Delete(attendeeKey(r.CalendarID, r.EntryID, attendeeWho(r.UserID, r.Email)), versionIs(r.Version), attendanceMoved)
 	}
 	for _, n := range d.Add {
+		if n.Response != calendar.ResponseNeedsAction && e.Attendance.Capacity > 0 {
+			return nil, calendar.Invalidf("add", "%s is added with an answer, which an entry with a capacity does not take: they answer themselves", n.Email)
+		}
 		a := &calendar.Attendee{CalendarID: e.CalendarID, EntryID: e.ID, UserID: stringAttr(acc.items[emailKey(n.Email)], "userId"),
-			Email: n.Email, DisplayName: n.DisplayName, Optional: n.Optional, Response: calendar.ResponseNeedsAction,
+			Email: n.Email, DisplayName: n.DisplayName, Optional: n.Optional, Response: n.Response, AdditionalGuests: n.AdditionalGuests,
 			InvitedBy: acc.viewer, InvitedAt: now, Version: 1}
+		if n.Response != calendar.ResponseNeedsAction {
+			a.RespondedAt = now // an imported answer
+		}
 		sum.Count(a, 1)
 		w.Add(attendeePut(a, 0, now))
 	}

@@ -121,7 +121,8 @@ func (s *Store) DisableFeed(ctx context.Context, calendarID string) error {
 
 // Feed implements calendar.FeedService: a GetItem of the token's item, then
 // one BatchGetItem of the calendar and its feed item beside one Query of
-// everything the calendar holds.
+// everything the calendar holds; when its single entries have attendees,
+// one more wave reads them and their organizers (feedPeople).
 func (s *Store) Feed(ctx context.Context, token string) (*calendar.Feed, error) {
 	notFound := calendar.Errorf(calendar.CodeNotFound, "feed not found")
 	if !calendar.ValidFeedToken(token) {
@@ -160,7 +161,14 @@ func (s *Store) Feed(ctx context.Context, token string) (*calendar.Feed, error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.feedOf(c.calendar(), records)
+	feed, err := s.feedOf(c.calendar(), records)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.feedPeople(ctx, feed); err != nil {
+		return nil, err
+	}
+	return feed, nil
 }
 
 // feedOf sorts a calendar's entry records into a feed: single entries and

@@ -267,7 +267,8 @@ func seriesRange(from time.Time) (lo, hi string) {
 
 // An entry's attendees are items of its calendar's partition, under their
 // own prefix (never inside entryKeyRange, so range reads, series reads and
-// feeds never meet them): one Query lists an entry's attendees.
+// feeds' entry Query never meet them): one Query lists an entry's
+// attendees, and one (attendeeKeyRange) a calendar's, for its feed.
 
 // attendeeKey: attendee who of an entry (attendeeWho), SK =
 // ATT#<entryId>#<who>. A per-occurrence answer (a later slice) goes right
@@ -279,6 +280,10 @@ func attendeeKey(calendarID, entryID, who string) itemKey {
 
 // attendeePrefix starts the sort keys of an entry's attendees.
 func attendeePrefix(entryID string) string { return prefixAttendee + entryID + "#" }
+
+// attendeeKeyRange bounds the sort keys of every attendee of a calendar's
+// entries (its partition's ATT# items), for a feed's one Query of them.
+func attendeeKeyRange() (first, last string) { return prefixAttendee, prefixAttendee + "~" }
 
 // attendeeWho names an attendee within its entry: U#<userId> for a calgraph
 // user (so a change of their email keeps their answer), E#<email> (escaped)

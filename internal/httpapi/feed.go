@@ -34,7 +34,8 @@ func FeedHandler(svc calendar.FeedService, eng calendar.RecurrenceEngine, now fu
 		}
 		var body bytes.Buffer
 		if err == nil {
-			err = ical.Encode(&body, ical.Feed{Calendar: feed.Calendar, Entries: feed.Entries, Exceptions: feed.Exceptions, Now: now(), Engine: eng})
+			err = ical.Encode(&body, ical.Feed{Calendar: feed.Calendar, Entries: feed.Entries, Exceptions: feed.Exceptions,
+				Attendees: feed.Attendees, Organizers: feed.Organizers, Now: now(), Engine: eng})
 		}
 		if err != nil {
 			logger.ErrorContext(r.Context(), "serving a feed", "err", err)

@@ -15,6 +15,8 @@ type Importer interface {
 	SetTaskCompleted(ctx context.Context, key calendar.EntryKey, expectedVersion int, completed bool) (*calendar.Entry, *calendar.Calendar, error)
 	UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error)
 	DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, expectedVersion int) error
+	ChangeAttendees(ctx context.Context, d calendar.AttendeeDelta) (*calendar.Entry, error)
+	UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error)
 }
 
 // Report is what an import did: the entries it created (single entries,
@@ -26,7 +28,9 @@ type Report struct {
 }
 
 // Apply creates what imp holds in a calendar, one write per entry, then one
-// per exception of a series and per completed task. A component the service
+// per exception of a series and per completed task, and for a single event
+// with attendees one ChangeAttendees per MaxAttendeeDelta of them and one
+// UpdateEntry handing it to its organizer (applyPeople). A component the service
 // refuses (bad input, an exception that is not an occurrence) is reported and
 // the others still go ahead; a failure of the import as a whole (the calendar
 // not found or not writable, the store failing) stops it and is returned with
@@ -60,9 +64,18 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 				return r, err // the task was just created: nothing about it can be wrong
 			}
 		}
+		e, note, err := applyPeople(ctx, svc, e, it)
 		r.Created = append(r.Created, e)
-		if note, ok := partly[it.Index]; ok {
-			r.Errors = append(r.Errors, note)
+		if err != nil {
+			return r, err // with the entry created: a retry must not create it again
+		}
+		if old, ok := partly[it.Index]; ok && note != "" {
+			note = old.Message + "; " + note
+		} else if ok {
+			note = old.Message
+		}
+		if note != "" {
+			r.Errors = append(r.Errors, ItemError{Index: it.Index, UID: it.UID, Message: note, Code: calendar.CodeInvalid, Imported: true})
 		}
 		for _, x := range it.Exceptions {
 			if err := r.refused(applyException(ctx, svc, e, x), x.Index, it.UID); err != nil {
@@ -89,14 +102,15 @@ func applyException(ctx context.Context, svc Importer, series *calendar.Entry, x
 // refused records an error the service gave for one component and returns
 // nil, or returns an error that must stop the import. A nil err is nil.
 func (r *Report) refused(err error, index int, uid string) error {
-	var de *calendar.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case !errors.As(err, &de) || de.Code == calendar.CodeInternal || de.Code == calendar.CodeUnauthenticated ||
-		de.Code == calendar.CodeForbidden:
+	}
+	if stops(err) {
 		return err
-	case de.Code == calendar.CodeNotFound:
+	}
+	var de *calendar.Error
+	errors.As(err, &de) // it is one: stops is false
+	if de.Code == calendar.CodeNotFound {
 		de = calendar.Errorf(calendar.CodeNotFound, "RECURRENCE-ID is not an occurrence of its series")
 	}
 	msg := de.Message
@@ -105,6 +119,14 @@ func (r *Report) refused(err error, index int, uid string) error {
 	}
 	r.Errors = append(r.Errors, ItemError{Index: index, UID: uid, Message: msg, Code: de.Code})
 	return nil
+}
+
+// stops reports whether an error the service gave for one component must
+// stop the whole import: the store failing, or the viewer no longer allowed.
+func stops(err error) bool {
+	var de *calendar.Error
+	return !errors.As(err, &de) || de.Code == calendar.CodeInternal || de.Code == calendar.CodeUnauthenticated ||
+		de.Code == calendar.CodeForbidden
 }
 
 func sortErrors(errs []ItemError) {

@@ -3,7 +3,9 @@ package ical_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +48,30 @@ func (s *service) DeleteOccurrence(_ context.Context, k calendar.OccurrenceKey, 
 	}
 	s.writes = append(s.writes, "cancel "+k.SeriesID+" "+k.OriginalStart.Format(time.DateOnly))
 	return nil
+}
+
+// ChangeAttendees records each delta's emails and answers; an email in
+// refuse fails the import's store.
+func (s *service) ChangeAttendees(_ context.Context, d calendar.AttendeeDelta) (*calendar.Entry, error) {
+	w := "invite " + d.Key.EntryID
+	for _, a := range d.Add {
+		if err := s.refuse[a.Email]; err != nil {
+			return nil, err
+		}
+		w += fmt.Sprintf(" %s:%s:%q:%v:%d", a.Email, a.Response, a.DisplayName, a.Optional, a.AdditionalGuests)
+	}
+	s.writes = append(s.writes, w)
+	return &calendar.Entry{ID: d.Key.EntryID, CalendarID: d.Key.CalendarID, Version: 1}, nil
+}
+
+// UpdateEntry hands an entry over to an organizer whose email ends in
+// "@calgraph.test", the calgraph users here; others are NOT_FOUND.
+func (s *service) UpdateEntry(_ context.Context, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error) {
+	if !strings.HasSuffix(u.OrganizerEmail.Value, "@calgraph.test") || u.ExpectedVersion != 1 {
+		return nil, nil, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s", u.OrganizerEmail.Value)
+	}
+	s.writes = append(s.writes, "organizer "+u.Key.EntryID+" "+u.OrganizerEmail.Value)
+	return &calendar.Entry{ID: u.Key.EntryID, CalendarID: u.Key.CalendarID, Version: 2}, &calendar.Calendar{ID: u.Key.CalendarID}, nil
 }
 
 func TestApply(t *testing.T) {
@@ -102,7 +128,7 @@ func TestApply(t *testing.T) {
 func TestApplyReportsPartialImports(t *testing.T) {
 	note := func(i int) ical.ItemError {
 		return ical.ItemError{Index: i, UID: string(rune('a' + i)), Code: calendar.CodeInvalid, Imported: true,
-			Message: "imported without ATTENDEE: calgraph keeps no organizer or attendees"}
+			Message: "imported without ATTENDEE: calgraph keeps attendees on single events only"}
 	}
 	imp := &ical.Import{
 		Items: []ical.Item{

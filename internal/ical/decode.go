@@ -30,6 +30,24 @@ type Item struct {
 	Entry      calendar.NewEntry // CalendarID left empty; Recurrence set for a series
 	Completed  bool              // a VTODO with STATUS:COMPLETED
 	Exceptions []Exception
+	// Organizer is a single event's ORGANIZER (Email and DisplayName), nil
+	// when it has none; Attendees are its ATTENDEEs with their answers.
+	// Apply adds the attendees, and hands the entry over to the organizer
+	// when a calgraph user has that email.
+	Organizer *calendar.NewAttendee
+	Attendees []calendar.NewAttendee
+}
+
+// OrganizedBy leaves out the Organizer of the items that email (a calgraph
+// user's, lower-case) organizes: the user importing them, who organizes
+// what they create, so that an export of one's own calendar, where every
+// event names its owner, costs no handover write per event.
+func (imp *Import) OrganizedBy(email string) {
+	for i := range imp.Items {
+		if o := imp.Items[i].Organizer; o != nil && o.Email == email {
+			imp.Items[i].Organizer = nil
+		}
+	}
 }
 
 // Exception is a RECURRENCE-ID component of a series.
@@ -62,9 +80,10 @@ type ItemError struct {
 // components are skipped. A TZID is an IANA name, whose rules come from Go's
 // time zone data, a Windows zone name, read as the IANA zone CLDR maps it to
 // (windowsZones), or else the name of one of the document's VTIMEZONEs, read
-// as the IANA zone that matches it (vtimezoneZone). A
-// component with ORGANIZER or ATTENDEE is imported without them, and an
-// ItemError for it says so.
+// as the IANA zone that matches it (vtimezoneZone). A single
+// event's ORGANIZER and ATTENDEEs become Item.Organizer and Item.Attendees
+// (decode_people.go); a series, its exceptions and to-dos are imported
+// without them, and an ItemError for each says so.
 //
 // An event with DTSTART but neither DTEND nor DURATION gets a zero
 // TimedTiming.End, so calgraph gives it the viewer's default duration, and so

@@ -23,22 +23,37 @@ type part struct {
 	exception    Exception // a RECURRENCE-ID component
 	recurrenceID moment    // the exception's RECURRENCE-ID as written
 	err          error     // why it is not imported, in words for the client
-	dropped      []string  // properties calgraph keeps nothing of (ORGANIZER, ATTENDEE)
+	dropped      []string  // properties calgraph keeps nothing of (ORGANIZER, ATTENDEE of a series or to-do)
+	notes        []string  // what reading the people left out (decode_people.go)
 }
 
-// droppedProps are the properties an import reads nothing of: calgraph's
-// entries have no organizer or attendees. A component carrying them is
+// droppedProps are the properties an import reads nothing of on a series,
+// its exceptions or a to-do: calgraph keeps attendees on single events only
+// (an entry with attendees cannot repeat). A component carrying them is
 // imported, and the import says what it left out.
 var droppedProps = []string{"ORGANIZER", "ATTENDEE"}
 
 // component reads the i-th VEVENT or VTODO.
 func (d *decoder) component(i int, c *goical.Component) part {
-	p := part{index: i}
+	p := d.read(i, c)
+	if p.err != nil {
+		return p
+	}
+	if c.Name == goical.CompEvent && !p.isException && p.item.Entry.Recurrence == nil {
+		p.notes, p.err = people(c, &p.item)
+		return p
+	}
 	for _, name := range droppedProps {
 		if len(c.Props.Values(name)) > 0 {
 			p.dropped = append(p.dropped, name)
 		}
 	}
+	return p
+}
+
+// read reads the i-th VEVENT or VTODO but for its people.
+func (d *decoder) read(i int, c *goical.Component) part {
+	p := part{index: i}
 	if uid := c.Props.Get(goical.PropUID); uid != nil {
 		p.uid = strings.TrimSpace(text(uid))
 	}
@@ -153,9 +168,13 @@ func status(c *goical.Component) string {
 // noteDropped says, for a component imported without some of its
 // properties, which ones: it is in Import.Errors as imported only in part.
 func noteDropped(imp *Import, p part) {
+	notes := p.notes
 	if len(p.dropped) > 0 {
+		notes = append(notes, "imported without "+strings.Join(p.dropped, ", ")+": calgraph keeps attendees on single events only")
+	}
+	if len(notes) > 0 {
 		imp.Errors = append(imp.Errors, ItemError{Index: p.index, UID: p.uid, Code: calendar.CodeInvalid, Imported: true,
-			Message: "imported without " + strings.Join(p.dropped, ", ") + ": calgraph keeps no organizer or attendees"})
+			Message: strings.Join(notes, "; ")})
 	}
 }
 

@@ -30,6 +30,11 @@ type Feed struct {
 	// (master.OccurrenceAt(orig).Overlay(exception)): IsException, SeriesID,
 	// OriginalStart set; Cancelled ones become EXDATEs of their series.
 	Exceptions []*calendar.Entry
+	// Attendees and Organizers are the people on single entries
+	// (calendar.Feed's): an entry with attendees gets ORGANIZER and one
+	// ATTENDEE each (people.go).
+	Attendees  map[string][]*calendar.Attendee
+	Organizers map[string]*calendar.User
 	Now        time.Time // DTSTAMP
 	// Engine writes each series' recurrence so that every reader finds the
 	// occurrences calgraph does (RecurrenceEngine.Portable).
@@ -136,6 +141,7 @@ func entryComponents(f Feed) ([]*goical.Component, *zoneSet, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("entry %s: %w", e.ID, err)
 		}
+		peopleProps(c.Props, f.Organizers[calendar.OrganizerOf(e)], f.Attendees[e.ID])
 		if prev := uids[e.PreviousSeriesID]; prev != "" {
 			// A series split off another (THIS_AND_FOLLOWING) names it.
 			related := goical.NewProp(goical.PropRelatedTo)

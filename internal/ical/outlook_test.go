@@ -15,8 +15,8 @@ import (
 // are Windows zone names (with their VTIMEZONEs), a weekly series with an
 // EXDATE in such a zone, an all-day event, ORGANIZER and ATTENDEE, and
 // Microsoft's X- properties. Every component imports, at the right instants
-// in the IANA zone CLDR maps the Windows name to, and the import says what
-// it left out.
+// in the IANA zone CLDR maps the Windows name to, with its organizer and
+// attendees.
 func TestOutlookExport(t *testing.T) {
 	doc, err := os.ReadFile("testdata/outlook.ics")
 	if err != nil {
@@ -40,8 +40,13 @@ func TestOutlookExport(t *testing.T) {
 	if holiday.Timing.AllDay == nil || holiday.Timing.AllDay.String() != "2026-01-19" {
 		t.Errorf("Holiday: got %+v", holiday.Timing)
 	}
-	if len(imp.Errors) != 1 || imp.Errors[0].Index != 0 || !strings.Contains(imp.Errors[0].Message, "imported without ORGANIZER, ATTENDEE") {
-		t.Errorf("got notes %+v, want one for Planning saying ORGANIZER and ATTENDEE were left out", imp.Errors)
+	org, att := imp.Items[0].Organizer, imp.Items[0].Attendees
+	if org == nil || *org != (calendar.NewAttendee{Email: "ada@example.com", DisplayName: "Ada Lovelace"}) ||
+		!slices.Equal(att, []calendar.NewAttendee{{Email: "bob@example.com", DisplayName: "Bob", Response: calendar.ResponseNeedsAction}}) {
+		t.Errorf("Planning's people: organizer %+v, attendees %+v; want Ada organizing and Bob invited", org, att)
+	}
+	if len(imp.Errors) != 0 {
+		t.Errorf("got notes %+v, want none: Planning keeps its ORGANIZER and ATTENDEE", imp.Errors)
 	}
 }
 

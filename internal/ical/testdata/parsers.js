@@ -22,10 +22,38 @@ const { rrulestr } = require('rrule');
 const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const out = {};
 for (const { name, ics, until } of input) {
+  if (process.argv[2] === 'people') {
+    out[name] = { 'ical.js': peopleWithICALjs(ics) };
+    continue;
+  }
   const end = new Date(until);
   out[name] = { 'ical.js': withICALjs(ics, end), 'rrule.js': withRRulejs(ics, end) };
 }
 console.log(JSON.stringify(out, null, 1));
+
+// With the argument "people" (node parsers.js people < docs.json, input
+// [{name, ics}]), ical.js reads each VEVENT's ORGANIZER and ATTENDEEs
+// instead, and writes the document back as it holds it:
+// {name: {"ical.js": {people: ["<UID> ORGANIZER <email> CN=<cn>",
+// "<UID> ATTENDEE <email> CN=… PARTSTAT=… ROLE=… RSVP=… X-NUM-GUESTS=…"],
+// ics}}}, a parameter the property lacks shown empty.
+function peopleWithICALjs(ics) {
+  const cal = new ICAL.Component(ICAL.parse(ics));
+  const people = [];
+  const param = (p, name) => { const v = p.getParameter(name); return v === null || v === undefined ? '' : String(v); };
+  const email = p => String(p.getFirstValue()).replace(/^mailto:/i, '');
+  for (const ev of cal.getAllSubcomponents('vevent')) {
+    const uid = ev.getFirstPropertyValue('uid');
+    for (const p of ev.getAllProperties('organizer')) {
+      people.push(`${uid} ORGANIZER ${email(p)} CN=${param(p, 'cn')}`);
+    }
+    for (const p of ev.getAllProperties('attendee')) {
+      people.push(`${uid} ATTENDEE ${email(p)} CN=${param(p, 'cn')} PARTSTAT=${param(p, 'partstat')} ROLE=${param(p, 'role')}` +
+        ` RSVP=${param(p, 'rsvp')} X-NUM-GUESTS=${param(p, 'x-num-guests')}`);
+    }
+  }
+  return { people, ics: cal.toString() };
+}
 
 function withICALjs(ics, end) {
   const cal = new ICAL.Component(ICAL.parse(ics));

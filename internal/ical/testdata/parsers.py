@@ -6,6 +6,12 @@ RDATE, whose values are read here in the same zone or as dates.
 
     apt-get install python3-dateutil   # Debian's 2.8.2, or pip's 2.9.0
     python3 parsers.py < cases.json
+
+With the argument "people" it reads organizers and attendees instead, with
+python-icalendar (see people below):
+
+    apt-get install python3-icalendar  # Debian's 4.0.3
+    python3 parsers.py people < docs.json
 """
 import json
 import sys
@@ -50,5 +56,37 @@ def occurrences(ics, until):
     return got
 
 
+def people(ics):
+    """With the argument "people" (python3 parsers.py people < docs.json),
+    python-icalendar reads each VEVENT's ORGANIZER and ATTENDEEs and writes
+    the document back, in parsers.js's output form ("python-icalendar" is
+    the key). Debian's python3-icalendar 4.0.3 does not implement RFC 6868:
+    a CN with ^' or ^^ is read as written, and written back so."""
+    import icalendar
+
+    cal = icalendar.Calendar.from_ical(ics)
+    out = []
+
+    def email(p):
+        s = str(p)
+        return s[len("mailto:"):] if s.lower().startswith("mailto:") else s
+
+    for ev in cal.walk("VEVENT"):
+        uid = str(ev.get("UID"))
+        org = ev.get("ORGANIZER")
+        if org is not None:
+            out.append("%s ORGANIZER %s CN=%s" % (uid, email(org), org.params.get("CN", "")))
+        atts = ev.get("ATTENDEE", [])
+        for a in atts if isinstance(atts, list) else [atts]:
+            p = a.params
+            out.append("%s ATTENDEE %s CN=%s PARTSTAT=%s ROLE=%s RSVP=%s X-NUM-GUESTS=%s" % (
+                uid, email(a), p.get("CN", ""), p.get("PARTSTAT", ""), p.get("ROLE", ""), p.get("RSVP", ""),
+                p.get("X-NUM-GUESTS", "")))
+    return {"people": out, "ics": cal.to_ical().decode()}
+
+
 cases = json.load(sys.stdin)
-print(json.dumps({c["name"]: {"dateutil": occurrences(c["ics"], c["until"])} for c in cases}, indent=1))
+if sys.argv[1:] == ["people"]:
+    print(json.dumps({c["name"]: {"python-icalendar": people(c["ics"])} for c in cases}, indent=1))
+else:
+    print(json.dumps({c["name"]: {"dateutil": occurrences(c["ics"], c["until"])} for c in cases}, indent=1))

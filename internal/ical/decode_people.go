@@ -1,0 +1,100 @@
+package ical
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	goical "github.com/emersion/go-ical"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// responses are the answers of the PARTSTAT values calgraph keeps; any other
+// (DELEGATED, or one a later RFC adds) is read as NEEDS_ACTION, with a note.
+var responses = map[string]calendar.Response{
+	"NEEDS-ACTION": calendar.ResponseNeedsAction,
+	"ACCEPTED":     calendar.ResponseAccepted,
+	"TENTATIVE":    calendar.ResponseTentative,
+	"DECLINED":     calendar.ResponseDeclined,
+}
+
+// people reads a single VEVENT's ORGANIZER and ATTENDEEs into its item,
+// with notes on what it left out: an address that is not a mailto: email,
+// an attendee listed twice (the first is kept), a PARTSTAT calgraph has no
+// answer for, a guest count out of range or without an acceptance. More attendees than an entry may
+// have is an error: the event is not imported.
+func people(c *goical.Component, it *Item) (notes []string, err error) {
+	props := c.Props.Values(goical.PropAttendee)
+	if len(props) > calendar.MaxAttendees {
+		return nil, fmt.Errorf("the event has %d attendees; an entry has at most %d", len(props), calendar.MaxAttendees)
+	}
+	if p := c.Props.Get(goical.PropOrganizer); p != nil {
+		email, name, ok := calAddress(p)
+		if !ok {
+			notes = append(notes, fmt.Sprintf("ORGANIZER %q is not an email address", clip(p.Value)))
+		} else {
+			it.Organizer = &calendar.NewAttendee{Email: email, DisplayName: name}
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range props {
+		email, name, ok := calAddress(&p)
+		switch {
+		case !ok:
+			notes = append(notes, fmt.Sprintf("ATTENDEE %q is not an email address; left out", clip(p.Value)))
+			continue
+		case seen[email]:
+			notes = append(notes, fmt.Sprintf("ATTENDEE %s is listed twice; the first is kept", email))
+			continue
+		}
+		seen[email] = true
+		a := calendar.NewAttendee{Email: email, DisplayName: name, Response: calendar.ResponseNeedsAction}
+		switch strings.ToUpper(p.Params.Get(goical.ParamRole)) {
+		case roleOptional, "NON-PARTICIPANT":
+			a.Optional = true
+		}
+		if stat := strings.ToUpper(p.Params.Get(goical.ParamParticipationStatus)); stat != "" {
+			if r, ok := responses[stat]; ok {
+				a.Response = r
+			} else {
+				notes = append(notes, fmt.Sprintf("ATTENDEE %s has PARTSTAT=%s, read as NEEDS_ACTION", email, clip(stat)))
+			}
+		}
+		if g := p.Params.Get(paramNumGuests); g != "" {
+			n, err := strconv.Atoi(g)
+			switch {
+			case err != nil || n < 0 || n > calendar.MaxAdditionalGuests:
+				notes = append(notes, fmt.Sprintf("ATTENDEE %s has %s=%s; calgraph keeps 0 to %d additional guests", email, paramNumGuests, clip(g), calendar.MaxAdditionalGuests))
+			case n > 0 && a.Response != calendar.ResponseAccepted:
+				// As Respond: guests come with an acceptance (Google writes
+				// X-NUM-GUESTS=0 on everyone, which needs no note).
+				notes = append(notes, fmt.Sprintf("ATTENDEE %s brings %d guest(s) without accepting; left out", email, n))
+			default:
+				a.AdditionalGuests = n
+			}
+		}
+		it.Attendees = append(it.Attendees, a)
+	}
+	return notes, nil
+}
+
+// calAddress reads a CAL-ADDRESS property (ORGANIZER, ATTENDEE): its
+// mailto: email, normalized, and its CN (RFC 6868 escapes undone), kept
+// only if calgraph accepts it as a name. ok is false for an address that is
+// not an email.
+func calAddress(p *goical.Prop) (email, name string, ok bool) {
+	v := strings.TrimSpace(p.Value)
+	if len(v) < len("mailto:") || !strings.EqualFold(v[:len("mailto:")], "mailto:") {
+		return "", "", false
+	}
+	email, err := calendar.NormalizeEmail(v[len("mailto:"):])
+	if err != nil {
+		return "", "", false
+	}
+	name = strings.TrimSpace(unescapeParam(p.Params.Get(goical.ParamCommonName)))
+	if name != "" && calendar.ValidateName("CN", name) != nil {
+		name = ""
+	}
+	return email, name, true
+}
