@@ -39,7 +39,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	if err != nil {
 		return nil, err
 	}
-	e, pieces, err := attendeeEntry(acc.items[ek])
+	e, pieces, err := entryOfItem(acc.items[ek])
 	if err != nil {
 		return nil, err
 	}

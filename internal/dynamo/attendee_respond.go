@@ -40,7 +40,7 @@ func (s *Store) respond(ctx context.Context, viewer string, r calendar.RSVP) (*c
 	if items[ak] == nil { // not invited: indistinguishable from no entry
 		return nil, errEntryNotFound()
 	}
-	e, pieces, err := attendeeEntry(items[ek])
+	e, pieces, err := entryOfItem(items[ek])
 	if err != nil {
 		return nil, err
 	}

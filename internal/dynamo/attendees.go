@@ -107,9 +107,9 @@ func summaryWrites(e *calendar.Entry, pieces int, d calendar.AttendeeSummary, co
 	return ops
 }
 
-// attendeeEntry decodes the entry an attendee write is about, refusing
-// what cannot hold attendees yet.
-func attendeeEntry(it item) (*calendar.Entry, int, error) {
+// entryOfItem decodes an entry item as read, with the number of its
+// pieces: NOT_FOUND when there is none.
+func entryOfItem(it item) (*calendar.Entry, int, error) {
 	if it == nil {
 		return nil, 0, errEntryNotFound()
 	}

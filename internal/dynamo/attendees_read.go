@@ -69,7 +69,7 @@ func (s *Store) attendeeView(ctx context.Context, key calendar.EntryKey) (calend
 	if err != nil || items[ek] == nil {
 		return calendar.SeeNoAttendees, nil, err
 	}
-	e, _, err := attendeeEntry(items[ek])
+	e, _, err := entryOfItem(items[ek])
 	if err != nil {
 		return 0, nil, err
 	}

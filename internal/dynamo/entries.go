@@ -37,21 +37,14 @@ func (s *Store) entryAccess(ctx context.Context, calendarID string, extra ...ite
 // existingEntry reads an entry out of what entryAccess read.
 func existingEntry(acc *access, key calendar.EntryKey, expectedVersion int) (*calendar.Entry, int, error) {
 	it := acc.items[entryKey(key.CalendarID, key.EntryID)]
-	if it == nil {
-		return nil, 0, calendar.Errorf(calendar.CodeNotFound, "entry not found")
-	}
-	r, err := decodeEntryRecord(it)
-	if err != nil {
-		return nil, 0, err
-	}
-	e, err := r.entry()
+	e, pieces, err := entryOfItem(it)
 	if err != nil {
 		return nil, 0, err
 	}
 	if e.Version != expectedVersion {
 		return nil, 0, versionMismatch("entry", expectedVersion)(it)
 	}
-	return e, r.Pieces, nil
+	return e, pieces, nil
 }
 
 func validEntryKey(key calendar.EntryKey) error {

@@ -105,24 +105,7 @@ func TestOffRuleStartsReadAlike(t *testing.T) {
 		}
 	}
 	const record = "testdata/offrule-parsers.json"
-	var recorded map[string]offRuleRecord
-	if dir := os.Getenv("CALGRAPH_PARSERS_DIR"); dir != "" {
-		recorded = readWithParsers(t, dir, cases, docs)
-		if *updateParsers {
-			b, _ := json.MarshalIndent(recorded, "", " ")
-			if err := os.WriteFile(record, append(b, '\n'), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	} else {
-		b, err := os.ReadFile(record)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &recorded); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recorded := parsersReading(t, record, func(dir string) map[string]offRuleRecord { return readWithParsers(t, dir, cases, docs) })
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec, ok := recorded[c.name]
@@ -258,4 +241,32 @@ func mergeRecorded(t *testing.T, out map[string]offRuleRecord) map[string]offRul
 		}
 	}
 	return out
+}
+
+// parsersReading is what the iCalendar readers (testdata/parsers.js and
+// parsers.py) read: read with them when CALGRAPH_PARSERS_DIR names their
+// directory (.ci/run sets it), and kept in record with -update-parsers;
+// else as record holds it, so that a plain go test still checks calgraph's
+// side against their last reading.
+func parsersReading[T any](t *testing.T, record string, read func(dir string) T) T {
+	t.Helper()
+	var v T
+	if dir := os.Getenv("CALGRAPH_PARSERS_DIR"); dir != "" {
+		v = read(dir)
+		if *updateParsers {
+			b, _ := json.MarshalIndent(v, "", " ")
+			if err := os.WriteFile(record, append(b, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return v
+	}
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -72,24 +72,7 @@ func TestPeopleReadAlike(t *testing.T) {
 	}
 
 	const record = "testdata/people-parsers.json"
-	var rec peopleRecord
-	if dir := os.Getenv("CALGRAPH_PARSERS_DIR"); dir != "" {
-		rec = readPeopleWithParsers(t, dir, doc)
-		if *updateParsers {
-			b, _ := json.MarshalIndent(rec, "", " ")
-			if err := os.WriteFile(record, append(b, '\n'), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	} else {
-		b, err := os.ReadFile(record)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &rec); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rec := parsersReading(t, record, func(dir string) peopleRecord { return readPeopleWithParsers(t, dir, doc) })
 	if rec.ICS != doc {
 		t.Fatalf("the feed is not written as when the parsers read it: run with CALGRAPH_PARSERS_DIR and -update-parsers\nnow:\n%s", doc)
 	}
