@@ -208,15 +208,9 @@ func readWithParsers(t *testing.T, dir string, cases []offRuleCase, docs map[str
 			maps.Copy(out[name].Parsers, parsers)
 		}
 	}
-	node := exec.Command("node", "testdata/parsers.js")
-	node.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
-	run(node)
-	python := cmp.Or(os.Getenv("CALGRAPH_PYTHON"), "python3") // .ci/run names one that has dateutil
-	if exec.Command(python, "-c", "import dateutil").Run() != nil {
-		if *updateParsers {
-			t.Fatal("-update-parsers needs python3 with dateutil (apt-get install python3-dateutil)")
-		}
-		t.Log(python + " has no dateutil: dateutil's reading is checked from the record only")
+	run(nodeParsers(dir))
+	python, ok := pythonWith(t, "dateutil", "python3-dateutil")
+	if !ok {
 		return mergeRecorded(t, out)
 	}
 	run(exec.Command(python, "testdata/parsers.py"))
@@ -269,4 +263,29 @@ func parsersReading[T any](t *testing.T, record string, read func(dir string) T)
 		t.Fatal(err)
 	}
 	return v
+}
+
+// nodeParsers is the command that runs testdata/parsers.js with args, with
+// the node modules .ci/run installed in dir.
+func nodeParsers(dir string, args ...string) *exec.Cmd {
+	node := exec.Command("node", append([]string{"testdata/parsers.js"}, args...)...)
+	node.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
+	return node
+}
+
+// pythonWith returns the python that .ci/run names (CALGRAPH_PYTHON, else
+// python3) and whether it has module. Without it the python reader's
+// reading is checked from the record only, and -update-parsers, which
+// would lose that reading, fails (install the Debian package pkg).
+func pythonWith(t *testing.T, module, pkg string) (string, bool) {
+	t.Helper()
+	python := cmp.Or(os.Getenv("CALGRAPH_PYTHON"), "python3")
+	if exec.Command(python, "-c", "import "+module).Run() == nil {
+		return python, true
+	}
+	if *updateParsers {
+		t.Fatalf("-update-parsers needs python3 with %s (apt-get install %s)", module, pkg)
+	}
+	t.Logf("%s has no %s: its reading is checked from the record only", python, module)
+	return python, false
 }

@@ -2,11 +2,9 @@ package ical_test
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -122,15 +120,9 @@ func readPeopleWithParsers(t *testing.T, dir, doc string) peopleRecord {
 			rec.Readers[reader] = r
 		}
 	}
-	node := exec.Command("node", "testdata/parsers.js", "people")
-	node.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
-	run(node)
-	python := cmp.Or(os.Getenv("CALGRAPH_PYTHON"), "python3") // .ci/run names one that has icalendar
-	if exec.Command(python, "-c", "import icalendar").Run() != nil {
-		if *updateParsers {
-			t.Fatal("-update-parsers needs python3 with icalendar (apt-get install python3-icalendar)")
-		}
-		t.Log(python + " has no icalendar: python-icalendar's reading is checked from the record only")
+	run(nodeParsers(dir, "people"))
+	python, ok := pythonWith(t, "icalendar", "python3-icalendar")
+	if !ok {
 		b, err := os.ReadFile("testdata/people-parsers.json")
 		if err != nil {
 			t.Fatal(err)
