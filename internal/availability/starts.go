@@ -44,7 +44,7 @@ func (r Request) starts() iter.Seq[time.Time] {
 // start, their state and whether the meeting lies within their hours. It
 // keeps one cursor per list of intervals, which only moves forward.
 type tracker struct {
-	marks   [3]cursor // Tentative, Busy, OutOfOffice, widened by the buffers
+	marks [3]cursor // Tentative, Busy, OutOfOffice, widened by the buffers
 	hours *cursor   // nil: always within hours
 }
 
