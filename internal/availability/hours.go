@@ -38,7 +38,7 @@ func (h *Hours) Validate(field string) error {
 		return calendar.Invalidf(field, "%s needs a time zone", field)
 	}
 	for wd, ws := range h.Weekly {
-		if err := validateDay(fmt.Sprintf("%s.%s", field, time.Weekday(wd)), ws); err != nil {
+		if err := validateDay(field, time.Weekday(wd).String(), ws); err != nil {
 			return err
 		}
 	}
@@ -46,7 +46,7 @@ func (h *Hours) Validate(field string) error {
 		return calendar.Invalidf(field, "%s may name at most %d dated days, got %d", field, MaxDatedDays, len(h.Dated))
 	}
 	for d, ws := range h.Dated {
-		if err := validateDay(fmt.Sprintf("%s.%s", field, d), ws); err != nil {
+		if err := validateDay(field, d.String(), ws); err != nil {
 			return err
 		}
 	}
@@ -55,18 +55,18 @@ func (h *Hours) Validate(field string) error {
 
 // validateDay refuses a day's windows that are out of the day, empty,
 // overlapping or too many (touching ones are fine: they join).
-func validateDay(field string, ws []Window) error {
+func validateDay(field, day string, ws []Window) error {
 	if len(ws) > MaxWindowsPerDay {
-		return calendar.Invalidf(field, "%s has %d windows, at most %d", field, len(ws), MaxWindowsPerDay)
+		return calendar.Invalidf(field, "%s: %s has %d windows, at most %d", field, day, len(ws), MaxWindowsPerDay)
 	}
 	sorted := slices.Clone(ws)
 	slices.SortFunc(sorted, func(a, b Window) int { return a.From - b.From })
 	for i, w := range sorted {
 		if w.From < 0 || w.To > 24*60 || w.From >= w.To {
-			return calendar.Invalidf(field, "%s: a window must start before it ends, within the day (%s)", field, w)
+			return calendar.Invalidf(field, "%s: on %s, a window must start before it ends, within the day (%s)", field, day, w)
 		}
 		if i > 0 && w.From < sorted[i-1].To {
-			return calendar.Invalidf(field, "%s: windows %s and %s overlap", field, sorted[i-1], w)
+			return calendar.Invalidf(field, "%s: on %s, windows %s and %s overlap", field, day, sorted[i-1], w)
 		}
 	}
 	return nil
@@ -100,7 +100,7 @@ func (h *Hours) intervals(from, to time.Time) []calendar.Interval {
 			}
 		}
 	}
-	return merge(out)
+	return calendar.MergeIntervals(out)
 }
 
 // clip returns iv within [from, to) (empty when they do not meet).
@@ -112,20 +112,4 @@ func clip(iv calendar.Interval, from, to time.Time) calendar.Interval {
 		iv.End = to
 	}
 	return iv
-}
-
-// merge sorts intervals and joins those that overlap or touch.
-func merge(ivs []calendar.Interval) []calendar.Interval {
-	slices.SortFunc(ivs, func(a, b calendar.Interval) int { return a.Start.Compare(b.Start) })
-	out := ivs[:0]
-	for _, iv := range ivs {
-		if n := len(out); n > 0 && !iv.Start.After(out[n-1].End) {
-			if iv.End.After(out[n-1].End) {
-				out[n-1].End = iv.End
-			}
-			continue
-		}
-		out = append(out, iv)
-	}
-	return out
 }

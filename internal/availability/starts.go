@@ -60,7 +60,7 @@ func newTracker(p Participant, from, to time.Time, before, after time.Duration) 
 	}
 	var t tracker
 	for k := range byState {
-		t.marks[k] = cursor{ivs: merge(byState[k])}
+		t.marks[k] = cursor{ivs: calendar.MergeIntervals(byState[k])}
 	}
 	if p.Hours != nil {
 		t.hours = &cursor{ivs: p.Hours.intervals(from, to)}

@@ -28,9 +28,15 @@ func Busy(entries []*Entry, r Range) []Interval {
 		}
 		out = append(out, Interval{Start: start.UTC(), End: end.UTC()})
 	}
-	slices.SortFunc(out, func(a, b Interval) int { return a.Start.Compare(b.Start) })
-	merged := out[:0]
-	for _, iv := range out {
+	return MergeIntervals(out)
+}
+
+// MergeIntervals sorts ivs by start and joins those that overlap or touch,
+// in place.
+func MergeIntervals(ivs []Interval) []Interval {
+	slices.SortFunc(ivs, func(a, b Interval) int { return a.Start.Compare(b.Start) })
+	merged := ivs[:0]
+	for _, iv := range ivs {
 		if n := len(merged); n > 0 && !iv.Start.After(merged[n-1].End) {
 			if iv.End.After(merged[n-1].End) {
 				merged[n-1].End = iv.End
