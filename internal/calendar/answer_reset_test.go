@@ -47,3 +47,33 @@ func TestTimeMoved(t *testing.T) {
 		t.Error("a new title on whole days should not move the time")
 	}
 }
+
+// TestAnswerAtEpoch: an answer reads as given while current, and as
+// NEEDS_ACTION with nothing of the old answer once its entry's epoch moved
+// past it; a reset counts every attendee as NEEDS_ACTION, empties the
+// waitlist and keeps the tickets.
+func TestAnswerAtEpoch(t *testing.T) {
+	at := time.Date(2026, 3, 3, 15, 0, 0, 0, time.UTC)
+	a := &Attendee{Email: "a@example.com", Response: ResponseAccepted, Comment: "yes", AdditionalGuests: 2,
+		RespondedAt: at, ProposedStart: at, ProposedEnd: at.Add(time.Hour), Waitlisted: true, Ticket: 4, Version: 3, Epoch: 1}
+	if got := a.At(1); got != a {
+		t.Errorf("At its own epoch: %+v, want the answer itself", got)
+	}
+	got := a.At(2)
+	want := Attendee{Email: "a@example.com", Response: ResponseNeedsAction, Version: 3, Epoch: 2}
+	if *got != want {
+		t.Errorf("At a later epoch: %+v, want %+v", *got, want)
+	}
+	if a.Response != ResponseAccepted {
+		t.Error("At changed the stored answer")
+	}
+	if (*Attendee)(nil).At(1) != nil {
+		t.Error("a nil attendee reads as someone")
+	}
+	att := Attendance{Capacity: 5, Tickets: 4, Rev: 7, Epoch: 1,
+		Summary: AttendeeSummary{NeedsAction: 1, Accepted: 2, AcceptedGuests: 3, Tentative: 1, Declined: 1, Waitlisted: 2}}
+	r := att.ResetAnswers()
+	if r.Summary != (AttendeeSummary{NeedsAction: 7}) || r.Epoch != 2 || r.Rev != 8 || r.Tickets != 4 || r.Capacity != 5 {
+		t.Errorf("ResetAnswers: %+v", r)
+	}
+}
