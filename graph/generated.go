@@ -4200,9 +4200,14 @@ type Mutation {
   Answers an invitation as the viewer, who needs no role on the calendar. An
   entry you are not invited to is NOT_FOUND, as a missing one. Past the
   capacity an acceptance waits (on an entry with a waitlist) or fails with
-  CAPACITY_REACHED. Answers are never reset by an edit of the entry's title,
-  description or attendee list, and in this version not by a change of its
-  time either (answers reset by a new time come with attendees on series).
+  CAPACITY_REACHED. Answers are reset to NEEDS_ACTION only when the entry's
+  time changes (its start or end, its days, timed to all-day or back; for a
+  series also its zone): then every answer, comment, guest count and proposed
+  time is dropped, the head count is 0 and the waitlist is emptied (later
+  acceptances wait behind no one from before). A new title, description,
+  place, completion, capacity or attendee list never resets an answer. An answer
+  racing a change of time counts at the new time or is reset by it, never
+  kept from the old one.
   """
   respondToEntry(input: RespondToEntryInput!): RespondToEntryPayload!
 
@@ -5171,7 +5176,11 @@ type Attendee {
   displayName: String
   "Whether their coming is optional."
   optional: Boolean!
-  "Their answer."
+  """
+  Their answer. Back to NEEDS_ACTION (with no comment, guests, proposal or
+  answer time) when the entry's time changed since they answered; never by
+  another edit of the entry.
+  """
   response: AttendeeResponse!
   "What they wrote with their answer, or null."
   comment: String
@@ -5191,7 +5200,10 @@ type Attendee {
   attendees with lower tickets still waiting are ahead.
   """
   waitlistTicket: Int
-  "Incremented on every change of this answer; pass it to respondToEntry as ` + "`" + `expectedVersion` + "`" + `."
+  """
+  Incremented on every change of this answer; pass it to respondToEntry as
+  ` + "`" + `expectedVersion` + "`" + `. A reset by a change of the entry's time leaves it as it was.
+  """
   version: Int!
   "The entry's global ID."
   entryId: ID!
@@ -5199,7 +5211,11 @@ type Attendee {
   entry: Entry
 }
 
-"Exact counts of an entry's attendees by answer."
+"""
+Exact counts of an entry's attendees by answer. A change of the entry's time
+counts everyone as NEEDS_ACTION again (head count 0, no one waiting) in the
+same write; other edits change nothing here.
+"""
 type AttendeeSummary {
   "Invited, not answered."
   needsAction: Int!

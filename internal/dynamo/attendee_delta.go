@@ -46,7 +46,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	if e.IsSeries() {
 		return nil, errNoSeriesAttendees()
 	}
-	removed, err := s.removedAttendees(ctx, acc, d)
+	removed, err := s.removedAttendees(ctx, acc, d, e.Attendance.Epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 		}
 		a := &calendar.Attendee{CalendarID: e.CalendarID, EntryID: e.ID, UserID: stringAttr(acc.items[emailKey(n.Email)], "userId"),
 			Email: n.Email, DisplayName: n.DisplayName, Optional: n.Optional, Response: n.Response, AdditionalGuests: n.AdditionalGuests,
-			InvitedBy: acc.viewer, InvitedAt: now, Version: 1}
+			InvitedBy: acc.viewer, InvitedAt: now, Version: 1, Epoch: e.Attendance.Epoch}
 		if n.Response != calendar.ResponseNeedsAction {
 			a.RespondedAt = now // an imported answer
 		}
@@ -96,10 +96,10 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	return e, nil
 }
 
-// removedAttendees reads the attendees d removes: by the user an email
-// names, else as an external address. Removing one who is not invited is
+// removedAttendees reads the attendees d removes, as they read at answer
+// epoch epoch: by the user an email names, else as an external address. Removing one who is not invited is
 // NOT_FOUND, so a client's stale list does not pass silently.
-func (s *Store) removedAttendees(ctx context.Context, acc *access, d calendar.AttendeeDelta) ([]*calendar.Attendee, error) {
+func (s *Store) removedAttendees(ctx context.Context, acc *access, d calendar.AttendeeDelta, epoch int) ([]*calendar.Attendee, error) {
 	var users []itemKey
 	for _, email := range d.Remove {
 		if id := stringAttr(acc.items[emailKey(email)], "userId"); id != "" {
@@ -119,7 +119,7 @@ func (s *Store) removedAttendees(ctx context.Context, acc *access, d calendar.At
 		if it == nil {
 			return nil, calendar.Errorf(calendar.CodeNotFound, "%s is not invited to this entry", email)
 		}
-		a, err := decodeAttendee(it)
+		a, err := decodeAttendeeAt(it, epoch)
 		if err != nil {
 			return nil, err
 		}

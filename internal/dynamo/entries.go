@@ -189,6 +189,11 @@ func (s *Store) setTaskCompleted(ctx context.Context, acc *access, key calendar.
 // written and its calendar as acc read it.
 func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, *calendar.Calendar, error) {
 	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
+	// A move of its time sends every answer back to NEEDS_ACTION in this
+	// same write: a new answer epoch and summary on the entry item, which
+	// entryAsRead requires unchanged since the read (no attendee item is
+	// rewritten: each reads as NEEDS_ACTION from its older epoch).
+	calendar.ResetAnswersIfMoved(old, &e)
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries))

@@ -131,6 +131,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.AttHeads, err = nAttr(av)
 		case "attRev":
 			r.AttRev, err = nAttr(av)
+		case attrAttEpoch:
+			r.AttEpoch, err = nAttr(av)
 		}
 		if err != nil {
 			return r, fmt.Errorf("unmarshal dynamo.entryRecord: %s: %w", name, err)

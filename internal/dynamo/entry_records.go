@@ -85,6 +85,10 @@ type entryRecord struct {
 	AttHeads       int    `dynamodbav:"attHeads,omitempty"` // AttAccepted + AttGuests, for conditions
 	AttTickets     int    `dynamodbav:"attTickets,omitempty"`
 	AttRev         int    `dynamodbav:"attRev,omitempty"`
+	// AttEpoch is the answer epoch (calendar.Attendance.Epoch): a move of
+	// the entry's time raises it in the write that moves it, and an
+	// attendee item whose epoch is older reads as NEEDS_ACTION.
+	AttEpoch int `dynamodbav:"attEpoch,omitempty"`
 }
 
 // entryRole is which of its five kinds of item an entryRecord is.
@@ -191,7 +195,7 @@ func (r *entryRecord) setAttendance(a calendar.Attendance) {
 	s := a.Summary
 	r.AttNeedsAction, r.AttAccepted, r.AttTentative, r.AttDeclined = s.NeedsAction, s.Accepted, s.Tentative, s.Declined
 	r.AttWaitlisted, r.AttGuests, r.AttTickets, r.AttRev = s.Waitlisted, s.AcceptedGuests, a.Tickets, a.Rev
-	r.AttHeads = s.HeadCount()
+	r.AttHeads, r.AttEpoch = s.HeadCount(), a.Epoch
 }
 
 // attendance reads r's attendance attributes.
@@ -202,7 +206,7 @@ func (r *entryRecord) attendance() calendar.Attendance {
 			NeedsAction: r.AttNeedsAction, Accepted: r.AttAccepted, Tentative: r.AttTentative, Declined: r.AttDeclined,
 			Waitlisted: r.AttWaitlisted, AcceptedGuests: r.AttGuests,
 		},
-		Tickets: r.AttTickets, Rev: r.AttRev,
+		Tickets: r.AttTickets, Rev: r.AttRev, Epoch: r.AttEpoch,
 	}
 }
 

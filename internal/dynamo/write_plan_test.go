@@ -125,7 +125,7 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Put CAL#cal/ATT#e1#U#bob if (attribute_exists (PK)) AND (version = 1)",
-			"Update CAL#cal/ENTRY#e1 ADD attRev 1, attNeedsAction -1, attAccepted 1, attGuests 1, attHeads 2 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((attribute_not_exists (capacity)) OR (capacity = 0))",
+			"Update CAL#cal/ENTRY#e1 ADD attRev 1, attNeedsAction -1, attAccepted 1, attGuests 1, attHeads 2 if ((attribute_exists (PK)) AND (pieces = 1)) AND (((attribute_not_exists (capacity)) OR (capacity = 0)) AND ((attribute_not_exists (attEpoch)) OR (attEpoch = 0)))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},

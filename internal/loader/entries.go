@@ -259,14 +259,16 @@ func (l *Loaders) invited(ctx context.Context, key calendar.EntryKey) bool {
 }
 
 // ViewerAttendee returns the viewer's own invitation to an entry they were
-// shown, nil when they are not invited: the entries of one level of a
-// request are read in one batch.
+// shown, nil when they are not invited, as it reads at the entry's answer
+// epoch (an answer from before its time moved is NEEDS_ACTION): the
+// entries of one level of a request are read in one batch.
 func (l *Loaders) ViewerAttendee(ctx context.Context, e *calendar.Entry) (*calendar.Attendee, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil || e.IsSeries() || e.SeriesID != "" {
 		return nil, err
 	}
-	return l.loadAttendee(ctx, calendar.AttendeeKey{Entry: e.Key(), UserID: viewer})()
+	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: e.Key(), UserID: viewer})()
+	return a.At(e.Attendance.Epoch), err
 }
 
 // CalendarOfEntry returns the calendar of an entry the viewer was shown.
