@@ -1,6 +1,9 @@
 package calendar
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // TimeMoved reports whether an edit from before to after moves when the entry
 // happens: the one change that sends its attendees' answers back to
@@ -11,7 +14,8 @@ import "time"
 // new time zone alone moves nothing on a single entry whose instants stay
 // (its clocks are only read elsewhere), but does on a series, whose later
 // occurrences keep their wall clock in the zone and so land elsewhere across
-// a DST change.
+// a DST change; on a series a new rule or new added dates (RDATE) move it
+// too, and so does becoming a series or ceasing to be one.
 func TimeMoved(before, after *Entry) bool {
 	if before.Dated() != after.Dated() || before.StartDate != after.StartDate || before.EndDate != after.EndDate {
 		return true
@@ -19,7 +23,16 @@ func TimeMoved(before, after *Entry) bool {
 	if !before.Start.Equal(after.Start) || !before.End.Equal(after.End) {
 		return true
 	}
-	return after.Recurrence != nil && before.TimeZone != after.TimeZone
+	if (before.Recurrence == nil) != (after.Recurrence == nil) {
+		return true // occurrences appear or go: an answer to one is no answer to the others
+	}
+	if after.Recurrence == nil {
+		return false
+	}
+	// A new rule or new added dates move or add occurrences; new excluded
+	// dates only take some away, and the answers to the rest stand.
+	return before.TimeZone != after.TimeZone || before.Recurrence.Rule != after.Recurrence.Rule ||
+		!slices.EqualFunc(before.Recurrence.RDates, after.Recurrence.RDates, time.Time.Equal)
 }
 
 // AnswerCurrent is the one rule for whether a stored answer, given at answer

@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -23,11 +24,26 @@ func TestTimeMoved(t *testing.T) {
 		{"same instant written in another zone", func(e *Entry) { e.Start = e.Start.In(time.FixedZone("x", 3600)) }, false},
 		{"series, new zone", func(e *Entry) { e.TimeZone = "America/New_York"; e.Recurrence = &Recurrence{Rule: "FREQ=WEEKLY"} }, true},
 		{"to whole days", func(e *Entry) { e.Start, e.End, e.StartDate, e.EndDate = time.Time{}, time.Time{}, day, next }, true},
+		{"made a series", func(e *Entry) { e.Recurrence = &Recurrence{Rule: "FREQ=DAILY"} }, true},
+		{"series, new rule", func(e *Entry) { e.Recurrence = &Recurrence{Rule: "FREQ=WEEKLY;BYDAY=WE"} }, true},
+		{"series, an added date", func(e *Entry) {
+			e.Recurrence = &Recurrence{Rule: "FREQ=WEEKLY", RDates: []time.Time{start.Add(48 * time.Hour)}}
+		}, true},
+		{"series, an excluded date", func(e *Entry) {
+			e.Recurrence = &Recurrence{Rule: "FREQ=WEEKLY", ExDates: []time.Time{start.Add(7 * 24 * time.Hour)}}
+		}, false},
+		{"series, the same added date in another zone", func(e *Entry) {
+			e.Recurrence = &Recurrence{Rule: "FREQ=WEEKLY", RDates: []time.Time{start.Add(24 * time.Hour).In(time.FixedZone("x", 3600))}}
+		}, false},
+		{"series, title", func(e *Entry) { e.Title = "Daily" }, false},
 	}
 	for _, c := range cases {
 		before := base
-		if c.name == "series, new zone" {
+		if strings.HasPrefix(c.name, "series") {
 			before.Recurrence = &Recurrence{Rule: "FREQ=WEEKLY"}
+			if strings.Contains(c.name, "same added date") {
+				before.Recurrence.RDates = []time.Time{start.Add(24 * time.Hour)}
+			}
 		}
 		after := before
 		c.edit(&after)
