@@ -5,7 +5,11 @@
 // API shapes the answer.
 package availability
 
-import "time"
+import (
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
 
 // State is how a participant stands during a proposed meeting. The states
 // are ordered: a meeting overlapping time of several states is in the
@@ -37,7 +41,7 @@ type Mark struct {
 // "always".
 type Participant struct {
 	Marks []Mark
-	Hours *Hours
+	Hours *calendar.WorkingHours
 }
 
 // Group is participants of whom at least AtLeast must be available (0: all).
@@ -102,15 +106,19 @@ type Answer struct {
 	Unavailable []int
 }
 
-// Find answers r, which must be valid (Validate). It costs, for each
+// Find answers r, which must be valid (Validate); it fails only on a zone
+// the system cannot load. It costs, for each
 // participant, a sort of their marks and one pass over them and over the
 // starts: O(P × (M log M + S)) for P participants, M marks and S starts.
-func Find(r Request) Answer {
+func Find(r Request) (Answer, error) {
 	everyone := r.participants()
 	from, to := r.From.Add(-r.BufferAfter-r.Duration), r.To.Add(r.BufferBefore+r.Duration)
 	track := make([]tracker, len(everyone))
 	for i, p := range everyone {
-		track[i] = newTracker(p, from, to, r.BufferBefore, r.BufferAfter)
+		var err error
+		if track[i], err = newTracker(p, from, to, r.BufferBefore, r.BufferAfter); err != nil {
+			return Answer{}, err
+		}
 	}
 	var ans Answer
 	starts, working := 0, 0
@@ -134,7 +142,7 @@ func Find(r Request) Answer {
 		}
 	}
 	if len(ans.Slots) > 0 {
-		return ans
+		return ans, nil
 	}
 	switch {
 	case starts == 0:
@@ -149,7 +157,7 @@ func Find(r Request) Answer {
 			ans.Unavailable = append(ans.Unavailable, i)
 		}
 	}
-	return ans
+	return ans, nil
 }
 
 // participants lists the groups' participants, then the optional ones.

@@ -16,10 +16,10 @@ func at(zone *time.Location, y int, m time.Month, d, h, min int) time.Time {
 }
 
 // nineToFive is Monday to Friday, 9:00 to 17:00 in zone.
-func nineToFive(zone *time.Location) *Hours {
-	h := &Hours{Zone: zone}
+func nineToFive(zone *time.Location) *calendar.WorkingHours {
+	h := &calendar.WorkingHours{TimeZone: zone.String()}
 	for wd := time.Monday; wd <= time.Friday; wd++ {
-		h.Weekly[wd] = []Window{{From: 9 * 60, To: 17 * 60}}
+		h.Weekly[wd] = []calendar.TimeWindow{{From: 9 * 60, To: 17 * 60}}
 	}
 	return h
 }
@@ -53,7 +53,7 @@ func TestStartsAcrossDSTChanges(t *testing.T) {
 			if err := r.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(startsOf(Find(r)), ","); got != c.want {
+			if got := strings.Join(startsOf(mustFind(t, r)), ","); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})
@@ -80,7 +80,7 @@ func TestGroupsBuffersAndStates(t *testing.T) {
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	got := Find(r)
+	got := mustFind(t, r)
 	// Room B is busy until 10:30 and buffered until 10:45, room A from 10:00
 	// (a buffer only after): no room before 10:45. Bob's tentative time is
 	// buffered until 11:15, the optional guest's absence until 11:00, which
@@ -139,7 +139,7 @@ func TestReasons(t *testing.T) {
 			if err := c.r.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			got := Find(c.r)
+			got := mustFind(t, c.r)
 			if len(got.Slots) != 0 || got.Reason != c.want || !slices.Equal(got.Unavailable, c.unavailable) {
 				t.Errorf("got %d slots, reason %s, unavailable %v; want none, %s, %v", len(got.Slots), got.Reason, got.Unavailable, c.want, c.unavailable)
 			}
@@ -176,15 +176,15 @@ func TestBadRequests(t *testing.T) {
 		{"a negative notice", "minimumNotice", func(r *Request) { r.MinNotice = -time.Minute }},
 		{"overlapping windows", "workingHours", func(r *Request) {
 			h := nineToFive(newYork)
-			h.Weekly[time.Monday] = []Window{{From: 9 * 60, To: 12 * 60}, {From: 11 * 60, To: 17 * 60}}
+			h.Weekly[time.Monday] = []calendar.TimeWindow{{From: 9 * 60, To: 12 * 60}, {From: 11 * 60, To: 17 * 60}}
 			r.Groups[0].Participants[0].Hours = h
 		}},
 		{"a window past midnight", "workingHours", func(r *Request) {
 			h := nineToFive(newYork)
-			h.Dated = map[calendar.Date][]Window{{Year: 2026, Month: 12, Day: 24}: {{From: 22 * 60, To: 26 * 60}}}
+			h.Dated = map[calendar.Date][]calendar.TimeWindow{{Year: 2026, Month: 12, Day: 24}: {{From: 22 * 60, To: 26 * 60}}}
 			r.Groups[0].Participants[0].Hours = h
 		}},
-		{"hours without a zone", "workingHours", func(r *Request) { r.Groups[0].Participants[0].Hours = &Hours{} }},
+		{"hours without a zone", "workingHours.timeZone", func(r *Request) { r.Groups[0].Participants[0].Hours = &calendar.WorkingHours{} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := good()
@@ -230,6 +230,17 @@ func BenchmarkFind(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		Find(r)
+		if _, err := Find(r); err != nil {
+			b.Fatal(err)
+		}
 	}
+}
+
+func mustFind(t *testing.T, r Request) Answer {
+	t.Helper()
+	a, err := Find(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

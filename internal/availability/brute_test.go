@@ -90,8 +90,8 @@ func bruteFind(r Request) Answer {
 
 // bruteWorking says whether instant u lies in a window of its own date on
 // the wall clock of h's zone.
-func bruteWorking(h *Hours, u time.Time) bool {
-	l := u.In(h.Zone)
+func bruteWorking(h *calendar.WorkingHours, u time.Time) bool {
+	l := u.In(zoneNamed[h.TimeZone])
 	ws, ok := h.Dated[calendar.DateOf(l)]
 	if !ok {
 		ws = h.Weekly[l.Weekday()]
@@ -143,6 +143,15 @@ var zones = func() []*time.Location {
 			panic(err)
 		}
 		out = append(out, loc)
+	}
+	return out
+}()
+
+// zoneNamed finds the zones above by name.
+var zoneNamed = func() map[string]*time.Location {
+	out := map[string]*time.Location{}
+	for _, z := range zones {
+		out[z.String()] = z
 	}
 	return out
 }()
@@ -208,9 +217,9 @@ func randomRequest(rnd *rand.Rand) Request {
 // randomHours makes valid hours: per weekday up to three windows, some
 // touching, some at midnight, some around the small hours a DST change
 // skips or repeats; and a few dated days (off, or other windows).
-func randomHours(rnd *rand.Rand) *Hours {
-	day := func() []Window {
-		var ws []Window
+func randomHours(rnd *rand.Rand) *calendar.WorkingHours {
+	day := func() []calendar.TimeWindow {
+		var ws []calendar.TimeWindow
 		at := 0
 		for range rnd.IntN(4) {
 			from := at + []int{0, 0, 30, 60, 7 * 60, 9 * 60}[rnd.IntN(6)]
@@ -221,12 +230,12 @@ func randomHours(rnd *rand.Rand) *Hours {
 				}
 				to = 24 * 60
 			}
-			ws = append(ws, Window{From: from, To: to})
+			ws = append(ws, calendar.TimeWindow{From: from, To: to})
 			at = to
 		}
 		return ws
 	}
-	h := &Hours{Zone: zones[rnd.IntN(len(zones))], Dated: map[calendar.Date][]Window{}}
+	h := &calendar.WorkingHours{TimeZone: zones[rnd.IntN(len(zones))].String(), Dated: map[calendar.Date][]calendar.TimeWindow{}}
 	for wd := range h.Weekly {
 		h.Weekly[wd] = day()
 	}
@@ -255,7 +264,7 @@ func TestFindAgreesWithBruteForce(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Fatalf("seed %d: the generator made an invalid request: %v", seed, err)
 		}
-		got, want := Find(r), bruteFind(r)
+		got, want := mustFind(t, r), bruteFind(r)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d (%s, %v from %s, step %v): Find differs from the brute force\n%s", seed, r.Zone, r.Duration, r.From, r.Step, diff(got, want))
 		}

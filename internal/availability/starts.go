@@ -48,7 +48,7 @@ type tracker struct {
 	hours *cursor   // nil: always within hours
 }
 
-func newTracker(p Participant, from, to time.Time, before, after time.Duration) tracker {
+func newTracker(p Participant, from, to time.Time, before, after time.Duration) (tracker, error) {
 	var byState [3][]calendar.Interval
 	for _, m := range p.Marks {
 		iv := calendar.Interval{Start: m.Start.Add(-before), End: m.End.Add(after)}
@@ -63,9 +63,13 @@ func newTracker(p Participant, from, to time.Time, before, after time.Duration) 
 		t.marks[k] = cursor{ivs: calendar.MergeIntervals(byState[k])}
 	}
 	if p.Hours != nil {
-		t.hours = &cursor{ivs: p.Hours.intervals(from, to)}
+		ivs, err := intervals(p.Hours, from, to)
+		if err != nil {
+			return t, err
+		}
+		t.hours = &cursor{ivs: ivs}
 	}
-	return t
+	return t, nil
 }
 
 // state returns the participant's state in [start, end) and whether it lies
