@@ -43,9 +43,11 @@ func TestWorkingHoursValidate(t *testing.T) {
 		many[Date{2027, 1, 1}.AddDays(i)] = nil
 	}
 	for name, change := range map[string]func(h *WorkingHours){
-		"no zone":             func(h *WorkingHours) { h.TimeZone = "" },
-		"not a zone":          func(h *WorkingHours) { h.TimeZone = "Mars/Olympus" },
-		"overlap":             func(h *WorkingHours) { h.Weekly[time.Friday] = []TimeWindow{{From: 540, To: 700}, {From: 600, To: 800}} },
+		"no zone":    func(h *WorkingHours) { h.TimeZone = "" },
+		"not a zone": func(h *WorkingHours) { h.TimeZone = "Mars/Olympus" },
+		"overlap": func(h *WorkingHours) {
+			h.Weekly[time.Friday] = []TimeWindow{{From: 540, To: 700}, {From: 600, To: 800}}
+		},
 		"empty window":        func(h *WorkingHours) { h.Weekly[time.Friday] = []TimeWindow{{From: 540, To: 540}} },
 		"past midnight":       func(h *WorkingHours) { h.Weekly[time.Friday] = []TimeWindow{{From: 1380, To: 1500}} },
 		"negative":            func(h *WorkingHours) { h.Weekly[time.Friday] = []TimeWindow{{From: -60, To: 60}} },
