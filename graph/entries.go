@@ -311,6 +311,13 @@ func preferencesUpdate(in model.UpdatePreferencesInput) (calendar.PreferencesUpd
 	if delay.Set {
 		u.ArchiveDelay = calendar.Set(time.Duration(delay.Value) * time.Hour)
 	}
+	if hours, set := in.WorkingHours.ValueOK(); set {
+		h, err := workingHoursInput(hours)
+		if err != nil {
+			return u, err
+		}
+		u.WorkingHours = calendar.Set(h)
+	}
 	if u.AutoArchive, err = notNull("autoArchiveCompletedTasks", in.AutoArchiveCompletedTasks); err != nil {
 		return u, err
 	}

@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	Membership() MembershipResolver
 	MultiDayEntry() MultiDayEntryResolver
 	Mutation() MutationResolver
+	Preferences() PreferencesResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
 	Task() TaskResolver
@@ -223,6 +224,11 @@ type ComplexityRoot struct {
 		Token      func(childComplexity int) int
 	}
 
+	DatedWorkingDay struct {
+		Date    func(childComplexity int) int
+		Windows func(childComplexity int) int
+	}
+
 	DeleteAccountPayload struct {
 		DeletedCalendarIds func(childComplexity int) int
 		DeletedUserID      func(childComplexity int) int
@@ -395,6 +401,7 @@ type ComplexityRoot struct {
 		Theme                       func(childComplexity int) int
 		TimeZone                    func(childComplexity int) int
 		WeekStart                   func(childComplexity int) int
+		WorkingHours                func(childComplexity int) int
 	}
 
 	Query struct {
@@ -481,6 +488,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	TimeWindow struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
 	TimedEntry struct {
 		AttendeeSummary  func(childComplexity int) int
 		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
@@ -559,6 +571,17 @@ type ComplexityRoot struct {
 		TotalEvents       func(childComplexity int) int
 		TotalTasks        func(childComplexity int) int
 		UpcomingEvents    func(childComplexity int) int
+	}
+
+	WorkingDay struct {
+		Day     func(childComplexity int) int
+		Windows func(childComplexity int) int
+	}
+
+	WorkingHours struct {
+		Days       func(childComplexity int) int
+		Exceptions func(childComplexity int) int
+		TimeZone   func(childComplexity int) int
 	}
 }
 
@@ -655,6 +678,9 @@ type MutationResolver interface {
 	AcceptInvitation(ctx context.Context, input model.AcceptInvitationInput) (*model.AcceptInvitationPayload, error)
 	ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error)
 	DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error)
+}
+type PreferencesResolver interface {
+	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -1389,6 +1415,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateInvitationPayload.Token(childComplexity), true
+
+	case "DatedWorkingDay.date":
+		if e.ComplexityRoot.DatedWorkingDay.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DatedWorkingDay.Date(childComplexity), true
+	case "DatedWorkingDay.windows":
+		if e.ComplexityRoot.DatedWorkingDay.Windows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DatedWorkingDay.Windows(childComplexity), true
 
 	case "DeleteAccountPayload.deletedCalendarIds":
 		if e.ComplexityRoot.DeleteAccountPayload.DeletedCalendarIds == nil {
@@ -2223,6 +2262,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Preferences.WeekStart(childComplexity), true
+	case "Preferences.workingHours":
+		if e.ComplexityRoot.Preferences.WorkingHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.WorkingHours(childComplexity), true
 
 	case "Query.calendar":
 		if e.ComplexityRoot.Query.Calendar == nil {
@@ -2566,6 +2611,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
+
+	case "TimeWindow.end":
+		if e.ComplexityRoot.TimeWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeWindow.End(childComplexity), true
+	case "TimeWindow.start":
+		if e.ComplexityRoot.TimeWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeWindow.Start(childComplexity), true
 
 	case "TimedEntry.attendeeSummary":
 		if e.ComplexityRoot.TimedEntry.AttendeeSummary == nil {
@@ -2936,6 +2994,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ViewerStats.UpcomingEvents(childComplexity), true
 
+	case "WorkingDay.day":
+		if e.ComplexityRoot.WorkingDay.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingDay.Day(childComplexity), true
+	case "WorkingDay.windows":
+		if e.ComplexityRoot.WorkingDay.Windows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingDay.Windows(childComplexity), true
+
+	case "WorkingHours.days":
+		if e.ComplexityRoot.WorkingHours.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Days(childComplexity), true
+	case "WorkingHours.exceptions":
+		if e.ComplexityRoot.WorkingHours.Exceptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Exceptions(childComplexity), true
+	case "WorkingHours.timeZone":
+		if e.ComplexityRoot.WorkingHours.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.TimeZone(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -2956,6 +3046,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateEntryInput,
 		ec.unmarshalInputCreateInvitationInput,
 		ec.unmarshalInputDateRangeInput,
+		ec.unmarshalInputDatedWorkingDayInput,
 		ec.unmarshalInputDeleteAccountInput,
 		ec.unmarshalInputDeleteCalendarInput,
 		ec.unmarshalInputDeleteEntryInput,
@@ -2976,11 +3067,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRotateCalendarFeedInput,
 		ec.unmarshalInputTaskDueInput,
 		ec.unmarshalInputTimeRangeInput,
+		ec.unmarshalInputTimeWindowInput,
 		ec.unmarshalInputTimedTimingInput,
 		ec.unmarshalInputUpdateCalendarInput,
 		ec.unmarshalInputUpdateEntryInput,
 		ec.unmarshalInputUpdatePreferencesInput,
 		ec.unmarshalInputUpdateProfileInput,
+		ec.unmarshalInputWorkingDayInput,
+		ec.unmarshalInputWorkingHoursInput,
 	)
 	first := true
 
@@ -3522,6 +3616,87 @@ type Preferences {
   browserNotifications: Boolean!
   "Whether the user wants reminders to make a sound."
   soundNotifications: Boolean!
+  """
+  When the user works, or null when they have set no hours (then every
+  time counts as working time). Only the user reads their hours here.
+  """
+  workingHours: WorkingHours
+}
+
+"""
+When someone works, on the wall clock of a zone of their own: windows per
+day of the week, replaced on given dates. A time a DST change skips is in no
+window; one it repeats is in the window both times.
+"""
+type WorkingHours {
+  "The IANA zone the windows are read in."
+  timeZone: String!
+  "The seven days of the week from Monday, each with its windows (none: no work that day)."
+  days: [WorkingDay!]!
+  """
+  Dates whose windows replace their weekday's (none: a day off), in date
+  order. Dates before yesterday (in ` + "`" + `timeZone` + "`" + `) are dropped when the hours
+  are next written.
+  """
+  exceptions: [DatedWorkingDay!]!
+}
+
+"A day of the week's working windows."
+type WorkingDay {
+  "The day."
+  day: Weekday!
+  "Its windows, in order."
+  windows: [TimeWindow!]!
+}
+
+"A date's working windows, which replace its weekday's."
+type DatedWorkingDay {
+  "The date."
+  date: Date!
+  "Its windows, in order; none for a day off."
+  windows: [TimeWindow!]!
+}
+
+"A stretch of a day on the wall clock, from ` + "`" + `start` + "`" + ` up to ` + "`" + `end` + "`" + `."
+type TimeWindow {
+  "When it starts: HH:MM, 00:00 to 23:59."
+  start: String!
+  "When it ends: HH:MM after ` + "`" + `start` + "`" + `, up to 24:00 (midnight at the day's end)."
+  end: String!
+}
+
+"Working hours to set: they replace the user's whole hours."
+input WorkingHoursInput {
+  "The IANA zone the windows are read in."
+  timeZone: String!
+  "The days of the week that have windows; a day left out has none, a day given twice is BAD_USER_INPUT."
+  days: [WorkingDayInput!]!
+  "Dates whose windows replace their weekday's (empty windows: a day off); at most 100."
+  exceptions: [DatedWorkingDayInput!]
+}
+
+"A day of the week's working windows: at most 8, none overlapping (touching is fine)."
+input WorkingDayInput {
+  "The day."
+  day: Weekday!
+  "Its windows."
+  windows: [TimeWindowInput!]!
+}
+
+"A date's working windows: at most 8, none overlapping; none for a day off."
+input DatedWorkingDayInput {
+  "The date."
+  date: Date!
+  "Its windows."
+  windows: [TimeWindowInput!]!
+}
+
+"A stretch of a day on the wall clock."
+input TimeWindowInput {
+  "HH:MM, 00:00 to 23:59."
+  start: String!
+  "HH:MM after ` + "`" + `start` + "`" + `, up to 24:00."
+  end: String!
 }
 
 "A day of the week."
@@ -4730,6 +4905,11 @@ input UpdatePreferencesInput {
   browserNotifications: Boolean
   "Whether the user wants reminders to make a sound."
   soundNotifications: Boolean
+  """
+  The user's working hours, replacing the ones they had; null removes them
+  (every time then counts as working time).
+  """
+  workingHours: WorkingHoursInput
 }
 
 "Result of updatePreferences."
@@ -5584,6 +5764,16 @@ func (ec *executionContext) childFields_CreateInvitationPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateInvitationPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DatedWorkingDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_DatedWorkingDay_date(ctx, field)
+	case "windows":
+		return ec.fieldContext_DatedWorkingDay_windows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DatedWorkingDay", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteAccountPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedUserId":
@@ -5806,6 +5996,8 @@ func (ec *executionContext) childFields_Preferences(ctx context.Context, field g
 		return ec.fieldContext_Preferences_browserNotifications(ctx, field)
 	case "soundNotifications":
 		return ec.fieldContext_Preferences_soundNotifications(ctx, field)
+	case "workingHours":
+		return ec.fieldContext_Preferences_workingHours(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Preferences", field.Name)
 }
@@ -5956,6 +6148,16 @@ func (ec *executionContext) childFields_TaskEdge(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type TaskEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_TimeWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_TimeWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TimeWindow_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeWindow", field.Name)
+}
+
 func (ec *executionContext) childFields_UpdateCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "calendar":
@@ -6044,6 +6246,28 @@ func (ec *executionContext) childFields_ViewerStats(ctx context.Context, field g
 		return ec.fieldContext_ViewerStats_lastTaskCompleted(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ViewerStats", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkingDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_WorkingDay_day(ctx, field)
+	case "windows":
+		return ec.fieldContext_WorkingDay_windows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingDay", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkingHours(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_WorkingHours_timeZone(ctx, field)
+	case "days":
+		return ec.fieldContext_WorkingHours_days(ctx, field)
+	case "exceptions":
+		return ec.fieldContext_WorkingHours_exceptions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingHours", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9852,6 +10076,61 @@ func (ec *executionContext) fieldContext_CreateInvitationPayload_token(_ context
 	return graphql.NewScalarFieldContext("CreateInvitationPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _DatedWorkingDay_date(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DatedWorkingDay_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DatedWorkingDay_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DatedWorkingDay", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _DatedWorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DatedWorkingDay_windows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Windows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TimeWindow) graphql.Marshaler {
+			return ec.marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DatedWorkingDay_windows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DatedWorkingDay",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeleteAccountPayload_deletedUserId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13209,6 +13488,38 @@ func (ec *executionContext) fieldContext_Preferences_soundNotifications(_ contex
 	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Preferences_workingHours(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Preferences().WorkingHours(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkingHours) graphql.Marshaler {
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_workingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Preferences",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14678,6 +14989,52 @@ func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeWindow_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimeWindow_end(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeWindow_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeWindow", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TimedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -16206,6 +16563,148 @@ func (ec *executionContext) _ViewerStats_lastTaskCompleted(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ViewerStats_lastTaskCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _WorkingDay_day(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingDay_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingDay_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingDay", field, false, false, errors.New("field of type Weekday does not have child fields"))
+}
+
+func (ec *executionContext) _WorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingDay_windows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Windows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TimeWindow) graphql.Marshaler {
+			return ec.marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingDay_windows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingDay",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHours_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHours", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkingHours_days(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkingDay) graphql.Marshaler {
+			return ec.marshalNWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingDay(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHours_exceptions(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_exceptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Exceptions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DatedWorkingDay) graphql.Marshaler {
+			return ec.marshalNDatedWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_exceptions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DatedWorkingDay(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -17865,6 +18364,43 @@ func (ec *executionContext) unmarshalInputDateRangeInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDatedWorkingDayInput(ctx context.Context, obj any) (model.DatedWorkingDayInput, error) {
+	var it model.DatedWorkingDayInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"date", "windows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "windows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
+			data, err := ec.unmarshalNTimeWindowInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Windows = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDeleteAccountInput(ctx context.Context, obj any) (model.DeleteAccountInput, error) {
 	var it model.DeleteAccountInput
 	if obj == nil {
@@ -18745,6 +19281,43 @@ func (ec *executionContext) unmarshalInputTimeRangeInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTimeWindowInput(ctx context.Context, obj any) (model.TimeWindowInput, error) {
+	var it model.TimeWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTimedTimingInput(ctx context.Context, obj any) (model.TimedTimingInput, error) {
 	var it model.TimedTimingInput
 	if obj == nil {
@@ -19021,7 +19594,7 @@ func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme", "calendarIncrementMinutes", "autoArchiveCompletedTasks", "autoArchiveDelayHours", "browserNotifications", "soundNotifications"}
+	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme", "calendarIncrementMinutes", "autoArchiveCompletedTasks", "autoArchiveDelayHours", "browserNotifications", "soundNotifications", "workingHours"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19112,6 +19685,13 @@ func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Con
 				return it, err
 			}
 			it.SoundNotifications = graphql.OmittableOf(data)
+		case "workingHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workingHours"))
+			data, err := ec.unmarshalOWorkingHoursInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHoursInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkingHours = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -19156,6 +19736,87 @@ func (ec *executionContext) unmarshalInputUpdateProfileInput(ctx context.Context
 				return it, err
 			}
 			it.Name = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkingDayInput(ctx context.Context, obj any) (model.WorkingDayInput, error) {
+	var it model.WorkingDayInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"day", "windows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "day":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("day"))
+			data, err := ec.unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Day = data
+		case "windows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
+			data, err := ec.unmarshalNTimeWindowInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Windows = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkingHoursInput(ctx context.Context, obj any) (model.WorkingHoursInput, error) {
+	var it model.WorkingHoursInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"timeZone", "days", "exceptions"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = data
+		case "days":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("days"))
+			data, err := ec.unmarshalNWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Days = data
+		case "exceptions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exceptions"))
+			data, err := ec.unmarshalODatedWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Exceptions = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -21343,6 +22004,49 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 	return out
 }
 
+var datedWorkingDayImplementors = []string{"DatedWorkingDay"}
+
+func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.DatedWorkingDay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, datedWorkingDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DatedWorkingDay")
+		case "date":
+			out.Values[i] = ec._DatedWorkingDay_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windows":
+			out.Values[i] = ec._DatedWorkingDay_windows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var deleteAccountPayloadImplementors = []string{"DeleteAccountPayload"}
 
 func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteAccountPayload) graphql.Marshaler {
@@ -22893,53 +23597,91 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 		case "timeZone":
 			out.Values[i] = ec._Preferences_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "weekStart":
 			out.Values[i] = ec._Preferences_weekStart(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "defaultEntryDurationMinutes":
 			out.Values[i] = ec._Preferences_defaultEntryDurationMinutes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "defaultReminders":
 			out.Values[i] = ec._Preferences_defaultReminders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "theme":
 			out.Values[i] = ec._Preferences_theme(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calendarIncrementMinutes":
 			out.Values[i] = ec._Preferences_calendarIncrementMinutes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "autoArchiveCompletedTasks":
 			out.Values[i] = ec._Preferences_autoArchiveCompletedTasks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "autoArchiveDelayHours":
 			out.Values[i] = ec._Preferences_autoArchiveDelayHours(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "browserNotifications":
 			out.Values[i] = ec._Preferences_browserNotifications(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "soundNotifications":
 			out.Values[i] = ec._Preferences_soundNotifications(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "workingHours":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Preferences_workingHours(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23792,6 +24534,49 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "node":
 			out.Values[i] = ec._TaskEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var timeWindowImplementors = []string{"TimeWindow"}
+
+func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSet, obj *model.TimeWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeWindow")
+		case "start":
+			out.Values[i] = ec._TimeWindow_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TimeWindow_end(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24789,6 +25574,97 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var workingDayImplementors = []string{"WorkingDay"}
+
+func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingDay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingDay")
+		case "day":
+			out.Values[i] = ec._WorkingDay_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windows":
+			out.Values[i] = ec._WorkingDay_windows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workingHoursImplementors = []string{"WorkingHours"}
+
+func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingHours) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingHours")
+		case "timeZone":
+			out.Values[i] = ec._WorkingHours_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "days":
+			out.Values[i] = ec._WorkingHours_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exceptions":
+			out.Values[i] = ec._WorkingHours_exceptions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -25656,6 +26532,37 @@ func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) marshalNDatedWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DatedWorkingDay) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDatedWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDatedWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDay(ctx context.Context, sel ast.SelectionSet, v *model.DatedWorkingDay) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DatedWorkingDay(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDatedWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInput(ctx context.Context, v any) (*model.DatedWorkingDayInput, error) {
+	res, err := ec.unmarshalInputDatedWorkingDayInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDeleteAccountInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteAccountInput(ctx context.Context, v any) (model.DeleteAccountInput, error) {
 	res, err := ec.unmarshalInputDeleteAccountInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26330,6 +27237,51 @@ func (ec *executionContext) unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋc
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TimeWindow) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimeWindow2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTimeWindow2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindow(ctx context.Context, sel ast.SelectionSet, v *model.TimeWindow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TimeWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTimeWindowInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInputᚄ(ctx context.Context, v any) ([]*model.TimeWindowInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TimeWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTimeWindowInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNTimeWindowInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInput(ctx context.Context, v any) (*model.TimeWindowInput, error) {
+	res, err := ec.unmarshalInputTimeWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarInput(ctx context.Context, v any) (model.UpdateCalendarInput, error) {
 	res, err := ec.unmarshalInputUpdateCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26428,6 +27380,51 @@ func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraph
 
 func (ec *executionContext) marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, sel ast.SelectionSet, v model.Weekday) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkingDay) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDay(ctx context.Context, sel ast.SelectionSet, v *model.WorkingDay) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkingDay(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInputᚄ(ctx context.Context, v any) ([]*model.WorkingDayInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkingDayInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInput(ctx context.Context, v any) (*model.WorkingDayInput, error) {
+	res, err := ec.unmarshalInputWorkingDayInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -26745,6 +27742,23 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	_ = ctx
 	res := model.MarshalDateTime(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalODatedWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInputᚄ(ctx context.Context, v any) ([]*model.DatedWorkingDayInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.DatedWorkingDayInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDatedWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx context.Context, v any) (*calendar.Scope, error) {
@@ -27174,6 +28188,21 @@ func (ec *executionContext) marshalOWeekday2ᚖgithubᚗcomᚋcalgraphᚋcalgrap
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v *model.WorkingHours) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkingHours(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWorkingHoursInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHoursInput(ctx context.Context, v any) (*model.WorkingHoursInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWorkingHoursInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

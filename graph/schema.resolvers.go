@@ -537,6 +537,10 @@ func (r *mutationResolver) DeleteAccount(ctx context.Context, input model.Delete
 	return deleteAccountPayload(out), nil
 }
 
+func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
+	return r.viewerWorkingHours(ctx)
+}
+
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	if _, err := calendar.ViewerID(ctx); err != nil {
 		return nil, err
@@ -702,6 +706,8 @@ func (r *Resolver) MultiDayEntry() MultiDayEntryResolver { return &multiDayEntry
 
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+func (r *Resolver) Preferences() PreferencesResolver { return &preferencesResolver{r} }
+
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
@@ -725,6 +731,7 @@ type (
 	membershipResolver     struct{ *Resolver }
 	multiDayEntryResolver  struct{ *Resolver }
 	mutationResolver       struct{ *Resolver }
+	preferencesResolver    struct{ *Resolver }
 	queryResolver          struct{ *Resolver }
 	subscriptionResolver   struct{ *Resolver }
 	taskResolver           struct{ *Resolver }

@@ -299,6 +299,22 @@ type DateRangeInput struct {
 	End calendar.Date `json:"end"`
 }
 
+// A date's working windows, which replace its weekday's.
+type DatedWorkingDay struct {
+	// The date.
+	Date calendar.Date `json:"date"`
+	// Its windows, in order; none for a day off.
+	Windows []*TimeWindow `json:"windows"`
+}
+
+// A date's working windows: at most 8, none overlapping; none for a day off.
+type DatedWorkingDayInput struct {
+	// The date.
+	Date calendar.Date `json:"date"`
+	// Its windows.
+	Windows []*TimeWindowInput `json:"windows"`
+}
+
 // Input of deleteAccount.
 type DeleteAccountInput struct {
 	// The viewer's email, as a confirmation.
@@ -614,6 +630,9 @@ type Preferences struct {
 	BrowserNotifications bool `json:"browserNotifications"`
 	// Whether the user wants reminders to make a sound.
 	SoundNotifications bool `json:"soundNotifications"`
+	// When the user works, or null when they have set no hours (then every
+	// time counts as working time). Only the user reads their hours here.
+	WorkingHours *WorkingHours `json:"workingHours,omitempty"`
 }
 
 // The entry points for reading.
@@ -789,6 +808,22 @@ type TimeRangeInput struct {
 	Instants graphql.Omittable[*InstantRangeInput] `json:"instants,omitempty"`
 }
 
+// A stretch of a day on the wall clock, from `start` up to `end`.
+type TimeWindow struct {
+	// When it starts: HH:MM, 00:00 to 23:59.
+	Start string `json:"start"`
+	// When it ends: HH:MM after `start`, up to 24:00 (midnight at the day's end).
+	End string `json:"end"`
+}
+
+// A stretch of a day on the wall clock.
+type TimeWindowInput struct {
+	// HH:MM, 00:00 to 23:59.
+	Start string `json:"start"`
+	// HH:MM after `start`, up to 24:00.
+	End string `json:"end"`
+}
+
 // When a timed entry happens.
 type TimedTimingInput struct {
 	// When it starts. Give this or `localStart`.
@@ -918,6 +953,9 @@ type UpdatePreferencesInput struct {
 	BrowserNotifications graphql.Omittable[*bool] `json:"browserNotifications,omitempty"`
 	// Whether the user wants reminders to make a sound.
 	SoundNotifications graphql.Omittable[*bool] `json:"soundNotifications,omitempty"`
+	// The user's working hours, replacing the ones they had; null removes them
+	// (every time then counts as working time).
+	WorkingHours graphql.Omittable[*WorkingHoursInput] `json:"workingHours,omitempty"`
 }
 
 // Result of updatePreferences.
@@ -973,6 +1011,46 @@ type ViewerStats struct {
 	// When the viewer last completed a task that does not repeat, anyone's; null if
 	// never. Reopening it does not move this back.
 	LastTaskCompleted *time.Time `json:"lastTaskCompleted,omitempty"`
+}
+
+// A day of the week's working windows.
+type WorkingDay struct {
+	// The day.
+	Day Weekday `json:"day"`
+	// Its windows, in order.
+	Windows []*TimeWindow `json:"windows"`
+}
+
+// A day of the week's working windows: at most 8, none overlapping (touching is fine).
+type WorkingDayInput struct {
+	// The day.
+	Day Weekday `json:"day"`
+	// Its windows.
+	Windows []*TimeWindowInput `json:"windows"`
+}
+
+// When someone works, on the wall clock of a zone of their own: windows per
+// day of the week, replaced on given dates. A time a DST change skips is in no
+// window; one it repeats is in the window both times.
+type WorkingHours struct {
+	// The IANA zone the windows are read in.
+	TimeZone string `json:"timeZone"`
+	// The seven days of the week from Monday, each with its windows (none: no work that day).
+	Days []*WorkingDay `json:"days"`
+	// Dates whose windows replace their weekday's (none: a day off), in date
+	// order. Dates before yesterday (in `timeZone`) are dropped when the hours
+	// are next written.
+	Exceptions []*DatedWorkingDay `json:"exceptions"`
+}
+
+// Working hours to set: they replace the user's whole hours.
+type WorkingHoursInput struct {
+	// The IANA zone the windows are read in.
+	TimeZone string `json:"timeZone"`
+	// The days of the week that have windows; a day left out has none, a day given twice is BAD_USER_INPUT.
+	Days []*WorkingDayInput `json:"days"`
+	// Dates whose windows replace their weekday's (empty windows: a day off); at most 100.
+	Exceptions graphql.Omittable[[]*DatedWorkingDayInput] `json:"exceptions,omitempty"`
 }
 
 // The kinds of objects a calendar's changes are about.

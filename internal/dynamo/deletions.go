@@ -155,6 +155,7 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 	w.Delete(identityKey(u.Identity.Provider, u.Identity.Subject), noCondition(), nil)
 	w.Delete(statsKey(u.ID), noCondition(), nil)
 	w.Delete(statsTotalsKey(u.ID), noCondition(), nil)
+	w.Delete(workingHoursKey(u.ID), noCondition(), nil)
 	w.Add(s.pendingPut(pendingUser, u.ID))
 	if err := s.commit(ctx, w); err != nil {
 		return nil, nil, fmt.Errorf("delete user %s: %w", u.ID, err)

@@ -82,6 +82,8 @@ const (
 	entityStatsTotal = "STATS_TOTALS"
 	entityStatsNode  = "STATS_NODE"
 	entityAttendee   = "ATTENDEE"
+
+	entityWorkingHours = "WORKING_HOURS"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -129,6 +131,11 @@ func statsKey(userID string) itemKey {
 // statsTotalsKey: a user's totals and latest moments. SK = STATS#TOTALS.
 func statsTotalsKey(userID string) itemKey {
 	return itemKey{PK: userPartition(userID), SK: "STATS#TOTALS"}
+}
+
+// workingHoursKey: a user's working hours, beside the user item (hours.go).
+func workingHoursKey(userID string) itemKey {
+	return itemKey{PK: userPartition(userID), SK: "HOURS"}
 }
 
 // statsNodePrefix starts the sort keys of stats tree nodes.
