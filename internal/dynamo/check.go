@@ -88,7 +88,7 @@ type checker struct {
 	stats      map[string]*statsSeen // each user's stats items
 	counted    map[string]*calendar.Tally
 	created    map[string]time.Time // the latest creation of each user's events
-	hours      []string // the users whose working hours were read
+	hours      []string             // the users whose working hours were read
 	problems   []string
 }
 
