@@ -89,6 +89,7 @@ type ComplexityRoot struct {
 		Status           func(childComplexity int) int
 		Tags             func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -134,8 +135,9 @@ type ComplexityRoot struct {
 	}
 
 	BusyInterval struct {
-		End   func(childComplexity int) int
-		Start func(childComplexity int) int
+		End    func(childComplexity int) int
+		Start  func(childComplexity int) int
+		Status func(childComplexity int) int
 	}
 
 	Calendar struct {
@@ -349,6 +351,7 @@ type ComplexityRoot struct {
 		Status           func(childComplexity int) int
 		Tags             func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -472,6 +475,7 @@ type ComplexityRoot struct {
 		Tags             func(childComplexity int) int
 		TimeZone         func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -522,6 +526,7 @@ type ComplexityRoot struct {
 		Tags             func(childComplexity int) int
 		TimeZone         func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -915,6 +920,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Title(childComplexity), true
+	case "AllDayEntry.transparency":
+		if e.ComplexityRoot.AllDayEntry.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Transparency(childComplexity), true
 	case "AllDayEntry.updatedAt":
 		if e.ComplexityRoot.AllDayEntry.UpdatedAt == nil {
 			break
@@ -1112,6 +1123,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BusyInterval.Start(childComplexity), true
+	case "BusyInterval.status":
+		if e.ComplexityRoot.BusyInterval.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusyInterval.Status(childComplexity), true
 
 	case "Calendar.changes":
 		if e.ComplexityRoot.Calendar.Changes == nil {
@@ -1876,6 +1893,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Title(childComplexity), true
+	case "MultiDayEntry.transparency":
+		if e.ComplexityRoot.MultiDayEntry.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Transparency(childComplexity), true
 	case "MultiDayEntry.updatedAt":
 		if e.ComplexityRoot.MultiDayEntry.UpdatedAt == nil {
 			break
@@ -2561,6 +2584,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Title(childComplexity), true
+	case "Task.transparency":
+		if e.ComplexityRoot.Task.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Transparency(childComplexity), true
 	case "Task.updatedAt":
 		if e.ComplexityRoot.Task.UpdatedAt == nil {
 			break
@@ -2798,6 +2827,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Title(childComplexity), true
+	case "TimedEntry.transparency":
+		if e.ComplexityRoot.TimedEntry.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Transparency(childComplexity), true
 	case "TimedEntry.updatedAt":
 		if e.ComplexityRoot.TimedEntry.UpdatedAt == nil {
 			break
@@ -3268,7 +3303,7 @@ type FreeBusyView {
 type CalendarBusy {
   "The calendar."
   calendar: Calendar!
-  "Its busy intervals within the range, in order, none overlapping or touching."
+  "Its busy intervals within the range, in order, none overlapping, none of the same status touching."
   busy: [BusyInterval!]!
 }
 
@@ -3278,6 +3313,28 @@ type BusyInterval {
   start: DateTime!
   "When it ends (exclusive)."
   end: DateTime!
+  """
+  How busy: BUSY, TENTATIVE or OUT_OF_OFFICE (where entries of several
+  overlap, out of office wins over busy, busy over tentative). Never FREE:
+  free time is what lies between.
+  """
+  status: Transparency!
+}
+
+"""
+How an entry counts in free/busy time. iCalendar feeds write FREE as
+` + "`" + `TRANSP:TRANSPARENT` + "`" + `, TENTATIVE and OUT_OF_OFFICE as Outlook's
+` + "`" + `X-MICROSOFT-CDO-BUSYSTATUS` + "`" + ` (TENTATIVE, OOF), and imports read them back.
+"""
+enum Transparency {
+  "Blocks the time."
+  BUSY
+  "Does not block anything: a birthday, a reminder to oneself."
+  FREE
+  "Blocks the time tentatively."
+  TENTATIVE
+  "Its people are away."
+  OUT_OF_OFFICE
 }
 
 "The signed-in user's view of calgraph."
@@ -3762,6 +3819,11 @@ interface Entry {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -3850,6 +3912,11 @@ type TimedEntry implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -3954,6 +4021,11 @@ type AllDayEntry implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -4046,6 +4118,11 @@ type MultiDayEntry implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -4138,6 +4215,8 @@ type Task implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the task is due, ascending: up to 5."
   reminders: [Int!]!
+  "How the task counts in free/busy time: FREE unless set (a task never blocks time in ` + "`" + `freeBusy` + "`" + `)."
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -5001,6 +5080,8 @@ input CreateEntryInput {
   tags: [String!]
   "Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted."
   reminders: [Int!]
+  "How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted."
+  transparency: Transparency
   """
   Makes the entry a series whose first occurrence is ` + "`" + `timing` + "`" + ` (TIMED or ALL_DAY
   only). The rule must start on that first occurrence.
@@ -5071,6 +5152,8 @@ input UpdateEntryInput {
   tags: [String!]
   "New reminders, or null for none."
   reminders: [Int!]
+  "How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE)."
+  transparency: Transparency
   """
   A new recurrence for a series (scope ALL), or one that makes a single timed or
   all-day entry a series. It cannot be null: end a series by deleting with
@@ -5588,6 +5671,8 @@ func (ec *executionContext) childFields_BusyInterval(ctx context.Context, field 
 		return ec.fieldContext_BusyInterval_start(ctx, field)
 	case "end":
 		return ec.fieldContext_BusyInterval_end(ctx, field)
+	case "status":
+		return ec.fieldContext_BusyInterval_status(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BusyInterval", field.Name)
 }
@@ -6076,6 +6161,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_tags(ctx, field)
 	case "reminders":
 		return ec.fieldContext_Task_reminders(ctx, field)
+	case "transparency":
+		return ec.fieldContext_Task_transparency(ctx, field)
 	case "icalUid":
 		return ec.fieldContext_Task_icalUid(ctx, field)
 	case "sequence":
@@ -7568,6 +7655,29 @@ func (ec *executionContext) fieldContext_AllDayEntry_reminders(_ context.Context
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _AllDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
+}
+
 func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8769,7 +8879,7 @@ func (ec *executionContext) fieldContext_AttendeeSummary_total(_ context.Context
 	return graphql.NewScalarFieldContext("AttendeeSummary", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8792,7 +8902,7 @@ func (ec *executionContext) fieldContext_BusyInterval_start(_ context.Context, f
 	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8813,6 +8923,29 @@ func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_BusyInterval_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _BusyInterval_status(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusyInterval_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusyInterval_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -9309,8 +9442,8 @@ func (ec *executionContext) _CalendarBusy_busy(ctx context.Context, field graphq
 			return obj.Busy, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []calendar.Interval) graphql.Marshaler {
-			return ec.marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []calendar.BusyInterval) graphql.Marshaler {
+			return ec.marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11506,6 +11639,29 @@ func (ec *executionContext) _MultiDayEntry_reminders(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -14245,6 +14401,29 @@ func (ec *executionContext) fieldContext_Task_reminders(_ context.Context, field
 	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Task_transparency(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Transparency does not have child fields"))
+}
+
 func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15251,6 +15430,29 @@ func (ec *executionContext) _TimedEntry_reminders(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_TimedEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -18187,7 +18389,7 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18257,6 +18459,13 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reminders = graphql.OmittableOf(data)
+		case "transparency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transparency"))
+			data, err := ec.unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Transparency = graphql.OmittableOf(data)
 		case "recurrence":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
 			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
@@ -19459,7 +19668,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19543,6 +19752,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reminders = graphql.OmittableOf(data)
+		case "transparency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transparency"))
+			data, err := ec.unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Transparency = graphql.OmittableOf(data)
 		case "recurrence":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
 			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
@@ -20063,6 +20279,11 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			}
 		case "reminders":
 			out.Values[i] = ec._AllDayEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transparency":
+			out.Values[i] = ec._AllDayEntry_transparency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20918,7 +21139,7 @@ func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.Select
 
 var busyIntervalImplementors = []string{"BusyInterval"}
 
-func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.Interval) graphql.Marshaler {
+func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.BusyInterval) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, busyIntervalImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -20935,6 +21156,11 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 			}
 		case "end":
 			out.Values[i] = ec._BusyInterval_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._BusyInterval_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23022,6 +23248,11 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "transparency":
+			out.Values[i] = ec._MultiDayEntry_transparency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "icalUid":
 			out.Values[i] = ec._MultiDayEntry_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24166,6 +24397,11 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "transparency":
+			out.Values[i] = ec._Task_transparency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "icalUid":
 			out.Values[i] = ec._Task_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24655,6 +24891,11 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			}
 		case "reminders":
 			out.Values[i] = ec._TimedEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transparency":
+			out.Values[i] = ec._TimedEntry_transparency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -26191,15 +26432,15 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
-func (ec *executionContext) marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx context.Context, sel ast.SelectionSet, v calendar.Interval) graphql.Marshaler {
+func (ec *executionContext) marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyInterval(ctx context.Context, sel ast.SelectionSet, v calendar.BusyInterval) graphql.Marshaler {
 	return ec._BusyInterval(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.Interval) graphql.Marshaler {
+func (ec *executionContext) marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.BusyInterval) graphql.Marshaler {
 	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx, sel, v[i])
+		return ec.marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyInterval(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -27282,6 +27523,38 @@ func (ec *executionContext) unmarshalNTimeWindowInput2ᚖgithubᚗcomᚋcalgraph
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, v any) (calendar.Transparency, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, sel ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[string]calendar.Transparency{
+		"BUSY":          calendar.TransparencyBusy,
+		"FREE":          calendar.TransparencyFree,
+		"TENTATIVE":     calendar.TransparencyTentative,
+		"OUT_OF_OFFICE": calendar.TransparencyOutOfOffice,
+	}
+	marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[calendar.Transparency]string{
+		calendar.TransparencyBusy:        "BUSY",
+		calendar.TransparencyFree:        "FREE",
+		calendar.TransparencyTentative:   "TENTATIVE",
+		calendar.TransparencyOutOfOffice: "OUT_OF_OFFICE",
+	}
+)
+
 func (ec *executionContext) unmarshalNUpdateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarInput(ctx context.Context, v any) (model.UpdateCalendarInput, error) {
 	res, err := ec.unmarshalInputUpdateCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -28166,6 +28439,40 @@ func (ec *executionContext) unmarshalOTimedTimingInput2ᚖgithubᚗcomᚋcalgrap
 	res, err := ec.unmarshalInputTimedTimingInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, v any) (*calendar.Transparency, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, sel ast.SelectionSet, v *calendar.Transparency) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[*v])
+	return res
+}
+
+var (
+	unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[string]calendar.Transparency{
+		"BUSY":          calendar.TransparencyBusy,
+		"FREE":          calendar.TransparencyFree,
+		"TENTATIVE":     calendar.TransparencyTentative,
+		"OUT_OF_OFFICE": calendar.TransparencyOutOfOffice,
+	}
+	marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[calendar.Transparency]string{
+		calendar.TransparencyBusy:        "BUSY",
+		calendar.TransparencyFree:        "FREE",
+		calendar.TransparencyTentative:   "TENTATIVE",
+		calendar.TransparencyOutOfOffice: "OUT_OF_OFFICE",
+	}
+)
 
 func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx context.Context, sel ast.SelectionSet, v *calendar.User) graphql.Marshaler {
 	if v == nil {

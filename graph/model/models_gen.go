@@ -253,6 +253,8 @@ type CreateEntryInput struct {
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted.
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+	// How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted.
+	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`
 	// Makes the entry a series whose first occurrence is `timing` (TIMED or ALL_DAY
 	// only). The rule must start on that first occurrence.
 	Recurrence graphql.Omittable[*RecurrenceInput] `json:"recurrence,omitempty"`
@@ -901,6 +903,8 @@ type UpdateEntryInput struct {
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// New reminders, or null for none.
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+	// How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE).
+	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`
 	// A new recurrence for a series (scope ALL), or one that makes a single timed or
 	// all-day entry a series. It cannot be null: end a series by deleting with
 	// scope THIS_AND_FOLLOWING.

@@ -53,6 +53,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.Tags, err = ssAttr(av)
 		case "reminders":
 			r.Reminders, err = nsAttr(av)
+		case "transp":
+			r.Transp, err = sAttr(av)
 		case "start":
 			r.Start, err = sAttr(av)
 		case "end":
