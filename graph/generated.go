@@ -3121,6 +3121,16 @@ enum Role {
   (` + "`" + `Query.freeBusy` + "`" + `), and nothing else of it.
   """
   FREE_BUSY
+  """
+  Not a member: only ` + "`" + `Calendar.viewerRole` + "`" + ` answers it, for the calendar of an
+  entry the viewer reads because they are invited to it (through ` + "`" + `node(id:)` + "`" + `,
+  ` + "`" + `Viewer.invitations` + "`" + `, ` + "`" + `Viewer.agenda` + "`" + ` or a subscription). The viewer sees
+  that calendar as a FREE_BUSY member does (name, color, zone, whether it is
+  a resource, version and timestamps; description null) but not when it is
+  busy, and nothing else of it: no other entry, member, change or feed.
+  Never given, so never accepted as input (BAD_USER_INPUT).
+  """
+  INVITED
 }
 
 "The entry points for reading."
@@ -3351,7 +3361,7 @@ type Calendar implements Node {
   createdAt: DateTime!
   "When the calendar last changed."
   updatedAt: DateTime!
-  "The viewer's role on this calendar."
+  "The viewer's role on this calendar: INVITED when they are no member and reached it through an entry they are invited to."
   viewerRole: Role!
   """
   The calendar's entries that happen in a range, each once, in view order (by
@@ -26164,12 +26174,14 @@ var (
 		"WRITER":    calendar.RoleWriter,
 		"READER":    calendar.RoleReader,
 		"FREE_BUSY": calendar.RoleFreeBusy,
+		"INVITED":   calendar.RoleInvited,
 	}
 	marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole = map[calendar.Role]string{
 		calendar.RoleOwner:    "OWNER",
 		calendar.RoleWriter:   "WRITER",
 		calendar.RoleReader:   "READER",
 		calendar.RoleFreeBusy: "FREE_BUSY",
+		calendar.RoleInvited:  "INVITED",
 	}
 )
 

@@ -238,24 +238,13 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 		if !l.invited(ctx, key) {
 			return nil, err
 		}
+		l.reach(key.CalendarID)
 	}
 	e, err := thunk()
 	if err == nil && e == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
 	return e, err
-}
-
-// invited reports whether the viewer is invited to an entry, which lets
-// them read that entry (and only it) without reading its calendar: a read
-// of its own, made only when the viewer's role does not allow the entry.
-func (l *Loaders) invited(ctx context.Context, key calendar.EntryKey) bool {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return false
-	}
-	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: key, UserID: viewer})()
-	return err == nil && a != nil
 }
 
 // ViewerAttendee returns the viewer's own invitation to an entry they were
