@@ -543,7 +543,7 @@ type ComplexityRoot struct {
 	}
 
 	Viewer struct {
-		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
+		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) int
 		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
 		Calendars           func(childComplexity int, first *int, after *string) int
 		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
@@ -691,7 +691,7 @@ type ViewerResolver interface {
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
 	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
-	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
+	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
 	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 }
@@ -2846,7 +2846,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool)), true
+		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool), args["includeInvitations"].(*bool)), true
 	case "Viewer.calendarListChanges":
 		if e.ComplexityRoot.Viewer.CalendarListChanges == nil {
 			break
@@ -3233,6 +3233,10 @@ type Viewer {
   occurrences in the range than a view shows (one stored before series were
   bounded) is left out, and an error at this field, TOO_MANY_OCCURRENCES with
   ` + "`" + `extensions.calendarId` + "`" + `, names its calendar.
+
+  Without ` + "`" + `calendarIds` + "`" + `, the agenda also holds the entries of other
+  calendars the viewer is invited to (see ` + "`" + `includeInvitations` + "`" + `), each with
+  its ` + "`" + `calendar` + "`" + ` as the viewer sees it then (` + "`" + `viewerRole` + "`" + ` INVITED).
   """
   agenda(
     "The range: whole days or instants. At most 366 days."
@@ -3245,6 +3249,15 @@ type Viewer {
     filter: EntryFilter
     "Also return cancelled occurrences of series, with status CANCELLED."
     includeCancelled: Boolean = false
+    """
+    Without ` + "`" + `calendarIds` + "`" + `, also return the entries the viewer is invited to in
+    calendars they do not read, among their 200 newest invitations they did
+    not decline (a declined invitation is left out, as calendar apps hide
+    declined events; ` + "`" + `invitations(response: [DECLINED])` + "`" + ` lists them). An
+    invitation made a moment ago can take about a second to show; one removed
+    or declined is gone at once.
+    """
+    includeInvitations: Boolean = true
   ): EntryView!
 
   """
@@ -6905,6 +6918,14 @@ func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["includeCancelled"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "includeInvitations",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeInvitations"] = arg5
 	return args, nil
 }
 
@@ -15942,7 +15963,7 @@ func (ec *executionContext) _Viewer_agenda(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool))
+			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool), fc.Args["includeInvitations"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {

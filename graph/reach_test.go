@@ -2,6 +2,8 @@ package graph_test
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 )
@@ -114,4 +116,109 @@ func hasErrors(payload json.RawMessage) bool {
 		Errors []any `json:"errors"`
 	}
 	return json.Unmarshal(payload, &r) == nil && len(r.Errors) > 0
+}
+
+const agendaWeek = `query($inv: Boolean) { viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, timeZone: "UTC", includeInvitations: $inv) {
+	entries { title calendar { name viewerRole description } } } } }`
+
+// agendaTitles lists an agenda's titles with their calendar's role.
+func agendaTitles(d map[string]any) []string {
+	var out []string
+	for _, en := range asList(get(d, "viewer.agenda.entries")) {
+		out = append(out, str(en, "title")+"/"+str(en, "calendar.viewerRole"))
+	}
+	return out
+}
+
+// TestAgendaShowsInvitations: the agenda merges, in view order, the
+// viewer's own calendars' entries and the entries of other calendars they
+// are invited to and did not decline, each with its calendar as INVITED;
+// never another entry of those calendars, nor one they were removed from.
+func TestAgendaShowsInvitations(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("agenda", 1, 0, false)
+	guest, cal := p.guests[0], e.calendarOf(p.owner)
+	d := e.must(guest, `mutation { createCalendar(input: {name: "Mine"}) { calendar { id } } }`, nil)
+	mine := str(d, "createCalendar.calendar.id")
+	newEntry := func(c, title, start string) string {
+		d := e.must(p.owner, `mutation($c: ID!, $t: String!, $s: DateTime!) { createEntry(input: {calendarId: $c, title: $t,
+			timing: {timed: {start: $s, timeZone: "UTC"}}}) { entry { id } } }`, map[string]any{"c": c, "t": title, "s": start})
+		return str(d, "createEntry.entry.id")
+	}
+	invite := func(id string) {
+		e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "guest0-agenda@example.com"}]}) { entry { id } } }`,
+			map[string]any{"id": id})
+	}
+	e.must(guest, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Own", timing: {timed: {start: "2026-11-24T09:00:00Z", timeZone: "UTC"}}}) { entry { id } } }`,
+		map[string]any{"c": mine})
+	newEntry(cal, "Secret", "2026-11-24T12:00:00Z") // not invited
+	declined := newEntry(cal, "Declined", "2026-11-25T12:00:00Z")
+	invite(declined)
+	e.must(guest, respond, map[string]any{"id": declined, "v": 1, "r": "DECLINED"})
+	removed := newEntry(cal, "Removed", "2026-11-26T12:00:00Z")
+	invite(removed)
+	e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, remove: ["guest0-agenda@example.com"]}) { entry { id } } }`,
+		map[string]any{"id": removed})
+	invite(newEntry(cal, "Next week", "2026-12-01T12:00:00Z"))
+	e.consistent()
+
+	want := []string{"Own/OWNER", "Talk/INVITED"}
+	d = e.must(guest, agendaWeek, nil)
+	if got := agendaTitles(d); !slices.Equal(got, want) {
+		t.Errorf("agenda: got %v, want %v", got, want)
+	}
+	if got := agendaTitles(e.must(guest, agendaWeek, map[string]any{"inv": false})); !slices.Equal(got, want[:1]) {
+		t.Errorf("agenda without invitations: got %v, want %v", got, want[:1])
+	}
+	// A member who reads the calendar sees its entries once, invited or not.
+	e.must(p.owner, `mutation($c: ID!) { addMember(input: {calendarId: $c, email: "guest0-agenda@example.com", role: READER}) { membership { id } } }`,
+		map[string]any{"c": cal})
+	e.consistent()
+	want = []string{"Own/OWNER", "Secret/READER", "Talk/READER", "Declined/READER", "Removed/READER"}
+	if got := agendaTitles(e.must(guest, agendaWeek, nil)); !slices.Equal(got, want) {
+		t.Errorf("agenda as a reader: got %v, want %v", got, want)
+	}
+}
+
+// TestAgendaOfInvitationsPlan pins what invitations cost an agenda: one
+// more Query (GSI1, beside the memberships' in the first wave) and their
+// entries, invitations and calendars in the batch of the viewer's
+// calendars: no extra wave. It logs the items read per entry shown.
+func TestAgendaOfInvitationsPlan(t *testing.T) {
+	e := newEnv(t, withWaveGate(), withoutViewCache())
+	p := e.party("plan", 1, 0, false)
+	guest, cal := p.guests[0], e.calendarOf(p.owner)
+	d := e.must(guest, `mutation { createCalendar(input: {name: "Mine"}) { calendar { id } } }`, nil)
+	mine := str(d, "createCalendar.calendar.id")
+	e.must(guest, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Own", timing: {timed: {start: "2026-11-24T09:00:00Z", timeZone: "UTC"}}}) { entry { id } } }`,
+		map[string]any{"c": mine})
+	const invitations = 20 // and the party's: one in the week, 19 in the weeks after
+	for i := 1; i < invitations; i++ {
+		d := e.must(p.owner, `mutation($c: ID!, $s: DateTime!) { createEntry(input: {calendarId: $c, title: "Later",
+			timing: {timed: {start: $s, timeZone: "UTC"}}}) { entry { id } } }`,
+			map[string]any{"c": cal, "s": time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC).AddDate(0, 0, 3*i).Format(time.RFC3339)})
+		e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "guest0-plan@example.com"}]}) { entry { id } } }`,
+			map[string]any{"id": str(d, "createEntry.entry.id")})
+	}
+	measure := func(inv bool) (map[string]int, int, int) {
+		e.rec.Reset()
+		d := e.must(guest, agendaWeek, map[string]any{"inv": inv})
+		items := 0
+		for _, c := range e.rec.Calls() {
+			items += c.Items
+		}
+		return planOf(e.rec.Calls()), items, len(agendaTitles(d))
+	}
+	without, itemsWithout, shownWithout := measure(false)
+	with, items, shown := measure(true)
+	if shown != 2 || shownWithout != 1 {
+		t.Fatalf("shown: got %d with invitations and %d without, want 2 and 1", shown, shownWithout)
+	}
+	want := maps.Clone(without)
+	want["wave 1 Query GSI1"]++ // the invitations, beside the memberships
+	if !maps.Equal(with, want) {
+		t.Errorf("plan with invitations: got %v, want %v (without: %v)", with, want, without)
+	}
+	t.Logf("agenda of a week, %d invitations of which 1 in it: %d items read for %d entries shown (%d for %d without invitations)",
+		invitations, items, shown, itemsWithout, shownWithout)
 }

@@ -650,7 +650,7 @@ func (r *viewerResolver) Stats(ctx context.Context, obj *model.Viewer) (*model.V
 	return viewerStats(s), nil
 }
 
-func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error) {
+func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error) {
 	spec, err := rangeSpec(rangeArg, timeZone)
 	if err != nil {
 		return nil, err
@@ -659,7 +659,7 @@ func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg
 	if err != nil {
 		return nil, err
 	}
-	v, err := loader.For(ctx).Agenda(ctx, ids, spec, entryFilter(filter, includeCancelled))
+	v, err := loader.For(ctx).Agenda(ctx, ids, spec, entryFilter(filter, includeCancelled), includeInvitations == nil || *includeInvitations)
 	if err != nil {
 		return nil, err
 	}
