@@ -222,3 +222,112 @@ func TestAgendaOfInvitationsPlan(t *testing.T) {
 	t.Logf("agenda of a week, %d invitations of which 1 in it: %d items read for %d entries shown (%d for %d without invitations)",
 		invitations, items, shown, itemsWithout, shownWithout)
 }
+
+const invitationSync = `query($t: String) { viewer { invitationChanges(syncToken: $t) { hasMore syncToken
+	changes { entryId removed invitation { response waitlisted entry { title } } } } } }`
+
+// held is the party's invitation as the first read finds it, which later
+// reads within the log's overlap window may bring again (a sync may repeat
+// what a client holds as it is, never leave anything out).
+const held = "Talk NEEDS_ACTION"
+
+// invitationChangesOf reads the viewer's invitation changes after token to
+// the end, as "<title or entry ID> <response>[ waitlisted]" or
+// "<entry ID> removed", and returns the last token; from a token, held is
+// left out.
+func (e *env) invitationChangesOf(tok, token string) ([]string, string) {
+	e.t.Helper()
+	var out []string
+	for {
+		var t any
+		if token != "" {
+			t = token
+		}
+		d := e.must(tok, invitationSync, map[string]any{"t": t})
+		for _, c := range asList(get(d, "viewer.invitationChanges.changes")) {
+			switch {
+			case get(c, "removed") == true:
+				out = append(out, str(c, "entryId")+" removed")
+			case get(c, "invitation.waitlisted") == true:
+				out = append(out, str(c, "invitation.entry.title")+" "+str(c, "invitation.response")+" waitlisted")
+			default:
+				out = append(out, str(c, "invitation.entry.title")+" "+str(c, "invitation.response"))
+			}
+		}
+		out = slices.DeleteFunc(out, func(s string) bool { return s == held })
+		token = str(d, "viewer.invitationChanges.syncToken")
+		if get(d, "viewer.invitationChanges.hasMore") != true {
+			return out, token
+		}
+	}
+}
+
+// TestInvitationChangesResume: an invited user who is no member syncs their
+// own invitations: all of them first, then from the token each invitation
+// made, answered, seated from the waitlist or gone since, once, and
+// nothing of anyone else's.
+func TestInvitationChangesResume(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("sync", 2, 0, false)
+	guest, other, cal := p.guests[0], p.guests[1], e.calendarOf(p.owner)
+	d := e.must(guest, invitationSync, nil)
+	token := str(d, "viewer.invitationChanges.syncToken")
+	if got := asList(get(d, "viewer.invitationChanges.changes")); len(got) != 1 || str(got[0], "invitation.entry.title") != "Talk" {
+		t.Fatalf("full read: got %v, want the one invitation", d)
+	}
+	newEntry := func(title string) string {
+		d := e.must(p.owner, `mutation($c: ID!, $t: String!) { createEntry(input: {calendarId: $c, title: $t,
+			timing: {timed: {start: "2026-11-25T10:00:00Z", end: "2026-11-25T11:00:00Z", timeZone: "UTC"}}}) { entry { id } } }`,
+			map[string]any{"c": cal, "t": title})
+		return str(d, "createEntry.entry.id")
+	}
+	change := func(id, field, email string) {
+		e.must(p.owner, `mutation($id: ID!, $e: String!) { changeAttendees(input: {entryId: $id, `+field+`: [{email: $e}]}) { entry { id } } }`,
+			map[string]any{"id": id, "e": email})
+	}
+	// Another entry, invited to: seated from the waitlist when the other
+	// guest declines.
+	limited := newEntry("Limited")
+	e.must(p.owner, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, capacity: 1, waitlist: true}) { entry { id } } }`,
+		map[string]any{"id": limited})
+	change(limited, "add", "guest1-sync@example.com")
+	change(limited, "add", "guest0-sync@example.com")
+	e.must(other, respond, map[string]any{"id": limited, "v": 1, "r": "ACCEPTED"})
+	e.must(guest, respond, map[string]any{"id": limited, "v": 1, "r": "ACCEPTED"})
+	got, token2 := e.invitationChangesOf(guest, token)
+	if want := []string{"Limited ACCEPTED waitlisted"}; !slices.Equal(got, want) {
+		t.Errorf("after the invitation and the answer: got %v, want %v", got, want)
+	}
+	e.must(other, respond, map[string]any{"id": limited, "v": 2, "r": "DECLINED"})
+	got, token3 := e.invitationChangesOf(guest, token2)
+	if want := []string{"Limited ACCEPTED"}; !slices.Equal(got, want) {
+		t.Errorf("after the promotion: got %v, want %v", got, want)
+	}
+	// Removed from one entry, the other deleted; an invitation of someone
+	// else is not theirs.
+	gone := newEntry("Gone")
+	change(gone, "add", "guest0-sync@example.com")
+	e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, remove: ["guest0-sync@example.com"]}) { entry { id } } }`,
+		map[string]any{"id": gone})
+	change(newEntry("Theirs"), "add", "guest1-sync@example.com")
+	e.must(p.owner, `mutation($id: ID!) { deleteEntry(input: {id: $id, expectedVersion: 2}) { deletedEntryId } }`, map[string]any{"id": limited})
+	got, token4 := e.invitationChangesOf(guest, token3)
+	slices.Sort(got)
+	if want := slices.Sorted(slices.Values([]string{gone + " removed", limited + " removed"})); !slices.Equal(got, want) {
+		t.Errorf("after a removal and a deletion: got %v, want %v", got, want)
+	}
+	if got, _ := e.invitationChangesOf(guest, token4); len(got) != 0 {
+		t.Errorf("from the last token: got %v, want nothing", got)
+	}
+	// From the first token, everything since, each once as it is now.
+	got, _ = e.invitationChangesOf(guest, token)
+	slices.Sort(got)
+	if want := slices.Sorted(slices.Values([]string{gone + " removed", limited + " removed"})); !slices.Equal(got, want) {
+		t.Errorf("from the first token: got %v, want %v", got, want)
+	}
+	// Their calendar list holds none of it.
+	if d := e.must(guest, `query($t: String) { viewer { calendarListChanges(syncToken: $t) { changes { calendarId } } } }`, map[string]any{"t": token}); len(asList(get(d, "viewer.calendarListChanges.changes"))) != 0 {
+		t.Errorf("their calendar list: got %v, want nothing", d)
+	}
+	e.consistent()
+}

@@ -630,6 +630,15 @@ func (r *viewerResolver) CalendarListChanges(ctx context.Context, obj *model.Vie
 	return listPage(p), nil
 }
 
+func (r *viewerResolver) InvitationChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.InvitationChangePage, error) {
+	token, n := syncArgs(syncToken, first)
+	p, err := r.Service.InvitationChanges(ctx, token, n)
+	if err != nil {
+		return nil, err
+	}
+	return invitationPage(p), nil
+}
+
 func (r *viewerResolver) User(ctx context.Context, obj *model.Viewer) (*calendar.User, error) {
 	return loader.For(ctx).Viewer(ctx)
 }

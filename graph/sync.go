@@ -93,6 +93,15 @@ func listPage(p *calendar.CalendarListPage) *model.CalendarListChangePage {
 	return out
 }
 
+// invitationPage converts a page of the viewer's invitation changes.
+func invitationPage(p *calendar.InvitationChangePage) *model.InvitationChangePage {
+	out := &model.InvitationChangePage{HasMore: p.More, SyncToken: p.Token, Changes: []*model.InvitationChange{}}
+	for _, c := range p.Changes {
+		out.Changes = append(out.Changes, &model.InvitationChange{EntryID: model.EntryGID(c.Entry), Removed: c.Removed, Invitation: c.Attendee})
+	}
+	return out
+}
+
 // syncArgs reads a sync field's arguments.
 func syncArgs(syncToken *string, first *int) (string, int) {
 	token := ""

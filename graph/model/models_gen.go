@@ -478,6 +478,26 @@ type InstantRangeInput struct {
 	End time.Time `json:"end"`
 }
 
+// One of the viewer's invitations to an entry, made, answered or gone.
+type InvitationChange struct {
+	// The entry's global ID.
+	EntryID string `json:"entryId"`
+	// Whether the invitation is gone: the viewer was removed, or the entry deleted.
+	Removed bool `json:"removed"`
+	// The invitation as it is now (the viewer's answer, and the entry through `entry`); null when removed.
+	Invitation *calendar.Attendee `json:"invitation,omitempty"`
+}
+
+// A page of the viewer's invitation changes.
+type InvitationChangePage struct {
+	// The changes, each invitation once.
+	Changes []*InvitationChange `json:"changes"`
+	// Whether more changes wait: read again at once with `syncToken`.
+	HasMore bool `json:"hasMore"`
+	// Continues after this page.
+	SyncToken string `json:"syncToken"`
+}
+
 // A page of invitations (Relay cursor connection).
 type InvitationConnection struct {
 	// The invitations on this page, each with its cursor.

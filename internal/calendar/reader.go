@@ -79,4 +79,5 @@ type Service interface {
 	SyncService
 	StatsService
 	AttendeeService
+	InvitationSyncService
 }

@@ -43,3 +43,106 @@ func (s *Store) InvitedEntries(ctx context.Context, userID string, max int) ([]c
 	}
 	return out, nil
 }
+
+// attendeesFitting is how many of the last of attendees a transaction with
+// room actions left can remove: one action each, and one more for a
+// calgraph user's record in their own log.
+func attendeesFitting(attendees []*calendar.Attendee, room int) int {
+	n := 0
+	for i := len(attendees) - 1; i >= 0; i-- {
+		cost := 1
+		if attendees[i].UserID != "" {
+			cost = 2
+		}
+		if room < cost {
+			break
+		}
+		room -= cost
+		n++
+	}
+	return n
+}
+
+// removalOverhead is what removeAttendees' transaction holds beside the
+// attendees and the entry's items: the role check, the calendar's change
+// record and revision raise, and an idempotency marker.
+const removalOverhead = 4
+
+// InvitationChanges implements calendar.InvitationSyncService. Without a
+// token it reads the viewer's invitations from GSI1 a page at a time (its
+// lag is covered as fullList's is: the token after the last page starts
+// overlapWindow before the first); with one, it reads the viewer's log
+// after it, where each `ATT#` record names an invitation, read again as it
+// is now (missing: removed). The log's membership records are
+// calendarListChanges'; a page may so hold fewer than first.
+func (s *Store) InvitationChanges(ctx context.Context, token string, first int) (*calendar.InvitationChangePage, error) {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := calendar.ValidateChangePage(first); err != nil {
+		return nil, err
+	}
+	bad := calendar.Invalidf("syncToken", "syncToken is not a sync token of these invitations")
+	var t syncToken
+	if token == "" {
+		t = s.startToken(viewer, true)
+		t.phase = phaseInvitations
+	} else if t, err = s.parseToken(token, viewer, true); err != nil {
+		return nil, err
+	}
+	if t.full && t.phase != phaseInvitations {
+		return nil, bad
+	}
+	if t.full {
+		return s.fullInvitations(ctx, t, first, bad)
+	}
+	objects, next, more, err := s.readLog(ctx, userPartition(viewer), t, first)
+	if err != nil {
+		return nil, err
+	}
+	var keys []itemKey
+	var entries []calendar.EntryKey
+	for _, obj := range objects {
+		if k, ok := invitationOfObject(obj); ok {
+			entries = append(entries, k)
+			keys = append(keys, attendeeKey(k.CalendarID, k.EntryID, attendeeWho(viewer, "")))
+		}
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	page := &calendar.InvitationChangePage{More: more, Token: next.encode()}
+	for i, k := range entries {
+		c := calendar.InvitationChange{Entry: k, Removed: items[keys[i]] == nil}
+		if !c.Removed {
+			if c.Attendee, err = decodeAttendee(items[keys[i]]); err != nil {
+				return nil, err
+			}
+		}
+		page.Changes = append(page.Changes, c)
+	}
+	return page, nil
+}
+
+// fullInvitations reads a page of the viewer's invitations as they are.
+func (s *Store) fullInvitations(ctx context.Context, t syncToken, first int, bad error) (*calendar.InvitationChangePage, error) {
+	p, err := s.EntryInvitations(ctx, calendar.AttendeeFilter{}, calendar.Page{First: first, After: t.after})
+	if calendar.ErrorCode(err) == calendar.CodeInvalid {
+		return nil, bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	page := &calendar.InvitationChangePage{}
+	for _, a := range p.Attendees {
+		page.Changes = append(page.Changes, calendar.InvitationChange{Entry: a.Key(), Attendee: a})
+	}
+	t.after = p.EndCursor
+	if !p.HasNextPage {
+		t = syncToken{owner: t.owner, user: true, low: t.low}
+	}
+	page.More, page.Token = t.full, t.encode()
+	return page, nil
+}

@@ -51,3 +51,34 @@ func TestInvitedEntriesReadsAtMostMax(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletingAnEntryOfMaxAttendees: an entry of calendar.MaxAttendees
+// calgraph users is deleted in more than one transaction (each removal
+// costs the attendee item and a record in the user's own log), and every
+// attendee learns of it from their invitation changes.
+func TestDeletingAnEntryOfMaxAttendees(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(calendar.MaxAttendees, 0, false)
+	tokens := make([]string, len(m.guests))
+	for i, g := range m.guests {
+		p, err := f.store.InvitationChanges(g, "", calendar.MaxChangePage)
+		f.mustDo(err)
+		if len(p.Changes) != 1 || p.More {
+			t.Fatalf("guest %d's full read: got %+v, want their one invitation", i, p)
+		}
+		tokens[i] = p.Token
+	}
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), m.entry.Version))
+	for i, g := range m.guests {
+		p, err := f.store.InvitationChanges(g, tokens[i], calendar.MaxChangePage)
+		f.mustDo(err)
+		gone := false
+		for _, c := range p.Changes {
+			gone = gone || (c.Entry == m.entry.Key() && c.Removed)
+		}
+		if !gone {
+			t.Errorf("guest %d: got %+v, want their invitation removed", i, p.Changes)
+		}
+	}
+	f.consistent()
+}
