@@ -5136,7 +5136,7 @@ type Subscription {
   before an older one of the same object.
   """
   calendarChanges(
-    "The calendars to follow (global IDs, up to 500); all the viewer reads when omitted."
+    "The calendars to follow (global IDs, up to 500); all the viewer reads, and the entries they are invited to elsewhere (INVITATION), when omitted."
     calendarIds: [ID!]
     """
     Sync tokens to continue from (from ` + "`" + `Calendar.changes` + "`" + ` or an earlier
@@ -5170,6 +5170,16 @@ enum DeliveryKind {
   JOINED
   "The viewer can no longer read this calendar: nothing more of it comes."
   ENDED
+  """
+  Entries the viewer is invited to in a calendar they do not read (only
+  when following all, without ` + "`" + `calendarIds` + "`" + `), each a change of type ENTRY
+  and nothing else of that calendar: their invitation was made, answered
+  (by them, or seated from the waitlist) or removed (a tombstone), with
+  ` + "`" + `syncToken` + "`" + ` then the viewer's ` + "`" + `invitationChanges` + "`" + ` token after it; or the
+  entry changed (time, title, deletion), with no ` + "`" + `syncToken` + "`" + `. ` + "`" + `node` + "`" + ` is
+  null once the invitation is gone.
+  """
+  INVITATION
 }
 
 "One delivery of a subscription: one calendar's changes."

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -330,4 +331,104 @@ func TestInvitationChangesResume(t *testing.T) {
 		t.Errorf("their calendar list: got %v, want nothing", d)
 	}
 	e.consistent()
+}
+
+const invitedSubscription = `subscription { calendarChanges { kind calendarId syncToken
+	changes { type id deleted node { ... on TimedEntry { title calendar { name viewerRole } } } } } }`
+
+// collect reads deliveries of subscription id until none comes for quiet,
+// as "<kind> <title, or -deleted, or null>[ token]" each change.
+func collect(c *wsClient, id string, quiet time.Duration) ([]string, []string) {
+	c.t.Helper()
+	var out, tokens []string
+	for {
+		m, err := c.next(quiet)
+		if err != nil {
+			return out, tokens
+		}
+		if m.Type != "next" || m.ID != id || hasErrors(m.Payload) {
+			c.t.Fatalf("got %s %s %s, want a delivery of %s", m.Type, m.ID, m.Payload, id)
+		}
+		var r struct {
+			Data map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal(m.Payload, &r); err != nil {
+			c.t.Fatal(err)
+		}
+		d := r.Data["calendarChanges"]
+		if tok := str(d, "syncToken"); tok != "" && str(d, "kind") == "INVITATION" {
+			tokens = append(tokens, tok)
+		}
+		for _, ch := range asList(get(d, "changes")) {
+			what := str(ch, "node.title")
+			switch {
+			case get(ch, "deleted") == true:
+				what = "-deleted"
+			case what == "":
+				what = "null"
+			case str(ch, "node.calendar.viewerRole") != "INVITED":
+				what += " as " + str(ch, "node.calendar.viewerRole")
+			}
+			out = append(out, str(d, "kind")+" "+what)
+		}
+	}
+}
+
+// TestSubscriptionDeliversInvitations: a user invited to entries of a
+// calendar they do not read, subscribed to all they read, learns of each
+// invitation made, answered and removed and of those entries' edits, and
+// of nothing else of that calendar; the token of an invitation delivery
+// resumes their invitation sync without a gap.
+func TestSubscriptionDeliversInvitations(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for deliveries and quiet spells
+	e := newEnv(t)
+	p := e.party("live", 1, 0, false)
+	guest, cal := p.guests[0], e.calendarOf(p.owner)
+	d := e.must(p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Secret",
+		timing: {timed: {start: "2026-11-24T10:00:00Z", end: "2026-11-24T11:00:00Z", timeZone: "UTC"}}}) { entry { id } } }`,
+		map[string]any{"c": cal})
+	secret := str(d, "createEntry.entry.id")
+	c := e.dial(guest)
+	c.subscribe("1", invitedSubscription, nil)
+	time.Sleep(200 * time.Millisecond)
+	retitle := func(id string, v int, title string) {
+		e.must(p.owner, `mutation($id: ID!, $v: Int!, $t: String!) { updateEntry(input: {id: $id, expectedVersion: $v, title: $t}) { entry { id } } }`,
+			map[string]any{"id": id, "v": v, "t": title})
+	}
+	const quiet = 1500 * time.Millisecond
+	retitle(p.entryID, 2, "Talk, moved")
+	retitle(secret, 1, "Secret, renamed")
+	if got, _ := collect(c, "1", quiet); !slices.Equal(got, []string{"INVITATION Talk, moved"}) {
+		t.Errorf("after two edits: got %v, want the invited entry's alone", got)
+	}
+	// Invited to the other entry: it follows from now on.
+	e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "guest0-live@example.com"}]}) { entry { id } } }`,
+		map[string]any{"id": secret})
+	got, tokens := collect(c, "1", quiet)
+	if !slices.Contains(got, "INVITATION Secret, renamed") || len(tokens) == 0 || slices.ContainsFunc(got, func(s string) bool { return !strings.HasPrefix(s, "INVITATION Secret, renamed") }) {
+		t.Errorf("after an invitation: got %v (tokens %v), want the entry with a token", got, tokens)
+	}
+	from := tokens[len(tokens)-1]
+	e.must(guest, respond, map[string]any{"id": secret, "v": 1, "r": "TENTATIVE"})
+	if got, tokens = collect(c, "1", quiet); len(got) == 0 || len(tokens) == 0 {
+		t.Errorf("after their answer: got %v (tokens %v), want a delivery with a token", got, tokens)
+	}
+	// Removed from the first: a tombstone, and nothing of it after.
+	e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, remove: ["guest0-live@example.com"]}) { entry { id } } }`,
+		map[string]any{"id": p.entryID})
+	if got, _ = collect(c, "1", quiet); !slices.Contains(got, "INVITATION -deleted") || slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "Talk") }) {
+		t.Errorf("after the removal: got %v, want a tombstone and nothing of the entry", got)
+	}
+	retitle(p.entryID, 3, "Talk, again")
+	if got, _ = collect(c, "1", quiet); len(got) != 0 {
+		t.Errorf("an entry they were removed from: got %v, want nothing", got)
+	}
+	// The token of a delivery resumes their invitation sync: the answer and
+	// the removal since.
+	changes, _ := e.invitationChangesOf(guest, from)
+	slices.Sort(changes)
+	want := slices.Sorted(slices.Values([]string{p.entryID + " removed", "Secret, renamed TENTATIVE"}))
+	if !slices.Equal(changes, want) {
+		t.Errorf("resumed from a delivery's token: got %v, want %v", changes, want)
+	}
 }

@@ -1069,17 +1069,26 @@ const (
 	DeliveryKindJoined DeliveryKind = "JOINED"
 	// The viewer can no longer read this calendar: nothing more of it comes.
 	DeliveryKindEnded DeliveryKind = "ENDED"
+	// Entries the viewer is invited to in a calendar they do not read (only
+	// when following all, without `calendarIds`), each a change of type ENTRY
+	// and nothing else of that calendar: their invitation was made, answered
+	// (by them, or seated from the waitlist) or removed (a tombstone), with
+	// `syncToken` then the viewer's `invitationChanges` token after it; or the
+	// entry changed (time, title, deletion), with no `syncToken`. `node` is
+	// null once the invitation is gone.
+	DeliveryKindInvitation DeliveryKind = "INVITATION"
 )
 
 var AllDeliveryKind = []DeliveryKind{
 	DeliveryKindChanges,
 	DeliveryKindJoined,
 	DeliveryKindEnded,
+	DeliveryKindInvitation,
 }
 
 func (e DeliveryKind) IsValid() bool {
 	switch e {
-	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded:
+	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded, DeliveryKindInvitation:
 		return true
 	}
 	return false

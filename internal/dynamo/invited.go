@@ -97,33 +97,41 @@ func (s *Store) InvitationChanges(ctx context.Context, token string, first int) 
 	if t.full {
 		return s.fullInvitations(ctx, t, first, bad)
 	}
-	objects, next, more, err := s.readLog(ctx, userPartition(viewer), t, first)
+	p, err := s.readUserLog(ctx, t, first)
 	if err != nil {
 		return nil, err
 	}
+	return &calendar.InvitationChangePage{Changes: p.Invitations, More: p.More, Token: p.Token}, nil
+}
+
+// invitationChanges reads the user's invitations that objects of their log
+// name, as they are now (missing: removed).
+func (s *Store) invitationChanges(ctx context.Context, userID string, objects []string) ([]calendar.InvitationChange, error) {
 	var keys []itemKey
 	var entries []calendar.EntryKey
 	for _, obj := range objects {
 		if k, ok := invitationOfObject(obj); ok {
 			entries = append(entries, k)
-			keys = append(keys, attendeeKey(k.CalendarID, k.EntryID, attendeeWho(viewer, "")))
+			keys = append(keys, attendeeKey(k.CalendarID, k.EntryID, attendeeWho(userID, "")))
 		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
 	}
 	items, err := s.batchGet(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
-	page := &calendar.InvitationChangePage{More: more, Token: next.encode()}
+	changes := make([]calendar.InvitationChange, len(entries))
 	for i, k := range entries {
-		c := calendar.InvitationChange{Entry: k, Removed: items[keys[i]] == nil}
-		if !c.Removed {
-			if c.Attendee, err = decodeAttendee(items[keys[i]]); err != nil {
+		changes[i] = calendar.InvitationChange{Entry: k, Removed: items[keys[i]] == nil}
+		if !changes[i].Removed {
+			if changes[i].Attendee, err = decodeAttendee(items[keys[i]]); err != nil {
 				return nil, err
 			}
 		}
-		page.Changes = append(page.Changes, c)
 	}
-	return page, nil
+	return changes, nil
 }
 
 // fullInvitations reads a page of the viewer's invitations as they are.

@@ -595,7 +595,11 @@ func (s *Store) readUserLog(ctx context.Context, t syncToken, first int) (*calen
 	if err != nil {
 		return nil, err
 	}
-	return &calendar.CalendarListPage{Changes: changes, More: more, Token: next.encode()}, nil
+	invitations, err := s.invitationChanges(ctx, t.owner, objects)
+	if err != nil {
+		return nil, err
+	}
+	return &calendar.CalendarListPage{Changes: changes, Invitations: invitations, More: more, Token: next.encode()}, nil
 }
 
 // listChanges reads user's memberships of calendarIDs (given ones are not
