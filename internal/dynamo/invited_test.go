@@ -1,6 +1,8 @@
 package dynamo_test
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -79,6 +81,36 @@ func TestDeletingAnEntryOfMaxAttendees(t *testing.T) {
 		if !gone {
 			t.Errorf("guest %d: got %+v, want their invitation removed", i, p.Changes)
 		}
+	}
+	f.consistent()
+}
+
+// TestRemovalsPastOneTransactionAreRefused: removing 25 seated attendees
+// who each seat one waiting would take 104 actions with the attendees'
+// own records: BAD_USER_INPUT, nothing written; fewer at a time pass.
+func TestRemovalsPastOneTransactionAreRefused(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(2*calendar.MaxAttendeeDelta, calendar.MaxAttendeeDelta, true)
+	var seated []string
+	for i, g := range m.guests {
+		_, err := f.store.Respond(g, calendar.RSVP{Key: m.entry.Key(), ExpectedVersion: 1, Response: calendar.ResponseAccepted})
+		f.mustDo(err)
+		if i < calendar.MaxAttendeeDelta {
+			seated = append(seated, fmt.Sprintf("guest%02d@example.com", i))
+		}
+	}
+	before := f.items()
+	_, err := f.store.ChangeAttendees(m.organizer, calendar.AttendeeDelta{Key: m.entry.Key(), Remove: seated})
+	if calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Fatalf("25 removals seating 25: got %v, want BAD_USER_INPUT", err)
+	}
+	if after := f.items(); !reflect.DeepEqual(before, after) {
+		t.Errorf("a refused change wrote %d items, had %d", len(after), len(before))
+	}
+	_, err = f.store.ChangeAttendees(m.organizer, calendar.AttendeeDelta{Key: m.entry.Key(), Remove: seated[:20]})
+	f.mustDo(err)
+	if s := f.entryNow(m).Attendance.Summary; s.Accepted != calendar.MaxAttendeeDelta || s.Waitlisted != 5 {
+		t.Errorf("after 20 removals: got %+v, want 25 seated and 5 waiting", s)
 	}
 	f.consistent()
 }
