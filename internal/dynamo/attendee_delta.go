@@ -90,8 +90,8 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	w.Add(summaryWrites(e, pieces, sum, attendanceAsRead(e.Attendance.Rev))...)
 	promote(w, promoted, now)
 	w.LogEntry(e.CalendarID, e.ID)
-	if n := w.Size(); n > maxTxActions { // 25 removals of seated users, each seating one, on a long entry
-		return nil, calendar.Invalidf("remove", "this change needs %d writes, more than one transaction holds (%d): remove fewer attendees at a time", n, maxTxActions)
+	if n := w.Size(); n > maxTxActions { // removals seating as many, or 25 users on a year-long entry
+		return nil, calendar.Invalidf("remove", "this change needs %d writes, more than one transaction holds (%d): add or remove fewer attendees at a time", n, maxTxActions)
 	}
 	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("change attendees of entry %s: %w", e.ID, err)
