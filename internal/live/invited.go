@@ -18,7 +18,9 @@ import (
 // settings.
 
 // MaxInvitedFollowed bounds the invitations a subscription starts with (the
-// newest, as the agenda reads them); those made while it runs add to them.
+// newest, as the agenda reads them), and the calendars it follows for
+// invitations while it runs: past it, a new invitation's changes still
+// come, its entry's edits not.
 const MaxInvitedFollowed = 200
 
 // initialInvited reads the entries of the viewer's open invitations, by
@@ -74,12 +76,12 @@ func (s *Subscription) invitationsChanged(changes []calendar.InvitationChange, t
 func (s *Subscription) track(k calendar.EntryKey, open bool) {
 	id, entries := k.CalendarID, s.invited[k.CalendarID]
 	switch {
-	case open && entries == nil:
+	case open && entries == nil && len(s.invited) < MaxInvitedFollowed:
 		s.invited[id] = map[string]bool{k.EntryID: true}
 		s.follow(FeedKey{ID: id})
-	case open:
+	case open && entries != nil:
 		entries[k.EntryID] = true
-	case entries != nil:
+	case !open && entries != nil:
 		delete(entries, k.EntryID)
 		if len(entries) == 0 {
 			delete(s.invited, id)
