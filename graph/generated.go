@@ -285,6 +285,18 @@ type ComplexityRoot struct {
 		ValidUntil func(childComplexity int) int
 	}
 
+	InvitationChange struct {
+		EntryID    func(childComplexity int) int
+		Invitation func(childComplexity int) int
+		Removed    func(childComplexity int) int
+	}
+
+	InvitationChangePage struct {
+		Changes   func(childComplexity int) int
+		HasMore   func(childComplexity int) int
+		SyncToken func(childComplexity int) int
+	}
+
 	InvitationConnection struct {
 		Edges    func(childComplexity int) int
 		PageInfo func(childComplexity int) int
@@ -560,9 +572,10 @@ type ComplexityRoot struct {
 	}
 
 	Viewer struct {
-		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
+		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) int
 		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
 		Calendars           func(childComplexity int, first *int, after *string) int
+		InvitationChanges   func(childComplexity int, syncToken *string, first *int) int
 		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
 		Preferences         func(childComplexity int) int
 		Stats               func(childComplexity int) int
@@ -719,10 +732,11 @@ type UserResolver interface {
 }
 type ViewerResolver interface {
 	CalendarListChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.CalendarListChangePage, error)
+	InvitationChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.InvitationChangePage, error)
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
 	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
-	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
+	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
 	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 }
@@ -1616,6 +1630,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Invitation.ValidUntil(childComplexity), true
+
+	case "InvitationChange.entryId":
+		if e.ComplexityRoot.InvitationChange.EntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChange.EntryID(childComplexity), true
+	case "InvitationChange.invitation":
+		if e.ComplexityRoot.InvitationChange.Invitation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChange.Invitation(childComplexity), true
+	case "InvitationChange.removed":
+		if e.ComplexityRoot.InvitationChange.Removed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChange.Removed(childComplexity), true
+
+	case "InvitationChangePage.changes":
+		if e.ComplexityRoot.InvitationChangePage.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChangePage.Changes(childComplexity), true
+	case "InvitationChangePage.hasMore":
+		if e.ComplexityRoot.InvitationChangePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChangePage.HasMore(childComplexity), true
+	case "InvitationChangePage.syncToken":
+		if e.ComplexityRoot.InvitationChangePage.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChangePage.SyncToken(childComplexity), true
 
 	case "InvitationConnection.edges":
 		if e.ComplexityRoot.InvitationConnection.Edges == nil {
@@ -2939,7 +2991,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool)), true
+		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool), args["includeInvitations"].(*bool)), true
 	case "Viewer.calendarListChanges":
 		if e.ComplexityRoot.Viewer.CalendarListChanges == nil {
 			break
@@ -2962,6 +3014,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Calendars(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Viewer.invitationChanges":
+		if e.ComplexityRoot.Viewer.InvitationChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_invitationChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.InvitationChanges(childComplexity, args["syncToken"].(*string), args["first"].(*int)), true
 	case "Viewer.invitations":
 		if e.ComplexityRoot.Viewer.Invitations == nil {
 			break
@@ -3250,6 +3313,16 @@ enum Role {
   (` + "`" + `Query.freeBusy` + "`" + `), and nothing else of it.
   """
   FREE_BUSY
+  """
+  Not a member: only ` + "`" + `Calendar.viewerRole` + "`" + ` answers it, for the calendar of an
+  entry the viewer reads because they are invited to it (through ` + "`" + `node(id:)` + "`" + `,
+  ` + "`" + `Viewer.invitations` + "`" + `, ` + "`" + `Viewer.agenda` + "`" + ` or a subscription). The viewer sees
+  that calendar as a FREE_BUSY member does (name, color, zone, whether it is
+  a resource, version and timestamps; description null) but not when it is
+  busy, and nothing else of it: no other entry, member, change or feed.
+  Never given, so never accepted as input (BAD_USER_INPUT).
+  """
+  INVITED
 }
 
 "The entry points for reading."
@@ -3352,6 +3425,22 @@ type Viewer {
     first: Int = 100
   ): CalendarListChangePage!
 
+  """
+  Incremental sync of the viewer's own invitations to entries, which they
+  hold whether or not they are members of the entries' calendars: without
+  ` + "`" + `syncToken` + "`" + `, every invitation they hold now; with one, each invitation
+  made, answered (by them, or seated from the waitlist) or gone (removed, or
+  its entry deleted) since, once, as it is now. Changes of the entries
+  themselves (title, time) are not here: they come with the calendar's
+  changes to its members. Paged and tokened as ` + "`" + `calendarListChanges` + "`" + `.
+  """
+  invitationChanges(
+    "The ` + "`" + `syncToken` + "`" + ` of the last page read; omit it to read every invitation."
+    syncToken: String
+    "How many changes to return, 1 to 100."
+    first: Int = 100
+  ): InvitationChangePage!
+
   "The signed-in user's own profile."
   user: User!
 
@@ -3374,6 +3463,10 @@ type Viewer {
   occurrences in the range than a view shows (one stored before series were
   bounded) is left out, and an error at this field, TOO_MANY_OCCURRENCES with
   ` + "`" + `extensions.calendarId` + "`" + `, names its calendar.
+
+  Without ` + "`" + `calendarIds` + "`" + `, the agenda also holds the entries of other
+  calendars the viewer is invited to (see ` + "`" + `includeInvitations` + "`" + `), each with
+  its ` + "`" + `calendar` + "`" + ` as the viewer sees it then (` + "`" + `viewerRole` + "`" + ` INVITED).
   """
   agenda(
     "The range: whole days or instants. At most 366 days."
@@ -3386,6 +3479,15 @@ type Viewer {
     filter: EntryFilter
     "Also return cancelled occurrences of series, with status CANCELLED."
     includeCancelled: Boolean = false
+    """
+    Without ` + "`" + `calendarIds` + "`" + `, also return the entries the viewer is invited to in
+    calendars they do not read, among their 200 newest invitations they did
+    not decline (a declined invitation is left out, as calendar apps hide
+    declined events; ` + "`" + `invitations(response: [DECLINED])` + "`" + ` lists them). An
+    invitation made a moment ago can take about a second to show; one removed
+    or declined is gone at once.
+    """
+    includeInvitations: Boolean = true
   ): EntryView!
 
   """
@@ -3502,7 +3604,7 @@ type Calendar implements Node {
   createdAt: DateTime!
   "When the calendar last changed."
   updatedAt: DateTime!
-  "The viewer's role on this calendar."
+  "The viewer's role on this calendar: INVITED when they are no member and reached it through an entry they are invited to."
   viewerRole: Role!
   """
   The calendar's entries that happen in a range, each once, in view order (by
@@ -5302,7 +5404,7 @@ type Subscription {
   before an older one of the same object.
   """
   calendarChanges(
-    "The calendars to follow (global IDs, up to 500); all the viewer reads when omitted."
+    "The calendars to follow (global IDs, up to 500); all the viewer reads, and the entries they are invited to elsewhere (INVITATION), when omitted."
     calendarIds: [ID!]
     """
     Sync tokens to continue from (from ` + "`" + `Calendar.changes` + "`" + ` or an earlier
@@ -5336,6 +5438,16 @@ enum DeliveryKind {
   JOINED
   "The viewer can no longer read this calendar: nothing more of it comes."
   ENDED
+  """
+  Entries the viewer is invited to in a calendar they do not read (only
+  when following all, without ` + "`" + `calendarIds` + "`" + `), each a change of type ENTRY
+  and nothing else of that calendar: their invitation was made, answered
+  (by them, or seated from the waitlist) or removed (a tombstone), with
+  ` + "`" + `syncToken` + "`" + ` then the viewer's ` + "`" + `invitationChanges` + "`" + ` token after it; or the
+  entry changed (time, title, deletion), with no ` + "`" + `syncToken` + "`" + `. ` + "`" + `node` + "`" + ` is
+  null once the invitation is gone.
+  """
+  INVITATION
 }
 
 "One delivery of a subscription: one calendar's changes."
@@ -5405,6 +5517,26 @@ type CalendarListChangePage {
   hasMore: Boolean!
   "Continues after this page."
   syncToken: String!
+}
+
+"A page of the viewer's invitation changes."
+type InvitationChangePage {
+  "The changes, each invitation once."
+  changes: [InvitationChange!]!
+  "Whether more changes wait: read again at once with ` + "`" + `syncToken` + "`" + `."
+  hasMore: Boolean!
+  "Continues after this page."
+  syncToken: String!
+}
+
+"One of the viewer's invitations to an entry, made, answered or gone."
+type InvitationChange {
+  "The entry's global ID."
+  entryId: ID!
+  "Whether the invitation is gone: the viewer was removed, or the entry deleted."
+  removed: Boolean!
+  "The invitation as it is now (the viewer's answer, and the entry through ` + "`" + `entry` + "`" + `); null when removed."
+  invitation: Attendee
 }
 
 "A calendar added to the viewer's list, or changed there, or removed from it."
@@ -5967,6 +6099,30 @@ func (ec *executionContext) childFields_Invitation(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
 }
 
+func (ec *executionContext) childFields_InvitationChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entryId":
+		return ec.fieldContext_InvitationChange_entryId(ctx, field)
+	case "removed":
+		return ec.fieldContext_InvitationChange_removed(ctx, field)
+	case "invitation":
+		return ec.fieldContext_InvitationChange_invitation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationChange", field.Name)
+}
+
+func (ec *executionContext) childFields_InvitationChangePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "changes":
+		return ec.fieldContext_InvitationChangePage_changes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_InvitationChangePage_hasMore(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_InvitationChangePage_syncToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationChangePage", field.Name)
+}
+
 func (ec *executionContext) childFields_InvitationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -6301,6 +6457,8 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 	switch field.Name {
 	case "calendarListChanges":
 		return ec.fieldContext_Viewer_calendarListChanges(ctx, field)
+	case "invitationChanges":
+		return ec.fieldContext_Viewer_invitationChanges(ctx, field)
 	case "user":
 		return ec.fieldContext_Viewer_user(ctx, field)
 	case "preferences":
@@ -7222,6 +7380,14 @@ func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["includeCancelled"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "includeInvitations",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeInvitations"] = arg5
 	return args, nil
 }
 
@@ -7266,6 +7432,28 @@ func (ec *executionContext) field_Viewer_calendars_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_invitationChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "syncToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["syncToken"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
 	return args, nil
 }
 
@@ -10928,6 +11116,162 @@ func (ec *executionContext) _Invitation_createdAt(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Invitation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChange_entryId(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChange_entryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChange_entryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChange_removed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Removed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChange_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChange_invitation(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChange_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChange_invitation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChangePage_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InvitationChange) graphql.Marshaler {
+			return ec.marshalNInvitationChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChangePage_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationChangePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChangePage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChangePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChangePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChangePage_syncToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SyncToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChangePage_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChangePage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _InvitationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
@@ -16401,6 +16745,50 @@ func (ec *executionContext) fieldContext_Viewer_calendarListChanges(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Viewer_invitationChanges(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_invitationChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().InvitationChanges(ctx, obj, fc.Args["syncToken"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InvitationChangePage) graphql.Marshaler {
+			return ec.marshalNInvitationChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_invitationChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationChangePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_invitationChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Viewer_user(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16507,7 +16895,7 @@ func (ec *executionContext) _Viewer_agenda(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool))
+			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool), fc.Args["includeInvitations"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
@@ -22771,6 +23159,102 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var invitationChangeImplementors = []string{"InvitationChange"}
+
+func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationChange")
+		case "entryId":
+			out.Values[i] = ec._InvitationChange_entryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removed":
+			out.Values[i] = ec._InvitationChange_removed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "invitation":
+			out.Values[i] = ec._InvitationChange_invitation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invitationChangePageImplementors = []string{"InvitationChangePage"}
+
+func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChangePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationChangePage")
+		case "changes":
+			out.Values[i] = ec._InvitationChangePage_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._InvitationChangePage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncToken":
+			out.Values[i] = ec._InvitationChangePage_syncToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var invitationConnectionImplementors = []string{"InvitationConnection"}
 
 func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationConnection) graphql.Marshaler {
@@ -25503,6 +25987,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invitationChanges":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_invitationChanges(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "user":
 			field := field
 
@@ -27108,6 +27630,42 @@ func (ec *executionContext) marshalNInvitation2ᚖgithubᚗcomᚋcalgraphᚋcalg
 	return ec._Invitation(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNInvitationChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InvitationChange) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInvitationChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInvitationChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChange(ctx context.Context, sel ast.SelectionSet, v *model.InvitationChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InvitationChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInvitationChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangePage(ctx context.Context, sel ast.SelectionSet, v *model.InvitationChangePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InvitationChangePage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNInvitationConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationConnection(ctx context.Context, sel ast.SelectionSet, v *model.InvitationConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -27328,12 +27886,14 @@ var (
 		"WRITER":    calendar.RoleWriter,
 		"READER":    calendar.RoleReader,
 		"FREE_BUSY": calendar.RoleFreeBusy,
+		"INVITED":   calendar.RoleInvited,
 	}
 	marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole = map[calendar.Role]string{
 		calendar.RoleOwner:    "OWNER",
 		calendar.RoleWriter:   "WRITER",
 		calendar.RoleReader:   "READER",
 		calendar.RoleFreeBusy: "FREE_BUSY",
+		calendar.RoleInvited:  "INVITED",
 	}
 )
 

@@ -496,6 +496,26 @@ type InstantRangeInput struct {
 	End time.Time `json:"end"`
 }
 
+// One of the viewer's invitations to an entry, made, answered or gone.
+type InvitationChange struct {
+	// The entry's global ID.
+	EntryID string `json:"entryId"`
+	// Whether the invitation is gone: the viewer was removed, or the entry deleted.
+	Removed bool `json:"removed"`
+	// The invitation as it is now (the viewer's answer, and the entry through `entry`); null when removed.
+	Invitation *calendar.Attendee `json:"invitation,omitempty"`
+}
+
+// A page of the viewer's invitation changes.
+type InvitationChangePage struct {
+	// The changes, each invitation once.
+	Changes []*InvitationChange `json:"changes"`
+	// Whether more changes wait: read again at once with `syncToken`.
+	HasMore bool `json:"hasMore"`
+	// Continues after this page.
+	SyncToken string `json:"syncToken"`
+}
+
 // A page of invitations (Relay cursor connection).
 type InvitationConnection struct {
 	// The invitations on this page, each with its cursor.
@@ -1131,17 +1151,26 @@ const (
 	DeliveryKindJoined DeliveryKind = "JOINED"
 	// The viewer can no longer read this calendar: nothing more of it comes.
 	DeliveryKindEnded DeliveryKind = "ENDED"
+	// Entries the viewer is invited to in a calendar they do not read (only
+	// when following all, without `calendarIds`), each a change of type ENTRY
+	// and nothing else of that calendar: their invitation was made, answered
+	// (by them, or seated from the waitlist) or removed (a tombstone), with
+	// `syncToken` then the viewer's `invitationChanges` token after it; or the
+	// entry changed (time, title, deletion), with no `syncToken`. `node` is
+	// null once the invitation is gone.
+	DeliveryKindInvitation DeliveryKind = "INVITATION"
 )
 
 var AllDeliveryKind = []DeliveryKind{
 	DeliveryKindChanges,
 	DeliveryKindJoined,
 	DeliveryKindEnded,
+	DeliveryKindInvitation,
 }
 
 func (e DeliveryKind) IsValid() bool {
 	switch e {
-	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded:
+	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded, DeliveryKindInvitation:
 		return true
 	}
 	return false

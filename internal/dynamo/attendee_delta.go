@@ -62,6 +62,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	for _, r := range removed {
 		sum.Count(r, -1)
 		w.Delete(attendeeKey(r.CalendarID, r.EntryID, attendeeWho(r.UserID, r.Email)), versionIs(r.Version), attendanceMoved)
+		w.LogInvitation(r)
 	}
 	for _, n := range d.Add {
 		if n.Response != calendar.ResponseNeedsAction && e.Attendance.Capacity > 0 {
@@ -75,6 +76,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 		}
 		sum.Count(a, 1)
 		w.Add(attendeePut(a, 0, now))
+		w.LogInvitation(a)
 	}
 	after.Summary = addSummaries(after.Summary, sum)
 	promoted, after, err := s.promotions(ctx, e, after, len(removed), removed...)
@@ -88,6 +90,9 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	w.Add(summaryWrites(e, pieces, sum, attendanceAsRead(e.Attendance.Rev))...)
 	promote(w, promoted, now)
 	w.LogEntry(e.CalendarID, e.ID)
+	if n := w.Size(); n > maxTxActions { // removals seating as many, or 25 users on a year-long entry
+		return nil, calendar.Invalidf("remove", "this change needs %d writes, more than one transaction holds (%d): add or remove fewer attendees at a time", n, maxTxActions)
+	}
 	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("change attendees of entry %s: %w", e.ID, err)
 	}

@@ -80,6 +80,7 @@ func (s *Store) respond(ctx context.Context, viewer string, r calendar.RSVP) (*c
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Add(attendeePut(&answer, was.Version, now))
+	w.LogInvitation(&answer)
 	cond := numberIs("capacity", att.Capacity).And(numberIs(attrAttEpoch, att.Epoch))
 	if att.Capacity > 0 && answer.Heads() > was.Heads() {
 		cond = cond.And(numberAtMost(attrHeads, att.Capacity-answer.Heads()+was.Heads()))

@@ -208,10 +208,12 @@ func (s *Store) waitlist(ctx context.Context, e *calendar.Entry) ([]*calendar.At
 	return list, nil
 }
 
-// promote adds the puts of promoted attendees (read one version earlier).
+// promote adds the puts of promoted attendees (read one version earlier),
+// each with its record in the attendee's own log.
 func promote(w *write, promoted []*calendar.Attendee, now time.Time) {
 	for _, p := range promoted {
 		w.Add(attendeePut(p, p.Version-1, now))
+		w.LogInvitation(p)
 	}
 }
 
@@ -241,6 +243,7 @@ func (s *Store) removeAttendees(ctx context.Context, viewer string, e *calendar.
 	for _, a := range gone {
 		d.Count(a, -1)
 		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
+		w.LogInvitation(a)
 	}
 	w.Add(summaryWrites(e, pieces, d, attendanceAsRead(e.Attendance.Rev))...)
 	w.LogEntry(e.CalendarID, e.ID)

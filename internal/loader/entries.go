@@ -70,12 +70,22 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 // memberships (read strongly) and preferences load in one batch; then the
 // Queries of the calendars the viewer still reads go out as one wave, one
 // per calendar that never held a series and two per other, for the range as
-// read in the view's zone (now known).
-func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
+// read in the view's zone (now known). With invitations (and no ids), the
+// entries the viewer is invited to in calendars they do not read join them
+// at no extra wave (agenda_invited.go).
+func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter, invitations bool) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	invited := func() ([]calendar.EntryKey, error) { return nil, nil }
+	if ids == nil && invitations {
+		invited = l.invitedEntries(ctx) // beside the memberships' Query
+	}
 	ids, err := l.agendaCalendars(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := invited()
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +101,7 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 		// Read strongly beside the calendars: a list from GSI1 may lag.
 		roles[i] = l.loadMembership(ctx, calendar.MembershipKey{CalendarID: id, UserID: viewer})
 	}
+	inv := l.loadInvited(ctx, viewer, keys) // same batch
 	byID := make(map[string]*calendar.Calendar, len(ids))
 	var readable []*calendar.Calendar
 	for i, id := range ids {
@@ -124,7 +135,11 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	if err != nil {
 		return nil, err
 	}
-	return l.view(ctx, spec, zone, candidates, f, byID)
+	invitedTo, err := inv.shown(l, byID)
+	if err != nil {
+		return nil, err
+	}
+	return l.view(ctx, spec, zone, append(candidates, invitedTo...), f, byID)
 }
 
 // maxAgendaCandidates bounds what an agenda holds in memory across calendars.
@@ -238,24 +253,13 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 		if !l.invited(ctx, key) {
 			return nil, err
 		}
+		l.reach(key.CalendarID)
 	}
 	e, err := thunk()
 	if err == nil && e == nil {
 		err = calendar.Errorf(calendar.CodeNotFound, "entry not found")
 	}
 	return e, err
-}
-
-// invited reports whether the viewer is invited to an entry, which lets
-// them read that entry (and only it) without reading its calendar: a read
-// of its own, made only when the viewer's role does not allow the entry.
-func (l *Loaders) invited(ctx context.Context, key calendar.EntryKey) bool {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return false
-	}
-	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: key, UserID: viewer})()
-	return err == nil && a != nil
 }
 
 // ViewerAttendee returns the viewer's own invitation to an entry they were
