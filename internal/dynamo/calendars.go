@@ -201,7 +201,9 @@ func (s *Store) DeleteCalendar(ctx context.Context, id string, expectedVersion i
 // write checks a membership in it. The change log stays until its records
 // expire, so a live delivery that reads it later still finds the calendar's
 // deletion; before a membership goes, its user's calendar-list log gets a
-// record of it (the calendar item is gone: the list reads it as removed).
+// record of it (the calendar item is gone: the list reads it as removed),
+// and before a calgraph user's invitation to one of its entries goes, their
+// own log gets one (invitationChanges then reads it as removed).
 func (s *Store) removePartition(ctx context.Context, partition string) error {
 	below, above := prefixChange, prefixChange+"~" // the log's sort keys lie between
 	for _, sk := range []sortKey{skBelow(attrSK, below), skAbove(attrSK, above)} {
@@ -234,6 +236,10 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk sortKey) e
 			writes = append(writes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.av()}})
 			if userID, ok := strings.CutPrefix(k.SK, prefixMember); ok {
 				refs = append(refs, changeRef{userPartition(userID), changedMember + strings.TrimPrefix(k.PK, prefixCalendar)})
+			}
+			if userID := stringAttr(it, "userId"); userID != "" && strings.HasPrefix(k.SK, prefixAttendee) {
+				// the invitation goes with the calendar: its user's log says so
+				refs = append(refs, changeRef{userPartition(userID), invitationObject(strings.TrimPrefix(k.PK, prefixCalendar), stringAttr(it, "entryId"))})
 			}
 		}
 		if len(refs) > 0 {

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
 )
 
 // TestInvitedEntriesReadsAtMostMax: the agenda's read of a user's
@@ -114,4 +116,49 @@ func TestRemovalsPastOneTransactionAreRefused(t *testing.T) {
 		t.Errorf("after 20 removals: got %+v, want 25 seated and 5 waiting", s)
 	}
 	f.consistent()
+}
+
+// TestInvitationGoneWithItsCalendar: an invited user who is no member
+// learns from their invitation log that an invitation went with its
+// calendar's deletion, as a removal would tell them: the deletion writes a
+// record of it in their log before the attendee item goes, and their sync
+// reads the invitation as removed.
+func TestInvitationGoneWithItsCalendar(t *testing.T) {
+	f := newFixture(t)
+	org, guest := f.user("org@example.com"), f.user("guest@example.com")
+	cal := f.calendarOf(org, "Events")
+	start := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)
+	e, _, err := f.store.CreateEntry(org, calendar.NewEntry{CalendarID: cal.ID, Title: "Talk",
+		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "UTC"}}})
+	f.mustDo(err)
+	_, err = f.store.ChangeAttendees(org, calendar.AttendeeDelta{Key: e.Key(), Add: []calendar.NewAttendee{{Email: "guest@example.com"}}})
+	f.mustDo(err)
+	records := func() int {
+		n := 0
+		for _, it := range f.allItems() {
+			if it["PK"] == "USER#"+viewer(t, guest) && it["object"] == "ATT#"+cal.ID+"#"+e.ID {
+				n++
+			}
+		}
+		return n
+	}
+	if n := records(); n != 1 {
+		t.Fatalf("%d records of the invitation, want the one of its making", n)
+	}
+	page, err := f.store.InvitationChanges(guest, "", 100)
+	f.mustDo(err)
+	token := page.Token
+	f.mustDo(f.store.DeleteCalendar(org, cal.ID, cal.Version))
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(2 * time.Minute) }))
+	if _, err := later.ResumeDeletions(context.Background()); err != nil { // finishes what DeleteCalendar left, if anything
+		t.Fatal(err)
+	}
+	if n := records(); n != 2 {
+		t.Fatalf("%d records of the invitation after its calendar's deletion, want 2", n)
+	}
+	page, err = f.store.InvitationChanges(guest, token, 100)
+	f.mustDo(err)
+	if len(page.Changes) != 1 || !page.Changes[0].Removed || page.Changes[0].Entry != e.Key() {
+		t.Fatalf("changes since the calendar's deletion: %+v, want its entry's invitation removed", page.Changes)
+	}
 }
