@@ -219,4 +219,3 @@ func TestSubscriptionDeliversInvitations(t *testing.T) {
 		t.Errorf("resumed from a delivery's token: got %v, want %v", changes, want)
 	}
 }
-
