@@ -470,9 +470,14 @@ func TestSubscriptionLimits(t *testing.T) {
 	c.subscribe("again", changesSubscription, map[string]any{"ids": []string{w.calendarID}})
 	c.quiet(300 * time.Millisecond)
 
+	// Each holds a subscription, so that the idle timeout (800 ms) closes
+	// none of them while a starved machine dials the rest (it did under
+	// -race: the eleventh then found room).
 	conns := []*wsClient{c}
-	for range graph.MaxConnectionsPerUser - 1 {
-		conns = append(conns, e.dial(w.reader))
+	for i := range graph.MaxConnectionsPerUser - 1 {
+		conn := e.dial(w.reader)
+		conn.subscribe(fmt.Sprint("held", i), changesSubscription, map[string]any{"ids": []string{w.calendarID}})
+		conns = append(conns, conn)
 	}
 	if _, err := e.connect(w.reader); coderws.CloseStatus(err) != 4429 || !strings.Contains(err.Error(), "at most 10 connections") {
 		t.Fatalf("connection %d: %v, want closed with 4429 and the reason", graph.MaxConnectionsPerUser+1, err)
