@@ -236,3 +236,43 @@ func (r RSVP) ScopeOn(series bool) (RSVP, error) {
 	}
 	return r, nil
 }
+
+// SplitAttendee returns attendee a of a series as an attendee of series
+// split, split off it at the occurrence originally at orig
+// (THIS_AND_FOLLOWING): their answer there becomes their series answer,
+// and their occurrence answers from there on come along, unless moved
+// (the split's occurrences start elsewhere: its first is not at orig),
+// where they stay behind.
+func SplitAttendee(a *Attendee, split *Entry, orig time.Time) *Attendee {
+	following := *a
+	following.Occurrences = slices.DeleteFunc(slices.Clone(a.Occurrences), func(o OccurrenceAnswer) bool { return !o.Key.Following })
+	out := following.At(orig)
+	out.EntryID = split.ID
+	if !split.FirstStart().Equal(orig) {
+		return out
+	}
+	for _, o := range a.Occurrences {
+		if o.Key.From.After(orig) || o.Key == (AnswerKey{From: orig}) {
+			out.Occurrences = append(out.Occurrences, o)
+		}
+	}
+	return out
+}
+
+// SplitAttendance is the attendance of series split (SplitAttendee) with
+// attendees people: the master's policy, and the summary and shares their
+// answers make.
+func SplitAttendance(master *Entry, people []*Attendee) Attendance {
+	att := Attendance{Organizer: OrganizerOf(master), HideAttendees: master.Attendance.HideAttendees}
+	for _, p := range people {
+		base, keys := ShareChange(nil, p)
+		att.Summary = addSummary(att.Summary, base, 1)
+		for k, d := range keys {
+			if att.Shares == nil {
+				att.Shares = map[AnswerKey]AttendeeSummary{}
+			}
+			att.Shares[k] = addSummary(att.Shares[k], d, 1)
+		}
+	}
+	return att
+}

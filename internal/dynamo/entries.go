@@ -134,8 +134,8 @@ func (s *Store) updateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 		}
 	}
 	if e.IsSeries() { // a single entry made to repeat: it becomes a series under its ID
-		if old.Attendance.Summary.Total() > 0 {
-			return nil, acc.calendar, errNoSeriesAttendees()
+		if e.Attendance.Capacity > 0 {
+			return nil, acc.calendar, errSeriesAttendance()
 		}
 		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
 			return nil, acc.calendar, err

@@ -85,6 +85,10 @@ type entryRecord struct {
 	AttHeads       int    `dynamodbav:"attHeads,omitempty"` // AttAccepted + AttGuests, for conditions
 	AttTickets     int    `dynamodbav:"attTickets,omitempty"`
 	AttRev         int    `dynamodbav:"attRev,omitempty"`
+	// A series master's occurrence answer shares (series_answers.go), by
+	// key: attributes of their own, which the marshaller writes.
+	Shares  map[calendar.AnswerKey]calendar.AttendeeSummary `dynamodbav:"-"`
+	AttKeys int                                             `dynamodbav:"attKeys,omitempty"`
 }
 
 // entryRole is which of its five kinds of item an entryRecord is.
@@ -192,6 +196,12 @@ func (r *entryRecord) setAttendance(a calendar.Attendance) {
 	r.AttNeedsAction, r.AttAccepted, r.AttTentative, r.AttDeclined = s.NeedsAction, s.Accepted, s.Tentative, s.Declined
 	r.AttWaitlisted, r.AttGuests, r.AttTickets, r.AttRev = s.Waitlisted, s.AcceptedGuests, a.Tickets, a.Rev
 	r.AttHeads = s.HeadCount()
+	r.Shares, r.AttKeys = a.Shares, 0
+	for _, d := range a.Shares {
+		if d != (calendar.AttendeeSummary{}) {
+			r.AttKeys++
+		}
+	}
 }
 
 // attendance reads r's attendance attributes.
@@ -202,7 +212,7 @@ func (r *entryRecord) attendance() calendar.Attendance {
 			NeedsAction: r.AttNeedsAction, Accepted: r.AttAccepted, Tentative: r.AttTentative, Declined: r.AttDeclined,
 			Waitlisted: r.AttWaitlisted, AcceptedGuests: r.AttGuests,
 		},
-		Tickets: r.AttTickets, Rev: r.AttRev,
+		Tickets: r.AttTickets, Rev: r.AttRev, Shares: r.Shares,
 	}
 }
 
