@@ -207,3 +207,27 @@ func (r occurrenceAnswerRecord) answer() (calendar.OccurrenceAnswer, error) {
 	}
 	return o, nil
 }
+
+// UnmarshalDynamoDBAttributeValue reads r with its shares' attributes, as
+// decodeEntryRecord does.
+func (r *entryRecord) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	if err := attributevalue.Unmarshal(av, (*plainEntryRecord)(r)); err != nil {
+		return err
+	}
+	m, ok := av.(*types.AttributeValueMemberM)
+	if !ok {
+		return nil
+	}
+	for name, v := range m.Value {
+		if !strings.HasPrefix(name, sharePrefix) {
+			continue
+		}
+		if r.Shares == nil {
+			r.Shares = map[calendar.AnswerKey]calendar.AttendeeSummary{}
+		}
+		if _, err := readShare(r.Shares, name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
