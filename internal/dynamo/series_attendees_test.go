@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
 )
 
 // dailyMeeting is a daily series at 09:00 UTC from 2026-12-07 with n
@@ -212,4 +213,35 @@ func TestSeriesEditWhileAnswering(t *testing.T) {
 			t.Errorf("guest %d: got %s on their day, want DECLINED", i, r)
 		}
 	}
+}
+
+// TestSeriesPeopleThatDoNotFit: when a series' attendees do not fit the
+// transaction of a change (the limit lowered), a split is refused and
+// writes nothing, and a deletion removes attendees first and then the
+// series; a scope on a single entry is refused.
+func TestSeriesPeopleThatDoNotFit(t *testing.T) {
+	f := newFixture(t)
+	m := f.dailyMeeting(12)
+	_, err := f.answer(m, m.guests[0], 9, calendar.ScopeThisAndFollowing, calendar.ResponseAccepted)
+	f.mustDo(err)
+	dynamo.SetMaxSeriesActions(f.store, 8)
+	before := f.items()
+	s, err := f.store.Series(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	_, _, err = f.store.UpdateOccurrence(m.organizer, calendar.OccurrenceKey{CalendarID: m.cal.ID, SeriesID: m.entry.ID, OriginalStart: dayOf(10)},
+		calendar.ScopeThisAndFollowing, calendar.EntryUpdate{ExpectedVersion: s.Master.Version, Title: calendar.Set("Later")})
+	wantCode(t, err, calendar.CodeInvalid)
+	if after := f.items(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("a refused split changed the table")
+	}
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), s.Master.Version))
+	if n := f.countEntities()["ATTENDEE"]; n != 0 {
+		t.Errorf("after deleting the series: %d attendees left, want none", n)
+	}
+
+	single := f.meeting(1, 0, false)
+	_, err = f.store.Respond(single.guests[0], calendar.RSVP{Key: single.entry.Key(), Scope: calendar.ScopeThis, ExpectedVersion: 1, Response: calendar.ResponseAccepted})
+	wantCode(t, err, calendar.CodeInvalid)
+	_, err = f.store.Respond(single.guests[0], calendar.RSVP{Key: single.entry.Key(), Occurrence: dayOf(9), ExpectedVersion: 1, Response: calendar.ResponseAccepted})
+	wantCode(t, err, calendar.CodeInvalid)
 }
