@@ -275,17 +275,17 @@ func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	if err != nil {
 		return err
 	}
+	if old.IsSeries() { // its attendees go with it (seriesPeople)
+		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
+			Scope: calendar.ScopeAll, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
+		})
+		return err
+	}
 	var attendees []*calendar.Attendee
 	if old.Attendance.Summary.Total() > 0 {
 		if attendees, err = s.allAttendees(ctx, old); err != nil {
 			return err
 		}
-	}
-	if old.IsSeries() {
-		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
-			Scope: calendar.ScopeAll, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
-		})
-		return err
 	}
 	w := newWrite()
 	w.Idempotent(ctx)

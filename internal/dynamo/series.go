@@ -1,7 +1,6 @@
 package dynamo
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -100,18 +99,6 @@ func (s *Store) DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey
 		})
 	})
 	return err
-}
-
-// retrySeriesEdit is retryAttendance for series edits: one whose master's
-// attendee summary moved under it (an answer) is built again.
-func retrySeriesEdit(ctx context.Context, edit func() (*calendar.SeriesEdit, *calendar.Calendar, error)) (*calendar.SeriesEdit, *calendar.Calendar, error) {
-	var cal *calendar.Calendar
-	out, err := retryAttendance(ctx, func() (*calendar.SeriesEdit, error) {
-		e, c, err := edit()
-		cal = cmp.Or(c, cal)
-		return e, err
-	})
-	return out, cal, err
 }
 
 // editSeries reads the viewer's access and the series, plans the change

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -85,4 +86,16 @@ func (s *Store) tooManyPeople(ctx context.Context, acc *access, st *storedSeries
 		return err
 	}
 	return errAttendanceMoved
+}
+
+// retrySeriesEdit is retryAttendance for series edits: one whose master's
+// attendee summary moved under it (an answer) is built again.
+func retrySeriesEdit(ctx context.Context, edit func() (*calendar.SeriesEdit, *calendar.Calendar, error)) (*calendar.SeriesEdit, *calendar.Calendar, error) {
+	var cal *calendar.Calendar
+	out, err := retryAttendance(ctx, func() (*calendar.SeriesEdit, error) {
+		e, c, err := edit()
+		cal = cmp.Or(c, cal)
+		return e, err
+	})
+	return out, cal, err
 }

@@ -70,20 +70,16 @@ func (s *Store) liveOccurrence(ctx context.Context, e *calendar.Entry, gen strin
 		return txOp{}, err
 	}
 	if items[xk] != nil {
-		if x, err := decodeEntryRecord(items[xk]); err != nil || x.Cancelled {
-			return txOp{}, cmpErr(err, calendar.Errorf(calendar.CodeNotFound, "occurrence not found: it is cancelled"))
+		x, err := decodeEntryRecord(items[xk])
+		if err != nil {
+			return txOp{}, err
+		}
+		if x.Cancelled {
+			return txOp{}, calendar.Errorf(calendar.CodeNotFound, "occurrence not found: it is cancelled")
 		}
 	}
 	notCancelled := expression.AttributeNotExists(expression.Name("cancelled")).Or(expression.Name("cancelled").Equal(expression.Value(false)))
 	return opCheck(xk, notCancelled, func(item) error { return errAttendanceMoved }), nil
-}
-
-// cmpErr is err when set, else alt.
-func cmpErr(err, alt error) error {
-	if err != nil {
-		return err
-	}
-	return alt
 }
 
 // genIs holds while a master's current exception generation is gen.
