@@ -46,7 +46,7 @@ func organizerOut(ctx context.Context, e model.Entry) (*calendar.User, error) {
 }
 
 // attendeesOut reads a page of an entry's attendees. An occurrence shows
-// its series' list with each answer at it (calendar.Attendee.At), narrowed
+// its series' list with each answer at it (calendar.Attendee.AtOccurrence), narrowed
 // by response after the page is read, so such a page may hold fewer than
 // first.
 func attendeesOut(ctx context.Context, svc calendar.AttendeeService, e model.Entry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
@@ -71,7 +71,7 @@ func attendeesOut(ctx context.Context, svc calendar.AttendeeService, e model.Ent
 	}
 	kept := &calendar.AttendeePage{EndCursor: p.EndCursor, HasNextPage: p.HasNextPage}
 	for i, a := range p.Attendees {
-		if at := a.At(d.OriginalStart); f.Keeps(at) {
+		if at := a.AtOccurrence(d.OriginalStart); f.Keeps(at) {
 			kept.Attendees = append(kept.Attendees, at)
 			if i < len(p.Cursors) {
 				kept.Cursors = append(kept.Cursors, p.Cursors[i])

@@ -63,7 +63,7 @@ type Attendee struct {
 	// Occurrences are the attendee's answers to some occurrences of a
 	// series apart from its series answer (the fields above), ordered by
 	// key, at most MaxOccurrenceAnswers; none on a single entry or on an
-	// attendee as shown at one occurrence (At).
+	// attendee as shown at one occurrence (AtOccurrence).
 	Occurrences []OccurrenceAnswer
 }
 

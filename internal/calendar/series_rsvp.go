@@ -84,9 +84,9 @@ func (o OccurrenceAnswer) with(a Attendee) Attendee {
 	return a
 }
 
-// At returns a's answer at the occurrence of its series originally
+// AtOccurrence returns a's answer at the occurrence of its series originally
 // starting at orig (its occurrence answers resolved, and none left on it).
-func (a *Attendee) At(orig time.Time) *Attendee {
+func (a *Attendee) AtOccurrence(orig time.Time) *Attendee {
 	out := *a
 	out.Occurrences = nil
 	var follow, this *OccurrenceAnswer
@@ -137,7 +137,7 @@ func (a *Attendee) Shares() (base AttendeeSummary, keys map[AnswerKey]AttendeeSu
 			applies := x.Key.From.Before(o.Key.From) || !o.Key.Following && x.Key.From.Equal(o.Key.From)
 			return !x.Key.Following || !applies
 		})
-		was := without.At(o.Key.From)
+		was := without.AtOccurrence(o.Key.From)
 		is := o.with(plain)
 		keys[o.Key] = SummaryChange(was, &is)
 	}
@@ -246,7 +246,7 @@ func (r RSVP) ScopeOn(series bool) (RSVP, error) {
 func SplitAttendee(a *Attendee, split *Entry, orig time.Time) *Attendee {
 	following := *a
 	following.Occurrences = slices.DeleteFunc(slices.Clone(a.Occurrences), func(o OccurrenceAnswer) bool { return !o.Key.Following })
-	out := following.At(orig)
+	out := following.AtOccurrence(orig)
 	out.EntryID = split.ID
 	if !split.FirstStart().Equal(orig) {
 		return out

@@ -49,7 +49,7 @@ func TestSeriesSummariesAddUp(t *testing.T) {
 			for n := range 14 {
 				var want AttendeeSummary
 				for _, p := range people {
-					want.Count(p.At(day(n)), 1)
+					want.Count(p.AtOccurrence(day(n)), 1)
 				}
 				if got := att.SummaryAt(day(n)); got != want {
 					t.Fatalf("seed %d, step %d (%+v by %d), day %d: got summary %+v, want %+v", seed, step, r, i, n, got, want)
@@ -81,7 +81,7 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	a = answer(a, ResponseTentative, ScopeThisAndFollowing, 5)
 	a = answer(a, ResponseDeclined, ScopeThis, 7)
 	for n, want := range map[int]Response{0: ResponseAccepted, 3: ResponseDeclined, 4: ResponseAccepted, 5: ResponseTentative, 7: ResponseDeclined, 9: ResponseTentative} {
-		if got := a.At(day(n)).Response; got != want {
+		if got := a.AtOccurrence(day(n)).Response; got != want {
 			t.Errorf("day %d: got %s, want %s", n, got, want)
 		}
 	}
@@ -89,13 +89,13 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	if got := len(b.Occurrences); got != 2 {
 		t.Errorf("THIS_AND_FOLLOWING from day 4: got %d occurrence answers, want 2 (day 3 kept, its own)", got)
 	}
-	if got := b.At(day(7)).Response; got != ResponseAccepted {
+	if got := b.AtOccurrence(day(7)).Response; got != ResponseAccepted {
 		t.Errorf("day 7 after THIS_AND_FOLLOWING from day 4: got %s, want ACCEPTED", got)
 	}
 	c := answer(a, ResponseDeclined, ScopeAll, 0)
-	if len(c.Occurrences) != 0 || c.At(day(3)).Response != ResponseDeclined || c.Version != a.Version+1 {
+	if len(c.Occurrences) != 0 || c.AtOccurrence(day(3)).Response != ResponseDeclined || c.Version != a.Version+1 {
 		t.Errorf("ALL: got %d occurrence answers and %s on day 3 (version %d), want none and DECLINED (version %d)",
-			len(c.Occurrences), c.At(day(3)).Response, c.Version, a.Version+1)
+			len(c.Occurrences), c.AtOccurrence(day(3)).Response, c.Version, a.Version+1)
 	}
 	d := answer(a, ResponseDeclined, ScopeThisAndFollowing, 0) // from the first: the whole series
 	if len(d.Occurrences) != 0 || d.Response != ResponseDeclined {

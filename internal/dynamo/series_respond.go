@@ -52,7 +52,7 @@ func (s *Store) respondSeries(ctx context.Context, masterItem item, e *calendar.
 	if r.Occurrence.IsZero() {
 		return &is, nil
 	}
-	out := is.At(r.Occurrence)
+	out := is.AtOccurrence(r.Occurrence)
 	out.Version = is.Version
 	return out, nil
 }

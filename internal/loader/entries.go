@@ -275,7 +275,7 @@ func (l *Loaders) ViewerAttendee(ctx context.Context, e *calendar.Entry) (*calen
 	if a == nil || err != nil {
 		return nil, err
 	}
-	return a.At(e.OriginalStart), nil
+	return a.AtOccurrence(e.OriginalStart), nil
 }
 
 // CalendarOfEntry returns the calendar of an entry the viewer was shown.
