@@ -45,6 +45,32 @@ func (k AnswerKey) Covers(orig time.Time) bool {
 	return k.From.Equal(orig)
 }
 
+// MarshalText writes k as O<original start> (THIS) or F<original start>
+// (THIS_AND_FOLLOWING), the start as in occurrence IDs: so that an entry
+// whose attendance holds shares encodes as JSON (an idempotent write keeps
+// its outcome so).
+func (k AnswerKey) MarshalText() ([]byte, error) {
+	kind := "O"
+	if k.Following {
+		kind = "F"
+	}
+	return []byte(kind + k.From.UTC().Format(occurrenceLayout)), nil
+}
+
+// UnmarshalText reads what MarshalText writes.
+func (k *AnswerKey) UnmarshalText(b []byte) error {
+	s := string(b)
+	if len(s) < 2 || (s[0] != 'O' && s[0] != 'F') {
+		return Invalidf("key", "%q is not an answer key", s)
+	}
+	from, err := time.Parse(occurrenceLayout, s[1:])
+	if err != nil {
+		return Invalidf("key", "%q is not an answer key", s)
+	}
+	*k = AnswerKey{From: from, Following: s[0] == 'F'}
+	return nil
+}
+
 // compareKeys orders keys by From, a THIS_AND_FOLLOWING key before a THIS
 // key of the same occurrence (the THIS key wins there).
 func compareKeys(a, b AnswerKey) int {

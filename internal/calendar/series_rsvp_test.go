@@ -1,7 +1,9 @@
 package calendar
 
 import (
+	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -107,5 +109,23 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	}
 	if _, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(20)}, many, first, first); ErrorCode(err) != CodeInvalid {
 		t.Errorf("answer %d: got %v, want CodeInvalid", MaxOccurrenceAnswers+1, err)
+	}
+}
+
+// TestSharesEncodeAsJSON: an entry whose attendance holds shares encodes
+// and decodes as JSON (idempotent writes keep their outcome so).
+func TestSharesEncodeAsJSON(t *testing.T) {
+	k := AnswerKey{From: time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC), Following: true}
+	in := Entry{ID: "e", Attendance: Attendance{Shares: map[AnswerKey]AttendeeSummary{k: {Accepted: 1, NeedsAction: -1}}}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Entry
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out.Attendance.Shares, in.Attendance.Shares) {
+		t.Errorf("got %v, want %v", out.Attendance.Shares, in.Attendance.Shares)
 	}
 }

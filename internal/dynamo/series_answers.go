@@ -43,15 +43,9 @@ var shareFields = []struct {
 
 // shareKeyName is the middle of a key's attribute names.
 func shareKeyName(k calendar.AnswerKey) string {
-	kind := "O"
-	if k.Following {
-		kind = "F"
-	}
-	return kind + k.From.UTC().Format(answerLayout)
+	b, _ := k.MarshalText() // never fails
+	return string(b)
 }
-
-// answerLayout writes an answer key's original start, as occurrence IDs do.
-const answerLayout = "20060102T150405Z"
 
 // shareAttr is the attribute of one count of key k.
 func shareAttr(k calendar.AnswerKey, suffix string) string {
@@ -66,18 +60,14 @@ func readShare(shares map[calendar.AnswerKey]calendar.AttendeeSummary, name stri
 		return false, nil
 	}
 	key, suffix, _ := strings.Cut(rest, "#")
-	if len(key) < 2 || (key[0] != 'O' && key[0] != 'F') {
-		return true, nil
-	}
-	from, err := time.Parse(answerLayout, key[1:])
-	if err != nil {
+	var k calendar.AnswerKey
+	if err := k.UnmarshalText([]byte(key)); err != nil {
 		return true, err
 	}
 	n, err := nAttr(av)
 	if err != nil {
 		return true, err
 	}
-	k := calendar.AnswerKey{From: from, Following: key[0] == 'F'}
 	s := shares[k]
 	for _, f := range shareFields {
 		if f.suffix == suffix {

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
@@ -62,7 +63,7 @@ func (s *Store) respondSeries(ctx context.Context, masterItem item, e *calendar.
 // check that it still is not cancelled. Errors: CodeNotFound.
 func (s *Store) liveOccurrence(ctx context.Context, e *calendar.Entry, gen string, r calendar.RSVP) (txOp, error) {
 	if !s.recur.Has(e, r.Occurrence) {
-		return txOp{}, calendar.Errorf(calendar.CodeNotFound, "occurrence not found: the series has none at %s", r.Occurrence.UTC().Format(answerLayout))
+		return txOp{}, calendar.Errorf(calendar.CodeNotFound, "occurrence not found: the series has none at %s", r.Occurrence.UTC().Format(time.RFC3339))
 	}
 	xk := entryKey(e.CalendarID, exceptionID(e.ID, gen, r.Occurrence))
 	items, err := s.batchGet(ctx, []itemKey{xk})
