@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -96,4 +97,44 @@ func TestSeriesAnswersInAWeekView(t *testing.T) {
 		}
 		return calls(plain) + calls(with) + calls(own), problems
 	})
+}
+
+// TestCachedViewShowsAnOccurrenceAnswer: an answer to one occurrence raises
+// its calendar's revision as any answer does, so a week view the cache kept
+// shows that occurrence's new summary at once.
+func TestCachedViewShowsAnOccurrenceAnswer(t *testing.T) {
+	e := newEnv(t)
+	tok, guest := e.token("cached-org@example.com"), e.token("cached-guest@example.com")
+	e.must(tok, provision, nil)
+	e.must(guest, provision, nil)
+	d := e.must(tok, `mutation { createCalendar(input: {name: "Team"}) { calendar { id } } }`, nil)
+	d = e.must(tok, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Stand-up",
+		timing: {timed: {start: "2026-11-23T09:00:00Z", end: "2026-11-23T09:15:00Z", timeZone: "UTC"}}, recurrence: {rule: "FREQ=DAILY"}}) { entry { id } } }`,
+		map[string]any{"c": str(d, "createCalendar.calendar.id")})
+	e.must(tok, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "cached-guest@example.com"}]}) { entry { id } } }`,
+		map[string]any{"id": str(d, "createEntry.entry.id")})
+	const week = `{ viewer { calendars { edges { node { calendar { entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) {
+		entries { id attendeeSummary { declined needsAction } } } } } } } } }`
+	view := func() []any {
+		return asList(get(e.must(tok, week, nil), "viewer.calendars.edges.0.node.calendar.entries.entries"))
+	}
+	view()
+	time.Sleep(1100 * time.Millisecond) // the cache keeps reads of a revision seen for a second (viewcache.go)
+	view()                              // fills the cache
+	e.rec.Reset()
+	days := view()
+	if q := rangeQueries(planOf(e.rec.Calls())); q != 0 {
+		t.Fatalf("the repeated view read the range again (%d Queries): the cache did not answer it", q)
+	}
+	e.must(guest, `mutation($id: ID!) { respondToEntry(input: {entryId: $id, expectedVersion: 1, response: DECLINED}) { attendee { version } } }`,
+		map[string]any{"id": str(days[2], "id")})
+	for i, o := range view() {
+		want := "map[declined:0 needsAction:1]"
+		if i == 2 {
+			want = "map[declined:1 needsAction:0]"
+		}
+		if got := fmt.Sprint(get(o, "attendeeSummary")); got != want {
+			t.Errorf("day %d after the answer: got %s, want %s", i, got, want)
+		}
+	}
 }
