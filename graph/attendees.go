@@ -94,6 +94,21 @@ func entryOfAttendee(ctx context.Context, a *calendar.Attendee) (model.Entry, er
 	return entryOut(ctx, e)
 }
 
+// invitedEntry is an entry of a live delivery to a viewer invited to it, as
+// it is now, read through the loaders' invitation check: nil once the
+// invitation (or the entry) is gone, so that a delivery read in the moment
+// between a removal and its own record shows nothing.
+func invitedEntry(ctx context.Context, key calendar.EntryKey) (model.Node, error) {
+	e, err := loader.For(ctx).Entry(ctx, key)
+	if calendar.ErrorCode(err) == calendar.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return entryOut(ctx, e)
+}
+
 // invitationsIn keeps the invitations of a page whose entry overlaps a
 // range, read in zone (UTC by default); the entries are loaded at once (one
 // batch), and the page keeps its end cursor so that paging goes on.

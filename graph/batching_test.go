@@ -174,8 +174,8 @@ func TestWeekViewRequestPlan(t *testing.T) {
 }
 
 // TestAgendaRequestPlan checks the agenda's request plan across N calendars:
-// their list from GSI1 (or, for calendarIds, the viewer's memberships in one
-// batch), then one wave of the calendars, the memberships read again strongly
+// their list from GSI1 beside the viewer's invitations (or, for calendarIds,
+// the viewer's memberships in one batch), then one wave of the calendars, the memberships read again strongly
 // and the viewer (⌈(2N+1)/100⌉ or ⌈(N+1)/100⌉ BatchGetItem calls), then the
 // Queries of the calendars the viewer reads: entries, and series for those
 // that ever held one (these all do; see TestSeriesFreeCalendarsSkipTheSeriesRead),
@@ -199,7 +199,7 @@ func TestAgendaRequestPlan(t *testing.T) {
 				ids  []string
 				want map[string]int
 			}{
-				{"listed", nil, map[string]int{"wave 1 Query GSI1": 1,
+				{"listed", nil, map[string]int{"wave 1 Query GSI1": 2, // the memberships, and the invitations (none)
 					"wave 2 BatchGetItem ": (2*n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n, "wave 4 BatchGetItem ": (n + 99) / 100}},
 				{"calendarIds", gids, map[string]int{"wave 1 BatchGetItem ": (n + 99) / 100,
 					"wave 2 BatchGetItem ": (n + 100) / 100, "wave 3 Query LSI1": n, "wave 3 Query LSI2": n, "wave 4 BatchGetItem ": (n + 99) / 100}},

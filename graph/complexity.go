@@ -29,7 +29,7 @@ func setComplexity(cfg *Config) {
 	cfg.Complexity.Calendar.Entries = func(child int, _ model.TimeRangeInput, _ *string, _ *model.EntryFilter, _ *bool) int {
 		return viewComplexity + child
 	}
-	cfg.Complexity.Viewer.Agenda = func(child int, _ model.TimeRangeInput, _ *string, _ []string, _ *model.EntryFilter, _ *bool) int {
+	cfg.Complexity.Viewer.Agenda = func(child int, _ model.TimeRangeInput, _ *string, _ []string, _ *model.EntryFilter, _, _ *bool) int {
 		return viewComplexity + child
 	}
 }

@@ -111,7 +111,7 @@ func freeBusyView(v *loader.View, busy []loader.CalendarBusy) *model.FreeBusyVie
 	for i := range busy {
 		b := &busy[i]
 		if b.Busy == nil {
-			b.Busy = []calendar.Interval{}
+			b.Busy = []calendar.BusyInterval{}
 		}
 		out.Calendars = append(out.Calendars, b)
 	}

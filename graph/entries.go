@@ -26,6 +26,9 @@ func newEntry(in model.CreateEntryInput) (calendar.NewEntry, error) {
 	if r := in.Reminders.Value(); r != nil {
 		n.Reminders = calendar.Set(r)
 	}
+	if t := in.Transparency.Value(); t != nil {
+		n.Transparency = *t
+	}
 	n.Recurrence = recurrence(in.Recurrence.Value())
 	return n, err
 }
@@ -90,6 +93,12 @@ func entryChange(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
 		ExpectedVersion: in.ExpectedVersion,
 		Description:     nullClears(in.Description), Location: nullClears(in.Location), Color: nullClears(in.Color),
 		Tags: nullEmpties(in.Tags), Reminders: nullEmpties(in.Reminders),
+	}
+	if t, set := in.Transparency.ValueOK(); set {
+		u.Transparency = calendar.Set(calendar.Transparency(""))
+		if t != nil {
+			u.Transparency = calendar.Set(*t)
+		}
 	}
 	var err error
 	if u.Title, err = notNull("title", in.Title); err != nil {
@@ -310,6 +319,13 @@ func preferencesUpdate(in model.UpdatePreferencesInput) (calendar.PreferencesUpd
 	}
 	if delay.Set {
 		u.ArchiveDelay = calendar.Set(time.Duration(delay.Value) * time.Hour)
+	}
+	if hours, set := in.WorkingHours.ValueOK(); set {
+		h, err := workingHoursInput(hours)
+		if err != nil {
+			return u, err
+		}
+		u.WorkingHours = calendar.Set(h)
 	}
 	if u.AutoArchive, err = notNull("autoArchiveCompletedTasks", in.AutoArchiveCompletedTasks); err != nil {
 		return u, err

@@ -6,10 +6,11 @@ import (
 )
 
 const freeBusyQuery = `query($ids: [ID!]!) { freeBusy(calendarIds: $ids, range: {dates: {start: "2026-01-12", end: "2026-01-19"}}, timeZone: "Europe/Paris") {
-	timeZone calendars { calendar { name } busy { start end } } } }`
+	timeZone calendars { calendar { name } busy { start end status } } } }`
 
 // TestFreeBusy checks what freeBusy shows: the merged intervals of entries
-// and occurrences, not tasks or cancelled occurrences; and that a FREE_BUSY
+// and occurrences, not tasks, cancelled occurrences or FREE entries (a
+// whole-day entry unless set otherwise), each with its status; and that a FREE_BUSY
 // member sees that and the calendar's name, and nothing else.
 func TestFreeBusy(t *testing.T) {
 	e := newEnv(t)
@@ -17,7 +18,10 @@ func TestFreeBusy(t *testing.T) {
 	e.weekly(w) // Mondays 09:00-09:15 Paris
 	for _, q := range []string{
 		`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Overlapping", timing: {timed: {start: "2026-01-12T08:10:00Z", end: "2026-01-12T09:00:00Z"}}}) { entry { id } } }`,
-		`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Holiday", timing: {allDay: {date: "2026-01-14"}}}) { entry { id } } }`,
+		`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Holiday", timing: {allDay: {date: "2026-01-14"}}, transparency: OUT_OF_OFFICE}) { entry { id } } }`,
+		`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Birthday", timing: {allDay: {date: "2026-01-16"}}}) { entry { id } } }`,
+		`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Maybe", timing: {timed: {start: "2026-01-15T10:00:00Z", end: "2026-01-15T11:00:00Z"}}, transparency: TENTATIVE}) { entry { id } } }`,
+		`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Focus", timing: {timed: {start: "2026-01-15T12:00:00Z", end: "2026-01-15T13:00:00Z"}}, transparency: FREE}) { entry { id } } }`,
 		`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Task", timing: {task: {dueDate: "2026-01-15"}}}) { entry { id } } }`,
 	} {
 		e.must(w.writer, q, map[string]any{"c": w.calendarID})
@@ -29,9 +33,10 @@ func TestFreeBusy(t *testing.T) {
 	d = e.must(peeker, freeBusyQuery, map[string]any{"ids": []string{w.calendarID}})
 	var got []string
 	for _, b := range get(d, "freeBusy.calendars.0.busy").([]any) {
-		got = append(got, str(b, "start")+" "+str(b, "end"))
+		got = append(got, str(b, "start")+" "+str(b, "end")+" "+str(b, "status"))
 	}
-	want := []string{"2026-01-12T08:00:00Z 2026-01-12T09:00:00Z", "2026-01-13T23:00:00Z 2026-01-14T23:00:00Z"}
+	want := []string{"2026-01-12T08:00:00Z 2026-01-12T09:00:00Z BUSY", "2026-01-13T23:00:00Z 2026-01-14T23:00:00Z OUT_OF_OFFICE",
+		"2026-01-15T10:00:00Z 2026-01-15T11:00:00Z TENTATIVE"}
 	if !slices.Equal(got, want) || str(d, "freeBusy.calendars.0.calendar.name") != "Team" {
 		t.Fatalf("busy %q, want %q (%v)", got, want, d)
 	}

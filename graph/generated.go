@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	Membership() MembershipResolver
 	MultiDayEntry() MultiDayEntryResolver
 	Mutation() MutationResolver
+	Preferences() PreferencesResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
 	Task() TaskResolver
@@ -88,6 +89,7 @@ type ComplexityRoot struct {
 		Status           func(childComplexity int) int
 		Tags             func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -133,8 +135,9 @@ type ComplexityRoot struct {
 	}
 
 	BusyInterval struct {
-		End   func(childComplexity int) int
-		Start func(childComplexity int) int
+		End    func(childComplexity int) int
+		Start  func(childComplexity int) int
+		Status func(childComplexity int) int
 	}
 
 	Calendar struct {
@@ -223,6 +226,11 @@ type ComplexityRoot struct {
 		Token      func(childComplexity int) int
 	}
 
+	DatedWorkingDay struct {
+		Date    func(childComplexity int) int
+		Windows func(childComplexity int) int
+	}
+
 	DeleteAccountPayload struct {
 		DeletedCalendarIds func(childComplexity int) int
 		DeletedUserID      func(childComplexity int) int
@@ -275,6 +283,18 @@ type ComplexityRoot struct {
 		Role       func(childComplexity int) int
 		Uses       func(childComplexity int) int
 		ValidUntil func(childComplexity int) int
+	}
+
+	InvitationChange struct {
+		EntryID    func(childComplexity int) int
+		Invitation func(childComplexity int) int
+		Removed    func(childComplexity int) int
+	}
+
+	InvitationChangePage struct {
+		Changes   func(childComplexity int) int
+		HasMore   func(childComplexity int) int
+		SyncToken func(childComplexity int) int
 	}
 
 	InvitationConnection struct {
@@ -343,6 +363,7 @@ type ComplexityRoot struct {
 		Status           func(childComplexity int) int
 		Tags             func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -395,6 +416,7 @@ type ComplexityRoot struct {
 		Theme                       func(childComplexity int) int
 		TimeZone                    func(childComplexity int) int
 		WeekStart                   func(childComplexity int) int
+		WorkingHours                func(childComplexity int) int
 	}
 
 	Query struct {
@@ -465,6 +487,7 @@ type ComplexityRoot struct {
 		Tags             func(childComplexity int) int
 		TimeZone         func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -479,6 +502,11 @@ type ComplexityRoot struct {
 	TaskEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	TimeWindow struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	TimedEntry struct {
@@ -510,6 +538,7 @@ type ComplexityRoot struct {
 		Tags             func(childComplexity int) int
 		TimeZone         func(childComplexity int) int
 		Title            func(childComplexity int) int
+		Transparency     func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
@@ -543,9 +572,10 @@ type ComplexityRoot struct {
 	}
 
 	Viewer struct {
-		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) int
+		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) int
 		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
 		Calendars           func(childComplexity int, first *int, after *string) int
+		InvitationChanges   func(childComplexity int, syncToken *string, first *int) int
 		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
 		Preferences         func(childComplexity int) int
 		Stats               func(childComplexity int) int
@@ -559,6 +589,17 @@ type ComplexityRoot struct {
 		TotalEvents       func(childComplexity int) int
 		TotalTasks        func(childComplexity int) int
 		UpcomingEvents    func(childComplexity int) int
+	}
+
+	WorkingDay struct {
+		Day     func(childComplexity int) int
+		Windows func(childComplexity int) int
+	}
+
+	WorkingHours struct {
+		Days       func(childComplexity int) int
+		Exceptions func(childComplexity int) int
+		TimeZone   func(childComplexity int) int
 	}
 }
 
@@ -656,6 +697,9 @@ type MutationResolver interface {
 	ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error)
 	DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error)
 }
+type PreferencesResolver interface {
+	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
+}
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -688,10 +732,11 @@ type UserResolver interface {
 }
 type ViewerResolver interface {
 	CalendarListChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.CalendarListChangePage, error)
+	InvitationChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.InvitationChangePage, error)
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
 	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
-	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error)
+	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
 	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 }
@@ -889,6 +934,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Title(childComplexity), true
+	case "AllDayEntry.transparency":
+		if e.ComplexityRoot.AllDayEntry.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Transparency(childComplexity), true
 	case "AllDayEntry.updatedAt":
 		if e.ComplexityRoot.AllDayEntry.UpdatedAt == nil {
 			break
@@ -1086,6 +1137,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BusyInterval.Start(childComplexity), true
+	case "BusyInterval.status":
+		if e.ComplexityRoot.BusyInterval.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusyInterval.Status(childComplexity), true
 
 	case "Calendar.changes":
 		if e.ComplexityRoot.Calendar.Changes == nil {
@@ -1390,6 +1447,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateInvitationPayload.Token(childComplexity), true
 
+	case "DatedWorkingDay.date":
+		if e.ComplexityRoot.DatedWorkingDay.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DatedWorkingDay.Date(childComplexity), true
+	case "DatedWorkingDay.windows":
+		if e.ComplexityRoot.DatedWorkingDay.Windows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DatedWorkingDay.Windows(childComplexity), true
+
 	case "DeleteAccountPayload.deletedCalendarIds":
 		if e.ComplexityRoot.DeleteAccountPayload.DeletedCalendarIds == nil {
 			break
@@ -1560,6 +1630,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Invitation.ValidUntil(childComplexity), true
+
+	case "InvitationChange.entryId":
+		if e.ComplexityRoot.InvitationChange.EntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChange.EntryID(childComplexity), true
+	case "InvitationChange.invitation":
+		if e.ComplexityRoot.InvitationChange.Invitation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChange.Invitation(childComplexity), true
+	case "InvitationChange.removed":
+		if e.ComplexityRoot.InvitationChange.Removed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChange.Removed(childComplexity), true
+
+	case "InvitationChangePage.changes":
+		if e.ComplexityRoot.InvitationChangePage.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChangePage.Changes(childComplexity), true
+	case "InvitationChangePage.hasMore":
+		if e.ComplexityRoot.InvitationChangePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChangePage.HasMore(childComplexity), true
+	case "InvitationChangePage.syncToken":
+		if e.ComplexityRoot.InvitationChangePage.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationChangePage.SyncToken(childComplexity), true
 
 	case "InvitationConnection.edges":
 		if e.ComplexityRoot.InvitationConnection.Edges == nil {
@@ -1837,6 +1945,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Title(childComplexity), true
+	case "MultiDayEntry.transparency":
+		if e.ComplexityRoot.MultiDayEntry.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Transparency(childComplexity), true
 	case "MultiDayEntry.updatedAt":
 		if e.ComplexityRoot.MultiDayEntry.UpdatedAt == nil {
 			break
@@ -2223,6 +2337,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Preferences.WeekStart(childComplexity), true
+	case "Preferences.workingHours":
+		if e.ComplexityRoot.Preferences.WorkingHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preferences.WorkingHours(childComplexity), true
 
 	case "Query.calendar":
 		if e.ComplexityRoot.Query.Calendar == nil {
@@ -2516,6 +2636,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Title(childComplexity), true
+	case "Task.transparency":
+		if e.ComplexityRoot.Task.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Transparency(childComplexity), true
 	case "Task.updatedAt":
 		if e.ComplexityRoot.Task.UpdatedAt == nil {
 			break
@@ -2566,6 +2692,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
+
+	case "TimeWindow.end":
+		if e.ComplexityRoot.TimeWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeWindow.End(childComplexity), true
+	case "TimeWindow.start":
+		if e.ComplexityRoot.TimeWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeWindow.Start(childComplexity), true
 
 	case "TimedEntry.attendeeSummary":
 		if e.ComplexityRoot.TimedEntry.AttendeeSummary == nil {
@@ -2740,6 +2879,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Title(childComplexity), true
+	case "TimedEntry.transparency":
+		if e.ComplexityRoot.TimedEntry.Transparency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Transparency(childComplexity), true
 	case "TimedEntry.updatedAt":
 		if e.ComplexityRoot.TimedEntry.UpdatedAt == nil {
 			break
@@ -2846,7 +2991,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool)), true
+		return e.ComplexityRoot.Viewer.Agenda(childComplexity, args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["calendarIds"].([]string), args["filter"].(*model.EntryFilter), args["includeCancelled"].(*bool), args["includeInvitations"].(*bool)), true
 	case "Viewer.calendarListChanges":
 		if e.ComplexityRoot.Viewer.CalendarListChanges == nil {
 			break
@@ -2869,6 +3014,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Calendars(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Viewer.invitationChanges":
+		if e.ComplexityRoot.Viewer.InvitationChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_invitationChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.InvitationChanges(childComplexity, args["syncToken"].(*string), args["first"].(*int)), true
 	case "Viewer.invitations":
 		if e.ComplexityRoot.Viewer.Invitations == nil {
 			break
@@ -2936,6 +3092,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ViewerStats.UpcomingEvents(childComplexity), true
 
+	case "WorkingDay.day":
+		if e.ComplexityRoot.WorkingDay.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingDay.Day(childComplexity), true
+	case "WorkingDay.windows":
+		if e.ComplexityRoot.WorkingDay.Windows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingDay.Windows(childComplexity), true
+
+	case "WorkingHours.days":
+		if e.ComplexityRoot.WorkingHours.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Days(childComplexity), true
+	case "WorkingHours.exceptions":
+		if e.ComplexityRoot.WorkingHours.Exceptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Exceptions(childComplexity), true
+	case "WorkingHours.timeZone":
+		if e.ComplexityRoot.WorkingHours.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.TimeZone(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -2956,6 +3144,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateEntryInput,
 		ec.unmarshalInputCreateInvitationInput,
 		ec.unmarshalInputDateRangeInput,
+		ec.unmarshalInputDatedWorkingDayInput,
 		ec.unmarshalInputDeleteAccountInput,
 		ec.unmarshalInputDeleteCalendarInput,
 		ec.unmarshalInputDeleteEntryInput,
@@ -2976,11 +3165,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRotateCalendarFeedInput,
 		ec.unmarshalInputTaskDueInput,
 		ec.unmarshalInputTimeRangeInput,
+		ec.unmarshalInputTimeWindowInput,
 		ec.unmarshalInputTimedTimingInput,
 		ec.unmarshalInputUpdateCalendarInput,
 		ec.unmarshalInputUpdateEntryInput,
 		ec.unmarshalInputUpdatePreferencesInput,
 		ec.unmarshalInputUpdateProfileInput,
+		ec.unmarshalInputWorkingDayInput,
+		ec.unmarshalInputWorkingHoursInput,
 	)
 	first := true
 
@@ -3121,6 +3313,16 @@ enum Role {
   (` + "`" + `Query.freeBusy` + "`" + `), and nothing else of it.
   """
   FREE_BUSY
+  """
+  Not a member: only ` + "`" + `Calendar.viewerRole` + "`" + ` answers it, for the calendar of an
+  entry the viewer reads because they are invited to it (through ` + "`" + `node(id:)` + "`" + `,
+  ` + "`" + `Viewer.invitations` + "`" + `, ` + "`" + `Viewer.agenda` + "`" + ` or a subscription). The viewer sees
+  that calendar as a FREE_BUSY member does (name, color, zone, whether it is
+  a resource, version and timestamps; description null) but not when it is
+  busy, and nothing else of it: no other entry, member, change or feed.
+  Never given, so never accepted as input (BAD_USER_INPUT).
+  """
+  INVITED
 }
 
 "The entry points for reading."
@@ -3174,7 +3376,7 @@ type FreeBusyView {
 type CalendarBusy {
   "The calendar."
   calendar: Calendar!
-  "Its busy intervals within the range, in order, none overlapping or touching."
+  "Its busy intervals within the range, in order, none overlapping, none of the same status touching."
   busy: [BusyInterval!]!
 }
 
@@ -3184,6 +3386,28 @@ type BusyInterval {
   start: DateTime!
   "When it ends (exclusive)."
   end: DateTime!
+  """
+  How busy: BUSY, TENTATIVE or OUT_OF_OFFICE (where entries of several
+  overlap, out of office wins over busy, busy over tentative). Never FREE:
+  free time is what lies between.
+  """
+  status: Transparency!
+}
+
+"""
+How an entry counts in free/busy time. iCalendar feeds write FREE as
+` + "`" + `TRANSP:TRANSPARENT` + "`" + `, TENTATIVE and OUT_OF_OFFICE as Outlook's
+` + "`" + `X-MICROSOFT-CDO-BUSYSTATUS` + "`" + ` (TENTATIVE, OOF), and imports read them back.
+"""
+enum Transparency {
+  "Blocks the time."
+  BUSY
+  "Does not block anything: a birthday, a reminder to oneself."
+  FREE
+  "Blocks the time tentatively."
+  TENTATIVE
+  "Its people are away."
+  OUT_OF_OFFICE
 }
 
 "The signed-in user's view of calgraph."
@@ -3200,6 +3424,22 @@ type Viewer {
     "How many changes to return, 1 to 100."
     first: Int = 100
   ): CalendarListChangePage!
+
+  """
+  Incremental sync of the viewer's own invitations to entries, which they
+  hold whether or not they are members of the entries' calendars: without
+  ` + "`" + `syncToken` + "`" + `, every invitation they hold now; with one, each invitation
+  made, answered (by them, or seated from the waitlist) or gone (removed, or
+  its entry deleted) since, once, as it is now. Changes of the entries
+  themselves (title, time) are not here: they come with the calendar's
+  changes to its members. Paged and tokened as ` + "`" + `calendarListChanges` + "`" + `.
+  """
+  invitationChanges(
+    "The ` + "`" + `syncToken` + "`" + ` of the last page read; omit it to read every invitation."
+    syncToken: String
+    "How many changes to return, 1 to 100."
+    first: Int = 100
+  ): InvitationChangePage!
 
   "The signed-in user's own profile."
   user: User!
@@ -3223,6 +3463,10 @@ type Viewer {
   occurrences in the range than a view shows (one stored before series were
   bounded) is left out, and an error at this field, TOO_MANY_OCCURRENCES with
   ` + "`" + `extensions.calendarId` + "`" + `, names its calendar.
+
+  Without ` + "`" + `calendarIds` + "`" + `, the agenda also holds the entries of other
+  calendars the viewer is invited to (see ` + "`" + `includeInvitations` + "`" + `), each with
+  its ` + "`" + `calendar` + "`" + ` as the viewer sees it then (` + "`" + `viewerRole` + "`" + ` INVITED).
   """
   agenda(
     "The range: whole days or instants. At most 366 days."
@@ -3235,6 +3479,15 @@ type Viewer {
     filter: EntryFilter
     "Also return cancelled occurrences of series, with status CANCELLED."
     includeCancelled: Boolean = false
+    """
+    Without ` + "`" + `calendarIds` + "`" + `, also return the entries the viewer is invited to in
+    calendars they do not read, among their 200 newest invitations they did
+    not decline (a declined invitation is left out, as calendar apps hide
+    declined events; ` + "`" + `invitations(response: [DECLINED])` + "`" + ` lists them). An
+    invitation made a moment ago can take about a second to show; one removed
+    or declined is gone at once.
+    """
+    includeInvitations: Boolean = true
   ): EntryView!
 
   """
@@ -3351,7 +3604,7 @@ type Calendar implements Node {
   createdAt: DateTime!
   "When the calendar last changed."
   updatedAt: DateTime!
-  "The viewer's role on this calendar."
+  "The viewer's role on this calendar: INVITED when they are no member and reached it through an entry they are invited to."
   viewerRole: Role!
   """
   The calendar's entries that happen in a range, each once, in view order (by
@@ -3522,6 +3775,87 @@ type Preferences {
   browserNotifications: Boolean!
   "Whether the user wants reminders to make a sound."
   soundNotifications: Boolean!
+  """
+  When the user works, or null when they have set no hours (then every
+  time counts as working time). Only the user reads their hours here.
+  """
+  workingHours: WorkingHours
+}
+
+"""
+When someone works, on the wall clock of a zone of their own: windows per
+day of the week, replaced on given dates. A time a DST change skips is in no
+window; one it repeats is in the window both times.
+"""
+type WorkingHours {
+  "The IANA zone the windows are read in."
+  timeZone: String!
+  "The seven days of the week from Monday, each with its windows (none: no work that day)."
+  days: [WorkingDay!]!
+  """
+  Dates whose windows replace their weekday's (none: a day off), in date
+  order. Dates before yesterday (in ` + "`" + `timeZone` + "`" + `) are dropped when the hours
+  are next written.
+  """
+  exceptions: [DatedWorkingDay!]!
+}
+
+"A day of the week's working windows."
+type WorkingDay {
+  "The day."
+  day: Weekday!
+  "Its windows, in order."
+  windows: [TimeWindow!]!
+}
+
+"A date's working windows, which replace its weekday's."
+type DatedWorkingDay {
+  "The date."
+  date: Date!
+  "Its windows, in order; none for a day off."
+  windows: [TimeWindow!]!
+}
+
+"A stretch of a day on the wall clock, from ` + "`" + `start` + "`" + ` up to ` + "`" + `end` + "`" + `."
+type TimeWindow {
+  "When it starts: HH:MM, 00:00 to 23:59."
+  start: String!
+  "When it ends: HH:MM after ` + "`" + `start` + "`" + `, up to 24:00 (midnight at the day's end)."
+  end: String!
+}
+
+"Working hours to set: they replace the user's whole hours."
+input WorkingHoursInput {
+  "The IANA zone the windows are read in."
+  timeZone: String!
+  "The days of the week that have windows; a day left out has none, a day given twice is BAD_USER_INPUT."
+  days: [WorkingDayInput!]!
+  "Dates whose windows replace their weekday's (empty windows: a day off); at most 100."
+  exceptions: [DatedWorkingDayInput!]
+}
+
+"A day of the week's working windows: at most 8, none overlapping (touching is fine)."
+input WorkingDayInput {
+  "The day."
+  day: Weekday!
+  "Its windows."
+  windows: [TimeWindowInput!]!
+}
+
+"A date's working windows: at most 8, none overlapping; none for a day off."
+input DatedWorkingDayInput {
+  "The date."
+  date: Date!
+  "Its windows."
+  windows: [TimeWindowInput!]!
+}
+
+"A stretch of a day on the wall clock."
+input TimeWindowInput {
+  "HH:MM, 00:00 to 23:59."
+  start: String!
+  "HH:MM after ` + "`" + `start` + "`" + `, up to 24:00."
+  end: String!
 }
 
 "A day of the week."
@@ -3587,6 +3921,11 @@ interface Entry {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -3675,6 +4014,11 @@ type TimedEntry implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -3779,6 +4123,11 @@ type AllDayEntry implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -3871,6 +4220,11 @@ type MultiDayEntry implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the entry starts, ascending: up to 5."
   reminders: [Int!]!
+  """
+  How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
+  a timed entry and FREE for a whole-day or multi-day one or a task.
+  """
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -3963,6 +4317,8 @@ type Task implements Entry & Node {
   tags: [String!]!
   "When to remind, in minutes before the task is due, ascending: up to 5."
   reminders: [Int!]!
+  "How the task counts in free/busy time: FREE unless set (a task never blocks time in ` + "`" + `freeBusy` + "`" + `)."
+  transparency: Transparency!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -4200,9 +4556,14 @@ type Mutation {
   Answers an invitation as the viewer, who needs no role on the calendar. An
   entry you are not invited to is NOT_FOUND, as a missing one. Past the
   capacity an acceptance waits (on an entry with a waitlist) or fails with
-  CAPACITY_REACHED. Answers are never reset by an edit of the entry's title,
-  description or attendee list, and in this version not by a change of its
-  time either (answers reset by a new time come with attendees on series).
+  CAPACITY_REACHED. Answers are reset to NEEDS_ACTION only when the entry's
+  time changes (its start or end, its days, timed to all-day or back; for a
+  series also its zone): then every answer, comment, guest count and proposed
+  time is dropped, the head count is 0 and the waitlist is emptied (later
+  acceptances wait behind no one from before). A new title, description,
+  place, completion, capacity or attendee list never resets an answer. An answer
+  racing a change of time counts at the new time or is reset by it, never
+  kept from the old one.
   """
   respondToEntry(input: RespondToEntryInput!): RespondToEntryPayload!
 
@@ -4725,6 +5086,11 @@ input UpdatePreferencesInput {
   browserNotifications: Boolean
   "Whether the user wants reminders to make a sound."
   soundNotifications: Boolean
+  """
+  The user's working hours, replacing the ones they had; null removes them
+  (every time then counts as working time).
+  """
+  workingHours: WorkingHoursInput
 }
 
 "Result of updatePreferences."
@@ -4816,6 +5182,8 @@ input CreateEntryInput {
   tags: [String!]
   "Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted."
   reminders: [Int!]
+  "How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted."
+  transparency: Transparency
   """
   Makes the entry a series whose first occurrence is ` + "`" + `timing` + "`" + ` (TIMED or ALL_DAY
   only). The rule must start on that first occurrence.
@@ -4886,6 +5254,8 @@ input UpdateEntryInput {
   tags: [String!]
   "New reminders, or null for none."
   reminders: [Int!]
+  "How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE)."
+  transparency: Transparency
   """
   A new recurrence for a series (scope ALL), or one that makes a single timed or
   all-day entry a series. It cannot be null: end a series by deleting with
@@ -5034,7 +5404,7 @@ type Subscription {
   before an older one of the same object.
   """
   calendarChanges(
-    "The calendars to follow (global IDs, up to 500); all the viewer reads when omitted."
+    "The calendars to follow (global IDs, up to 500); all the viewer reads, and the entries they are invited to elsewhere (INVITATION), when omitted."
     calendarIds: [ID!]
     """
     Sync tokens to continue from (from ` + "`" + `Calendar.changes` + "`" + ` or an earlier
@@ -5068,6 +5438,16 @@ enum DeliveryKind {
   JOINED
   "The viewer can no longer read this calendar: nothing more of it comes."
   ENDED
+  """
+  Entries the viewer is invited to in a calendar they do not read (only
+  when following all, without ` + "`" + `calendarIds` + "`" + `), each a change of type ENTRY
+  and nothing else of that calendar: their invitation was made, answered
+  (by them, or seated from the waitlist) or removed (a tombstone), with
+  ` + "`" + `syncToken` + "`" + ` then the viewer's ` + "`" + `invitationChanges` + "`" + ` token after it; or the
+  entry changed (time, title, deletion), with no ` + "`" + `syncToken` + "`" + `. ` + "`" + `node` + "`" + ` is
+  null once the invitation is gone.
+  """
+  INVITATION
 }
 
 "One delivery of a subscription: one calendar's changes."
@@ -5139,6 +5519,26 @@ type CalendarListChangePage {
   syncToken: String!
 }
 
+"A page of the viewer's invitation changes."
+type InvitationChangePage {
+  "The changes, each invitation once."
+  changes: [InvitationChange!]!
+  "Whether more changes wait: read again at once with ` + "`" + `syncToken` + "`" + `."
+  hasMore: Boolean!
+  "Continues after this page."
+  syncToken: String!
+}
+
+"One of the viewer's invitations to an entry, made, answered or gone."
+type InvitationChange {
+  "The entry's global ID."
+  entryId: ID!
+  "Whether the invitation is gone: the viewer was removed, or the entry deleted."
+  removed: Boolean!
+  "The invitation as it is now (the viewer's answer, and the entry through ` + "`" + `entry` + "`" + `); null when removed."
+  invitation: Attendee
+}
+
 "A calendar added to the viewer's list, or changed there, or removed from it."
 type CalendarListChange {
   "The calendar's global ID."
@@ -5171,7 +5571,11 @@ type Attendee {
   displayName: String
   "Whether their coming is optional."
   optional: Boolean!
-  "Their answer."
+  """
+  Their answer. Back to NEEDS_ACTION (with no comment, guests, proposal or
+  answer time) when the entry's time changed since they answered; never by
+  another edit of the entry.
+  """
   response: AttendeeResponse!
   "What they wrote with their answer, or null."
   comment: String
@@ -5191,7 +5595,10 @@ type Attendee {
   attendees with lower tickets still waiting are ahead.
   """
   waitlistTicket: Int
-  "Incremented on every change of this answer; pass it to respondToEntry as ` + "`" + `expectedVersion` + "`" + `."
+  """
+  Incremented on every change of this answer; pass it to respondToEntry as
+  ` + "`" + `expectedVersion` + "`" + `. A reset by a change of the entry's time leaves it as it was.
+  """
   version: Int!
   "The entry's global ID."
   entryId: ID!
@@ -5199,7 +5606,11 @@ type Attendee {
   entry: Entry
 }
 
-"Exact counts of an entry's attendees by answer."
+"""
+Exact counts of an entry's attendees by answer. A change of the entry's time
+counts everyone as NEEDS_ACTION again (head count 0, no one waiting) in the
+same write; other edits change nothing here.
+"""
 type AttendeeSummary {
   "Invited, not answered."
   needsAction: Int!
@@ -5415,6 +5826,8 @@ func (ec *executionContext) childFields_BusyInterval(ctx context.Context, field 
 		return ec.fieldContext_BusyInterval_start(ctx, field)
 	case "end":
 		return ec.fieldContext_BusyInterval_end(ctx, field)
+	case "status":
+		return ec.fieldContext_BusyInterval_status(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BusyInterval", field.Name)
 }
@@ -5591,6 +6004,16 @@ func (ec *executionContext) childFields_CreateInvitationPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateInvitationPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DatedWorkingDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_DatedWorkingDay_date(ctx, field)
+	case "windows":
+		return ec.fieldContext_DatedWorkingDay_windows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DatedWorkingDay", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteAccountPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedUserId":
@@ -5697,6 +6120,30 @@ func (ec *executionContext) childFields_Invitation(ctx context.Context, field gr
 		return ec.fieldContext_Invitation_createdAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
+}
+
+func (ec *executionContext) childFields_InvitationChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entryId":
+		return ec.fieldContext_InvitationChange_entryId(ctx, field)
+	case "removed":
+		return ec.fieldContext_InvitationChange_removed(ctx, field)
+	case "invitation":
+		return ec.fieldContext_InvitationChange_invitation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationChange", field.Name)
+}
+
+func (ec *executionContext) childFields_InvitationChangePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "changes":
+		return ec.fieldContext_InvitationChangePage_changes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_InvitationChangePage_hasMore(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_InvitationChangePage_syncToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationChangePage", field.Name)
 }
 
 func (ec *executionContext) childFields_InvitationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5813,6 +6260,8 @@ func (ec *executionContext) childFields_Preferences(ctx context.Context, field g
 		return ec.fieldContext_Preferences_browserNotifications(ctx, field)
 	case "soundNotifications":
 		return ec.fieldContext_Preferences_soundNotifications(ctx, field)
+	case "workingHours":
+		return ec.fieldContext_Preferences_workingHours(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Preferences", field.Name)
 }
@@ -5891,6 +6340,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_tags(ctx, field)
 	case "reminders":
 		return ec.fieldContext_Task_reminders(ctx, field)
+	case "transparency":
+		return ec.fieldContext_Task_transparency(ctx, field)
 	case "icalUid":
 		return ec.fieldContext_Task_icalUid(ctx, field)
 	case "sequence":
@@ -5963,6 +6414,16 @@ func (ec *executionContext) childFields_TaskEdge(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type TaskEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_TimeWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_TimeWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TimeWindow_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeWindow", field.Name)
+}
+
 func (ec *executionContext) childFields_UpdateCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "calendar":
@@ -6019,6 +6480,8 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 	switch field.Name {
 	case "calendarListChanges":
 		return ec.fieldContext_Viewer_calendarListChanges(ctx, field)
+	case "invitationChanges":
+		return ec.fieldContext_Viewer_invitationChanges(ctx, field)
 	case "user":
 		return ec.fieldContext_Viewer_user(ctx, field)
 	case "preferences":
@@ -6051,6 +6514,28 @@ func (ec *executionContext) childFields_ViewerStats(ctx context.Context, field g
 		return ec.fieldContext_ViewerStats_lastTaskCompleted(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ViewerStats", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkingDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_WorkingDay_day(ctx, field)
+	case "windows":
+		return ec.fieldContext_WorkingDay_windows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingDay", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkingHours(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_WorkingHours_timeZone(ctx, field)
+	case "days":
+		return ec.fieldContext_WorkingHours_days(ctx, field)
+	case "exceptions":
+		return ec.fieldContext_WorkingHours_exceptions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingHours", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6918,6 +7403,14 @@ func (ec *executionContext) field_Viewer_agenda_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["includeCancelled"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "includeInvitations",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeInvitations"] = arg5
 	return args, nil
 }
 
@@ -6962,6 +7455,28 @@ func (ec *executionContext) field_Viewer_calendars_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_invitationChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "syncToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["syncToken"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
 	return args, nil
 }
 
@@ -7349,6 +7864,29 @@ func (ec *executionContext) _AllDayEntry_reminders(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_AllDayEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -8552,7 +9090,7 @@ func (ec *executionContext) fieldContext_AttendeeSummary_total(_ context.Context
 	return graphql.NewScalarFieldContext("AttendeeSummary", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8575,7 +9113,7 @@ func (ec *executionContext) fieldContext_BusyInterval_start(_ context.Context, f
 	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8596,6 +9134,29 @@ func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_BusyInterval_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _BusyInterval_status(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusyInterval_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusyInterval_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -9092,8 +9653,8 @@ func (ec *executionContext) _CalendarBusy_busy(ctx context.Context, field graphq
 			return obj.Busy, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []calendar.Interval) graphql.Marshaler {
-			return ec.marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []calendar.BusyInterval) graphql.Marshaler {
+			return ec.marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9859,6 +10420,61 @@ func (ec *executionContext) fieldContext_CreateInvitationPayload_token(_ context
 	return graphql.NewScalarFieldContext("CreateInvitationPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _DatedWorkingDay_date(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DatedWorkingDay_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DatedWorkingDay_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DatedWorkingDay", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _DatedWorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DatedWorkingDay_windows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Windows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TimeWindow) graphql.Marshaler {
+			return ec.marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DatedWorkingDay_windows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DatedWorkingDay",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeleteAccountPayload_deletedUserId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10523,6 +11139,162 @@ func (ec *executionContext) _Invitation_createdAt(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Invitation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChange_entryId(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChange_entryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChange_entryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChange_removed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Removed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChange_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChange_invitation(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChange_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Attendee) graphql.Marshaler {
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChange_invitation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChangePage_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InvitationChange) graphql.Marshaler {
+			return ec.marshalNInvitationChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChangePage_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationChangePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChangePage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChangePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChangePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InvitationChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationChangePage_syncToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SyncToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationChangePage_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvitationChangePage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _InvitationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
@@ -11234,6 +12006,29 @@ func (ec *executionContext) _MultiDayEntry_reminders(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -13216,6 +14011,38 @@ func (ec *executionContext) fieldContext_Preferences_soundNotifications(_ contex
 	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Preferences_workingHours(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Preferences_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Preferences().WorkingHours(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkingHours) graphql.Marshaler {
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Preferences_workingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Preferences",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13939,6 +14766,29 @@ func (ec *executionContext) _Task_reminders(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Task_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Task_transparency(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -14687,6 +15537,52 @@ func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeWindow_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimeWindow_end(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeWindow_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeWindow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _TimedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14901,6 +15797,29 @@ func (ec *executionContext) _TimedEntry_reminders(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_TimedEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_transparency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transparency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
 func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -15849,6 +16768,50 @@ func (ec *executionContext) fieldContext_Viewer_calendarListChanges(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Viewer_invitationChanges(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_invitationChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().InvitationChanges(ctx, obj, fc.Args["syncToken"].(*string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InvitationChangePage) graphql.Marshaler {
+			return ec.marshalNInvitationChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_invitationChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationChangePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_invitationChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Viewer_user(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15955,7 +16918,7 @@ func (ec *executionContext) _Viewer_agenda(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool))
+			return ec.Resolvers.Viewer().Agenda(ctx, obj, fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["calendarIds"].([]string), fc.Args["filter"].(*model.EntryFilter), fc.Args["includeCancelled"].(*bool), fc.Args["includeInvitations"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryView) graphql.Marshaler {
@@ -16213,6 +17176,148 @@ func (ec *executionContext) _ViewerStats_lastTaskCompleted(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ViewerStats_lastTaskCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _WorkingDay_day(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingDay_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingDay_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingDay", field, false, false, errors.New("field of type Weekday does not have child fields"))
+}
+
+func (ec *executionContext) _WorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingDay_windows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Windows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TimeWindow) graphql.Marshaler {
+			return ec.marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingDay_windows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingDay",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHours_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHours", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkingHours_days(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkingDay) graphql.Marshaler {
+			return ec.marshalNWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingDay(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHours_exceptions(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_exceptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Exceptions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DatedWorkingDay) graphql.Marshaler {
+			return ec.marshalNDatedWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_exceptions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DatedWorkingDay(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -17695,7 +18800,7 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17765,6 +18870,13 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reminders = graphql.OmittableOf(data)
+		case "transparency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transparency"))
+			data, err := ec.unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Transparency = graphql.OmittableOf(data)
 		case "recurrence":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
 			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
@@ -17867,6 +18979,43 @@ func (ec *executionContext) unmarshalInputDateRangeInput(ctx context.Context, ob
 				return it, err
 			}
 			it.End = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDatedWorkingDayInput(ctx context.Context, obj any) (model.DatedWorkingDayInput, error) {
+	var it model.DatedWorkingDayInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"date", "windows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "windows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
+			data, err := ec.unmarshalNTimeWindowInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Windows = data
 		}
 	}
 	return it, nil
@@ -18759,6 +19908,43 @@ func (ec *executionContext) unmarshalInputTimeRangeInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTimeWindowInput(ctx context.Context, obj any) (model.TimeWindowInput, error) {
+	var it model.TimeWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTimedTimingInput(ctx context.Context, obj any) (model.TimedTimingInput, error) {
 	var it model.TimedTimingInput
 	if obj == nil {
@@ -18900,7 +20086,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18984,6 +20170,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reminders = graphql.OmittableOf(data)
+		case "transparency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transparency"))
+			data, err := ec.unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Transparency = graphql.OmittableOf(data)
 		case "recurrence":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
 			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
@@ -19035,7 +20228,7 @@ func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme", "calendarIncrementMinutes", "autoArchiveCompletedTasks", "autoArchiveDelayHours", "browserNotifications", "soundNotifications"}
+	fieldsInOrder := [...]string{"idempotencyKey", "expectedVersion", "timeZone", "weekStart", "defaultEntryDurationMinutes", "defaultReminders", "theme", "calendarIncrementMinutes", "autoArchiveCompletedTasks", "autoArchiveDelayHours", "browserNotifications", "soundNotifications", "workingHours"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19126,6 +20319,13 @@ func (ec *executionContext) unmarshalInputUpdatePreferencesInput(ctx context.Con
 				return it, err
 			}
 			it.SoundNotifications = graphql.OmittableOf(data)
+		case "workingHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workingHours"))
+			data, err := ec.unmarshalOWorkingHoursInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHoursInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkingHours = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -19170,6 +20370,87 @@ func (ec *executionContext) unmarshalInputUpdateProfileInput(ctx context.Context
 				return it, err
 			}
 			it.Name = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkingDayInput(ctx context.Context, obj any) (model.WorkingDayInput, error) {
+	var it model.WorkingDayInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"day", "windows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "day":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("day"))
+			data, err := ec.unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Day = data
+		case "windows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
+			data, err := ec.unmarshalNTimeWindowInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Windows = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkingHoursInput(ctx context.Context, obj any) (model.WorkingHoursInput, error) {
+	var it model.WorkingHoursInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"timeZone", "days", "exceptions"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = data
+		case "days":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("days"))
+			data, err := ec.unmarshalNWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Days = data
+		case "exceptions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exceptions"))
+			data, err := ec.unmarshalODatedWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Exceptions = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -19416,6 +20697,11 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			}
 		case "reminders":
 			out.Values[i] = ec._AllDayEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transparency":
+			out.Values[i] = ec._AllDayEntry_transparency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20271,7 +21557,7 @@ func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.Select
 
 var busyIntervalImplementors = []string{"BusyInterval"}
 
-func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.Interval) graphql.Marshaler {
+func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.BusyInterval) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, busyIntervalImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -20288,6 +21574,11 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 			}
 		case "end":
 			out.Values[i] = ec._BusyInterval_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._BusyInterval_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21357,6 +22648,49 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 	return out
 }
 
+var datedWorkingDayImplementors = []string{"DatedWorkingDay"}
+
+func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.DatedWorkingDay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, datedWorkingDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DatedWorkingDay")
+		case "date":
+			out.Values[i] = ec._DatedWorkingDay_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windows":
+			out.Values[i] = ec._DatedWorkingDay_windows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var deleteAccountPayloadImplementors = []string{"DeleteAccountPayload"}
 
 func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteAccountPayload) graphql.Marshaler {
@@ -21855,6 +23189,102 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var invitationChangeImplementors = []string{"InvitationChange"}
+
+func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationChange")
+		case "entryId":
+			out.Values[i] = ec._InvitationChange_entryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removed":
+			out.Values[i] = ec._InvitationChange_removed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "invitation":
+			out.Values[i] = ec._InvitationChange_invitation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invitationChangePageImplementors = []string{"InvitationChangePage"}
+
+func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChangePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationChangePage")
+		case "changes":
+			out.Values[i] = ec._InvitationChangePage_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._InvitationChangePage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncToken":
+			out.Values[i] = ec._InvitationChangePage_syncToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var invitationConnectionImplementors = []string{"InvitationConnection"}
 
 func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationConnection) graphql.Marshaler {
@@ -22329,6 +23759,11 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			}
 		case "reminders":
 			out.Values[i] = ec._MultiDayEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transparency":
+			out.Values[i] = ec._MultiDayEntry_transparency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -22907,53 +24342,91 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 		case "timeZone":
 			out.Values[i] = ec._Preferences_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "weekStart":
 			out.Values[i] = ec._Preferences_weekStart(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "defaultEntryDurationMinutes":
 			out.Values[i] = ec._Preferences_defaultEntryDurationMinutes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "defaultReminders":
 			out.Values[i] = ec._Preferences_defaultReminders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "theme":
 			out.Values[i] = ec._Preferences_theme(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calendarIncrementMinutes":
 			out.Values[i] = ec._Preferences_calendarIncrementMinutes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "autoArchiveCompletedTasks":
 			out.Values[i] = ec._Preferences_autoArchiveCompletedTasks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "autoArchiveDelayHours":
 			out.Values[i] = ec._Preferences_autoArchiveDelayHours(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "browserNotifications":
 			out.Values[i] = ec._Preferences_browserNotifications(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "soundNotifications":
 			out.Values[i] = ec._Preferences_soundNotifications(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "workingHours":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Preferences_workingHours(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23438,6 +24911,11 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "transparency":
+			out.Values[i] = ec._Task_transparency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "icalUid":
 			out.Values[i] = ec._Task_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23830,6 +25308,49 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var timeWindowImplementors = []string{"TimeWindow"}
+
+func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSet, obj *model.TimeWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeWindow")
+		case "start":
+			out.Values[i] = ec._TimeWindow_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TimeWindow_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var timedEntryImplementors = []string{"TimedEntry", "Entry", "Node"}
 
 func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSet, obj *model.TimedEntry) graphql.Marshaler {
@@ -23884,6 +25405,11 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			}
 		case "reminders":
 			out.Values[i] = ec._TimedEntry_reminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transparency":
+			out.Values[i] = ec._TimedEntry_transparency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24491,6 +26017,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invitationChanges":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_invitationChanges(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "user":
 			field := field
 
@@ -24780,6 +26344,97 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 		case "lastTaskCompleted":
 			out.Values[i] = ec._ViewerStats_lastTaskCompleted(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workingDayImplementors = []string{"WorkingDay"}
+
+func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingDay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingDay")
+		case "day":
+			out.Values[i] = ec._WorkingDay_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windows":
+			out.Values[i] = ec._WorkingDay_windows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workingHoursImplementors = []string{"WorkingHours"}
+
+func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingHours) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingHours")
+		case "timeZone":
+			out.Values[i] = ec._WorkingHours_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "days":
+			out.Values[i] = ec._WorkingHours_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exceptions":
+			out.Values[i] = ec._WorkingHours_exceptions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -25329,15 +26984,15 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
-func (ec *executionContext) marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx context.Context, sel ast.SelectionSet, v calendar.Interval) graphql.Marshaler {
+func (ec *executionContext) marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyInterval(ctx context.Context, sel ast.SelectionSet, v calendar.BusyInterval) graphql.Marshaler {
 	return ec._BusyInterval(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.Interval) graphql.Marshaler {
+func (ec *executionContext) marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.BusyInterval) graphql.Marshaler {
 	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx, sel, v[i])
+		return ec.marshalNBusyInterval2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyInterval(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -25670,6 +27325,37 @@ func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) marshalNDatedWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DatedWorkingDay) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDatedWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDatedWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDay(ctx context.Context, sel ast.SelectionSet, v *model.DatedWorkingDay) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DatedWorkingDay(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDatedWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInput(ctx context.Context, v any) (*model.DatedWorkingDayInput, error) {
+	res, err := ec.unmarshalInputDatedWorkingDayInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDeleteAccountInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteAccountInput(ctx context.Context, v any) (model.DeleteAccountInput, error) {
 	res, err := ec.unmarshalInputDeleteAccountInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25974,6 +27660,42 @@ func (ec *executionContext) marshalNInvitation2ᚖgithubᚗcomᚋcalgraphᚋcalg
 	return ec._Invitation(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNInvitationChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InvitationChange) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInvitationChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInvitationChange2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChange(ctx context.Context, sel ast.SelectionSet, v *model.InvitationChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InvitationChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInvitationChangePage2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangePage(ctx context.Context, sel ast.SelectionSet, v *model.InvitationChangePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InvitationChangePage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNInvitationConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationConnection(ctx context.Context, sel ast.SelectionSet, v *model.InvitationConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -26194,12 +27916,14 @@ var (
 		"WRITER":    calendar.RoleWriter,
 		"READER":    calendar.RoleReader,
 		"FREE_BUSY": calendar.RoleFreeBusy,
+		"INVITED":   calendar.RoleInvited,
 	}
 	marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole = map[calendar.Role]string{
 		calendar.RoleOwner:    "OWNER",
 		calendar.RoleWriter:   "WRITER",
 		calendar.RoleReader:   "READER",
 		calendar.RoleFreeBusy: "FREE_BUSY",
+		calendar.RoleInvited:  "INVITED",
 	}
 )
 
@@ -26344,6 +28068,83 @@ func (ec *executionContext) unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋc
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TimeWindow) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimeWindow2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTimeWindow2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindow(ctx context.Context, sel ast.SelectionSet, v *model.TimeWindow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TimeWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTimeWindowInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInputᚄ(ctx context.Context, v any) ([]*model.TimeWindowInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TimeWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTimeWindowInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNTimeWindowInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowInput(ctx context.Context, v any) (*model.TimeWindowInput, error) {
+	res, err := ec.unmarshalInputTimeWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, v any) (calendar.Transparency, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, sel ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[string]calendar.Transparency{
+		"BUSY":          calendar.TransparencyBusy,
+		"FREE":          calendar.TransparencyFree,
+		"TENTATIVE":     calendar.TransparencyTentative,
+		"OUT_OF_OFFICE": calendar.TransparencyOutOfOffice,
+	}
+	marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[calendar.Transparency]string{
+		calendar.TransparencyBusy:        "BUSY",
+		calendar.TransparencyFree:        "FREE",
+		calendar.TransparencyTentative:   "TENTATIVE",
+		calendar.TransparencyOutOfOffice: "OUT_OF_OFFICE",
+	}
+)
+
 func (ec *executionContext) unmarshalNUpdateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarInput(ctx context.Context, v any) (model.UpdateCalendarInput, error) {
 	res, err := ec.unmarshalInputUpdateCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26442,6 +28243,51 @@ func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraph
 
 func (ec *executionContext) marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, sel ast.SelectionSet, v model.Weekday) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkingDay) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkingDay2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDay(ctx context.Context, sel ast.SelectionSet, v *model.WorkingDay) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkingDay(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInputᚄ(ctx context.Context, v any) ([]*model.WorkingDayInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkingDayInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayInput(ctx context.Context, v any) (*model.WorkingDayInput, error) {
+	res, err := ec.unmarshalInputWorkingDayInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -26759,6 +28605,23 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	_ = ctx
 	res := model.MarshalDateTime(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalODatedWorkingDayInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInputᚄ(ctx context.Context, v any) ([]*model.DatedWorkingDayInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.DatedWorkingDayInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDatedWorkingDayInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx context.Context, v any) (*calendar.Scope, error) {
@@ -27167,6 +29030,40 @@ func (ec *executionContext) unmarshalOTimedTimingInput2ᚖgithubᚗcomᚋcalgrap
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, v any) (*calendar.Transparency, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, sel ast.SelectionSet, v *calendar.Transparency) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[*v])
+	return res
+}
+
+var (
+	unmarshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[string]calendar.Transparency{
+		"BUSY":          calendar.TransparencyBusy,
+		"FREE":          calendar.TransparencyFree,
+		"TENTATIVE":     calendar.TransparencyTentative,
+		"OUT_OF_OFFICE": calendar.TransparencyOutOfOffice,
+	}
+	marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency = map[calendar.Transparency]string{
+		calendar.TransparencyBusy:        "BUSY",
+		calendar.TransparencyFree:        "FREE",
+		calendar.TransparencyTentative:   "TENTATIVE",
+		calendar.TransparencyOutOfOffice: "OUT_OF_OFFICE",
+	}
+)
+
 func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx context.Context, sel ast.SelectionSet, v *calendar.User) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -27188,6 +29085,21 @@ func (ec *executionContext) marshalOWeekday2ᚖgithubᚗcomᚋcalgraphᚋcalgrap
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v *model.WorkingHours) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkingHours(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWorkingHoursInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHoursInput(ctx context.Context, v any) (*model.WorkingHoursInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWorkingHoursInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

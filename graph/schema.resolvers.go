@@ -537,6 +537,10 @@ func (r *mutationResolver) DeleteAccount(ctx context.Context, input model.Delete
 	return deleteAccountPayload(out), nil
 }
 
+func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
+	return r.viewerWorkingHours(ctx)
+}
+
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	if _, err := calendar.ViewerID(ctx); err != nil {
 		return nil, err
@@ -630,6 +634,15 @@ func (r *viewerResolver) CalendarListChanges(ctx context.Context, obj *model.Vie
 	return listPage(p), nil
 }
 
+func (r *viewerResolver) InvitationChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.InvitationChangePage, error) {
+	token, n := syncArgs(syncToken, first)
+	p, err := r.Service.InvitationChanges(ctx, token, n)
+	if err != nil {
+		return nil, err
+	}
+	return invitationPage(p), nil
+}
+
 func (r *viewerResolver) User(ctx context.Context, obj *model.Viewer) (*calendar.User, error) {
 	return loader.For(ctx).Viewer(ctx)
 }
@@ -650,7 +663,7 @@ func (r *viewerResolver) Stats(ctx context.Context, obj *model.Viewer) (*model.V
 	return viewerStats(s), nil
 }
 
-func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool) (*model.EntryView, error) {
+func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error) {
 	spec, err := rangeSpec(rangeArg, timeZone)
 	if err != nil {
 		return nil, err
@@ -659,7 +672,7 @@ func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg
 	if err != nil {
 		return nil, err
 	}
-	v, err := loader.For(ctx).Agenda(ctx, ids, spec, entryFilter(filter, includeCancelled))
+	v, err := loader.For(ctx).Agenda(ctx, ids, spec, entryFilter(filter, includeCancelled), includeInvitations == nil || *includeInvitations)
 	if err != nil {
 		return nil, err
 	}
@@ -702,6 +715,8 @@ func (r *Resolver) MultiDayEntry() MultiDayEntryResolver { return &multiDayEntry
 
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+func (r *Resolver) Preferences() PreferencesResolver { return &preferencesResolver{r} }
+
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
@@ -725,6 +740,7 @@ type (
 	membershipResolver     struct{ *Resolver }
 	multiDayEntryResolver  struct{ *Resolver }
 	mutationResolver       struct{ *Resolver }
+	preferencesResolver    struct{ *Resolver }
 	queryResolver          struct{ *Resolver }
 	subscriptionResolver   struct{ *Resolver }
 	taskResolver           struct{ *Resolver }

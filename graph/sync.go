@@ -59,6 +59,8 @@ func changeNode(ctx context.Context, c *model.Change) (model.Node, error) {
 		return calendarNode(o.Calendar, nil)
 	case o.Type == calendar.ObjectMembership:
 		return o.Membership, nil
+	case c.Invited:
+		return invitedEntry(ctx, calendar.EntryKey{CalendarID: o.CalendarID, EntryID: o.ID})
 	}
 	cal, err := changeCalendar(ctx, c)
 	if err != nil {
@@ -89,6 +91,15 @@ func listPage(p *calendar.CalendarListPage) *model.CalendarListChangePage {
 	out := &model.CalendarListChangePage{HasMore: p.More, SyncToken: p.Token, Changes: []*model.CalendarListChange{}}
 	for _, c := range p.Changes {
 		out.Changes = append(out.Changes, &model.CalendarListChange{CalendarID: model.CalendarGID(c.CalendarID), Removed: c.Removed, Membership: c.Membership})
+	}
+	return out
+}
+
+// invitationPage converts a page of the viewer's invitation changes.
+func invitationPage(p *calendar.InvitationChangePage) *model.InvitationChangePage {
+	out := &model.InvitationChangePage{HasMore: p.More, SyncToken: p.Token, Changes: []*model.InvitationChange{}}
+	for _, c := range p.Changes {
+		out.Changes = append(out.Changes, &model.InvitationChange{EntryID: model.EntryGID(c.Entry), Removed: c.Removed, Invitation: c.Attendee})
 	}
 	return out
 }
@@ -169,6 +180,14 @@ func delivery(d live.Delivery) *model.ChangeDelivery {
 		out.Kind, out.SyncToken = model.DeliveryKindChanges, &d.Token
 	case live.Joined:
 		out.Kind = model.DeliveryKindJoined
+	case live.Invited:
+		out.Kind, out.Invited = model.DeliveryKindInvitation, true
+		if d.Token != "" {
+			out.SyncToken = &d.Token
+		}
+		for _, c := range out.Changes {
+			c.Invited = true
+		}
 	default:
 		out.Kind = model.DeliveryKindEnded
 	}

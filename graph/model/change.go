@@ -16,6 +16,9 @@ type Change struct {
 	Object calendar.ObjectChange
 	// Calendar is the calendar as the request read it, when it did.
 	Calendar *calendar.Calendar
+	// Invited says the change is of an entry the viewer reads by
+	// invitation: it is shown only while the invitation holds.
+	Invited bool
 }
 
 // ChangeDelivery is one delivery of a subscription (the schema's
@@ -35,4 +38,6 @@ type ChangeDelivery struct {
 	// delivery, if known.
 	KnownMembership *calendar.Membership
 	Shared          *loader.Shared
+	// Invited says the delivery is of entries the viewer is invited to.
+	Invited bool
 }

@@ -255,6 +255,8 @@ type CreateEntryInput struct {
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted.
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+	// How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted.
+	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`
 	// Makes the entry a series whose first occurrence is `timing` (TIMED or ALL_DAY
 	// only). The rule must start on that first occurrence.
 	Recurrence graphql.Omittable[*RecurrenceInput] `json:"recurrence,omitempty"`
@@ -299,6 +301,22 @@ type DateRangeInput struct {
 	Start calendar.Date `json:"start"`
 	// The day after the last one (exclusive); a week view is start + 7 days.
 	End calendar.Date `json:"end"`
+}
+
+// A date's working windows, which replace its weekday's.
+type DatedWorkingDay struct {
+	// The date.
+	Date calendar.Date `json:"date"`
+	// Its windows, in order; none for a day off.
+	Windows []*TimeWindow `json:"windows"`
+}
+
+// A date's working windows: at most 8, none overlapping; none for a day off.
+type DatedWorkingDayInput struct {
+	// The date.
+	Date calendar.Date `json:"date"`
+	// Its windows.
+	Windows []*TimeWindowInput `json:"windows"`
 }
 
 // Input of deleteAccount.
@@ -480,6 +498,26 @@ type InstantRangeInput struct {
 	End time.Time `json:"end"`
 }
 
+// One of the viewer's invitations to an entry, made, answered or gone.
+type InvitationChange struct {
+	// The entry's global ID.
+	EntryID string `json:"entryId"`
+	// Whether the invitation is gone: the viewer was removed, or the entry deleted.
+	Removed bool `json:"removed"`
+	// The invitation as it is now (the viewer's answer, and the entry through `entry`); null when removed.
+	Invitation *calendar.Attendee `json:"invitation,omitempty"`
+}
+
+// A page of the viewer's invitation changes.
+type InvitationChangePage struct {
+	// The changes, each invitation once.
+	Changes []*InvitationChange `json:"changes"`
+	// Whether more changes wait: read again at once with `syncToken`.
+	HasMore bool `json:"hasMore"`
+	// Continues after this page.
+	SyncToken string `json:"syncToken"`
+}
+
 // A page of invitations (Relay cursor connection).
 type InvitationConnection struct {
 	// The invitations on this page, each with its cursor.
@@ -616,6 +654,9 @@ type Preferences struct {
 	BrowserNotifications bool `json:"browserNotifications"`
 	// Whether the user wants reminders to make a sound.
 	SoundNotifications bool `json:"soundNotifications"`
+	// When the user works, or null when they have set no hours (then every
+	// time counts as working time). Only the user reads their hours here.
+	WorkingHours *WorkingHours `json:"workingHours,omitempty"`
 }
 
 // The entry points for reading.
@@ -804,6 +845,22 @@ type TimeRangeInput struct {
 	Instants graphql.Omittable[*InstantRangeInput] `json:"instants,omitempty"`
 }
 
+// A stretch of a day on the wall clock, from `start` up to `end`.
+type TimeWindow struct {
+	// When it starts: HH:MM, 00:00 to 23:59.
+	Start string `json:"start"`
+	// When it ends: HH:MM after `start`, up to 24:00 (midnight at the day's end).
+	End string `json:"end"`
+}
+
+// A stretch of a day on the wall clock.
+type TimeWindowInput struct {
+	// HH:MM, 00:00 to 23:59.
+	Start string `json:"start"`
+	// HH:MM after `start`, up to 24:00.
+	End string `json:"end"`
+}
+
 // When a timed entry happens.
 type TimedTimingInput struct {
 	// When it starts. Give this or `localStart`.
@@ -881,6 +938,8 @@ type UpdateEntryInput struct {
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// New reminders, or null for none.
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
+	// How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE).
+	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`
 	// A new recurrence for a series (scope ALL), or one that makes a single timed or
 	// all-day entry a series. It cannot be null: end a series by deleting with
 	// scope THIS_AND_FOLLOWING.
@@ -933,6 +992,9 @@ type UpdatePreferencesInput struct {
 	BrowserNotifications graphql.Omittable[*bool] `json:"browserNotifications,omitempty"`
 	// Whether the user wants reminders to make a sound.
 	SoundNotifications graphql.Omittable[*bool] `json:"soundNotifications,omitempty"`
+	// The user's working hours, replacing the ones they had; null removes them
+	// (every time then counts as working time).
+	WorkingHours graphql.Omittable[*WorkingHoursInput] `json:"workingHours,omitempty"`
 }
 
 // Result of updatePreferences.
@@ -988,6 +1050,46 @@ type ViewerStats struct {
 	// When the viewer last completed a task that does not repeat, anyone's; null if
 	// never. Reopening it does not move this back.
 	LastTaskCompleted *time.Time `json:"lastTaskCompleted,omitempty"`
+}
+
+// A day of the week's working windows.
+type WorkingDay struct {
+	// The day.
+	Day Weekday `json:"day"`
+	// Its windows, in order.
+	Windows []*TimeWindow `json:"windows"`
+}
+
+// A day of the week's working windows: at most 8, none overlapping (touching is fine).
+type WorkingDayInput struct {
+	// The day.
+	Day Weekday `json:"day"`
+	// Its windows.
+	Windows []*TimeWindowInput `json:"windows"`
+}
+
+// When someone works, on the wall clock of a zone of their own: windows per
+// day of the week, replaced on given dates. A time a DST change skips is in no
+// window; one it repeats is in the window both times.
+type WorkingHours struct {
+	// The IANA zone the windows are read in.
+	TimeZone string `json:"timeZone"`
+	// The seven days of the week from Monday, each with its windows (none: no work that day).
+	Days []*WorkingDay `json:"days"`
+	// Dates whose windows replace their weekday's (none: a day off), in date
+	// order. Dates before yesterday (in `timeZone`) are dropped when the hours
+	// are next written.
+	Exceptions []*DatedWorkingDay `json:"exceptions"`
+}
+
+// Working hours to set: they replace the user's whole hours.
+type WorkingHoursInput struct {
+	// The IANA zone the windows are read in.
+	TimeZone string `json:"timeZone"`
+	// The days of the week that have windows; a day left out has none, a day given twice is BAD_USER_INPUT.
+	Days []*WorkingDayInput `json:"days"`
+	// Dates whose windows replace their weekday's (empty windows: a day off); at most 100.
+	Exceptions graphql.Omittable[[]*DatedWorkingDayInput] `json:"exceptions,omitempty"`
 }
 
 // The kinds of objects a calendar's changes are about.
@@ -1064,17 +1166,26 @@ const (
 	DeliveryKindJoined DeliveryKind = "JOINED"
 	// The viewer can no longer read this calendar: nothing more of it comes.
 	DeliveryKindEnded DeliveryKind = "ENDED"
+	// Entries the viewer is invited to in a calendar they do not read (only
+	// when following all, without `calendarIds`), each a change of type ENTRY
+	// and nothing else of that calendar: their invitation was made, answered
+	// (by them, or seated from the waitlist) or removed (a tombstone), with
+	// `syncToken` then the viewer's `invitationChanges` token after it; or the
+	// entry changed (time, title, deletion), with no `syncToken`. `node` is
+	// null once the invitation is gone.
+	DeliveryKindInvitation DeliveryKind = "INVITATION"
 )
 
 var AllDeliveryKind = []DeliveryKind{
 	DeliveryKindChanges,
 	DeliveryKindJoined,
 	DeliveryKindEnded,
+	DeliveryKindInvitation,
 }
 
 func (e DeliveryKind) IsValid() bool {
 	switch e {
-	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded:
+	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded, DeliveryKindInvitation:
 		return true
 	}
 	return false

@@ -65,6 +65,10 @@ type Attendee struct {
 	// key, at most MaxOccurrenceAnswers; none on a single entry or on an
 	// attendee as shown at one occurrence (AtOccurrence).
 	Occurrences []OccurrenceAnswer
+	// Epoch is the entry's answer epoch (Attendance.Epoch) the answer was
+	// given at: once the entry's time moves past it, the answer reads as
+	// NEEDS_ACTION (At), without any attendee item being rewritten.
+	Epoch int
 }
 
 // Key returns the key of the entry the attendee is invited to.
@@ -156,6 +160,9 @@ type Attendance struct {
 	// rewrite of the entry, which writes the summary as it read it, can
 	// require it unchanged.
 	Rev int
+	// Epoch is the entry's answer epoch, raised each time its time moves
+	// (ResetAnswers): only the answers given at it are current (At).
+	Epoch int
 }
 
 // OrganizerOf returns the user organizing e.

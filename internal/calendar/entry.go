@@ -53,8 +53,11 @@ type Entry struct {
 	Color       string   // "#RRGGBB", or "" to use the calendar's
 	Tags        []string // sorted, unique
 	Reminders   []int    // minutes before the start, sorted, unique
-	Start, End  time.Time
-	TimeZone    string
+	// TransparencySet is how the entry counts in free/busy time as set; ""
+	// for its kind's default (Transparency).
+	TransparencySet Transparency
+	Start, End      time.Time
+	TimeZone        string
 	// LocalStart is a timed entry's start as a wall clock in TimeZone
 	// (labelled UTC), kept when no instant has it: a time a DST change skips
 	// (02:30 on a day New York goes from 02:00 to 03:00). Start is then its
@@ -172,6 +175,8 @@ type NewEntry struct {
 	Color       string
 	Tags        []string
 	Reminders   Patch[[]int] // unset: the viewer's default reminders
+	// Transparency is "" for the default of the entry's kind.
+	Transparency Transparency
 }
 
 // Build validates n and returns the entry it describes, without ID, ICalUID,
@@ -187,7 +192,7 @@ func (n NewEntry) Build(d Defaults) (Entry, error) {
 	}
 	upd := EntryUpdate{
 		Title: Set(n.Title), Description: Set(n.Description), Location: Set(n.Location),
-		Color: Set(n.Color), Tags: Set(n.Tags), Reminders: Set(reminders),
+		Color: Set(n.Color), Tags: Set(n.Tags), Reminders: Set(reminders), Transparency: Set(n.Transparency),
 	}
 	return e, upd.applyFields(&e)
 }
@@ -204,6 +209,9 @@ type EntryUpdate struct {
 	Color           Patch[string]
 	Tags            Patch[[]string]
 	Reminders       Patch[[]int]
+	// Transparency sets how the entry counts in free/busy time; "" returns
+	// it to its kind's default.
+	Transparency Patch[Transparency]
 	// Recurrence changes a series' recurrence, or makes a single entry a
 	// series; it cannot be removed.
 	Recurrence Patch[Recurrence]
@@ -290,6 +298,12 @@ func (u EntryUpdate) applyFields(e *Entry) error {
 		if e.Reminders, err = validReminders(u.Reminders.Value); err != nil {
 			return err
 		}
+	}
+	if u.Transparency.Set {
+		if err := ValidateTransparency("transparency", u.Transparency.Value); err != nil {
+			return err
+		}
+		e.TransparencySet = u.Transparency.Value
 	}
 	return u.applyAttendance(&e.Attendance)
 }

@@ -15,6 +15,11 @@ const (
 	RoleWriter   Role = "WRITER"    // also writes entries
 	RoleReader   Role = "READER"    // reads the calendar's entries and members
 	RoleFreeBusy Role = "FREE_BUSY" // sees when the calendar is busy, and nothing else of it
+	// RoleInvited is no membership: the viewer reached the calendar through
+	// an entry they are invited to. It sees the calendar's name, color and
+	// zone as FREE_BUSY does, not even when it is busy, and may do nothing
+	// with it; no one can be given it (Valid refuses it).
+	RoleInvited Role = "INVITED"
 )
 
 // Action is something a member may or may not do on a calendar.

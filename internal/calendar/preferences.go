@@ -84,6 +84,10 @@ type PreferencesUpdate struct {
 	ArchiveDelay         Patch[time.Duration]
 	BrowserNotifications Patch[bool]
 	SoundNotifications   Patch[bool]
+	// WorkingHours replaces the user's working hours; nil removes them
+	// (always working). They are kept apart from the rest (Apply checks
+	// them and leaves Preferences alone).
+	WorkingHours Patch[*WorkingHours]
 }
 
 // Apply validates the update and returns p with it applied.
@@ -144,6 +148,11 @@ func (u PreferencesUpdate) Apply(p Preferences) (Preferences, error) {
 	if u.SoundNotifications.Set {
 		p.SoundNotifications = u.SoundNotifications.Value
 	}
+	if u.WorkingHours.Set && u.WorkingHours.Value != nil {
+		if err := u.WorkingHours.Value.Validate("workingHours"); err != nil {
+			return p, err
+		}
+	}
 	return p, nil
 }
 
@@ -152,4 +161,6 @@ type PreferencesService interface {
 	// UpdatePreferences applies a partial update. Errors: CodeUnauthenticated,
 	// CodeInvalid, CodeVersionConflict.
 	UpdatePreferences(ctx context.Context, u PreferencesUpdate) (*User, error)
+	// WorkingHours returns a user's working hours, nil when they set none.
+	WorkingHours(ctx context.Context, userID string) (*WorkingHours, error)
 }

@@ -53,6 +53,12 @@ type Reader interface {
 	// when scope.Cached). Errors: CodeInvalid (bad page or cursor).
 	MembershipsOfCalendar(ctx context.Context, scope ReadScope, cal *Calendar, p Page) (*MembershipPage, error)
 
+	// InvitedEntries returns the entries a user is invited to and did not
+	// decline, newest invitation first, from the first max invitations
+	// (declined ones included in the count): eventually consistent, for
+	// the agenda, which checks each invitation again strongly.
+	InvitedEntries(ctx context.Context, userID string, max int) ([]EntryKey, error)
+
 	EntryReader
 	SeriesReader
 	InvitationReader
@@ -73,4 +79,5 @@ type Service interface {
 	SyncService
 	StatsService
 	AttendeeService
+	InvitationSyncService
 }

@@ -55,13 +55,14 @@ func TooDense(series *Entry) error {
 
 // The fields an exception can set itself; the others follow its series.
 const (
-	FieldTiming      = "timing"
-	FieldTitle       = "title"
-	FieldDescription = "description"
-	FieldLocation    = "location"
-	FieldColor       = "color"
-	FieldTags        = "tags"
-	FieldReminders   = "reminders"
+	FieldTiming       = "timing"
+	FieldTitle        = "title"
+	FieldDescription  = "description"
+	FieldLocation     = "location"
+	FieldColor        = "color"
+	FieldTags         = "tags"
+	FieldReminders    = "reminders"
+	FieldTransparency = "transparency"
 )
 
 // RecurrenceEngine expands series. Package recurrence implements it (RFC 5545
@@ -268,6 +269,8 @@ func (o *Entry) Overlay(exc *Entry) *Entry {
 			out.Tags = exc.Tags
 		case FieldReminders:
 			out.Reminders = exc.Reminders
+		case FieldTransparency:
+			out.TransparencySet = exc.TransparencySet
 		}
 	}
 	return &out
@@ -293,7 +296,8 @@ func (u EntryUpdate) Fields() []string {
 		set  bool
 		name string
 	}{{u.Timing.Set, FieldTiming}, {u.Title.Set, FieldTitle}, {u.Description.Set, FieldDescription},
-		{u.Location.Set, FieldLocation}, {u.Color.Set, FieldColor}, {u.Tags.Set, FieldTags}, {u.Reminders.Set, FieldReminders}} {
+		{u.Location.Set, FieldLocation}, {u.Color.Set, FieldColor}, {u.Tags.Set, FieldTags}, {u.Reminders.Set, FieldReminders},
+		{u.Transparency.Set, FieldTransparency}} {
 		if f.set {
 			fs = append(fs, f.name)
 		}

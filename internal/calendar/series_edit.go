@@ -213,6 +213,7 @@ func (p *planner) all() (*SeriesEdit, error) {
 		return nil, err
 	}
 	m.Version, m.UpdatedAt = p.m.Version+1, p.in.Now
+	ResetAnswersIfMoved(p.m, &m) // the master's answers, as a single entry's
 	p.edit.Master, p.edit.Result = &m, &m
 	if !retimed && !u.Recurrence.Set {
 		return p.edit, nil // exceptions follow by themselves

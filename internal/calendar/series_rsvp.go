@@ -266,17 +266,19 @@ func (r RSVP) ScopeOn(series bool) (RSVP, error) {
 // SplitAttendee returns attendee a of a series as an attendee of series
 // split, split off it at the occurrence originally at orig
 // (THIS_AND_FOLLOWING): their answer there becomes their series answer,
-// and their occurrence answers from there on come along, unless moved
-// (the split's occurrences start elsewhere: its first is not at orig),
-// where they stay behind.
-func SplitAttendee(a *Attendee, split *Entry, orig time.Time) *Attendee {
+// and their occurrence answers from there on come along. A split that
+// moves the time (its first occurrence is not where orig's was, or lasts
+// otherwise) resets their answers instead, as any move does.
+func SplitAttendee(a *Attendee, old, split *Entry, orig time.Time) *Attendee {
+	if was := old.OccurrenceAt(orig); !split.FirstStart().Equal(orig) || split.length() != was.length() || split.TimeZone != was.TimeZone {
+		reset := a.At(a.Epoch + 1) // an answer from before the new series' time
+		reset.EntryID, reset.Epoch = split.ID, 0
+		return reset
+	}
 	following := *a
 	following.Occurrences = slices.DeleteFunc(slices.Clone(a.Occurrences), func(o OccurrenceAnswer) bool { return !o.Key.Following })
 	out := following.AtOccurrence(orig)
 	out.EntryID = split.ID
-	if !split.FirstStart().Equal(orig) {
-		return out
-	}
 	for _, o := range a.Occurrences {
 		if o.Key.From.After(orig) || o.Key == (AnswerKey{From: orig}) {
 			out.Occurrences = append(out.Occurrences, o)

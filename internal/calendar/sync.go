@@ -76,8 +76,12 @@ type CalendarListChange struct {
 // CalendarListPage is one read of the viewer's calendar-list log.
 type CalendarListPage struct {
 	Changes []CalendarListChange
-	More    bool
-	Token   string
+	// Invitations are the user's invitation changes among the same records
+	// of their log (InvitationSyncService), for live delivery; a read of
+	// the calendar list leaves them out.
+	Invitations []InvitationChange
+	More        bool
+	Token       string
 }
 
 // Sync limits.

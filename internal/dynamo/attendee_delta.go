@@ -43,7 +43,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	if err != nil {
 		return nil, err
 	}
-	removed, err := s.removedAttendees(ctx, acc, d)
+	removed, err := s.removedAttendees(ctx, acc, d, e.Attendance.Epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +64,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 			shareSum[k] = addSummaries(shareSum[k], d)
 		}
 		w.Delete(attendeeKey(r.CalendarID, r.EntryID, attendeeWho(r.UserID, r.Email)), versionIs(r.Version), attendanceMoved)
+		w.LogInvitation(r)
 	}
 	for _, n := range d.Add {
 		if n.Response != calendar.ResponseNeedsAction && e.Attendance.Capacity > 0 {
@@ -71,12 +72,13 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 		}
 		a := &calendar.Attendee{CalendarID: e.CalendarID, EntryID: e.ID, UserID: stringAttr(acc.items[emailKey(n.Email)], "userId"),
 			Email: n.Email, DisplayName: n.DisplayName, Optional: n.Optional, Response: n.Response, AdditionalGuests: n.AdditionalGuests,
-			InvitedBy: acc.viewer, InvitedAt: now, Version: 1}
+			InvitedBy: acc.viewer, InvitedAt: now, Version: 1, Epoch: e.Attendance.Epoch}
 		if n.Response != calendar.ResponseNeedsAction {
 			a.RespondedAt = now // an imported answer
 		}
 		sum.Count(a, 1)
 		w.Add(attendeePut(a, 0, now))
+		w.LogInvitation(a)
 	}
 	after.Summary = addSummaries(after.Summary, sum)
 	promoted, after, err := s.promotions(ctx, e, after, len(removed), removed...)
@@ -94,6 +96,9 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	w.Add(summaryWrites(e, pieces, sum, and(cond, attendanceAsRead(e.Attendance.Rev)), shares)...)
 	promote(w, promoted, now)
 	w.LogEntry(e.CalendarID, e.ID)
+	if n := w.Size(); n > maxTxActions { // removals seating as many, or 25 users on a year-long entry
+		return nil, calendar.Invalidf("remove", "this change needs %d writes, more than one transaction holds (%d): add or remove fewer attendees at a time", n, maxTxActions)
+	}
 	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("change attendees of entry %s: %w", e.ID, err)
 	}
@@ -103,10 +108,10 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	return e, nil
 }
 
-// removedAttendees reads the attendees d removes: by the user an email
-// names, else as an external address. Removing one who is not invited is
+// removedAttendees reads the attendees d removes, as they read at answer
+// epoch epoch: by the user an email names, else as an external address. Removing one who is not invited is
 // NOT_FOUND, so a client's stale list does not pass silently.
-func (s *Store) removedAttendees(ctx context.Context, acc *access, d calendar.AttendeeDelta) ([]*calendar.Attendee, error) {
+func (s *Store) removedAttendees(ctx context.Context, acc *access, d calendar.AttendeeDelta, epoch int) ([]*calendar.Attendee, error) {
 	var users []itemKey
 	for _, email := range d.Remove {
 		if id := stringAttr(acc.items[emailKey(email)], "userId"); id != "" {
@@ -126,7 +131,7 @@ func (s *Store) removedAttendees(ctx context.Context, acc *access, d calendar.At
 		if it == nil {
 			return nil, calendar.Errorf(calendar.CodeNotFound, "%s is not invited to this entry", email)
 		}
-		a, err := decodeAttendee(it)
+		a, err := decodeAttendeeAt(it, epoch)
 		if err != nil {
 			return nil, err
 		}

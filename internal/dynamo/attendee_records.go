@@ -40,6 +40,9 @@ type attendeeRecord struct {
 	// Occurrences are a series attendee's answers to some occurrences
 	// apart (calendar.Attendee.Occurrences, series_answers.go).
 	Occurrences []occurrenceAnswerRecord `dynamodbav:"occurrences,omitempty"`
+	// Epoch is the entry's answer epoch the answer was given at
+	// (calendar.Attendee.Epoch).
+	Epoch int `dynamodbav:"epoch,omitempty"`
 }
 
 // newAttendeeRecord is a's stored form, written at updated.
@@ -51,7 +54,7 @@ func newAttendeeRecord(a *calendar.Attendee, updated time.Time) attendeeRecord {
 		Response: string(a.Response), Comment: a.Comment, AdditionalGuests: a.AdditionalGuests,
 		RespondedAt: formatTime(a.RespondedAt), ProposedStart: formatTime(a.ProposedStart), ProposedEnd: formatTime(a.ProposedEnd),
 		Waitlisted: a.Waitlisted, Ticket: a.Ticket, InvitedBy: a.InvitedBy, InvitedAt: a.InvitedAt,
-		UpdatedAt: updated, Version: a.Version, Occurrences: newOccurrenceAnswerRecords(a.Occurrences),
+		UpdatedAt: updated, Version: a.Version, Epoch: a.Epoch, Occurrences: newOccurrenceAnswerRecords(a.Occurrences),
 	}
 	if a.UserID != "" {
 		ik := attendeeIndexKey(a.UserID, a.InvitedAt, a.CalendarID, a.EntryID)
@@ -68,7 +71,7 @@ func (r attendeeRecord) attendee() (*calendar.Attendee, error) {
 		CalendarID: r.CalendarID, EntryID: r.EntryID, UserID: r.UserID, Email: r.Email, DisplayName: r.DisplayName,
 		Optional: r.Optional, Response: calendar.Response(r.Response), Comment: r.Comment,
 		AdditionalGuests: r.AdditionalGuests, Waitlisted: r.Waitlisted, Ticket: r.Ticket,
-		InvitedBy: r.InvitedBy, InvitedAt: r.InvitedAt, Version: r.Version,
+		InvitedBy: r.InvitedBy, InvitedAt: r.InvitedAt, Version: r.Version, Epoch: r.Epoch,
 	}
 	for _, f := range []struct {
 		raw string
@@ -93,13 +96,25 @@ func (r attendeeRecord) attendee() (*calendar.Attendee, error) {
 	return a, nil
 }
 
-// decodeAttendee reads an attendee item.
+// decodeAttendee reads an attendee item as stored; decodeAttendeeAt is
+// how it reads on its entry.
 func decodeAttendee(it item) (*calendar.Attendee, error) {
 	r, err := unmarshal[attendeeRecord](it)
 	if err != nil {
 		return nil, err
 	}
 	return r.attendee()
+}
+
+// decodeAttendeeAt reads an attendee item as it reads on an entry at
+// answer epoch epoch (calendar.Attendee.At): what every reader and write
+// counts and shows.
+func decodeAttendeeAt(it item, epoch int) (*calendar.Attendee, error) {
+	a, err := decodeAttendee(it)
+	if err != nil {
+		return nil, err
+	}
+	return a.At(epoch), nil
 }
 
 // summaryAttrs are the entry attributes of its attendees' summary, with
@@ -123,6 +138,10 @@ var summaryAttrs = []struct {
 const (
 	attrHeads  = "attHeads"
 	attrAttRev = "attRev"
+	// attrAttEpoch is the entry's answer epoch and attrAnswerEpoch the
+	// attendee item's (calendar.AnswerCurrent).
+	attrAttEpoch    = "attEpoch"
+	attrAnswerEpoch = "epoch"
 )
 
 // summaryUpdate adds d to an entry item's summary and raises its attendance

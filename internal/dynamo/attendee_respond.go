@@ -15,8 +15,10 @@ import (
 // it: the capacity as read, the head count at most what leaves room for
 // the answer, no more waiting than read (so an acceptance that fits does
 // not overtake the waitlist), the ticket counter as read when the answer
-// takes a ticket, and the whole summary as read when it promotes someone.
-// A condition that fails reads again and decides again.
+// takes a ticket, the answer epoch as read (an answer racing a move of the
+// entry's time lands before the move, and is reset by it, or is built again
+// after it, at the new epoch: never counted at the old one), and the whole
+// summary as read when it promotes someone. A condition that fails reads again and decides again.
 func (s *Store) Respond(ctx context.Context, r calendar.RSVP) (*calendar.Attendee, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
@@ -44,7 +46,10 @@ func (s *Store) respond(ctx context.Context, viewer string, r calendar.RSVP) (*c
 	if err != nil {
 		return nil, err
 	}
-	was, err := decodeAttendee(items[ak])
+	// The answer as it stands at the entry's epoch: one given before the
+	// entry's time moved counts as NEEDS_ACTION, and the new one is given
+	// at the epoch read, which the write requires unchanged.
+	was, err := decodeAttendeeAt(items[ak], e.Attendance.Epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +86,8 @@ func (s *Store) respond(ctx context.Context, viewer string, r calendar.RSVP) (*c
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Add(attendeePut(&answer, was.Version, now))
-	cond := numberIs("capacity", att.Capacity)
+	w.LogInvitation(&answer)
+	cond := numberIs("capacity", att.Capacity).And(numberIs(attrAttEpoch, att.Epoch))
 	if att.Capacity > 0 && answer.Heads() > was.Heads() {
 		cond = cond.And(numberAtMost(attrHeads, att.Capacity-answer.Heads()+was.Heads()))
 		cond = cond.And(numberAtMost("attWaitlisted", att.Summary.Waitlisted))

@@ -158,7 +158,7 @@ func (s *Store) promotions(ctx context.Context, e *calendar.Entry, att calendar.
 	if att.Capacity == 0 || att.Summary.Waitlisted == 0 || max == 0 {
 		return nil, att, nil
 	}
-	waiting, err := s.waitlist(ctx, e, max+len(changed))
+	waiting, err := s.waitlist(ctx, e)
 	if err != nil {
 		return nil, att, err
 	}
@@ -184,29 +184,37 @@ func (s *Store) promotions(ctx context.Context, e *calendar.Entry, att calendar.
 	return out, att, nil
 }
 
-// waitlist reads the first max waitlisted attendees of e, in ticket order.
-func (s *Store) waitlist(ctx context.Context, e *calendar.Entry, max int) ([]*calendar.Attendee, error) {
+// waitlist reads the waitlist of e, in ticket order. The index holds the
+// items of those waitlisted at an older answer epoch too (a move of the
+// entry's time emptied the waitlist without rewriting them), which read as
+// NEEDS_ACTION and are left out; so the Query reads the whole of it, at
+// most an entry's MaxAttendees items, in one call.
+func (s *Store) waitlist(ctx context.Context, e *calendar.Entry) ([]*calendar.Attendee, error) {
 	in := keyQuery{index: indexLSI2, pkAttr: attrPK, partition: calendarPartition(e.CalendarID),
-		sk: skPrefix(attrLSI2SK, waitlistPrefix(e.ID)), consistent: true, limit: int32(max)}.input(s.table)
+		sk: skPrefix(attrLSI2SK, waitlistPrefix(e.ID)), consistent: true, limit: calendar.MaxAttendees}.input(s.table)
 	out, err := s.reads.Query(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("query the waitlist of %s: %w", e.ID, err)
 	}
 	var list []*calendar.Attendee
 	for _, it := range out.Items {
-		a, err := decodeAttendee(it)
+		a, err := decodeAttendeeAt(it, e.Attendance.Epoch)
 		if err != nil {
 			return nil, err
 		}
-		list = append(list, a)
+		if a.Waitlisted {
+			list = append(list, a)
+		}
 	}
 	return list, nil
 }
 
-// promote adds the puts of promoted attendees (read one version earlier).
+// promote adds the puts of promoted attendees (read one version earlier),
+// each with its record in the attendee's own log.
 func promote(w *write, promoted []*calendar.Attendee, now time.Time) {
 	for _, p := range promoted {
 		w.Add(attendeePut(p, p.Version-1, now))
+		w.LogInvitation(p)
 	}
 }
 
@@ -214,10 +222,11 @@ func promote(w *write, promoted []*calendar.Attendee, now time.Time) {
 // bookings on a resource calendar (slotWrites), beyond its attendees.
 const attendeeDeleteSlack = 20
 
-// allAttendees reads every attendee of e (at most calendar.MaxAttendees).
+// allAttendees reads every attendee of e (at most calendar.MaxAttendees),
+// as they read at its answer epoch.
 func (s *Store) allAttendees(ctx context.Context, e *calendar.Entry) ([]*calendar.Attendee, error) {
 	page, err := s.attendeePage(ctx, pageQuery{pkAttr: attrPK, skAttr: attrSK, partition: calendarPartition(e.CalendarID),
-		prefix: attendeePrefix(e.ID), consistent: true, page: calendar.Page{First: calendar.MaxAttendees}})
+		prefix: attendeePrefix(e.ID), consistent: true, page: calendar.Page{First: calendar.MaxAttendees}}, epochOf(e.Attendance.Epoch))
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +249,7 @@ func (s *Store) removeAttendees(ctx context.Context, viewer string, e *calendar.
 			shareSum[k] = addSummaries(shareSum[k], s)
 		}
 		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
+		w.LogInvitation(a)
 	}
 	shares, cond, err := shareWrites(e, shareSum)
 	if err != nil {

@@ -88,6 +88,7 @@ type checker struct {
 	stats      map[string]*statsSeen // each user's stats items
 	counted    map[string]*calendar.Tally
 	created    map[string]time.Time // the latest creation of each user's events
+	hours      []string             // the users whose working hours were read
 	problems   []string
 }
 
@@ -118,6 +119,11 @@ func (c *checker) add(it item) error {
 		var r pendingRecord
 		r, err = unmarshal[pendingRecord](it)
 		c.pending[r.Kind+"#"+r.ID] = true
+	case entityWorkingHours:
+		var r workingHoursRecord
+		if r, err = unmarshal[workingHoursRecord](it); err == nil {
+			c.checkWorkingHours(r)
+		}
 	case entityIdempotent:
 	case entityStats, entityStatsTotal, entityStatsNode:
 		err = c.addStats(it)
@@ -148,7 +154,25 @@ func (c *checker) addToCalendar(it item) {
 	c.byCalendar[id] = append(c.byCalendar[id], it)
 }
 
+// checkWorkingHours reports working hours that do not read back as valid.
+// (Whose they are is checked with the users: checkUsers.)
+func (c *checker) checkWorkingHours(r workingHoursRecord) {
+	h, err := r.hours()
+	if err == nil {
+		err = h.Validate("workingHours")
+	}
+	if err != nil {
+		c.problem("working hours of %s: %v", r.UserID, err)
+	}
+	c.hours = append(c.hours, r.UserID)
+}
+
 func (c *checker) checkUsers() {
+	for _, id := range c.hours {
+		if _, ok := c.users[id]; !ok && !c.pending[pendingUser+"#"+id] {
+			c.problem("working hours of %s, who is not a user", id)
+		}
+	}
 	emails, identities := map[string]string{}, map[string]string{}
 	for _, g := range c.emails {
 		emails[g.PK] = g.UserID

@@ -20,6 +20,11 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 			c.problem("calendar %s: attendee %s: %v", calendarID, r.SK, err)
 			continue
 		}
+		if !calendar.AnswerCurrent(e.AttEpoch, a.Epoch) {
+			c.problem("calendar %s: attendee %s answered at epoch %d, after its entry's %d", calendarID, r.SK, a.Epoch, e.AttEpoch)
+		}
+		want := newAttendeeRecord(a, r.UpdatedAt) // its keys as stored
+		a = a.At(e.AttEpoch)                      // what it counts
 		s := recount[r.EntryID]
 		s.Count(a, 1)
 		recount[r.EntryID] = s
@@ -30,7 +35,6 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		if len(a.Occurrences) > calendar.MaxOccurrenceAnswers || len(a.Occurrences) > 0 && e.EntityType != entitySeries {
 			c.problem("calendar %s: attendee %s keeps %d occurrence answers on a %s", calendarID, r.SK, len(a.Occurrences), e.EntityType)
 		}
-		want := newAttendeeRecord(a, r.UpdatedAt)
 		if r.PK != want.PK || r.SK != want.SK || r.GSI1PK != want.GSI1PK || r.GSI1SK != want.GSI1SK || r.LSI2SK != want.LSI2SK {
 			c.problem("calendar %s: attendee %s is not under its keys (GSI1 %q, LSI2 %q)", calendarID, r.SK, r.GSI1SK, r.LSI2SK)
 		}
@@ -52,8 +56,8 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		c.checkShares(calendarID, e, shares[id])
 	}
 	for _, p := range pieces {
-		if e, ok := entries[p.ID]; ok && p.attendance().Summary != e.attendance().Summary {
-			c.problem("calendar %s: piece %s keeps the summary %+v, its entry %+v", calendarID, p.SK, p.attendance().Summary, e.attendance().Summary)
+		if e, ok := entries[p.ID]; ok && (p.attendance().Summary != e.attendance().Summary || p.AttEpoch != e.AttEpoch) {
+			c.problem("calendar %s: piece %s keeps the summary %+v at epoch %d, its entry %+v at %d", calendarID, p.SK, p.attendance().Summary, p.AttEpoch, e.attendance().Summary, e.AttEpoch)
 		}
 	}
 }

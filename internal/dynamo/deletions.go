@@ -155,6 +155,7 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 	w.Delete(identityKey(u.Identity.Provider, u.Identity.Subject), noCondition(), nil)
 	w.Delete(statsKey(u.ID), noCondition(), nil)
 	w.Delete(statsTotalsKey(u.ID), noCondition(), nil)
+	w.Delete(workingHoursKey(u.ID), noCondition(), nil)
 	w.Add(s.pendingPut(pendingUser, u.ID))
 	if err := s.commit(ctx, w); err != nil {
 		return nil, nil, fmt.Errorf("delete user %s: %w", u.ID, err)
@@ -165,13 +166,17 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 	if err != nil {
 		s.log.ErrorContext(ctx, "removing a deleted user's memberships (it resumes later)", "user", u.ID, "err", err)
 	}
+	if err := s.leaveInvitations(cleanup, u.ID); err != nil {
+		s.log.ErrorContext(ctx, "taking a deleted user off the entries they were invited to (it resumes later)", "user", u.ID, "err", err)
+	}
 	s.finishLater(ctx, deleted...)
 	return u, deleted, nil
 }
 
 // finishUserDeletion finishes a pending user deletion: it removes the
-// memberships left, and the calendars they were the last owner of, and then
-// the pending item.
+// memberships left, and the calendars they were the last owner of, takes
+// the user off the entries they are still invited to, and then removes the
+// pending item.
 func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
 	deleted, err := s.dropMemberships(ctx, userID)
 	for _, id := range deleted {
@@ -180,6 +185,9 @@ func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
 		}
 	}
 	if err != nil {
+		return err
+	}
+	if err := s.leaveInvitations(ctx, userID); err != nil {
 		return err
 	}
 	// The stats totals went with the account, but deleting the user's

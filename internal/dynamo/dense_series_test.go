@@ -62,7 +62,7 @@ func TestDenseLegacySeries(t *testing.T) {
 	}
 
 	request = loader.WithLoaders(ada, loader.New(f.store, engine, calendar.ReadScope{Cached: true}))
-	v, err = loader.For(request).Agenda(request, nil, week, calendar.Filter{})
+	v, err = loader.For(request).Agenda(request, nil, week, calendar.Filter{}, true)
 	if err != nil || len(v.Entries) != 7 || v.Entries[0].Title != "Standup" {
 		t.Fatalf("the agenda of both: got %d entries, %v; want the 7 standups", entriesOf(v), err)
 	}

@@ -189,6 +189,11 @@ func (s *Store) setTaskCompleted(ctx context.Context, acc *access, key calendar.
 // written and its calendar as acc read it.
 func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, *calendar.Calendar, error) {
 	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
+	// A move of its time sends every answer back to NEEDS_ACTION in this
+	// same write: a new answer epoch and summary on the entry item, which
+	// entryAsRead requires unchanged since the read (no attendee item is
+	// rewritten: each reads as NEEDS_ACTION from its older epoch).
+	calendar.ResetAnswersIfMoved(old, &e)
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(e.CalendarID, acc.viewer, calendar.ActionWriteEntries))
@@ -293,14 +298,17 @@ func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	w.Add(entryDeletes(old, pieces, entryAsRead(old, expectedVersion), entryChanged(expectedVersion))...)
 	w.LogEntry(old.CalendarID, old.ID)
 	w.Tally(acc.viewer, old, nil)
-	if room := w.Room() - attendeeDeleteSlack; len(attendees) > room {
-		if err := s.removeAttendees(ctx, acc.viewer, old, pieces, attendees[:len(attendees)-max(room, 0)]); err != nil {
+	if fit := attendeesFitting(attendees, w.Room()-attendeeDeleteSlack); fit < len(attendees) {
+		first := attendees[:len(attendees)-fit] // as many as one transaction of their own holds
+		first = first[len(first)-attendeesFitting(first, maxTxActions-pieces-1-removalOverhead):]
+		if err := s.removeAttendees(ctx, acc.viewer, old, pieces, first); err != nil {
 			return err
 		}
 		return errAttendanceMoved // read again, with fewer attendees
 	}
 	for _, a := range attendees {
 		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
+		w.LogInvitation(a)
 	}
 	if err := s.book(ctx, w, acc.calendar, old, nil); err != nil {
 		return fmt.Errorf("delete entry %s: %w", key.EntryID, err)

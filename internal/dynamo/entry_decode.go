@@ -56,6 +56,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.Tags, err = ssAttr(av)
 		case "reminders":
 			r.Reminders, err = nsAttr(av)
+		case "transp":
+			r.Transp, err = sAttr(av)
 		case "start":
 			r.Start, err = sAttr(av)
 		case "end":
@@ -134,6 +136,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.AttHeads, err = nAttr(av)
 		case "attRev":
 			r.AttRev, err = nAttr(av)
+		case attrAttEpoch:
+			r.AttEpoch, err = nAttr(av)
 		case attrAttKeys:
 			r.AttKeys, err = nAttr(av)
 		default:

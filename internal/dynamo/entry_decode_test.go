@@ -19,13 +19,13 @@ func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 	full := entryRecord{
 		PK: "CAL#c", SK: "ENTRY#e", LSI1SK: "SPAN#x", LSI2SK: "TASK#y", ReachEnd: "2026-06-16T00:00:00.000Z",
 		EntityType: entityException, Piece: 2, Pieces: 3, ID: "e", CalendarID: "c", Kind: "TIMED", Title: "t\u00e9\"",
-		Description: "d", Location: "l", Color: "#000000", Tags: []string{"a", "b"}, Reminders: []int{10, -5},
+		Description: "d", Location: "l", Color: "#000000", Tags: []string{"a", "b"}, Reminders: []int{10, -5}, Transp: "FREE",
 		Start: "s", End: "e", TimeZone: "Europe/Paris", LocalStart: "2026-03-29T02:30:00", StartDate: "2026-06-15", EndDate: "2026-06-16",
 		Completed: true, CompletedAt: "c", ICalUID: "u@x", Sequence: 4, Version: 7, CreatedAt: ts, UpdatedAt: ts.Add(time.Hour), CreatedBy: "creator",
 		Rule: "FREQ=DAILY", RDates: []string{"r1", "r2"}, ExDates: []string{"x1"}, PreviousSeriesID: "p", Gen: "g",
 		Xrev: 9, SeriesStart: "ss", SeriesID: "sid", OriginalStart: "os", OriginalEnd: "oe", Cancelled: true, Overrides: []string{"title"},
 		Organizer: "o", Capacity: 10, Waitlist: true, HideAttendees: true, AttNeedsAction: 1, AttAccepted: 2, AttTentative: 3,
-		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9, AttKeys: 1,
+		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9, AttEpoch: 10, AttKeys: 1,
 		Shares: map[calendar.AnswerKey]calendar.AttendeeSummary{{From: ts.Truncate(time.Second), Following: true}: {NeedsAction: -1, Accepted: 1, AcceptedGuests: 2}},
 	}
 	v := reflect.ValueOf(full)

@@ -40,6 +40,7 @@ type entryRecord struct {
 	Color       string    `dynamodbav:"color,omitempty"`
 	Tags        []string  `dynamodbav:"tags,omitempty,stringset"`
 	Reminders   []int     `dynamodbav:"reminders,omitempty,numberset"`
+	Transp      string    `dynamodbav:"transp,omitempty"` // calendar.Entry.TransparencySet
 	Start       string    `dynamodbav:"start,omitempty"`
 	End         string    `dynamodbav:"end,omitempty"`
 	TimeZone    string    `dynamodbav:"timeZone,omitempty"`
@@ -85,6 +86,10 @@ type entryRecord struct {
 	AttHeads       int    `dynamodbav:"attHeads,omitempty"` // AttAccepted + AttGuests, for conditions
 	AttTickets     int    `dynamodbav:"attTickets,omitempty"`
 	AttRev         int    `dynamodbav:"attRev,omitempty"`
+	// AttEpoch is the answer epoch (calendar.Attendance.Epoch): a move of
+	// the entry's time raises it in the write that moves it, and an
+	// attendee item whose epoch is older reads as NEEDS_ACTION.
+	AttEpoch int `dynamodbav:"attEpoch,omitempty"`
 	// A series master's occurrence answer shares (series_answers.go), by
 	// key: attributes of their own, which the marshaller writes.
 	Shares  map[calendar.AnswerKey]calendar.AttendeeSummary `dynamodbav:"-"`
@@ -146,7 +151,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		EntityType: entityEntry, Pieces: len(starts),
 		ID: e.ID, CalendarID: e.CalendarID, Kind: string(e.Kind), Title: e.Title,
 		Description: e.Description, Location: e.Location, Color: e.Color, Tags: e.Tags, Reminders: e.Reminders,
-		Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone, LocalStart: formatLocal(e.LocalStart),
+		Transp: string(e.TransparencySet), Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone, LocalStart: formatLocal(e.LocalStart),
 		StartDate: formatDate(e.StartDate), EndDate: formatDate(e.EndDate),
 		Completed: e.Completed, CompletedAt: formatTime(e.CompletedAt),
 		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
@@ -195,7 +200,7 @@ func (r *entryRecord) setAttendance(a calendar.Attendance) {
 	s := a.Summary
 	r.AttNeedsAction, r.AttAccepted, r.AttTentative, r.AttDeclined = s.NeedsAction, s.Accepted, s.Tentative, s.Declined
 	r.AttWaitlisted, r.AttGuests, r.AttTickets, r.AttRev = s.Waitlisted, s.AcceptedGuests, a.Tickets, a.Rev
-	r.AttHeads = s.HeadCount()
+	r.AttHeads, r.AttEpoch = s.HeadCount(), a.Epoch
 	r.Shares, r.AttKeys = a.Shares, 0
 	for _, d := range a.Shares {
 		if d != (calendar.AttendeeSummary{}) {
@@ -212,7 +217,7 @@ func (r *entryRecord) attendance() calendar.Attendance {
 			NeedsAction: r.AttNeedsAction, Accepted: r.AttAccepted, Tentative: r.AttTentative, Declined: r.AttDeclined,
 			Waitlisted: r.AttWaitlisted, AcceptedGuests: r.AttGuests,
 		},
-		Tickets: r.AttTickets, Rev: r.AttRev, Shares: r.Shares,
+		Tickets: r.AttTickets, Rev: r.AttRev, Epoch: r.AttEpoch, Shares: r.Shares,
 	}
 }
 
@@ -228,7 +233,7 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 	e := &calendar.Entry{
 		ID: r.ID, CalendarID: r.CalendarID, Kind: calendar.Kind(r.Kind), Title: r.Title,
 		Description: r.Description, Location: r.Location, Color: r.Color, Tags: r.Tags, Reminders: r.Reminders,
-		TimeZone: r.TimeZone, Completed: r.Completed,
+		TransparencySet: calendar.Transparency(r.Transp), TimeZone: r.TimeZone, Completed: r.Completed,
 		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy,
 		PreviousSeriesID: r.PreviousSeriesID, SeriesID: r.SeriesID, IsException: r.SeriesID != "",
 		Cancelled: r.Cancelled, Overrides: r.Overrides, Attendance: r.attendance(),
@@ -253,6 +258,9 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 				return nil, fmt.Errorf("entry %s: %w", r.ID, err)
 			}
 		}
+	}
+	if err := calendar.ValidateTransparency("transp", e.TransparencySet); err != nil {
+		return nil, fmt.Errorf("entry %s: %w", r.ID, err)
 	}
 	if r.LocalStart != "" {
 		if e.LocalStart, err = time.Parse(localLayout, r.LocalStart); err != nil {

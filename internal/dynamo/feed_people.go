@@ -21,6 +21,7 @@ import (
 // share the key range) and left out.
 func (s *Store) feedPeople(ctx context.Context, feed *calendar.Feed) error {
 	shown, organizers, withAttendees := map[string]bool{}, map[string]bool{}, 0
+	epochs := map[string]int{} // each shown entry's answer epoch
 	for _, e := range feed.Entries {
 		if e.Attendance.Summary.Total() == 0 {
 			continue
@@ -28,6 +29,7 @@ func (s *Store) feedPeople(ctx context.Context, feed *calendar.Feed) error {
 		withAttendees++
 		if !e.IsSeries() && !e.Attendance.HideAttendees {
 			shown[e.ID], organizers[calendar.OrganizerOf(e)] = true, true
+			epochs[e.ID] = e.Attendance.Epoch
 		}
 	}
 	if len(shown) == 0 {
@@ -61,8 +63,8 @@ func (s *Store) feedPeople(ctx context.Context, feed *calendar.Feed) error {
 		if err != nil {
 			return err
 		}
-		if shown[a.EntryID] {
-			feed.Attendees[a.EntryID] = append(feed.Attendees[a.EntryID], a)
+		if shown[a.EntryID] { // an answer from before the time moved is NEEDS-ACTION
+			feed.Attendees[a.EntryID] = append(feed.Attendees[a.EntryID], a.At(epochs[a.EntryID]))
 		}
 	}
 	for _, as := range feed.Attendees {

@@ -15,6 +15,9 @@ import (
 type Call struct {
 	Op    string // operation name, e.g. "Query"
 	Index string // the index a Query or Scan used, if any
+	// Items is how many items the call read: a Query's or Scan's
+	// ScannedCount (before its filter), the items a BatchGetItem found.
+	Items int
 	Start time.Time
 	End   time.Time
 }
@@ -81,6 +84,7 @@ func WithRecorder(r *Recorder) func(*dynamodb.Options) {
 		c := Call{Op: middleware.GetOperationName(ctx), Index: indexOf(in.Parameters), Start: time.Now()}
 		out, md, err := next.HandleInitialize(ctx, in)
 		c.End = time.Now()
+		c.Items = itemsRead(out.Result)
 		r.add(c)
 		return out, md, err
 	})
@@ -119,4 +123,25 @@ func indexOf(params any) string {
 		return aws.ToString(in.IndexName)
 	}
 	return ""
+}
+
+// itemsRead is how many items a call's output says it read.
+func itemsRead(out any) int {
+	switch o := out.(type) {
+	case *dynamodb.QueryOutput:
+		return int(o.ScannedCount)
+	case *dynamodb.ScanOutput:
+		return int(o.ScannedCount)
+	case *dynamodb.BatchGetItemOutput:
+		n := 0
+		for _, items := range o.Responses {
+			n += len(items)
+		}
+		return n
+	case *dynamodb.GetItemOutput:
+		if o.Item != nil {
+			return 1
+		}
+	}
+	return 0
 }

@@ -82,6 +82,8 @@ const (
 	entityStatsTotal = "STATS_TOTALS"
 	entityStatsNode  = "STATS_NODE"
 	entityAttendee   = "ATTENDEE"
+
+	entityWorkingHours = "WORKING_HOURS"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -129,6 +131,11 @@ func statsKey(userID string) itemKey {
 // statsTotalsKey: a user's totals and latest moments. SK = STATS#TOTALS.
 func statsTotalsKey(userID string) itemKey {
 	return itemKey{PK: userPartition(userID), SK: "STATS#TOTALS"}
+}
+
+// workingHoursKey: a user's working hours, beside the user item (hours.go).
+func workingHoursKey(userID string) itemKey {
+	return itemKey{PK: userPartition(userID), SK: "HOURS"}
 }
 
 // statsNodePrefix starts the sort keys of stats tree nodes.
@@ -431,12 +438,29 @@ func recentShard(n int) string { return "RECENT#" + strconv.Itoa(n) }
 // Change records name what changed by these object keys: "CAL" the calendar,
 // "MEMBER#<user ID>" a membership of the calendar, "ENTRY#<entry ID>" an entry
 // or a series (its master, exceptions and pieces); in a user's partition,
-// "MEMBER#<calendar ID>" the user's membership of a calendar.
+// "MEMBER#<calendar ID>" the user's membership of a calendar and
+// "ATT#<calendar ID>#<entry ID>" their invitation to an entry.
 const (
-	changedCalendar = "CAL"
-	changedMember   = prefixMember
-	changedEntry    = "ENTRY#"
+	changedCalendar   = "CAL"
+	changedMember     = prefixMember
+	changedEntry      = "ENTRY#"
+	changedInvitation = prefixAttendee
 )
+
+// invitationObject is the object key of a user's invitation to an entry in
+// their log.
+func invitationObject(calendarID, entryID string) string {
+	return changedInvitation + calendarID + "#" + entryID
+}
+
+// invitationOfObject reads an invitationObject; false for any other object.
+func invitationOfObject(obj string) (calendar.EntryKey, bool) {
+	rest, ok := strings.CutPrefix(obj, changedInvitation)
+	if !ok || len(rest) != 2*idLength+1 || rest[idLength] != '#' {
+		return calendar.EntryKey{}, false
+	}
+	return calendar.EntryKey{CalendarID: rest[:idLength], EntryID: rest[idLength+1:]}, true
+}
 
 // instantKey formats an instant so that keys sort in time order: UTC, fixed
 // width (four-digit years are guaranteed by calendar.ValidateInstant).

@@ -33,6 +33,9 @@ type pageQuery struct {
 	// valid optionally checks the rest of a decoded cursor key, for indexes whose
 	// table key follows from the index key.
 	valid func(key map[string]string) bool
+	// keep optionally narrows each Query's items further, where the filter
+	// cannot (it needs other items): the page fills with what it keeps.
+	keep func(ctx context.Context, items []item) ([]item, error)
 }
 
 // pageResult is one page: the items, each item's cursor, and whether more follow.
@@ -67,7 +70,13 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery) (pageResult, error) 
 		if err != nil {
 			return pageResult{}, fmt.Errorf("query %s %s: %w", q.partition, q.prefix, err)
 		}
-		items = append(items, out.Items...)
+		got := out.Items
+		if q.keep != nil {
+			if got, err = q.keep(ctx, got); err != nil {
+				return pageResult{}, err
+			}
+		}
+		items = append(items, got...)
 		if len(items) > q.page.First || len(out.LastEvaluatedKey) == 0 {
 			break
 		}

@@ -187,13 +187,13 @@ func masterUnchanged(st *storedSeries) expression.ConditionBuilder {
 //
 // Should the process stop between the steps, what is left behind is never
 // read: exceptions of a generation or series that never became current.
-func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit, people []txOp) error {
+func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit, people seriesPeopleWrites) error {
 	gen := st.gen
 	if edit.Regenerate {
 		gen = s.newID()
 	}
 	ops := append([]txOp{roleCheck(st.Master.CalendarID, acc.viewer, calendar.ActionWriteEntries)}, s.masterWrites(st, edit, gen)...)
-	ops = append(ops, people...)
+	ops = append(ops, people.ops...)
 	var inPlace, fresh []txOp
 	for _, x := range edit.Put {
 		switch {
@@ -220,11 +220,11 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 		}
 		ops = append(ops, slots...)
 	}
-	if whole := seriesWrite(ctx, acc.viewer, st, edit, ops, inPlace, fresh, drops); whole.Size() <= s.maxSeriesActions {
+	if whole := people.logged(seriesWrite(ctx, acc.viewer, st, edit, ops, inPlace, fresh, drops)); whole.Size() <= s.maxSeriesActions {
 		return s.bookingFailed(ctx, s.commit(ctx, whole))
 	}
-	switchOver := seriesWrite(ctx, acc.viewer, st, edit, ops)
-	if len(people) > 0 && switchOver.Size() > s.maxSeriesActions {
+	switchOver := people.logged(seriesWrite(ctx, acc.viewer, st, edit, ops))
+	if len(people.ops) > 0 && switchOver.Size() > s.maxSeriesActions {
 		return s.tooManyPeople(ctx, acc, st, edit)
 	}
 	if len(inPlace) > 0 || switchOver.Size() > s.maxSeriesActions { // no steps can split these

@@ -245,3 +245,39 @@ func TestSeriesPeopleThatDoNotFit(t *testing.T) {
 	_, err = f.store.Respond(single.guests[0], calendar.RSVP{Key: single.entry.Key(), Occurrence: dayOf(9), ExpectedVersion: 1, Response: calendar.ResponseAccepted})
 	wantCode(t, err, calendar.CodeInvalid)
 }
+
+// TestSeriesMoveResetsAnswers: an edit of ALL that moves the series' time
+// sends every answer back to NEEDS_ACTION, those to single occurrences with
+// them, and a new answer after it counts; a title edit did not.
+func TestSeriesMoveResetsAnswers(t *testing.T) {
+	f := newFixture(t)
+	m := f.dailyMeeting(3)
+	for i, scope := range []calendar.Scope{calendar.ScopeAll, calendar.ScopeThis, calendar.ScopeThisAndFollowing} {
+		_, err := f.answer(m, m.guests[i], 9, scope, calendar.ResponseAccepted)
+		f.mustDo(err)
+	}
+	s, err := f.store.Series(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	_, _, err = f.store.UpdateEntry(m.organizer, calendar.EntryUpdate{Key: m.entry.Key(), ExpectedVersion: s.Master.Version,
+		Timing: calendar.Set(timed("2026-12-07T10:00:00Z", "2026-12-07T10:15:00Z", "UTC"))})
+	f.mustDo(err)
+	for day, sum := range f.summariesOn(m) {
+		if sum != (calendar.AttendeeSummary{NeedsAction: 3}) {
+			t.Errorf("December %d after the move: got %+v, want 3 NEEDS_ACTION", day, sum)
+		}
+	}
+	for i, g := range m.guests {
+		own, err := f.store.Attendance(g, m.entry.Key())
+		f.mustDo(err)
+		if own.Response != calendar.ResponseNeedsAction || len(own.Occurrences) != 0 {
+			t.Errorf("guest %d after the move: got %s with %d occurrence answers, want NEEDS_ACTION and none", i, own.Response, len(own.Occurrences))
+		}
+	}
+	f.consistent()
+	a, err := f.store.Respond(m.guests[1], calendar.RSVP{Key: m.entry.Key(), Occurrence: time.Date(2026, 12, 9, 10, 0, 0, 0, time.UTC),
+		Scope: calendar.ScopeThis, ExpectedVersion: 2, Response: calendar.ResponseDeclined})
+	f.mustDo(err)
+	if got := f.summariesOn(m)[9]; got != (calendar.AttendeeSummary{NeedsAction: 2, Declined: 1}) || a.Response != calendar.ResponseDeclined {
+		t.Errorf("a new answer after the move: got %+v (answer %s), want 1 DECLINED", got, a.Response)
+	}
+}

@@ -39,35 +39,50 @@ func masterChanged(st *storedSeries) explainFunc {
 	}
 }
 
+// seriesPeopleWrites are the attendee writes of a series edit, and the
+// attendees whose own logs record them (write.LogInvitation).
+type seriesPeopleWrites struct {
+	ops     []txOp
+	invited []*calendar.Attendee
+}
+
+// logged adds the invitation records of p to w and returns w.
+func (p seriesPeopleWrites) logged(w *write) *write {
+	for _, a := range p.invited {
+		w.LogInvitation(a)
+	}
+	return w
+}
+
 // seriesPeople returns the attendee writes of a series edit: deletes of
 // every attendee when it deletes the series, copies to the series split
 // off (whose attendance it sets) when it splits.
-func (s *Store) seriesPeople(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, orig time.Time) ([]txOp, error) {
+func (s *Store) seriesPeople(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, orig time.Time) (seriesPeopleWrites, error) {
+	var out seriesPeopleWrites
 	if st.Master.Attendance.Summary.Total() == 0 || (edit.Master != nil && edit.Split == nil) {
-		return nil, nil
+		return out, nil
 	}
 	people, err := s.allAttendees(ctx, st.Master)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	var ops []txOp
 	if edit.Master == nil {
 		for _, a := range people {
-			ops = append(ops, opDelete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved))
+			out.ops = append(out.ops, opDelete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved))
 		}
-		return ops, nil
+		out.invited = people
+		return out, nil
 	}
 	now := s.timestamp()
-	var carried []*calendar.Attendee
 	for _, a := range people {
-		p := calendar.SplitAttendee(a, edit.Split, orig)
-		carried = append(carried, p)
+		p := calendar.SplitAttendee(a, st.Master, edit.Split, orig)
+		out.invited = append(out.invited, p)
 		put := attendeePut(p, 0, now)
 		put.failed = mustBeNew(calendar.CodeInternal, "series ID collision")
-		ops = append(ops, put)
+		out.ops = append(out.ops, put)
 	}
-	edit.Split.Attendance = calendar.SplitAttendance(st.Master, carried)
-	return ops, nil
+	edit.Split.Attendance = calendar.SplitAttendance(st.Master, out.invited)
+	return out, nil
 }
 
 // tooManyPeople answers a series edit whose attendee writes do not fit one

@@ -14,8 +14,9 @@ import (
 // read): for the whole series, one occurrence or every one from one on
 // (calendar.AnswerSeries). One transaction puts the attendee item and ADDs
 // what the answer changes to the master's summary and shares (ShareChange),
-// on condition that the master keeps the generation of exceptions it was
-// read with (a change of the series' timing or rule writes a new one, and
+// on condition that the master keeps the answer epoch it was read at (an
+// answer racing a move of the series' time is built again after it) and
+// the generation of exceptions it was read with (a change of the series' timing or rule writes a new one, and
 // the occurrence must be looked for again) and that the occurrence
 // answered, when one is, is not cancelled. An occurrence the series does
 // not have, or a cancelled one, is NOT_FOUND. The answer is the series
@@ -44,8 +45,9 @@ func (s *Store) respondSeries(ctx context.Context, masterItem item, e *calendar.
 	if err != nil {
 		return nil, err
 	}
-	w.Add(summaryWrites(e, 1, base, and(cond, genIs(rec.Gen)), shares)...)
+	w.Add(summaryWrites(e, 1, base, and(cond, genIs(rec.Gen)).And(numberIs(attrAttEpoch, e.Attendance.Epoch)), shares)...)
 	w.Add(attendeePut(&is, was.Version, now))
+	w.LogInvitation(&is)
 	w.LogEntry(e.CalendarID, e.ID)
 	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("respond to series %s: %w", e.ID, err)

@@ -56,7 +56,8 @@ const (
 	phaseCalendar byte = iota
 	phaseMembers
 	phaseEntries
-	phaseList // a user's memberships
+	phaseList        // a user's memberships
+	phaseInvitations // a user's invitations to entries (invited.go)
 )
 
 const (
@@ -139,7 +140,7 @@ func decodeToken(s, owner string, user bool) (syncToken, error) {
 			return syncToken{}, bad
 		}
 		t.after = string(b[n:])
-		if (user && t.phase != phaseList) || (!user && t.phase > phaseEntries) || len(t.seen) > 0 {
+		if (user && t.phase != phaseList && t.phase != phaseInvitations) || (!user && t.phase > phaseEntries) || len(t.seen) > 0 {
 			return syncToken{}, bad
 		}
 	} else if len(b) != 0 {
@@ -558,6 +559,9 @@ func (s *Store) CalendarListChanges(ctx context.Context, token string, first int
 	if err != nil {
 		return nil, err
 	}
+	if t.full && t.phase != phaseList { // a full read of the invitations
+		return nil, calendar.Invalidf("syncToken", "syncToken is not a sync token of this calendar list")
+	}
 	if t.full {
 		return s.fullList(ctx, t, first)
 	}
@@ -581,15 +585,21 @@ func (s *Store) readUserLog(ctx context.Context, t syncToken, first int) (*calen
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(objects))
-	for i, obj := range objects {
-		ids[i] = strings.TrimPrefix(obj, changedMember)
+	ids := make([]string, 0, len(objects))
+	for _, obj := range objects {
+		if id, ok := strings.CutPrefix(obj, changedMember); ok { // not an invitation (invited.go)
+			ids = append(ids, id)
+		}
 	}
 	changes, err := s.listChanges(ctx, t.owner, ids, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &calendar.CalendarListPage{Changes: changes, More: more, Token: next.encode()}, nil
+	invitations, err := s.invitationChanges(ctx, t.owner, objects)
+	if err != nil {
+		return nil, err
+	}
+	return &calendar.CalendarListPage{Changes: changes, Invitations: invitations, More: more, Token: next.encode()}, nil
 }
 
 // listChanges reads user's memberships of calendarIDs (given ones are not

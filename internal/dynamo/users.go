@@ -92,10 +92,13 @@ func (s *Store) UpdateProfile(ctx context.Context, upd calendar.ProfileUpdate) (
 // UpdatePreferences implements calendar.PreferencesService; preferences live on
 // the user item and share its version.
 func (s *Store) UpdatePreferences(ctx context.Context, upd calendar.PreferencesUpdate) (*calendar.User, error) {
-	return s.updateUser(ctx, upd.ExpectedVersion, func(u calendar.User) (calendar.User, error) {
+	return s.changeUser(ctx, upd.ExpectedVersion, func(u calendar.User) (calendar.User, []txOp, error) {
 		p, err := upd.Apply(u.Preferences)
 		u.Preferences = p
-		return u, err
+		if err != nil || !upd.WorkingHours.Set {
+			return u, nil, err
+		}
+		return u, []txOp{workingHoursWrite(u.ID, upd.WorkingHours.Value, s.timestamp())}, nil
 	})
 }
 

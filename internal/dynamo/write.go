@@ -119,6 +119,15 @@ func (w *write) LogEntry(calendarID, entryID string) {
 	w.raise(calendarID)
 }
 
+// LogInvitation adds a change record of an attendee's invitation to their
+// own log, when they are a calgraph user (an external address has none):
+// how they learn of being invited, removed, or of their answer changing.
+func (w *write) LogInvitation(a *calendar.Attendee) {
+	if a.UserID != "" {
+		w.log(changeRef{userPartition(a.UserID), invitationObject(a.CalendarID, a.EntryID)})
+	}
+}
+
 func (w *write) log(r changeRef) {
 	for _, have := range w.logs {
 		if have == r {

@@ -118,6 +118,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/ATT#e1#E#eve@elsewhere.org if attribute_not_exists (PK)",
 			"Update CAL#cal/ENTRY#e1 ADD attRev 1, attNeedsAction 2 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((attribute_not_exists (attRev)) OR (attRev = 0))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put USER#bob/CHG#… change record of ATT#cal#e1", // bob's own log: he is invited (eve has none)
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"Respond", func() error {
@@ -125,8 +126,9 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Put CAL#cal/ATT#e1#U#bob if (attribute_exists (PK)) AND (version = 1)",
-			"Update CAL#cal/ENTRY#e1 ADD attRev 1, attNeedsAction -1, attAccepted 1, attGuests 1, attHeads 2 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((attribute_not_exists (capacity)) OR (capacity = 0))",
+			"Update CAL#cal/ENTRY#e1 ADD attRev 1, attNeedsAction -1, attAccepted 1, attGuests 1, attHeads 2 if ((attribute_exists (PK)) AND (pieces = 1)) AND (((attribute_not_exists (capacity)) OR (capacity = 0)) AND ((attribute_not_exists (attEpoch)) OR (attEpoch = 0)))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put USER#bob/CHG#… change record of ATT#cal#e1",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"SetTaskCompleted", func() (err error) {
@@ -153,6 +155,7 @@ func TestWritePlans(t *testing.T) {
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 -1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+			"Put USER#bob/CHG#… change record of ATT#cal#e1", // his invitation is gone
 		}},
 		{"CreateEntry of the calendar's first series", func() (err error) {
 			s1, _, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
@@ -187,6 +190,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/ATT#s1#U#bob if attribute_not_exists (PK)",
 			"Update CAL#cal/ENTRY#s1 ADD attRev 1, attNeedsAction 1 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((attribute_not_exists (attRev)) OR (attRev = 0))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put USER#bob/CHG#… change record of ATT#cal#s1",
 			"Put CAL#cal/CHG#… change record of ENTRY#s1",
 		}},
 		{"Respond to one occurrence", func() error {
@@ -195,9 +199,10 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Check CAL#cal/ENTRY#s1#X#2026-12-07T10:00:00.000Z if (attribute_not_exists (cancelled)) OR (cancelled = false)",
-			"Update CAL#cal/ENTRY#s1 ADD attRev 1, ao#O20261207T100000Z#n -1, ao#O20261207T100000Z#d 1, attKeys 1 if ((attribute_exists (PK)) AND (pieces = 1)) AND (((attribute_not_exists (ao#O20261207T100000Z#n)) AND ((attribute_not_exists (attKeys)) OR (attKeys <= 99))) AND ((attribute_not_exists (gen)) OR (gen = \"\")))",
+			"Update CAL#cal/ENTRY#s1 ADD attRev 1, ao#O20261207T100000Z#n -1, ao#O20261207T100000Z#d 1, attKeys 1 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((((attribute_not_exists (ao#O20261207T100000Z#n)) AND ((attribute_not_exists (attKeys)) OR (attKeys <= 99))) AND ((attribute_not_exists (gen)) OR (gen = \"\"))) AND ((attribute_not_exists (attEpoch)) OR (attEpoch = 0)))",
 			"Put CAL#cal/ATT#s1#U#bob if (attribute_exists (PK)) AND (version = 1)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put USER#bob/CHG#… change record of ATT#cal#s1",
 			"Put CAL#cal/CHG#… change record of ENTRY#s1",
 		}},
 		{"UpdateEntry of a series with answers", func() error {

@@ -209,6 +209,9 @@ func commonProps(c *goical.Component, e *calendar.Entry, now time.Time, related 
 	if e.Color != "" {
 		c.Props.SetText(goical.PropColor, e.Color)
 	}
+	if e.Kind != calendar.KindTask {
+		transparency(c, e)
+	}
 	for _, m := range e.Reminders {
 		c.Children = append(c.Children, alarm(e.Title, m, related))
 	}
@@ -230,4 +233,33 @@ func alarm(title string, minutes int, related string) *goical.Component {
 	}
 	a.Props.Set(trigger)
 	return a
+}
+
+// busyStatus is Outlook's X-MICROSOFT-CDO-BUSYSTATUS, which says what
+// TRANSP cannot: tentative and out of office.
+const busyStatus = "X-MICROSOFT-CDO-BUSYSTATUS"
+
+// transparency writes how an event counts in free/busy time: TRANSP where
+// it differs from RFC 5545's default (OPAQUE) or from calgraph's for the
+// kind (a whole-day event is FREE unless set), so that any reader and
+// calgraph's own import find it; TENTATIVE and OUT_OF_OFFICE also as
+// Outlook's busy status (TENTATIVE, OOF), which Outlook and Google read.
+func transparency(c *goical.Component, e *calendar.Entry) {
+	t := e.Transparency()
+	switch {
+	case t == calendar.TransparencyFree:
+		c.Props.SetText(goical.PropTransparency, "TRANSPARENT")
+	case e.Dated() || t != calendar.TransparencyBusy:
+		c.Props.SetText(goical.PropTransparency, "OPAQUE")
+	}
+	status := goical.NewProp(busyStatus)
+	switch t {
+	case calendar.TransparencyTentative:
+		status.Value = "TENTATIVE"
+	case calendar.TransparencyOutOfOffice:
+		status.Value = "OOF"
+	default:
+		return
+	}
+	c.Props.Set(status)
 }

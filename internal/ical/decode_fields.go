@@ -35,6 +35,9 @@ func fields(c *goical.Component, related string) calendar.EntryUpdate {
 	if ps := c.Props.Values(goical.PropCategories); len(ps) > 0 {
 		u.Tags = calendar.Set(tags(ps))
 	}
+	if t, ok := transparencyOf(c); ok {
+		u.Transparency = calendar.Set(t)
+	}
 	var alarms []*goical.Component
 	for _, child := range c.Children {
 		if child.Name == goical.CompAlarm {
@@ -101,4 +104,33 @@ func reminders(alarms []*goical.Component, related string) []int {
 	slices.Sort(out)
 	out = slices.Compact(out)
 	return out[:min(len(out), calendar.MaxReminders)]
+}
+
+// transparencyOf reads how an event counts in free/busy time: Outlook's busy
+// status when it has one calgraph knows (FREE, BUSY, TENTATIVE, OOF), else
+// TRANSP (TRANSPARENT is FREE, OPAQUE BUSY); ok is false with neither (the
+// entry then takes its kind's default: a whole-day event is FREE, where RFC
+// 5545 would say OPAQUE, as calgraph's own feeds write it explicitly).
+func transparencyOf(c *goical.Component) (calendar.Transparency, bool) {
+	if p := c.Props.Get(busyStatus); p != nil {
+		switch strings.ToUpper(strings.TrimSpace(p.Value)) {
+		case "FREE":
+			return calendar.TransparencyFree, true
+		case "BUSY":
+			return calendar.TransparencyBusy, true
+		case "TENTATIVE":
+			return calendar.TransparencyTentative, true
+		case "OOF":
+			return calendar.TransparencyOutOfOffice, true
+		}
+	}
+	if p := c.Props.Get(goical.PropTransparency); p != nil {
+		switch strings.ToUpper(strings.TrimSpace(p.Value)) {
+		case "TRANSPARENT":
+			return calendar.TransparencyFree, true
+		case "OPAQUE":
+			return calendar.TransparencyBusy, true
+		}
+	}
+	return "", false
 }

@@ -153,7 +153,7 @@ func newEntry(u calendar.EntryUpdate, t calendar.Timing, rec *calendar.Recurrenc
 	return calendar.NewEntry{
 		Recurrence: rec, Timing: t, Title: cmp.Or(u.Title.Value, noTitle),
 		Description: u.Description.Value, Location: u.Location.Value, Color: u.Color.Value,
-		Tags: u.Tags.Value, Reminders: calendar.Set(u.Reminders.Value),
+		Tags: u.Tags.Value, Reminders: calendar.Set(u.Reminders.Value), Transparency: u.Transparency.Value,
 	}
 }
 

@@ -21,6 +21,11 @@ const (
 	// Ended: a calendar the viewer can no longer read (removed, left,
 	// demoted to FREE_BUSY, the calendar deleted): nothing more comes of it.
 	Ended
+	// Invited: entries the viewer is invited to in a calendar they do not
+	// read (invited.go): their invitation changed (Token continues the
+	// viewer's invitation sync), or the entries did (no Token: the
+	// calendar's is not theirs).
+	Invited
 )
 
 // Delivery is what a subscription sends: one calendar's changes.
@@ -63,11 +68,11 @@ func (s *Shared) Value(newValue func() any) any {
 func (s *Subscription) handle(b batch) []Delivery {
 	if b.feed.User {
 		s.at[b.feed] = b.token
-		return s.listChanged(b.list)
+		return append(s.listChanged(b.list), s.invitationsChanged(b.invitations, b.token)...)
 	}
 	id := b.feed.ID
 	if _, ok := s.members[id]; !ok {
-		return nil // ended already
+		return s.invitedEntriesChanged(b) // none when ended already
 	}
 	s.at[b.feed] = b.token
 	for _, c := range b.calendar {
@@ -101,9 +106,7 @@ func (s *Subscription) listChanged(list []calendar.CalendarListChange) []Deliver
 			out = append(out, Delivery{Kind: Ended, CalendarID: c.CalendarID})
 		case !followed && reads && s.followAll && len(s.members) < MaxFollowed:
 			s.members[c.CalendarID] = c.Membership
-			k := FeedKey{ID: c.CalendarID}
-			s.joined = append(s.joined, k)
-			s.at[k] = s.hub.join(s.ctx, s.sub, k)[0]
+			s.follow(FeedKey{ID: c.CalendarID})
 			out = append(out, Delivery{Kind: Joined, CalendarID: c.CalendarID, Membership: c.Membership, Changes: []calendar.ObjectChange{{
 				Type: calendar.ObjectMembership, CalendarID: c.CalendarID, ID: s.viewer, Membership: c.Membership}}})
 		}
@@ -111,9 +114,13 @@ func (s *Subscription) listChanged(list []calendar.CalendarListChange) []Deliver
 	return out
 }
 
-// end stops following a calendar.
+// end stops following a calendar, unless the viewer is invited to entries
+// of it (then only those are delivered from now on).
 func (s *Subscription) end(id string) {
 	delete(s.members, id)
+	if len(s.invited[id]) > 0 {
+		return
+	}
 	k := FeedKey{ID: id}
 	delete(s.at, k)
 	s.hub.leave(s.sub, k)

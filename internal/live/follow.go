@@ -47,12 +47,18 @@ func (h *Hub) Subscribe(ctx context.Context, f Follow) (*Subscription, error) {
 	if err != nil {
 		return nil, err
 	}
+	invited := map[string]map[string]bool{}
+	if len(f.CalendarIDs) == 0 {
+		if invited, err = h.initialInvited(ctx, viewer, members); err != nil {
+			return nil, err
+		}
+	}
 	buf := f.Buffer
 	if buf <= 0 {
 		buf = 16
 	}
 	s := &Subscription{ctx: ctx, hub: h, viewer: viewer, followAll: len(f.CalendarIDs) == 0, members: members,
-		at: map[FeedKey]string{}, lost: lost, out: make(chan Delivery, buf),
+		invited: invited, at: map[FeedKey]string{}, lost: lost, out: make(chan Delivery, buf),
 		sub: &subscriber{ch: make(chan batch, feedBuffer), dropped: make(chan struct{}),
 			catchingUp: len(f.Resume) > 0, behind: map[FeedKey]bool{}, missed: map[FeedKey]bool{}}}
 	// Join the feeds first, then catch up: whatever commits meanwhile comes
@@ -145,6 +151,9 @@ type Subscription struct {
 	// members are the calendars followed, with the viewer's membership of
 	// each as the deliveries so far stand.
 	members map[string]*calendar.Membership
+	// invited are, for calendars the viewer does not read, the entries of
+	// them they are invited to and did not decline (invited.go).
+	invited map[string]map[string]bool
 	// at is, for each feed, the token after the last read of it the
 	// subscription handled (or the feed's token when it joined it).
 	at     map[FeedKey]string
@@ -176,9 +185,14 @@ func (s *Subscription) setErr(err error) {
 }
 
 func (s *Subscription) keys() []FeedKey {
-	keys := make([]FeedKey, 0, len(s.members)+1)
+	keys := make([]FeedKey, 0, len(s.members)+len(s.invited)+1)
 	for _, id := range slices.Sorted(maps.Keys(s.members)) {
 		keys = append(keys, FeedKey{ID: id})
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.invited)) {
+		if s.members[id] == nil {
+			keys = append(keys, FeedKey{ID: id})
+		}
 	}
 	if s.followAll {
 		keys = append(keys, FeedKey{ID: s.viewer, User: true})

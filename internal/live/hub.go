@@ -55,6 +55,7 @@ type Source interface {
 	calendar.SyncService
 	Read(ctx context.Context, k calendar.Keys) (*calendar.Items, error)
 	AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*calendar.Membership, error)
+	InvitedEntries(ctx context.Context, userID string, max int) ([]calendar.EntryKey, error)
 	// WatchWrites returns a watch of the logs written through any instance.
 	WatchWrites() calendar.WriteWatch
 }
@@ -142,8 +143,10 @@ type batch struct {
 	calendar []calendar.ObjectChange
 	cal      *calendar.Calendar // the calendar as the read found it
 	list     []calendar.CalendarListChange
-	token    string
-	shared   *Shared
+	// invitations are the user's invitation changes (a user's log only).
+	invitations []calendar.InvitationChange
+	token       string
+	shared      *Shared
 }
 
 // NewHub returns a Hub reading src's recent writes every poll
@@ -263,7 +266,7 @@ func (h *Hub) readPage(ctx context.Context, f *feed) (more, found bool, err erro
 		if err != nil {
 			return false, false, err
 		}
-		b.list, b.token, more = p.Changes, p.Token, p.More
+		b.list, b.invitations, b.token, more = p.Changes, p.Invitations, p.Token, p.More
 	} else {
 		p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
 		if err != nil {
@@ -274,7 +277,7 @@ func (h *Hub) readPage(ctx context.Context, f *feed) (more, found bool, err erro
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	f.token = b.token
-	found = len(b.calendar)+len(b.list) > 0
+	found = len(b.calendar)+len(b.list)+len(b.invitations) > 0
 	if found {
 		for s := range f.subs {
 			s.hand(b)

@@ -70,12 +70,22 @@ func (l *Loaders) Entries(ctx context.Context, calendarID string, spec calendar.
 // memberships (read strongly) and preferences load in one batch; then the
 // Queries of the calendars the viewer still reads go out as one wave, one
 // per calendar that never held a series and two per other, for the range as
-// read in the view's zone (now known).
-func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter) (*View, error) {
+// read in the view's zone (now known). With invitations (and no ids), the
+// entries the viewer is invited to in calendars they do not read join them
+// at no extra wave (agenda_invited.go).
+func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeSpec, f calendar.Filter, invitations bool) (*View, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	invited := func() ([]calendar.EntryKey, error) { return nil, nil }
+	if ids == nil && invitations {
+		invited = l.invitedEntries(ctx) // beside the memberships' Query
+	}
 	ids, err := l.agendaCalendars(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := invited()
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +101,7 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 		// Read strongly beside the calendars: a list from GSI1 may lag.
 		roles[i] = l.loadMembership(ctx, calendar.MembershipKey{CalendarID: id, UserID: viewer})
 	}
+	inv := l.loadInvited(ctx, viewer, keys) // same batch
 	byID := make(map[string]*calendar.Calendar, len(ids))
 	var readable []*calendar.Calendar
 	for i, id := range ids {
@@ -124,7 +135,11 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	if err != nil {
 		return nil, err
 	}
-	return l.view(ctx, spec, zone, candidates, f, byID)
+	invitedTo, err := inv.shown(l, byID)
+	if err != nil {
+		return nil, err
+	}
+	return l.view(ctx, spec, zone, append(candidates, invitedTo...), f, byID)
 }
 
 // maxAgendaCandidates bounds what an agenda holds in memory across calendars.
@@ -238,6 +253,7 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 		if !l.invited(ctx, key) {
 			return nil, err
 		}
+		l.reach(key.CalendarID)
 	}
 	e, err := thunk()
 	if err == nil && e == nil {
@@ -246,36 +262,26 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 	return e, err
 }
 
-// invited reports whether the viewer is invited to an entry, which lets
-// them read that entry (and only it) without reading its calendar: a read
-// of its own, made only when the viewer's role does not allow the entry.
-func (l *Loaders) invited(ctx context.Context, key calendar.EntryKey) bool {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return false
-	}
-	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: key, UserID: viewer})()
-	return err == nil && a != nil
-}
-
 // ViewerAttendee returns the viewer's own invitation to an entry they were
-// shown, nil when they are not invited: the entries of one level of a
-// request are read in one batch. An occurrence's is the viewer's
-// invitation to its series, with their answer at the occurrence (the
-// occurrences of one series share the read).
+// shown, nil when they are not invited, as it reads at the entry's answer
+// epoch (an answer from before its time moved is NEEDS_ACTION): the
+// entries of one level of a request are read in one batch. An
+// occurrence's is the viewer's invitation to its series, with their answer
+// at the occurrence (the occurrences of one series share the read).
 func (l *Loaders) ViewerAttendee(ctx context.Context, e *calendar.Entry) (*calendar.Attendee, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if e.SeriesID == "" {
-		return l.loadAttendee(ctx, calendar.AttendeeKey{Entry: e.Key(), UserID: viewer})()
+		a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: e.Key(), UserID: viewer})()
+		return a.At(e.Attendance.Epoch), err
 	}
 	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: calendar.EntryKey{CalendarID: e.CalendarID, EntryID: e.SeriesID}, UserID: viewer})()
 	if a == nil || err != nil {
 		return nil, err
 	}
-	return a.AtOccurrence(e.OriginalStart), nil
+	return a.At(e.Attendance.Epoch).AtOccurrence(e.OriginalStart), nil
 }
 
 // CalendarOfEntry returns the calendar of an entry the viewer was shown.

@@ -10,7 +10,7 @@ import (
 // CalendarBusy is when one calendar is busy in a range.
 type CalendarBusy struct {
 	Calendar *calendar.Calendar
-	Busy     []calendar.Interval
+	Busy     []calendar.BusyInterval
 }
 
 // FreeBusy returns when each of the given calendars is busy in a range, to

@@ -55,8 +55,9 @@ type Loaders struct {
 	ranges rangeChecks                   // ranges.go
 
 	mu       sync.Mutex
-	expanded int     // occurrences of series expanded for this request
-	shared   *Shared // reads by key go through it, when set (ReadThrough)
+	expanded int             // occurrences of series expanded for this request
+	shared   *Shared         // reads by key go through it, when set (ReadThrough)
+	reached  map[string]bool // calendars of entries the viewer read by invitation (invited.go)
 }
 
 // New returns fresh loaders for one request, reading from r in scope (its

@@ -37,10 +37,15 @@ func (l *Loaders) User(ctx context.Context, id string) (*calendar.User, error) {
 // batchGetLimit is how many keys one BatchGetItem call reads.
 const batchGetLimit = 100
 
-// ViewerRole returns the viewer's role on a calendar, or CodeNotFound when the
-// viewer is not a member (existence is not revealed).
+// ViewerRole returns the viewer's role on a calendar: RoleInvited when they
+// are no member but this request showed them an entry of it they are
+// invited to (reach), else CodeNotFound for a non-member (existence is not
+// revealed).
 func (l *Loaders) ViewerRole(ctx context.Context, calendarID string) (calendar.Role, error) {
 	m, err := l.viewerMembership(ctx, calendarID)
+	if calendar.ErrorCode(err) == calendar.CodeNotFound && l.reachedByInvitation(calendarID) {
+		return calendar.RoleInvited, nil
+	}
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,39 @@
+package ical_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/ical"
+)
+
+// TestImportedTransparency: an import reads Outlook's busy status first,
+// then TRANSP, and leaves the transparency unset (the kind's default)
+// without either or with values it does not know.
+func TestImportedTransparency(t *testing.T) {
+	for _, c := range []struct {
+		props string
+		want  calendar.Transparency
+	}{
+		{"", ""},
+		{"TRANSP:TRANSPARENT\r\n", calendar.TransparencyFree},
+		{"TRANSP:OPAQUE\r\n", calendar.TransparencyBusy},
+		{"TRANSP:opaque\r\n", calendar.TransparencyBusy},
+		{"TRANSP:SOMETIMES\r\n", ""},
+		{"TRANSP:OPAQUE\r\nX-MICROSOFT-CDO-BUSYSTATUS:TENTATIVE\r\n", calendar.TransparencyTentative},
+		{"TRANSP:OPAQUE\r\nX-MICROSOFT-CDO-BUSYSTATUS:OOF\r\n", calendar.TransparencyOutOfOffice},
+		{"TRANSP:OPAQUE\r\nX-MICROSOFT-CDO-BUSYSTATUS:FREE\r\n", calendar.TransparencyFree},
+		{"TRANSP:TRANSPARENT\r\nX-MICROSOFT-CDO-BUSYSTATUS:WORKINGELSEWHERE\r\n", calendar.TransparencyFree},
+	} {
+		doc := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@test\r\nDTSTAMP:20260101T000000Z\r\n" +
+			"DTSTART:20260105T090000Z\r\nDTEND:20260105T100000Z\r\nSUMMARY:x\r\n" + c.props + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+		imp, err := ical.Decode(strings.NewReader(doc), "UTC")
+		if err != nil || len(imp.Items) != 1 {
+			t.Fatalf("%q: %v %+v", c.props, err, imp)
+		}
+		if got := imp.Items[0].Entry.Transparency; got != c.want {
+			t.Errorf("%q: got %q, want %q", c.props, got, c.want)
+		}
+	}
+}
