@@ -741,7 +741,9 @@ type RespondToEntryInput struct {
 	// most 10 occurrences of a series answered apart per attendee, and 100 per
 	// series (BAD_USER_INPUT past them). A cancelled occurrence, or one the
 	// series does not have, is NOT_FOUND. Answers are never reset by an edit
-	// of a title, description or the attendee list.
+	// of a title, description or the attendee list; a change of the series'
+	// time (ALL) resets them all, answers to single occurrences included.
+	// Moving one occurrence (THIS) does not reset the answers to it.
 	Scope graphql.Omittable[*calendar.Scope] `json:"scope,omitempty"`
 	// The version of your answer as you last read it (1 for an invitation not
 	// answered yet). A series attendee's answers to all its occurrences share
