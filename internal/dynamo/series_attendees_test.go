@@ -281,3 +281,27 @@ func TestSeriesMoveResetsAnswers(t *testing.T) {
 		t.Errorf("a new answer after the move: got %+v (answer %s), want 1 DECLINED", got, a.Response)
 	}
 }
+
+// TestSplitThatMovesResetsAnswers: a THIS_AND_FOLLOWING edit that moves the
+// time of the series split off resets the answers it copies; the series
+// before the split keeps its own.
+func TestSplitThatMovesResetsAnswers(t *testing.T) {
+	f := newFixture(t)
+	m := f.dailyMeeting(2)
+	_, err := f.answer(m, m.guests[0], 0, calendar.ScopeAll, calendar.ResponseAccepted)
+	f.mustDo(err)
+	s, err := f.store.Series(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	split, _, err := f.store.UpdateOccurrence(m.organizer, calendar.OccurrenceKey{CalendarID: m.cal.ID, SeriesID: m.entry.ID, OriginalStart: dayOf(10)},
+		calendar.ScopeThisAndFollowing, calendar.EntryUpdate{ExpectedVersion: s.Master.Version,
+			Timing: calendar.Set(timed("2026-12-10T11:00:00Z", "2026-12-10T11:15:00Z", "UTC"))})
+	f.mustDo(err)
+	own, err := f.store.Attendance(m.guests[0], split.Key())
+	f.mustDo(err)
+	if own == nil || own.Response != calendar.ResponseNeedsAction || split.Attendance.Summary != (calendar.AttendeeSummary{NeedsAction: 2}) {
+		t.Errorf("on the series split off at a new time: got %+v, summary %+v, want NEEDS_ACTION of 2", own, split.Attendance.Summary)
+	}
+	if got := f.summariesOn(m)[8]; got != (calendar.AttendeeSummary{NeedsAction: 1, Accepted: 1}) {
+		t.Errorf("before the split: got %+v, want the acceptance kept", got)
+	}
+}
