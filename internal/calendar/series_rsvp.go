@@ -22,8 +22,10 @@ import (
 
 // Bounds of the occurrence answers: MaxOccurrenceAnswers per attendee of a
 // series (the attendee item holds them), MaxSeriesAnswerKeys distinct keys
-// on a series' master, which every view of the series reads (each key is up
-// to six numbers, about 60 bytes: 6 KB at most).
+// on a series' master, which every view of the series reads: a key is up
+// to five number attributes of about 24 bytes each (name and value), so
+// 100 keys add at most 12 KB to the master (3 more read units for a strong
+// read), usually 5 to 7 KB (two or three counts change per answer).
 const (
 	MaxOccurrenceAnswers = 10
 	MaxSeriesAnswerKeys  = 100
