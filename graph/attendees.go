@@ -45,18 +45,40 @@ func organizerOut(ctx context.Context, e model.Entry) (*calendar.User, error) {
 	return userOrNil(ctx, calendar.OrganizerOf(e.Domain()))
 }
 
-// attendeesOut reads a page of an entry's attendees; series and occurrences
-// have none.
+// attendeesOut reads a page of an entry's attendees. An occurrence shows
+// its series' list with each answer at it (calendar.Attendee.AtOccurrence), narrowed
+// by response after the page is read, so such a page may hold fewer than
+// first.
 func attendeesOut(ctx context.Context, svc calendar.AttendeeService, e model.Entry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error) {
 	d := e.Domain()
-	if d.IsSeries() || d.SeriesID != "" || d.Attendance.Summary.Total() == 0 {
+	if d.Attendance.Summary.Total() == 0 {
 		return attendeeConnection(&calendar.AttendeePage{}), page(first, after).Validate()
 	}
-	p, err := svc.Attendees(ctx, d.Key(), calendar.AttendeeFilter{Responses: response}, page(first, after))
+	if d.SeriesID == "" {
+		p, err := svc.Attendees(ctx, d.Key(), calendar.AttendeeFilter{Responses: response}, page(first, after))
+		if err != nil {
+			return nil, err
+		}
+		return attendeeConnection(p), nil
+	}
+	f := calendar.AttendeeFilter{Responses: response}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := svc.Attendees(ctx, calendar.EntryKey{CalendarID: d.CalendarID, EntryID: d.SeriesID}, calendar.AttendeeFilter{}, page(first, after))
 	if err != nil {
 		return nil, err
 	}
-	return attendeeConnection(p), nil
+	kept := &calendar.AttendeePage{EndCursor: p.EndCursor, HasNextPage: p.HasNextPage}
+	for i, a := range p.Attendees {
+		if at := a.AtOccurrence(d.OriginalStart); f.Keeps(at) {
+			kept.Attendees = append(kept.Attendees, at)
+			if i < len(p.Cursors) {
+				kept.Cursors = append(kept.Cursors, p.Cursors[i])
+			}
+		}
+	}
+	return attendeeConnection(kept), nil
 }
 
 // entryOfAttendee is the entry an attendee is invited to, nil once it is
@@ -142,7 +164,7 @@ func attendeeConnection(p *calendar.AttendeePage) *model.AttendeeConnection {
 
 // attendeeDelta converts changeAttendees' input.
 func attendeeDelta(in model.ChangeAttendeesInput) (calendar.AttendeeDelta, error) {
-	key, err := model.DecodeEntryID("entryId", in.EntryID)
+	key, _, err := answeredEntry(in.EntryID)
 	if err != nil {
 		return calendar.AttendeeDelta{}, err
 	}
@@ -156,12 +178,25 @@ func attendeeDelta(in model.ChangeAttendeesInput) (calendar.AttendeeDelta, error
 	return d, nil
 }
 
+// answeredEntry decodes the entry an attendee mutation names: an entry, or
+// an occurrence, whose series it addresses (with its original start).
+func answeredEntry(gid string) (calendar.EntryKey, time.Time, error) {
+	entry, occ, err := model.DecodeEntryOrOccurrenceID("entryId", gid)
+	switch {
+	case err != nil:
+		return calendar.EntryKey{}, time.Time{}, err
+	case entry != nil:
+		return *entry, time.Time{}, nil
+	}
+	return calendar.EntryKey{CalendarID: occ.CalendarID, EntryID: occ.SeriesID}, occ.OriginalStart, nil
+}
+
 // rsvp converts respondToEntry's input.
 func rsvp(in model.RespondToEntryInput) (calendar.RSVP, error) {
-	key, err := model.DecodeEntryID("entryId", in.EntryID)
+	key, occurrence, err := answeredEntry(in.EntryID)
 	return calendar.RSVP{
-		Key: key, ExpectedVersion: in.ExpectedVersion, Response: in.Response, Comment: orEmpty(in.Comment),
-		AdditionalGuests: orEmpty(in.AdditionalGuests), ProposedStart: orEmpty(in.ProposedStart), ProposedEnd: orEmpty(in.ProposedEnd),
+		Key: key, Occurrence: occurrence, Scope: orEmpty(in.Scope), ExpectedVersion: in.ExpectedVersion, Response: in.Response,
+		Comment: orEmpty(in.Comment), AdditionalGuests: orEmpty(in.AdditionalGuests), ProposedStart: orEmpty(in.ProposedStart), ProposedEnd: orEmpty(in.ProposedEnd),
 	}, err
 }
 

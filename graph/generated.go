@@ -5658,7 +5658,11 @@ input NewAttendeeInput {
 input ChangeAttendeesInput {
   "Makes the mutation safe to retry, as on updateEntry."
   idempotencyKey: String
-  "The global ID of a single entry (series and occurrences cannot have attendees yet)."
+  """
+  The global ID of an entry. A series has one attendee list: changing it
+  through the series or through any of its occurrences changes the series'
+  list (a series takes no capacity or waitlist).
+  """
   entryId: ID!
   "People to invite (at most 25 added and removed in all, 100 attendees per entry)."
   add: [NewAttendeeInput!]
@@ -5676,9 +5680,30 @@ type ChangeAttendeesPayload {
 input RespondToEntryInput {
   "Makes the mutation safe to retry, as on updateEntry."
   idempotencyKey: String
-  "The global ID of the entry."
+  """
+  The global ID of the entry, series or occurrence. An answer through an
+  occurrence covers what ` + "`" + `scope` + "`" + ` says.
+  """
   entryId: ID!
-  "The version of your answer as you last read it (1 for an invitation not answered yet)."
+  """
+  For an occurrence: THIS (the default) answers it alone, THIS_AND_FOLLOWING
+  it and every later one, ALL the whole series. A series takes only ALL (the
+  default), a single entry no scope (BAD_USER_INPUT). An answer to one
+  occurrence overrides the series answer there; ALL replaces your answers to
+  single occurrences, THIS_AND_FOLLOWING those from its occurrence on. At
+  most 10 occurrences of a series answered apart per attendee, and 100 per
+  series (BAD_USER_INPUT past them). A cancelled occurrence, or one the
+  series does not have, is NOT_FOUND. Answers are never reset by an edit
+  of a title, description or the attendee list; a change of the series'
+  time (ALL) resets them all, answers to single occurrences included.
+  Moving one occurrence (THIS) does not reset the answers to it.
+  """
+  scope: EditScope
+  """
+  The version of your answer as you last read it (1 for an invitation not
+  answered yet). A series attendee's answers to all its occurrences share
+  one version.
+  """
   expectedVersion: Int!
   "ACCEPTED, TENTATIVE or DECLINED."
   response: AttendeeResponse!
@@ -19655,7 +19680,7 @@ func (ec *executionContext) unmarshalInputRespondToEntryInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "entryId", "expectedVersion", "response", "comment", "additionalGuests", "proposedStart", "proposedEnd"}
+	fieldsInOrder := [...]string{"idempotencyKey", "entryId", "scope", "expectedVersion", "response", "comment", "additionalGuests", "proposedStart", "proposedEnd"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19676,6 +19701,13 @@ func (ec *executionContext) unmarshalInputRespondToEntryInput(ctx context.Contex
 				return it, err
 			}
 			it.EntryID = data
+		case "scope":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scope"))
+			data, err := ec.unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scope = graphql.OmittableOf(data)
 		case "expectedVersion":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
 			data, err := ec.unmarshalNInt2int(ctx, v)

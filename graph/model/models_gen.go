@@ -110,7 +110,9 @@ type CalendarSyncTokenInput struct {
 type ChangeAttendeesInput struct {
 	// Makes the mutation safe to retry, as on updateEntry.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
-	// The global ID of a single entry (series and occurrences cannot have attendees yet).
+	// The global ID of an entry. A series has one attendee list: changing it
+	// through the series or through any of its occurrences changes the series'
+	// list (a series takes no capacity or waitlist).
 	EntryID string `json:"entryId"`
 	// People to invite (at most 25 added and removed in all, 100 attendees per entry).
 	Add graphql.Omittable[[]*NewAttendeeInput] `json:"add,omitempty"`
@@ -728,9 +730,24 @@ type ReopenTaskPayload struct {
 type RespondToEntryInput struct {
 	// Makes the mutation safe to retry, as on updateEntry.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
-	// The global ID of the entry.
+	// The global ID of the entry, series or occurrence. An answer through an
+	// occurrence covers what `scope` says.
 	EntryID string `json:"entryId"`
-	// The version of your answer as you last read it (1 for an invitation not answered yet).
+	// For an occurrence: THIS (the default) answers it alone, THIS_AND_FOLLOWING
+	// it and every later one, ALL the whole series. A series takes only ALL (the
+	// default), a single entry no scope (BAD_USER_INPUT). An answer to one
+	// occurrence overrides the series answer there; ALL replaces your answers to
+	// single occurrences, THIS_AND_FOLLOWING those from its occurrence on. At
+	// most 10 occurrences of a series answered apart per attendee, and 100 per
+	// series (BAD_USER_INPUT past them). A cancelled occurrence, or one the
+	// series does not have, is NOT_FOUND. Answers are never reset by an edit
+	// of a title, description or the attendee list; a change of the series'
+	// time (ALL) resets them all, answers to single occurrences included.
+	// Moving one occurrence (THIS) does not reset the answers to it.
+	Scope graphql.Omittable[*calendar.Scope] `json:"scope,omitempty"`
+	// The version of your answer as you last read it (1 for an invitation not
+	// answered yet). A series attendee's answers to all its occurrences share
+	// one version.
 	ExpectedVersion int `json:"expectedVersion"`
 	// ACCEPTED, TENTATIVE or DECLINED.
 	Response calendar.Response `json:"response"`

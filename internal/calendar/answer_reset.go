@@ -54,6 +54,7 @@ func (a *Attendee) At(epoch int) *Attendee {
 	c.Response, c.Comment, c.AdditionalGuests = ResponseNeedsAction, "", 0
 	c.ProposedStart, c.ProposedEnd, c.RespondedAt = time.Time{}, time.Time{}, time.Time{}
 	c.Waitlisted, c.Ticket, c.Epoch = false, 0, epoch
+	c.Occurrences = nil // a series attendee's answers to occurrences go too
 	return &c
 }
 
@@ -65,6 +66,7 @@ func (a *Attendee) At(epoch int) *Attendee {
 // write built on the old epoch fails its condition and is built again.
 func (att Attendance) ResetAnswers() Attendance {
 	att.Summary = AttendeeSummary{NeedsAction: att.Summary.Total()}
+	att.Shares = nil // the occurrence answers' shares: none stands
 	att.Epoch++
 	att.Rev++
 	return att

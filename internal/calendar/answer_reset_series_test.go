@@ -1,6 +1,7 @@
 package calendar_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -23,12 +24,12 @@ func TestSeriesMoveRaisesTheMastersEpoch(t *testing.T) {
 		}
 		return edit.Master.Attendance
 	}
-	if got := plan(calendar.EntryUpdate{Title: calendar.Set("Standup")}); got != m.Attendance {
+	if got := plan(calendar.EntryUpdate{Title: calendar.Set("Standup")}); !reflect.DeepEqual(got, m.Attendance) {
 		t.Errorf("a new title: %+v, want the answers kept", got)
 	}
 	later := calendar.Timing{Timed: &calendar.TimedTiming{Start: m.Start.Add(time.Hour), End: m.End.Add(time.Hour), TimeZone: "UTC"}}
 	want := calendar.Attendance{Epoch: 3, Rev: 6, Summary: calendar.AttendeeSummary{NeedsAction: 3}}
-	if got := plan(calendar.EntryUpdate{Timing: calendar.Set(later)}); got != want {
+	if got := plan(calendar.EntryUpdate{Timing: calendar.Set(later)}); !reflect.DeepEqual(got, want) {
 		t.Errorf("an hour later: %+v, want %+v", got, want)
 	}
 }

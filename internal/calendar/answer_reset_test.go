@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,7 @@ func TestAnswerAtEpoch(t *testing.T) {
 	}
 	got := a.At(2)
 	want := Attendee{Email: "a@example.com", Response: ResponseNeedsAction, Version: 3, Epoch: 2}
-	if *got != want {
+	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("At a later epoch: %+v, want %+v", *got, want)
 	}
 	if a.Response != ResponseAccepted {

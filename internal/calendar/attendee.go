@@ -60,6 +60,11 @@ type Attendee struct {
 	InvitedBy                  string
 	InvitedAt                  time.Time
 	Version                    int
+	// Occurrences are the attendee's answers to some occurrences of a
+	// series apart from its series answer (the fields above), ordered by
+	// key, at most MaxOccurrenceAnswers; none on a single entry or on an
+	// attendee as shown at one occurrence (AtOccurrence).
+	Occurrences []OccurrenceAnswer
 	// Epoch is the entry's answer epoch (Attendance.Epoch) the answer was
 	// given at: once the entry's time moves past it, the answer reads as
 	// NEEDS_ACTION (At), without any attendee item being rewritten.
@@ -146,6 +151,11 @@ type Attendance struct {
 	// Tickets is how many waitlist tickets were handed out: the next is
 	// Tickets + 1.
 	Tickets int
+	// Shares are, on a series' master, what its attendees' occurrence
+	// answers change in the summary where they apply (SummaryAt), by key,
+	// at most MaxSeriesAnswerKeys; nil elsewhere (an occurrence carries its
+	// own summary in Summary).
+	Shares map[AnswerKey]AttendeeSummary
 	// Rev is raised by every write of the entry's attendees, so that a
 	// rewrite of the entry, which writes the summary as it read it, can
 	// require it unchanged.

@@ -9,7 +9,13 @@ import (
 // RSVP is an attendee's answer to an entry. ExpectedVersion is the version
 // of the attendee as the client last read it.
 type RSVP struct {
-	Key              EntryKey
+	Key EntryKey
+	// Occurrence is the original start of the occurrence of series Key
+	// answered through, zero when the entry itself is answered; Scope is
+	// how much of the series the answer covers ("" is THIS for an
+	// occurrence, ALL for a series). A single entry takes neither.
+	Occurrence       time.Time
+	Scope            Scope
 	ExpectedVersion  int
 	Response         Response
 	Comment          string

@@ -225,12 +225,14 @@ func (s *Series) Exception(originalStart time.Time) *Entry {
 
 // OccurrenceAt returns the series' occurrence originally starting at start, as
 // its rule makes it: the series' fields, its timing moved to start with the
-// same length, and the series' version.
+// same length, the series' version, and the attendee summary at it
+// (Attendance.SummaryAt).
 func (e *Entry) OccurrenceAt(start time.Time) *Entry {
 	o := *e
 	o.Recurrence, o.PreviousSeriesID, o.Overrides, o.LocalStart = nil, "", nil, time.Time{}
 	o.ID, o.SeriesID, o.OriginalStart = OccurrenceID(e.ID, start), e.ID, start.UTC()
 	o.Tags, o.Reminders = slices.Clone(e.Tags), slices.Clone(e.Reminders)
+	o.Attendance.Summary, o.Attendance.Shares = e.Attendance.SummaryAt(start.UTC()), nil
 	if e.Dated() {
 		d := DateOf(start.UTC())
 		o.StartDate, o.EndDate = d, d.AddDays(e.StartDate.DaysUntil(e.EndDate))

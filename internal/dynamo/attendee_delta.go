@@ -43,9 +43,6 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	if err != nil {
 		return nil, err
 	}
-	if e.IsSeries() {
-		return nil, errNoSeriesAttendees()
-	}
 	removed, err := s.removedAttendees(ctx, acc, d, e.Attendance.Epoch)
 	if err != nil {
 		return nil, err
@@ -56,11 +53,16 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 		return nil, calendar.Invalidf("add", "an entry has at most %d attendees; this change would make it %d", calendar.MaxAttendees, n)
 	}
 	var sum calendar.AttendeeSummary
+	shareSum := map[calendar.AnswerKey]calendar.AttendeeSummary{} // a series attendee's occurrence answers
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(d.Key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
 	for _, r := range removed {
 		sum.Count(r, -1)
+		_, shares := calendar.ShareChange(r, nil)
+		for k, d := range shares {
+			shareSum[k] = addSummaries(shareSum[k], d)
+		}
 		w.Delete(attendeeKey(r.CalendarID, r.EntryID, attendeeWho(r.UserID, r.Email)), versionIs(r.Version), attendanceMoved)
 		w.LogInvitation(r)
 	}
@@ -87,7 +89,11 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 		sum.Count(p, 1)
 		sum.Count(&calendar.Attendee{Response: p.Response, Waitlisted: true}, -1)
 	}
-	w.Add(summaryWrites(e, pieces, sum, attendanceAsRead(e.Attendance.Rev))...)
+	shares, cond, err := shareWrites(e, shareSum)
+	if err != nil {
+		return nil, err
+	}
+	w.Add(summaryWrites(e, pieces, sum, and(cond, attendanceAsRead(e.Attendance.Rev)), shares)...)
 	promote(w, promoted, now)
 	w.LogEntry(e.CalendarID, e.ID)
 	if n := w.Size(); n > maxTxActions { // removals seating as many, or 25 users on a year-long entry
@@ -96,6 +102,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("change attendees of entry %s: %w", e.ID, err)
 	}
+	after.Shares = addShares(after.Shares, shareSum)
 	e.Attendance = after
 	e.Attendance.Rev++
 	return e, nil
@@ -139,4 +146,19 @@ func addSummaries(a, b calendar.AttendeeSummary) calendar.AttendeeSummary {
 		NeedsAction: a.NeedsAction + b.NeedsAction, Accepted: a.Accepted + b.Accepted, Tentative: a.Tentative + b.Tentative,
 		Declined: a.Declined + b.Declined, Waitlisted: a.Waitlisted + b.Waitlisted, AcceptedGuests: a.AcceptedGuests + b.AcceptedGuests,
 	}
+}
+
+// addShares returns a master's shares a with d added (nil when none).
+func addShares(a, d map[calendar.AnswerKey]calendar.AttendeeSummary) map[calendar.AnswerKey]calendar.AttendeeSummary {
+	if len(a)+len(d) == 0 {
+		return nil
+	}
+	out := map[calendar.AnswerKey]calendar.AttendeeSummary{}
+	for k, s := range a {
+		out[k] = s
+	}
+	for k, s := range d {
+		out[k] = addSummaries(out[k], s)
+	}
+	return out
 }

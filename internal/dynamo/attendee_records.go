@@ -37,6 +37,9 @@ type attendeeRecord struct {
 	InvitedAt        time.Time `dynamodbav:"invitedAt"`
 	UpdatedAt        time.Time `dynamodbav:"updatedAt"`
 	Version          int       `dynamodbav:"version"`
+	// Occurrences are a series attendee's answers to some occurrences
+	// apart (calendar.Attendee.Occurrences, series_answers.go).
+	Occurrences []occurrenceAnswerRecord `dynamodbav:"occurrences,omitempty"`
 	// Epoch is the entry's answer epoch the answer was given at
 	// (calendar.Attendee.Epoch).
 	Epoch int `dynamodbav:"epoch,omitempty"`
@@ -51,7 +54,7 @@ func newAttendeeRecord(a *calendar.Attendee, updated time.Time) attendeeRecord {
 		Response: string(a.Response), Comment: a.Comment, AdditionalGuests: a.AdditionalGuests,
 		RespondedAt: formatTime(a.RespondedAt), ProposedStart: formatTime(a.ProposedStart), ProposedEnd: formatTime(a.ProposedEnd),
 		Waitlisted: a.Waitlisted, Ticket: a.Ticket, InvitedBy: a.InvitedBy, InvitedAt: a.InvitedAt,
-		UpdatedAt: updated, Version: a.Version, Epoch: a.Epoch,
+		UpdatedAt: updated, Version: a.Version, Epoch: a.Epoch, Occurrences: newOccurrenceAnswerRecords(a.Occurrences),
 	}
 	if a.UserID != "" {
 		ik := attendeeIndexKey(a.UserID, a.InvitedAt, a.CalendarID, a.EntryID)
@@ -82,6 +85,13 @@ func (r attendeeRecord) attendee() (*calendar.Attendee, error) {
 			return nil, err
 		}
 		*f.dst = t
+	}
+	for _, o := range r.Occurrences {
+		answer, err := o.answer()
+		if err != nil {
+			return nil, err
+		}
+		a.Occurrences = append(a.Occurrences, answer)
 	}
 	return a, nil
 }

@@ -56,8 +56,14 @@ func (s *Store) respond(ctx context.Context, viewer string, r calendar.RSVP) (*c
 	if !calendar.CanRespond(viewer, was) {
 		return nil, errEntryNotFound()
 	}
+	if r, err = r.ScopeOn(e.IsSeries()); err != nil {
+		return nil, err
+	}
 	if was.Version != r.ExpectedVersion {
 		return nil, attendeeChanged(r.ExpectedVersion)(items[ak])
+	}
+	if e.IsSeries() {
+		return s.respondSeries(ctx, items[ek], e, was, r)
 	}
 	now := s.timestamp()
 	att := e.Attendance

@@ -124,10 +124,11 @@ func entryOfItem(it item) (*calendar.Entry, int, error) {
 	return e, r.Pieces, nil
 }
 
-// errNoSeriesAttendees refuses attendees on recurring entries, whose
-// per-occurrence answers are not built yet.
-func errNoSeriesAttendees() error {
-	return calendar.Invalidf("id", "recurring entries cannot have attendees yet: invite people to a single entry")
+// errSeriesAttendance refuses what a series does not take: a capacity and
+// waitlist (seating per occurrence is not built), an organizer handed over
+// through a series edit, and a list hidden for one occurrence.
+func errSeriesAttendance() error {
+	return calendar.Invalidf("capacity", "a series takes no capacity, waitlist or organizerEmail, and hideAttendees only for ALL: set capacity on single entries")
 }
 
 // attendeePut writes a, which was read at version wasVersion (0: new).
@@ -240,12 +241,21 @@ func (s *Store) removeAttendees(ctx context.Context, viewer string, e *calendar.
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(e.CalendarID, viewer, calendar.ActionWriteEntries))
 	var d calendar.AttendeeSummary
+	shareSum := map[calendar.AnswerKey]calendar.AttendeeSummary{}
 	for _, a := range gone {
 		d.Count(a, -1)
+		_, keys := calendar.ShareChange(a, nil)
+		for k, s := range keys {
+			shareSum[k] = addSummaries(shareSum[k], s)
+		}
 		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
 		w.LogInvitation(a)
 	}
-	w.Add(summaryWrites(e, pieces, d, attendanceAsRead(e.Attendance.Rev))...)
+	shares, cond, err := shareWrites(e, shareSum)
+	if err != nil {
+		return err
+	}
+	w.Add(summaryWrites(e, pieces, d, and(cond, attendanceAsRead(e.Attendance.Rev)), shares)...)
 	w.LogEntry(e.CalendarID, e.ID)
 	if err := s.commit(ctx, w); err != nil {
 		return fmt.Errorf("remove attendees of entry %s: %w", e.ID, err)

@@ -7,6 +7,7 @@ import "github.com/calgraph/calgraph/internal/calendar"
 // checks each attendee's index keys and change record.
 func (c *checker) checkAttendees(calendarID string, entries map[string]entryRecord, pieces []entryRecord, attendees []attendeeRecord) {
 	recount := map[string]calendar.AttendeeSummary{}
+	shares := map[string]map[calendar.AnswerKey]calendar.AttendeeSummary{}
 	tickets := map[string]map[int]bool{}
 	for _, r := range attendees {
 		e, ok := entries[r.EntryID]
@@ -27,6 +28,13 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		s := recount[r.EntryID]
 		s.Count(a, 1)
 		recount[r.EntryID] = s
+		if len(a.Occurrences) > 0 {
+			_, keys := calendar.ShareChange(nil, a)
+			shares[r.EntryID] = addShares(shares[r.EntryID], keys)
+		}
+		if len(a.Occurrences) > calendar.MaxOccurrenceAnswers || len(a.Occurrences) > 0 && e.EntityType != entitySeries {
+			c.problem("calendar %s: attendee %s keeps %d occurrence answers on a %s", calendarID, r.SK, len(a.Occurrences), e.EntityType)
+		}
 		if r.PK != want.PK || r.SK != want.SK || r.GSI1PK != want.GSI1PK || r.GSI1SK != want.GSI1SK || r.LSI2SK != want.LSI2SK {
 			c.problem("calendar %s: attendee %s is not under its keys (GSI1 %q, LSI2 %q)", calendarID, r.SK, r.GSI1SK, r.LSI2SK)
 		}
@@ -45,10 +53,31 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		if got, want := e.attendance().Summary, recount[id]; got != want || e.AttHeads != want.HeadCount() {
 			c.problem("calendar %s: entry %s keeps the summary %+v (head count %d), its attendees count %+v", calendarID, id, got, e.AttHeads, want)
 		}
+		c.checkShares(calendarID, e, shares[id])
 	}
 	for _, p := range pieces {
 		if e, ok := entries[p.ID]; ok && (p.attendance().Summary != e.attendance().Summary || p.AttEpoch != e.AttEpoch) {
 			c.problem("calendar %s: piece %s keeps the summary %+v at epoch %d, its entry %+v at %d", calendarID, p.SK, p.attendance().Summary, p.AttEpoch, e.attendance().Summary, e.AttEpoch)
 		}
+	}
+}
+
+// checkShares compares the occurrence answer shares a series' master keeps
+// (series_answers.go) with those its attendees' answers make: every key's
+// counts, a key kept with nothing left in it counting as none, and the
+// count of keys it holds.
+func (c *checker) checkShares(calendarID string, e entryRecord, want map[calendar.AnswerKey]calendar.AttendeeSummary) {
+	for k, got := range e.Shares {
+		if got != want[k] {
+			c.problem("calendar %s: series %s keeps the share %+v at %v, its attendees' answers make %+v", calendarID, e.ID, got, k, want[k])
+		}
+	}
+	for k, w := range want {
+		if _, ok := e.Shares[k]; !ok && w != (calendar.AttendeeSummary{}) {
+			c.problem("calendar %s: series %s keeps no share at %v, its attendees' answers make %+v", calendarID, e.ID, k, w)
+		}
+	}
+	if len(e.Shares) != e.AttKeys || e.AttKeys > calendar.MaxSeriesAnswerKeys {
+		c.problem("calendar %s: series %s holds %d share keys and counts %d (at most %d)", calendarID, e.ID, len(e.Shares), e.AttKeys, calendar.MaxSeriesAnswerKeys)
 	}
 }

@@ -134,8 +134,8 @@ func (s *Store) updateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 		}
 	}
 	if e.IsSeries() { // a single entry made to repeat: it becomes a series under its ID
-		if old.Attendance.Summary.Total() > 0 {
-			return nil, acc.calendar, errNoSeriesAttendees()
+		if e.Attendance.Capacity > 0 {
+			return nil, acc.calendar, errSeriesAttendance()
 		}
 		if err := calendar.ValidateSeries(s.recur, &e); err != nil {
 			return nil, acc.calendar, err
@@ -280,17 +280,17 @@ func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	if err != nil {
 		return err
 	}
+	if old.IsSeries() { // its attendees go with it (seriesPeople)
+		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
+			Scope: calendar.ScopeAll, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
+		})
+		return err
+	}
 	var attendees []*calendar.Attendee
 	if old.Attendance.Summary.Total() > 0 {
 		if attendees, err = s.allAttendees(ctx, old); err != nil {
 			return err
 		}
-	}
-	if old.IsSeries() {
-		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
-			Scope: calendar.ScopeAll, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
-		})
-		return err
 	}
 	w := newWrite()
 	w.Idempotent(ctx)

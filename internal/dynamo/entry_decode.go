@@ -3,9 +3,12 @@ package dynamo
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // decodeEntryRecord is unmarshal[entryRecord] without reflection: range
@@ -135,6 +138,15 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.AttRev, err = nAttr(av)
 		case attrAttEpoch:
 			r.AttEpoch, err = nAttr(av)
+		case attrAttKeys:
+			r.AttKeys, err = nAttr(av)
+		default:
+			if strings.HasPrefix(name, sharePrefix) {
+				if r.Shares == nil {
+					r.Shares = map[calendar.AnswerKey]calendar.AttendeeSummary{}
+				}
+				_, err = readShare(r.Shares, name, av)
+			}
 		}
 		if err != nil {
 			return r, fmt.Errorf("unmarshal dynamo.entryRecord: %s: %w", name, err)

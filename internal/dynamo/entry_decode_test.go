@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // TestEntryDecoderMatchesAttributeValue: decodeEntryRecord reads what
@@ -23,7 +25,8 @@ func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 		Rule: "FREQ=DAILY", RDates: []string{"r1", "r2"}, ExDates: []string{"x1"}, PreviousSeriesID: "p", Gen: "g",
 		Xrev: 9, SeriesStart: "ss", SeriesID: "sid", OriginalStart: "os", OriginalEnd: "oe", Cancelled: true, Overrides: []string{"title"},
 		Organizer: "o", Capacity: 10, Waitlist: true, HideAttendees: true, AttNeedsAction: 1, AttAccepted: 2, AttTentative: 3,
-		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9, AttEpoch: 10,
+		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9, AttEpoch: 10, AttKeys: 1,
+		Shares: map[calendar.AnswerKey]calendar.AttendeeSummary{{From: ts.Truncate(time.Second), Following: true}: {NeedsAction: -1, Accepted: 1, AcceptedGuests: 2}},
 	}
 	v := reflect.ValueOf(full)
 	for i := range v.NumField() {

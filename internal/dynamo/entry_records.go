@@ -90,6 +90,10 @@ type entryRecord struct {
 	// the entry's time raises it in the write that moves it, and an
 	// attendee item whose epoch is older reads as NEEDS_ACTION.
 	AttEpoch int `dynamodbav:"attEpoch,omitempty"`
+	// A series master's occurrence answer shares (series_answers.go), by
+	// key: attributes of their own, which the marshaller writes.
+	Shares  map[calendar.AnswerKey]calendar.AttendeeSummary `dynamodbav:"-"`
+	AttKeys int                                             `dynamodbav:"attKeys,omitempty"`
 }
 
 // entryRole is which of its five kinds of item an entryRecord is.
@@ -197,6 +201,12 @@ func (r *entryRecord) setAttendance(a calendar.Attendance) {
 	r.AttNeedsAction, r.AttAccepted, r.AttTentative, r.AttDeclined = s.NeedsAction, s.Accepted, s.Tentative, s.Declined
 	r.AttWaitlisted, r.AttGuests, r.AttTickets, r.AttRev = s.Waitlisted, s.AcceptedGuests, a.Tickets, a.Rev
 	r.AttHeads, r.AttEpoch = s.HeadCount(), a.Epoch
+	r.Shares, r.AttKeys = a.Shares, 0
+	for _, d := range a.Shares {
+		if d != (calendar.AttendeeSummary{}) {
+			r.AttKeys++
+		}
+	}
 }
 
 // attendance reads r's attendance attributes.
@@ -207,7 +217,7 @@ func (r *entryRecord) attendance() calendar.Attendance {
 			NeedsAction: r.AttNeedsAction, Accepted: r.AttAccepted, Tentative: r.AttTentative, Declined: r.AttDeclined,
 			Waitlisted: r.AttWaitlisted, AcceptedGuests: r.AttGuests,
 		},
-		Tickets: r.AttTickets, Rev: r.AttRev, Epoch: r.AttEpoch,
+		Tickets: r.AttTickets, Rev: r.AttRev, Epoch: r.AttEpoch, Shares: r.Shares,
 	}
 }
 

@@ -82,7 +82,9 @@ func (s *Store) seriesPlacement(e *calendar.Entry, gen string) placement {
 
 // UpdateOccurrence implements calendar.SeriesService.
 func (s *Store) UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, u calendar.EntryUpdate) (*calendar.Entry, *calendar.Calendar, error) {
-	edit, cal, err := s.editSeries(ctx, key, calendar.SeriesEditInput{Scope: scope, Update: u})
+	edit, cal, err := retrySeriesEdit(ctx, func() (*calendar.SeriesEdit, *calendar.Calendar, error) {
+		return s.editSeries(ctx, key, calendar.SeriesEditInput{Scope: scope, Update: u})
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,8 +93,10 @@ func (s *Store) UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey
 
 // DeleteOccurrence implements calendar.SeriesService.
 func (s *Store) DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey, scope calendar.Scope, expectedVersion int) error {
-	_, _, err := s.editSeries(ctx, key, calendar.SeriesEditInput{
-		Scope: scope, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
+	_, _, err := retrySeriesEdit(ctx, func() (*calendar.SeriesEdit, *calendar.Calendar, error) {
+		return s.editSeries(ctx, key, calendar.SeriesEditInput{
+			Scope: scope, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
+		})
 	})
 	return err
 }
@@ -105,8 +109,8 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 	if err := validEntryKey(calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID}); err != nil {
 		return nil, nil, err
 	}
-	if in.Update.ChangesAttendance() {
-		return nil, nil, errNoSeriesAttendees()
+	if u := in.Update; u.Capacity.Set || u.Waitlist.Set || u.OrganizerEmail.Set || u.HideAttendees.Set && in.Scope != calendar.ScopeAll {
+		return nil, nil, errSeriesAttendance()
 	}
 	acc, defaults, err := s.entryAccess(ctx, key.CalendarID)
 	if err != nil {
@@ -123,7 +127,11 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 	if err != nil {
 		return nil, acc.calendar, err
 	}
-	if err := s.applySeriesEdit(ctx, acc, st, edit); err != nil {
+	people, err := s.seriesPeople(ctx, st, edit, key.OriginalStart)
+	if err != nil {
+		return nil, acc.calendar, err
+	}
+	if err := s.applySeriesEdit(ctx, acc, st, edit, people); err != nil {
 		return nil, acc.calendar, fmt.Errorf("change series %s: %w", key.SeriesID, err)
 	}
 	return edit, acc.calendar, nil
@@ -179,12 +187,13 @@ func masterUnchanged(st *storedSeries) expression.ConditionBuilder {
 //
 // Should the process stop between the steps, what is left behind is never
 // read: exceptions of a generation or series that never became current.
-func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit) error {
+func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit, people seriesPeopleWrites) error {
 	gen := st.gen
 	if edit.Regenerate {
 		gen = s.newID()
 	}
 	ops := append([]txOp{roleCheck(st.Master.CalendarID, acc.viewer, calendar.ActionWriteEntries)}, s.masterWrites(st, edit, gen)...)
+	ops = append(ops, people.ops...)
 	var inPlace, fresh []txOp
 	for _, x := range edit.Put {
 		switch {
@@ -211,10 +220,13 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 		}
 		ops = append(ops, slots...)
 	}
-	if whole := seriesWrite(ctx, acc.viewer, st, edit, ops, inPlace, fresh, drops); whole.Size() <= s.maxSeriesActions {
+	if whole := people.logged(seriesWrite(ctx, acc.viewer, st, edit, ops, inPlace, fresh, drops)); whole.Size() <= s.maxSeriesActions {
 		return s.bookingFailed(ctx, s.commit(ctx, whole))
 	}
-	switchOver := seriesWrite(ctx, acc.viewer, st, edit, ops)
+	switchOver := people.logged(seriesWrite(ctx, acc.viewer, st, edit, ops))
+	if len(people.ops) > 0 && switchOver.Size() > s.maxSeriesActions {
+		return s.tooManyPeople(ctx, acc, st, edit)
+	}
 	if len(inPlace) > 0 || switchOver.Size() > s.maxSeriesActions { // no steps can split these
 		if acc.calendar.IsResource {
 			return errTooManyBookings()
@@ -313,11 +325,11 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 	var ops []txOp
 	switch {
 	case edit.Master == nil:
-		ops = append(ops, opDelete(mk, masterUnchanged(st), seriesChanged("series")))
+		ops = append(ops, opDelete(mk, masterAsRead(st), masterChanged(st)))
 	case edit.MasterChanged():
 		r := entryRecords(edit.Master, s.seriesPlacement(edit.Master, gen))[0]
 		r.Xrev = st.xrev
-		ops = append(ops, opPut(mk, r, masterUnchanged(st), seriesChanged("series")))
+		ops = append(ops, opPut(mk, r, masterAsRead(st), masterChanged(st)))
 	default:
 		ops = append(ops, opUpdate(mk, expression.Add(expression.Name(attrXrev), expression.Value(1)),
 			versionIs(master.Version), seriesChanged("series")))

@@ -265,14 +265,23 @@ func (l *Loaders) Entry(ctx context.Context, key calendar.EntryKey) (*calendar.E
 // ViewerAttendee returns the viewer's own invitation to an entry they were
 // shown, nil when they are not invited, as it reads at the entry's answer
 // epoch (an answer from before its time moved is NEEDS_ACTION): the
-// entries of one level of a request are read in one batch.
+// entries of one level of a request are read in one batch. An
+// occurrence's is the viewer's invitation to its series, with their answer
+// at the occurrence (the occurrences of one series share the read).
 func (l *Loaders) ViewerAttendee(ctx context.Context, e *calendar.Entry) (*calendar.Attendee, error) {
 	viewer, err := calendar.ViewerID(ctx)
-	if err != nil || e.IsSeries() || e.SeriesID != "" {
+	if err != nil {
 		return nil, err
 	}
-	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: e.Key(), UserID: viewer})()
-	return a.At(e.Attendance.Epoch), err
+	if e.SeriesID == "" {
+		a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: e.Key(), UserID: viewer})()
+		return a.At(e.Attendance.Epoch), err
+	}
+	a, err := l.loadAttendee(ctx, calendar.AttendeeKey{Entry: calendar.EntryKey{CalendarID: e.CalendarID, EntryID: e.SeriesID}, UserID: viewer})()
+	if a == nil || err != nil {
+		return nil, err
+	}
+	return a.At(e.Attendance.Epoch).AtOccurrence(e.OriginalStart), nil
 }
 
 // CalendarOfEntry returns the calendar of an entry the viewer was shown.

@@ -1,0 +1,116 @@
+package dynamo
+
+import (
+	"cmp"
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// The attendees of a series in its edits. A master written whole (an edit
+// of the series as a whole, or of its end by a split) carries its summary
+// and shares as read, so it requires them unchanged (masterAsRead), and an
+// answer given meanwhile has the edit built again, never refused. A
+// deletion of the series deletes its attendees in its transaction; a
+// split copies them to the series split off (calendar.SplitAttendee), in
+// the transaction that creates it.
+
+// masterAsRead is the condition on a master rewritten or deleted: as read,
+// its attendee summary included.
+func masterAsRead(st *storedSeries) expression.ConditionBuilder {
+	return masterUnchanged(st).And(attendanceAsRead(st.Master.Attendance.Rev))
+}
+
+// masterChanged explains a failed masterAsRead: a change of the series is
+// the client's VERSION_CONFLICT; a change of its attendees alone is built
+// again (errAttendanceMoved).
+func masterChanged(st *storedSeries) explainFunc {
+	return func(old item) error {
+		if old != nil {
+			r, err := decodeEntryRecord(old)
+			if err == nil && r.Version == st.Master.Version && r.Xrev == st.xrev && r.AttRev != st.Master.Attendance.Rev {
+				return errAttendanceMoved
+			}
+		}
+		return seriesChanged("series")(old)
+	}
+}
+
+// seriesPeopleWrites are the attendee writes of a series edit, and the
+// attendees whose own logs record them (write.LogInvitation).
+type seriesPeopleWrites struct {
+	ops     []txOp
+	invited []*calendar.Attendee
+}
+
+// logged adds the invitation records of p to w and returns w.
+func (p seriesPeopleWrites) logged(w *write) *write {
+	for _, a := range p.invited {
+		w.LogInvitation(a)
+	}
+	return w
+}
+
+// seriesPeople returns the attendee writes of a series edit: deletes of
+// every attendee when it deletes the series, copies to the series split
+// off (whose attendance it sets) when it splits.
+func (s *Store) seriesPeople(ctx context.Context, st *storedSeries, edit *calendar.SeriesEdit, orig time.Time) (seriesPeopleWrites, error) {
+	var out seriesPeopleWrites
+	if st.Master.Attendance.Summary.Total() == 0 || (edit.Master != nil && edit.Split == nil) {
+		return out, nil
+	}
+	people, err := s.allAttendees(ctx, st.Master)
+	if err != nil {
+		return out, err
+	}
+	if edit.Master == nil {
+		for _, a := range people {
+			out.ops = append(out.ops, opDelete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved))
+		}
+		out.invited = people
+		return out, nil
+	}
+	now := s.timestamp()
+	for _, a := range people {
+		p := calendar.SplitAttendee(a, st.Master, edit.Split, orig)
+		out.invited = append(out.invited, p)
+		put := attendeePut(p, 0, now)
+		put.failed = mustBeNew(calendar.CodeInternal, "series ID collision")
+		out.ops = append(out.ops, put)
+	}
+	edit.Split.Attendance = calendar.SplitAttendance(st.Master, out.invited)
+	return out, nil
+}
+
+// tooManyPeople answers a series edit whose attendee writes do not fit one
+// transaction: a deletion removes some attendees first, in a transaction of
+// their own (each a consistent state: the series with fewer attendees),
+// and is built again; a split is refused.
+func (s *Store) tooManyPeople(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit) error {
+	if edit.Master != nil {
+		return calendar.Invalidf("scope", "this series has too many attendees to split in one step: remove some, or change ALL occurrences")
+	}
+	people, err := s.allAttendees(ctx, st.Master)
+	if err != nil {
+		return err
+	}
+	if err := s.removeAttendees(ctx, acc.viewer, st.Master, 1, people[:min(len(people), calendar.MaxAttendeeDelta*2)]); err != nil {
+		return err
+	}
+	return errAttendanceMoved
+}
+
+// retrySeriesEdit is retryAttendance for series edits: one whose master's
+// attendee summary moved under it (an answer) is built again.
+func retrySeriesEdit(ctx context.Context, edit func() (*calendar.SeriesEdit, *calendar.Calendar, error)) (*calendar.SeriesEdit, *calendar.Calendar, error) {
+	var cal *calendar.Calendar
+	out, err := retryAttendance(ctx, func() (*calendar.SeriesEdit, error) {
+		e, c, err := edit()
+		cal = cmp.Or(c, cal)
+		return e, err
+	})
+	return out, cal, err
+}
