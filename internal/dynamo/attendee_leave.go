@@ -69,6 +69,7 @@ func (s *Store) leaveEntry(ctx context.Context, k calendar.EntryKey, userID stri
 	}
 	var d calendar.AttendeeSummary
 	d.Count(gone, -1)
+	_, shares := calendar.ShareChange(gone, nil) // a series attendee's answers to occurrences
 	after := e.Attendance
 	after.Summary = addSummaries(after.Summary, d)
 	promoted, _, err := s.promotions(ctx, e, after, 1, gone)
@@ -79,9 +80,13 @@ func (s *Store) leaveEntry(ctx context.Context, k calendar.EntryKey, userID stri
 		d.Count(p, 1)
 		d.Count(&calendar.Attendee{Response: p.Response, Waitlisted: true}, -1)
 	}
+	shareUpdate, cond, err := shareWrites(e, shares)
+	if err != nil {
+		return err
+	}
 	w := newWrite()
 	w.Delete(ak, versionIs(gone.Version), func(item) error { return errAttendanceMoved })
-	w.Add(summaryWrites(e, pieces, d, attendanceAsRead(e.Attendance.Rev))...)
+	w.Add(summaryWrites(e, pieces, d, and(cond, attendanceAsRead(e.Attendance.Rev)), shareUpdate)...)
 	promote(w, promoted, s.timestamp())
 	w.LogEntry(e.CalendarID, e.ID)
 	if err := s.commit(ctx, w); err != nil {

@@ -53,3 +53,34 @@ func TestDeletedAccountLeavesInvitations(t *testing.T) {
 		t.Errorf("%d attendee items left, want 2", n)
 	}
 }
+
+// TestDeletedAccountLeavesASeries: a series attendee who answered the
+// series and single occurrences apart leaves with their account: their
+// item goes, and so do the counts their occurrence answers kept on the
+// master (Store.Check recounts them).
+func TestDeletedAccountLeavesASeries(t *testing.T) {
+	f := newFixture(t)
+	m := f.dailyMeeting(2)
+	_, err := f.answer(m, m.guests[0], 0, calendar.ScopeAll, calendar.ResponseAccepted)
+	f.mustDo(err)
+	_, err = f.answer(m, m.guests[0], 9, calendar.ScopeThis, calendar.ResponseDeclined)
+	f.mustDo(err)
+	_, err = f.answer(m, m.guests[0], 12, calendar.ScopeThisAndFollowing, calendar.ResponseTentative)
+	f.mustDo(err)
+	if _, _, err := f.store.DeleteAccount(m.guests[0], "guest00@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	f.consistent()
+	if n := f.countEntities()["ATTENDEE"]; n != 1 {
+		t.Errorf("%d attendee items left, want guest01's", n)
+	}
+	att := f.entryNow(m).Attendance
+	if att.Summary != (calendar.AttendeeSummary{NeedsAction: 1}) {
+		t.Errorf("the series' summary: %+v, want guest01 alone", att.Summary)
+	}
+	for k, s := range att.Shares {
+		if s != (calendar.AttendeeSummary{}) {
+			t.Errorf("the share of %v is left: %+v", k, s)
+		}
+	}
+}
