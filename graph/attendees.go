@@ -139,7 +139,11 @@ func invitationsIn(ctx context.Context, p *calendar.AttendeePage, in model.TimeR
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		if entries[i].Overlaps(rng.Start, rng.End, rng.Zone) {
+		occurs, err := loader.For(ctx).Occurs(entries[i], rng)
+		if err != nil {
+			return nil, err
+		}
+		if occurs {
 			kept.Attendees, kept.Cursors = append(kept.Attendees, a), append(kept.Cursors, p.Cursors[i])
 		}
 	}

@@ -222,3 +222,59 @@ func TestAgendaOfInvitationsPlan(t *testing.T) {
 	t.Logf("agenda of a week, %d invitations of which 1 in it: %d items read for %d entries shown (%d for %d without invitations)",
 		invitations, items, shown, itemsWithout, shownWithout)
 }
+
+// TestInvitedSeriesInTheAgendaAndInbox: an invited non-member's agenda
+// shows a series they are invited to as its calendar's readers see it,
+// with a moved occurrence where it was moved (the series' exceptions are
+// read with it), and their inbox finds the series in a week long after its
+// first occurrence.
+func TestInvitedSeriesInTheAgendaAndInbox(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("iseries", 1, 0, false)
+	guest, cal := p.guests[0], e.calendarOf(p.owner)
+	d := e.must(p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Stand-up",
+		timing: {timed: {start: "2026-11-02T09:00:00Z", end: "2026-11-02T09:15:00Z", timeZone: "UTC"}}, recurrence: {rule: "FREQ=DAILY"}}) { entry { id } } }`,
+		map[string]any{"c": cal})
+	series := str(d, "createEntry.entry.id")
+	e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "guest0-iseries@example.com"}]}) { entry { id } } }`,
+		map[string]any{"id": series})
+	const week = `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, timeZone: "UTC") {
+		entries { id title ... on TimedEntry { start } } } } }`
+	d = e.must(p.owner, week, map[string]any{"c": cal})
+	var tuesday string
+	for _, x := range asList(get(d, "calendar.entries.entries")) {
+		if str(x, "start") == "2026-11-24T09:00:00Z" {
+			tuesday = str(x, "id")
+		}
+	}
+	e.must(p.owner, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, scope: THIS,
+		timing: {timed: {start: "2026-11-24T15:00:00Z", end: "2026-11-24T15:15:00Z", timeZone: "UTC"}}}) { entry { id } } }`,
+		map[string]any{"id": tuesday})
+	e.consistent()
+
+	var readers []string
+	for _, x := range asList(get(e.must(p.owner, week, map[string]any{"c": cal}), "calendar.entries.entries")) {
+		if str(x, "title") == "Stand-up" {
+			readers = append(readers, str(x, "start"))
+		}
+	}
+	d = e.must(guest, `{ viewer { agenda(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, timeZone: "UTC") {
+		entries { title ... on TimedEntry { start } } } } }`, nil)
+	var invited []string
+	for _, x := range asList(get(d, "viewer.agenda.entries")) {
+		if str(x, "title") == "Stand-up" {
+			invited = append(invited, str(x, "start"))
+		}
+	}
+	if len(readers) != 7 || !slices.Contains(readers, "2026-11-24T15:00:00Z") || !slices.Equal(invited, readers) {
+		t.Errorf("the invitee's agenda shows the series at %v, its readers at %v", invited, readers)
+	}
+	d = e.must(guest, `{ viewer { invitations(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { edges { node { entry { title } } } } } }`, nil)
+	var titles []string
+	for _, x := range asList(get(d, "viewer.invitations.edges")) {
+		titles = append(titles, str(x, "node.entry.title"))
+	}
+	if !slices.Contains(titles, "Stand-up") {
+		t.Errorf("the inbox for a week of the series: %v, want the series among them", titles)
+	}
+}

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"sync"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -62,7 +63,7 @@ func (l *Loaders) loadInvited(ctx context.Context, viewer string, keys []calenda
 // already (byID), adding their calendars to byID: the entries the viewer is
 // still invited to, have not declined, and that still exist. Each calendar
 // so opened answers RoleInvited to a viewer who is no member of it.
-func (in *invitedLoads) shown(l *Loaders, byID map[string]*calendar.Calendar) ([]*calendar.Entry, error) {
+func (in *invitedLoads) shown(ctx context.Context, l *Loaders, byID map[string]*calendar.Calendar) ([]*calendar.Entry, error) {
 	var out []*calendar.Entry
 	opened := map[string]bool{}
 	for i, k := range in.keys {
@@ -94,5 +95,58 @@ func (in *invitedLoads) shown(l *Loaders, byID map[string]*calendar.Calendar) ([
 		l.reach(k.CalendarID)
 		out = append(out, e)
 	}
-	return out, nil
+	return l.withExceptions(ctx, out)
+}
+
+// withExceptions adds to entries the exceptions of the series among them,
+// which the range Query of a calendar the viewer reads would have brought:
+// without them an invited series would show its moved occurrences where
+// its rule puts them, and its cancelled ones. One Query per invited series,
+// side by side (a wave only when the agenda holds one).
+func (l *Loaders) withExceptions(ctx context.Context, entries []*calendar.Entry) ([]*calendar.Entry, error) {
+	var series []*calendar.Entry
+	for _, e := range entries {
+		if e.IsSeries() {
+			series = append(series, e)
+		}
+	}
+	found := make([]*calendar.Series, len(series))
+	errs := make([]error, len(series))
+	var wg sync.WaitGroup
+	for i, e := range series {
+		wg.Go(func() { found[i], errs[i] = l.reader.Series(ctx, e.Key()) })
+	}
+	wg.Wait()
+	for i, s := range found {
+		if calendar.ErrorCode(errs[i]) == calendar.CodeNotFound {
+			continue // deleted since it was read: the master shows as read
+		}
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		entries = append(entries, s.Exceptions...)
+	}
+	return entries, nil
+}
+
+// Occurs reports whether e shows in r: a single entry when it overlaps r,
+// a series when one of its occurrences does by its rule (its exceptions
+// are not read: a moved occurrence counts where the rule puts it).
+func (l *Loaders) Occurs(e *calendar.Entry, r calendar.Range) (bool, error) {
+	if !e.IsSeries() {
+		return e.Overlaps(r.Start, r.End, r.Zone), nil
+	}
+	x, err := calendar.Expand(l.engine, []*calendar.Entry{e}, r, false, calendar.MaxViewEntries+1)
+	if calendar.ErrorCode(err) == calendar.CodeInvalid {
+		return true, nil // more occurrences in r than a view shows: it occurs
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, occ := range x.Entries {
+		if occ.Overlaps(r.Start, r.End, r.Zone) {
+			return true, nil
+		}
+	}
+	return len(x.TooDense) > 0, nil
 }

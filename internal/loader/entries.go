@@ -135,7 +135,7 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 	if err != nil {
 		return nil, err
 	}
-	invitedTo, err := inv.shown(l, byID)
+	invitedTo, err := inv.shown(ctx, l, byID)
 	if err != nil {
 		return nil, err
 	}
