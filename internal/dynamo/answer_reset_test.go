@@ -178,7 +178,7 @@ func TestWholeDayChangesReset(t *testing.T) {
 	m := f.meeting(2, 0, false)
 	day, _ := calendar.ParseDate("date", "2026-12-01")
 	e := f.entryNow(m)
-	e, _, err := f.store.UpdateEntry(m.organizer, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version,
+	_, _, err := f.store.UpdateEntry(m.organizer, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version,
 		Timing: calendar.Set(calendar.Timing{AllDay: &day})})
 	f.mustDo(err)
 	f.mustDo(f.respond(m, 0, calendar.ResponseAccepted))
