@@ -57,3 +57,77 @@ func TestFeedAttendeesRoundTrip(t *testing.T) {
 		t.Errorf("the copy's summary: %s", got)
 	}
 }
+
+// TestFeedSeriesAttendeesRoundTrip: a series' organizer and attendees are
+// in its feed with their answers to the whole series, and an exception's
+// override carries the answers at its occurrence; importing the feed into
+// another calendar gives the series the same attendees and answers (an
+// exception's own answers are left out and the import says so).
+func TestFeedSeriesAttendeesRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	p := e.party("fseries", 2, 0, false)
+	cal := e.calendarOf(p.owner)
+	d := e.must(p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Stand-up",
+		timing: {timed: {start: "2026-11-23T09:00:00Z", end: "2026-11-23T09:15:00Z", timeZone: "UTC"}}, recurrence: {rule: "FREQ=DAILY;COUNT=5"}}) { entry { id } } }`,
+		map[string]any{"c": cal})
+	series := str(d, "createEntry.entry.id")
+	e.must(p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "guest0-fseries@example.com"}, {email: "guest1-fseries@example.com"}]}) { entry { id } } }`,
+		map[string]any{"id": series})
+	const answer = `mutation($id: ID!, $v: Int!, $r: AttendeeResponse!, $s: EditScope) {
+		respondToEntry(input: {entryId: $id, expectedVersion: $v, response: $r, scope: $s}) { attendee { version } } }`
+	d = e.must(p.guests[0], answer, map[string]any{"id": series, "v": 1, "r": "ACCEPTED", "s": "ALL"})
+	d = e.must(p.owner, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, timeZone: "UTC") {
+		entries { id ... on TimedEntry { start } } } } }`, map[string]any{"c": cal})
+	var tuesday string
+	for _, x := range asList(get(d, "calendar.entries.entries")) {
+		if str(x, "start") == "2026-11-24T09:00:00Z" {
+			tuesday = str(x, "id")
+		}
+	}
+	e.must(p.guests[0], answer, map[string]any{"id": tuesday, "v": 2, "r": "DECLINED", "s": "THIS"})
+	e.must(p.owner, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, scope: THIS, title: "Stand-up (late)"}) { entry { id } } }`,
+		map[string]any{"id": tuesday})
+
+	d = e.must(p.owner, rotate, map[string]any{"c": cal})
+	_, ics, _ := e.getFeed(str(d, "rotateCalendarFeed.path"), "")
+	unfolded := strings.ReplaceAll(ics, "\r\n ", "")
+	// The series' VEVENT and its exception's, by their SUMMARY.
+	var masterEvent, exceptionEvent string
+	for _, ev := range strings.Split(unfolded, "BEGIN:VEVENT")[1:] {
+		switch {
+		case strings.Contains(ev, "\r\nSUMMARY:Stand-up\r\n"):
+			masterEvent = ev
+		case strings.Contains(ev, "\r\nSUMMARY:Stand-up (late)\r\n"):
+			exceptionEvent = ev
+		}
+	}
+	for _, c := range []struct{ event, want string }{
+		{masterEvent, "PARTSTAT=ACCEPTED;ROLE=REQ-PARTICIPANT:mailto:guest0-fseries@example.com"},
+		{masterEvent, "ORGANIZER;CN=owner-fseries:mailto:owner-fseries@example.com"},
+		{exceptionEvent, "PARTSTAT=DECLINED;ROLE=REQ-PARTICIPANT:mailto:guest0-fseries@example.com"},
+		{exceptionEvent, "RSVP=TRUE:mailto:guest1-fseries@example.com"},
+	} {
+		if !strings.Contains(c.event, c.want) {
+			t.Fatalf("the feed lacks %s in:\n%s", c.want, c.event)
+		}
+	}
+
+	d = e.must(p.owner, `mutation { createCalendar(input: {name: "Copy"}) { calendar { id } } }`, nil)
+	copyCal := str(d, "createCalendar.calendar.id")
+	d = e.must(p.owner, importDoc, map[string]any{"c": copyCal, "ics": ics})
+	var copyID string
+	for _, x := range asList(get(d, "importCalendar.entries")) {
+		if str(x, "title") == "Stand-up" {
+			copyID = str(x, "id")
+		}
+	}
+	notes := fmt.Sprint(get(d, "importCalendar.errors"))
+	if copyID == "" || !strings.Contains(notes, "not apart on one occurrence") {
+		t.Fatalf("import: %v", d)
+	}
+	original := e.must(p.owner, peopleOf, map[string]any{"id": series})
+	copied := e.must(p.owner, peopleOf, map[string]any{"id": copyID})
+	if !reflect.DeepEqual(get(original, "node.attendees"), get(copied, "node.attendees")) || len(asList(get(original, "node.attendees.edges"))) != 2 {
+		t.Errorf("the import's series people differ from the source's:\n%v\n%v", original, copied)
+	}
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// feedPeople adds to a feed the attendees of its single entries and their
-// organizers, in one wave of two calls beside each other: one Query of the
+// feedPeople adds to a feed the attendees of its entries and series and
+// their organizers, in one wave of two calls beside each other: one Query of the
 // calendar's attendee items (ATT#, never a read per entry) and one
 // BatchGetItem of the organizers' user items. A feed of entries without
 // attendees reads nothing more. The Query is bounded by the attendees the
@@ -27,7 +27,7 @@ func (s *Store) feedPeople(ctx context.Context, feed *calendar.Feed) error {
 			continue
 		}
 		withAttendees++
-		if !e.IsSeries() && !e.Attendance.HideAttendees {
+		if !e.Attendance.HideAttendees {
 			shown[e.ID], organizers[calendar.OrganizerOf(e)] = true, true
 			epochs[e.ID] = e.Attendance.Epoch
 		}

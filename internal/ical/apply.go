@@ -28,8 +28,8 @@ type Report struct {
 }
 
 // Apply creates what imp holds in a calendar, one write per entry, then one
-// per exception of a series and per completed task, and for a single event
-// with attendees one ChangeAttendees per MaxAttendeeDelta of them and one
+// per exception of a series and per completed task, and for an event or
+// series with attendees one ChangeAttendees per MaxAttendeeDelta of them and one
 // UpdateEntry handing it to its organizer (applyPeople). A component the service
 // refuses (bad input, an exception that is not an occurrence) is reported and
 // the others still go ahead; a failure of the import as a whole (the calendar
@@ -78,7 +78,11 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 			r.Errors = append(r.Errors, ItemError{Index: it.Index, UID: it.UID, Message: note, Code: calendar.CodeInvalid, Imported: true})
 		}
 		for _, x := range it.Exceptions {
-			if err := r.refused(applyException(ctx, svc, e, x), x.Index, it.UID); err != nil {
+			err := applyException(ctx, svc, e, x)
+			if note, ok := partly[x.Index]; ok && err == nil { // imported without its people
+				r.Errors = append(r.Errors, note)
+			}
+			if err := r.refused(err, x.Index, it.UID); err != nil {
 				return r, err
 			}
 		}

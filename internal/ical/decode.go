@@ -80,10 +80,11 @@ type ItemError struct {
 // components are skipped. A TZID is an IANA name, whose rules come from Go's
 // time zone data, a Windows zone name, read as the IANA zone CLDR maps it to
 // (windowsZones), or else the name of one of the document's VTIMEZONEs, read
-// as the IANA zone that matches it (vtimezoneZone). A single
-// event's ORGANIZER and ATTENDEEs become Item.Organizer and Item.Attendees
-// (decode_people.go); a series, its exceptions and to-dos are imported
-// without them, and an ItemError for each says so.
+// as the IANA zone that matches it (vtimezoneZone). An event's or a
+// series' ORGANIZER and ATTENDEEs become Item.Organizer and Item.Attendees
+// (decode_people.go; a series' answers are answers to all of it); a
+// series' exceptions and to-dos are imported without them, and an
+// ItemError for each says so.
 //
 // An event with DTSTART but neither DTEND nor DURATION gets a zero
 // TimedTiming.End, so calgraph gives it the viewer's default duration, and so

@@ -23,13 +23,13 @@ type part struct {
 	exception    Exception // a RECURRENCE-ID component
 	recurrenceID moment    // the exception's RECURRENCE-ID as written
 	err          error     // why it is not imported, in words for the client
-	dropped      []string  // properties calgraph keeps nothing of (ORGANIZER, ATTENDEE of a series or to-do)
+	dropped      []string  // properties calgraph keeps nothing of (ORGANIZER, ATTENDEE of an exception or to-do)
 	notes        []string  // what reading the people left out (decode_people.go)
 }
 
-// droppedProps are the properties an import reads nothing of on a series,
-// its exceptions or a to-do: calgraph keeps attendees on single events only
-// (an entry with attendees cannot repeat). A component carrying them is
+// droppedProps are the properties an import reads nothing of on a series'
+// exception (RECURRENCE-ID: its answers to one occurrence, which an import
+// does not give for others) or a to-do. A component carrying them is
 // imported, and the import says what it left out.
 var droppedProps = []string{"ORGANIZER", "ATTENDEE"}
 
@@ -39,7 +39,7 @@ func (d *decoder) component(i int, c *goical.Component) part {
 	if p.err != nil {
 		return p
 	}
-	if c.Name == goical.CompEvent && !p.isException && p.item.Entry.Recurrence == nil {
+	if c.Name == goical.CompEvent && !p.isException {
 		p.notes, p.err = people(c, &p.item)
 		return p
 	}
@@ -170,7 +170,7 @@ func status(c *goical.Component) string {
 func noteDropped(imp *Import, p part) {
 	notes := p.notes
 	if len(p.dropped) > 0 {
-		notes = append(notes, "imported without "+strings.Join(p.dropped, ", ")+": calgraph keeps attendees on single events only")
+		notes = append(notes, "imported without "+strings.Join(p.dropped, ", ")+": calgraph keeps attendees on events and series, not apart on one occurrence or on a to-do")
 	}
 	if len(notes) > 0 {
 		imp.Errors = append(imp.Errors, ItemError{Index: p.index, UID: p.uid, Code: calendar.CodeInvalid, Imported: true,
@@ -210,6 +210,8 @@ func assemble(parts []part) *Import {
 		if p.isException {
 			if err := attach(imp, masters, failed, p); err != nil {
 				fail(p, err)
+			} else {
+				noteDropped(imp, p)
 			}
 		}
 	}

@@ -30,7 +30,7 @@ type Feed struct {
 	// (master.OccurrenceAt(orig).Overlay(exception)): IsException, SeriesID,
 	// OriginalStart set; Cancelled ones become EXDATEs of their series.
 	Exceptions []*calendar.Entry
-	// Attendees and Organizers are the people on single entries
+	// Attendees and Organizers are the people on entries and series
 	// (calendar.Feed's): an entry with attendees gets ORGANIZER and one
 	// ATTENDEE each (people.go).
 	Attendees  map[string][]*calendar.Attendee
@@ -163,6 +163,9 @@ func entryComponents(f Feed) ([]*goical.Component, *zoneSet, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("exception %s: %w", x.ID, err)
 			}
+			if as := f.Attendees[e.ID]; len(as) > 0 {
+				peopleProps(xc.Props, f.Organizers[calendar.OrganizerOf(e)], attendeesAt(as, x.OriginalStart))
+			}
 			comps = append(comps, xc)
 		}
 	}
@@ -194,4 +197,14 @@ func exceptionsBySeries(entries, exceptions []*calendar.Entry) (map[string][]*ca
 		})
 	}
 	return out, nil
+}
+
+// attendeesAt returns a series' attendees with their answers at its
+// occurrence originally at orig (an exception's override carries them).
+func attendeesAt(as []*calendar.Attendee, orig time.Time) []*calendar.Attendee {
+	out := make([]*calendar.Attendee, len(as))
+	for i, a := range as {
+		out[i] = a.AtOccurrence(orig)
+	}
+	return out
 }

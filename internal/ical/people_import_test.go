@@ -30,8 +30,9 @@ func attendeeLines(n int) []string {
 
 // TestImportPeople: a single event's ORGANIZER and ATTENDEEs are kept with
 // their answers (PARTSTAT), names (CN, RFC 6868 escapes undone), roles and
-// guests; what calgraph cannot keep is noted; a series keeps none of them
-// (noted); more than MaxAttendees is an error for that event alone.
+// guests; what calgraph cannot keep is noted; a series keeps them too (its
+// answers answer all of it), its exception's answers to one occurrence are
+// not kept (noted); more than MaxAttendees is an error for that event alone.
 func TestImportPeople(t *testing.T) {
 	var doc []string
 	doc = append(doc, event("meet",
@@ -48,7 +49,9 @@ func TestImportPeople(t *testing.T) {
 	doc = append(doc, event("outsider", "ORGANIZER:mailto:someone@elsewhere.org", "ATTENDEE:mailto:ann@x.test")...)
 	doc = append(doc, event("crowd", attendeeLines(calendar.MaxAttendees+1)...)...)
 	doc = append(doc, event("big", attendeeLines(30)...)...)
-	doc = append(doc, event("series", "RRULE:FREQ=DAILY;COUNT=3", "ORGANIZER:mailto:boss@calgraph.test", "ATTENDEE:mailto:ann@x.test")...)
+	doc = append(doc, event("series", "RRULE:FREQ=DAILY;COUNT=3", "ORGANIZER:mailto:boss@elsewhere.org", "ATTENDEE;PARTSTAT=ACCEPTED:mailto:ann@x.test")...)
+	doc = append(doc, "BEGIN:VEVENT", "UID:series", "DTSTAMP:20260101T000000Z", "RECURRENCE-ID:20260106T090000Z", "DTSTART:20260106T110000Z",
+		"DTEND:20260106T120000Z", "SUMMARY:series (moved)", "ORGANIZER:mailto:boss@elsewhere.org", "ATTENDEE;PARTSTAT=DECLINED:mailto:ann@x.test", "END:VEVENT")
 	imp := decode(t, document(doc...))
 	svc := &service{}
 	rep, err := ical.Apply(context.Background(), svc, "cal", imp)
@@ -69,6 +72,8 @@ func TestImportPeople(t *testing.T) {
 		`invite outsider ann@x.test:NEEDS_ACTION:"":false:0`,
 		"invite big" + strings.Join(big[:calendar.MaxAttendeeDelta], ""),
 		"invite big" + strings.Join(big[calendar.MaxAttendeeDelta:], ""),
+		`invite series ann@x.test:ACCEPTED:"":false:0`,
+		"change series 2026-01-06",
 	}
 	if !slices.Equal(svc.writes, want) {
 		t.Errorf("writes\n%s\nwant\n%s", strings.Join(svc.writes, "\n"), strings.Join(want, "\n"))
@@ -83,7 +88,8 @@ func TestImportPeople(t *testing.T) {
 			"ATTENDEE fay@x.test brings 1 guest(s) without accepting; left out",
 		"1 true ORGANIZER someone@elsewhere.org is not a calgraph user: you organize the entry",
 		"2 false the event has 101 attendees; an entry has at most 100",
-		"4 true imported without ORGANIZER, ATTENDEE: calgraph keeps attendees on single events only",
+		"4 true ORGANIZER boss@elsewhere.org is not a calgraph user: you organize the entry",
+		"5 true imported without ORGANIZER, ATTENDEE: calgraph keeps attendees on events and series, not apart on one occurrence or on a to-do",
 	}
 	if !slices.Equal(notes, wantNotes) {
 		t.Errorf("notes\n%s\nwant\n%s", strings.Join(notes, "\n"), strings.Join(wantNotes, "\n"))
