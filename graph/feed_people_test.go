@@ -75,7 +75,7 @@ func TestFeedSeriesAttendeesRoundTrip(t *testing.T) {
 		map[string]any{"id": series})
 	const answer = `mutation($id: ID!, $v: Int!, $r: AttendeeResponse!, $s: EditScope) {
 		respondToEntry(input: {entryId: $id, expectedVersion: $v, response: $r, scope: $s}) { attendee { version } } }`
-	d = e.must(p.guests[0], answer, map[string]any{"id": series, "v": 1, "r": "ACCEPTED", "s": "ALL"})
+	e.must(p.guests[0], answer, map[string]any{"id": series, "v": 1, "r": "ACCEPTED", "s": "ALL"})
 	d = e.must(p.owner, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, timeZone: "UTC") {
 		entries { id ... on TimedEntry { start } } } } }`, map[string]any{"c": cal})
 	var tuesday string
