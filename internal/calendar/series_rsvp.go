@@ -31,6 +31,13 @@ const (
 	MaxSeriesAnswerKeys  = 100
 )
 
+// OccurrenceAnswerKept is how long after its occurrence began an answer to
+// it alone is sure to be kept: past it, an attendee's new answer that needs
+// room drops it (and its share goes from the master), so the bounds count
+// answers that can still matter, not a standing meeting's whole history.
+// The occurrence's summary then shows the series answers.
+const OccurrenceAnswerKept = 31 * 24 * time.Hour
+
 // AnswerKey names the occurrences an occurrence answer covers: the one
 // originally at From, or (Following) every one from it on.
 type AnswerKey struct {
@@ -237,6 +244,15 @@ func AnswerSeries(r RSVP, was Attendee, first, now time.Time) (Attendee, error) 
 	})
 	keep = append(keep, answerOf(&is, k))
 	slices.SortFunc(keep, func(a, b OccurrenceAnswer) int { return compareKeys(a.Key, b.Key) })
+	for i := 0; len(keep) > MaxOccurrenceAnswers && i < len(keep); {
+		// Room is made from answers to single occurrences long over
+		// (oldest first): they no longer decide anything to come.
+		if o := keep[i]; !o.Key.Following && o.Key.From.Before(now.Add(-OccurrenceAnswerKept)) && o.Key != k {
+			keep = slices.Delete(keep, i, i+1)
+			continue
+		}
+		i++
+	}
 	if len(keep) > MaxOccurrenceAnswers {
 		return was, Invalidf("scope", "an attendee answers at most %d occurrences of a series apart; answer ALL or THIS_AND_FOLLOWING to replace those answers", MaxOccurrenceAnswers)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -109,6 +110,33 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	}
 	if _, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(20)}, many, first, first); ErrorCode(err) != CodeInvalid {
 		t.Errorf("answer %d: got %v, want CodeInvalid", MaxOccurrenceAnswers+1, err)
+	}
+	// Months later, the answers to occurrences long over make room, oldest
+	// first; an answer to one over only days ago, or a THIS_AND_FOLLOWING
+	// one, is kept.
+	later := day(45) // days 0 to 9 began 36 to 45 days before
+	withFollowing, err := AnswerSeries(RSVP{Response: ResponseTentative, Scope: ScopeThisAndFollowing, Occurrence: day(40)}, many, first, later)
+	if err != nil {
+		t.Fatalf("a THIS_AND_FOLLOWING answer with old ones to drop: %v", err)
+	}
+	got, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(50)}, withFollowing, first, later)
+
+	if err != nil {
+		t.Fatalf("a new answer with old ones to drop: %v", err)
+	}
+	var kept []int
+	for _, o := range got.Occurrences {
+		kept = append(kept, int(o.Key.From.Sub(first)/(24*time.Hour)))
+	}
+	if want := []int{2, 3, 4, 5, 6, 7, 8, 9, 40, 50}; !slices.Equal(kept, want) { // days 0 and 1 made room
+		t.Errorf("days answered apart after making room: %v, want %v", kept, want)
+	}
+	recent := Attendee{UserID: "u", Response: ResponseNeedsAction, Version: 1}
+	for n := range MaxOccurrenceAnswers {
+		recent = answer(recent, ResponseAccepted, ScopeThis, 30+n)
+	}
+	if _, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(50)}, recent, first, later); ErrorCode(err) != CodeInvalid {
+		t.Errorf("with ten answers to occurrences within %v: got %v, want CodeInvalid", OccurrenceAnswerKept, err)
 	}
 }
 

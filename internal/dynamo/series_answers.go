@@ -20,7 +20,8 @@ import (
 // "n" attribute (NEEDS_ACTION) is written, 0 or not, by every write of the
 // key, so that it says the key exists. attKeys counts the keys, which
 // calendar.MaxSeriesAnswerKeys bounds; a master rewritten whole (an edit
-// of the series) keeps only the keys whose shares are not zero.
+// of the series) keeps only the keys whose shares are not zero, and a write
+// that brings a key to zero removes it (shareWrites).
 
 // sharePrefix starts the name of a share attribute.
 const sharePrefix = "ao#"
@@ -112,38 +113,66 @@ func (r entryRecord) MarshalDynamoDBAttributeValue() (types.AttributeValue, erro
 // shareWrites returns what adds the shares of d to a master's update,
 // and the condition they need: a key the master did not have (as read) is
 // new, and counts against calendar.MaxSeriesAnswerKeys; one it had must
-// still be there. Errors: CodeInvalid past the bound.
+// still be there. A key d brings to zero goes from the master (its
+// attributes removed, attKeys less one) on condition that its counts are
+// as read, so that keys do not pile up as answers come and go (a
+// concurrent write to that key makes this one read again). Errors:
+// CodeInvalid past the bound.
 func shareWrites(master *calendar.Entry, d map[calendar.AnswerKey]calendar.AttendeeSummary) (func(expression.UpdateBuilder) expression.UpdateBuilder, expression.ConditionBuilder, error) {
 	var cond expression.ConditionBuilder
-	fresh := 0
-	for k := range d {
+	fresh, gone := 0, map[calendar.AnswerKey]bool{}
+	for k, delta := range d {
 		marker := expression.Name(shareAttr(k, "n"))
-		c := expression.AttributeExists(marker)
-		if _, had := master.Attendance.Shares[k]; !had {
-			c, fresh = expression.AttributeNotExists(marker), fresh+1
+		was, had := master.Attendance.Shares[k]
+		switch {
+		case !had:
+			cond, fresh = and(cond, expression.AttributeNotExists(marker)), fresh+1
+		case addShare(was, delta) == (calendar.AttendeeSummary{}):
+			gone[k] = true
+			for _, f := range shareFields {
+				name, n := expression.Name(shareAttr(k, f.suffix)), *f.count(&was)
+				c := expression.Equal(name, expression.Value(n))
+				if n == 0 && f.suffix != "n" {
+					c = expression.Or(expression.AttributeNotExists(name), c)
+				}
+				cond = and(cond, c)
+			}
+		default:
+			cond = and(cond, expression.AttributeExists(marker))
 		}
-		cond = and(cond, c)
 	}
-	if had := len(master.Attendance.Shares); fresh > 0 && had+fresh > calendar.MaxSeriesAnswerKeys {
+	if had := len(master.Attendance.Shares); fresh > 0 && had+fresh-len(gone) > calendar.MaxSeriesAnswerKeys {
 		return nil, cond, calendar.Invalidf("scope", "this series holds answers to %d occurrences apart, the most it keeps: answer ALL or THIS_AND_FOLLOWING instead", had)
 	}
-	if fresh > 0 {
-		cond = and(cond, numberAtMost(attrAttKeys, calendar.MaxSeriesAnswerKeys-fresh))
+	if fresh > len(gone) {
+		cond = and(cond, numberAtMost(attrAttKeys, calendar.MaxSeriesAnswerKeys-fresh+len(gone)))
 	}
 	add := func(upd expression.UpdateBuilder) expression.UpdateBuilder {
 		for k, s := range d {
 			for _, f := range shareFields {
-				if n := *f.count(&s); n != 0 || f.suffix == "n" {
+				switch n := *f.count(&s); {
+				case gone[k]:
+					upd = upd.Remove(expression.Name(shareAttr(k, f.suffix)))
+				case n != 0 || f.suffix == "n":
 					upd = upd.Add(expression.Name(shareAttr(k, f.suffix)), expression.Value(n))
 				}
 			}
 		}
-		if fresh > 0 {
-			upd = upd.Add(expression.Name(attrAttKeys), expression.Value(fresh))
+		if n := fresh - len(gone); n != 0 {
+			upd = upd.Add(expression.Name(attrAttKeys), expression.Value(n))
 		}
 		return upd
 	}
 	return add, cond, nil
+}
+
+// addShare returns a + b.
+func addShare(a, b calendar.AttendeeSummary) calendar.AttendeeSummary {
+	for _, f := range shareFields {
+		*f.count(&a) += *f.count(&b)
+	}
+	a.Waitlisted += b.Waitlisted
+	return a
 }
 
 // and is a.And(b) where a may be unset.
