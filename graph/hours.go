@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,13 +110,7 @@ func workingHours(h *calendar.WorkingHours) *model.WorkingHours {
 		wd := (time.Monday + time.Weekday(i)) % 7
 		out.Days = append(out.Days, &model.WorkingDay{Day: weekdays[wd], Windows: timeWindows(h.Weekly[wd])})
 	}
-	for _, d := range slices.SortedFunc(func(yield func(calendar.Date) bool) {
-		for d := range h.Dated {
-			if !yield(d) {
-				return
-			}
-		}
-	}, func(a, b calendar.Date) int { return a.In(time.UTC).Compare(b.In(time.UTC)) }) {
+	for _, d := range slices.SortedFunc(maps.Keys(h.Dated), func(a, b calendar.Date) int { return a.In(time.UTC).Compare(b.In(time.UTC)) }) {
 		out.Exceptions = append(out.Exceptions, &model.DatedWorkingDay{Date: d, Windows: timeWindows(h.Dated[d])})
 	}
 	return out

@@ -85,10 +85,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range promoted {
-		sum.Count(p, 1)
-		sum.Count(&calendar.Attendee{Response: p.Response, Waitlisted: true}, -1)
-	}
+	seated(&sum, promoted)
 	shares, cond, err := shareWrites(e, shareSum)
 	if err != nil {
 		return nil, err

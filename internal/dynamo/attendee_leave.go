@@ -76,10 +76,7 @@ func (s *Store) leaveEntry(ctx context.Context, k calendar.EntryKey, userID stri
 	if err != nil {
 		return err
 	}
-	for _, p := range promoted {
-		d.Count(p, 1)
-		d.Count(&calendar.Attendee{Response: p.Response, Waitlisted: true}, -1)
-	}
+	seated(&d, promoted)
 	shareUpdate, cond, err := shareWrites(e, shares)
 	if err != nil {
 		return err

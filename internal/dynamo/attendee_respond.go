@@ -79,10 +79,7 @@ func (s *Store) respond(ctx context.Context, viewer string, r calendar.RSVP) (*c
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range promoted {
-		d.Count(p, 1)
-		d.Count(&calendar.Attendee{Response: p.Response, Waitlisted: true}, -1)
-	}
+	seated(&d, promoted)
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Add(attendeePut(&answer, was.Version, now))

@@ -209,6 +209,15 @@ func (s *Store) waitlist(ctx context.Context, e *calendar.Entry) ([]*calendar.At
 	return list, nil
 }
 
+// seated adds to d what seating the promoted attendees changes in a
+// summary: each counted as their answer now, no longer as waiting.
+func seated(d *calendar.AttendeeSummary, promoted []*calendar.Attendee) {
+	for _, p := range promoted {
+		d.Count(p, 1)
+		d.Count(&calendar.Attendee{Response: p.Response, Waitlisted: true}, -1)
+	}
+}
+
 // promote adds the puts of promoted attendees (read one version earlier),
 // each with its record in the attendee's own log.
 func promote(w *write, promoted []*calendar.Attendee, now time.Time) {

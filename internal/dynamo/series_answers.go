@@ -127,7 +127,7 @@ func shareWrites(master *calendar.Entry, d map[calendar.AnswerKey]calendar.Atten
 		switch {
 		case !had:
 			cond, fresh = and(cond, expression.AttributeNotExists(marker)), fresh+1
-		case addShare(was, delta) == (calendar.AttendeeSummary{}):
+		case addSummaries(was, delta) == (calendar.AttendeeSummary{}):
 			gone[k] = true
 			for _, f := range shareFields {
 				name, n := expression.Name(shareAttr(k, f.suffix)), *f.count(&was)
@@ -164,15 +164,6 @@ func shareWrites(master *calendar.Entry, d map[calendar.AnswerKey]calendar.Atten
 		return upd
 	}
 	return add, cond, nil
-}
-
-// addShare returns a + b.
-func addShare(a, b calendar.AttendeeSummary) calendar.AttendeeSummary {
-	for _, f := range shareFields {
-		*f.count(&a) += *f.count(&b)
-	}
-	a.Waitlisted += b.Waitlisted
-	return a
 }
 
 // and is a.And(b) where a may be unset.
