@@ -51,6 +51,10 @@ type Store struct {
 	// onWrite, when set (only by tests), is given the Plan of each write
 	// commit sends as a transaction.
 	onWrite func(plan []string)
+	// splitHook, when set (only by tests), runs after each step of a split
+	// made in steps (series_split.go); an error stops the split there, as
+	// if its process had stopped.
+	splitHook func(step string) error
 }
 
 var (
