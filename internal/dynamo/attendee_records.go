@@ -43,6 +43,10 @@ type attendeeRecord struct {
 	// Epoch is the entry's answer epoch the answer was given at
 	// (calendar.Attendee.Epoch).
 	Epoch int `dynamodbav:"epoch,omitempty"`
+	// SplitPending marks a copy a split made ahead of its switch, kept off
+	// GSI1 until the split is made (series_split.go); newAttendeeRecord
+	// never sets it, so any later write of the attendee clears it.
+	SplitPending bool `dynamodbav:"splitPending,omitempty"`
 }
 
 // newAttendeeRecord is a's stored form, written at updated.

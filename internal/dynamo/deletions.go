@@ -42,6 +42,9 @@ type pendingRecord struct {
 	Kind       string    `dynamodbav:"kind"` // "calendar" or "user"
 	ID         string    `dynamodbav:"id"`
 	CreatedAt  time.Time `dynamodbav:"createdAt"`
+	// Abandoned marks a split given up (series_split.go settleSplit): its
+	// switch can no longer be made.
+	Abandoned bool `dynamodbav:"abandoned,omitempty"`
 }
 
 const (
@@ -91,8 +94,9 @@ func (s *Store) finishLater(ctx context.Context, ids ...string) {
 }
 
 // ResumeDeletions finishes the deletions that were cut off halfway (for a
-// user's, begun at least userDeletionGrace ago) and returns how many it
-// finished.
+// user's, begun at least userDeletionGrace ago), and settles the series
+// splits made in steps that were cut off (begun at least splitGrace ago:
+// series_split.go), and returns how many it finished.
 func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 	lo, hi := pendingRange()
 	items, err := s.queryBetween(ctx, "", attrSK, pendingPartition, lo, hi, filter{}, math.MaxInt)
@@ -113,6 +117,11 @@ func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 				continue
 			}
 			err = s.finishUserDeletion(ctx, r.ID)
+		case pendingSplit:
+			if s.now().Sub(r.CreatedAt) < splitGrace {
+				continue
+			}
+			err = s.settleSplit(ctx, r.ID)
 		default:
 			err = fmt.Errorf("unknown pending deletion %q", r.Kind)
 		}

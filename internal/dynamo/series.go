@@ -193,6 +193,7 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 		gen = s.newID()
 	}
 	ops := append([]txOp{roleCheck(st.Master.CalendarID, acc.viewer, calendar.ActionWriteEntries)}, s.masterWrites(st, edit, gen)...)
+	own := len(ops) // the actions before the attendees' (splitInSteps writes those apart)
 	ops = append(ops, people.ops...)
 	var inPlace, fresh []txOp
 	for _, x := range edit.Put {
@@ -225,7 +226,11 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	}
 	switchOver := people.logged(seriesWrite(ctx, acc.viewer, st, edit, ops))
 	if len(people.ops) > 0 && switchOver.Size() > s.maxSeriesActions {
-		return s.tooManyPeople(ctx, acc, st, edit)
+		if edit.Split == nil || len(inPlace) > 0 {
+			return s.tooManyPeople(ctx, acc, st, edit)
+		}
+		rest := slices.Concat(ops[:own], ops[own+len(people.ops):])
+		return s.bookingFailed(ctx, s.splitInSteps(ctx, acc.viewer, st, edit, gen, rest, fresh, people))
 	}
 	if len(inPlace) > 0 || switchOver.Size() > s.maxSeriesActions { // no steps can split these
 		if acc.calendar.IsResource {

@@ -16,7 +16,8 @@ import (
 // answer given meanwhile has the edit built again, never refused. A
 // deletion of the series deletes its attendees in its transaction; a
 // split copies them to the series split off (calendar.SplitAttendee), in
-// the transaction that creates it.
+// the transaction that creates it when they fit it, else in steps around
+// it (series_split.go).
 
 // masterAsRead is the condition on a master rewritten or deleted: as read,
 // its attendee summary included.
@@ -88,7 +89,9 @@ func (s *Store) seriesPeople(ctx context.Context, st *storedSeries, edit *calend
 // tooManyPeople answers a series edit whose attendee writes do not fit one
 // transaction: a deletion removes some attendees first, in a transaction of
 // their own (each a consistent state: the series with fewer attendees),
-// and is built again; a split is refused.
+// and is built again. A split is made in steps (splitInSteps) unless it
+// also rewrites exceptions of the series it splits (none does today),
+// which is refused.
 func (s *Store) tooManyPeople(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit) error {
 	if edit.Master != nil {
 		return calendar.Invalidf("scope", "this series has too many attendees to split in one step: remove some, or change ALL occurrences")

@@ -1,0 +1,252 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// A THIS_AND_FOLLOWING split copies the series' attendees to the series
+// split off. When the copies (an attendee item each, and a record in each
+// calgraph user's own log) do not fit the split's switch transaction, the
+// split is made in steps (splitInSteps):
+//
+//  0. a pending item (kind "split", ID <calendarId>/<new seriesId>) is
+//     written: ResumeDeletions finds it should the process stop;
+//  1. the copies are written under the new series' keys, unindexed (no GSI1
+//     keys) and marked splitPending. The new series' master does not exist,
+//     so nothing reads them: no entry, agenda or inbox (GSI1) shows them,
+//     and no user's log names them;
+//  2. the switch (applyInSteps: the split's exceptions, then one
+//     transaction that truncates the old series and creates the new
+//     master) also checks that the pending item is there and not
+//     abandoned. It rewrites the old master on condition that its
+//     attendance revision is as read (masterAsRead): every answer, to the
+//     series or to one occurrence, and every change of the list raises it,
+//     so an answer given since the copy fails the switch, the copies are
+//     removed and the split is built again from a fresh read
+//     (retrySeriesEdit: at most attendeeAttempts times, then UNAVAILABLE);
+//  3. once switched, the copies are indexed (each a conditional UpdateItem
+//     that sets its GSI1 keys and drops the mark, skipped when the attendee
+//     was written since: any write of an attendee indexes it and drops the
+//     mark, or removed it), then the users' log records are written, with
+//     the pending item's deletion in the last transaction.
+//
+// Should the process stop between the steps: before the switch, the
+// copies are never read (Check tolerates marked attendees of a split under
+// way) and ResumeDeletions abandons the split: it marks the pending item
+// abandoned on condition the new master does not exist (so a switch still
+// in flight fails), removes the copies and the pending item. After the
+// switch, the new series holds every attendee (its summary and its
+// attendee list are right) but until ResumeDeletions finishes step 3 the
+// copies not yet indexed are missing from their users' inboxes, and the
+// users' logs do not yet name the new series (the window: from the switch
+// to the next ResumeDeletions run past splitGrace). A log record may be
+// written twice when step 3 is repeated; a record names an object that is
+// read as it is, so twice reads the same.
+
+// pendingSplit is the kind of the pending item of a split made in steps.
+const pendingSplit = "split"
+
+// splitGrace is how long a split made in steps is left to the request
+// that makes it (which gives up after cleanupContext's five minutes)
+// before ResumeDeletions settles it.
+const splitGrace = 10 * time.Minute
+
+// attrAbandoned and attrSplitPending name the pending item's and the
+// copies' marks.
+const (
+	attrAbandoned    = "abandoned"
+	attrSplitPending = "splitPending"
+)
+
+// splitPendingID names a split's pending item by the series it splits off.
+func splitPendingID(calendarID, seriesID string) string { return calendarID + "/" + seriesID }
+
+// errSplitMade and errSplitSettled explain settleSplit's refused
+// abandonment: the new series exists, or the pending item is gone.
+var (
+	errSplitMade    = errors.New("the split's switch was made")
+	errSplitSettled = errors.New("the split was settled already")
+)
+
+// splitInSteps makes a split whose attendee copies do not fit its switch:
+// ops are the switch's actions but for the copies, fresh the exceptions of
+// the series split off, people the copies.
+func (s *Store) splitInSteps(ctx context.Context, viewer string, st *storedSeries, edit *calendar.SeriesEdit, gen string, ops, fresh []txOp, people seriesPeopleWrites) error {
+	sp := edit.Split
+	id := splitPendingID(sp.CalendarID, sp.ID)
+	guard := opCheck(pendingKey(pendingSplit, id), exists().And(expression.AttributeNotExists(expression.Name(attrAbandoned))),
+		func(item) error { return errAttendanceMoved }) // abandoned by ResumeDeletions: built again
+	switchOver := seriesWrite(ctx, viewer, st, edit, ops, []txOp{guard})
+	if switchOver.Size() > s.maxSeriesActions {
+		return fmt.Errorf("a split's switch needs %d actions", switchOver.Size())
+	}
+	finish, cancel := cleanupContext(ctx)
+	defer cancel()
+	w := newWrite()
+	w.Add(s.pendingPut(pendingSplit, id))
+	if err := s.commitSmall(finish, w); err != nil {
+		return err
+	}
+	now := s.timestamp()
+	copies := make([]txOp, len(people.invited))
+	for i, a := range people.invited {
+		r := newAttendeeRecord(a, now)
+		r.GSI1PK, r.GSI1SK, r.SplitPending = "", "", true
+		copies[i] = opPut(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), r, noCondition(), nil)
+	}
+	if err := s.writeUnconditionally(finish, copies); err != nil {
+		return errors.Join(err, s.settleSplit(finish, id))
+	}
+	if err := s.splitStep("copied"); err != nil {
+		return err
+	}
+	if err := s.applyInSteps(ctx, st, edit, gen, switchOver, fresh); err != nil {
+		if serr := s.settleSplit(finish, id); serr != nil {
+			return errors.Join(err, serr)
+		}
+		if s.splitMade(finish, sp) {
+			return nil // the switch was made after all, and settleSplit finished it
+		}
+		return err
+	}
+	if err := s.splitStep("switched"); err != nil {
+		return err
+	}
+	return s.finishSplit(finish, sp.CalendarID, sp.ID)
+}
+
+// splitStep runs the test hook after a step of a split.
+func (s *Store) splitStep(step string) error {
+	if s.splitHook == nil {
+		return nil
+	}
+	return s.splitHook(step)
+}
+
+// splitMade reports whether the series split off exists.
+func (s *Store) splitMade(ctx context.Context, sp *calendar.Entry) bool {
+	_, found, err := s.getItem(ctx, entryKey(sp.CalendarID, sp.ID))
+	return err == nil && found
+}
+
+// settleSplit settles the split pending as id: finishes it when its switch
+// was made, else abandons it (no switch can be made after) and removes its
+// copies. Each step can be repeated, by several processes at once.
+func (s *Store) settleSplit(ctx context.Context, id string) error {
+	calendarID, seriesID, ok := strings.Cut(id, "/")
+	if !ok {
+		return fmt.Errorf("a pending split named %q", id)
+	}
+	pk := pendingKey(pendingSplit, id)
+	w := newWrite()
+	w.Update(pk, expression.Set(expression.Name(attrAbandoned), expression.Value(true)), exists(),
+		func(item) error { return errSplitSettled })
+	w.Guard(opCheck(entryKey(calendarID, seriesID), notExists(), func(item) error { return errSplitMade }))
+	switch err := s.commit(ctx, w); {
+	case errors.Is(err, errSplitMade):
+		return s.finishSplit(ctx, calendarID, seriesID)
+	case errors.Is(err, errSplitSettled):
+		return nil
+	case err != nil:
+		return err
+	}
+	items, err := s.splitCopies(ctx, calendarID, seriesID)
+	if err != nil {
+		return err
+	}
+	var deletes []txOp
+	for _, it := range items {
+		deletes = append(deletes, opDelete(keyOf(it), noCondition(), nil))
+	}
+	if err := s.writeUnconditionally(ctx, deletes); err != nil {
+		return fmt.Errorf("remove the copies of an abandoned split: %w", err)
+	}
+	gone := newWrite()
+	gone.Delete(pk, noCondition(), nil)
+	return s.commitSmall(ctx, gone)
+}
+
+// splitCopies reads the attendee items of series seriesID.
+func (s *Store) splitCopies(ctx context.Context, calendarID, seriesID string) ([]item, error) {
+	lo, hi := prefixRange(attendeePrefix(seriesID))
+	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(calendarID), lo, hi, filter{}, math.MaxInt)
+	if err != nil {
+		return nil, fmt.Errorf("read the attendees of split %s: %w", seriesID, err)
+	}
+	return items, nil
+}
+
+// finishSplit makes step 3 of a split whose switch was made: indexes its
+// copies still marked, writes each calgraph user's log record of their
+// invitation, and deletes the pending item with the last of them.
+func (s *Store) finishSplit(ctx context.Context, calendarID, seriesID string) error {
+	items, err := s.splitCopies(ctx, calendarID, seriesID)
+	if err != nil {
+		return err
+	}
+	var people []*calendar.Attendee
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(batchConcurrency)
+	for _, it := range items {
+		r, err := unmarshal[attendeeRecord](it)
+		if err != nil {
+			return err
+		}
+		a, err := r.attendee()
+		if err != nil {
+			return err
+		}
+		people = append(people, a)
+		if r.SplitPending {
+			g.Go(func() error { return s.indexCopy(gctx, r) })
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := s.splitStep("indexed"); err != nil {
+		return err
+	}
+	people = slices.DeleteFunc(people, func(a *calendar.Attendee) bool { return a.UserID == "" })
+	for len(people) >= maxTxActions { // the last transaction also deletes the pending item
+		w := newWrite()
+		for _, a := range people[:maxTxActions-1] {
+			w.LogInvitation(a)
+		}
+		if err := s.commit(ctx, w); err != nil {
+			return err
+		}
+		people = people[maxTxActions-1:]
+	}
+	w := newWrite()
+	for _, a := range people {
+		w.LogInvitation(a)
+	}
+	w.Delete(pendingKey(pendingSplit, splitPendingID(calendarID, seriesID)), noCondition(), nil)
+	return s.commit(ctx, w)
+}
+
+// indexCopy puts a split's copy on GSI1 and drops its mark, unless a write
+// of the attendee since (which indexed it) or their removal took the mark.
+func (s *Store) indexCopy(ctx context.Context, r attendeeRecord) error {
+	upd := expression.Remove(expression.Name(attrSplitPending))
+	if r.UserID != "" {
+		ik := attendeeIndexKey(r.UserID, r.InvitedAt, r.CalendarID, r.EntryID)
+		upd = upd.Set(expression.Name(attrGSI1PK), expression.Value(ik.PK)).Set(expression.Name(attrGSI1SK), expression.Value(ik.SK))
+	}
+	w := newWrite()
+	w.Update(itemKey{PK: r.PK, SK: r.SK}, upd, expression.AttributeExists(expression.Name(attrSplitPending)),
+		func(item) error { return nil })
+	return s.commitSmall(ctx, w)
+}
