@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -35,24 +33,23 @@ import (
 //     so an answer given since the copy fails the switch, the copies are
 //     removed and the split is built again from a fresh read
 //     (retrySeriesEdit: at most attendeeAttempts times, then UNAVAILABLE);
-//  3. once switched, the copies are indexed (each a conditional UpdateItem
-//     that sets its GSI1 keys and drops the mark, skipped when the attendee
-//     was written since: any write of an attendee indexes it and drops the
-//     mark, or removed it), then the users' log records are written, with
-//     the pending item's deletion in the last transaction.
+//  3. once switched, the copies are indexed: each an update that sets its
+//     GSI1 keys and drops the mark, on condition only that the attendee is
+//     still there (a write of the attendee since put the same keys, which
+//     never change while an invitation lasts, and dropped the mark), with
+//     its user's log record in the same transaction, as many to a
+//     transaction as fit; the last one deletes the pending item.
 //
 // Should the process stop between the steps: before the switch, the
 // copies are never read (Check tolerates marked attendees of a split under
 // way) and ResumeDeletions abandons the split: it marks the pending item
 // abandoned on condition the new master does not exist (so a switch still
-// in flight fails), removes the copies and the pending item. After the
-// switch, the new series holds every attendee (its summary and its
-// attendee list are right) but until ResumeDeletions finishes step 3 the
-// copies not yet indexed are missing from their users' inboxes, and the
-// users' logs do not yet name the new series (the window: from the switch
-// to the next ResumeDeletions run past splitGrace). A log record may be
-// written twice when step 3 is repeated; a record names an object that is
-// read as it is, so twice reads the same.
+// in flight fails), removes the copies, then the pending item. After the
+// switch, the new series holds every attendee (its summary and attendee
+// list are right), but the copies not yet indexed are missing from their
+// users' inboxes and logs until ResumeDeletions, past splitGrace, finishes
+// step 3: that is the window. Each copy is indexed and logged in one
+// transaction, so a repeated step 3 logs none twice.
 
 // pendingSplit is the kind of the pending item of a split made in steps.
 const pendingSplit = "split"
@@ -188,65 +185,81 @@ func (s *Store) splitCopies(ctx context.Context, calendarID, seriesID string) ([
 }
 
 // finishSplit makes step 3 of a split whose switch was made: indexes its
-// copies still marked, writes each calgraph user's log record of their
-// invitation, and deletes the pending item with the last of them.
+// copies still marked, each with its user's log record of the invitation in
+// the same transaction, as many to a transaction as fit, and deletes the
+// pending item with the last of them.
 func (s *Store) finishSplit(ctx context.Context, calendarID, seriesID string) error {
 	items, err := s.splitCopies(ctx, calendarID, seriesID)
 	if err != nil {
 		return err
 	}
-	var people []*calendar.Attendee
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(batchConcurrency)
+	var marked []attendeeRecord
 	for _, it := range items {
 		r, err := unmarshal[attendeeRecord](it)
 		if err != nil {
 			return err
 		}
-		a, err := r.attendee()
-		if err != nil {
-			return err
-		}
-		people = append(people, a)
 		if r.SplitPending {
-			g.Go(func() error { return s.indexCopy(gctx, r) })
+			marked = append(marked, r)
 		}
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	if err := s.splitStep("indexed"); err != nil {
-		return err
-	}
-	people = slices.DeleteFunc(people, func(a *calendar.Attendee) bool { return a.UserID == "" })
-	for len(people) >= maxTxActions { // the last transaction also deletes the pending item
-		w := newWrite()
-		for _, a := range people[:maxTxActions-1] {
-			w.LogInvitation(a)
-		}
-		if err := s.commit(ctx, w); err != nil {
+	done := splitPendingID(calendarID, seriesID)
+	per := max(1, (min(s.maxSeriesActions, maxTxActions)-1)/2) // an update and a log record each; one for the pending item
+	for len(marked) > per {
+		if err := s.indexCopies(ctx, marked[:per], ""); err != nil {
 			return err
 		}
-		people = people[maxTxActions-1:]
+		if err := s.splitStep("indexed"); err != nil {
+			return err
+		}
+		marked = marked[per:]
 	}
-	w := newWrite()
-	for _, a := range people {
-		w.LogInvitation(a)
-	}
-	w.Delete(pendingKey(pendingSplit, splitPendingID(calendarID, seriesID)), noCondition(), nil)
-	return s.commit(ctx, w)
+	return s.indexCopies(ctx, marked, done)
 }
 
-// indexCopy puts a split's copy on GSI1 and drops its mark, unless a write
-// of the attendee since (which indexed it) or their removal took the mark.
-func (s *Store) indexCopy(ctx context.Context, r attendeeRecord) error {
+// indexCopy adds to w the update that puts a split's copy on GSI1 and drops
+// its mark, and its user's log record. Its condition is only that the
+// attendee is still there: a write of the attendee since put the same GSI1
+// keys (they never change while the invitation lasts) and dropped the mark.
+func indexCopy(w *write, r attendeeRecord) {
 	upd := expression.Remove(expression.Name(attrSplitPending))
 	if r.UserID != "" {
 		ik := attendeeIndexKey(r.UserID, r.InvitedAt, r.CalendarID, r.EntryID)
 		upd = upd.Set(expression.Name(attrGSI1PK), expression.Value(ik.PK)).Set(expression.Name(attrGSI1SK), expression.Value(ik.SK))
 	}
+	w.Update(itemKey{PK: r.PK, SK: r.SK}, upd, exists(), func(item) error { return errCopyRemoved })
+	w.LogInvitation(&calendar.Attendee{CalendarID: r.CalendarID, EntryID: r.EntryID, UserID: r.UserID})
+}
+
+// errCopyRemoved explains a failed indexCopy: the attendee was removed
+// since the split was made.
+var errCopyRemoved = errors.New("a split's copy was removed")
+
+// indexCopies indexes copies (indexCopy) in one transaction, with the
+// deletion of the pending item done when not "". When an attendee was
+// removed meanwhile, each is indexed alone instead, the removed ones left
+// out.
+func (s *Store) indexCopies(ctx context.Context, copies []attendeeRecord, done string) error {
 	w := newWrite()
-	w.Update(itemKey{PK: r.PK, SK: r.SK}, upd, expression.AttributeExists(expression.Name(attrSplitPending)),
-		func(item) error { return nil })
-	return s.commitSmall(ctx, w)
+	for _, r := range copies {
+		indexCopy(w, r)
+	}
+	if done != "" {
+		w.Delete(pendingKey(pendingSplit, done), noCondition(), nil)
+	}
+	err := s.commit(ctx, w)
+	if !errors.Is(err, errCopyRemoved) {
+		return err
+	}
+	for _, r := range copies {
+		one := newWrite()
+		indexCopy(one, r)
+		if err := s.commit(ctx, one); err != nil && !errors.Is(err, errCopyRemoved) {
+			return err
+		}
+	}
+	if done == "" {
+		return nil
+	}
+	return s.indexCopies(ctx, nil, done)
 }
