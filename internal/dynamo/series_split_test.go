@@ -149,6 +149,9 @@ func (f *fixture) wantSplitRight(m meeting, split *calendar.Entry, before map[in
 		}
 		a, err := f.store.Attendance(g, split.Key())
 		f.mustDo(err)
+		if a == nil {
+			f.t.Fatalf("guest %d is not invited to the new series", i)
+		}
 		want := calendar.ResponseNeedsAction
 		switch {
 		case i%7 == 0:
@@ -397,4 +400,32 @@ func TestSplitPlan(t *testing.T) {
 	if got != want {
 		t.Errorf("a split of 100 attendees, calls and items by operation:\ngot  %s\nwant %s", got, want)
 	}
+}
+
+// TestSplitSettledUnderWay: ResumeDeletions settling a split while it is
+// still under way (its request slower than splitGrace) abandons it and
+// removes its copies; the split's switch then fails, and the split is
+// built again and made whole.
+func TestSplitSettledUnderWay(t *testing.T) {
+	f := newFixture(t)
+	m := f.crowdedMeeting(30)
+	dynamo.SetMaxSeriesActions(f.store, 20)
+	before, tokens := f.summariesOn(m), f.tokensOf(m)
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(10 * time.Minute) }))
+	settled := 0
+	dynamo.SetSplitHook(f.store, func(at string) error {
+		if at != "copied" || settled > 0 {
+			return nil
+		}
+		n, err := later.ResumeDeletions(context.Background())
+		settled += n
+		return err
+	})
+	split, err := f.splitAt(f.store, m, 10)
+	f.mustDo(err)
+	dynamo.SetSplitHook(f.store, nil)
+	if settled != 1 {
+		t.Fatalf("ResumeDeletions settled %d splits, want the one under way", settled)
+	}
+	f.wantSplitRight(m, split, before, tokens)
 }
