@@ -139,7 +139,7 @@ func (s *Store) splitMade(ctx context.Context, sp *calendar.Entry) bool {
 
 // settleSplit settles the split pending as id: finishes it when its switch
 // was made, else abandons it (no switch can be made after) and removes its
-// copies. Each step can be repeated, by several processes at once.
+// copies and any exceptions written for it. Each step can be repeated, by several processes at once.
 func (s *Store) settleSplit(ctx context.Context, id string) error {
 	calendarID, seriesID, ok := strings.Cut(id, "/")
 	if !ok {
@@ -162,6 +162,12 @@ func (s *Store) settleSplit(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	first, last := seriesKeyRange(seriesID) // exceptions written for it (applyInSteps' step 1)
+	fresh, err := s.queryBetween(ctx, "", attrSK, calendarPartition(calendarID), first, last, filter{}, math.MaxInt)
+	if err != nil {
+		return fmt.Errorf("read the exceptions of split %s: %w", seriesID, err)
+	}
+	items = append(items, fresh...)
 	var deletes []txOp
 	for _, it := range items {
 		deletes = append(deletes, opDelete(keyOf(it), noCondition(), nil))

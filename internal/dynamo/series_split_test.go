@@ -205,6 +205,7 @@ func TestSplitCrashes(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			f := newFixture(t)
 			m := f.crowdedMeeting(30)
+			f.edit(m.organizer, m.entry.OccurrenceAt(dayOf(12)), calendar.ScopeThis, title("Retro")) // an exception the split moves
 			dynamo.SetMaxSeriesActions(f.store, 20)
 			before, tokens := f.summariesOn(m), f.tokensOf(m)
 			was, err := f.store.Series(m.organizer, m.entry.Key())
@@ -256,6 +257,11 @@ func TestSplitCrashes(t *testing.T) {
 			split, err := f.store.Series(m.organizer, others[0])
 			f.mustDo(err)
 			f.wantSplitRight(m, split.Master, before, tokens)
+			for _, o := range f.occurrences(m.organizer, m.cal.ID, weekOf("2026-12-07"), "UTC", false) {
+				if o.OriginalStart.Equal(dayOf(12)) && (o.Title != "Retro" || o.SeriesID != split.Master.ID) {
+					t.Errorf("December 12 shows %q of series %s, want the exception on the new series", o.Title, o.SeriesID)
+				}
+			}
 		})
 	}
 }
