@@ -436,7 +436,8 @@ func (st *stack) serveDebug() (*http.Server, error) {
 const resumeDeletionsEvery = 5 * time.Minute
 
 // resumeDeletions finishes, now and then every resumeDeletionsEvery until
-// ctx ends, the deletions of calendars and accounts that were cut off.
+// ctx ends, the deletions of calendars and accounts, and the series splits
+// made in steps, that were cut off.
 func (st *stack) resumeDeletions(ctx context.Context) {
 	for {
 		n, err := st.store.ResumeDeletions(ctx)
