@@ -112,8 +112,9 @@ func (s *Store) splitInSteps(ctx context.Context, viewer string, st *storedSerie
 		if serr := s.settleSplit(finish, id); serr != nil {
 			return errors.Join(err, serr)
 		}
-		if s.splitMade(finish, sp) {
-			return nil // the switch was made after all, and settleSplit finished it
+		if s.splitMade(finish, sp) { // the switch was made after all, and settleSplit finished it
+			markerCommitted(finish) // the switch carried it, if the request had one
+			return nil
 		}
 		return err
 	}
