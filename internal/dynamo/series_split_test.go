@@ -3,11 +3,13 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
 )
 
 // TestSplitOfHundredAttendees: a THIS_AND_FOLLOWING split of a series
@@ -191,5 +193,38 @@ func TestSplitSettledUnderWay(t *testing.T) {
 	if settled != 1 {
 		t.Fatalf("ResumeDeletions settled %d splits, want the one under way", settled)
 	}
+	f.wantSplitRight(m, split, before, tokens)
+}
+
+// TestSplitCopyFails: a split whose copies cannot be written (every
+// BatchWriteItem failing) is refused and leaves a table Check finds
+// consistent, with nothing left once ResumeDeletions has run; the split
+// made again is whole.
+func TestSplitCopyFails(t *testing.T) {
+	f := newFixture(t)
+	m := f.crowdedMeeting(30)
+	before, tokens := f.summariesOn(m), f.tokensOf(m)
+	var stopped atomic.Bool
+	stopped.Store(true)
+	broken := dynamo.New(dynamotest.Client(t, failingBatchWrites(&stopped)), f.store.Table(), engine)
+	dynamo.SetMaxSeriesActions(broken, 20)
+	if _, err := f.splitAt(broken, m, 10); err == nil {
+		t.Fatal("a split whose copies cannot be written was made")
+	}
+	f.consistent()
+	stopped.Store(false)
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(10 * time.Minute) }))
+	if _, err := later.ResumeDeletions(context.Background()); err != nil { // nothing left to settle, or the split
+		t.Fatal(err)
+	}
+	if n := f.countEntities()["PENDING_DELETION"]; n != 0 {
+		t.Errorf("%d pending items left", n)
+	}
+	if n := f.countEntities()["ATTENDEE"]; n != len(m.guests) {
+		t.Errorf("%d attendee items, want %d", n, len(m.guests))
+	}
+	dynamo.SetMaxSeriesActions(f.store, 20)
+	split, err := f.splitAt(f.store, m, 10)
+	f.mustDo(err)
 	f.wantSplitRight(m, split, before, tokens)
 }
