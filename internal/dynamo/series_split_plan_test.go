@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
@@ -58,9 +59,12 @@ func TestSplitPlan(t *testing.T) {
 	c := &callCounter{calls: map[string]int{}, items: map[string]int{}}
 	counted := dynamo.New(dynamotest.Client(t, c.option()), f.store.Table(), engine)
 	c.on.Store(true)
+	start := time.Now()
 	_, err := f.splitAt(counted, m, 10)
+	took := time.Since(start)
 	c.on.Store(false)
 	f.mustDo(err)
+	t.Logf("a split of 100 attendees took %v", took)
 	got := fmt.Sprint(c.calls, " ", c.items)
 	// Reads: the calendar's access (BatchGetItem), the series, its
 	// attendees, the split's copies to index (Query). Writes: the pending
