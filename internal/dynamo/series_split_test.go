@@ -115,6 +115,19 @@ func TestSplitWhileAnswering(t *testing.T) {
 			hooked++
 			return err
 		}
+		if at == "switched" { // between the switch and the indexing: an answer to the new series
+			for _, o := range f.occurrences(m.organizer, m.cal.ID, weekOf("2026-12-07"), "UTC", false) {
+				if o.SeriesID != m.entry.ID && o.OriginalStart.Equal(dayOf(11)) {
+					key := calendar.EntryKey{CalendarID: m.cal.ID, EntryID: o.SeriesID}
+					own, err := f.store.Attendance(m.guests[3], key)
+					f.mustDo(err)
+					_, err = f.store.Respond(m.guests[3], calendar.RSVP{Key: key,
+						Occurrence: dayOf(11), Scope: calendar.ScopeThis, ExpectedVersion: own.Version, Response: calendar.ResponseDeclined})
+					return err
+				}
+			}
+			return fmt.Errorf("no occurrence of the new series on December 11")
+		}
 		return nil
 	})
 	racers := m.guests[10:30]
@@ -162,6 +175,12 @@ func TestSplitWhileAnswering(t *testing.T) {
 		if got := a.AtOccurrence(dayOf(12)).Response; (i == 1 || i == 2) && got != calendar.ResponseAccepted {
 			t.Errorf("guest %d answered December 12 between the copy and the switch; the new series shows %s", i, got)
 		}
+	}
+	if a, err := f.store.Attendance(m.guests[3], split.Key()); err != nil || a.AtOccurrence(dayOf(11)).Response != calendar.ResponseDeclined {
+		t.Errorf("guest 3 declined December 11 between the switch and the indexing; the new series shows %v (%v)", a, err)
+	}
+	if n := f.inboxHas(m.guests[3], split.Key()); n != 1 {
+		t.Errorf("guest 3, who answered before the indexing, sees the new series %d times in their inbox, want once", n)
 	}
 	if hooked != 2 {
 		t.Errorf("the hook answered %d times, want 2 (the first switch refused, the second made)", hooked)
