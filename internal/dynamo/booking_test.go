@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"strings"
 	"sync"
 	"testing"
 
@@ -246,4 +248,43 @@ func TestBookingHoldsFollowTheEntry(t *testing.T) {
 	f.mustDo(f.store.DeleteCalendar(bob, bobs, p.own[0].Version))
 	_, err = f.bookAt(carol, carols, "2026-03-02T10:00:00Z", "2026-03-02T11:00:00Z", p.target.ID)
 	f.mustDo(err)
+}
+
+// TestCheckReportsHolds: Store.Check reports a hold at another time than
+// its entry, an entry whose hold is missing, and a hold without its entry.
+func TestCheckReportsHolds(t *testing.T) {
+	f := newFixture(t)
+	f.messy = true
+	p := f.bookingParty(1, calendar.RoleFreeBusy)
+	e, err := f.bookAt(p.people[0], p.own[0].ID, "2026-03-02T10:00:00Z", "2026-03-02T11:00:00Z", p.target.ID)
+	f.mustDo(err)
+	var hold map[string]any
+	for _, it := range f.items() {
+		if it["entityType"] == "HOLD" {
+			hold = it
+		}
+	}
+	if hold == nil {
+		t.Fatal("the booking put no hold on the calendar it names")
+	}
+	wantProblem := func(part string) {
+		t.Helper()
+		problems, err := f.store.Check(context.Background())
+		f.mustDo(err)
+		for _, p := range problems {
+			if strings.Contains(p, part) {
+				return
+			}
+		}
+		t.Errorf("Check found %q, want a problem saying %q", problems, part)
+	}
+	elsewhere := maps.Clone(hold)
+	elsewhere["start"], elsewhere["end"] = "2026-03-02T12:00:00Z", "2026-03-02T13:00:00Z"
+	f.putItem(elsewhere)
+	wantProblem("is not at the entry's time")
+	f.deleteRaw(hold["PK"].(string), hold["SK"].(string))
+	wantProblem("which has no hold of it")
+	f.putItem(hold)
+	f.deleteRaw("CAL#"+e.CalendarID, "ENTRY#"+e.ID)
+	wantProblem("which does not hold the calendar")
 }
