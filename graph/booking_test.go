@@ -3,6 +3,7 @@ package graph_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,17 @@ func TestBookingWithoutOverlap(t *testing.T) {
 		t.Errorf("extensions.conflict %v, want %v", got, want)
 	}
 	e.must(peeker, bookWithout, map[string]any{"c": own, "n": []string{w.calendarID}, "s": "2026-03-02T11:00:00Z", "e": "2026-03-02T12:00:00Z"})
+	// The booking, on the peeker's calendar, makes the team's calendar busy
+	// in its freeBusy too (its hold), without a title.
+	fb := e.must(w.reader, `query($ids: [ID!]!) { freeBusy(calendarIds: $ids, range: {dates: {start: "2026-03-02", end: "2026-03-03"}}, timeZone: "UTC") {
+		calendars { busy { start end status } } } }`, map[string]any{"ids": []string{w.calendarID}})
+	var busy []string
+	for _, b := range get(fb, "freeBusy.calendars.0.busy").([]any) {
+		busy = append(busy, str(b, "start")+" "+str(b, "end")+" "+str(b, "status"))
+	}
+	if want := []string{"2026-03-02T10:00:00Z 2026-03-02T12:00:00Z BUSY"}; !slices.Equal(busy, want) {
+		t.Errorf("the team's busy time %q, want %q", busy, want)
+	}
 
 	var eleven []string // distinct calendars: the count is checked before they are read
 	for i := range 11 {

@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"context"
 	"slices"
 	"time"
 )
@@ -42,6 +43,16 @@ func ValidateMustNotOverlap(ids []string, e *Entry) ([]string, error) {
 		return nil, Invalidf("mustNotOverlap", "a task takes no time: it cannot be booked without overlap")
 	}
 	return ids, nil
+}
+
+// HoldReader reads the time entries hold on calendars other than their own
+// (booking.go): freeBusy counts it as busy.
+type HoldReader interface {
+	// HoldsReaching returns the holds on cal that overlap [from, to), as
+	// entries with nothing but their ID, kind, time and transparency: what
+	// Busy reads. A calendar never held (Calendar.HasHolds false) costs
+	// no read.
+	HoldsReaching(ctx context.Context, cal *Calendar, from, to time.Time) ([]*Entry, error)
 }
 
 // BusyConflict is when a calendar named in mustNotOverlap is busy within the

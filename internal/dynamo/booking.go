@@ -93,7 +93,7 @@ func (s *Store) guardBooking(ctx context.Context, w *write, viewer string, old, 
 			return err
 		}
 		for _, h := range held {
-			w.keepFree(h.cal)
+			w.keepFree(h.cal, h.cal.ID != e.CalendarID)
 		}
 	}
 	holdWrites(w, old, e)
@@ -181,7 +181,9 @@ func (s *Store) checkFree(ctx context.Context, held []heldCalendar, e *calendar.
 // read at, and raise it: the raise joins the action on cal's item the write
 // has (the check that it is still there, for an entry written on cal),
 // which this condition replaces, as it holds only while the item exists.
-func (w *write) keepFree(cal *calendar.Calendar) {
+// held says that the write puts a hold on cal: the first marks it
+// (calendar.Calendar.HasHolds), so that busy reads look for holds there.
+func (w *write) keepFree(cal *calendar.Calendar, held bool) {
 	rev, stored := expression.Name(attrRevision), cal.Revision-1 // Revision counts from 1 (calendarRecord)
 	at := rev.Equal(expression.Value(stored))
 	if stored == 0 {
@@ -193,8 +195,11 @@ func (w *write) keepFree(cal *calendar.Calendar) {
 		}
 		return errBusyMoved
 	})
+	if held && !cal.HasHolds {
+		op = opUpdate(op.key, expression.Set(expression.Name(attrHasHolds), expression.Value(true)), exists().And(at), op.failed)
+	}
 	if i := opOn(w.ops, op.key); i >= 0 {
-		if w.ops[i].action.ConditionCheck == nil {
+		if w.ops[i].action.ConditionCheck == nil || op.action.ConditionCheck == nil {
 			op.err = errors.New("a booking's guard on a calendar the write updates")
 		}
 		w.ops[i] = op

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
@@ -71,26 +73,20 @@ func (s *Store) busyTime(ctx context.Context, cal *calendar.Calendar, from, to t
 	if err != nil {
 		return nil, err
 	}
-	entries, _, err := s.entriesReaching(ctx, nil, cal, from, to, pageReserve(0))
-	if err != nil {
+	var entries, holds []*calendar.Entry
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		entries, _, err = s.entriesReaching(gctx, nil, cal, from, to, pageReserve(0))
+		return err
+	})
+	g.Go(func() (err error) {
+		holds, err = s.HoldsReaching(gctx, cal, from, to)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	lo, hi := holdRange(from)
-	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(cal.ID), lo, hi, filter{}, maxHolds)
-	if err != nil {
-		return nil, fmt.Errorf("query holds of calendar %s: %w", cal.ID, err)
-	}
-	for _, it := range items {
-		r, err := unmarshal[holdRecord](it)
-		if err != nil {
-			return nil, err
-		}
-		h, err := r.busy()
-		if err != nil {
-			return nil, err
-		}
-		entries = append(entries, h)
-	}
+	entries = append(entries, holds...)
 	entries = slices.DeleteFunc(entries, func(e *calendar.Entry) bool { return e.ID == except })
 	r := calendar.Range{Start: from, End: to, Zone: loc}
 	x, err := calendar.Expand(s.recur, entries, r, false, calendar.MaxOccurrencesPerRequest)
@@ -101,6 +97,35 @@ func (s *Store) busyTime(ctx context.Context, cal *calendar.Calendar, from, to t
 		return []calendar.BusyInterval{{Interval: calendar.Interval{Start: from, End: to}, Status: calendar.TransparencyBusy}}, nil
 	}
 	return calendar.Busy(x.Entries, r), nil
+}
+
+// HoldsReaching implements calendar.HoldReader with a strongly consistent
+// Query of the holds whose reach ends after from (holdKey); those starting
+// at to or later are left out here.
+func (s *Store) HoldsReaching(ctx context.Context, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
+	if !cal.HasHolds {
+		return nil, nil
+	}
+	lo, hi := holdRange(from)
+	items, err := s.queryBetween(ctx, "", attrSK, calendarPartition(cal.ID), lo, hi, filter{}, maxHolds)
+	if err != nil {
+		return nil, fmt.Errorf("query holds of calendar %s: %w", cal.ID, err)
+	}
+	var holds []*calendar.Entry
+	for _, it := range items {
+		r, err := unmarshal[holdRecord](it)
+		if err != nil {
+			return nil, err
+		}
+		h, err := r.busy()
+		if err != nil {
+			return nil, err
+		}
+		if start, _ := h.Reach(); start.Before(to) {
+			holds = append(holds, h)
+		}
+	}
+	return holds, nil
 }
 
 // unsettledFor is how long a read of calendarID at revision must wait for

@@ -14,8 +14,9 @@ import (
 
 // TestBookingWritePlans pins what mustNotOverlap adds to createEntry's
 // transaction: per calendar named, its item updated on condition that its
-// revision is as read (raising it), and for a calendar other than the
-// entry's own a hold. Naming the entry's own calendar costs nothing more:
+// revision is as read (raising it; the first hold on it also marks it as
+// held, so that busy reads look for holds there), and for a calendar other
+// than the entry's own a hold. Naming the entry's own calendar costs nothing more:
 // the condition joins the raise the write makes anyway.
 func TestBookingWritePlans(t *testing.T) {
 	now := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
@@ -57,7 +58,7 @@ func TestBookingWritePlans(t *testing.T) {
 		{"naming one other calendar", others[:1], "2026-11-23T10:00:00Z", []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists (PK)",
-			"Update CAL#c1/CAL#c1 ADD rev 1 if (attribute_exists (PK)) AND ((attribute_not_exists (rev)) OR (rev = 0))",
+			"Update CAL#c1/CAL#c1 SET hasHolds = true ADD rev 1 if (attribute_exists (PK)) AND ((attribute_not_exists (rev)) OR (rev = 0))",
 			"Put CAL#c1/HOLD#2026-11-23T11:00:00.000Z#e2",
 			"Put CAL#cal/ENTRY#e2 if attribute_not_exists (PK)",
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c10 1",
@@ -68,8 +69,8 @@ func TestBookingWritePlans(t *testing.T) {
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists (PK)",
 			"Update CAL#c1/CAL#c1 ADD rev 1 if (attribute_exists (PK)) AND (rev = 1)",
-			"Update CAL#c2/CAL#c2 ADD rev 1 if (attribute_exists (PK)) AND ((attribute_not_exists (rev)) OR (rev = 0))",
-			"Update CAL#c3/CAL#c3 ADD rev 1 if (attribute_exists (PK)) AND ((attribute_not_exists (rev)) OR (rev = 0))",
+			"Update CAL#c2/CAL#c2 SET hasHolds = true ADD rev 1 if (attribute_exists (PK)) AND ((attribute_not_exists (rev)) OR (rev = 0))",
+			"Update CAL#c3/CAL#c3 SET hasHolds = true ADD rev 1 if (attribute_exists (PK)) AND ((attribute_not_exists (rev)) OR (rev = 0))",
 			"Put CAL#c1/HOLD#2026-11-23T12:00:00.000Z#e3",
 			"Put CAL#c2/HOLD#2026-11-23T12:00:00.000Z#e3",
 			"Put CAL#c3/HOLD#2026-11-23T12:00:00.000Z#e3",

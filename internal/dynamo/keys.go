@@ -39,6 +39,10 @@ const (
 	// written (calendar.Calendar.NeverHeldSeries).
 	attrNeverHeldSeries = "neverHeldSeries"
 
+	// attrHasHolds marks a calendar on which an entry of another calendar
+	// once held time (calendar.Calendar.HasHolds).
+	attrHasHolds = "hasHolds"
+
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"
 	// indexGSI2 maps an invitation token's hash to its invitation (seed
