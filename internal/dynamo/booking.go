@@ -73,8 +73,10 @@ type heldCalendar struct {
 // no busy time of the calendars it holds, and adds to w the guards on their
 // revisions and the holds' writes. Nothing is read when the entry holds no
 // calendar and held none, or when a change leaves its time and holds alone.
-// A calendar old held that is gone or no longer visible to viewer is let go
-// when the write does not change the list; named anew, it is CodeNotFound.
+// A calendar old held that is gone is let go when the write does not change
+// the list; one viewer cannot see (a writer other than the booker) is
+// CodeNotFound, as is a missing one named anew: nobody releases a held
+// calendar without saying so.
 func (s *Store) guardBooking(ctx context.Context, w *write, viewer string, old, e *calendar.Entry) error {
 	if old != nil && !bookingMoved(old, e) {
 		return nil
@@ -141,8 +143,8 @@ func (s *Store) readHeld(ctx context.Context, viewer string, e *calendar.Entry, 
 				continue
 			}
 		}
-		if !lenient {
-			return nil, calendar.Errorf(calendar.CodeNotFound, "a calendar named in mustNotOverlap was not found")
+		if !lenient || ci != nil {
+			return nil, calendar.Errorf(calendar.CodeNotFound, "a calendar named in mustNotOverlap was not found (a writer who cannot see it may set mustNotOverlap anew)")
 		}
 	}
 	return held, nil

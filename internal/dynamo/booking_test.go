@@ -303,3 +303,26 @@ func TestCheckReportsHolds(t *testing.T) {
 	f.deleteRaw("CAL#"+e.CalendarID, "ENTRY#"+e.ID)
 	wantProblem("which does not hold the calendar")
 }
+
+// TestBookingMovedByAnotherWriter: a writer of the entry's calendar who
+// cannot see the busy time of a calendar it holds cannot move it (that
+// would let the calendar go unsaid); once that calendar is deleted, the move
+// lets it go.
+func TestBookingMovedByAnotherWriter(t *testing.T) {
+	f := newFixture(t)
+	p := f.bookingParty(1, calendar.RoleFreeBusy)
+	bob, bobs := p.people[0], p.own[0]
+	dave := f.user("dave@example.com")
+	f.share(bob, bobs, dave, "dave@example.com", calendar.RoleWriter)
+	e, err := f.bookAt(bob, bobs.ID, "2026-03-02T10:00:00Z", "2026-03-02T11:00:00Z", p.target.ID)
+	f.mustDo(err)
+	later := calendar.Set(timed("2026-03-02T14:00:00Z", "2026-03-02T15:00:00Z", "UTC"))
+	_, _, err = f.store.UpdateEntry(dave, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Timing: later})
+	wantCode(t, err, calendar.CodeNotFound)
+	f.mustDo(f.store.DeleteCalendar(p.alice, p.target.ID, p.target.Version))
+	moved, _, err := f.store.UpdateEntry(dave, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Timing: later})
+	f.mustDo(err)
+	if len(moved.Holds) != 0 {
+		t.Errorf("the moved entry holds %v, want the deleted calendar let go", moved.Holds)
+	}
+}
