@@ -30,7 +30,24 @@ func newEntry(in model.CreateEntryInput) (calendar.NewEntry, error) {
 		n.Transparency = *t
 	}
 	n.Recurrence = recurrence(in.Recurrence.Value())
+	if err != nil {
+		return n, err
+	}
+	n.MustNotOverlap, err = calendarIDs("mustNotOverlap", in.MustNotOverlap.Value())
 	return n, err
+}
+
+// calendarIDs decodes a list of calendars' global IDs.
+func calendarIDs(field string, gids []string) ([]string, error) {
+	var ids []string
+	for _, gid := range gids {
+		id, err := model.DecodeCalendarID(field, gid)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 func recurrence(in *model.RecurrenceInput) *calendar.Recurrence {
@@ -106,6 +123,13 @@ func entryChange(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
 	}
 	if err := attendancePolicy(in, &u); err != nil {
 		return u, err
+	}
+	if gids, set := in.MustNotOverlap.ValueOK(); set {
+		ids, err := calendarIDs("mustNotOverlap", gids)
+		if err != nil {
+			return u, err
+		}
+		u.MustNotOverlap = calendar.Set(ids)
 	}
 	if r, set := in.Recurrence.ValueOK(); set {
 		if r == nil {

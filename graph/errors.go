@@ -42,6 +42,7 @@ var extensionCodes = map[calendar.Code]string{
 	calendar.CodeTooManySubscriptions: "TOO_MANY_SUBSCRIPTIONS",
 	calendar.CodeTooManyOccurrences:   "TOO_MANY_OCCURRENCES",
 	calendar.CodeCapacityReached:      "CAPACITY_REACHED",
+	calendar.CodeBusyConflict:         "BUSY_CONFLICT",
 }
 
 // codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a
@@ -110,6 +111,9 @@ func shapeError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			if c := de.Conflict; c != nil {
 				gqlErr.Extensions["conflict"] = conflictOf(c)
+			}
+			if b := de.Busy; b != nil {
+				gqlErr.Extensions["conflict"] = busyConflictOf(b)
 			}
 			if de.CalendarID != "" {
 				gqlErr.Extensions["calendarId"] = model.CalendarGID(de.CalendarID)
@@ -213,4 +217,11 @@ func conflictOf(c *calendar.SlotConflict) map[string]any {
 		out["startDate"], out["endDate"] = c.From.String(), c.To.String()
 	}
 	return out
+}
+
+// busyConflictOf describes when a BUSY_CONFLICT's calendar is busy: its
+// global ID and the busy stretch, never what makes it busy.
+func busyConflictOf(b *calendar.BusyConflict) map[string]any {
+	return map[string]any{"calendarId": model.CalendarGID(b.CalendarID),
+		"start": b.Start.UTC().Format(time.RFC3339), "end": b.End.UTC().Format(time.RFC3339)}
 }

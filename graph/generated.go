@@ -5189,6 +5189,15 @@ input CreateEntryInput {
   only). The rule must start on that first occurrence.
   """
   recurrence: RecurrenceInput
+  """
+  Calendars (global IDs, up to 10; FREE_BUSY or more on each, else NOT_FOUND)
+  whose busy time the entry must not overlap: the write is BUSY_CONFLICT when it
+  would, checked in its own transaction, so two clients booking one slot for one
+  person never both succeed. A single timed or whole-day entry only (a series or
+  a task is BAD_USER_INPUT). Each calendar other than the entry's own shows the
+  entry as busy time (no title) in its freeBusy while the entry lasts.
+  """
+  mustNotOverlap: [ID!]
 }
 
 "A recurrence set (RFC 5545)."
@@ -5270,6 +5279,12 @@ input UpdateEntryInput {
   hideAttendees: Boolean
   "Hands the entry's organization over to the calgraph user with this email (who must have signed in once)."
   organizerEmail: String
+  """
+  Replaces the calendars whose busy time a single entry must not overlap (as in
+  createEntry; [] or null for none). Omitted, a move of the entry is checked
+  against those it has.
+  """
+  mustNotOverlap: [ID!]
 }
 
 "Result of updateEntry."
@@ -18802,7 +18817,7 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence", "mustNotOverlap"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18886,6 +18901,13 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Recurrence = graphql.OmittableOf(data)
+		case "mustNotOverlap":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mustNotOverlap"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MustNotOverlap = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -20088,7 +20110,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail", "mustNotOverlap"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -20214,6 +20236,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.OrganizerEmail = graphql.OmittableOf(data)
+		case "mustNotOverlap":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mustNotOverlap"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MustNotOverlap = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

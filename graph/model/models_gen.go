@@ -260,6 +260,13 @@ type CreateEntryInput struct {
 	// Makes the entry a series whose first occurrence is `timing` (TIMED or ALL_DAY
 	// only). The rule must start on that first occurrence.
 	Recurrence graphql.Omittable[*RecurrenceInput] `json:"recurrence,omitempty"`
+	// Calendars (global IDs, up to 10; FREE_BUSY or more on each, else NOT_FOUND)
+	// whose busy time the entry must not overlap: the write is BUSY_CONFLICT when it
+	// would, checked in its own transaction, so two clients booking one slot for one
+	// person never both succeed. A single timed or whole-day entry only (a series or
+	// a task is BAD_USER_INPUT). Each calendar other than the entry's own shows the
+	// entry as busy time (no title) in its freeBusy while the entry lasts.
+	MustNotOverlap graphql.Omittable[[]string] `json:"mustNotOverlap,omitempty"`
 }
 
 // Result of createEntry.
@@ -954,6 +961,10 @@ type UpdateEntryInput struct {
 	HideAttendees graphql.Omittable[*bool] `json:"hideAttendees,omitempty"`
 	// Hands the entry's organization over to the calgraph user with this email (who must have signed in once).
 	OrganizerEmail graphql.Omittable[*string] `json:"organizerEmail,omitempty"`
+	// Replaces the calendars whose busy time a single entry must not overlap (as in
+	// createEntry; [] or null for none). Omitted, a move of the entry is checked
+	// against those it has.
+	MustNotOverlap graphql.Omittable[[]string] `json:"mustNotOverlap,omitempty"`
 }
 
 // Result of updateEntry.

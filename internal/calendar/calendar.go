@@ -34,6 +34,11 @@ type Calendar struct {
 	// for calendars older than the record of it).
 	NeverHeldSeries bool
 
+	// HasHolds says that an entry of another calendar once held time on
+	// this one (mustNotOverlap, booking.go), so its busy time reads holds
+	// too. The store sets it with the first hold and never clears it.
+	HasHolds bool
+
 	// Revision counts the changes to the calendar's entries, series and
 	// memberships, as of the strongly consistent read that returned the
 	// calendar: every write that changes them raises it in the same

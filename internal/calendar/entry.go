@@ -99,6 +99,11 @@ type Entry struct {
 	// Attendance is the entry's organizer, capacity and attendee summary
 	// (attendee.go).
 	Attendance Attendance
+
+	// Holds lists the calendars the entry must not overlap the busy time of
+	// (mustNotOverlap, booking.go), sorted; the entry makes each of them
+	// other than its own busy while it lasts. Never on a series.
+	Holds []string
 }
 
 // Key returns the entry's key.
@@ -177,6 +182,9 @@ type NewEntry struct {
 	Reminders   Patch[[]int] // unset: the viewer's default reminders
 	// Transparency is "" for the default of the entry's kind.
 	Transparency Transparency
+	// MustNotOverlap names calendars whose busy time the entry must not
+	// overlap (booking.go).
+	MustNotOverlap []string
 }
 
 // Build validates n and returns the entry it describes, without ID, ICalUID,
@@ -194,7 +202,12 @@ func (n NewEntry) Build(d Defaults) (Entry, error) {
 		Title: Set(n.Title), Description: Set(n.Description), Location: Set(n.Location),
 		Color: Set(n.Color), Tags: Set(n.Tags), Reminders: Set(reminders), Transparency: Set(n.Transparency),
 	}
-	return e, upd.applyFields(&e)
+	if err := upd.applyFields(&e); err != nil {
+		return e, err
+	}
+	var err error
+	e.Holds, err = ValidateMustNotOverlap(n.MustNotOverlap, &e)
+	return e, err
 }
 
 // EntryUpdate is a partial update of an entry. A set Description, Location or
@@ -225,6 +238,10 @@ type EntryUpdate struct {
 	// OrganizerEmail hands the entry's organization over to the calgraph
 	// user with that email (the store finds them).
 	OrganizerEmail Patch[string]
+	// MustNotOverlap replaces the calendars whose busy time the entry must
+	// not overlap (booking.go); unset keeps those it has, and a move is
+	// checked against them again.
+	MustNotOverlap Patch[[]string]
 }
 
 // ChangesAttendance reports whether u sets any of the entry's attendance
@@ -257,6 +274,13 @@ func (u EntryUpdate) Apply(e Entry, d Defaults) (Entry, error) {
 	if u.Recurrence.Set {
 		r := u.Recurrence.Value
 		e.Recurrence = &r
+	}
+	if u.MustNotOverlap.Set {
+		e.Holds = u.MustNotOverlap.Value
+	}
+	var err error
+	if e.Holds, err = ValidateMustNotOverlap(e.Holds, &e); err != nil {
+		return e, err
 	}
 	if significant(before, e) {
 		e.Sequence++

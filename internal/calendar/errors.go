@@ -29,6 +29,7 @@ const (
 	CodeTooManySubscriptions             // a connection or a user holds as many subscriptions as it may
 	CodeTooManyOccurrences               // a calendar holds a series with more occurrences in a view's range than a view shows
 	CodeCapacityReached                  // an acceptance past an entry's capacity, on an entry without a waitlist
+	CodeBusyConflict                     // a calendar named in mustNotOverlap is busy then (booking.go)
 )
 
 var codeNames = map[Code]string{
@@ -48,6 +49,7 @@ var codeNames = map[Code]string{
 	CodeTooManySubscriptions: "too many subscriptions",
 	CodeTooManyOccurrences:   "too many occurrences",
 	CodeCapacityReached:      "capacity reached",
+	CodeBusyConflict:         "busy conflict",
 }
 
 // String returns a short lower-case name for logs.
@@ -68,6 +70,8 @@ type Error struct {
 	Field string
 	// Conflict names the booking a CodeSlotConflict error clashed with.
 	Conflict *SlotConflict
+	// Busy says when a CodeBusyConflict error's calendar is busy.
+	Busy *BusyConflict
 	// CalendarID names the calendar a CodeTooManyOccurrences error is about:
 	// a view of several calendars leaves that one's series out.
 	CalendarID string

@@ -170,6 +170,8 @@ type EntryReader interface {
 	// that costs no read.
 	CachedEntriesReaching(ctx context.Context, scope ReadScope, cal *Calendar, from, to time.Time) ([]*Entry, bool)
 
+	HoldReader
+
 	// Tasks pages through a calendar's open tasks, earliest due first, or its
 	// completed (or archived) tasks, latest completed first. Errors:
 	// CodeInvalid (bad page).

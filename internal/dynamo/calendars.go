@@ -229,6 +229,9 @@ func (s *Store) removeRange(ctx context.Context, partition string, sk sortKey) e
 		var counted []countedItem
 		for _, it := range out.Items {
 			k := keyOf(it)
+			for _, h := range holdsOf(it) { // before the entry, so that none is left behind
+				writes = append(writes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: h.av()}})
+			}
 			if e, ok := countedEntry(it); ok {
 				counted = append(counted, countedItem{k, e})
 				continue

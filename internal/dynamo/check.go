@@ -50,6 +50,7 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	}
 	c.checkUsers()
 	c.checkCalendars()
+	c.checkHolds()
 	c.checkStats()
 	slices.Sort(c.problems)
 	return c.problems, nil

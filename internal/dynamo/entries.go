@@ -56,6 +56,11 @@ func validEntryKey(key calendar.EntryKey) error {
 
 // CreateEntry implements calendar.EntryService.
 func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, *calendar.Calendar, error) {
+	return retryBooking(func() (*calendar.Entry, *calendar.Calendar, error) { return s.createEntry(ctx, n) })
+}
+
+// createEntry is one attempt of CreateEntry, from its reads.
+func (s *Store) createEntry(ctx context.Context, n calendar.NewEntry) (*calendar.Entry, *calendar.Calendar, error) {
 	acc, defaults, err := s.entryAccess(ctx, n.CalendarID)
 	if err != nil {
 		return nil, nil, err
@@ -81,6 +86,9 @@ func (s *Store) CreateEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	} else {
 		w.Guard(calendarStillThere(n.CalendarID, 0))
 	}
+	if err := s.guardBooking(ctx, w, acc.viewer, nil, &e); err != nil {
+		return nil, acc.calendar, err
+	}
 	w.Add(entryWrites(&e, s.placement(&e), notExists(), mustBeNew(calendar.CodeInternal, "entry ID collision"), 0)...)
 	w.LogEntry(e.CalendarID, e.ID)
 	w.Tally(acc.viewer, nil, &e)
@@ -95,7 +103,9 @@ func (s *Store) UpdateEntry(ctx context.Context, u calendar.EntryUpdate) (*calen
 	if err := validEntryKey(u.Key); err != nil {
 		return nil, nil, err
 	}
-	return retryAttendanceOn(ctx, func() (*calendar.Entry, *calendar.Calendar, error) { return s.updateEntry(ctx, u) })
+	return retryAttendanceOn(ctx, func() (*calendar.Entry, *calendar.Calendar, error) {
+		return retryBooking(func() (*calendar.Entry, *calendar.Calendar, error) { return s.updateEntry(ctx, u) })
+	})
 }
 
 // updateEntry is one attempt of UpdateEntry, from its reads.
@@ -200,6 +210,9 @@ func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Ent
 	if op, ok := seriesArrive(acc.calendar, &e); ok {
 		w.Add(op)
 		w.LogCalendar(e.CalendarID)
+	}
+	if err := s.guardBooking(ctx, w, acc.viewer, old, &e); err != nil {
+		return nil, acc.calendar, err
 	}
 	w.Add(entryWrites(&e, s.placement(&e), entryAsRead(old, expectedVersion), entryChanged(expectedVersion), oldPieces)...)
 	w.LogEntry(e.CalendarID, e.ID)
@@ -310,6 +323,7 @@ func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expected
 		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
 		w.LogInvitation(a)
 	}
+	holdWrites(w, old, nil)
 	if err := s.book(ctx, w, acc.calendar, old, nil); err != nil {
 		return fmt.Errorf("delete entry %s: %w", key.EntryID, err)
 	}

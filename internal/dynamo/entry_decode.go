@@ -140,6 +140,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.AttEpoch, err = nAttr(av)
 		case attrAttKeys:
 			r.AttKeys, err = nAttr(av)
+		case "holds":
+			r.Holds, err = ssAttr(av)
 		default:
 			if strings.HasPrefix(name, sharePrefix) {
 				if r.Shares == nil {

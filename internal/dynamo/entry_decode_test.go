@@ -25,7 +25,7 @@ func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 		Rule: "FREQ=DAILY", RDates: []string{"r1", "r2"}, ExDates: []string{"x1"}, PreviousSeriesID: "p", Gen: "g",
 		Xrev: 9, SeriesStart: "ss", SeriesID: "sid", OriginalStart: "os", OriginalEnd: "oe", Cancelled: true, Overrides: []string{"title"},
 		Organizer: "o", Capacity: 10, Waitlist: true, HideAttendees: true, AttNeedsAction: 1, AttAccepted: 2, AttTentative: 3,
-		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9, AttEpoch: 10, AttKeys: 1,
+		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9, AttEpoch: 10, AttKeys: 1, Holds: []string{"c1", "c2"},
 		Shares: map[calendar.AnswerKey]calendar.AttendeeSummary{{From: ts.Truncate(time.Second), Following: true}: {NeedsAction: -1, Accepted: 1, AcceptedGuests: 2}},
 	}
 	v := reflect.ValueOf(full)
@@ -70,7 +70,7 @@ func TestRecordDecodersMatchAttributeValue(t *testing.T) {
 	ts := time.Date(2026, 6, 15, 9, 30, 0, 123456789, time.UTC)
 	cal := calendarRecord{PK: "CAL#c", SK: "CAL#c", EntityType: entityCalendar, ID: "c", Name: "n\u00e9", Color: "#123456",
 		Description: "d", TimeZone: "Europe/Paris", IsResource: true, Version: 3, CreatedAt: ts, UpdatedAt: ts.Add(time.Hour),
-		NeverHeldSeries: true, Rev: 1 << 40}
+		NeverHeldSeries: true, HasHolds: true, Rev: 1 << 40}
 	mem := membershipRecord{PK: "CAL#c", SK: "MEMBER#u", GSI1PK: "USER#u", GSI1SK: "CAL#c", EntityType: entityMembership,
 		CalendarID: "c", UserID: "u", Role: "WRITER", Version: 2, CreatedAt: ts, UpdatedAt: ts.Add(time.Minute)}
 	for _, r := range []any{cal, mem} {

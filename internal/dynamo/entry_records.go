@@ -94,6 +94,9 @@ type entryRecord struct {
 	// key: attributes of their own, which the marshaller writes.
 	Shares  map[calendar.AnswerKey]calendar.AttendeeSummary `dynamodbav:"-"`
 	AttKeys int                                             `dynamodbav:"attKeys,omitempty"`
+	// Holds is calendar.Entry.Holds: the calendars whose busy time the
+	// entry must not overlap (booking.go).
+	Holds []string `dynamodbav:"holds,omitempty,stringset"`
 }
 
 // entryRole is which of its five kinds of item an entryRecord is.
@@ -155,7 +158,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		StartDate: formatDate(e.StartDate), EndDate: formatDate(e.EndDate),
 		Completed: e.Completed, CompletedAt: formatTime(e.CompletedAt),
 		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
-		PreviousSeriesID: e.PreviousSeriesID, Cancelled: e.Cancelled, Overrides: e.Overrides,
+		PreviousSeriesID: e.PreviousSeriesID, Cancelled: e.Cancelled, Overrides: e.Overrides, Holds: e.Holds,
 	}
 	base.setAttendance(e.Attendance)
 	switch {
@@ -236,7 +239,7 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 		TransparencySet: calendar.Transparency(r.Transp), TimeZone: r.TimeZone, Completed: r.Completed,
 		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy,
 		PreviousSeriesID: r.PreviousSeriesID, SeriesID: r.SeriesID, IsException: r.SeriesID != "",
-		Cancelled: r.Cancelled, Overrides: r.Overrides, Attendance: r.attendance(),
+		Cancelled: r.Cancelled, Overrides: r.Overrides, Attendance: r.attendance(), Holds: r.Holds,
 	}
 	var err error
 	for _, f := range []struct {

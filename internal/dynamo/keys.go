@@ -39,6 +39,10 @@ const (
 	// written (calendar.Calendar.NeverHeldSeries).
 	attrNeverHeldSeries = "neverHeldSeries"
 
+	// attrHasHolds marks a calendar on which an entry of another calendar
+	// once held time (calendar.Calendar.HasHolds).
+	attrHasHolds = "hasHolds"
+
 	// indexGSI1 maps a user to their memberships (seed 001's access pattern 5).
 	indexGSI1 = "GSI1"
 	// indexGSI2 maps an invitation token's hash to its invitation (seed
@@ -82,6 +86,7 @@ const (
 	entityStatsTotal = "STATS_TOTALS"
 	entityStatsNode  = "STATS_NODE"
 	entityAttendee   = "ATTENDEE"
+	entityHold       = "HOLD"
 
 	entityWorkingHours = "WORKING_HOURS"
 )
@@ -99,6 +104,7 @@ const (
 	prefixChange    = "CHG#"
 	prefixAttendee  = "ATT#"
 	prefixWaitlist  = "WAIT#"
+	prefixHold      = "HOLD#"
 )
 
 // itemKey is an item's primary key.
@@ -347,6 +353,19 @@ func slotKey(calendarID string, t time.Time) itemKey {
 // slotRange: the sort keys of a resource calendar's slots starting in [from, to).
 func slotRange(from, to time.Time) (lo, hi string) {
 	return prefixSlot + instantKey(from), prefixSlot + instantKey(to.Add(-time.Millisecond))
+}
+
+// holdKey: the time an entry of another calendar holds on calendarID
+// (booking.go), by where the entry's reach ends (calendar.Entry.Reach, the
+// same in every zone) and its ID: a calendar's busy read asks only for
+// holds that end after its range starts, so past ones cost it nothing.
+func holdKey(calendarID string, reachEnd time.Time, entryID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: prefixHold + instantKey(reachEnd) + "#" + entryID}
+}
+
+// holdRange: the sort keys of the holds whose reach ends after from.
+func holdRange(from time.Time) (lo, hi string) {
+	return prefixHold + instantKey(from) + "#~", prefixHold + "~"
 }
 
 // dayKey: a day of a resource calendar, in its zone.

@@ -35,6 +35,9 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	if old.IsSeries() {
 		return nil, to, calendar.Invalidf("id", "a series cannot be moved to another calendar: create it there and delete it here")
 	}
+	if len(old.Holds) > 0 {
+		return nil, to, calendar.Invalidf("id", "an entry booked with mustNotOverlap cannot be moved to another calendar: set mustNotOverlap to [] first")
+	}
 	if old.Attendance.Summary.Total() > 0 {
 		return nil, to, calendar.Invalidf("id", "an entry with attendees cannot be moved to another calendar yet: remove its attendees first")
 	}

@@ -44,6 +44,8 @@ func decodeCalendarRecord(it item) (calendarRecord, error) {
 			r.UpdatedAt, err = timeAttr(av)
 		case attrNeverHeldSeries:
 			r.NeverHeldSeries, err = boolAttr(av)
+		case attrHasHolds:
+			r.HasHolds, err = boolAttr(av)
 		case attrRevision:
 			r.Rev, err = n64Attr(av)
 		}

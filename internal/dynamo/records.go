@@ -117,6 +117,10 @@ type calendarRecord struct {
 	// again, by the first write of a series in the calendar (seriesArrive).
 	NeverHeldSeries bool `dynamodbav:"neverHeldSeries,omitempty"`
 
+	// HasHolds is set, never cleared, by the first hold on the calendar
+	// (booking.go).
+	HasHolds bool `dynamodbav:"hasHolds,omitempty"`
+
 	// Rev is raised by every write to the calendar's entries, series and
 	// memberships (revisions.go); never written by a Put of the record.
 	Rev int64 `dynamodbav:"rev,omitempty"`
@@ -190,8 +194,8 @@ func (r calendarRecord) calendar() *calendar.Calendar {
 		ID: r.ID, Name: r.Name, Color: r.Color, Description: r.Description,
 		TimeZone: r.TimeZone, IsResource: r.IsResource,
 		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		NeverHeldSeries: r.NeverHeldSeries,
-		Revision:        r.Rev + 1, // known, from the read (0 would mean unknown)
+		NeverHeldSeries: r.NeverHeldSeries, HasHolds: r.HasHolds,
+		Revision: r.Rev + 1, // known, from the read (0 would mean unknown)
 	}
 }
 

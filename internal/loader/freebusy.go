@@ -14,7 +14,8 @@ type CalendarBusy struct {
 }
 
 // FreeBusy returns when each of the given calendars is busy in a range, to
-// any member, FREE_BUSY members included, and nothing of what makes them busy.
+// any member, FREE_BUSY members included, and nothing of what makes them busy:
+// their entries and the holds of entries elsewhere booked on them.
 // Dates are read in the asked zone, else the viewer's, else UTC.
 func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.RangeSpec) (*View, []CalendarBusy, error) {
 	if err := spec.Validate(); err != nil {
@@ -58,9 +59,13 @@ func (l *Loaders) FreeBusy(ctx context.Context, ids []string, spec calendar.Rang
 	if err != nil {
 		return nil, nil, err
 	}
+	held, err := l.holds(ctx, list, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
 	out := make([]CalendarBusy, len(ids))
 	for i, id := range ids {
-		var mine []*calendar.Entry
+		mine := held[id]
 		for _, e := range v.Entries {
 			if e.CalendarID == id {
 				mine = append(mine, e)
