@@ -57,7 +57,11 @@ func (h *Hub) Subscribe(ctx context.Context, f Follow) (*Subscription, error) {
 		if len(f.CalendarIDs) > 0 {
 			return nil, calendar.Invalidf("resumeInvitations", "only a subscription without calendarIds delivers INVITATION, and resumes it")
 		}
-		if invitedFrom, err = h.src.InvitedResume(viewer, f.ResumeInvitations); err != nil {
+		invitedFrom, err = h.src.InvitedResume(viewer, f.ResumeInvitations)
+		if calendar.ErrorCode(err) == calendar.CodeInvalid {
+			return nil, calendar.Invalidf("resumeInvitations", "resumeInvitations is not a token of your INVITATION deliveries or invitationChanges")
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

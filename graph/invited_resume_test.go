@@ -1,0 +1,130 @@
+package graph_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Resuming INVITATION deliveries: a client that reconnects with the token
+// of the last INVITATION delivery it got receives what it missed of them,
+// then live ones.
+
+const resumedInvitations = `subscription($r: String) { calendarChanges(resumeInvitations: $r) { kind calendarId syncToken
+	changes { type id deleted node { ... on TimedEntry { title calendar { name viewerRole } } } } } }`
+
+// invitedWorld is a guest invited to two entries of a calendar they do not
+// read, subscribed and holding the token of a first INVITATION delivery.
+type invitedWorld struct {
+	p            party
+	guest, other string // the guest's token; the second entry's ID
+	from         string // the token of the last delivery before going away
+}
+
+func (e *env) invitedWorld(tag string) invitedWorld {
+	e.t.Helper()
+	p := e.party(tag, 1, 0, false)
+	w := invitedWorld{p: p, guest: p.guests[0]}
+	d := e.must(p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Other",
+		timing: {timed: {start: "2026-11-25T10:00:00Z", end: "2026-11-25T11:00:00Z", timeZone: "UTC"}}}) { entry { id } } }`,
+		map[string]any{"c": e.calendarOf(p.owner)})
+	w.other = str(d, "createEntry.entry.id")
+	e.must(p.owner, `mutation($id: ID!, $e: String!) { changeAttendees(input: {entryId: $id, add: [{email: $e}]}) { entry { id } } }`,
+		map[string]any{"id": w.other, "e": "guest0-" + tag + "@example.com"})
+	c := e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, nil)
+	time.Sleep(200 * time.Millisecond) // registered
+	e.must(w.guest, respond, map[string]any{"id": p.entryID, "v": 1, "r": "ACCEPTED"})
+	got, tokens := collect(c, "1", resumeQuiet)
+	if len(tokens) == 0 {
+		e.t.Fatalf("after their answer: got %v, want a delivery with a token", got)
+	}
+	w.from = tokens[len(tokens)-1]
+	_ = c.conn.CloseNow()
+	return w
+}
+
+// resumeQuiet is how long a client waits for more deliveries: past a poll.
+const resumeQuiet = 1500 * time.Millisecond
+
+func (e *env) retitle(token, id string, version int, title string) {
+	e.t.Helper()
+	e.must(token, `mutation($id: ID!, $v: Int!, $t: String!) { updateEntry(input: {id: $id, expectedVersion: $v, title: $t}) { entry { id } } }`,
+		map[string]any{"id": id, "v": version, "t": title})
+}
+
+// TestResumeInvitationDeliveries: away, the guest's invited entry is
+// renamed, the other deleted, and they answer from another device; back
+// with the last token, they get exactly those, in order, then live ones,
+// and from the last token of those, nothing again.
+func TestResumeInvitationDeliveries(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for quiet spells
+	e := newEnv(t)
+	w := e.invitedWorld("rsm")
+	e.retitle(w.p.owner, w.p.entryID, 2, "Talk, moved")
+	e.must(w.p.owner, `mutation($id: ID!) { deleteEntry(input: {id: $id, expectedVersion: 1}) { deletedEntryId } }`, map[string]any{"id": w.other})
+	e.must(w.guest, respond, map[string]any{"id": w.p.entryID, "v": 2, "r": "TENTATIVE"})
+
+	c := e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, map[string]any{"r": w.from})
+	got, _ := collect(c, "1", resumeQuiet)
+	// The entry's edits (its log), then the deletion and the answer (the
+	// guest's log): the deleted entry is no longer theirs, so its tombstone
+	// comes as their invitation's removal.
+	if want := []string{"INVITATION Talk, moved", "INVITATION -deleted", "INVITATION Talk, moved"}; !slices.Equal(got, want) {
+		t.Fatalf("resumed: got %v, want %v", got, want)
+	}
+	e.retitle(w.p.owner, w.p.entryID, 3, "Talk, again")
+	got, more := collect(c, "1", resumeQuiet)
+	if want := []string{"INVITATION Talk, again"}; !slices.Equal(got, want) || len(more) == 0 {
+		t.Fatalf("live after resuming: got %v (tokens %v), want %v with a token", got, more, want)
+	}
+	_ = c.conn.CloseNow()
+	last := more[len(more)-1]
+	c = e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, map[string]any{"r": last})
+	if got, _ := collect(c, "1", resumeQuiet); len(got) != 0 {
+		t.Errorf("resumed from the last token: got %v, want nothing", got)
+	}
+	// The token continues their invitation sync too.
+	if changes, _ := e.invitationChangesOf(w.guest, last); len(changes) != 0 {
+		t.Errorf("invitationChanges from the last token: got %v, want nothing", changes)
+	}
+}
+
+// TestResumeInvitationsAfterRemoval: a guest removed from an entry while
+// away gets their invitation's removal, and not the edit made after it.
+func TestResumeInvitationsAfterRemoval(t *testing.T) {
+	t.Parallel() // its own server and table
+	e := newEnv(t)
+	w := e.invitedWorld("rmv")
+	e.must(w.p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, remove: ["guest0-rmv@example.com"]}) { entry { id } } }`,
+		map[string]any{"id": w.p.entryID})
+	e.retitle(w.p.owner, w.p.entryID, 2, "Talk, secret now")
+	c := e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, map[string]any{"r": w.from})
+	if got, _ := collect(c, "1", resumeQuiet); !slices.Equal(got, []string{"INVITATION -deleted"}) {
+		t.Errorf("resumed: got %v, want the removal alone", got)
+	}
+}
+
+// TestResumeInvitationsRefused: a token that is not the viewer's, or no
+// token at all, fails the subscription with BAD_USER_INPUT.
+func TestResumeInvitationsRefused(t *testing.T) {
+	t.Parallel() // its own server and table
+	e := newEnv(t)
+	w := e.invitedWorld("ref")
+	c := e.dial(w.p.owner)
+	for i, token := range []string{"garbage", "", w.from} {
+		id := string(rune('a' + i))
+		c.subscribe(id, resumedInvitations, map[string]any{"r": token})
+		m, err := c.next(5 * time.Second)
+		if err != nil || m.ID != id || !hasErrors(m.Payload) || !strings.Contains(string(m.Payload), `"code":"BAD_USER_INPUT","field":"resumeInvitations"`) {
+			t.Errorf("token %.20q: %s %s %v, want an error with BAD_USER_INPUT", token, m.Type, m.Payload, err)
+		}
+		if m, err := c.next(5 * time.Second); err != nil || m.Type != "complete" || m.ID != id {
+			t.Errorf("token %.20q: %s %s %v, want the subscription complete", token, m.Type, m.Payload, err)
+		}
+	}
+}
