@@ -1,7 +1,10 @@
 package graph_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +130,82 @@ func TestResumeInvitationsRefused(t *testing.T) {
 			t.Errorf("token %.20q: %s %s %v, want the subscription complete", token, m.Type, m.Payload, err)
 		}
 	}
+}
+
+// TestResumeInvitationsRacingEdits: while the owner renames the invited
+// entry again and again, the guest drops their connection and resumes with
+// their last token, over and over. No delivery takes the entry back to an
+// older title, no edit comes twice (never more deliveries than edits), and
+// the last title comes. (A title may come twice in a row: a read shows the
+// entry as it is when read, which may be the next edit's, whose record the
+// next read finds; calendar deliveries do the same.)
+func TestResumeInvitationsRacingEdits(t *testing.T) {
+	t.Parallel() // its own server and table; seconds of writes and reconnections
+	e := newEnv(t)
+	w := e.invitedWorld("race")
+	const edits = 30
+	done := make(chan struct{})
+	var failed []string // the writer's (it may not stop the test)
+	go func() {
+		defer close(done)
+		for i := 1; i <= edits; i++ {
+			r := e.do(w.p.owner, `mutation($id: ID!, $v: Int!, $t: String!) { updateEntry(input: {id: $id, expectedVersion: $v, title: $t}) { entry { id } } }`,
+				map[string]any{"id": w.p.entryID, "v": i + 1, "t": fmt.Sprint("t", i)})
+			if len(r.Errors) > 0 {
+				failed = append(failed, r.Raw)
+				return
+			}
+			time.Sleep(40 * time.Millisecond) // edits spread over reconnections
+		}
+	}()
+	defer func() { <-done }()
+	var titles []int
+	token, rounds := w.from, 0
+	take := func(c *wsClient, until time.Time, quiet time.Duration) {
+		for time.Now().Before(until) {
+			got, tokens := collect(c, "1", quiet)
+			for _, s := range got {
+				n, err := strconv.Atoi(strings.TrimPrefix(s, "INVITATION t"))
+				if err != nil {
+					t.Errorf("round %d: got %q, want a renamed entry", rounds, s)
+					continue
+				}
+				titles = append(titles, n)
+			}
+			if len(tokens) > 0 {
+				token = tokens[len(tokens)-1]
+			}
+			if len(got) == 0 && quiet > 100*time.Millisecond {
+				return
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		c := e.dial(w.guest)
+		c.subscribe("1", resumedInvitations, map[string]any{"r": token})
+		rounds++
+		if running {
+			take(c, time.Now().Add(time.Duration(50+rng.IntN(200))*time.Millisecond), 20*time.Millisecond)
+		} else {
+			take(c, time.Now().Add(time.Minute), resumeQuiet)
+		}
+		_ = c.conn.CloseNow()
+		time.Sleep(time.Duration(20+rng.IntN(150)) * time.Millisecond)
+	}
+	if len(failed) > 0 {
+		t.Fatalf("an edit failed: %v", failed)
+	}
+	if !slices.IsSorted(titles) || len(titles) == 0 || titles[len(titles)-1] != edits || len(titles) > edits {
+		t.Errorf("over %d connections: delivered titles %v, want them in order, at most %d, ending with t%d", rounds, titles, edits, edits)
+	}
+	if rounds < 3 {
+		t.Errorf("resumed only %d times", rounds)
+	}
+	t.Logf("%d connections, delivered titles %v", rounds, titles)
 }
