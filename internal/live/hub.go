@@ -285,9 +285,11 @@ func (h *Hub) readPage(ctx context.Context, f *feed) (more, found bool, err erro
 	defer h.mu.Unlock()
 	f.token = b.token
 	found = len(b.calendar)+len(b.list)+len(b.invitations) > 0
-	if found {
-		for s := range f.subs {
+	for s := range f.subs {
+		if found {
 			s.hand(b)
+		} else {
+			s.handQuiet(b)
 		}
 	}
 	return more, found, nil

@@ -49,7 +49,7 @@ func (h *Hub) initialInvited(ctx context.Context, viewer string, members map[str
 // delivery per calendar, with the token after them (invitedToken), and
 // follows the entries of open invitations from now on.
 func (s *Subscription) invitationsChanged(changes []calendar.InvitationChange) []Delivery {
-	if !s.followAll {
+	if !s.followAll || len(changes) == 0 {
 		return nil
 	}
 	var out []Delivery
