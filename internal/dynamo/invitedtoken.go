@@ -24,8 +24,9 @@ import (
 // maxTokenLength characters, as every sync token.
 
 // maxSinceSeen bounds sinceSeen: with a user's log's own maxSeen records
-// (up to 8 bytes each within the overlap window) and these (up to 10 bytes
-// each), a token stays under maxTokenLength once in base64.
+// (8 bytes each within the overlap window) and these (8 bytes each within
+// minutes of since), a token stays under maxTokenLength once in base64;
+// InvitedToken forgets more of them in the rare token that would not.
 const maxSinceSeen = 150
 
 // appendInvited encodes since and sinceSeen after a token's seen records.
@@ -93,11 +94,17 @@ func (s *Store) InvitedToken(userID, userToken string, calendarTokens map[string
 			t.sinceSeen = append(t.sinceSeen, r)
 		}
 	}
-	if len(t.sinceSeen) > maxSinceSeen { // forgetting the oldest only repeats them
-		slices.SortFunc(t.sinceSeen, func(a, b seenRecord) int { return cmp.Compare(a.pos, b.pos) })
-		t.sinceSeen = t.sinceSeen[len(t.sinceSeen)-maxSinceSeen:]
+	// Forgetting the oldest records only repeats them: to maxSinceSeen, and
+	// then to fit maxTokenLength (a user's log whose seen records span more
+	// than the overlap window takes more bytes each).
+	slices.SortFunc(t.sinceSeen, func(a, b seenRecord) int { return cmp.Compare(a.pos, b.pos) })
+	t.sinceSeen = t.sinceSeen[max(0, len(t.sinceSeen)-maxSinceSeen):]
+	out := t.encode()
+	for len(out) > maxTokenLength && len(t.sinceSeen) > 0 {
+		t.sinceSeen = t.sinceSeen[min(len(t.sinceSeen), 10):]
+		out = t.encode()
 	}
-	return t.encode(), nil
+	return out, nil
 }
 
 // InvitedResume checks a token a client resumes INVITATION deliveries from:
