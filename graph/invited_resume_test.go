@@ -209,3 +209,45 @@ func TestResumeInvitationsRacingEdits(t *testing.T) {
 	}
 	t.Logf("%d connections, delivered titles %v", rounds, titles)
 }
+
+// TestResumeInvitationsOfTwoCalendars: invited to entries of two calendars
+// they do not read, one renamed in each while away, the guest gets both
+// on resuming, and from the token after them, nothing again: the token's
+// one position serves both calendars' logs.
+func TestResumeInvitationsOfTwoCalendars(t *testing.T) {
+	t.Parallel() // its own server and table; it mostly waits for quiet spells
+	e := newEnv(t)
+	w := e.invitedWorld("two")
+	d := e.must(w.p.owner, `mutation { createCalendar(input: {name: "Second"}) { calendar { id } } }`, nil)
+	d = e.must(w.p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Elsewhere",
+		timing: {timed: {start: "2026-11-26T10:00:00Z", end: "2026-11-26T11:00:00Z", timeZone: "UTC"}}}) { entry { id } } }`,
+		map[string]any{"c": str(d, "createCalendar.calendar.id")})
+	elsewhere := str(d, "createEntry.entry.id")
+	e.must(w.p.owner, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "guest0-two@example.com"}]}) { entry { id } } }`,
+		map[string]any{"id": elsewhere})
+	// Back for the new invitation, and away again with the token after it.
+	// (An invitation made while away may come twice, as it is: its entry's
+	// changes in its calendar's log, then the invitation in the guest's.)
+	c := e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, map[string]any{"r": w.from})
+	got, tokens := collect(c, "1", resumeQuiet)
+	if len(got) == 0 || slices.ContainsFunc(got, func(s string) bool { return s != "INVITATION Elsewhere" }) || len(tokens) == 0 {
+		t.Fatalf("resumed after the invitation: got %v (tokens %v), want the new invitation", got, tokens)
+	}
+	_ = c.conn.CloseNow()
+	e.retitle(w.p.owner, elsewhere, 1, "Elsewhere, moved")
+	e.retitle(w.p.owner, w.p.entryID, 2, "Talk, moved")
+	c = e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, map[string]any{"r": tokens[len(tokens)-1]})
+	got, tokens = collect(c, "1", resumeQuiet)
+	slices.Sort(got)
+	if want := []string{"INVITATION Elsewhere, moved", "INVITATION Talk, moved"}; !slices.Equal(got, want) || len(tokens) == 0 {
+		t.Fatalf("resumed: got %v (tokens %v), want %v", got, tokens, want)
+	}
+	_ = c.conn.CloseNow()
+	c = e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, map[string]any{"r": tokens[len(tokens)-1]})
+	if got, _ := collect(c, "1", resumeQuiet); len(got) != 0 {
+		t.Errorf("resumed from the last token: got %v, want nothing", got)
+	}
+}
