@@ -59,7 +59,7 @@ func (h *Hub) Subscribe(ctx context.Context, f Follow) (*Subscription, error) {
 		}
 		invitedFrom, err = h.src.InvitedResume(viewer, f.ResumeInvitations)
 		if calendar.ErrorCode(err) == calendar.CodeInvalid {
-			return nil, calendar.Invalidf("resumeInvitations", "resumeInvitations is not a token of your INVITATION deliveries or invitationChanges")
+			return nil, calendar.Invalidf("resumeInvitations", "resumeInvitations is not the syncToken of one of your INVITATION deliveries, nor of a finished read (hasMore false) of your invitationChanges")
 		}
 		if err != nil {
 			return nil, err
