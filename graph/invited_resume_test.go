@@ -251,3 +251,21 @@ func TestResumeInvitationsOfTwoCalendars(t *testing.T) {
 		t.Errorf("resumed from the last token: got %v, want nothing", got)
 	}
 }
+
+// TestResumeInvitationsFromInvitationChanges: a client that reads its
+// invitations (invitationChanges) and subscribes later from that read's
+// token gets what changed since the read. (The token of a whole read
+// remembers no records: what was written in the 30 s before it may come
+// again, as it is, here the invitation.)
+func TestResumeInvitationsFromInvitationChanges(t *testing.T) {
+	t.Parallel() // its own server and table
+	e := newEnv(t)
+	p := e.party("ich", 1, 0, false)
+	_, token := e.invitationChangesOf(p.guests[0], "")
+	e.retitle(p.owner, p.entryID, 2, "Talk, moved")
+	c := e.dial(p.guests[0])
+	c.subscribe("1", resumedInvitations, map[string]any{"r": token})
+	if got, _ := collect(c, "1", resumeQuiet); len(got) == 0 || slices.ContainsFunc(got, func(s string) bool { return s != "INVITATION Talk, moved" }) {
+		t.Errorf("resumed from an invitationChanges token: got %v, want the edit since", got)
+	}
+}

@@ -66,3 +66,37 @@ func TestInvitedTokenBounds(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInvitedToken: the token each INVITATION delivery carries, made
+// of the tokens of 200 calendars' logs (each remembering 5 records, or
+// maxSeen).
+func BenchmarkInvitedToken(b *testing.B) {
+	s := &Store{clock: newStoreClock(time.Now), retention: calendar.DefaultChangeRetention}
+	now := time.Now().UnixMicro()
+	user := fmt.Sprintf("%036d", 1)
+	for _, seen := range []int{5, maxSeen} {
+		b.Run(fmt.Sprint(seen, " records each"), func(b *testing.B) {
+			token := func(owner string, isUser bool) string {
+				tok := syncToken{owner: owner, user: isUser, low: now - 30e6}
+				for i := range seen {
+					tok.seen = append(tok.seen, seenRecord{pos: now - 30e6 + 1 + int64(i)*30e6/int64(seen), nonce: uint32(i)})
+				}
+				return tok.encode()
+			}
+			cals := map[string]string{}
+			for i := range 200 {
+				id := fmt.Sprintf("%036d", 1000+i)
+				cals[id] = token(id, false)
+			}
+			userToken := token(user, true)
+			var out string
+			for b.Loop() {
+				var err error
+				if out, err = s.InvitedToken(user, userToken, cals); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(out)), "chars")
+		})
+	}
+}
