@@ -190,19 +190,20 @@ func TestResumeInvitationsRacingEdits(t *testing.T) {
 		c := e.dial(w.guest)
 		c.subscribe("1", resumedInvitations, map[string]any{"r": token})
 		rounds++
-		if running {
-			take(c, time.Now().Add(time.Duration(50+rng.IntN(200))*time.Millisecond), 20*time.Millisecond)
-		} else {
-			take(c, time.Now().Add(time.Minute), resumeQuiet)
-		}
+		take(c, time.Now().Add(time.Duration(50+rng.IntN(200))*time.Millisecond), 20*time.Millisecond)
 		_ = c.conn.CloseNow()
 		time.Sleep(time.Duration(20+rng.IntN(150)) * time.Millisecond)
 	}
 	if len(failed) > 0 {
 		t.Fatalf("an edit failed: %v", failed)
 	}
-	if !slices.IsSorted(titles) || len(titles) == 0 || titles[len(titles)-1] != edits || len(titles) > edits {
-		t.Errorf("over %d connections: delivered titles %v, want them in order, at most %d, ending with t%d", rounds, titles, edits, edits)
+	// One more edit while away, then back until quiet.
+	e.retitle(w.p.owner, w.p.entryID, edits+2, fmt.Sprint("t", edits+1))
+	c := e.dial(w.guest)
+	c.subscribe("1", resumedInvitations, map[string]any{"r": token})
+	take(c, time.Now().Add(time.Minute), resumeQuiet)
+	if !slices.IsSorted(titles) || len(titles) == 0 || titles[len(titles)-1] != edits+1 || len(titles) > edits+1 {
+		t.Errorf("over %d connections: delivered titles %v, want them in order, at most %d, ending with t%d", rounds, titles, edits+1, edits+1)
 	}
 	if rounds < 3 {
 		t.Errorf("resumed only %d times", rounds)
