@@ -454,7 +454,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		CalendarChanges func(childComplexity int, calendarIds []string, resume []*model.CalendarSyncTokenInput) int
+		CalendarChanges func(childComplexity int, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) int
 	}
 
 	Task struct {
@@ -707,7 +707,7 @@ type QueryResolver interface {
 	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error)
 }
 type SubscriptionResolver interface {
-	CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput) (<-chan *model.ChangeDelivery, error)
+	CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) (<-chan *model.ChangeDelivery, error)
 }
 type TaskResolver interface {
 	Series(ctx context.Context, obj *model.Task) (model.Entry, error)
@@ -2455,7 +2455,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.CalendarChanges(childComplexity, args["calendarIds"].([]string), args["resume"].([]*model.CalendarSyncTokenInput)), true
+		return e.ComplexityRoot.Subscription.CalendarChanges(childComplexity, args["calendarIds"].([]string), args["resume"].([]*model.CalendarSyncTokenInput), args["resumeInvitations"].(*string)), true
 
 	case "Task.attendeeSummary":
 		if e.ComplexityRoot.Task.AttendeeSummary == nil {
@@ -5429,6 +5429,16 @@ type Subscription {
     FREE_BUSY, deleted) gets an ENDED delivery, and the others go on.
     """
     resume: [CalendarSyncTokenInput!]
+    """
+    The ` + "`" + `syncToken` + "`" + ` of the last INVITATION delivery (or a token of
+    ` + "`" + `viewer.invitationChanges` + "`" + `) to continue INVITATION deliveries from, without
+    ` + "`" + `calendarIds` + "`" + ` only: what was missed of them comes first, invitation changes
+    and the edits and deletions of invited entries, each as it is now (an
+    entry changed just before the token may come again); then live ones. A
+    token that is not the viewer's is BAD_USER_INPUT; one older than the change
+    log's retention is SYNC_TOKEN_EXPIRED.
+    """
+    resumeInvitations: String
   ): ChangeDelivery!
 }
 
@@ -5457,10 +5467,10 @@ enum DeliveryKind {
   Entries the viewer is invited to in a calendar they do not read (only
   when following all, without ` + "`" + `calendarIds` + "`" + `), each a change of type ENTRY
   and nothing else of that calendar: their invitation was made, answered
-  (by them, or seated from the waitlist) or removed (a tombstone), with
-  ` + "`" + `syncToken` + "`" + ` then the viewer's ` + "`" + `invitationChanges` + "`" + ` token after it; or the
-  entry changed (time, title, deletion), with no ` + "`" + `syncToken` + "`" + `. ` + "`" + `node` + "`" + ` is
-  null once the invitation is gone.
+  (by them, or seated from the waitlist) or removed (a tombstone); or the
+  entry changed (time, title, deletion). ` + "`" + `syncToken` + "`" + ` continues after it:
+  pass it to ` + "`" + `resumeInvitations` + "`" + ` (or to ` + "`" + `viewer.invitationChanges` + "`" + `). ` + "`" + `node` + "`" + `
+  is null once the invitation is gone.
   """
   INVITATION
 }
@@ -5475,7 +5485,8 @@ type ChangeDelivery {
   changes: [Change!]!
   """
   For CHANGES, the calendar's sync token after them: pass it to
-  ` + "`" + `Calendar.changes` + "`" + ` or to ` + "`" + `resume` + "`" + ` to continue without a gap. Null otherwise.
+  ` + "`" + `Calendar.changes` + "`" + ` or to ` + "`" + `resume` + "`" + ` to continue without a gap. For
+  INVITATION, the token to pass to ` + "`" + `resumeInvitations` + "`" + `. Null otherwise.
   """
   syncToken: String
 }
@@ -7314,6 +7325,14 @@ func (ec *executionContext) field_Subscription_calendarChanges_args(ctx context.
 		return nil, err
 	}
 	args["resume"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "resumeInvitations",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["resumeInvitations"] = arg2
 	return args, nil
 }
 
@@ -14535,7 +14554,7 @@ func (ec *executionContext) _Subscription_calendarChanges(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().CalendarChanges(ctx, fc.Args["calendarIds"].([]string), fc.Args["resume"].([]*model.CalendarSyncTokenInput))
+			return ec.Resolvers.Subscription().CalendarChanges(ctx, fc.Args["calendarIds"].([]string), fc.Args["resume"].([]*model.CalendarSyncTokenInput), fc.Args["resumeInvitations"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeDelivery) graphql.Marshaler {

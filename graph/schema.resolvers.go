@@ -577,8 +577,8 @@ func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rang
 	return freeBusyView(v, busy), nil
 }
 
-func (r *subscriptionResolver) CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput) (<-chan *model.ChangeDelivery, error) {
-	return r.calendarChanges(ctx, calendarIds, resume)
+func (r *subscriptionResolver) CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) (<-chan *model.ChangeDelivery, error) {
+	return r.calendarChanges(ctx, calendarIds, resume, resumeInvitations)
 }
 
 func (r *taskResolver) Series(ctx context.Context, obj *model.Task) (model.Entry, error) {

@@ -119,11 +119,17 @@ func syncArgs(syncToken *string, first *int) (string, int) {
 
 // calendarChanges starts Subscription.calendarChanges: it decodes the
 // arguments, subscribes, and converts each delivery.
-func (r *Resolver) calendarChanges(ctx context.Context, calendarIDs []string, resume []*model.CalendarSyncTokenInput) (<-chan *model.ChangeDelivery, error) {
+func (r *Resolver) calendarChanges(ctx context.Context, calendarIDs []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) (<-chan *model.ChangeDelivery, error) {
 	if r.Live == nil {
 		return nil, calendar.Errorf(calendar.CodeInternal, "live delivery is not running")
 	}
 	f := live.Follow{Resume: map[string]string{}}
+	if resumeInvitations != nil {
+		if *resumeInvitations == "" {
+			return nil, calendar.Invalidf("resumeInvitations", "resumeInvitations must be a token, or be omitted")
+		}
+		f.ResumeInvitations = *resumeInvitations
+	}
 	if calendarIDs != nil {
 		if len(calendarIDs) == 0 {
 			return nil, calendar.Invalidf("calendarIds", "calendarIds must name at least one calendar, or be omitted to follow all")

@@ -1182,10 +1182,10 @@ const (
 	// Entries the viewer is invited to in a calendar they do not read (only
 	// when following all, without `calendarIds`), each a change of type ENTRY
 	// and nothing else of that calendar: their invitation was made, answered
-	// (by them, or seated from the waitlist) or removed (a tombstone), with
-	// `syncToken` then the viewer's `invitationChanges` token after it; or the
-	// entry changed (time, title, deletion), with no `syncToken`. `node` is
-	// null once the invitation is gone.
+	// (by them, or seated from the waitlist) or removed (a tombstone); or the
+	// entry changed (time, title, deletion). `syncToken` continues after it:
+	// pass it to `resumeInvitations` (or to `viewer.invitationChanges`). `node`
+	// is null once the invitation is gone.
 	DeliveryKindInvitation DeliveryKind = "INVITATION"
 )
 

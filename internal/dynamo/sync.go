@@ -43,6 +43,12 @@ type syncToken struct {
 	full  bool
 	phase byte
 	after string // a full read's sort key (or list cursor) to continue after
+	// invited marks the token of an INVITATION delivery (a user's log
+	// only, invitedtoken.go): since and sinceSeen say where to read the
+	// logs of the calendars of the user's invitations from.
+	invited   bool
+	since     int64
+	sinceSeen []seenRecord
 }
 
 // seenRecord is a change record by its key's position and nonce.
@@ -82,12 +88,18 @@ func (t syncToken) encode() string {
 	if t.full {
 		b[1] |= 2
 	}
+	if t.invited {
+		b[1] |= 4
+	}
 	b = append(b, t.owner...)
 	b = binary.AppendVarint(b, t.low)
 	b = binary.AppendUvarint(b, uint64(len(t.seen)))
 	for _, r := range t.seen {
 		b = binary.AppendVarint(b, r.pos-t.low)
 		b = binary.BigEndian.AppendUint32(b, r.nonce)
+	}
+	if t.invited {
+		b = t.appendInvited(b)
 	}
 	if t.full {
 		b = append(b, t.phase)
@@ -104,11 +116,11 @@ func decodeToken(s, owner string, user bool) (syncToken, error) {
 		return syncToken{}, bad
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) < 2+idLength || b[0] != tokenVersion || b[1]&^3 != 0 {
+	if err != nil || len(b) < 2+idLength || b[0] != tokenVersion || b[1]&^7 != 0 {
 		return syncToken{}, bad
 	}
-	t := syncToken{user: b[1]&1 != 0, full: b[1]&2 != 0, owner: string(b[2 : 2+idLength])}
-	if t.owner != owner || t.user != user {
+	t := syncToken{user: b[1]&1 != 0, full: b[1]&2 != 0, invited: b[1]&4 != 0, owner: string(b[2 : 2+idLength])}
+	if t.owner != owner || t.user != user || (t.invited && (!user || t.full)) {
 		return syncToken{}, bad
 	}
 	b = b[2+idLength:]
@@ -129,6 +141,12 @@ func decodeToken(s, owner string, user bool) (syncToken, error) {
 		}
 		t.seen = append(t.seen, seenRecord{pos: t.low + d, nonce: binary.BigEndian.Uint32(b[n:])})
 		b = b[n+4:]
+	}
+	if t.invited {
+		var ok bool
+		if b, ok = t.readInvited(b); !ok {
+			return syncToken{}, bad
+		}
 	}
 	if t.full {
 		if len(b) < 1 {

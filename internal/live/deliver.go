@@ -22,9 +22,9 @@ const (
 	// demoted to FREE_BUSY, the calendar deleted): nothing more comes of it.
 	Ended
 	// Invited: entries the viewer is invited to in a calendar they do not
-	// read (invited.go): their invitation changed (Token continues the
-	// viewer's invitation sync), or the entries did (no Token: the
-	// calendar's is not theirs).
+	// read (invited.go): their invitation changed, or the entries did.
+	// Token resumes Invited deliveries after this one (Follow.ResumeInvitations)
+	// and continues the viewer's invitation sync.
 	Invited
 )
 
@@ -33,8 +33,9 @@ type Delivery struct {
 	Kind       DeliveryKind
 	CalendarID string
 	Changes    []calendar.ObjectChange
-	// Token continues a sync of the calendar after this delivery (Changes
-	// only): what calendar.SyncService.Changes would return next.
+	// Token continues a sync of the calendar after this delivery (Changes):
+	// what calendar.SyncService.Changes would return next; for Invited, see
+	// Invited.
 	Token string
 	// Calendar is the calendar as the read of Changes found it (nil when
 	// unknown; a change of it among Changes may be newer), and Membership
@@ -68,7 +69,7 @@ func (s *Shared) Value(newValue func() any) any {
 func (s *Subscription) handle(b batch) []Delivery {
 	if b.feed.User {
 		s.at[b.feed] = b.token
-		return append(s.listChanged(b.list), s.invitationsChanged(b.invitations, b.token)...)
+		return append(s.listChanged(b.list), s.invitationsChanged(b.invitations)...)
 	}
 	id := b.feed.ID
 	if _, ok := s.members[id]; !ok {

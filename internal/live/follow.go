@@ -19,6 +19,11 @@ type Follow struct {
 	// changes since are delivered first. Others start from now. A calendar
 	// of Resume the viewer no longer reads gets an Ended delivery first.
 	Resume map[string]string
+	// ResumeInvitations is the token of the last Invited delivery (or of
+	// the viewer's invitation sync) to continue Invited deliveries from:
+	// what was missed of them comes first (invited.go). Without CalendarIDs
+	// only.
+	ResumeInvitations string
 	// Buffer is how many deliveries may wait for the client (16 if zero).
 	Buffer int
 }
@@ -47,6 +52,19 @@ func (h *Hub) Subscribe(ctx context.Context, f Follow) (*Subscription, error) {
 	if err != nil {
 		return nil, err
 	}
+	var invitedFrom func(string) string
+	if f.ResumeInvitations != "" {
+		if len(f.CalendarIDs) > 0 {
+			return nil, calendar.Invalidf("resumeInvitations", "only a subscription without calendarIds delivers INVITATION, and resumes it")
+		}
+		invitedFrom, err = h.src.InvitedResume(viewer, f.ResumeInvitations)
+		if calendar.ErrorCode(err) == calendar.CodeInvalid {
+			return nil, calendar.Invalidf("resumeInvitations", "resumeInvitations is not the syncToken of one of your INVITATION deliveries, nor of a finished read (hasMore false) of your invitationChanges")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	invited := map[string]map[string]bool{}
 	if len(f.CalendarIDs) == 0 {
 		if invited, err = h.initialInvited(ctx, viewer, members); err != nil {
@@ -60,14 +78,14 @@ func (h *Hub) Subscribe(ctx context.Context, f Follow) (*Subscription, error) {
 	s := &Subscription{ctx: ctx, hub: h, viewer: viewer, followAll: len(f.CalendarIDs) == 0, members: members,
 		invited: invited, at: map[FeedKey]string{}, lost: lost, out: make(chan Delivery, buf),
 		sub: &subscriber{ch: make(chan batch, feedBuffer), dropped: make(chan struct{}),
-			catchingUp: len(f.Resume) > 0, behind: map[FeedKey]bool{}, missed: map[FeedKey]bool{}}}
+			catchingUp: len(f.Resume) > 0 || invitedFrom != nil, behind: map[FeedKey]bool{}, missed: map[FeedKey]bool{}}}
 	// Join the feeds first, then catch up: whatever commits meanwhile comes
 	// in both, never in neither.
 	s.joined = s.keys()
 	for i, token := range h.join(ctx, s.sub, s.joined...) {
 		s.at[s.joined[i]] = token
 	}
-	go s.run(ctx, f.Resume)
+	go s.run(ctx, f.Resume, resumeInvited{token: f.ResumeInvitations, from: invitedFrom})
 	return s, nil
 }
 
@@ -200,7 +218,7 @@ func (s *Subscription) keys() []FeedKey {
 	return keys
 }
 
-func (s *Subscription) run(ctx context.Context, resume map[string]string) {
+func (s *Subscription) run(ctx context.Context, resume map[string]string, invited resumeInvited) {
 	s.hub.subscriptions.Add(1)
 	defer s.hub.subscriptions.Add(-1)
 	defer close(s.out)
@@ -210,7 +228,7 @@ func (s *Subscription) run(ctx context.Context, resume map[string]string) {
 			return
 		}
 	}
-	if err := s.catchUp(ctx, resume); err != nil {
+	if err := s.catchUp(ctx, resume, invited); err != nil {
 		if ctx.Err() == nil {
 			s.setErr(err)
 		}

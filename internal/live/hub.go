@@ -56,6 +56,13 @@ type Source interface {
 	Read(ctx context.Context, k calendar.Keys) (*calendar.Items, error)
 	AllMembershipsOfUser(ctx context.Context, userID string, max int) ([]*calendar.Membership, error)
 	InvitedEntries(ctx context.Context, userID string, max int) ([]calendar.EntryKey, error)
+	// InvitedToken is the token of an INVITATION delivery: the user's log
+	// read to userToken, each calendar of calendarTokens to its token.
+	InvitedToken(userID, userToken string, calendarTokens map[string]string) (string, error)
+	// InvitedResume checks a token to resume INVITATION deliveries from
+	// and returns where to read a calendar's log from (CodeBadUserInput,
+	// CodeSyncTokenExpired).
+	InvitedResume(userID, token string) (func(calendarID string) string, error)
 	// WatchWrites returns a watch of the logs written through any instance.
 	WatchWrites() calendar.WriteWatch
 }
@@ -278,9 +285,11 @@ func (h *Hub) readPage(ctx context.Context, f *feed) (more, found bool, err erro
 	defer h.mu.Unlock()
 	f.token = b.token
 	found = len(b.calendar)+len(b.list)+len(b.invitations) > 0
-	if found {
-		for s := range f.subs {
+	for s := range f.subs {
+		if found {
 			s.hand(b)
+		} else {
+			s.handQuiet(b)
 		}
 	}
 	return more, found, nil

@@ -46,10 +46,10 @@ func (h *Hub) initialInvited(ctx context.Context, viewer string, members map[str
 
 // invitationsChanged delivers the viewer's invitation changes in calendars
 // they do not read (those they read deliver the entry themselves), one
-// delivery per calendar, with the token of their log after them, and
+// delivery per calendar, with the token after them (invitedToken), and
 // follows the entries of open invitations from now on.
-func (s *Subscription) invitationsChanged(changes []calendar.InvitationChange, token string) []Delivery {
-	if !s.followAll {
+func (s *Subscription) invitationsChanged(changes []calendar.InvitationChange) []Delivery {
+	if !s.followAll || len(changes) == 0 {
 		return nil
 	}
 	var out []Delivery
@@ -67,7 +67,11 @@ func (s *Subscription) invitationsChanged(changes []calendar.InvitationChange, t
 			continue
 		}
 		at[id] = len(out)
-		out = append(out, Delivery{Kind: Invited, CalendarID: id, Changes: []calendar.ObjectChange{change}, Token: token})
+		out = append(out, Delivery{Kind: Invited, CalendarID: id, Changes: []calendar.ObjectChange{change}})
+	}
+	token := s.invitedToken()
+	for i := range out {
+		out[i].Token = token
 	}
 	return out
 }
@@ -129,5 +133,63 @@ func (s *Subscription) invitedEntriesChanged(b batch) []Delivery {
 	if len(keep) == 0 {
 		return nil
 	}
-	return []Delivery{{Kind: Invited, CalendarID: id, Changes: keep, Calendar: b.cal, Shared: b.shared}}
+	return []Delivery{{Kind: Invited, CalendarID: id, Changes: keep, Calendar: b.cal, Shared: b.shared, Token: s.invitedToken()}}
+}
+
+// Resuming Invited deliveries. Their token (Source.InvitedToken) is the
+// viewer's log's, carrying one position for the logs of the calendars of
+// their invitations: no later than any of those the subscription has
+// delivered to. A resumed subscription reads each calendar of the viewer's
+// open invitations as they are now from there, keeping those entries alone
+// (an entry they were removed from while away is not among them: its
+// removal comes from their log, and no edit of it after), then their log
+// from its token, as catchUp reads a calendar's backlog. So an Invited
+// delivery missed is delivered again, each object as it is now, and one
+// already delivered comes again only if it changed in the moments before
+// the token (seen-records bound, dynamo.maxSinceSeen).
+
+// resumeInvited is where Invited deliveries resume: the client's token,
+// and from it, where to read each calendar's log from.
+type resumeInvited struct {
+	token string
+	from  func(calendarID string) string
+}
+
+// catchUpInvited delivers the Invited deliveries missed since r's token.
+func (s *Subscription) catchUpInvited(ctx context.Context, r resumeInvited) error {
+	if r.from == nil {
+		return nil
+	}
+	user := FeedKey{ID: s.viewer, User: true}
+	ids := slices.Sorted(maps.Keys(s.invited))
+	// Deliveries carry tokens made of these until each log is read.
+	s.at[user] = r.token
+	for _, id := range ids {
+		s.at[FeedKey{ID: id}] = r.from(id)
+	}
+	for _, id := range ids {
+		k := FeedKey{ID: id}
+		if token, followed := s.at[k]; followed && s.invited[id] != nil {
+			if err := s.readBack(ctx, k, token, false); err != nil {
+				return err
+			}
+		}
+	}
+	return s.readBack(ctx, user, r.token, false)
+}
+
+// invitedToken is the token after the Invited deliveries handed so far.
+func (s *Subscription) invitedToken() string {
+	cals := map[string]string{}
+	for id := range s.invited {
+		if t, ok := s.at[FeedKey{ID: id}]; ok {
+			cals[id] = t
+		}
+	}
+	t, err := s.hub.src.InvitedToken(s.viewer, s.at[FeedKey{ID: s.viewer, User: true}], cals)
+	if err != nil { // the store's own tokens: not expected
+		s.hub.log.WarnContext(s.ctx, "making the token of an INVITATION delivery", "err", err)
+		return ""
+	}
+	return t
 }

@@ -25,18 +25,22 @@ import (
 //     however long the backlog: it is not dropped as too slow for reading
 //     its backlog (feedBuffer counts the Hub's reads once it is live).
 
-// catchUp delivers each resumed calendar's changes since its token, then
-// those of every log the Hub read meanwhile; the subscriber is then live.
-func (s *Subscription) catchUp(ctx context.Context, resume map[string]string) error {
-	if len(resume) == 0 {
+// catchUp delivers each resumed calendar's changes since its token, and
+// the Invited deliveries missed since invited's token, then those of every
+// log the Hub read meanwhile; the subscriber is then live.
+func (s *Subscription) catchUp(ctx context.Context, resume map[string]string, invited resumeInvited) error {
+	if len(resume) == 0 && invited.from == nil {
 		return nil
 	}
 	for _, id := range slices.Sorted(maps.Keys(resume)) {
 		if _, ok := s.members[id]; ok {
-			if err := s.readBack(ctx, FeedKey{ID: id}, resume[id]); err != nil {
+			if err := s.readBack(ctx, FeedKey{ID: id}, resume[id], true); err != nil {
 				return err
 			}
 		}
+	}
+	if err := s.catchUpInvited(ctx, invited); err != nil {
+		return err
 	}
 	for _, k := range s.hub.endCatchUp(s.sub) {
 		if err := s.readLast(ctx, k); err != nil {
@@ -48,14 +52,14 @@ func (s *Subscription) catchUp(ctx context.Context, resume map[string]string) er
 
 // readBack reads a calendar's log from a client's token to its end, a page
 // at a time, and delivers what it finds as the Hub's reads are delivered.
-// The read checks first that the viewer still reads the calendar: if not,
-// the calendar ends.
-func (s *Subscription) readBack(ctx context.Context, k FeedKey, token string) error {
+// With authorize, the read checks first that the viewer still reads the
+// calendar: if not, the calendar ends.
+func (s *Subscription) readBack(ctx context.Context, k FeedKey, token string, authorize bool) error {
 	for {
 		var b batch
 		var more bool
 		var err error
-		s.hub.beside(k, nil, func() { b, more, err = s.readLog(ctx, k, token, true) })
+		s.hub.beside(k, nil, func() { b, more, err = s.readLog(ctx, k, token, authorize) })
 		switch code := calendar.ErrorCode(err); {
 		case err == nil:
 		case code == calendar.CodeNotFound || code == calendar.CodeForbidden:

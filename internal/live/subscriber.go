@@ -38,6 +38,21 @@ func (s *subscriber) hand(b batch) {
 	}
 }
 
+// handQuiet gives s a read that found nothing, for its token alone: the
+// position of an INVITATION delivery's token is that of the log delivered
+// from longest ago (invited.go), and a log without changes would otherwise
+// hold it back. Only when nothing waits for s, so it takes no room a read
+// with changes needs, and never while s reads the log itself (Hub.mu held).
+func (s *subscriber) handQuiet(b batch) {
+	if s.catchingUp || s.behind[b.feed] || len(s.ch) > 0 {
+		return // s keeps its older token: it only reads more again
+	}
+	select {
+	case s.ch <- b:
+	default:
+	}
+}
+
 // beside runs read, a subscriber's own read of k's log, while no read of
 // the Hub's of it runs (see feed.reading). With last, the subscriber is no
 // longer behind on k: the Hub's reads of k come after read, and are handed
