@@ -17,7 +17,7 @@ var concurrentFields = map[string]map[string]bool{
 	"MultiDayEntry":  {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"Node":           {"attendees": true, "calendar": true, "changes": true, "createdBy": true, "description": true, "entries": true, "id": true, "invitations": true, "members": true, "organizer": true, "series": true, "tasks": true, "user": true, "viewerAttendee": true, "viewerRole": true},
 	"Preferences":    {"workingHours": true},
-	"Query":          {"calendar": true, "freeBusy": true, "node": true, "viewer": true},
+	"Query":          {"calendar": true, "findTimes": true, "freeBusy": true, "node": true, "viewer": true},
 	"Subscription":   {"calendarChanges": true},
 	"Task":           {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"TimedEntry":     {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},

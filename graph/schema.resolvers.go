@@ -577,6 +577,10 @@ func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rang
 	return freeBusyView(v, busy), nil
 }
 
+func (r *queryResolver) FindTimes(ctx context.Context, input model.FindTimesInput) (*model.FindTimesResult, error) {
+	return r.findTimes(ctx, input)
+}
+
 func (r *subscriptionResolver) CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput) (<-chan *model.ChangeDelivery, error) {
 	return r.calendarChanges(ctx, calendarIds, resume)
 }

@@ -163,4 +163,10 @@ type PreferencesService interface {
 	UpdatePreferences(ctx context.Context, u PreferencesUpdate) (*User, error)
 	// WorkingHours returns a user's working hours, nil when they set none.
 	WorkingHours(ctx context.Context, userID string) (*WorkingHours, error)
+	// People finds users by (normalized) email, for findTimes, with each
+	// one's working hours, in one batch of reads then another: the IDs of
+	// the emails that name a user, and those users' hours (absent: none
+	// set). It checks no rights: the caller must not reveal what it finds
+	// (findTimes answers only for users whose calendars the viewer reaches).
+	People(ctx context.Context, emails []string) (ids map[string]string, hours map[string]*WorkingHours, err error)
 }
