@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
@@ -48,9 +49,9 @@ func (r *Resolver) findTimes(ctx context.Context, in model.FindTimesInput) (*mod
 			calIDs = append(calIDs, p.calendarID)
 		}
 	}
-	ids, hours := map[string]string{}, map[string]*calendar.WorkingHours{}
+	ids := map[string]string{}
 	if len(emails) > 0 {
-		if ids, hours, err = r.Service.People(ctx, emails); err != nil {
+		if ids, err = r.Service.UserIDs(ctx, emails); err != nil {
 			return nil, err
 		}
 	}
@@ -63,8 +64,15 @@ func (r *Resolver) findTimes(ctx context.Context, in model.FindTimesInput) (*mod
 	}
 	// Busy time matters from a buffer before the range to one after it.
 	read := calendar.RangeSpec{TimeZone: ask.zone, From: ask.req.From.Add(-ask.req.BufferAfter), To: ask.req.To.Add(ask.req.BufferBefore)}
+	var hours map[string]*calendar.WorkingHours
+	hoursErr := make(chan error, 1)
+	go func() { // beside the users' memberships: the hours of users not counted are never used
+		var err error
+		hours, err = r.Service.WorkingHoursOf(ctx, userIDs)
+		hoursErr <- err
+	}()
 	times, err := loader.For(ctx).TimesOf(ctx, calIDs, userIDs, read, ask.zone)
-	if err != nil {
+	if err := errors.Join(err, <-hoursErr); err != nil {
 		return nil, err
 	}
 	viewer, err := calendar.ViewerID(ctx)

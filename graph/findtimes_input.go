@@ -80,13 +80,15 @@ func readTimesInput(ctx context.Context, in model.FindTimesInput) (*timesAsk, er
 			return nil, err
 		}
 	}
-	viewer, err := loader.For(ctx).Viewer(ctx)
-	if err != nil {
-		return nil, err
-	}
 	prefs := calendar.DefaultPreferences()
-	if viewer != nil {
-		prefs = viewer.Preferences
+	if spec.TimeZone == "" { // the viewer's zone: their item, read only then
+		viewer, err := loader.For(ctx).Viewer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if viewer != nil {
+			prefs = viewer.Preferences
+		}
 	}
 	ask.zone = calendar.ViewZone(spec.TimeZone, prefs, nil)
 	ask.spec = spec

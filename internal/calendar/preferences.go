@@ -163,10 +163,12 @@ type PreferencesService interface {
 	UpdatePreferences(ctx context.Context, u PreferencesUpdate) (*User, error)
 	// WorkingHours returns a user's working hours, nil when they set none.
 	WorkingHours(ctx context.Context, userID string) (*WorkingHours, error)
-	// People finds users by (normalized) email, for findTimes, with each
-	// one's working hours, in one batch of reads then another: the IDs of
-	// the emails that name a user, and those users' hours (absent: none
-	// set). It checks no rights: the caller must not reveal what it finds
-	// (findTimes answers only for users whose calendars the viewer reaches).
-	People(ctx context.Context, emails []string) (ids map[string]string, hours map[string]*WorkingHours, err error)
+	// UserIDs finds users by (normalized) email, for findTimes, in one
+	// batch: the IDs of those emails that name a user. It checks no rights:
+	// the caller must not reveal what it finds (findTimes answers only for
+	// users whose calendars the viewer reaches).
+	UserIDs(ctx context.Context, emails []string) (map[string]string, error)
+	// WorkingHoursOf returns the working hours of users, in one batch (a
+	// user without any is absent). It checks no rights (as UserIDs).
+	WorkingHoursOf(ctx context.Context, userIDs []string) (map[string]*WorkingHours, error)
 }

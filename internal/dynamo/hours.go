@@ -124,37 +124,46 @@ func workingHoursWrite(userID string, h *calendar.WorkingHours, now time.Time) t
 	return opPut(workingHoursKey(userID), newWorkingHoursRecord(userID, &n, now), noCondition(), nil)
 }
 
-// People implements calendar.PreferencesService: a BatchGetItem of the
-// emails' items, then one of the users' working hours items.
-func (s *Store) People(ctx context.Context, emails []string) (map[string]string, map[string]*calendar.WorkingHours, error) {
+// UserIDs implements calendar.PreferencesService: a BatchGetItem of the
+// emails' items.
+func (s *Store) UserIDs(ctx context.Context, emails []string) (map[string]string, error) {
 	keys := make([]itemKey, len(emails))
 	for i, e := range emails {
 		keys[i] = emailKey(e)
 	}
 	found, err := s.batchGet(ctx, keys)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ids := map[string]string{}
-	var hourKeys []itemKey
 	for _, e := range emails {
 		if id := stringAttr(found[emailKey(e)], "userId"); id != "" {
 			ids[e] = id
-			hourKeys = append(hourKeys, workingHoursKey(id))
 		}
 	}
-	if found, err = s.batchGet(ctx, hourKeys); err != nil {
-		return nil, nil, err
+	return ids, nil
+}
+
+// WorkingHoursOf implements calendar.PreferencesService: a BatchGetItem of
+// the users' working hours items.
+func (s *Store) WorkingHoursOf(ctx context.Context, userIDs []string) (map[string]*calendar.WorkingHours, error) {
+	keys := make([]itemKey, len(userIDs))
+	for i, id := range userIDs {
+		keys[i] = workingHoursKey(id)
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
 	}
 	hours := map[string]*calendar.WorkingHours{}
 	for _, it := range found {
 		r, err := unmarshal[workingHoursRecord](it)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if hours[r.UserID], err = r.hours(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return ids, hours, nil
+	return hours, nil
 }
