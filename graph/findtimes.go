@@ -64,11 +64,11 @@ func (r *Resolver) findTimes(ctx context.Context, in model.FindTimesInput) (*mod
 	}
 	// Busy time matters from a buffer before the range to one after it.
 	read := calendar.RangeSpec{TimeZone: ask.zone, From: ask.req.From.Add(-ask.req.BufferAfter), To: ask.req.To.Add(ask.req.BufferBefore)}
-	var hours map[string]*calendar.WorkingHours
+	var hours, opening map[string]*calendar.WorkingHours
 	hoursErr := make(chan error, 1)
-	go func() { // beside the users' memberships: the hours of users not counted are never used
+	go func() { // beside the users' memberships: the hours of those not counted are never used
 		var err error
-		hours, err = r.Service.WorkingHoursOf(ctx, userIDs)
+		hours, opening, err = r.Service.HoursOf(ctx, userIDs, calIDs)
 		hoursErr <- err
 	}()
 	times, err := loader.For(ctx).TimesOf(ctx, calIDs, userIDs, read, ask.zone)
@@ -96,6 +96,9 @@ func (r *Resolver) findTimes(ctx context.Context, in model.FindTimesInput) (*mod
 			part.Hours = hours[id]
 		} else {
 			part.Marks = appendMarks(nil, times.Busy[p.calendarID])
+			if times.Calendars[p.calendarID].IsResource {
+				part.Hours = opening[p.calendarID] // a room's opening hours are its working hours
+			}
 		}
 		if p.group < 0 {
 			ask.req.Optional = append(ask.req.Optional, part)

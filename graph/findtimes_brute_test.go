@@ -28,13 +28,14 @@ type ftPerson struct {
 	weekly              [7][][2]int // minutes, by time.Weekday
 	dated               map[string][][2]int
 	hasHours            bool
+	room                bool // a resource calendar: its hours are opening hours
 }
 
 // TestFindTimesBruteForce: for many seeded cases (series across DST
 // changes with moved and cancelled occurrences, participants in three
 // zones, all-day and multi-day entries, working hours with dated
 // overrides, buffers, every transparency, groups of ALL and AT_LEAST, a
-// calendar participant), made through the API, findTimes answers exactly
+// calendar participant: a room with opening hours), made through the API, findTimes answers exactly
 // what a minute-by-minute reckoning from a full read of every participant's
 // entries (as their owner reads them) and working hours answers. The
 // viewer is a FREE_BUSY member only, and no title reaches the answer.
@@ -50,6 +51,7 @@ func TestFindTimesBruteForce(t *testing.T) {
 	for c := range cases {
 		ftCase(t, e, c)
 	}
+	e.consistent() // opening hours and working hours items included
 }
 
 func ftCase(t *testing.T, e *env, c int) {
@@ -64,8 +66,9 @@ func ftCase(t *testing.T, e *env, c int) {
 		p.token = e.token(p.email)
 		name := ftZones[(i+c)%3]
 		p.zone, _ = time.LoadLocation(name)
-		p.calID = str(e.must(p.token, `mutation($z: String!) { createCalendar(input: {name: "Secret cal", timeZone: $z}) { calendar { id } } }`,
-			map[string]any{"z": name}), "createCalendar.calendar.id")
+		p.room = i == len(people)-1 // asked as a calendar: a resource with opening hours
+		p.calID = str(e.must(p.token, `mutation($z: String!, $r: Boolean!) { createCalendar(input: {name: "Secret cal", timeZone: $z, isResource: $r}) { calendar { id } } }`,
+			map[string]any{"z": name, "r": p.room}), "createCalendar.calendar.id")
 		e.must(p.token, `mutation($c: ID!, $e: String!) { addMember(input: {calendarId: $c, email: $e, role: FREE_BUSY}) { membership { id } } }`,
 			map[string]any{"c": p.calID, "e": emailOf(viewer)})
 		if rng.IntN(4) > 0 {
@@ -88,7 +91,6 @@ func ftCase(t *testing.T, e *env, c int) {
 		g2users = append(g2users, p.email)
 	}
 	room := people[len(people)-1]
-	room.hasHours = false // a calendar participant: its owner's hours are not its own (opening hours are not built)
 	atLeast := 1 + rng.IntN(len(g2users)+1)
 	g2 := map[string]any{"users": g2users, "calendars": []any{room.calID}, "required": "AT_LEAST", "atLeast": atLeast}
 	if rng.IntN(3) == 0 {
@@ -171,9 +173,15 @@ func ftSetHours(e *env, rng *rand.Rand, p *ftPerson, zone string, day0 time.Time
 		p.dated[d] = ws
 		exceptions = append(exceptions, map[string]any{"date": d, "windows": ftWindowsInput(ws)})
 	}
+	h := map[string]any{"timeZone": zone, "days": in, "exceptions": exceptions}
+	if p.room {
+		e.must(p.token, `mutation($c: ID!, $h: WorkingHoursInput) { setOpeningHours(input: {calendarId: $c, openingHours: $h}) { calendar { id } } }`,
+			map[string]any{"c": p.calID, "h": h})
+		return
+	}
 	v := num(e.must(p.token, `{ viewer { user { version } } }`, nil), "viewer.user.version")
 	e.must(p.token, `mutation($h: WorkingHoursInput, $v: Int!) { updatePreferences(input: {expectedVersion: $v, workingHours: $h}) { user { id } } }`,
-		map[string]any{"v": v, "h": map[string]any{"timeZone": zone, "days": in, "exceptions": exceptions}})
+		map[string]any{"v": v, "h": h})
 }
 
 func ftWindows(rng *rand.Rand) [][2]int {
@@ -212,18 +220,32 @@ func ftEntry(e *env, rng *rand.Rand, p *ftPerson, day0 time.Time, days int) {
 		if rng.IntN(8) == 0 {
 			s = time.Date(d.Year(), d.Month(), d.Day(), 1, 30, 0, 0, p.zone) // in the DST hour, some days
 		}
-		timing = map[string]any{"timed": map[string]any{"start": s.UTC().Format(time.RFC3339), "end": s.Add(time.Duration(10+5*rng.IntN(30)) * time.Minute).UTC().Format(time.RFC3339),
+		length := time.Duration(10+5*rng.IntN(30)) * time.Minute
+		if p.room { // bookings of a resource are on quarter hours
+			s, length = s.Truncate(15*time.Minute), time.Duration(15*(1+rng.IntN(8)))*time.Minute
+		}
+		timing = map[string]any{"timed": map[string]any{"start": s.UTC().Format(time.RFC3339), "end": s.Add(length).UTC().Format(time.RFC3339),
 			"timeZone": p.zone.String()}}
 	}
 	in := map[string]any{"calendarId": p.calID, "title": "Entry secret", "timing": timing}
 	if t := rng.IntN(6); t < 4 {
 		in["transparency"] = []string{"BUSY", "FREE", "TENTATIVE", "OUT_OF_OFFICE"}[t]
 	}
-	series := rng.IntN(3) == 0 && timing["multiDay"] == nil
+	series := rng.IntN(3) == 0 && timing["multiDay"] == nil && (!p.room || timing["timed"] != nil)
 	if series {
-		in["recurrence"] = map[string]any{"rule": []string{"FREQ=DAILY;COUNT=6", "FREQ=WEEKLY;COUNT=3", "FREQ=DAILY;INTERVAL=2"}[rng.IntN(3)]}
+		rule := []string{"FREQ=DAILY;COUNT=6", "FREQ=WEEKLY;COUNT=3", "FREQ=DAILY;INTERVAL=2"}[rng.IntN(3)]
+		if p.room { // a resource's series are bounded: 40 quarter hours in all
+			rule = "FREQ=DAILY;COUNT=3"
+		}
+		in["recurrence"] = map[string]any{"rule": rule}
 	}
-	e.must(p.token, `mutation($in: CreateEntryInput!) { createEntry(input: $in) { entry { id } } }`, map[string]any{"in": in})
+	r := e.do(p.token, `mutation($in: CreateEntryInput!) { createEntry(input: $in) { entry { id } } }`, map[string]any{"in": in})
+	if r.code() == "SLOT_CONFLICT" && p.room {
+		return // a room holds no two overlapping entries
+	}
+	if len(r.Errors) > 0 {
+		e.t.Fatalf("createEntry: %s", r.Raw)
+	}
 	if !series || timing["timed"] == nil {
 		return
 	}
@@ -243,7 +265,10 @@ func ftEntry(e *env, rng *rand.Rand, p *ftPerson, day0 time.Time, days int) {
 	s, _ := time.Parse(time.RFC3339, str(occ, "start"))
 	en, _ := time.Parse(time.RFC3339, str(occ, "end"))
 	shift := time.Duration(rng.IntN(9)-4) * 45 * time.Minute
-	e.must(p.token, `mutation($id: ID!, $v: Int!, $s: DateTime!, $e: DateTime!) { updateEntry(input: {id: $id, expectedVersion: $v,
+	r = e.do(p.token, `mutation($id: ID!, $v: Int!, $s: DateTime!, $e: DateTime!) { updateEntry(input: {id: $id, expectedVersion: $v,
 		timing: {timed: {start: $s, end: $e}}}) { entry { id } } }`,
 		map[string]any{"id": str(occ, "id"), "v": num(occ, "version"), "s": s.Add(shift).Format(time.RFC3339), "e": en.Add(shift).Format(time.RFC3339)})
+	if len(r.Errors) > 0 && !(p.room && r.code() == "SLOT_CONFLICT") {
+		e.t.Fatalf("updateEntry: %s", r.Raw)
+	}
 }

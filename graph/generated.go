@@ -419,6 +419,7 @@ type ComplexityRoot struct {
 		RespondToEntry      func(childComplexity int, input model.RespondToEntryInput) int
 		RevokeInvitation    func(childComplexity int, input model.RevokeInvitationInput) int
 		RotateCalendarFeed  func(childComplexity int, input model.RotateCalendarFeedInput) int
+		SetOpeningHours     func(childComplexity int, input model.SetOpeningHoursInput) int
 		UpdateCalendar      func(childComplexity int, input model.UpdateCalendarInput) int
 		UpdateEntry         func(childComplexity int, input model.UpdateEntryInput) int
 		UpdatePreferences   func(childComplexity int, input model.UpdatePreferencesInput) int
@@ -479,6 +480,11 @@ type ComplexityRoot struct {
 	RotateCalendarFeedPayload struct {
 		Path func(childComplexity int) int
 		URL  func(childComplexity int) int
+	}
+
+	SetOpeningHoursPayload struct {
+		Calendar     func(childComplexity int) int
+		OpeningHours func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -724,6 +730,7 @@ type MutationResolver interface {
 	AcceptInvitation(ctx context.Context, input model.AcceptInvitationInput) (*model.AcceptInvitationPayload, error)
 	ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error)
 	DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error)
+	SetOpeningHours(ctx context.Context, input model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error)
 }
 type PreferencesResolver interface {
 	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
@@ -2330,6 +2337,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateCalendarFeed(childComplexity, args["input"].(model.RotateCalendarFeedInput)), true
+	case "Mutation.setOpeningHours":
+		if e.ComplexityRoot.Mutation.SetOpeningHours == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setOpeningHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetOpeningHours(childComplexity, args["input"].(model.SetOpeningHoursInput)), true
 	case "Mutation.updateCalendar":
 		if e.ComplexityRoot.Mutation.UpdateCalendar == nil {
 			break
@@ -2578,6 +2596,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RotateCalendarFeedPayload.URL(childComplexity), true
+
+	case "SetOpeningHoursPayload.calendar":
+		if e.ComplexityRoot.SetOpeningHoursPayload.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetOpeningHoursPayload.Calendar(childComplexity), true
+	case "SetOpeningHoursPayload.openingHours":
+		if e.ComplexityRoot.SetOpeningHoursPayload.OpeningHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetOpeningHoursPayload.OpeningHours(childComplexity), true
 
 	case "Subscription.calendarChanges":
 		if e.ComplexityRoot.Subscription.CalendarChanges == nil {
@@ -3299,6 +3330,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRespondToEntryInput,
 		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
+		ec.unmarshalInputSetOpeningHoursInput,
 		ec.unmarshalInputTaskDueInput,
 		ec.unmarshalInputTimeRangeInput,
 		ec.unmarshalInputTimeWindowInput,
@@ -5991,6 +6023,37 @@ type FindTimesResult {
   "When no slot suits, why (null when there are slots)."
   reason: FindTimesReason
 }
+
+extend type Mutation {
+  """
+  Sets the opening hours of a resource calendar (` + "`" + `isResource` + "`" + `): the same
+  value as a user's working hours, acting as the calendar's working hours in
+  findTimes (OUTSIDE_WORKING_HOURS outside them). Owners only (FORBIDDEN
+  otherwise); a calendar that is no resource is BAD_USER_INPUT. Null or
+  absent ` + "`" + `openingHours` + "`" + ` removes them (open at all times). A booking outside
+  opening hours is allowed, as in Google Calendar: they guide findTimes,
+  they do not refuse writes.
+  """
+  setOpeningHours(input: SetOpeningHoursInput!): SetOpeningHoursPayload!
+}
+
+"Input of setOpeningHours."
+input SetOpeningHoursInput {
+  "Makes the mutation safe to retry, as on updateEntry."
+  idempotencyKey: String
+  "The resource calendar's global ID."
+  calendarId: ID!
+  "The hours; null removes them."
+  openingHours: WorkingHoursInput
+}
+
+"Result of setOpeningHours."
+type SetOpeningHoursPayload {
+  "The calendar."
+  calendar: Calendar!
+  "The opening hours as stored (days before yesterday dropped), null for none."
+  openingHours: WorkingHours
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6643,6 +6706,16 @@ func (ec *executionContext) childFields_RotateCalendarFeedPayload(ctx context.Co
 		return ec.fieldContext_RotateCalendarFeedPayload_path(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RotateCalendarFeedPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetOpeningHoursPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calendar":
+		return ec.fieldContext_SetOpeningHoursPayload_calendar(ctx, field)
+	case "openingHours":
+		return ec.fieldContext_SetOpeningHoursPayload_openingHours(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetOpeningHoursPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7467,6 +7540,20 @@ func (ec *executionContext) field_Mutation_rotateCalendarFeed_args(ctx context.C
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RotateCalendarFeedInput, error) {
 			return ec.unmarshalNRotateCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRotateCalendarFeedInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setOpeningHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetOpeningHoursInput, error) {
+			return ec.unmarshalNSetOpeningHoursInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -14409,6 +14496,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteAccount(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setOpeningHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setOpeningHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetOpeningHours(ctx, fc.Args["input"].(model.SetOpeningHoursInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetOpeningHoursPayload) graphql.Marshaler {
+			return ec.marshalNSetOpeningHoursPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setOpeningHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetOpeningHoursPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setOpeningHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15270,6 +15401,70 @@ func (ec *executionContext) _RotateCalendarFeedPayload_path(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SetOpeningHoursPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetOpeningHoursPayload_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetOpeningHoursPayload_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetOpeningHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetOpeningHoursPayload_openingHours(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetOpeningHoursPayload_openingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OpeningHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkingHours) graphql.Marshaler {
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetOpeningHoursPayload_openingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetOpeningHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subscription_calendarChanges(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -20755,6 +20950,50 @@ func (ec *executionContext) unmarshalInputRotateCalendarFeedInput(ctx context.Co
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSetOpeningHoursInput(ctx context.Context, obj any) (model.SetOpeningHoursInput, error) {
+	var it model.SetOpeningHoursInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "openingHours"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "openingHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("openingHours"))
+			data, err := ec.unmarshalOWorkingHoursInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHoursInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OpeningHours = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTaskDueInput(ctx context.Context, obj any) (model.TaskDueInput, error) {
 	var it model.TaskDueInput
 	if obj == nil {
@@ -25388,6 +25627,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setOpeningHours":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setOpeningHours(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25968,6 +26214,49 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 		case "path":
 			out.Values[i] = ec._RotateCalendarFeedPayload_path(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var setOpeningHoursPayloadImplementors = []string{"SetOpeningHoursPayload"}
+
+func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetOpeningHoursPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setOpeningHoursPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetOpeningHoursPayload")
+		case "calendar":
+			out.Values[i] = ec._SetOpeningHoursPayload_calendar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "openingHours":
+			out.Values[i] = ec._SetOpeningHoursPayload_openingHours(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -29259,6 +29548,21 @@ func (ec *executionContext) marshalNRotateCalendarFeedPayload2ᚖgithubᚗcomᚋ
 		return graphql.Null
 	}
 	return ec._RotateCalendarFeedPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetOpeningHoursInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursInput(ctx context.Context, v any) (model.SetOpeningHoursInput, error) {
+	res, err := ec.unmarshalInputSetOpeningHoursInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetOpeningHoursPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursPayload(ctx context.Context, sel ast.SelectionSet, v *model.SetOpeningHoursPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetOpeningHoursPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {

@@ -129,3 +129,29 @@ func (r *Resolver) viewerWorkingHours(ctx context.Context) (*model.WorkingHours,
 	}
 	return workingHours(h), nil
 }
+
+// setOpeningHours answers Mutation.setOpeningHours: the hours read as
+// updatePreferences reads working hours, stored by the calendar's owner.
+func (r *Resolver) setOpeningHours(ctx context.Context, in model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error) {
+	id, err := model.DecodeCalendarID("calendarId", in.CalendarID)
+	if err != nil {
+		return nil, err
+	}
+	given, _ := in.OpeningHours.ValueOK()
+	h, err := workingHoursInput(given)
+	if err != nil {
+		return nil, err
+	}
+	c, err := once(ctx, r.Service, in.IdempotencyKey, func(ctx context.Context) (*calendar.Calendar, error) {
+		return r.Service.SetOpeningHours(ctx, id, h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &model.SetOpeningHoursPayload{Calendar: model.CalendarOf(c)}
+	if h != nil {
+		n := h.Normalized(time.Now())
+		out.OpeningHours = workingHours(&n)
+	}
+	return out, nil
+}

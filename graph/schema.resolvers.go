@@ -537,6 +537,10 @@ func (r *mutationResolver) DeleteAccount(ctx context.Context, input model.Delete
 	return deleteAccountPayload(out), nil
 }
 
+func (r *mutationResolver) SetOpeningHours(ctx context.Context, input model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error) {
+	return r.setOpeningHours(ctx, input)
+}
+
 func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
 	return r.viewerWorkingHours(ctx)
 }

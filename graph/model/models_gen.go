@@ -889,6 +889,24 @@ type RotateCalendarFeedPayload struct {
 	Path string `json:"path"`
 }
 
+// Input of setOpeningHours.
+type SetOpeningHoursInput struct {
+	// Makes the mutation safe to retry, as on updateEntry.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The resource calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// The hours; null removes them.
+	OpeningHours graphql.Omittable[*WorkingHoursInput] `json:"openingHours,omitempty"`
+}
+
+// Result of setOpeningHours.
+type SetOpeningHoursPayload struct {
+	// The calendar.
+	Calendar *Calendar `json:"calendar"`
+	// The opening hours as stored (days before yesterday dropped), null for none.
+	OpeningHours *WorkingHours `json:"openingHours,omitempty"`
+}
+
 // Live changes over WebSocket (the graphql-transport-ws protocol at `/query`,
 // signed in with `{"Authorization": "Bearer <token>"}` as the `connection_init`
 // payload).

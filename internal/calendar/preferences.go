@@ -168,7 +168,8 @@ type PreferencesService interface {
 	// the caller must not reveal what it finds (findTimes answers only for
 	// users whose calendars the viewer reaches).
 	UserIDs(ctx context.Context, emails []string) (map[string]string, error)
-	// WorkingHoursOf returns the working hours of users, in one batch (a
-	// user without any is absent). It checks no rights (as UserIDs).
-	WorkingHoursOf(ctx context.Context, userIDs []string) (map[string]*WorkingHours, error)
+	// HoursOf returns the working hours of users and the opening hours of
+	// calendars, in one batch (one without any is absent). It checks no
+	// rights (as UserIDs).
+	HoursOf(ctx context.Context, userIDs, calendarIDs []string) (users, calendars map[string]*WorkingHours, err error)
 }

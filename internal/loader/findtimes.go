@@ -15,6 +15,8 @@ type TimesRead struct {
 	Range calendar.Range
 	Busy  map[string][]calendar.BusyInterval // by calendar ID
 	Owned map[string][]string                // by user ID: the calendars counted
+	// Calendars are the calendars read, by ID.
+	Calendars map[string]*calendar.Calendar
 	// Invited is the viewer's busy time from their invitations in calendars
 	// Busy does not hold: accepted as the entry's transparency, tentative and
 	// not yet answered as TENTATIVE, declined not at all.
@@ -91,7 +93,7 @@ func (l *Loaders) TimesOf(ctx context.Context, calendarIDs, userIDs []string, sp
 		byID[id] = c
 		list = append(list, c)
 	}
-	out := &TimesRead{Busy: map[string][]calendar.BusyInterval{}, Owned: map[string][]string{}}
+	out := &TimesRead{Busy: map[string][]calendar.BusyInterval{}, Owned: map[string][]string{}, Calendars: byID}
 	for i, u := range userIDs {
 		for _, m := range owned[i] {
 			if m.Role == calendar.RoleOwner && byID[m.CalendarID] != nil {
