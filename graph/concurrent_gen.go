@@ -8,7 +8,7 @@ var concurrentFields = map[string]map[string]bool{
 	"AllDayEntry":    {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"Attendee":       {"comment": true, "displayName": true, "entry": true, "entryId": true, "proposedEnd": true, "proposedStart": true, "respondedAt": true, "user": true, "waitlistTicket": true},
 	"Calendar":       {"changes": true, "description": true, "entries": true, "invitations": true, "members": true, "tasks": true, "viewerRole": true},
-	"CalendarBusy":   {"calendar": true},
+	"CalendarBusy":   {"calendar": true, "closed": true},
 	"Change":         {"exceptions": true, "node": true},
 	"ChangeDelivery": {"changes": true},
 	"Entry":          {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ const setOpening = `mutation($c: ID!, $h: WorkingHoursInput) { setOpeningHours(i
 // (a writer is FORBIDDEN, a non-member NOT_FOUND, a calendar that is no
 // resource and bad hours BAD_USER_INPUT, each changing nothing); findTimes
 // then finds the room OUTSIDE_WORKING_HOURS outside them; null removes them;
+// freeBusy's closed gives the stretches outside them (for a resource only);
 // they go with the calendar, and Store.Check finds the table sound
 // throughout.
 func TestOpeningHours(t *testing.T) {
@@ -66,6 +68,20 @@ func TestOpeningHours(t *testing.T) {
 		t.Fatalf("removed: %v", s)
 	}
 	e.must(owner, setOpening, map[string]any{"c": room, "h": hours})
+	// freeBusy shows when the room is closed, and nothing of the sort for a
+	// calendar that is no resource.
+	d = e.must(owner, `query($ids: [ID!]!) { freeBusy(calendarIds: $ids, range: {instants: {start: "2027-02-01T08:00:00Z", end: "2027-02-01T13:00:00Z"}}) {
+		calendars { calendar { id } closed { start end } } } }`, map[string]any{"ids": []any{room, plain}})
+	for _, c := range get(d, "freeBusy.calendars").([]any) {
+		got := fmt.Sprint(get(c, "closed"))
+		want := "[]"
+		if str(c, "calendar.id") == room {
+			want = "[map[end:2027-02-01T09:00:00Z start:2027-02-01T08:00:00Z] map[end:2027-02-01T13:00:00Z start:2027-02-01T12:00:00Z]]"
+		}
+		if got != want {
+			t.Errorf("closed %s, want %s", got, want)
+		}
+	}
 	hoursKey := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CAL#" + decodeCalendarID(t, room)}, "SK": &types.AttributeValueMemberS{Value: "HOURS"}}
 	held := func() bool {
 		out, err := dynamoClient(e).GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(e.store.Table()), Key: hoursKey, ConsistentRead: aws.Bool(true)})

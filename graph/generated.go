@@ -161,6 +161,7 @@ type ComplexityRoot struct {
 	CalendarBusy struct {
 		Busy     func(childComplexity int) int
 		Calendar func(childComplexity int) int
+		Closed   func(childComplexity int) int
 	}
 
 	CalendarListChange struct {
@@ -538,6 +539,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	TimeInterval struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
 	TimeWindow struct {
 		End   func(childComplexity int) int
 		Start func(childComplexity int) int
@@ -677,6 +683,8 @@ type CalendarResolver interface {
 }
 type CalendarBusyResolver interface {
 	Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error)
+
+	Closed(ctx context.Context, obj *loader.CalendarBusy) ([]*calendar.Interval, error)
 }
 type ChangeResolver interface {
 	Node(ctx context.Context, obj *model.Change) (model.Node, error)
@@ -1308,6 +1316,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CalendarBusy.Calendar(childComplexity), true
+	case "CalendarBusy.closed":
+		if e.ComplexityRoot.CalendarBusy.Closed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarBusy.Closed(childComplexity), true
 
 	case "CalendarListChange.calendarId":
 		if e.ComplexityRoot.CalendarListChange.CalendarID == nil {
@@ -2857,6 +2871,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
+
+	case "TimeInterval.end":
+		if e.ComplexityRoot.TimeInterval.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeInterval.End(childComplexity), true
+	case "TimeInterval.start":
+		if e.ComplexityRoot.TimeInterval.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeInterval.Start(childComplexity), true
 
 	case "TimeWindow.end":
 		if e.ComplexityRoot.TimeWindow.End == nil {
@@ -6054,6 +6081,25 @@ type SetOpeningHoursPayload {
   "The opening hours as stored (days before yesterday dropped), null for none."
   openingHours: WorkingHours
 }
+
+extend type CalendarBusy {
+  """
+  The stretches of the range outside the calendar's opening hours
+  (setOpeningHours), in order: a resource calendar's only (a calendar is
+  no person, and may have several owners: people's working hours show in
+  findTimes' states instead). Empty when it has none. Read only when
+  selected: one GetItem per resource calendar, side by side.
+  """
+  closed: [TimeInterval!]!
+}
+
+"A stretch of time."
+type TimeInterval {
+  "When it starts."
+  start: DateTime!
+  "When it ends (exclusive)."
+  end: DateTime!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6208,6 +6254,8 @@ func (ec *executionContext) childFields_CalendarBusy(ctx context.Context, field 
 		return ec.fieldContext_CalendarBusy_calendar(ctx, field)
 	case "busy":
 		return ec.fieldContext_CalendarBusy_busy(ctx, field)
+	case "closed":
+		return ec.fieldContext_CalendarBusy_closed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CalendarBusy", field.Name)
 }
@@ -6810,6 +6858,16 @@ func (ec *executionContext) childFields_TaskEdge(ctx context.Context, field grap
 		return ec.fieldContext_TaskEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TaskEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TimeInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_TimeInterval_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TimeInterval_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeInterval", field.Name)
 }
 
 func (ec *executionContext) childFields_TimeWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10094,6 +10152,38 @@ func (ec *executionContext) fieldContext_CalendarBusy_busy(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BusyInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarBusy_closed(ctx context.Context, field graphql.CollectedField, obj *loader.CalendarBusy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarBusy_closed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CalendarBusy().Closed(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Interval) graphql.Marshaler {
+			return ec.marshalNTimeInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarBusy_closed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarBusy",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeInterval(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16494,6 +16584,52 @@ func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TimeInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeInterval_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeInterval_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TimeInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeInterval_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeInterval_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
@@ -23164,6 +23300,44 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "closed":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CalendarBusy_closed(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26754,6 +26928,49 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var timeIntervalImplementors = []string{"TimeInterval"}
+
+func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.Interval) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeIntervalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeInterval")
+		case "start":
+			out.Values[i] = ec._TimeInterval_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TimeInterval_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var timeWindowImplementors = []string{"TimeWindow"}
 
 func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSet, obj *model.TimeWindow) graphql.Marshaler {
@@ -29685,6 +29902,32 @@ var (
 		calendar.ThemeDark:   "DARK",
 	}
 )
+
+func (ec *executionContext) marshalNTimeInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*calendar.Interval) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimeInterval2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTimeInterval2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx context.Context, sel ast.SelectionSet, v *calendar.Interval) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TimeInterval(ctx, sel, v)
+}
 
 func (ec *executionContext) unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx context.Context, v any) (model.TimeRangeInput, error) {
 	res, err := ec.unmarshalInputTimeRangeInput(ctx, v)

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/availability"
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
 )
 
 // Working hours between the schema's shape (days of the week from Monday,
@@ -152,6 +154,35 @@ func (r *Resolver) setOpeningHours(ctx context.Context, in model.SetOpeningHours
 	if h != nil {
 		n := h.Normalized(time.Now())
 		out.OpeningHours = workingHours(&n)
+	}
+	return out, nil
+}
+
+// closed answers CalendarBusy.closed: for a resource calendar with opening
+// hours, the stretches of the range outside them. The hours are read only
+// for this field (a GetItem per resource calendar, side by side), not for
+// every freeBusy.
+func (r *Resolver) closed(ctx context.Context, b *loader.CalendarBusy) ([]*calendar.Interval, error) {
+	out := []*calendar.Interval{}
+	if !b.Calendar.IsResource {
+		return out, nil
+	}
+	_, hours, err := r.Service.HoursOf(ctx, nil, []string{b.Calendar.ID})
+	if err != nil || hours[b.Calendar.ID] == nil {
+		return out, err
+	}
+	open, err := availability.WorkingIntervals(hours[b.Calendar.ID], b.Range.Start, b.Range.End)
+	if err != nil {
+		return nil, err
+	}
+	at := b.Range.Start
+	for _, iv := range append(open, calendar.Interval{Start: b.Range.End, End: b.Range.End}) {
+		if at.Before(iv.Start) {
+			out = append(out, &calendar.Interval{Start: at.UTC(), End: iv.Start.UTC()})
+		}
+		if iv.End.After(at) {
+			at = iv.End
+		}
 	}
 	return out, nil
 }

@@ -130,6 +130,10 @@ func (r *calendarBusyResolver) Calendar(ctx context.Context, obj *loader.Calenda
 	return model.CalendarOf(obj.Calendar), nil
 }
 
+func (r *calendarBusyResolver) Closed(ctx context.Context, obj *loader.CalendarBusy) ([]*calendar.Interval, error) {
+	return r.closed(ctx, obj)
+}
+
 func (r *changeResolver) Node(ctx context.Context, obj *model.Change) (model.Node, error) {
 	return changeNode(ctx, obj)
 }

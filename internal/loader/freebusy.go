@@ -11,6 +11,7 @@ import (
 type CalendarBusy struct {
 	Calendar *calendar.Calendar
 	Busy     []calendar.BusyInterval
+	Range    calendar.Range // the range read
 }
 
 // FreeBusy returns when each of the given calendars is busy in a range, to
@@ -78,7 +79,7 @@ func (l *Loaders) calendarsBusy(ctx context.Context, cals []*calendar.Calendar, 
 				mine = append(mine, e)
 			}
 		}
-		out[i] = CalendarBusy{Calendar: c, Busy: calendar.Busy(mine, v.Range)}
+		out[i] = CalendarBusy{Calendar: c, Busy: calendar.Busy(mine, v.Range), Range: v.Range}
 	}
 	return v, out, nil
 }
