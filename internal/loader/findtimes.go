@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -30,8 +31,9 @@ const maxOwnedLooked = maxAgendaCalendars
 // and rights: each of calendarIDs must allow the viewer FREE_BUSY (else
 // CodeNotFound, as freeBusy); each user of userIDs counts the calendars they
 // own that the viewer reaches at FREE_BUSY or more (none: CodeNotFound,
-// saying nothing of which). Waves: the users' memberships (GSI1, side by
-// side, with the viewer's invitations when the viewer is among the users);
+// saying nothing of which). Waves: the users' and the viewer's memberships
+// (GSI1, side by side, with the viewer's invitations when the viewer is
+// among the users), of which only the calendars on both sides are read on;
 // the viewer's memberships and the calendars in one batch; their range
 // Queries (calendarsBusy) with the invitations' entries.
 func (l *Loaders) TimesOf(ctx context.Context, calendarIDs, userIDs []string, spec calendar.RangeSpec, zone string) (*TimesRead, error) {
@@ -44,19 +46,29 @@ func (l *Loaders) TimesOf(ctx context.Context, calendarIDs, userIDs []string, sp
 		invited = l.invitedEntries(ctx)
 	}
 	owned := make([][]*calendar.Membership, len(userIDs))
-	errs := make([]error, len(userIDs))
+	errs := make([]error, len(userIDs)+1)
+	var mine []*calendar.Membership
 	var wg sync.WaitGroup
+	if len(userIDs) > 0 {
+		wg.Go(func() { mine, errs[len(userIDs)] = l.reader.AllMembershipsOfUser(ctx, viewer, maxAgendaCalendars) })
+	}
 	for i, u := range userIDs {
 		wg.Go(func() { owned[i], errs[i] = l.reader.AllMembershipsOfUser(ctx, u, maxOwnedLooked) })
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// Only the calendars both lists hold are read (their memberships again,
+	// strongly): at most the viewer's 500, however many the users own.
+	reached := map[string]bool{}
+	for _, m := range mine {
+		reached[m.CalendarID] = m.Role.Can(calendar.ActionFreeBusy)
+	}
 	ids := slices.Clone(calendarIDs)
-	for i, ms := range owned {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
+	for _, ms := range owned {
 		for _, m := range ms {
-			if m.Role == calendar.RoleOwner {
+			if m.Role == calendar.RoleOwner && reached[m.CalendarID] {
 				ids = append(ids, m.CalendarID)
 			}
 		}
