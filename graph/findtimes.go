@@ -79,7 +79,8 @@ func (r *Resolver) findTimes(ctx context.Context, in model.FindTimesInput) (*mod
 	if err != nil {
 		return nil, err
 	}
-	ask.req.Groups = make([]availability.Group, len(ask.atLeast))
+	// Now the participants themselves, in place of Validate's placeholders.
+	ask.req.Groups, ask.req.Optional = make([]availability.Group, len(ask.atLeast)), nil
 	for i, n := range ask.atLeast {
 		ask.req.Groups[i].AtLeast = n
 	}

@@ -61,6 +61,9 @@ func readTimesInput(ctx context.Context, in model.FindTimesInput) (*timesAsk, er
 		ask.req.Groups = append(ask.req.Groups, availability.Group{AtLeast: n, Participants: make([]availability.Participant, len(ask.people)-before)})
 	}
 	if opt, _ := in.Optional.ValueOK(); opt != nil {
+		if n, _ := opt.AtLeast.ValueOK(); n != nil {
+			return nil, calendar.Invalidf("atLeast", "optional participants are never required: atLeast does not apply to them")
+		}
 		before := len(ask.people)
 		if err := add(opt, -1); err != nil {
 			return nil, err

@@ -55,10 +55,18 @@ func TestFindTimes(t *testing.T) {
 		t.Fatalf("slots %q, want %q (%s)", got, want, r.Raw)
 	}
 
+	// An optional participant is reported, never required.
+	opt := map[string]any{"groups": []any{map[string]any{"users": []any{"ftv@example.com"}}}, "optional": map[string]any{"users": []any{"ftp@example.com"}},
+		"durationMinutes": 60, "timeZone": "UTC", "range": map[string]any{"instants": map[string]any{"start": "2027-02-01T10:00:00Z", "end": "2027-02-01T11:00:00Z"}}}
+	d := e.must(viewer, findTimesStates, map[string]any{"in": opt})
+	if fmt.Sprint(get(d, "findTimes.slots.0.states")) != "[FREE BUSY]" || get(d, "findTimes.participants.1.group") != nil {
+		t.Fatalf("with an optional participant: %v", d)
+	}
+
 	// Nothing fits: the reason, and the group that cannot meet even alone.
 	alone := map[string]any{"groups": []any{map[string]any{"users": []any{"ftv@example.com"}}, map[string]any{"users": []any{"ftp@example.com"}}},
 		"durationMinutes": 60, "timeZone": "UTC", "range": map[string]any{"instants": map[string]any{"start": "2027-02-01T10:00:00Z", "end": "2027-02-01T11:00:00Z"}}}
-	d := e.must(viewer, findTimesStates, map[string]any{"in": alone})
+	d = e.must(viewer, findTimesStates, map[string]any{"in": alone})
 	if str(d, "findTimes.reason") != "NEVER_FREE" || len(get(d, "findTimes.groupReasons").([]any)) != 1 || num(d, "findTimes.groupReasons.0.group") != 1 {
 		t.Fatalf("no slot: %v", d)
 	}
@@ -80,21 +88,22 @@ func TestFindTimes(t *testing.T) {
 		in   map[string]any
 		code string
 	}{
-		"no groups":          {with("groups", []any{}), "BAD_USER_INPUT"},
-		"an empty group":     {with("groups", []any{map[string]any{}}), "BAD_USER_INPUT"},
-		"51 participants":    {with("groups", []any{map[string]any{"users": fifty}}), "BAD_USER_INPUT"},
-		"named twice":        {with("groups", []any{map[string]any{"users": []any{"ftv@example.com"}}, map[string]any{"users": []any{"FTV@example.com"}}}), "BAD_USER_INPUT"},
-		"atLeast too many":   {with("groups", []any{map[string]any{"users": []any{"ftv@example.com"}, "required": "AT_LEAST", "atLeast": 2}}), "BAD_USER_INPUT"},
-		"atLeast 0":          {with("groups", []any{map[string]any{"users": []any{"ftv@example.com"}, "required": "AT_LEAST", "atLeast": 0}}), "BAD_USER_INPUT"},
-		"32 days":            {with("range", days("2027-02-01", "2027-03-05")), "BAD_USER_INPUT"},
-		"longer than range":  {with("durationMinutes", 600), "BAD_USER_INPUT"},
-		"step 7":             {with("stepMinutes", 7), "BAD_USER_INPUT"},
-		"negative buffer":    {with("bufferBeforeMinutes", -5), "BAD_USER_INPUT"},
-		"bad zone":           {with("timeZone", "Mars/Olympus"), "BAD_USER_INPUT"},
-		"not an email":       {with("groups", []any{map[string]any{"users": []any{"nobody"}}}), "BAD_USER_INPUT"},
-		"unknown email":      {with("groups", []any{map[string]any{"users": []any{"nobody@example.com"}}}), "NOT_FOUND"},
-		"unreached user":     {with("groups", []any{map[string]any{"users": []any{"fto@example.com"}}}), "NOT_FOUND"},
-		"unreached calendar": {with("groups", []any{map[string]any{"calendars": []any{events}}}), "NOT_FOUND"},
+		"no groups":           {with("groups", []any{}), "BAD_USER_INPUT"},
+		"an empty group":      {with("groups", []any{map[string]any{}}), "BAD_USER_INPUT"},
+		"51 participants":     {with("groups", []any{map[string]any{"users": fifty}}), "BAD_USER_INPUT"},
+		"named twice":         {with("groups", []any{map[string]any{"users": []any{"ftv@example.com"}}, map[string]any{"users": []any{"FTV@example.com"}}}), "BAD_USER_INPUT"},
+		"atLeast too many":    {with("groups", []any{map[string]any{"users": []any{"ftv@example.com"}, "required": "AT_LEAST", "atLeast": 2}}), "BAD_USER_INPUT"},
+		"atLeast on optional": {with("optional", map[string]any{"users": []any{"ftp@example.com"}, "required": "AT_LEAST", "atLeast": 1}), "BAD_USER_INPUT"},
+		"atLeast 0":           {with("groups", []any{map[string]any{"users": []any{"ftv@example.com"}, "required": "AT_LEAST", "atLeast": 0}}), "BAD_USER_INPUT"},
+		"32 days":             {with("range", days("2027-02-01", "2027-03-05")), "BAD_USER_INPUT"},
+		"longer than range":   {with("durationMinutes", 600), "BAD_USER_INPUT"},
+		"step 7":              {with("stepMinutes", 7), "BAD_USER_INPUT"},
+		"negative buffer":     {with("bufferBeforeMinutes", -5), "BAD_USER_INPUT"},
+		"bad zone":            {with("timeZone", "Mars/Olympus"), "BAD_USER_INPUT"},
+		"not an email":        {with("groups", []any{map[string]any{"users": []any{"nobody"}}}), "BAD_USER_INPUT"},
+		"unknown email":       {with("groups", []any{map[string]any{"users": []any{"nobody@example.com"}}}), "NOT_FOUND"},
+		"unreached user":      {with("groups", []any{map[string]any{"users": []any{"fto@example.com"}}}), "NOT_FOUND"},
+		"unreached calendar":  {with("groups", []any{map[string]any{"calendars": []any{events}}}), "NOT_FOUND"},
 	} {
 		e.rec.Reset()
 		r := e.do(viewer, findTimesStates, map[string]any{"in": c.in})
