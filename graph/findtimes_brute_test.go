@@ -98,9 +98,18 @@ func ftCase(t *testing.T, e *env, c int) {
 		atLeast = len(g2users) + 1
 	}
 	start, end := day0.Format(time.DateOnly), day0.AddDate(0, 0, days).Format(time.DateOnly)
+	optional := rng.IntN(3) == 0 // the second person then only optional, reported last
+	order := people
+	if optional {
+		users = users[:1]
+		order = append(append([]*ftPerson{people[0]}, people[2:]...), people[1])
+	}
 	in := map[string]any{"groups": []any{map[string]any{"users": users}, g2}, "durationMinutes": duration, "stepMinutes": step,
 		"bufferBeforeMinutes": before, "bufferAfterMinutes": after, "respectWorkingHours": respect, "timeZone": zone,
 		"range": map[string]any{"dates": map[string]any{"start": start, "end": end}}}
+	if optional {
+		in["optional"] = map[string]any{"users": []any{people[1].email}}
+	}
 	r := e.do(viewer, `query($in: FindTimesInput!) { findTimes(input: $in) { timeZone truncated reason
 		participants { email group calendar { id } } slots { start end states } groupReasons { group reason } } }`, map[string]any{"in": in})
 	if len(r.Errors) > 0 {
@@ -122,10 +131,14 @@ func ftCase(t *testing.T, e *env, c int) {
 	to := time.Date(day0.Year(), day0.Month(), day0.Day()+days, 0, 0, 0, 0, loc)
 	o := ftOracle{from: from, to: to, zone: loc, step: step, dur: time.Duration(duration) * time.Minute,
 		before: time.Duration(before) * time.Minute, after: time.Duration(after) * time.Minute, respect: respect}
-	for _, p := range people {
+	for _, p := range order {
 		o.people = append(o.people, o.timeline(t, e, p))
 	}
-	want := o.slots([]ftGroup{{0, 2, 2}, {2, len(people), atLeast}})
+	groups := []ftGroup{{0, 2, 2}, {2, len(people), atLeast}}
+	if optional {
+		groups = []ftGroup{{0, 1, 1}, {1, len(people) - 1, atLeast}}
+	}
+	want := o.slots(groups)
 	if len(want) > 500 {
 		want = want[:500]
 	}
