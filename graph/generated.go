@@ -161,6 +161,7 @@ type ComplexityRoot struct {
 	CalendarBusy struct {
 		Busy     func(childComplexity int) int
 		Calendar func(childComplexity int) int
+		Closed   func(childComplexity int) int
 	}
 
 	CalendarListChange struct {
@@ -253,6 +254,33 @@ type ComplexityRoot struct {
 		Entries  func(childComplexity int) int
 		Start    func(childComplexity int) int
 		TimeZone func(childComplexity int) int
+	}
+
+	FindTimesGroupReason struct {
+		Group  func(childComplexity int) int
+		Reason func(childComplexity int) int
+	}
+
+	FindTimesParticipant struct {
+		Calendar func(childComplexity int) int
+		Email    func(childComplexity int) int
+		Group    func(childComplexity int) int
+	}
+
+	FindTimesResult struct {
+		GroupReasons func(childComplexity int) int
+		MaxSlots     func(childComplexity int) int
+		Participants func(childComplexity int) int
+		Reason       func(childComplexity int) int
+		Slots        func(childComplexity int) int
+		TimeZone     func(childComplexity int) int
+		Truncated    func(childComplexity int) int
+	}
+
+	FindTimesSlot struct {
+		End    func(childComplexity int) int
+		Start  func(childComplexity int) int
+		States func(childComplexity int) int
 	}
 
 	FreeBusyView struct {
@@ -392,6 +420,7 @@ type ComplexityRoot struct {
 		RespondToEntry      func(childComplexity int, input model.RespondToEntryInput) int
 		RevokeInvitation    func(childComplexity int, input model.RevokeInvitationInput) int
 		RotateCalendarFeed  func(childComplexity int, input model.RotateCalendarFeedInput) int
+		SetOpeningHours     func(childComplexity int, input model.SetOpeningHoursInput) int
 		UpdateCalendar      func(childComplexity int, input model.UpdateCalendarInput) int
 		UpdateEntry         func(childComplexity int, input model.UpdateEntryInput) int
 		UpdatePreferences   func(childComplexity int, input model.UpdatePreferencesInput) int
@@ -420,10 +449,11 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Calendar func(childComplexity int, id string) int
-		FreeBusy func(childComplexity int, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) int
-		Node     func(childComplexity int, id string) int
-		Viewer   func(childComplexity int) int
+		Calendar  func(childComplexity int, id string) int
+		FindTimes func(childComplexity int, input model.FindTimesInput) int
+		FreeBusy  func(childComplexity int, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) int
+		Node      func(childComplexity int, id string) int
+		Viewer    func(childComplexity int) int
 	}
 
 	Recurrence struct {
@@ -451,6 +481,11 @@ type ComplexityRoot struct {
 	RotateCalendarFeedPayload struct {
 		Path func(childComplexity int) int
 		URL  func(childComplexity int) int
+	}
+
+	SetOpeningHoursPayload struct {
+		Calendar     func(childComplexity int) int
+		OpeningHours func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -502,6 +537,11 @@ type ComplexityRoot struct {
 	TaskEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	TimeInterval struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	TimeWindow struct {
@@ -643,6 +683,8 @@ type CalendarResolver interface {
 }
 type CalendarBusyResolver interface {
 	Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error)
+
+	Closed(ctx context.Context, obj *loader.CalendarBusy) ([]*calendar.Interval, error)
 }
 type ChangeResolver interface {
 	Node(ctx context.Context, obj *model.Change) (model.Node, error)
@@ -696,6 +738,7 @@ type MutationResolver interface {
 	AcceptInvitation(ctx context.Context, input model.AcceptInvitationInput) (*model.AcceptInvitationPayload, error)
 	ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error)
 	DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error)
+	SetOpeningHours(ctx context.Context, input model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error)
 }
 type PreferencesResolver interface {
 	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
@@ -705,6 +748,7 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
 	Calendar(ctx context.Context, id string) (*model.Calendar, error)
 	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error)
+	FindTimes(ctx context.Context, input model.FindTimesInput) (*model.FindTimesResult, error)
 }
 type SubscriptionResolver interface {
 	CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) (<-chan *model.ChangeDelivery, error)
@@ -1272,6 +1316,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CalendarBusy.Calendar(childComplexity), true
+	case "CalendarBusy.closed":
+		if e.ComplexityRoot.CalendarBusy.Closed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarBusy.Closed(childComplexity), true
 
 	case "CalendarListChange.calendarId":
 		if e.ComplexityRoot.CalendarListChange.CalendarID == nil {
@@ -1518,6 +1568,100 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EntryView.TimeZone(childComplexity), true
+
+	case "FindTimesGroupReason.group":
+		if e.ComplexityRoot.FindTimesGroupReason.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesGroupReason.Group(childComplexity), true
+	case "FindTimesGroupReason.reason":
+		if e.ComplexityRoot.FindTimesGroupReason.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesGroupReason.Reason(childComplexity), true
+
+	case "FindTimesParticipant.calendar":
+		if e.ComplexityRoot.FindTimesParticipant.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesParticipant.Calendar(childComplexity), true
+	case "FindTimesParticipant.email":
+		if e.ComplexityRoot.FindTimesParticipant.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesParticipant.Email(childComplexity), true
+	case "FindTimesParticipant.group":
+		if e.ComplexityRoot.FindTimesParticipant.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesParticipant.Group(childComplexity), true
+
+	case "FindTimesResult.groupReasons":
+		if e.ComplexityRoot.FindTimesResult.GroupReasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesResult.GroupReasons(childComplexity), true
+	case "FindTimesResult.maxSlots":
+		if e.ComplexityRoot.FindTimesResult.MaxSlots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesResult.MaxSlots(childComplexity), true
+	case "FindTimesResult.participants":
+		if e.ComplexityRoot.FindTimesResult.Participants == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesResult.Participants(childComplexity), true
+	case "FindTimesResult.reason":
+		if e.ComplexityRoot.FindTimesResult.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesResult.Reason(childComplexity), true
+	case "FindTimesResult.slots":
+		if e.ComplexityRoot.FindTimesResult.Slots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesResult.Slots(childComplexity), true
+	case "FindTimesResult.timeZone":
+		if e.ComplexityRoot.FindTimesResult.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesResult.TimeZone(childComplexity), true
+	case "FindTimesResult.truncated":
+		if e.ComplexityRoot.FindTimesResult.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesResult.Truncated(childComplexity), true
+
+	case "FindTimesSlot.end":
+		if e.ComplexityRoot.FindTimesSlot.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesSlot.End(childComplexity), true
+	case "FindTimesSlot.start":
+		if e.ComplexityRoot.FindTimesSlot.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesSlot.Start(childComplexity), true
+	case "FindTimesSlot.states":
+		if e.ComplexityRoot.FindTimesSlot.States == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindTimesSlot.States(childComplexity), true
 
 	case "FreeBusyView.calendars":
 		if e.ComplexityRoot.FreeBusyView.Calendars == nil {
@@ -2207,6 +2351,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateCalendarFeed(childComplexity, args["input"].(model.RotateCalendarFeedInput)), true
+	case "Mutation.setOpeningHours":
+		if e.ComplexityRoot.Mutation.SetOpeningHours == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setOpeningHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetOpeningHours(childComplexity, args["input"].(model.SetOpeningHoursInput)), true
 	case "Mutation.updateCalendar":
 		if e.ComplexityRoot.Mutation.UpdateCalendar == nil {
 			break
@@ -2355,6 +2510,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Calendar(childComplexity, args["id"].(string)), true
+	case "Query.findTimes":
+		if e.ComplexityRoot.Query.FindTimes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_findTimes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FindTimes(childComplexity, args["input"].(model.FindTimesInput)), true
 	case "Query.freeBusy":
 		if e.ComplexityRoot.Query.FreeBusy == nil {
 			break
@@ -2444,6 +2610,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RotateCalendarFeedPayload.URL(childComplexity), true
+
+	case "SetOpeningHoursPayload.calendar":
+		if e.ComplexityRoot.SetOpeningHoursPayload.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetOpeningHoursPayload.Calendar(childComplexity), true
+	case "SetOpeningHoursPayload.openingHours":
+		if e.ComplexityRoot.SetOpeningHoursPayload.OpeningHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetOpeningHoursPayload.OpeningHours(childComplexity), true
 
 	case "Subscription.calendarChanges":
 		if e.ComplexityRoot.Subscription.CalendarChanges == nil {
@@ -2692,6 +2871,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
+
+	case "TimeInterval.end":
+		if e.ComplexityRoot.TimeInterval.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeInterval.End(childComplexity), true
+	case "TimeInterval.start":
+		if e.ComplexityRoot.TimeInterval.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeInterval.Start(childComplexity), true
 
 	case "TimeWindow.end":
 		if e.ComplexityRoot.TimeWindow.End == nil {
@@ -3151,6 +3343,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDisableCalendarFeedInput,
 		ec.unmarshalInputEntryFilter,
 		ec.unmarshalInputEntryTimingInput,
+		ec.unmarshalInputFindTimesGroupInput,
+		ec.unmarshalInputFindTimesInput,
 		ec.unmarshalInputImportCalendarInput,
 		ec.unmarshalInputInstantRangeInput,
 		ec.unmarshalInputLeaveCalendarInput,
@@ -3163,6 +3357,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRespondToEntryInput,
 		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
+		ec.unmarshalInputSetOpeningHoursInput,
 		ec.unmarshalInputTaskDueInput,
 		ec.unmarshalInputTimeRangeInput,
 		ec.unmarshalInputTimeWindowInput,
@@ -5748,6 +5943,189 @@ type RespondToEntryPayload {
   "Your answer as stored: ` + "`" + `waitlisted` + "`" + ` says whether an acceptance waits for a place."
   attendee: Attendee!
 }
+
+# ---- findTimes (issue 26): finding a time that suits several people ----
+
+extend type Query {
+  """
+  Every start in a range at which a meeting of ` + "`" + `duration` + "`" + ` suits each group of
+  participants (docs/design.md, "Finding a time"), in order of start, at most
+  ` + "`" + `FindTimesResult.maxSlots` + "`" + ` of them. A calendar participant needs the
+  viewer's FREE_BUSY role or more on it; a user participant (by email) counts
+  the calendars they own that the viewer reaches at FREE_BUSY or more, and
+  their working hours. Unknown emails, users none of whose calendars the viewer
+  reaches and calendars the viewer cannot see are all NOT_FOUND alike. Only
+  the viewer's own invitations count (for the viewer as a participant):
+  another user's are not the viewer's to read. Nothing of an entry but its
+  time and transparency is read into the answer: never a title.
+  Bad input is BAD_USER_INPUT and reads nothing.
+  """
+  findTimes(input: FindTimesInput!): FindTimesResult!
+}
+
+"Input of findTimes."
+input FindTimesInput {
+  "Groups of participants; each must be satisfied. 1 to 50 participants in all, optional ones counted."
+  groups: [FindTimesGroupInput!]!
+  "Participants reported in each slot but never required."
+  optional: FindTimesGroupInput
+  "The meeting's length in minutes, 1 to 1440, at most the range."
+  durationMinutes: Int!
+  "Where the meeting must lie: at most 31 days. Dates are read in ` + "`" + `timeZone` + "`" + `."
+  range: TimeRangeInput!
+  "Minutes between starts on the wall clock of ` + "`" + `timeZone` + "`" + `; must divide a day; at least 5. Default 15."
+  stepMinutes: Int = 15
+  "Free minutes each participant needs before the meeting (0 to 1440)."
+  bufferBeforeMinutes: Int = 0
+  "Free minutes each participant needs after the meeting (0 to 1440)."
+  bufferAfterMinutes: Int = 0
+  "No start earlier than now plus this many minutes (0 to 366 days)."
+  minimumNoticeMinutes: Int = 0
+  "When true (the default), a participant outside their working hours (or a resource outside its opening hours) is unavailable; when false, only reported."
+  respectWorkingHours: Boolean = true
+  "The IANA zone of the steps and of a range of dates; default the viewer's preferred zone, else UTC."
+  timeZone: String
+}
+
+"How many of a group must attend."
+enum FindTimesRequirement {
+  "Every participant of the group."
+  ALL
+  "At least ` + "`" + `atLeast` + "`" + ` of them."
+  AT_LEAST
+}
+
+"A group of participants: users by email and calendars (rooms, shared calendars) by ID."
+input FindTimesGroupInput {
+  "Users by email."
+  users: [String!]
+  "Calendars by global ID."
+  calendars: [ID!]
+  "ALL (the default) or AT_LEAST ` + "`" + `atLeast` + "`" + `."
+  required: FindTimesRequirement = ALL
+  "With AT_LEAST: 1 to the group's size."
+  atLeast: Int
+}
+
+"How a participant stands during a proposed meeting."
+enum ParticipantState {
+  "Nothing in the way."
+  FREE
+  "Only tentative time overlaps: available, flagged."
+  TENTATIVE
+  "Free, but not wholly within their working (or opening) hours."
+  OUTSIDE_WORKING_HOURS
+  "Busy time (with the buffers) overlaps."
+  BUSY
+  "Out-of-office time overlaps."
+  OUT_OF_OFFICE
+}
+
+"Why no slot suits a group."
+enum FindTimesReason {
+  "No start lies between the minimum notice and the end of the range."
+  NO_START
+  "At no start are enough of the group within their working hours."
+  NEVER_WORKING_HOURS
+  "There are starts within working hours, but at each one too few of the group are free."
+  NEVER_FREE
+}
+
+"A participant of findTimes, in the order states are given: the groups' (users, then calendars, group by group), then the optional ones."
+type FindTimesParticipant {
+  "The user's email, for a user participant."
+  email: String
+  "The calendar, for a calendar participant."
+  calendar: Calendar
+  "The index of its group in the input; null for an optional participant."
+  group: Int
+}
+
+"A start that suits."
+type FindTimesSlot {
+  "The meeting's start."
+  start: DateTime!
+  "Its end (exclusive)."
+  end: DateTime!
+  "Each participant's state, in the order of ` + "`" + `FindTimesResult.participants` + "`" + `."
+  states: [ParticipantState!]!
+}
+
+"Why a group has no slot, alone."
+type FindTimesGroupReason {
+  "The index of the group in the input."
+  group: Int!
+  "Why."
+  reason: FindTimesReason!
+}
+
+"The answer of findTimes."
+type FindTimesResult {
+  "The IANA zone of the steps."
+  timeZone: String!
+  "The participants, in the order of each slot's states."
+  participants: [FindTimesParticipant!]!
+  "The starts that suit, in order, at most ` + "`" + `maxSlots` + "`" + `."
+  slots: [FindTimesSlot!]!
+  "The most slots returned (500): when more suit, ` + "`" + `truncated` + "`" + ` is true and the first 500 are given; ask again from after the last."
+  maxSlots: Int!
+  "Whether more slots suit than were returned."
+  truncated: Boolean!
+  "When no slot suits: why, for each group that alone has none (a group may fit alone yet never at the same time as another: then it is not named, and ` + "`" + `reason` + "`" + ` says NEVER_FREE)."
+  groupReasons: [FindTimesGroupReason!]!
+  "When no slot suits, why (null when there are slots)."
+  reason: FindTimesReason
+}
+
+extend type Mutation {
+  """
+  Sets the opening hours of a resource calendar (` + "`" + `isResource` + "`" + `): the same
+  value as a user's working hours, acting as the calendar's working hours in
+  findTimes (OUTSIDE_WORKING_HOURS outside them). Owners only (FORBIDDEN
+  otherwise); a calendar that is no resource is BAD_USER_INPUT. Null or
+  absent ` + "`" + `openingHours` + "`" + ` removes them (open at all times). A booking outside
+  opening hours is allowed, as in Google Calendar: they guide findTimes,
+  they do not refuse writes.
+  """
+  setOpeningHours(input: SetOpeningHoursInput!): SetOpeningHoursPayload!
+}
+
+"Input of setOpeningHours."
+input SetOpeningHoursInput {
+  "Makes the mutation safe to retry, as on updateEntry."
+  idempotencyKey: String
+  "The resource calendar's global ID."
+  calendarId: ID!
+  "The hours; null removes them."
+  openingHours: WorkingHoursInput
+}
+
+"Result of setOpeningHours."
+type SetOpeningHoursPayload {
+  "The calendar."
+  calendar: Calendar!
+  "The opening hours as stored (days before yesterday dropped), null for none."
+  openingHours: WorkingHours
+}
+
+extend type CalendarBusy {
+  """
+  The stretches of the range outside the calendar's opening hours
+  (setOpeningHours), in order: a resource calendar's only (a calendar is
+  no person, and may have several owners: people's working hours show in
+  findTimes' states instead). Empty when it has none. Read only when
+  selected: one GetItem per resource calendar, side by side.
+  """
+  closed: [TimeInterval!]!
+}
+
+"A stretch of time."
+type TimeInterval {
+  "When it starts."
+  start: DateTime!
+  "When it ends (exclusive)."
+  end: DateTime!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5902,6 +6280,8 @@ func (ec *executionContext) childFields_CalendarBusy(ctx context.Context, field 
 		return ec.fieldContext_CalendarBusy_calendar(ctx, field)
 	case "busy":
 		return ec.fieldContext_CalendarBusy_busy(ctx, field)
+	case "closed":
+		return ec.fieldContext_CalendarBusy_closed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CalendarBusy", field.Name)
 }
@@ -6088,6 +6468,60 @@ func (ec *executionContext) childFields_EntryView(ctx context.Context, field gra
 		return ec.fieldContext_EntryView_entries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EntryView", field.Name)
+}
+
+func (ec *executionContext) childFields_FindTimesGroupReason(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "group":
+		return ec.fieldContext_FindTimesGroupReason_group(ctx, field)
+	case "reason":
+		return ec.fieldContext_FindTimesGroupReason_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FindTimesGroupReason", field.Name)
+}
+
+func (ec *executionContext) childFields_FindTimesParticipant(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "email":
+		return ec.fieldContext_FindTimesParticipant_email(ctx, field)
+	case "calendar":
+		return ec.fieldContext_FindTimesParticipant_calendar(ctx, field)
+	case "group":
+		return ec.fieldContext_FindTimesParticipant_group(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FindTimesParticipant", field.Name)
+}
+
+func (ec *executionContext) childFields_FindTimesResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_FindTimesResult_timeZone(ctx, field)
+	case "participants":
+		return ec.fieldContext_FindTimesResult_participants(ctx, field)
+	case "slots":
+		return ec.fieldContext_FindTimesResult_slots(ctx, field)
+	case "maxSlots":
+		return ec.fieldContext_FindTimesResult_maxSlots(ctx, field)
+	case "truncated":
+		return ec.fieldContext_FindTimesResult_truncated(ctx, field)
+	case "groupReasons":
+		return ec.fieldContext_FindTimesResult_groupReasons(ctx, field)
+	case "reason":
+		return ec.fieldContext_FindTimesResult_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FindTimesResult", field.Name)
+}
+
+func (ec *executionContext) childFields_FindTimesSlot(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_FindTimesSlot_start(ctx, field)
+	case "end":
+		return ec.fieldContext_FindTimesSlot_end(ctx, field)
+	case "states":
+		return ec.fieldContext_FindTimesSlot_states(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FindTimesSlot", field.Name)
 }
 
 func (ec *executionContext) childFields_FreeBusyView(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6348,6 +6782,16 @@ func (ec *executionContext) childFields_RotateCalendarFeedPayload(ctx context.Co
 	return nil, fmt.Errorf("no field named %q was found under type RotateCalendarFeedPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_SetOpeningHoursPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calendar":
+		return ec.fieldContext_SetOpeningHoursPayload_calendar(ctx, field)
+	case "openingHours":
+		return ec.fieldContext_SetOpeningHoursPayload_openingHours(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetOpeningHoursPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6440,6 +6884,16 @@ func (ec *executionContext) childFields_TaskEdge(ctx context.Context, field grap
 		return ec.fieldContext_TaskEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TaskEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TimeInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_TimeInterval_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TimeInterval_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeInterval", field.Name)
 }
 
 func (ec *executionContext) childFields_TimeWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7178,6 +7632,20 @@ func (ec *executionContext) field_Mutation_rotateCalendarFeed_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setOpeningHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetOpeningHoursInput, error) {
+			return ec.unmarshalNSetOpeningHoursInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7259,6 +7727,20 @@ func (ec *executionContext) field_Query_calendar_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_findTimes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FindTimesInput, error) {
+			return ec.unmarshalNFindTimesInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -9709,6 +10191,38 @@ func (ec *executionContext) fieldContext_CalendarBusy_busy(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _CalendarBusy_closed(ctx context.Context, field graphql.CollectedField, obj *loader.CalendarBusy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarBusy_closed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CalendarBusy().Closed(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Interval) graphql.Marshaler {
+			return ec.marshalNTimeInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarBusy_closed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarBusy",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CalendarListChange_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10725,6 +11239,387 @@ func (ec *executionContext) fieldContext_EntryView_entries(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _FindTimesGroupReason_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesGroupReason_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesGroupReason_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesGroupReason", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesGroupReason_reason(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesGroupReason_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.FindTimesReason) graphql.Marshaler {
+			return ec.marshalNFindTimesReason2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesGroupReason_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesGroupReason", field, false, false, errors.New("field of type FindTimesReason does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesParticipant_email(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesParticipant_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesParticipant_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesParticipant", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesParticipant_calendar(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesParticipant_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalOCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesParticipant_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FindTimesParticipant",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FindTimesParticipant_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesParticipant_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesParticipant_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesParticipant", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesResult_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesResult_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesResult_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesResult_participants(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesResult_participants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Participants, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FindTimesParticipant) graphql.Marshaler {
+			return ec.marshalNFindTimesParticipant2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesParticipantᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesResult_participants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FindTimesResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FindTimesParticipant(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FindTimesResult_slots(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesResult_slots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FindTimesSlot) graphql.Marshaler {
+			return ec.marshalNFindTimesSlot2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesSlotᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesResult_slots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FindTimesResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FindTimesSlot(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FindTimesResult_maxSlots(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesResult_maxSlots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxSlots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesResult_maxSlots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesResult_truncated(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesResult_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesResult_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesResult_groupReasons(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesResult_groupReasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupReasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FindTimesGroupReason) graphql.Marshaler {
+			return ec.marshalNFindTimesGroupReason2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupReasonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesResult_groupReasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FindTimesResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FindTimesGroupReason(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FindTimesResult_reason(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesResult_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FindTimesReason) graphql.Marshaler {
+			return ec.marshalOFindTimesReason2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesResult_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type FindTimesReason does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesSlot_start(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesSlot_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesSlot_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesSlot", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesSlot_end(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesSlot_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesSlot_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesSlot", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _FindTimesSlot_states(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FindTimesSlot_states(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.States, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ParticipantState) graphql.Marshaler {
+			return ec.marshalNParticipantState2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantStateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FindTimesSlot_states(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FindTimesSlot", field, false, false, errors.New("field of type ParticipantState does not have child fields"))
 }
 
 func (ec *executionContext) _FreeBusyView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
@@ -13725,6 +14620,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteAccount(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setOpeningHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setOpeningHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetOpeningHours(ctx, fc.Args["input"].(model.SetOpeningHoursInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetOpeningHoursPayload) graphql.Marshaler {
+			return ec.marshalNSetOpeningHoursPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setOpeningHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetOpeningHoursPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setOpeningHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14243,6 +15182,50 @@ func (ec *executionContext) fieldContext_Query_freeBusy(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_findTimes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_findTimes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FindTimes(ctx, fc.Args["input"].(model.FindTimesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FindTimesResult) graphql.Marshaler {
+			return ec.marshalNFindTimesResult2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_findTimes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FindTimesResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_findTimes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14542,6 +15525,70 @@ func (ec *executionContext) _RotateCalendarFeedPayload_path(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SetOpeningHoursPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetOpeningHoursPayload_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetOpeningHoursPayload_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetOpeningHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Calendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetOpeningHoursPayload_openingHours(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetOpeningHoursPayload_openingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OpeningHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkingHours) graphql.Marshaler {
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetOpeningHoursPayload_openingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetOpeningHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subscription_calendarChanges(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -15571,6 +16618,52 @@ func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TimeInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeInterval_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeInterval_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TimeInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeInterval_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeInterval_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
@@ -19321,6 +20414,170 @@ func (ec *executionContext) unmarshalInputEntryTimingInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputFindTimesGroupInput(ctx context.Context, obj any) (model.FindTimesGroupInput, error) {
+	var it model.FindTimesGroupInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["required"]; !present {
+		asMap["required"] = "ALL"
+	}
+
+	fieldsInOrder := [...]string{"users", "calendars", "required", "atLeast"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = graphql.OmittableOf(data)
+		case "calendars":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendars"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Calendars = graphql.OmittableOf(data)
+		case "required":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("required"))
+			data, err := ec.unmarshalOFindTimesRequirement2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesRequirement(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Required = graphql.OmittableOf(data)
+		case "atLeast":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("atLeast"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AtLeast = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFindTimesInput(ctx context.Context, obj any) (model.FindTimesInput, error) {
+	var it model.FindTimesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["stepMinutes"]; !present {
+		asMap["stepMinutes"] = 15
+	}
+	if _, present := asMap["bufferBeforeMinutes"]; !present {
+		asMap["bufferBeforeMinutes"] = 0
+	}
+	if _, present := asMap["bufferAfterMinutes"]; !present {
+		asMap["bufferAfterMinutes"] = 0
+	}
+	if _, present := asMap["minimumNoticeMinutes"]; !present {
+		asMap["minimumNoticeMinutes"] = 0
+	}
+	if _, present := asMap["respectWorkingHours"]; !present {
+		asMap["respectWorkingHours"] = true
+	}
+
+	fieldsInOrder := [...]string{"groups", "optional", "durationMinutes", "range", "stepMinutes", "bufferBeforeMinutes", "bufferAfterMinutes", "minimumNoticeMinutes", "respectWorkingHours", "timeZone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "groups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groups"))
+			data, err := ec.unmarshalNFindTimesGroupInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Groups = data
+		case "optional":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("optional"))
+			data, err := ec.unmarshalOFindTimesGroupInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Optional = graphql.OmittableOf(data)
+		case "durationMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationMinutes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationMinutes = data
+		case "range":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("range"))
+			data, err := ec.unmarshalNTimeRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Range = data
+		case "stepMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stepMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StepMinutes = graphql.OmittableOf(data)
+		case "bufferBeforeMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferBeforeMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferBeforeMinutes = graphql.OmittableOf(data)
+		case "bufferAfterMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferAfterMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferAfterMinutes = graphql.OmittableOf(data)
+		case "minimumNoticeMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minimumNoticeMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinimumNoticeMinutes = graphql.OmittableOf(data)
+		case "respectWorkingHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("respectWorkingHours"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RespectWorkingHours = graphql.OmittableOf(data)
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputImportCalendarInput(ctx context.Context, obj any) (model.ImportCalendarInput, error) {
 	var it model.ImportCalendarInput
 	if obj == nil {
@@ -19865,6 +21122,50 @@ func (ec *executionContext) unmarshalInputRotateCalendarFeedInput(ctx context.Co
 				return it, err
 			}
 			it.CalendarID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSetOpeningHoursInput(ctx context.Context, obj any) (model.SetOpeningHoursInput, error) {
+	var it model.SetOpeningHoursInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "openingHours"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "openingHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("openingHours"))
+			data, err := ec.unmarshalOWorkingHoursInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHoursInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OpeningHours = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -22047,6 +23348,44 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "closed":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CalendarBusy_closed(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22927,6 +24266,213 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 			}
 		case "entries":
 			out.Values[i] = ec._EntryView_entries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var findTimesGroupReasonImplementors = []string{"FindTimesGroupReason"}
+
+func (ec *executionContext) _FindTimesGroupReason(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesGroupReason) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesGroupReasonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FindTimesGroupReason")
+		case "group":
+			out.Values[i] = ec._FindTimesGroupReason_group(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._FindTimesGroupReason_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var findTimesParticipantImplementors = []string{"FindTimesParticipant"}
+
+func (ec *executionContext) _FindTimesParticipant(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesParticipant) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesParticipantImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FindTimesParticipant")
+		case "email":
+			out.Values[i] = ec._FindTimesParticipant_email(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "calendar":
+			out.Values[i] = ec._FindTimesParticipant_calendar(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "group":
+			out.Values[i] = ec._FindTimesParticipant_group(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var findTimesResultImplementors = []string{"FindTimesResult"}
+
+func (ec *executionContext) _FindTimesResult(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FindTimesResult")
+		case "timeZone":
+			out.Values[i] = ec._FindTimesResult_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "participants":
+			out.Values[i] = ec._FindTimesResult_participants(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slots":
+			out.Values[i] = ec._FindTimesResult_slots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxSlots":
+			out.Values[i] = ec._FindTimesResult_maxSlots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._FindTimesResult_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupReasons":
+			out.Values[i] = ec._FindTimesResult_groupReasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._FindTimesResult_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var findTimesSlotImplementors = []string{"FindTimesSlot"}
+
+func (ec *executionContext) _FindTimesSlot(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesSlot) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesSlotImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FindTimesSlot")
+		case "start":
+			out.Values[i] = ec._FindTimesSlot_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._FindTimesSlot_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "states":
+			out.Values[i] = ec._FindTimesSlot_states(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24303,6 +25849,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setOpeningHours":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setOpeningHours(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24606,6 +26159,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findTimes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_findTimes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -24861,6 +26436,49 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 		case "path":
 			out.Values[i] = ec._RotateCalendarFeedPayload_path(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var setOpeningHoursPayloadImplementors = []string{"SetOpeningHoursPayload"}
+
+func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetOpeningHoursPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setOpeningHoursPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetOpeningHoursPayload")
+		case "calendar":
+			out.Values[i] = ec._SetOpeningHoursPayload_calendar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "openingHours":
+			out.Values[i] = ec._SetOpeningHoursPayload_openingHours(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -25334,6 +26952,49 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "node":
 			out.Values[i] = ec._TaskEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var timeIntervalImplementors = []string{"TimeInterval"}
+
+func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.Interval) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeIntervalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeInterval")
+		case "start":
+			out.Values[i] = ec._TimeInterval_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TimeInterval_end(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27559,6 +29220,128 @@ func (ec *executionContext) marshalNEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgr
 	return ec._EntryView(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNFindTimesGroupInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupInputᚄ(ctx context.Context, v any) ([]*model.FindTimesGroupInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.FindTimesGroupInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFindTimesGroupInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNFindTimesGroupInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupInput(ctx context.Context, v any) (*model.FindTimesGroupInput, error) {
+	res, err := ec.unmarshalInputFindTimesGroupInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFindTimesGroupReason2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FindTimesGroupReason) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFindTimesGroupReason2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupReason(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFindTimesGroupReason2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupReason(ctx context.Context, sel ast.SelectionSet, v *model.FindTimesGroupReason) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FindTimesGroupReason(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFindTimesInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesInput(ctx context.Context, v any) (model.FindTimesInput, error) {
+	res, err := ec.unmarshalInputFindTimesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFindTimesParticipant2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesParticipantᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FindTimesParticipant) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFindTimesParticipant2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesParticipant(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFindTimesParticipant2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesParticipant(ctx context.Context, sel ast.SelectionSet, v *model.FindTimesParticipant) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FindTimesParticipant(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFindTimesReason2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx context.Context, v any) (model.FindTimesReason, error) {
+	var res model.FindTimesReason
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFindTimesReason2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx context.Context, sel ast.SelectionSet, v model.FindTimesReason) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNFindTimesResult2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesResult(ctx context.Context, sel ast.SelectionSet, v *model.FindTimesResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FindTimesResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFindTimesSlot2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesSlotᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FindTimesSlot) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFindTimesSlot2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesSlot(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFindTimesSlot2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesSlot(ctx context.Context, sel ast.SelectionSet, v *model.FindTimesSlot) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FindTimesSlot(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNFreeBusyView2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFreeBusyView(ctx context.Context, sel ast.SelectionSet, v *model.FreeBusyView) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -27873,6 +29656,46 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgra
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNParticipantState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantState(ctx context.Context, v any) (model.ParticipantState, error) {
+	var res model.ParticipantState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNParticipantState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantState(ctx context.Context, sel ast.SelectionSet, v model.ParticipantState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNParticipantState2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantStateᚄ(ctx context.Context, v any) ([]model.ParticipantState, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ParticipantState, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNParticipantState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantState(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNParticipantState2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantStateᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ParticipantState) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNParticipantState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantState(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPreferences(ctx context.Context, sel ast.SelectionSet, v *model.Preferences) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -27990,6 +29813,21 @@ func (ec *executionContext) marshalNRotateCalendarFeedPayload2ᚖgithubᚗcomᚋ
 		return graphql.Null
 	}
 	return ec._RotateCalendarFeedPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetOpeningHoursInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursInput(ctx context.Context, v any) (model.SetOpeningHoursInput, error) {
+	res, err := ec.unmarshalInputSetOpeningHoursInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetOpeningHoursPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursPayload(ctx context.Context, sel ast.SelectionSet, v *model.SetOpeningHoursPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetOpeningHoursPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -28113,9 +29951,40 @@ var (
 	}
 )
 
+func (ec *executionContext) marshalNTimeInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*calendar.Interval) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimeInterval2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTimeInterval2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInterval(ctx context.Context, sel ast.SelectionSet, v *calendar.Interval) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TimeInterval(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNTimeRangeInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx context.Context, v any) (model.TimeRangeInput, error) {
 	res, err := ec.unmarshalInputTimeRangeInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNTimeRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx context.Context, v any) (*model.TimeRangeInput, error) {
+	res, err := ec.unmarshalInputTimeRangeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TimeWindow) graphql.Marshaler {
@@ -28561,6 +30430,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Calendar(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOCalendarSyncTokenInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSyncTokenInputᚄ(ctx context.Context, v any) ([]*model.CalendarSyncTokenInput, error) {
 	if v == nil {
 		return nil, nil
@@ -28789,6 +30665,46 @@ func (ec *executionContext) marshalOEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgr
 		return graphql.Null
 	}
 	return ec._EntryView(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOFindTimesGroupInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupInput(ctx context.Context, v any) (*model.FindTimesGroupInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFindTimesGroupInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOFindTimesReason2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx context.Context, v any) (*model.FindTimesReason, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.FindTimesReason)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFindTimesReason2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx context.Context, sel ast.SelectionSet, v *model.FindTimesReason) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOFindTimesRequirement2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesRequirement(ctx context.Context, v any) (*model.FindTimesRequirement, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.FindTimesRequirement)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFindTimesRequirement2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesRequirement(ctx context.Context, sel ast.SelectionSet, v *model.FindTimesRequirement) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

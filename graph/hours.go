@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/availability"
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
 )
 
 // Working hours between the schema's shape (days of the week from Monday,
@@ -128,4 +130,59 @@ func (r *Resolver) viewerWorkingHours(ctx context.Context) (*model.WorkingHours,
 		return nil, err
 	}
 	return workingHours(h), nil
+}
+
+// setOpeningHours answers Mutation.setOpeningHours: the hours read as
+// updatePreferences reads working hours, stored by the calendar's owner.
+func (r *Resolver) setOpeningHours(ctx context.Context, in model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error) {
+	id, err := model.DecodeCalendarID("calendarId", in.CalendarID)
+	if err != nil {
+		return nil, err
+	}
+	given, _ := in.OpeningHours.ValueOK()
+	h, err := workingHoursInput(given)
+	if err != nil {
+		return nil, err
+	}
+	c, err := once(ctx, r.Service, in.IdempotencyKey, func(ctx context.Context) (*calendar.Calendar, error) {
+		return r.Service.SetOpeningHours(ctx, id, h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &model.SetOpeningHoursPayload{Calendar: model.CalendarOf(c)}
+	if h != nil {
+		n := h.Normalized(time.Now())
+		out.OpeningHours = workingHours(&n)
+	}
+	return out, nil
+}
+
+// closed answers CalendarBusy.closed: for a resource calendar with opening
+// hours, the stretches of the range outside them. The hours are read only
+// for this field (a GetItem per resource calendar, side by side), not for
+// every freeBusy.
+func (r *Resolver) closed(ctx context.Context, b *loader.CalendarBusy) ([]*calendar.Interval, error) {
+	out := []*calendar.Interval{}
+	if !b.Calendar.IsResource {
+		return out, nil
+	}
+	_, hours, err := r.Service.HoursOf(ctx, nil, []string{b.Calendar.ID})
+	if err != nil || hours[b.Calendar.ID] == nil {
+		return out, err
+	}
+	open, err := availability.WorkingIntervals(hours[b.Calendar.ID], b.Range.Start, b.Range.End)
+	if err != nil {
+		return nil, err
+	}
+	at := b.Range.Start
+	for _, iv := range append(open, calendar.Interval{Start: b.Range.End, End: b.Range.End}) {
+		if at.Before(iv.Start) {
+			out = append(out, &calendar.Interval{Start: at.UTC(), End: iv.Start.UTC()})
+		}
+		if iv.End.After(at) {
+			at = iv.End
+		}
+	}
+	return out, nil
 }

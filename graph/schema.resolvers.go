@@ -130,6 +130,10 @@ func (r *calendarBusyResolver) Calendar(ctx context.Context, obj *loader.Calenda
 	return model.CalendarOf(obj.Calendar), nil
 }
 
+func (r *calendarBusyResolver) Closed(ctx context.Context, obj *loader.CalendarBusy) ([]*calendar.Interval, error) {
+	return r.closed(ctx, obj)
+}
+
 func (r *changeResolver) Node(ctx context.Context, obj *model.Change) (model.Node, error) {
 	return changeNode(ctx, obj)
 }
@@ -537,6 +541,10 @@ func (r *mutationResolver) DeleteAccount(ctx context.Context, input model.Delete
 	return deleteAccountPayload(out), nil
 }
 
+func (r *mutationResolver) SetOpeningHours(ctx context.Context, input model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error) {
+	return r.setOpeningHours(ctx, input)
+}
+
 func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
 	return r.viewerWorkingHours(ctx)
 }
@@ -575,6 +583,10 @@ func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rang
 	}
 	reportPartial(ctx, v)
 	return freeBusyView(v, busy), nil
+}
+
+func (r *queryResolver) FindTimes(ctx context.Context, input model.FindTimesInput) (*model.FindTimesResult, error) {
+	return r.findTimes(ctx, input)
 }
 
 func (r *subscriptionResolver) CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) (<-chan *model.ChangeDelivery, error) {

@@ -444,6 +444,88 @@ type EntryView struct {
 	Entries []Entry `json:"entries"`
 }
 
+// A group of participants: users by email and calendars (rooms, shared calendars) by ID.
+type FindTimesGroupInput struct {
+	// Users by email.
+	Users graphql.Omittable[[]string] `json:"users,omitempty"`
+	// Calendars by global ID.
+	Calendars graphql.Omittable[[]string] `json:"calendars,omitempty"`
+	// ALL (the default) or AT_LEAST `atLeast`.
+	Required graphql.Omittable[*FindTimesRequirement] `json:"required,omitempty"`
+	// With AT_LEAST: 1 to the group's size.
+	AtLeast graphql.Omittable[*int] `json:"atLeast,omitempty"`
+}
+
+// Why a group has no slot, alone.
+type FindTimesGroupReason struct {
+	// The index of the group in the input.
+	Group int `json:"group"`
+	// Why.
+	Reason FindTimesReason `json:"reason"`
+}
+
+// Input of findTimes.
+type FindTimesInput struct {
+	// Groups of participants; each must be satisfied. 1 to 50 participants in all, optional ones counted.
+	Groups []*FindTimesGroupInput `json:"groups"`
+	// Participants reported in each slot but never required.
+	Optional graphql.Omittable[*FindTimesGroupInput] `json:"optional,omitempty"`
+	// The meeting's length in minutes, 1 to 1440, at most the range.
+	DurationMinutes int `json:"durationMinutes"`
+	// Where the meeting must lie: at most 31 days. Dates are read in `timeZone`.
+	Range *TimeRangeInput `json:"range"`
+	// Minutes between starts on the wall clock of `timeZone`; must divide a day; at least 5. Default 15.
+	StepMinutes graphql.Omittable[*int] `json:"stepMinutes,omitempty"`
+	// Free minutes each participant needs before the meeting (0 to 1440).
+	BufferBeforeMinutes graphql.Omittable[*int] `json:"bufferBeforeMinutes,omitempty"`
+	// Free minutes each participant needs after the meeting (0 to 1440).
+	BufferAfterMinutes graphql.Omittable[*int] `json:"bufferAfterMinutes,omitempty"`
+	// No start earlier than now plus this many minutes (0 to 366 days).
+	MinimumNoticeMinutes graphql.Omittable[*int] `json:"minimumNoticeMinutes,omitempty"`
+	// When true (the default), a participant outside their working hours (or a resource outside its opening hours) is unavailable; when false, only reported.
+	RespectWorkingHours graphql.Omittable[*bool] `json:"respectWorkingHours,omitempty"`
+	// The IANA zone of the steps and of a range of dates; default the viewer's preferred zone, else UTC.
+	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
+}
+
+// A participant of findTimes, in the order states are given: the groups' (users, then calendars, group by group), then the optional ones.
+type FindTimesParticipant struct {
+	// The user's email, for a user participant.
+	Email *string `json:"email,omitempty"`
+	// The calendar, for a calendar participant.
+	Calendar *Calendar `json:"calendar,omitempty"`
+	// The index of its group in the input; null for an optional participant.
+	Group *int `json:"group,omitempty"`
+}
+
+// The answer of findTimes.
+type FindTimesResult struct {
+	// The IANA zone of the steps.
+	TimeZone string `json:"timeZone"`
+	// The participants, in the order of each slot's states.
+	Participants []*FindTimesParticipant `json:"participants"`
+	// The starts that suit, in order, at most `maxSlots`.
+	Slots []*FindTimesSlot `json:"slots"`
+	// The most slots returned (500): when more suit, `truncated` is true and the first 500 are given; ask again from after the last.
+	MaxSlots int `json:"maxSlots"`
+	// Whether more slots suit than were returned.
+	Truncated bool `json:"truncated"`
+	// When no slot suits: why, for each group that alone has none (a group may fit alone yet never at the same time as another: then it is not named, and `reason` says NEVER_FREE).
+	GroupReasons []*FindTimesGroupReason `json:"groupReasons"`
+	// When no slot suits, why (null when there are slots).
+	Reason *FindTimesReason `json:"reason,omitempty"`
+}
+
+// A start that suits.
+type FindTimesSlot struct {
+	// The meeting's start.
+	Start time.Time `json:"start"`
+	// Its end (exclusive).
+	End time.Time `json:"end"`
+	// Each participant's state, in the order of `FindTimesResult.participants`.
+	States []ParticipantState `json:"states"`
+}
+
 // When calendars are busy in a range.
 type FreeBusyView struct {
 	// The IANA zone dates were read in.
@@ -812,6 +894,24 @@ type RotateCalendarFeedPayload struct {
 	URL string `json:"url"`
 	// The same URL's path, for clients that reach the server under another name.
 	Path string `json:"path"`
+}
+
+// Input of setOpeningHours.
+type SetOpeningHoursInput struct {
+	// Makes the mutation safe to retry, as on updateEntry.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The resource calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// The hours; null removes them.
+	OpeningHours graphql.Omittable[*WorkingHoursInput] `json:"openingHours,omitempty"`
+}
+
+// Result of setOpeningHours.
+type SetOpeningHoursPayload struct {
+	// The calendar.
+	Calendar *Calendar `json:"calendar"`
+	// The opening hours as stored (days before yesterday dropped), null for none.
+	OpeningHours *WorkingHours `json:"openingHours,omitempty"`
 }
 
 // Live changes over WebSocket (the graphql-transport-ws protocol at `/query`,
@@ -1292,6 +1392,192 @@ func (e *EntryStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e EntryStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Why no slot suits a group.
+type FindTimesReason string
+
+const (
+	// No start lies between the minimum notice and the end of the range.
+	FindTimesReasonNoStart FindTimesReason = "NO_START"
+	// At no start are enough of the group within their working hours.
+	FindTimesReasonNeverWorkingHours FindTimesReason = "NEVER_WORKING_HOURS"
+	// There are starts within working hours, but at each one too few of the group are free.
+	FindTimesReasonNeverFree FindTimesReason = "NEVER_FREE"
+)
+
+var AllFindTimesReason = []FindTimesReason{
+	FindTimesReasonNoStart,
+	FindTimesReasonNeverWorkingHours,
+	FindTimesReasonNeverFree,
+}
+
+func (e FindTimesReason) IsValid() bool {
+	switch e {
+	case FindTimesReasonNoStart, FindTimesReasonNeverWorkingHours, FindTimesReasonNeverFree:
+		return true
+	}
+	return false
+}
+
+func (e FindTimesReason) String() string {
+	return string(e)
+}
+
+func (e *FindTimesReason) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FindTimesReason(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FindTimesReason", str)
+	}
+	return nil
+}
+
+func (e FindTimesReason) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FindTimesReason) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FindTimesReason) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How many of a group must attend.
+type FindTimesRequirement string
+
+const (
+	// Every participant of the group.
+	FindTimesRequirementAll FindTimesRequirement = "ALL"
+	// At least `atLeast` of them.
+	FindTimesRequirementAtLeast FindTimesRequirement = "AT_LEAST"
+)
+
+var AllFindTimesRequirement = []FindTimesRequirement{
+	FindTimesRequirementAll,
+	FindTimesRequirementAtLeast,
+}
+
+func (e FindTimesRequirement) IsValid() bool {
+	switch e {
+	case FindTimesRequirementAll, FindTimesRequirementAtLeast:
+		return true
+	}
+	return false
+}
+
+func (e FindTimesRequirement) String() string {
+	return string(e)
+}
+
+func (e *FindTimesRequirement) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FindTimesRequirement(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FindTimesRequirement", str)
+	}
+	return nil
+}
+
+func (e FindTimesRequirement) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FindTimesRequirement) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FindTimesRequirement) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a participant stands during a proposed meeting.
+type ParticipantState string
+
+const (
+	// Nothing in the way.
+	ParticipantStateFree ParticipantState = "FREE"
+	// Only tentative time overlaps: available, flagged.
+	ParticipantStateTentative ParticipantState = "TENTATIVE"
+	// Free, but not wholly within their working (or opening) hours.
+	ParticipantStateOutsideWorkingHours ParticipantState = "OUTSIDE_WORKING_HOURS"
+	// Busy time (with the buffers) overlaps.
+	ParticipantStateBusy ParticipantState = "BUSY"
+	// Out-of-office time overlaps.
+	ParticipantStateOutOfOffice ParticipantState = "OUT_OF_OFFICE"
+)
+
+var AllParticipantState = []ParticipantState{
+	ParticipantStateFree,
+	ParticipantStateTentative,
+	ParticipantStateOutsideWorkingHours,
+	ParticipantStateBusy,
+	ParticipantStateOutOfOffice,
+}
+
+func (e ParticipantState) IsValid() bool {
+	switch e {
+	case ParticipantStateFree, ParticipantStateTentative, ParticipantStateOutsideWorkingHours, ParticipantStateBusy, ParticipantStateOutOfOffice:
+		return true
+	}
+	return false
+}
+
+func (e ParticipantState) String() string {
+	return string(e)
+}
+
+func (e *ParticipantState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ParticipantState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ParticipantState", str)
+	}
+	return nil
+}
+
+func (e ParticipantState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ParticipantState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ParticipantState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

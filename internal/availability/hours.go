@@ -7,10 +7,10 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// intervals returns the instants within [from, to) that h counts as working,
+// WorkingIntervals returns the instants within [from, to) that h counts as working,
 // as sorted, merged intervals: for each date and window, within each period
 // of the zone, the instants whose wall clock reads inside the window.
-func intervals(h *calendar.WorkingHours, from, to time.Time) ([]calendar.Interval, error) {
+func WorkingIntervals(h *calendar.WorkingHours, from, to time.Time) ([]calendar.Interval, error) {
 	zone, err := calendar.LoadLocation(h.TimeZone)
 	if err != nil {
 		return nil, fmt.Errorf("working hours in zone %q: %w", h.TimeZone, err)

@@ -63,7 +63,7 @@ func newTracker(p Participant, from, to time.Time, before, after time.Duration) 
 		t.marks[k] = cursor{ivs: calendar.MergeIntervals(byState[k])}
 	}
 	if p.Hours != nil {
-		ivs, err := intervals(p.Hours, from, to)
+		ivs, err := WorkingIntervals(p.Hours, from, to)
 		if err != nil {
 			return t, err
 		}

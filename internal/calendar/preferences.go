@@ -163,4 +163,13 @@ type PreferencesService interface {
 	UpdatePreferences(ctx context.Context, u PreferencesUpdate) (*User, error)
 	// WorkingHours returns a user's working hours, nil when they set none.
 	WorkingHours(ctx context.Context, userID string) (*WorkingHours, error)
+	// UserIDs finds users by (normalized) email, for findTimes, in one
+	// batch: the IDs of those emails that name a user. It checks no rights:
+	// the caller must not reveal what it finds (findTimes answers only for
+	// users whose calendars the viewer reaches).
+	UserIDs(ctx context.Context, emails []string) (map[string]string, error)
+	// HoursOf returns the working hours of users and the opening hours of
+	// calendars, in one batch (one without any is absent). It checks no
+	// rights (as UserIDs).
+	HoursOf(ctx context.Context, userIDs, calendarIDs []string) (users, calendars map[string]*WorkingHours, err error)
 }

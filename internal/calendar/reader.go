@@ -69,6 +69,7 @@ type Service interface {
 	Reader
 	UserService
 	PreferencesService
+	OpeningHoursService
 	CalendarService
 	MembershipService
 	EntryService

@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -113,4 +114,14 @@ func (h WorkingHours) Normalized(now time.Time) WorkingHours {
 		out.Dated[d] = sortDay(ws)
 	}
 	return out
+}
+
+// OpeningHoursService sets a resource calendar's opening hours: the same
+// value as a user's working hours, acting as the calendar's working hours
+// when findTimes counts it.
+type OpeningHoursService interface {
+	// SetOpeningHours replaces the opening hours of a resource calendar
+	// (nil removes them). Errors: CodeNotFound, CodeForbidden (not an
+	// owner), CodeInvalid (not a resource calendar, bad hours).
+	SetOpeningHours(ctx context.Context, calendarID string, h *WorkingHours) (*Calendar, error)
 }

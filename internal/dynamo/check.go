@@ -278,6 +278,8 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		case entityFeed:
 			r, _ := unmarshal[feedRecord](it)
 			out.feed = r.TokenHash
+		case entityOpeningHours:
+			c.checkOpeningHours(cal, it)
 		case entityAttendee:
 			r, _ := unmarshal[attendeeRecord](it)
 			attendees = append(attendees, r)

@@ -24,7 +24,8 @@ type workingHoursRecord struct {
 	PK         string            `dynamodbav:"PK"`
 	SK         string            `dynamodbav:"SK"`
 	EntityType string            `dynamodbav:"entityType"`
-	UserID     string            `dynamodbav:"userId"`
+	UserID     string            `dynamodbav:"userId,omitempty"`     // a user's
+	CalendarID string            `dynamodbav:"calendarId,omitempty"` // or a resource calendar's
 	TimeZone   string            `dynamodbav:"timeZone"`
 	Weekly     []string          `dynamodbav:"weekly"` // 7, Sunday first (time.Weekday)
 	Dated      map[string]string `dynamodbav:"dated,omitempty"`
@@ -122,4 +123,115 @@ func workingHoursWrite(userID string, h *calendar.WorkingHours, now time.Time) t
 	}
 	n := h.Normalized(now)
 	return opPut(workingHoursKey(userID), newWorkingHoursRecord(userID, &n, now), noCondition(), nil)
+}
+
+// UserIDs implements calendar.PreferencesService: a BatchGetItem of the
+// emails' items.
+func (s *Store) UserIDs(ctx context.Context, emails []string) (map[string]string, error) {
+	keys := make([]itemKey, len(emails))
+	for i, e := range emails {
+		keys[i] = emailKey(e)
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]string{}
+	for _, e := range emails {
+		if id := stringAttr(found[emailKey(e)], "userId"); id != "" {
+			ids[e] = id
+		}
+	}
+	return ids, nil
+}
+
+// HoursOf implements calendar.PreferencesService: one BatchGetItem of the
+// users' working hours and the calendars' opening hours items.
+func (s *Store) HoursOf(ctx context.Context, userIDs, calendarIDs []string) (map[string]*calendar.WorkingHours, map[string]*calendar.WorkingHours, error) {
+	var keys []itemKey
+	for _, id := range userIDs {
+		keys = append(keys, workingHoursKey(id))
+	}
+	for _, id := range calendarIDs {
+		keys = append(keys, openingHoursKey(id))
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	users, cals := map[string]*calendar.WorkingHours{}, map[string]*calendar.WorkingHours{}
+	for _, it := range found {
+		r, err := unmarshal[workingHoursRecord](it)
+		if err != nil {
+			return nil, nil, err
+		}
+		h, err := r.hours()
+		if err != nil {
+			return nil, nil, err
+		}
+		if r.CalendarID != "" {
+			cals[r.CalendarID] = h
+		} else {
+			users[r.UserID] = h
+		}
+	}
+	return users, cals, nil
+}
+
+// SetOpeningHours implements calendar.OpeningHoursService: the item
+// CAL#<id>/HOURS put (or deleted) under the owner's role, in a transaction
+// that checks the calendar is still there. The calendar's version does not
+// change: the hours are no field of the calendar item.
+func (s *Store) SetOpeningHours(ctx context.Context, calendarID string, h *calendar.WorkingHours) (*calendar.Calendar, error) {
+	acc, err := s.access(ctx, calendarID, calendar.ActionManage)
+	if err != nil {
+		return nil, err
+	}
+	if !acc.calendar.IsResource {
+		return nil, calendar.Invalidf("openingHours", "only a resource calendar (isResource) has opening hours")
+	}
+	if h != nil {
+		if err := h.Validate("openingHours"); err != nil {
+			return nil, err
+		}
+	}
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Guard(roleCheck(calendarID, acc.viewer, calendar.ActionManage))
+	w.Guard(calendarStillThere(calendarID, 0))
+	k := openingHoursKey(calendarID)
+	if h == nil {
+		w.Delete(k, noCondition(), nil)
+	} else {
+		now := s.timestamp()
+		n := h.Normalized(now)
+		r := newWorkingHoursRecord("", &n, now)
+		r.PK, r.SK, r.EntityType, r.CalendarID = k.PK, k.SK, entityOpeningHours, calendarID
+		w.Put(k, r, noCondition(), nil)
+	}
+	if err := s.commit(ctx, w); err != nil {
+		return nil, fmt.Errorf("set the opening hours of calendar %s: %w", calendarID, err)
+	}
+	return acc.calendar, nil
+}
+
+// checkOpeningHours reports opening hours that do not read back as valid or
+// name another calendar. A calendar that stopped being a resource
+// (updateCalendar) keeps them, unused until it is one again.
+func (c *checker) checkOpeningHours(cal calendarRecord, it item) {
+	r, err := unmarshal[workingHoursRecord](it)
+	if err != nil {
+		c.problem("calendar %s: opening hours: %v", cal.ID, err)
+		return
+	}
+	h, err := r.hours()
+	if err == nil {
+		err = h.Validate("openingHours")
+	}
+	switch {
+	case err != nil:
+		c.problem("calendar %s: opening hours: %v", cal.ID, err)
+	case r.CalendarID != cal.ID:
+		c.problem("calendar %s: opening hours of %q", cal.ID, r.CalendarID)
+	}
 }

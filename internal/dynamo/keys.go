@@ -89,6 +89,7 @@ const (
 	entityHold       = "HOLD"
 
 	entityWorkingHours = "WORKING_HOURS"
+	entityOpeningHours = "OPENING_HOURS"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -137,6 +138,12 @@ func statsKey(userID string) itemKey {
 // statsTotalsKey: a user's totals and latest moments. SK = STATS#TOTALS.
 func statsTotalsKey(userID string) itemKey {
 	return itemKey{PK: userPartition(userID), SK: "STATS#TOTALS"}
+}
+
+// openingHoursKey: a resource calendar's opening hours, in its partition
+// (deleted with it), read by findTimes (hours.go).
+func openingHoursKey(calendarID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: "HOURS"}
 }
 
 // workingHoursKey: a user's working hours, beside the user item (hours.go).
