@@ -58,7 +58,7 @@ func (r *Resolver) findTimes(ctx context.Context, in model.FindTimesInput) (*mod
 	var userIDs []string
 	for _, e := range emails {
 		if ids[e] == "" {
-			return nil, calendar.Errorf(calendar.CodeNotFound, "a user participant was not found (or has no calendar you can see)")
+			return nil, errPersonNotFound
 		}
 		userIDs = append(userIDs, ids[e])
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/calgraph/calgraph/graph/model"
 	"github.com/calgraph/calgraph/internal/availability"
 	"github.com/calgraph/calgraph/internal/calendar"
-	"github.com/calgraph/calgraph/internal/loader"
 )
 
 // readTimesInput reads and checks findTimes' input whole: the participants
@@ -83,17 +82,11 @@ func readTimesInput(ctx context.Context, in model.FindTimesInput) (*timesAsk, er
 			return nil, err
 		}
 	}
-	prefs := calendar.DefaultPreferences()
-	if spec.TimeZone == "" { // the viewer's zone: their item, read only then
-		viewer, err := loader.For(ctx).Viewer(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if viewer != nil {
-			prefs = viewer.Preferences
-		}
+	zone, err := viewZone(ctx, spec.TimeZone)
+	if err != nil {
+		return nil, err
 	}
-	ask.zone = calendar.ViewZone(spec.TimeZone, prefs, nil)
+	ask.zone = zone
 	ask.spec = spec
 	if !spec.Dated() && !spec.From.Before(spec.To) {
 		return nil, calendar.Invalidf("range", "the range must end after it starts")

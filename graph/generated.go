@@ -286,6 +286,7 @@ type ComplexityRoot struct {
 	FreeBusyView struct {
 		Calendars func(childComplexity int) int
 		End       func(childComplexity int) int
+		People    func(childComplexity int) int
 		Start     func(childComplexity int) int
 		TimeZone  func(childComplexity int) int
 	}
@@ -434,6 +435,12 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	PersonBusy struct {
+		Busy                func(childComplexity int) int
+		Email               func(childComplexity int) int
+		OutsideWorkingHours func(childComplexity int) int
+	}
+
 	Preferences struct {
 		AutoArchiveCompletedTasks   func(childComplexity int) int
 		AutoArchiveDelayHours       func(childComplexity int) int
@@ -451,7 +458,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Calendar  func(childComplexity int, id string) int
 		FindTimes func(childComplexity int, input model.FindTimesInput) int
-		FreeBusy  func(childComplexity int, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) int
+		FreeBusy  func(childComplexity int, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string, people []string) int
 		Node      func(childComplexity int, id string) int
 		Viewer    func(childComplexity int) int
 	}
@@ -747,7 +754,7 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Node(ctx context.Context, id string) (model.Node, error)
 	Calendar(ctx context.Context, id string) (*model.Calendar, error)
-	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error)
+	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string, people []string) (*model.FreeBusyView, error)
 	FindTimes(ctx context.Context, input model.FindTimesInput) (*model.FindTimesResult, error)
 }
 type SubscriptionResolver interface {
@@ -1675,6 +1682,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FreeBusyView.End(childComplexity), true
+	case "FreeBusyView.people":
+		if e.ComplexityRoot.FreeBusyView.People == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreeBusyView.People(childComplexity), true
 	case "FreeBusyView.start":
 		if e.ComplexityRoot.FreeBusyView.Start == nil {
 			break
@@ -2432,6 +2445,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "PersonBusy.busy":
+		if e.ComplexityRoot.PersonBusy.Busy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonBusy.Busy(childComplexity), true
+	case "PersonBusy.email":
+		if e.ComplexityRoot.PersonBusy.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonBusy.Email(childComplexity), true
+	case "PersonBusy.outsideWorkingHours":
+		if e.ComplexityRoot.PersonBusy.OutsideWorkingHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonBusy.OutsideWorkingHours(childComplexity), true
+
 	case "Preferences.autoArchiveCompletedTasks":
 		if e.ComplexityRoot.Preferences.AutoArchiveCompletedTasks == nil {
 			break
@@ -2531,7 +2563,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.FreeBusy(childComplexity, args["calendarIds"].([]string), args["range"].(model.TimeRangeInput), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.FreeBusy(childComplexity, args["calendarIds"].([]string), args["range"].(model.TimeRangeInput), args["timeZone"].(*string), args["people"].([]string)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -3546,12 +3578,21 @@ type Query {
   busy times are then not all there.
   """
   freeBusy(
-    "The calendars' global IDs, 1 to 500."
+    "The calendars' global IDs, 1 to 500; may be empty when ` + "`" + `people` + "`" + ` names someone."
     calendarIds: [ID!]!
     "The range: whole days or instants. At most 366 days."
     range: TimeRangeInput!
     "The IANA zone dates are read in."
     timeZone: String
+    """
+    People by email, at most 50, each once: their busy time and working
+    hours in ` + "`" + `FreeBusyView.people` + "`" + `, counted as findTimes counts a user
+    participant (the calendars they own that you reach at FREE_BUSY or
+    more; your own invitations when it is you). An unknown email, or one
+    none of whose calendars you reach, is NOT_FOUND with one message for
+    both.
+    """
+    people: [String!]
   ): FreeBusyView!
 }
 
@@ -3565,6 +3606,18 @@ type FreeBusyView {
   end: DateTime!
   "Each calendar asked for, in the order of their IDs."
   calendars: [CalendarBusy!]!
+  "Each person asked for (` + "`" + `people` + "`" + `), in the order asked."
+  people: [PersonBusy!]!
+}
+
+"When one person is busy, and when they work."
+type PersonBusy {
+  "The email asked for, normalized."
+  email: String!
+  "Their busy intervals within the range, over the calendars counted, merged as a calendar's are (out of office over busy over tentative)."
+  busy: [BusyInterval!]!
+  "The stretches of the range outside their working hours (` + "`" + `Preferences.workingHours` + "`" + `), in order; empty when they have set none (every time is working time)."
+  outsideWorkingHours: [TimeInterval!]!
 }
 
 "When one calendar is busy."
@@ -6534,6 +6587,8 @@ func (ec *executionContext) childFields_FreeBusyView(ctx context.Context, field 
 		return ec.fieldContext_FreeBusyView_end(ctx, field)
 	case "calendars":
 		return ec.fieldContext_FreeBusyView_calendars(ctx, field)
+	case "people":
+		return ec.fieldContext_FreeBusyView_people(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FreeBusyView", field.Name)
 }
@@ -6698,6 +6753,18 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PersonBusy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "email":
+		return ec.fieldContext_PersonBusy_email(ctx, field)
+	case "busy":
+		return ec.fieldContext_PersonBusy_busy(ctx, field)
+	case "outsideWorkingHours":
+		return ec.fieldContext_PersonBusy_outsideWorkingHours(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PersonBusy", field.Name)
 }
 
 func (ec *executionContext) childFields_Preferences(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7771,6 +7838,14 @@ func (ec *executionContext) field_Query_freeBusy_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["timeZone"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "people",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["people"] = arg3
 	return args, nil
 }
 
@@ -11723,6 +11798,38 @@ func (ec *executionContext) fieldContext_FreeBusyView_calendars(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _FreeBusyView_people(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FreeBusyView_people(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.People, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PersonBusy) graphql.Marshaler {
+			return ec.marshalNPersonBusy2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPersonBusyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FreeBusyView_people(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FreeBusyView",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PersonBusy(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ImportCalendarPayload_entries(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14756,6 +14863,93 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _PersonBusy_email(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonBusy_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonBusy_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PersonBusy", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PersonBusy_busy(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonBusy_busy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Busy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.BusyInterval) graphql.Marshaler {
+			return ec.marshalNBusyInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonBusy_busy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonBusy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BusyInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PersonBusy_outsideWorkingHours(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonBusy_outsideWorkingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutsideWorkingHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Interval) graphql.Marshaler {
+			return ec.marshalNTimeInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonBusy_outsideWorkingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonBusy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Preferences_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15148,7 +15342,7 @@ func (ec *executionContext) _Query_freeBusy(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().FreeBusy(ctx, fc.Args["calendarIds"].([]string), fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().FreeBusy(ctx, fc.Args["calendarIds"].([]string), fc.Args["range"].(model.TimeRangeInput), fc.Args["timeZone"].(*string), fc.Args["people"].([]string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.FreeBusyView) graphql.Marshaler {
@@ -24529,6 +24723,11 @@ func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "people":
+			out.Values[i] = ec._FreeBusyView_people(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25907,6 +26106,54 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var personBusyImplementors = []string{"PersonBusy"}
+
+func (ec *executionContext) _PersonBusy(ctx context.Context, sel ast.SelectionSet, obj *model.PersonBusy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, personBusyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PersonBusy")
+		case "email":
+			out.Values[i] = ec._PersonBusy_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "busy":
+			out.Values[i] = ec._PersonBusy_busy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outsideWorkingHours":
+			out.Values[i] = ec._PersonBusy_outsideWorkingHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -28715,6 +28962,32 @@ func (ec *executionContext) marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋca
 	return ret
 }
 
+func (ec *executionContext) marshalNBusyInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*calendar.BusyInterval) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBusyInterval2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyInterval(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBusyInterval2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyInterval(ctx context.Context, sel ast.SelectionSet, v *calendar.BusyInterval) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BusyInterval(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx context.Context, sel ast.SelectionSet, v *model.Calendar) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -29694,6 +29967,32 @@ func (ec *executionContext) marshalNParticipantState2ᚕgithubᚗcomᚋcalgraph�
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNPersonBusy2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPersonBusyᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PersonBusy) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPersonBusy2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPersonBusy(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPersonBusy2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPersonBusy(ctx context.Context, sel ast.SelectionSet, v *model.PersonBusy) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PersonBusy(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPreferences(ctx context.Context, sel ast.SelectionSet, v *model.Preferences) graphql.Marshaler {

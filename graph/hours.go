@@ -171,12 +171,21 @@ func (r *Resolver) closed(ctx context.Context, b *loader.CalendarBusy) ([]*calen
 	if err != nil || hours[b.Calendar.ID] == nil {
 		return out, err
 	}
-	open, err := availability.WorkingIntervals(hours[b.Calendar.ID], b.Range.Start, b.Range.End)
+	return outsideHours(hours[b.Calendar.ID], b.Range)
+}
+
+// outsideHours returns the stretches of r outside h's windows, in order.
+func outsideHours(h *calendar.WorkingHours, r calendar.Range) ([]*calendar.Interval, error) {
+	out := []*calendar.Interval{}
+	if h == nil {
+		return out, nil
+	}
+	open, err := availability.WorkingIntervals(h, r.Start, r.End)
 	if err != nil {
 		return nil, err
 	}
-	at := b.Range.Start
-	for _, iv := range append(open, calendar.Interval{Start: b.Range.End, End: b.Range.End}) {
+	at := r.Start
+	for _, iv := range append(open, calendar.Interval{Start: r.End, End: r.End}) {
 		if at.Before(iv.Start) {
 			out = append(out, &calendar.Interval{Start: at.UTC(), End: iv.Start.UTC()})
 		}

@@ -568,21 +568,8 @@ func (r *queryResolver) Calendar(ctx context.Context, id string) (*model.Calenda
 	return calendarOut(loader.For(ctx).Calendar(ctx, cid))
 }
 
-func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string) (*model.FreeBusyView, error) {
-	spec, err := rangeSpec(rangeArg, timeZone)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := decodeCalendarIDs("calendarIds", calendarIds)
-	if err != nil {
-		return nil, err
-	}
-	v, busy, err := loader.For(ctx).FreeBusy(ctx, ids, spec)
-	if err != nil {
-		return nil, err
-	}
-	reportPartial(ctx, v)
-	return freeBusyView(v, busy), nil
+func (r *queryResolver) FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string, people []string) (*model.FreeBusyView, error) {
+	return r.freeBusy(ctx, calendarIds, rangeArg, timeZone, people)
 }
 
 func (r *queryResolver) FindTimes(ctx context.Context, input model.FindTimesInput) (*model.FindTimesResult, error) {

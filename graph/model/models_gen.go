@@ -536,6 +536,8 @@ type FreeBusyView struct {
 	End time.Time `json:"end"`
 	// Each calendar asked for, in the order of their IDs.
 	Calendars []*loader.CalendarBusy `json:"calendars"`
+	// Each person asked for (`people`), in the order asked.
+	People []*PersonBusy `json:"people"`
 }
 
 // Input of importCalendar.
@@ -718,6 +720,16 @@ type PageInfo struct {
 	// Where the next page starts: pass it as `after`. Usually the cursor of the last
 	// item on this page; null when nothing was read.
 	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// When one person is busy, and when they work.
+type PersonBusy struct {
+	// The email asked for, normalized.
+	Email string `json:"email"`
+	// Their busy intervals within the range, over the calendars counted, merged as a calendar's are (out of office over busy over tentative).
+	Busy []*calendar.BusyInterval `json:"busy"`
+	// The stretches of the range outside their working hours (`Preferences.workingHours`), in order; empty when they have set none (every time is working time).
+	OutsideWorkingHours []*calendar.Interval `json:"outsideWorkingHours"`
 }
 
 // A user's defaults for views and new entries.

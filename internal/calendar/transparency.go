@@ -55,6 +55,17 @@ type BusyInterval struct {
 	Status Transparency
 }
 
+// MergeBusy joins the busy intervals of several calendars into one
+// timeline, as Busy joins entries': where they overlap, out of office wins
+// over busy and busy over tentative; adjacent stretches of one status join.
+func MergeBusy(lists ...[]BusyInterval) []BusyInterval {
+	var marks []BusyInterval
+	for _, l := range lists {
+		marks = append(marks, l...)
+	}
+	return statusTimeline(marks)
+}
+
 // statusTimeline returns, for marks of several statuses, the stretches of
 // each status that wins there (the highest rank), in order, adjacent
 // stretches of one status joined.
