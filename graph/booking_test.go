@@ -59,6 +59,19 @@ func TestBookingWithoutOverlap(t *testing.T) {
 		t.Errorf("the team's busy time %q, want %q", busy, want)
 	}
 
+	// findTimes reads the same busy time (calendarsBusy): a hold counts
+	// (in the future: findTimes proposes no start in the past).
+	e.must(peeker, bookWithout, map[string]any{"c": own, "n": []string{w.calendarID}, "s": "2027-03-02T10:00:00Z", "e": "2027-03-02T11:00:00Z"})
+	ft := e.must(w.reader, findTimesStates, map[string]any{"in": map[string]any{"groups": []any{map[string]any{"calendars": []any{w.calendarID}}},
+		"durationMinutes": 60, "stepMinutes": 60, "timeZone": "UTC", "range": map[string]any{"instants": map[string]any{"start": "2027-03-02T09:00:00Z", "end": "2027-03-02T13:00:00Z"}}}})
+	var starts []string
+	for _, s := range get(ft, "findTimes.slots").([]any) {
+		starts = append(starts, str(s, "start")[11:16])
+	}
+	if want := []string{"09:00", "11:00", "12:00"}; !slices.Equal(starts, want) {
+		t.Errorf("findTimes over the team's calendar: %q, want %q (%v)", starts, want, ft)
+	}
+
 	var eleven []string // distinct calendars: the count is checked before they are read
 	for i := range 11 {
 		eleven = append(eleven, model.CalendarGID(fmt.Sprintf("00000000-0000-4000-8000-%012d", i)))
