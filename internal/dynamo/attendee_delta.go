@@ -59,7 +59,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	w.Guard(roleCheck(d.Key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
 	for _, r := range removed {
 		sum.Count(r, -1)
-		_, shares := calendar.ShareChange(r, nil)
+		_, shares := calendar.ShareChange(r, nil, e.Attendance.Resets)
 		for k, d := range shares {
 			shareSum[k] = addSummaries(shareSum[k], d)
 		}

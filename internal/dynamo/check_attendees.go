@@ -28,8 +28,8 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		s := recount[r.EntryID]
 		s.Count(a, 1)
 		recount[r.EntryID] = s
-		if len(a.Occurrences) > 0 {
-			_, keys := calendar.ShareChange(nil, a)
+		if len(a.Occurrences) > 0 || len(e.Resets) > 0 {
+			_, keys := calendar.ShareChange(nil, a, e.Resets)
 			shares[r.EntryID] = addShares(shares[r.EntryID], keys)
 		}
 		if len(a.Occurrences) > calendar.MaxOccurrenceAnswers || len(a.Occurrences) > 0 && e.EntityType != entitySeries {
@@ -54,6 +54,14 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 			c.problem("calendar %s: entry %s keeps the summary %+v (head count %d), its attendees count %+v", calendarID, id, got, e.AttHeads, want)
 		}
 		c.checkShares(calendarID, e, shares[id])
+		for orig, mark := range e.Resets {
+			if mark < 1 || mark > e.AttMoves {
+				c.problem("calendar %s: series %s marks its occurrence at %v reset at move %d, of %d", calendarID, id, orig, mark, e.AttMoves)
+			}
+		}
+		if len(e.Resets) > calendar.MaxOccurrenceResets {
+			c.problem("calendar %s: series %s keeps %d occurrence resets", calendarID, id, len(e.Resets))
+		}
 	}
 	for _, p := range pieces {
 		if e, ok := entries[p.ID]; ok && (p.attendance().Summary != e.attendance().Summary || p.AttEpoch != e.AttEpoch) {

@@ -140,8 +140,12 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.AttEpoch, err = nAttr(av)
 		case attrAttKeys:
 			r.AttKeys, err = nAttr(av)
+		case attrAttMoves:
+			r.AttMoves, err = nAttr(av)
 		default:
-			if strings.HasPrefix(name, sharePrefix) {
+			if strings.HasPrefix(name, resetPrefix) {
+				err = readReset(&r, name, av)
+			} else if strings.HasPrefix(name, sharePrefix) {
 				if r.Shares == nil {
 					r.Shares = map[calendar.AnswerKey]calendar.AttendeeSummary{}
 				}
