@@ -23,6 +23,13 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		if !calendar.AnswerCurrent(e.AttEpoch, a.Epoch) {
 			c.problem("calendar %s: attendee %s answered at epoch %d, after its entry's %d", calendarID, r.SK, a.Epoch, e.AttEpoch)
 		}
+		moves := a.Moves
+		for _, o := range a.Occurrences {
+			moves = max(moves, o.Moves)
+		}
+		if moves > e.AttMoves {
+			c.problem("calendar %s: attendee %s answered after %d occurrence moves, of its series' %d", calendarID, r.SK, moves, e.AttMoves)
+		}
 		want := newAttendeeRecord(a, r.UpdatedAt) // its keys as stored
 		a = a.At(e.AttEpoch)                      // what it counts
 		s := recount[r.EntryID]

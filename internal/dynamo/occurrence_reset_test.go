@@ -219,3 +219,35 @@ func TestOccurrenceMoveRacesAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitKeepsOccurrenceResets: a THIS_AND_FOLLOWING split (a new title)
+// after one occurrence past the split was moved alone carries its reset to
+// the series split off: the answers from before the move still read as
+// NEEDS_ACTION there, and the split series' shares match a recount.
+func TestSplitKeepsOccurrenceResets(t *testing.T) {
+	f := newFixture(t)
+	m := f.dailyMeeting(2)
+	for i, g := range m.guests {
+		_, err := f.answer(m, g, 0, calendar.ScopeAll, calendar.ResponseAccepted)
+		f.mustDo(err)
+		if i == 1 {
+			_, err = f.answer(m, g, 12, calendar.ScopeThis, calendar.ResponseDeclined)
+			f.mustDo(err)
+		}
+	}
+	_, err := f.editOccurrence(m, 12, time.Hour)
+	f.mustDo(err)
+	s, err := f.store.Series(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	split, _, err := f.store.UpdateOccurrence(m.organizer, calendar.OccurrenceKey{CalendarID: m.cal.ID, SeriesID: m.entry.ID, OriginalStart: dayOf(10)},
+		calendar.ScopeThisAndFollowing, calendar.EntryUpdate{ExpectedVersion: s.Master.Version, Title: calendar.Set("Later")})
+	f.mustDo(err)
+	f.consistent()
+	after := meeting{organizer: m.organizer, cal: m.cal, entry: split, guests: m.guests}
+	if got := f.summariesOn(after); got[12] != (calendar.AttendeeSummary{NeedsAction: 2}) || got[11] != (calendar.AttendeeSummary{Accepted: 2}) {
+		t.Errorf("the series split off: December 11 %+v, 12 %+v, want 2 ACCEPTED and 2 NEEDS_ACTION", got[11], got[12])
+	}
+	if got := fmt.Sprint(f.answersOn(after, 12)); got != "[NEEDS_ACTION NEEDS_ACTION]" {
+		t.Errorf("answers on December 12 in the series split off: %s, want both NEEDS_ACTION", got)
+	}
+}
