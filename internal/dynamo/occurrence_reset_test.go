@@ -75,6 +75,7 @@ func TestOccurrenceMoveResetsItsAnswers(t *testing.T) {
 		answers []answer
 		move    int // the day moved alone an hour later, after the answers
 		retitle int // the day retitled alone
+		series  *calendar.EntryUpdate
 		want    map[int][]calendar.Response
 		summary map[int]calendar.AttendeeSummary
 	}{
@@ -122,7 +123,28 @@ func TestOccurrenceMoveResetsItsAnswers(t *testing.T) {
 			want:    map[int][]calendar.Response{9: {tent, na, na}, 11: {na, na, na}, 12: {dec, acc, acc}},
 			summary: map[int]calendar.AttendeeSummary{9: {Tentative: 1, NeedsAction: 2}, 11: {NeedsAction: 3}, 12: {Declined: 1, Accepted: 2}},
 		},
+		{
+			name:    "a title edit of the series keeps the resets",
+			series:  &calendar.EntryUpdate{Title: calendar.Set("Daily")},
+			want:    map[int][]calendar.Response{9: {tent, na, na}, 11: {na, na, na}, 12: {dec, acc, acc}},
+			summary: map[int]calendar.AttendeeSummary{9: {Tentative: 1, NeedsAction: 2}, 11: {NeedsAction: 3}, 12: {Declined: 1, Accepted: 2}},
+		},
+		{
+			name: "a move of the series resets every answer, then answers count everywhere",
+			series: &calendar.EntryUpdate{Timing: calendar.Set(calendar.Timing{Timed: &calendar.TimedTiming{
+				Start: dayOf(7), End: dayOf(7).Add(30 * time.Minute), TimeZone: "UTC"}})},
+			answers: []answer{{0, 0, calendar.ScopeAll, acc}},
+			want:    map[int][]calendar.Response{9: {acc, na, na}, 11: {acc, na, na}, 12: {acc, na, na}},
+			summary: map[int]calendar.AttendeeSummary{9: {Accepted: 1, NeedsAction: 2}, 11: {Accepted: 1, NeedsAction: 2}},
+		},
 	} {
+		if u := step.series; u != nil {
+			s, err := f.store.Series(m.organizer, m.entry.Key())
+			f.mustDo(err)
+			u.Key, u.ExpectedVersion = m.entry.Key(), s.Master.Version
+			_, _, err = f.store.UpdateEntry(m.organizer, *u)
+			f.mustDo(err)
+		}
 		for _, a := range step.answers {
 			if _, err := f.answer(m, m.guests[a.guest], a.day, a.scope, a.resp); err != nil {
 				t.Fatalf("%s: guest %d answering %s on the %d: %v", step.name, a.guest, a.scope, a.day, err)
@@ -151,6 +173,11 @@ func TestOccurrenceMoveResetsItsAnswers(t *testing.T) {
 			}
 		}
 		f.consistent()
+	}
+	for _, d := range []int{9, 11} {
+		if r := f.occurrenceOn(m, d).Attendance.Reset; r != 0 {
+			t.Errorf("December %d after the series moved: reset mark %d, want none", d, r)
+		}
 	}
 }
 
@@ -250,4 +277,26 @@ func TestSplitKeepsOccurrenceResets(t *testing.T) {
 	if got := fmt.Sprint(f.answersOn(after, 12)); got != "[NEEDS_ACTION NEEDS_ACTION]" {
 		t.Errorf("answers on December 12 in the series split off: %s, want both NEEDS_ACTION", got)
 	}
+}
+
+// TestOccurrenceResetsAreBounded: past calendar.MaxOccurrenceResets
+// occurrences of a series moved alone, moving one more is BAD_USER_INPUT
+// and writes nothing; moving one of them again still works.
+func TestOccurrenceResetsAreBounded(t *testing.T) {
+	f := newFixture(t)
+	m := f.dailyMeeting(1)
+	for n := range calendar.MaxOccurrenceResets {
+		_, err := f.editOccurrence(m, 7+n, time.Hour)
+		f.mustDo(err)
+	}
+	before := f.items()
+	_, err := f.editOccurrence(m, 7+calendar.MaxOccurrenceResets, time.Hour)
+	if calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Errorf("moving occurrence %d alone: got %v, want CodeInvalid", calendar.MaxOccurrenceResets+1, err)
+	}
+	if after := f.items(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("the refused move changed the table")
+	}
+	_, err = f.editOccurrence(m, 7, time.Hour)
+	f.mustDo(err)
 }

@@ -66,7 +66,7 @@ func occurrenceResetWrite(master *calendar.Entry, orig time.Time) (txOp, calenda
 	}
 	add, cond, err := shareWrites(master, shares)
 	if err != nil {
-		return txOp{}, att, err
+		return txOp{}, att, calendar.Invalidf("timing", "this series holds answers to %d occurrences apart, the most it keeps, and moving this one alone would need one more: move the series (ALL) or split it (THIS_AND_FOLLOWING) instead", len(master.Attendance.Shares))
 	}
 	upd := add(expression.Add(expression.Name(attrXrev), expression.Value(1)).
 		Add(expression.Name(attrAttRev), expression.Value(1)).
