@@ -300,3 +300,24 @@ func TestOccurrenceResetsAreBounded(t *testing.T) {
 	_, err = f.editOccurrence(m, 7, time.Hour)
 	f.mustDo(err)
 }
+
+// TestAddedWithAnAnswerAfterAMove: an attendee added with an answer (as an
+// import adds them) after one occurrence was moved alone answered after
+// the move: their answer counts there too, and the shares match a recount.
+func TestAddedWithAnAnswerAfterAMove(t *testing.T) {
+	f := newFixture(t)
+	m := f.dailyMeeting(1)
+	_, err := f.editOccurrence(m, 9, time.Hour)
+	f.mustDo(err)
+	m.guests = append(m.guests, f.user("late@example.com"))
+	_, err = f.store.ChangeAttendees(m.organizer, calendar.AttendeeDelta{Key: m.entry.Key(),
+		Add: []calendar.NewAttendee{{Email: "late@example.com", Response: calendar.ResponseAccepted}}})
+	f.mustDo(err)
+	f.consistent()
+	if got := fmt.Sprint(f.answersOn(m, 9)); got != "[NEEDS_ACTION ACCEPTED]" {
+		t.Errorf("answers on the moved December 9: %s, want the added answer counted", got)
+	}
+	if got := f.summariesOn(m)[9]; got != (calendar.AttendeeSummary{NeedsAction: 1, Accepted: 1}) {
+		t.Errorf("summary on December 9: %+v, want one NEEDS_ACTION, one ACCEPTED", got)
+	}
+}
