@@ -71,7 +71,7 @@ func attendeesOut(ctx context.Context, svc calendar.AttendeeService, e model.Ent
 	}
 	kept := &calendar.AttendeePage{EndCursor: p.EndCursor, HasNextPage: p.HasNextPage}
 	for i, a := range p.Attendees {
-		if at := a.AtOccurrence(d.OriginalStart); f.Keeps(at) {
+		if at := a.AtOccurrence(d.OriginalStart, d.Attendance.Reset); f.Keeps(at) {
 			kept.Attendees = append(kept.Attendees, at)
 			if i < len(p.Cursors) {
 				kept.Cursors = append(kept.Cursors, p.Cursors[i])

@@ -4811,7 +4811,10 @@ type Mutation {
   acceptances wait behind no one from before). A new title, description,
   place, completion, capacity or attendee list never resets an answer. An answer
   racing a change of time counts at the new time or is reset by it, never
-  kept from the old one.
+  kept from the old one. On a series, moving one occurrence alone (scope
+  THIS, a new start or end) resets the answers at that occurrence only; those
+  to the series and to its other occurrences stand, and an answer given after
+  the move counts there.
   """
   respondToEntry(input: RespondToEntryInput!): RespondToEntryPayload!
 
@@ -5970,7 +5973,10 @@ input RespondToEntryInput {
   series does not have, is NOT_FOUND. Answers are never reset by an edit
   of a title, description or the attendee list; a change of the series'
   time (ALL) resets them all, answers to single occurrences included.
-  Moving one occurrence (THIS) does not reset the answers to it.
+  Moving one occurrence alone (THIS) resets every answer at it (the series
+  answer there too), and no other: answers given after the move count
+  there. At most 100 occurrences of a series are moved alone with their
+  answers reset (BAD_USER_INPUT past it: move the series or split it).
   """
   scope: EditScope
   """

@@ -844,7 +844,10 @@ type RespondToEntryInput struct {
 	// series does not have, is NOT_FOUND. Answers are never reset by an edit
 	// of a title, description or the attendee list; a change of the series'
 	// time (ALL) resets them all, answers to single occurrences included.
-	// Moving one occurrence (THIS) does not reset the answers to it.
+	// Moving one occurrence alone (THIS) resets every answer at it (the series
+	// answer there too), and no other: answers given after the move count
+	// there. At most 100 occurrences of a series are moved alone with their
+	// answers reset (BAD_USER_INPUT past it: move the series or split it).
 	Scope graphql.Omittable[*calendar.Scope] `json:"scope,omitempty"`
 	// The version of your answer as you last read it (1 for an invitation not
 	// answered yet). A series attendee's answers to all its occurrences share

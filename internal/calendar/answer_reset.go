@@ -50,12 +50,18 @@ func (a *Attendee) At(epoch int) *Attendee {
 	if a == nil || AnswerCurrent(a.Epoch, epoch) {
 		return a
 	}
-	c := *a
-	c.Response, c.Comment, c.AdditionalGuests = ResponseNeedsAction, "", 0
-	c.ProposedStart, c.ProposedEnd, c.RespondedAt = time.Time{}, time.Time{}, time.Time{}
-	c.Waitlisted, c.Ticket, c.Epoch = false, 0, epoch
+	c := a.unanswered()
+	c.Epoch = epoch
 	c.Occurrences = nil // a series attendee's answers to occurrences go too
 	return &c
+}
+
+// unanswered returns a copy of a back at NEEDS_ACTION, as At describes.
+func (a Attendee) unanswered() Attendee {
+	a.Response, a.Comment, a.AdditionalGuests = ResponseNeedsAction, "", 0
+	a.ProposedStart, a.ProposedEnd, a.RespondedAt = time.Time{}, time.Time{}, time.Time{}
+	a.Waitlisted, a.Ticket = false, 0
+	return a
 }
 
 // ResetAnswers returns att with every answer sent back to NEEDS_ACTION: a
@@ -67,6 +73,7 @@ func (a *Attendee) At(epoch int) *Attendee {
 func (att Attendance) ResetAnswers() Attendance {
 	att.Summary = AttendeeSummary{NeedsAction: att.Summary.Total()}
 	att.Shares = nil // the occurrence answers' shares: none stands
+	att.Resets = nil // nor an occurrence's reset: every answer is older
 	att.Epoch++
 	att.Rev++
 	return att

@@ -69,6 +69,10 @@ type Attendee struct {
 	// given at: once the entry's time moves past it, the answer reads as
 	// NEEDS_ACTION (At), without any attendee item being rewritten.
 	Epoch int
+	// Moves is, on a series, how many occurrences had been moved alone
+	// (Attendance.Moves) when the series answer was given: at an
+	// occurrence moved after it, it reads as NEEDS_ACTION (AtOccurrence).
+	Moves int
 }
 
 // Key returns the key of the entry the attendee is invited to.
@@ -163,6 +167,14 @@ type Attendance struct {
 	// Epoch is the entry's answer epoch, raised each time its time moves
 	// (ResetAnswers): only the answers given at it are current (At).
 	Epoch int
+	// Moves counts, on a series' master, the moves of one occurrence alone
+	// (ResetOccurrence), and Resets holds for each occurrence so moved (by
+	// original start, UTC) the count its last move made: answers given
+	// before it read as NEEDS_ACTION there. Reset is that count on an
+	// occurrence (OccurrenceAt), 0 when it was never moved alone.
+	Moves  int
+	Resets map[time.Time]int
+	Reset  int
 }
 
 // OrganizerOf returns the user organizing e.

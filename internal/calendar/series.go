@@ -226,13 +226,14 @@ func (s *Series) Exception(originalStart time.Time) *Entry {
 // OccurrenceAt returns the series' occurrence originally starting at start, as
 // its rule makes it: the series' fields, its timing moved to start with the
 // same length, the series' version, and the attendee summary at it
-// (Attendance.SummaryAt).
+// (Attendance.SummaryAt) with its reset mark (Attendance.Reset).
 func (e *Entry) OccurrenceAt(start time.Time) *Entry {
 	o := *e
 	o.Recurrence, o.PreviousSeriesID, o.Overrides, o.LocalStart = nil, "", nil, time.Time{}
 	o.ID, o.SeriesID, o.OriginalStart = OccurrenceID(e.ID, start), e.ID, start.UTC()
 	o.Tags, o.Reminders = slices.Clone(e.Tags), slices.Clone(e.Reminders)
 	o.Attendance.Summary, o.Attendance.Shares = e.Attendance.SummaryAt(start.UTC()), nil
+	o.Attendance.Reset, o.Attendance.Resets, o.Attendance.Moves = e.Attendance.ResetOf(start), nil, 0
 	if e.Dated() {
 		d := DateOf(start.UTC())
 		o.StartDate, o.EndDate = d, d.AddDays(e.StartDate.DaysUntil(e.EndDate))

@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -104,24 +105,30 @@ type OccurrenceAnswer struct {
 	RespondedAt      time.Time
 	// ProposedStart and ProposedEnd propose a new time; both zero for none.
 	ProposedStart, ProposedEnd time.Time
+	// Moves is the series' count of occurrence moves when it was given
+	// (Attendee.Moves).
+	Moves int
 }
 
 // answerOf returns the answer fields of a as an occurrence answer.
 func answerOf(a *Attendee, k AnswerKey) OccurrenceAnswer {
 	return OccurrenceAnswer{Key: k, Response: a.Response, Comment: a.Comment, AdditionalGuests: a.AdditionalGuests,
-		RespondedAt: a.RespondedAt, ProposedStart: a.ProposedStart, ProposedEnd: a.ProposedEnd}
+		RespondedAt: a.RespondedAt, ProposedStart: a.ProposedStart, ProposedEnd: a.ProposedEnd, Moves: a.Moves}
 }
 
 // with returns a carrying answer o's fields.
 func (o OccurrenceAnswer) with(a Attendee) Attendee {
 	a.Response, a.Comment, a.AdditionalGuests = o.Response, o.Comment, o.AdditionalGuests
 	a.RespondedAt, a.ProposedStart, a.ProposedEnd = o.RespondedAt, o.ProposedStart, o.ProposedEnd
+	a.Moves = o.Moves
 	return a
 }
 
 // AtOccurrence returns a's answer at the occurrence of its series originally
-// starting at orig (its occurrence answers resolved, and none left on it).
-func (a *Attendee) AtOccurrence(orig time.Time) *Attendee {
+// starting at orig (its occurrence answers resolved, and none left on it),
+// which was last moved alone at count reset (Attendance.Reset; 0: never):
+// an answer given before that move reads as NEEDS_ACTION (unanswered).
+func (a *Attendee) AtOccurrence(orig time.Time, reset int) *Attendee {
 	out := *a
 	out.Occurrences = nil
 	var follow, this *OccurrenceAnswer
@@ -143,25 +150,29 @@ func (a *Attendee) AtOccurrence(orig time.Time) *Attendee {
 	case follow != nil:
 		out = follow.with(out)
 	}
+	if !AnswerCurrent(out.Moves, reset) {
+		out = out.unanswered()
+		out.Moves = reset
+	}
 	return &out
 }
 
 // Shares returns what a contributes to its series' summaries: base to the
 // master's summary (its series answer), and for each of its occurrence
 // answers what that answer changes in the summary where it applies (its
-// answer there less the one it replaces). For a single entry it is the
-// attendee alone. Every attendee write of a series adds the difference of
-// the shares before and after it (ShareChange).
-func (a *Attendee) Shares() (base AttendeeSummary, keys map[AnswerKey]AttendeeSummary) {
+// answer there less the one it replaces); at each occurrence moved alone
+// (resets, Attendance.Resets) where the answer a gave there is older than
+// the move, what reading it as NEEDS_ACTION changes, on that occurrence's
+// THIS key. For a single entry it is the attendee alone. Every attendee
+// write of a series adds the difference of the shares before and after it
+// (ShareChange).
+func (a *Attendee) Shares(resets map[time.Time]int) (base AttendeeSummary, keys map[AnswerKey]AttendeeSummary) {
 	if a == nil {
 		return base, nil
 	}
 	plain := *a
 	plain.Occurrences = nil
 	base.Count(&plain, 1)
-	if len(a.Occurrences) == 0 {
-		return base, nil
-	}
 	keys = map[AnswerKey]AttendeeSummary{}
 	for _, o := range a.Occurrences {
 		// What o replaces where it starts: the answer its following keys
@@ -172,19 +183,26 @@ func (a *Attendee) Shares() (base AttendeeSummary, keys map[AnswerKey]AttendeeSu
 			applies := x.Key.From.Before(o.Key.From) || !o.Key.Following && x.Key.From.Equal(o.Key.From)
 			return !x.Key.Following || !applies
 		})
-		was := without.AtOccurrence(o.Key.From)
+		was := without.AtOccurrence(o.Key.From, 0)
 		is := o.with(plain)
 		keys[o.Key] = SummaryChange(was, &is)
+	}
+	for orig, reset := range resets {
+		if d := SummaryChange(a.AtOccurrence(orig, 0), a.AtOccurrence(orig, reset)); d != (AttendeeSummary{}) {
+			k := AnswerKey{From: orig}
+			keys[k] = addSummary(keys[k], d, 1)
+		}
 	}
 	return base, keys
 }
 
 // ShareChange is what replacing attendee was by is (either nil for none)
-// changes in their series' summaries: the master's and each key's. Keys
-// whose change is zero are left out.
-func ShareChange(was, is *Attendee) (base AttendeeSummary, keys map[AnswerKey]AttendeeSummary) {
-	wb, wk := was.Shares()
-	ib, ik := is.Shares()
+// changes in their series' summaries, whose occurrences moved alone are
+// resets: the master's and each key's. Keys whose change is zero are left
+// out.
+func ShareChange(was, is *Attendee, resets map[time.Time]int) (base AttendeeSummary, keys map[AnswerKey]AttendeeSummary) {
+	wb, wk := was.Shares(resets)
+	ib, ik := is.Shares(resets)
 	base = addSummary(ib, wb, -1)
 	keys = map[AnswerKey]AttendeeSummary{}
 	for k, s := range ik {
@@ -226,14 +244,16 @@ func (att Attendance) SummaryAt(orig time.Time) AttendeeSummary {
 // (ScopeThis) or every occurrence from one on (ScopeThisAndFollowing,
 // replacing their answers at and after it). first is the original start of
 // the series' first occurrence: following it is the whole series.
-// r must have passed ScopeOn. Errors: CodeInvalid past
-// MaxOccurrenceAnswers.
-func AnswerSeries(r RSVP, was Attendee, first, now time.Time) (Attendee, error) {
+// moves is the series' count of occurrence moves as read (Attendance.Moves),
+// which the answer carries. r must have passed ScopeOn. Errors: CodeInvalid
+// past MaxOccurrenceAnswers.
+func AnswerSeries(r RSVP, was Attendee, first time.Time, moves int, now time.Time) (Attendee, error) {
 	scope := r.Scope
 	if scope == ScopeThisAndFollowing && !r.Occurrence.After(first) {
 		scope = ScopeAll // following the first occurrence is the whole series
 	}
 	is := r.Apply(was, now)
+	is.Moves = moves
 	if scope == ScopeAll {
 		is.Occurrences = nil
 		return is, nil
@@ -295,7 +315,7 @@ func SplitAttendee(a *Attendee, old, split *Entry, orig time.Time) *Attendee {
 	}
 	following := *a
 	following.Occurrences = slices.DeleteFunc(slices.Clone(a.Occurrences), func(o OccurrenceAnswer) bool { return !o.Key.Following })
-	out := following.AtOccurrence(orig)
+	out := following.AtOccurrence(orig, old.Attendance.ResetOf(orig))
 	out.EntryID = split.ID
 	for _, o := range a.Occurrences {
 		if o.Key.From.After(orig) || o.Key == (AnswerKey{From: orig}) {
@@ -306,12 +326,15 @@ func SplitAttendee(a *Attendee, old, split *Entry, orig time.Time) *Attendee {
 }
 
 // SplitAttendance is the attendance of series split (SplitAttendee) with
-// attendees people: the master's policy, and the summary and shares their
-// answers make.
+// attendees people: the master's policy, its occurrence moves and resets
+// (the answers copied keep their counts, and the occurrences moved alone
+// after the split stay reset), and the summary and shares their answers
+// make.
 func SplitAttendance(master *Entry, people []*Attendee) Attendance {
-	att := Attendance{Organizer: OrganizerOf(master), HideAttendees: master.Attendance.HideAttendees}
+	att := Attendance{Organizer: OrganizerOf(master), HideAttendees: master.Attendance.HideAttendees,
+		Moves: master.Attendance.Moves, Resets: maps.Clone(master.Attendance.Resets)}
 	for _, p := range people {
-		base, keys := ShareChange(nil, p)
+		base, keys := ShareChange(nil, p, att.Resets)
 		att.Summary = addSummary(att.Summary, base, 1)
 		for k, d := range keys {
 			if att.Shares == nil {

@@ -24,7 +24,7 @@ func TestSeriesSummariesAddUp(t *testing.T) {
 		var att Attendance
 		for i := range people {
 			people[i] = Attendee{UserID: string(rune('a' + i)), Response: ResponseNeedsAction, Version: 1}
-			b, _ := people[i].Shares()
+			b, _ := people[i].Shares(nil)
 			att.Summary = addSummary(att.Summary, b, 1)
 		}
 		for step := range 40 {
@@ -36,11 +36,11 @@ func TestSeriesSummariesAddUp(t *testing.T) {
 			if r.Scope == ScopeAll {
 				r.Occurrence = time.Time{}
 			}
-			is, err := AnswerSeries(r, people[i], first, first)
+			is, err := AnswerSeries(r, people[i], first, 0, first)
 			if err != nil {
 				continue // past MaxOccurrenceAnswers: nothing changes
 			}
-			base, keys := ShareChange(&people[i], &is)
+			base, keys := ShareChange(&people[i], &is, nil)
 			att.Summary = addSummary(att.Summary, base, 1)
 			for k, d := range keys {
 				if att.Shares == nil {
@@ -52,7 +52,7 @@ func TestSeriesSummariesAddUp(t *testing.T) {
 			for n := range 14 {
 				var want AttendeeSummary
 				for _, p := range people {
-					want.Count(p.AtOccurrence(day(n)), 1)
+					want.Count(p.AtOccurrence(day(n), 0), 1)
 				}
 				if got := att.SummaryAt(day(n)); got != want {
 					t.Fatalf("seed %d, step %d (%+v by %d), day %d: got summary %+v, want %+v", seed, step, r, i, n, got, want)
@@ -73,7 +73,7 @@ func TestAnswerSeriesScopes(t *testing.T) {
 		if scope == ScopeAll {
 			r.Occurrence = time.Time{}
 		}
-		out, err := AnswerSeries(r, a, first, first)
+		out, err := AnswerSeries(r, a, first, 0, first)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	a = answer(a, ResponseTentative, ScopeThisAndFollowing, 5)
 	a = answer(a, ResponseDeclined, ScopeThis, 7)
 	for n, want := range map[int]Response{0: ResponseAccepted, 3: ResponseDeclined, 4: ResponseAccepted, 5: ResponseTentative, 7: ResponseDeclined, 9: ResponseTentative} {
-		if got := a.AtOccurrence(day(n)).Response; got != want {
+		if got := a.AtOccurrence(day(n), 0).Response; got != want {
 			t.Errorf("day %d: got %s, want %s", n, got, want)
 		}
 	}
@@ -92,13 +92,13 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	if got := len(b.Occurrences); got != 2 {
 		t.Errorf("THIS_AND_FOLLOWING from day 4: got %d occurrence answers, want 2 (day 3 kept, its own)", got)
 	}
-	if got := b.AtOccurrence(day(7)).Response; got != ResponseAccepted {
+	if got := b.AtOccurrence(day(7), 0).Response; got != ResponseAccepted {
 		t.Errorf("day 7 after THIS_AND_FOLLOWING from day 4: got %s, want ACCEPTED", got)
 	}
 	c := answer(a, ResponseDeclined, ScopeAll, 0)
-	if len(c.Occurrences) != 0 || c.AtOccurrence(day(3)).Response != ResponseDeclined || c.Version != a.Version+1 {
+	if len(c.Occurrences) != 0 || c.AtOccurrence(day(3), 0).Response != ResponseDeclined || c.Version != a.Version+1 {
 		t.Errorf("ALL: got %d occurrence answers and %s on day 3 (version %d), want none and DECLINED (version %d)",
-			len(c.Occurrences), c.AtOccurrence(day(3)).Response, c.Version, a.Version+1)
+			len(c.Occurrences), c.AtOccurrence(day(3), 0).Response, c.Version, a.Version+1)
 	}
 	d := answer(a, ResponseDeclined, ScopeThisAndFollowing, 0) // from the first: the whole series
 	if len(d.Occurrences) != 0 || d.Response != ResponseDeclined {
@@ -108,18 +108,18 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	for n := range MaxOccurrenceAnswers {
 		many = answer(many, ResponseAccepted, ScopeThis, n)
 	}
-	if _, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(20)}, many, first, first); ErrorCode(err) != CodeInvalid {
+	if _, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(20)}, many, first, 0, first); ErrorCode(err) != CodeInvalid {
 		t.Errorf("answer %d: got %v, want CodeInvalid", MaxOccurrenceAnswers+1, err)
 	}
 	// Months later, the answers to occurrences long over make room, oldest
 	// first; an answer to one over only days ago, or a THIS_AND_FOLLOWING
 	// one, is kept.
 	later := day(45) // days 0 to 9 began 36 to 45 days before
-	withFollowing, err := AnswerSeries(RSVP{Response: ResponseTentative, Scope: ScopeThisAndFollowing, Occurrence: day(40)}, many, first, later)
+	withFollowing, err := AnswerSeries(RSVP{Response: ResponseTentative, Scope: ScopeThisAndFollowing, Occurrence: day(40)}, many, first, 0, later)
 	if err != nil {
 		t.Fatalf("a THIS_AND_FOLLOWING answer with old ones to drop: %v", err)
 	}
-	got, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(50)}, withFollowing, first, later)
+	got, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(50)}, withFollowing, first, 0, later)
 
 	if err != nil {
 		t.Fatalf("a new answer with old ones to drop: %v", err)
@@ -135,7 +135,7 @@ func TestAnswerSeriesScopes(t *testing.T) {
 	for n := range MaxOccurrenceAnswers {
 		recent = answer(recent, ResponseAccepted, ScopeThis, 30+n)
 	}
-	if _, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(50)}, recent, first, later); ErrorCode(err) != CodeInvalid {
+	if _, err := AnswerSeries(RSVP{Response: ResponseDeclined, Scope: ScopeThis, Occurrence: day(50)}, recent, first, 0, later); ErrorCode(err) != CodeInvalid {
 		t.Errorf("with ten answers to occurrences within %v: got %v, want CodeInvalid", OccurrenceAnswerKept, err)
 	}
 }

@@ -59,7 +59,7 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 	w.Guard(roleCheck(d.Key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
 	for _, r := range removed {
 		sum.Count(r, -1)
-		_, shares := calendar.ShareChange(r, nil)
+		_, shares := calendar.ShareChange(r, nil, e.Attendance.Resets)
 		for k, d := range shares {
 			shareSum[k] = addSummaries(shareSum[k], d)
 		}
@@ -72,7 +72,8 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 		}
 		a := &calendar.Attendee{CalendarID: e.CalendarID, EntryID: e.ID, UserID: stringAttr(acc.items[emailKey(n.Email)], "userId"),
 			Email: n.Email, DisplayName: n.DisplayName, Optional: n.Optional, Response: n.Response, AdditionalGuests: n.AdditionalGuests,
-			InvitedBy: acc.viewer, InvitedAt: now, Version: 1, Epoch: e.Attendance.Epoch}
+			InvitedBy: acc.viewer, InvitedAt: now, Version: 1, Epoch: e.Attendance.Epoch,
+			Moves: e.Attendance.Moves} // an imported answer is given now, after any occurrence moved
 		if n.Response != calendar.ResponseNeedsAction {
 			a.RespondedAt = now // an imported answer
 		}

@@ -69,7 +69,7 @@ func (s *Store) leaveEntry(ctx context.Context, k calendar.EntryKey, userID stri
 	}
 	var d calendar.AttendeeSummary
 	d.Count(gone, -1)
-	_, shares := calendar.ShareChange(gone, nil) // a series attendee's answers to occurrences
+	_, shares := calendar.ShareChange(gone, nil, e.Attendance.Resets) // a series attendee's answers to occurrences
 	after := e.Attendance
 	after.Summary = addSummaries(after.Summary, d)
 	promoted, _, err := s.promotions(ctx, e, after, 1, gone)

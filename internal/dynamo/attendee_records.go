@@ -47,6 +47,9 @@ type attendeeRecord struct {
 	// GSI1 until the split is made (series_split.go); newAttendeeRecord
 	// never sets it, so any later write of the attendee clears it.
 	SplitPending bool `dynamodbav:"splitPending,omitempty"`
+	// Moves is the series' count of occurrence moves the series answer was
+	// given at (calendar.Attendee.Moves).
+	Moves int `dynamodbav:"moves,omitempty"`
 }
 
 // newAttendeeRecord is a's stored form, written at updated.
@@ -58,7 +61,7 @@ func newAttendeeRecord(a *calendar.Attendee, updated time.Time) attendeeRecord {
 		Response: string(a.Response), Comment: a.Comment, AdditionalGuests: a.AdditionalGuests,
 		RespondedAt: formatTime(a.RespondedAt), ProposedStart: formatTime(a.ProposedStart), ProposedEnd: formatTime(a.ProposedEnd),
 		Waitlisted: a.Waitlisted, Ticket: a.Ticket, InvitedBy: a.InvitedBy, InvitedAt: a.InvitedAt,
-		UpdatedAt: updated, Version: a.Version, Epoch: a.Epoch, Occurrences: newOccurrenceAnswerRecords(a.Occurrences),
+		UpdatedAt: updated, Version: a.Version, Epoch: a.Epoch, Moves: a.Moves, Occurrences: newOccurrenceAnswerRecords(a.Occurrences),
 	}
 	if a.UserID != "" {
 		ik := attendeeIndexKey(a.UserID, a.InvitedAt, a.CalendarID, a.EntryID)
@@ -75,7 +78,7 @@ func (r attendeeRecord) attendee() (*calendar.Attendee, error) {
 		CalendarID: r.CalendarID, EntryID: r.EntryID, UserID: r.UserID, Email: r.Email, DisplayName: r.DisplayName,
 		Optional: r.Optional, Response: calendar.Response(r.Response), Comment: r.Comment,
 		AdditionalGuests: r.AdditionalGuests, Waitlisted: r.Waitlisted, Ticket: r.Ticket,
-		InvitedBy: r.InvitedBy, InvitedAt: r.InvitedAt, Version: r.Version, Epoch: r.Epoch,
+		InvitedBy: r.InvitedBy, InvitedAt: r.InvitedAt, Version: r.Version, Epoch: r.Epoch, Moves: r.Moves,
 	}
 	for _, f := range []struct {
 		raw string
@@ -146,6 +149,9 @@ const (
 	// attendee item's (calendar.AnswerCurrent).
 	attrAttEpoch    = "attEpoch"
 	attrAnswerEpoch = "epoch"
+	// attrAttMoves counts a series' moves of one occurrence alone
+	// (calendar.Attendance.Moves).
+	attrAttMoves = "attMoves"
 )
 
 // summaryUpdate adds d to an entry item's summary and raises its attendance

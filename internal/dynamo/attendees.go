@@ -253,7 +253,7 @@ func (s *Store) removeAttendees(ctx context.Context, viewer string, e *calendar.
 	shareSum := map[calendar.AnswerKey]calendar.AttendeeSummary{}
 	for _, a := range gone {
 		d.Count(a, -1)
-		_, keys := calendar.ShareChange(a, nil)
+		_, keys := calendar.ShareChange(a, nil, e.Attendance.Resets)
 		for k, s := range keys {
 			shareSum[k] = addSummaries(shareSum[k], s)
 		}

@@ -32,13 +32,20 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		if !calendar.AnswerCurrent(e.AttEpoch, a.Epoch) {
 			c.problem("calendar %s: attendee %s answered at epoch %d, after its entry's %d", calendarID, r.SK, a.Epoch, e.AttEpoch)
 		}
+		moves := a.Moves
+		for _, o := range a.Occurrences {
+			moves = max(moves, o.Moves)
+		}
+		if moves > e.AttMoves {
+			c.problem("calendar %s: attendee %s answered after %d occurrence moves, of its series' %d", calendarID, r.SK, moves, e.AttMoves)
+		}
 		want := newAttendeeRecord(a, r.UpdatedAt) // its keys as stored
 		a = a.At(e.AttEpoch)                      // what it counts
 		s := recount[r.EntryID]
 		s.Count(a, 1)
 		recount[r.EntryID] = s
-		if len(a.Occurrences) > 0 {
-			_, keys := calendar.ShareChange(nil, a)
+		if len(a.Occurrences) > 0 || len(e.Resets) > 0 {
+			_, keys := calendar.ShareChange(nil, a, e.Resets)
 			shares[r.EntryID] = addShares(shares[r.EntryID], keys)
 		}
 		if len(a.Occurrences) > calendar.MaxOccurrenceAnswers || len(a.Occurrences) > 0 && e.EntityType != entitySeries {
@@ -66,6 +73,14 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 			c.problem("calendar %s: entry %s keeps the summary %+v (head count %d), its attendees count %+v", calendarID, id, got, e.AttHeads, want)
 		}
 		c.checkShares(calendarID, e, shares[id])
+		for orig, mark := range e.Resets {
+			if mark < 1 || mark > e.AttMoves {
+				c.problem("calendar %s: series %s marks its occurrence at %v reset at move %d, of %d", calendarID, id, orig, mark, e.AttMoves)
+			}
+		}
+		if len(e.Resets) > calendar.MaxOccurrenceResets {
+			c.problem("calendar %s: series %s keeps %d occurrence resets", calendarID, id, len(e.Resets))
+		}
 	}
 	for _, p := range pieces {
 		if e, ok := entries[p.ID]; ok && (p.attendance().Summary != e.attendance().Summary || p.AttEpoch != e.AttEpoch) {

@@ -142,8 +142,12 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.AttKeys, err = nAttr(av)
 		case "holds":
 			r.Holds, err = ssAttr(av)
+		case attrAttMoves:
+			r.AttMoves, err = nAttr(av)
 		default:
-			if strings.HasPrefix(name, sharePrefix) {
+			if strings.HasPrefix(name, resetPrefix) {
+				err = readReset(&r, name, av)
+			} else if strings.HasPrefix(name, sharePrefix) {
 				if r.Shares == nil {
 					r.Shares = map[calendar.AnswerKey]calendar.AttendeeSummary{}
 				}

@@ -26,7 +26,8 @@ func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 		Xrev: 9, SeriesStart: "ss", SeriesID: "sid", OriginalStart: "os", OriginalEnd: "oe", Cancelled: true, Overrides: []string{"title"},
 		Organizer: "o", Capacity: 10, Waitlist: true, HideAttendees: true, AttNeedsAction: 1, AttAccepted: 2, AttTentative: 3,
 		AttDeclined: 4, AttWaitlisted: 5, AttGuests: 6, AttTickets: 7, AttRev: 8, AttHeads: 9, AttEpoch: 10, AttKeys: 1, Holds: []string{"c1", "c2"},
-		Shares: map[calendar.AnswerKey]calendar.AttendeeSummary{{From: ts.Truncate(time.Second), Following: true}: {NeedsAction: -1, Accepted: 1, AcceptedGuests: 2}},
+		Shares:   map[calendar.AnswerKey]calendar.AttendeeSummary{{From: ts.Truncate(time.Second), Following: true}: {NeedsAction: -1, Accepted: 1, AcceptedGuests: 2}},
+		AttMoves: 3, Resets: map[time.Time]int{ts.Truncate(time.Second): 2},
 	}
 	v := reflect.ValueOf(full)
 	for i := range v.NumField() {

@@ -97,6 +97,11 @@ type entryRecord struct {
 	// Holds is calendar.Entry.Holds: the calendars whose busy time the
 	// entry must not overlap (booking.go).
 	Holds []string `dynamodbav:"holds,omitempty,stringset"`
+	// A series master's count of occurrence moves and each moved
+	// occurrence's reset mark (calendar.Attendance.Moves, Resets): the
+	// marks are attributes of their own too (series_answers.go).
+	AttMoves int               `dynamodbav:"attMoves,omitempty"`
+	Resets   map[time.Time]int `dynamodbav:"-"`
 }
 
 // entryRole is which of its five kinds of item an entryRecord is.
@@ -204,7 +209,7 @@ func (r *entryRecord) setAttendance(a calendar.Attendance) {
 	r.AttNeedsAction, r.AttAccepted, r.AttTentative, r.AttDeclined = s.NeedsAction, s.Accepted, s.Tentative, s.Declined
 	r.AttWaitlisted, r.AttGuests, r.AttTickets, r.AttRev = s.Waitlisted, s.AcceptedGuests, a.Tickets, a.Rev
 	r.AttHeads, r.AttEpoch = s.HeadCount(), a.Epoch
-	r.Shares, r.AttKeys = a.Shares, 0
+	r.Shares, r.AttKeys, r.AttMoves, r.Resets = a.Shares, 0, a.Moves, a.Resets
 	for _, d := range a.Shares {
 		if d != (calendar.AttendeeSummary{}) {
 			r.AttKeys++
@@ -221,6 +226,7 @@ func (r *entryRecord) attendance() calendar.Attendance {
 			Waitlisted: r.AttWaitlisted, AcceptedGuests: r.AttGuests,
 		},
 		Tickets: r.AttTickets, Rev: r.AttRev, Epoch: r.AttEpoch, Shares: r.Shares,
+		Moves: r.AttMoves, Resets: r.Resets,
 	}
 }
 

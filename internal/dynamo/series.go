@@ -192,7 +192,11 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	if edit.Regenerate {
 		gen = s.newID()
 	}
-	ops := append([]txOp{roleCheck(st.Master.CalendarID, acc.viewer, calendar.ActionWriteEntries)}, s.masterWrites(st, edit, gen)...)
+	master, err := s.masterWrites(st, edit, gen)
+	if err != nil {
+		return err
+	}
+	ops := append([]txOp{roleCheck(st.Master.CalendarID, acc.viewer, calendar.ActionWriteEntries)}, master...)
 	own := len(ops) // the actions before the attendees' (splitInSteps writes those apart)
 	ops = append(ops, people.ops...)
 	var inPlace, fresh []txOp
@@ -323,8 +327,10 @@ func (s *Store) switched(ctx context.Context, st *storedSeries, edit *calendar.S
 }
 
 // masterWrites returns the actions on the master and on a split-off series
-// (seriesWrite adds their change records and stats).
-func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen string) []txOp {
+// (seriesWrite adds their change records and stats). A change of one
+// occurrence that moves it alone also resets the answers to it
+// (occurrenceResetWrite). Errors: CodeInvalid past the bounds of resets.
+func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen string) ([]txOp, error) {
 	cal, master := st.Master.CalendarID, st.Master
 	mk := entryKey(cal, master.ID)
 	var ops []txOp
@@ -336,6 +342,14 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 		r.Xrev = st.xrev
 		ops = append(ops, opPut(mk, r, masterAsRead(st), masterChanged(st)))
 	default:
+		if orig, moved := edit.MovedAlone(); moved {
+			op, err := resetMovedOccurrence(st, edit, orig)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
+			break
+		}
 		ops = append(ops, opUpdate(mk, expression.Add(expression.Name(attrXrev), expression.Value(1)),
 			versionIs(master.Version), seriesChanged("series")))
 	}
@@ -343,7 +357,7 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 		ops = append(ops, opPut(entryKey(cal, sp.ID), entryRecords(sp, s.seriesPlacement(sp, ""))[0], notExists(),
 			mustBeNew(calendar.CodeInternal, "series ID collision")))
 	}
-	return ops
+	return ops, nil
 }
 
 // removeQuietly deletes items that nothing reads, logging what it cannot.

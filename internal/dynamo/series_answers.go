@@ -86,10 +86,13 @@ type plainEntryRecord entryRecord
 // keys whose shares are not zero (with their "n", which says they exist).
 func (r entryRecord) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
 	av, err := attributevalue.Marshal(plainEntryRecord(r))
-	if err != nil || len(r.Shares) == 0 {
+	if err != nil || len(r.Shares) == 0 && len(r.Resets) == 0 {
 		return av, err
 	}
 	m := av.(*types.AttributeValueMemberM).Value
+	for orig, mark := range r.Resets {
+		m[resetAttr(orig)] = number(int64(mark))
+	}
 	kept := 0
 	for k, s := range r.Shares {
 		if s == (calendar.AttendeeSummary{}) {
@@ -185,6 +188,7 @@ type occurrenceAnswerRecord struct {
 	RespondedAt      string `dynamodbav:"respondedAt,omitempty"`
 	ProposedStart    string `dynamodbav:"proposedStart,omitempty"`
 	ProposedEnd      string `dynamodbav:"proposedEnd,omitempty"`
+	Moves            int    `dynamodbav:"moves,omitempty"`
 }
 
 func newOccurrenceAnswerRecords(as []calendar.OccurrenceAnswer) []occurrenceAnswerRecord {
@@ -193,7 +197,7 @@ func newOccurrenceAnswerRecords(as []calendar.OccurrenceAnswer) []occurrenceAnsw
 		out = append(out, occurrenceAnswerRecord{
 			From: formatTime(o.Key.From), Following: o.Key.Following, Response: string(o.Response), Comment: o.Comment,
 			AdditionalGuests: o.AdditionalGuests, RespondedAt: formatTime(o.RespondedAt),
-			ProposedStart: formatTime(o.ProposedStart), ProposedEnd: formatTime(o.ProposedEnd),
+			ProposedStart: formatTime(o.ProposedStart), ProposedEnd: formatTime(o.ProposedEnd), Moves: o.Moves,
 		})
 	}
 	return out
@@ -201,7 +205,7 @@ func newOccurrenceAnswerRecords(as []calendar.OccurrenceAnswer) []occurrenceAnsw
 
 func (r occurrenceAnswerRecord) answer() (calendar.OccurrenceAnswer, error) {
 	o := calendar.OccurrenceAnswer{Key: calendar.AnswerKey{Following: r.Following}, Response: calendar.Response(r.Response),
-		Comment: r.Comment, AdditionalGuests: r.AdditionalGuests}
+		Comment: r.Comment, AdditionalGuests: r.AdditionalGuests, Moves: r.Moves}
 	for _, f := range []struct {
 		raw string
 		dst *time.Time
@@ -229,6 +233,12 @@ func (r *entryRecord) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) e
 		return nil
 	}
 	for name, v := range m.Value {
+		if strings.HasPrefix(name, resetPrefix) {
+			if err := readReset(r, name, v); err != nil {
+				return err
+			}
+			continue
+		}
 		if !strings.HasPrefix(name, sharePrefix) {
 			continue
 		}

@@ -138,7 +138,7 @@ func TestSeriesAnswers(t *testing.T) {
 	after := meeting{organizer: m.organizer, cal: m.cal, entry: split}
 	own, err := f.store.Attendance(m.guests[2], split.Key())
 	f.mustDo(err)
-	if own == nil || own.Response != calendar.ResponseTentative || own.AtOccurrence(dayOf(12)).Response != calendar.ResponseAccepted {
+	if own == nil || own.Response != calendar.ResponseTentative || own.AtOccurrence(dayOf(12), 0).Response != calendar.ResponseAccepted {
 		t.Errorf("guest 2 on the series split off: got %+v, want TENTATIVE, ACCEPTED on the 12th", own)
 	}
 	if _, err := f.answer(after, m.guests[2], 13, calendar.ScopeThis, calendar.ResponseDeclined); err != nil {
@@ -209,7 +209,7 @@ func TestSeriesEditWhileAnswering(t *testing.T) {
 	for i, g := range m.guests {
 		own, err := f.store.Attendance(g, m.entry.Key())
 		f.mustDo(err)
-		if r := own.AtOccurrence(dayOf(7 + i%7)).Response; r != calendar.ResponseDeclined {
+		if r := own.AtOccurrence(dayOf(7+i%7), 0).Response; r != calendar.ResponseDeclined {
 			t.Errorf("guest %d: got %s on their day, want DECLINED", i, r)
 		}
 	}

@@ -14,8 +14,9 @@ import (
 // read): for the whole series, one occurrence or every one from one on
 // (calendar.AnswerSeries). One transaction puts the attendee item and ADDs
 // what the answer changes to the master's summary and shares (ShareChange),
-// on condition that the master keeps the answer epoch it was read at (an
-// answer racing a move of the series' time is built again after it) and
+// on condition that the master keeps the answer epoch and the count of
+// occurrence moves it was read at (an answer racing a move of the series'
+// time, or of one occurrence's, is built again after it) and
 // the generation of exceptions it was read with (a change of the series' timing or rule writes a new one, and
 // the occurrence must be looked for again) and that the occurrence
 // answered, when one is, is not cancelled. An occurrence the series does
@@ -36,16 +37,17 @@ func (s *Store) respondSeries(ctx context.Context, masterItem item, e *calendar.
 		w.Add(check)
 	}
 	now := s.timestamp()
-	is, err := calendar.AnswerSeries(r, *was, e.FirstStart(), now)
+	is, err := calendar.AnswerSeries(r, *was, e.FirstStart(), e.Attendance.Moves, now)
 	if err != nil {
 		return nil, err
 	}
-	base, keys := calendar.ShareChange(was, &is)
+	base, keys := calendar.ShareChange(was, &is, e.Attendance.Resets)
 	shares, cond, err := shareWrites(e, keys)
 	if err != nil {
 		return nil, err
 	}
-	w.Add(summaryWrites(e, 1, base, and(cond, genIs(rec.Gen)).And(numberIs(attrAttEpoch, e.Attendance.Epoch)), shares)...)
+	cond = and(cond, genIs(rec.Gen)).And(numberIs(attrAttEpoch, e.Attendance.Epoch)).And(numberIs(attrAttMoves, e.Attendance.Moves))
+	w.Add(summaryWrites(e, 1, base, cond, shares)...)
 	w.Add(attendeePut(&is, was.Version, now))
 	w.LogInvitation(&is)
 	w.LogEntry(e.CalendarID, e.ID)
@@ -55,7 +57,7 @@ func (s *Store) respondSeries(ctx context.Context, masterItem item, e *calendar.
 	if r.Occurrence.IsZero() {
 		return &is, nil
 	}
-	out := is.AtOccurrence(r.Occurrence)
+	out := is.AtOccurrence(r.Occurrence, e.Attendance.ResetOf(r.Occurrence))
 	out.Version = is.Version
 	return out, nil
 }

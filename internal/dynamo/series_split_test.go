@@ -158,7 +158,7 @@ func TestSplitWhileAnswering(t *testing.T) {
 		if i >= 10 && i < 30 {
 			a, err := f.store.Attendance(g, split.Key())
 			f.mustDo(err)
-			if a.AtOccurrence(dayOf(13)).Response != calendar.ResponseAccepted { // refused: given again on the new series
+			if a.AtOccurrence(dayOf(13), 0).Response != calendar.ResponseAccepted { // refused: given again on the new series
 				r := calendar.RSVP{Key: split.Key(), Occurrence: dayOf(13), Scope: calendar.ScopeThis, ExpectedVersion: a.Version, Response: calendar.ResponseAccepted}
 				_, err := f.store.Respond(g, r)
 				f.mustDo(err)
@@ -168,15 +168,15 @@ func TestSplitWhileAnswering(t *testing.T) {
 	for i, g := range m.guests {
 		a, err := f.store.Attendance(g, split.Key())
 		f.mustDo(err)
-		want13 := a.AtOccurrence(dayOf(13)).Response
+		want13 := a.AtOccurrence(dayOf(13), 0).Response
 		if i >= 10 && i < 30 && want13 != calendar.ResponseAccepted {
 			t.Errorf("guest %d's answer to December 13 is %s on the new series, want ACCEPTED", i, want13)
 		}
-		if got := a.AtOccurrence(dayOf(12)).Response; (i == 1 || i == 2) && got != calendar.ResponseAccepted {
+		if got := a.AtOccurrence(dayOf(12), 0).Response; (i == 1 || i == 2) && got != calendar.ResponseAccepted {
 			t.Errorf("guest %d answered December 12 between the copy and the switch; the new series shows %s", i, got)
 		}
 	}
-	if a, err := f.store.Attendance(m.guests[3], split.Key()); err != nil || a.AtOccurrence(dayOf(11)).Response != calendar.ResponseDeclined {
+	if a, err := f.store.Attendance(m.guests[3], split.Key()); err != nil || a.AtOccurrence(dayOf(11), 0).Response != calendar.ResponseDeclined {
 		t.Errorf("guest 3 declined December 11 between the switch and the indexing; the new series shows %v (%v)", a, err)
 	}
 	if n := f.inboxHas(m.guests[3], split.Key()); n != 1 {

@@ -199,7 +199,7 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Check CAL#cal/ENTRY#s1#X#2026-12-07T10:00:00.000Z if (attribute_not_exists (cancelled)) OR (cancelled = false)",
-			"Update CAL#cal/ENTRY#s1 ADD attRev 1, ao#O20261207T100000Z#n -1, ao#O20261207T100000Z#d 1, attKeys 1 if ((attribute_exists (PK)) AND (pieces = 1)) AND ((((attribute_not_exists (ao#O20261207T100000Z#n)) AND ((attribute_not_exists (attKeys)) OR (attKeys <= 99))) AND ((attribute_not_exists (gen)) OR (gen = \"\"))) AND ((attribute_not_exists (attEpoch)) OR (attEpoch = 0)))",
+			"Update CAL#cal/ENTRY#s1 ADD attRev 1, ao#O20261207T100000Z#n -1, ao#O20261207T100000Z#d 1, attKeys 1 if ((attribute_exists (PK)) AND (pieces = 1)) AND (((((attribute_not_exists (ao#O20261207T100000Z#n)) AND ((attribute_not_exists (attKeys)) OR (attKeys <= 99))) AND ((attribute_not_exists (gen)) OR (gen = \"\"))) AND ((attribute_not_exists (attEpoch)) OR (attEpoch = 0))) AND ((attribute_not_exists (attMoves)) OR (attMoves = 0)))",
 			"Put CAL#cal/ATT#s1#U#bob if (attribute_exists (PK)) AND (version = 1)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Put USER#bob/CHG#… change record of ATT#cal#s1",
@@ -211,6 +211,18 @@ func TestWritePlans(t *testing.T) {
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Put CAL#cal/ENTRY#s1 if (((attribute_exists (PK)) AND (version = 1)) AND (xrev = 1)) AND (attRev = 2)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/CHG#… change record of ENTRY#s1",
+		}},
+		{"UpdateOccurrence moving an answered occurrence alone", func() error {
+			key := calendar.OccurrenceKey{CalendarID: cal.ID, SeriesID: s1.ID, OriginalStart: at("2026-12-07T10:00:00Z")}
+			_, _, err := s.UpdateOccurrence(ann, key, calendar.ScopeThis, calendar.EntryUpdate{ExpectedVersion: 2,
+				Timing: calendar.Set(timed("2026-12-07T15:00:00Z", "2026-12-07T16:00:00Z", "UTC"))})
+			return err
+		}, []string{ // the reset at it cancels bob's decline there: its share goes
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Update CAL#cal/ENTRY#s1 ADD xrev 1, attRev 1, attKeys -1 REMOVE ao#O20261207T100000Z#n, ao#O20261207T100000Z#a, ao#O20261207T100000Z#t, ao#O20261207T100000Z#d, ao#O20261207T100000Z#g SET attMoves = 1, rs#20261207T100000Z = 1 if (((((ao#O20261207T100000Z#n = -1) AND ((attribute_not_exists (ao#O20261207T100000Z#a)) OR (ao#O20261207T100000Z#a = 0))) AND ((attribute_not_exists (ao#O20261207T100000Z#t)) OR (ao#O20261207T100000Z#t = 0))) AND (ao#O20261207T100000Z#d = 1)) AND ((attribute_not_exists (ao#O20261207T100000Z#g)) OR (ao#O20261207T100000Z#g = 0))) AND ((((attribute_exists (PK)) AND (version = 2)) AND (attRev = 2)) AND ((attribute_not_exists (attMoves)) OR (attMoves = 0)))",
+			"Put CAL#cal/ENTRY#s1#X#2026-12-07T10:00:00.000Z if attribute_not_exists (PK)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Put CAL#cal/CHG#… change record of ENTRY#s1",
 		}},

@@ -164,7 +164,7 @@ func entryComponents(f Feed) ([]*goical.Component, *zoneSet, error) {
 				return nil, nil, fmt.Errorf("exception %s: %w", x.ID, err)
 			}
 			if as := f.Attendees[e.ID]; len(as) > 0 {
-				peopleProps(xc.Props, f.Organizers[calendar.OrganizerOf(e)], attendeesAt(as, x.OriginalStart))
+				peopleProps(xc.Props, f.Organizers[calendar.OrganizerOf(e)], attendeesAt(as, x.OriginalStart, e.Attendance.ResetOf(x.OriginalStart)))
 			}
 			comps = append(comps, xc)
 		}
@@ -200,11 +200,12 @@ func exceptionsBySeries(entries, exceptions []*calendar.Entry) (map[string][]*ca
 }
 
 // attendeesAt returns a series' attendees with their answers at its
-// occurrence originally at orig (an exception's override carries them).
-func attendeesAt(as []*calendar.Attendee, orig time.Time) []*calendar.Attendee {
+// occurrence originally at orig, last moved alone at count reset (an
+// exception's override carries them).
+func attendeesAt(as []*calendar.Attendee, orig time.Time, reset int) []*calendar.Attendee {
 	out := make([]*calendar.Attendee, len(as))
 	for i, a := range as {
-		out[i] = a.AtOccurrence(orig)
+		out[i] = a.AtOccurrence(orig, reset)
 	}
 	return out
 }

@@ -281,7 +281,7 @@ func (l *Loaders) ViewerAttendee(ctx context.Context, e *calendar.Entry) (*calen
 	if a == nil || err != nil {
 		return nil, err
 	}
-	return a.At(e.Attendance.Epoch).AtOccurrence(e.OriginalStart), nil
+	return a.At(e.Attendance.Epoch).AtOccurrence(e.OriginalStart, e.Attendance.Reset), nil
 }
 
 // CalendarOfEntry returns the calendar of an entry the viewer was shown.
