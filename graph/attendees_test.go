@@ -232,7 +232,8 @@ func TestWeekViewWithAttendeeSummaries(t *testing.T) {
 }
 
 // TestHandingOverTheOrganizer: a writer hands the organizer over to another
-// user by email; an email no user has, or a series, is refused.
+// user by email, for a series as a whole too; an email no user has, or an
+// occurrence of a series, is refused.
 func TestHandingOverTheOrganizer(t *testing.T) {
 	e := newEnv(t)
 	p := e.party("org", 0, 0, false)
@@ -248,8 +249,32 @@ func TestHandingOverTheOrganizer(t *testing.T) {
 	cal := str(d, "viewer.calendars.edges.0.node.calendar.id")
 	d = e.must(p.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Weekly",
 		timing: {timed: {start: "2026-11-24T18:00:00Z", end: "2026-11-24T19:00:00Z"}}, recurrence: {rule: "FREQ=WEEKLY"}}) { entry { id } } }`, map[string]any{"c": cal})
-	if r := e.do(p.owner, hand, map[string]any{"id": str(d, "createEntry.entry.id"), "v": 1, "o": "reader-org@example.com"}); r.code() != "BAD_USER_INPUT" {
-		t.Errorf("a series: got %s, want BAD_USER_INPUT", r.Raw)
+	series := str(d, "createEntry.entry.id")
+	// Through one of its occurrences (THIS or THIS_AND_FOLLOWING): refused,
+	// an occurrence has no organizer of its own.
+	d = e.must(p.owner, `query($c: ID!) { node(id: $c) { ... on Calendar { entries(range: {dates: {start: "2026-12-01", end: "2026-12-02"}}) { entries { id version } } } } }`,
+		map[string]any{"c": cal})
+	occ := get(d, "node.entries.entries.0")
+	for _, scope := range []string{"THIS", "THIS_AND_FOLLOWING"} {
+		r := e.do(p.owner, `mutation($id: ID!, $v: Int!, $s: EditScope) { updateEntry(input: {id: $id, expectedVersion: $v, scope: $s, organizerEmail: "reader-org@example.com"}) { entry { id } } }`,
+			map[string]any{"id": str(occ, "id"), "v": num(occ, "version"), "s": scope})
+		if r.code() != "BAD_USER_INPUT" || !strings.Contains(r.Raw, "organizerEmail") {
+			t.Errorf("an occurrence, %s: got %s, want BAD_USER_INPUT on organizerEmail", scope, r.Raw)
+		}
+	}
+	if r := e.do(p.owner, hand, map[string]any{"id": series, "v": 1, "o": "nobody@example.com"}); r.code() != "NOT_FOUND" {
+		t.Errorf("a series to an email of no user: got %s, want NOT_FOUND", r.Raw)
+	}
+	// The whole series: handed over as a single entry is, its version rises,
+	// and its occurrences show the new organizer.
+	d = e.must(p.owner, hand, map[string]any{"id": series, "v": 1, "o": "reader-org@example.com"})
+	if str(d, "updateEntry.entry.organizer.email") != "reader-org@example.com" || num(d, "updateEntry.entry.version") != 2 {
+		t.Errorf("a series: got %v, want the reader as organizer at version 2", d)
+	}
+	d = e.must(p.owner, `query($c: ID!) { node(id: $c) { ... on Calendar { entries(range: {dates: {start: "2026-12-08", end: "2026-12-09"}}) { entries { organizer { email } } } } } }`,
+		map[string]any{"c": cal})
+	if got := str(d, "node.entries.entries.0.organizer.email"); got != "reader-org@example.com" {
+		t.Errorf("an occurrence after the handover: organizer %s", got)
 	}
 }
 

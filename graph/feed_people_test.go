@@ -130,4 +130,19 @@ func TestFeedSeriesAttendeesRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(get(original, "node.attendees"), get(copied, "node.attendees")) || len(asList(get(original, "node.attendees.edges"))) != 2 {
 		t.Errorf("the import's series people differ from the source's:\n%v\n%v", original, copied)
 	}
+	// Imported by someone else, the series is handed to its ORGANIZER, a
+	// calgraph user, as an event is.
+	d = e.must(p.guests[1], `mutation { createCalendar(input: {name: "Theirs"}) { calendar { id } } }`, nil)
+	d = e.must(p.guests[1], importDoc, map[string]any{"c": str(d, "createCalendar.calendar.id"), "ics": ics})
+	for _, x := range asList(get(d, "importCalendar.entries")) {
+		if str(x, "title") == "Stand-up" {
+			copyID = str(x, "id")
+		}
+	}
+	if strings.Contains(fmt.Sprint(get(d, "importCalendar.errors")), "ORGANIZER owner-fseries") {
+		t.Errorf("the import did not keep the series' organizer: %v", get(d, "importCalendar.errors"))
+	}
+	if got := str(e.must(p.guests[1], peopleOf, map[string]any{"id": copyID}), "node.organizer.email"); got != "owner-fseries@example.com" {
+		t.Errorf("the series imported by a guest is organized by %s, want owner-fseries@example.com", got)
+	}
 }

@@ -5528,7 +5528,7 @@ input UpdateEntryInput {
   waitlist: Boolean
   "Whether to hide the attendee list from invited people who are not readers of the calendar."
   hideAttendees: Boolean
-  "Hands the entry's organization over to the calgraph user with this email (who must have signed in once)."
+  "Hands the entry's organization over to the calgraph user with this email (who must have signed in once). A series is handed over whole (scope ALL); through an occurrence with THIS or THIS_AND_FOLLOWING it is BAD_USER_INPUT."
   organizerEmail: String
   """
   Replaces the calendars whose busy time a single entry must not overlap (as in

@@ -1074,7 +1074,7 @@ type UpdateEntryInput struct {
 	Waitlist graphql.Omittable[*bool] `json:"waitlist,omitempty"`
 	// Whether to hide the attendee list from invited people who are not readers of the calendar.
 	HideAttendees graphql.Omittable[*bool] `json:"hideAttendees,omitempty"`
-	// Hands the entry's organization over to the calgraph user with this email (who must have signed in once).
+	// Hands the entry's organization over to the calgraph user with this email (who must have signed in once). A series is handed over whole (scope ALL); through an occurrence with THIS or THIS_AND_FOLLOWING it is BAD_USER_INPUT.
 	OrganizerEmail graphql.Omittable[*string] `json:"organizerEmail,omitempty"`
 	// Replaces the calendars whose busy time a single entry must not overlap (as in
 	// createEntry; [] or null for none). Omitted, a move of the entry is checked

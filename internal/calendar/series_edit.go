@@ -21,6 +21,11 @@ type SeriesEditInput struct {
 	// NewSeriesID and NewICalUID name the series a THIS_AND_FOLLOWING change
 	// splits off.
 	NewSeriesID, NewICalUID string
+	// Organizer is the user the series is handed to (Update.OrganizerEmail
+	// as the store found it); empty leaves the organizer as it is. Only a
+	// change of the whole series hands it over: an occurrence has no
+	// organizer of its own.
+	Organizer string
 }
 
 // SeriesEdit is what a change to a series writes. Old is the series as read;
@@ -75,6 +80,9 @@ func PlanSeriesEdit(eng RecurrenceEngine, in SeriesEditInput) (*SeriesEdit, erro
 	scope := in.Scope
 	if scope == ScopeThisAndFollowing && p.orig.Equal(p.m.FirstStart()) {
 		scope = ScopeAll // following the first occurrence is the whole series
+	}
+	if in.Organizer != "" && scope != ScopeAll {
+		return nil, Invalidf("organizerEmail", "an occurrence has no organizer of its own: hand over the whole series (scope ALL)")
 	}
 	switch scope {
 	case ScopeThis:
@@ -213,6 +221,9 @@ func (p *planner) all() (*SeriesEdit, error) {
 		return nil, err
 	}
 	m.Version, m.UpdatedAt = p.m.Version+1, p.in.Now
+	if p.in.Organizer != "" {
+		m.Attendance.Organizer = p.in.Organizer
+	}
 	ResetAnswersIfMoved(p.m, &m) // the master's answers, as a single entry's
 	p.edit.Master, p.edit.Result = &m, &m
 	if !retimed && !u.Recurrence.Set {

@@ -125,10 +125,10 @@ func entryOfItem(it item) (*calendar.Entry, int, error) {
 }
 
 // errSeriesAttendance refuses what a series does not take: a capacity and
-// waitlist (seating per occurrence is not built), an organizer handed over
-// through a series edit, and a list hidden for one occurrence.
+// waitlist (seating per occurrence is not built) and a list hidden for one
+// occurrence.
 func errSeriesAttendance() error {
-	return calendar.Invalidf("capacity", "a series takes no capacity, waitlist or organizerEmail, and hideAttendees only for ALL: set capacity on single entries")
+	return calendar.Invalidf("capacity", "a series takes no capacity or waitlist, and hideAttendees only for ALL: set capacity on single entries")
 }
 
 // attendeePut writes a, which was read at version wasVersion (0: new).

@@ -109,12 +109,25 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 	if err := validEntryKey(calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID}); err != nil {
 		return nil, nil, err
 	}
-	if u := in.Update; u.Capacity.Set || u.Waitlist.Set || u.OrganizerEmail.Set || u.HideAttendees.Set && in.Scope != calendar.ScopeAll {
+	if u := in.Update; u.Capacity.Set || u.Waitlist.Set || u.HideAttendees.Set && in.Scope != calendar.ScopeAll {
 		return nil, nil, errSeriesAttendance()
 	}
-	acc, defaults, err := s.entryAccess(ctx, key.CalendarID)
+	var extra []itemKey
+	if in.Update.OrganizerEmail.Set {
+		email, err := calendar.NormalizeEmail(in.Update.OrganizerEmail.Value)
+		if err != nil {
+			return nil, nil, calendar.Invalidf("organizerEmail", "%s", calendar.ErrorMessage(err))
+		}
+		extra = append(extra, emailKey(email))
+	}
+	acc, defaults, err := s.entryAccess(ctx, key.CalendarID, extra...)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(extra) > 0 { // the organizer handed the series to, found as a single entry's
+		if in.Organizer = stringAttr(acc.items[extra[0]], "userId"); in.Organizer == "" {
+			return nil, acc.calendar, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: an organizer must have signed in once", in.Update.OrganizerEmail.Value)
+		}
 	}
 	st, err := s.readSeries(ctx, key.CalendarID, key.SeriesID)
 	if err != nil {
