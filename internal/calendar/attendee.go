@@ -205,6 +205,10 @@ type NewAttendee struct {
 	// with a capacity refuses an added answer, which would skip its seating.
 	Response         Response
 	AdditionalGuests int
+	// Occurrences are an imported series attendee's answers to single
+	// occurrences (THIS; a document's RECURRENCE-ID overrides), at most
+	// MaxOccurrenceAnswers: the API never sets them either.
+	Occurrences []OccurrenceAnswer
 }
 
 // AttendeeDelta adds and removes attendees of an entry (never replaces the
@@ -252,8 +256,12 @@ func (d AttendeeDelta) Normalize() (AttendeeDelta, error) {
 		if a.AdditionalGuests > 0 && a.Response != ResponseAccepted {
 			return d, Invalidf("add", "only an acceptance brings additional guests (%s)", email)
 		}
+		occ, err := importedOccurrences(email, a.Occurrences)
+		if err != nil {
+			return d, err
+		}
 		out.Add = append(out.Add, NewAttendee{Email: email, DisplayName: name, Optional: a.Optional,
-			Response: a.Response, AdditionalGuests: a.AdditionalGuests})
+			Response: a.Response, AdditionalGuests: a.AdditionalGuests, Occurrences: occ})
 	}
 	for _, r := range d.Remove {
 		email, err := NormalizeEmail(r)
@@ -265,6 +273,34 @@ func (d AttendeeDelta) Normalize() (AttendeeDelta, error) {
 		}
 		seen[email] = true
 		out.Remove = append(out.Remove, email)
+	}
+	return out, nil
+}
+
+// importedOccurrences checks an added attendee's answers to single
+// occurrences: each an answer (not NEEDS_ACTION) to one occurrence (THIS),
+// guests only with an acceptance, each occurrence once, at most
+// MaxOccurrenceAnswers. Whether each is an occurrence of the series is the
+// store's to check.
+func importedOccurrences(email string, occ []OccurrenceAnswer) ([]OccurrenceAnswer, error) {
+	if len(occ) > MaxOccurrenceAnswers {
+		return nil, Invalidf("add", "%s answers %d occurrences apart; at most %d", email, len(occ), MaxOccurrenceAnswers)
+	}
+	seen := map[time.Time]bool{}
+	out := make([]OccurrenceAnswer, 0, len(occ))
+	for _, o := range occ {
+		switch {
+		case o.Key.Following || o.Key.From.IsZero():
+			return nil, Invalidf("add", "%s: an added answer is to one occurrence", email)
+		case !o.Response.Valid() || o.Response == ResponseNeedsAction:
+			return nil, Invalidf("add", "%s: an occurrence's answer must be ACCEPTED, TENTATIVE or DECLINED, got %q", email, o.Response)
+		case o.AdditionalGuests < 0 || o.AdditionalGuests > MaxAdditionalGuests || o.AdditionalGuests > 0 && o.Response != ResponseAccepted:
+			return nil, Invalidf("add", "%s: additional guests must be between 0 and %d, and come with an acceptance", email, MaxAdditionalGuests)
+		case seen[o.Key.From.UTC()]:
+			return nil, Invalidf("add", "%s answers the occurrence at %s twice", email, o.Key.From.UTC().Format(time.RFC3339))
+		}
+		seen[o.Key.From.UTC()] = true
+		out = append(out, OccurrenceAnswer{Key: AnswerKey{From: o.Key.From.UTC()}, Response: o.Response, AdditionalGuests: o.AdditionalGuests})
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -76,6 +77,13 @@ func (s *Store) changeAttendees(ctx context.Context, d calendar.AttendeeDelta) (
 			Moves: e.Attendance.Moves} // an imported answer is given now, after any occurrence moved
 		if n.Response != calendar.ResponseNeedsAction {
 			a.RespondedAt = now // an imported answer
+		}
+		if err := s.importedOccurrenceAnswers(e, a, n.Occurrences, now); err != nil {
+			return nil, err
+		}
+		_, shares := calendar.ShareChange(nil, a, e.Attendance.Resets)
+		for k, d := range shares {
+			shareSum[k] = addSummaries(shareSum[k], d)
 		}
 		sum.Count(a, 1)
 		w.Add(attendeePut(a, 0, now))
@@ -159,4 +167,25 @@ func addShares(a, d map[calendar.AnswerKey]calendar.AttendeeSummary) map[calenda
 		out[k] = addSummaries(out[k], s)
 	}
 	return out
+}
+
+// importedOccurrenceAnswers gives a, added to series e, the answers to
+// single occurrences an import brings (calendar.NewAttendee.Occurrences),
+// given now: each must be an occurrence the series has (CodeInvalid
+// otherwise, as on a single entry). Their shares are added with the rest.
+func (s *Store) importedOccurrenceAnswers(e *calendar.Entry, a *calendar.Attendee, occ []calendar.OccurrenceAnswer, now time.Time) error {
+	if len(occ) == 0 {
+		return nil
+	}
+	if !e.IsSeries() {
+		return calendar.Invalidf("add", "%s answers single occurrences of an entry that does not repeat", a.Email)
+	}
+	for _, o := range occ {
+		if !s.recur.Has(e, o.Key.From) {
+			return calendar.Invalidf("add", "%s answers %s, which is no occurrence of the series", a.Email, o.Key.From.Format(time.RFC3339))
+		}
+		o.RespondedAt, o.Moves = now, e.Attendance.Moves
+		a.Occurrences = append(a.Occurrences, o)
+	}
+	return nil
 }

@@ -64,10 +64,23 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 				return r, err // the task was just created: nothing about it can be wrong
 			}
 		}
+		r.Created = append(r.Created, e) // a retry must not create it again, whatever fails next
+		// The exceptions before the people: an occurrence an exception moves
+		// resets the answers to it, which must not void those the document
+		// gives there (occurrenceAnswers).
+		for _, x := range it.Exceptions {
+			err := applyException(ctx, svc, e, x)
+			if note, ok := partly[x.Index]; ok && err == nil { // imported without some of its people
+				r.Errors = append(r.Errors, note)
+			}
+			if err := r.refused(err, x.Index, it.UID); err != nil {
+				return r, err
+			}
+		}
 		e, note, err := applyPeople(ctx, svc, e, it)
-		r.Created = append(r.Created, e)
+		r.Created[len(r.Created)-1] = e
 		if err != nil {
-			return r, err // with the entry created: a retry must not create it again
+			return r, err
 		}
 		if old, ok := partly[it.Index]; ok && note != "" {
 			note = old.Message + "; " + note
@@ -76,15 +89,6 @@ func Apply(ctx context.Context, svc Importer, calendarID string, imp *Import) (*
 		}
 		if note != "" {
 			r.Errors = append(r.Errors, ItemError{Index: it.Index, UID: it.UID, Message: note, Code: calendar.CodeInvalid, Imported: true})
-		}
-		for _, x := range it.Exceptions {
-			err := applyException(ctx, svc, e, x)
-			if note, ok := partly[x.Index]; ok && err == nil { // imported without its people
-				r.Errors = append(r.Errors, note)
-			}
-			if err := r.refused(err, x.Index, it.UID); err != nil {
-				return r, err
-			}
 		}
 	}
 	return r, nil

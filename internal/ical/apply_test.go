@@ -59,6 +59,9 @@ func (s *service) ChangeAttendees(_ context.Context, d calendar.AttendeeDelta) (
 			return nil, err
 		}
 		w += fmt.Sprintf(" %s:%s:%q:%v:%d", a.Email, a.Response, a.DisplayName, a.Optional, a.AdditionalGuests)
+		for _, o := range a.Occurrences {
+			w += fmt.Sprintf("+%s=%s", o.Key.From.Format(time.RFC3339), o.Response)
+		}
 	}
 	s.writes = append(s.writes, w)
 	return &calendar.Entry{ID: d.Key.EntryID, CalendarID: d.Key.CalendarID, Version: 1}, nil

@@ -23,14 +23,14 @@ type part struct {
 	exception    Exception // a RECURRENCE-ID component
 	recurrenceID moment    // the exception's RECURRENCE-ID as written
 	err          error     // why it is not imported, in words for the client
-	dropped      []string  // properties calgraph keeps nothing of (ORGANIZER, ATTENDEE of an exception or to-do)
+	dropped      []string  // properties calgraph keeps nothing of (ORGANIZER, ATTENDEE of a to-do)
 	notes        []string  // what reading the people left out (decode_people.go)
+	people       Item      // an exception's ORGANIZER and ATTENDEEs, as read (occurrenceAnswers)
 }
 
-// droppedProps are the properties an import reads nothing of on a series'
-// exception (RECURRENCE-ID: its answers to one occurrence, which an import
-// does not give for others) or a to-do. A component carrying them is
-// imported, and the import says what it left out.
+// droppedProps are the properties an import reads nothing of on a to-do. A
+// component carrying them is imported, and the import says what it left
+// out.
 var droppedProps = []string{"ORGANIZER", "ATTENDEE"}
 
 // component reads the i-th VEVENT or VTODO.
@@ -41,6 +41,14 @@ func (d *decoder) component(i int, c *goical.Component) part {
 	}
 	if c.Name == goical.CompEvent && !p.isException {
 		p.notes, p.err = people(c, &p.item)
+		return p
+	}
+	if c.Name == goical.CompEvent { // an override: its answers at its occurrence
+		var err error
+		if p.notes, err = people(c, &p.people); err != nil {
+			p.notes = append(p.notes, err.Error()+"; its people are left out")
+			p.people = Item{}
+		}
 		return p
 	}
 	for _, name := range droppedProps {
@@ -208,9 +216,11 @@ func assemble(parts []part) *Import {
 	}
 	for _, p := range parts {
 		if p.isException {
-			if err := attach(imp, masters, failed, p); err != nil {
+			notes, err := attach(imp, masters, failed, p)
+			if err != nil {
 				fail(p, err)
 			} else {
+				p.notes = append(p.notes, notes...)
 				noteDropped(imp, p)
 			}
 		}
@@ -222,31 +232,32 @@ func assemble(parts []part) *Import {
 	return imp
 }
 
-// attach adds an exception to the series with its UID.
-func attach(imp *Import, masters map[string]int, failed map[string]bool, p part) error {
+// attach adds an exception to the series with its UID, and its answers to
+// the series' attendees (occurrenceAnswers), with notes on what it left out.
+func attach(imp *Import, masters map[string]int, failed map[string]bool, p part) ([]string, error) {
 	if p.err != nil {
-		return p.err
+		return nil, p.err
 	}
 	i, ok := masters[p.uid]
 	switch {
 	case !ok && failed[p.uid]:
-		return errors.New("its series could not be imported")
+		return nil, errors.New("its series could not be imported")
 	case !ok:
-		return errors.New("RECURRENCE-ID without an event of the same UID that it is an occurrence of")
+		return nil, errors.New("RECURRENCE-ID without an event of the same UID that it is an occurrence of")
 	}
 	item := &imp.Items[i]
 	if item.Entry.Recurrence == nil {
-		return errors.New("RECURRENCE-ID of an event that does not recur")
+		return nil, errors.New("RECURRENCE-ID of an event that does not recur")
 	}
 	if dated := item.Entry.Timing.AllDay != nil; p.recurrenceID.dated != dated {
-		return errors.New("RECURRENCE-ID must be " + formName(dated) + ", as the series' DTSTART is")
+		return nil, errors.New("RECURRENCE-ID must be " + formName(dated) + ", as the series' DTSTART is")
 	}
 	for _, x := range item.Exceptions {
 		if x.OriginalStart.Equal(p.exception.OriginalStart) {
-			return errors.New("another component of the document changes the same occurrence")
+			return nil, errors.New("another component of the document changes the same occurrence")
 		}
 	}
 	p.exception.Index = p.index
 	item.Exceptions = append(item.Exceptions, p.exception)
-	return nil
+	return occurrenceAnswers(item, p.exception, p.people), nil
 }

@@ -2,6 +2,7 @@ package ical
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,4 +98,41 @@ func calAddress(p *goical.Prop) (email, name string, ok bool) {
 		name = ""
 	}
 	return email, name, true
+}
+
+// occurrenceAnswers takes an override's (RECURRENCE-ID) ATTENDEEs into its
+// series' attendees as their answers to that occurrence, where they differ
+// from the series answer: a feed writes such an override for each
+// occurrence answered apart, so a round trip keeps them. calgraph keeps one
+// list per series, so someone on the override only, and an ORGANIZER other
+// than the series', are left out and noted; so is an answer past
+// calendar.MaxOccurrenceAnswers for one attendee (document order). A
+// NEEDS-ACTION there is no answer: the series answer stands (an occurrence
+// the override moves resets by itself when it is written). A cancelled
+// occurrence's answers say nothing.
+func occurrenceAnswers(series *Item, x Exception, people Item) (notes []string) {
+	if x.Cancelled {
+		return nil
+	}
+	if o := people.Organizer; o != nil && (series.Organizer == nil || series.Organizer.Email != o.Email) {
+		notes = append(notes, fmt.Sprintf("ORGANIZER %s of one occurrence left out: a series has one organizer", o.Email))
+	}
+	for _, a := range people.Attendees {
+		i := slices.IndexFunc(series.Attendees, func(s calendar.NewAttendee) bool { return s.Email == a.Email })
+		if i < 0 {
+			notes = append(notes, fmt.Sprintf("ATTENDEE %s is on one occurrence only; left out: calgraph keeps one list per series", a.Email))
+			continue
+		}
+		s := &series.Attendees[i]
+		if a.Response == calendar.ResponseNeedsAction || a.Response == s.Response && a.AdditionalGuests == s.AdditionalGuests {
+			continue
+		}
+		if len(s.Occurrences) == calendar.MaxOccurrenceAnswers {
+			notes = append(notes, fmt.Sprintf("ATTENDEE %s answers more than %d occurrences apart; this one is left out", a.Email, calendar.MaxOccurrenceAnswers))
+			continue
+		}
+		s.Occurrences = append(s.Occurrences, calendar.OccurrenceAnswer{Key: calendar.AnswerKey{From: x.OriginalStart},
+			Response: a.Response, AdditionalGuests: a.AdditionalGuests})
+	}
+	return notes
 }

@@ -2,6 +2,7 @@ package ical_test
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -41,8 +42,8 @@ func TestOutlookExport(t *testing.T) {
 		t.Errorf("Holiday: got %+v", holiday.Timing)
 	}
 	org, att := imp.Items[0].Organizer, imp.Items[0].Attendees
-	if org == nil || *org != (calendar.NewAttendee{Email: "ada@example.com", DisplayName: "Ada Lovelace"}) ||
-		!slices.Equal(att, []calendar.NewAttendee{{Email: "bob@example.com", DisplayName: "Bob", Response: calendar.ResponseNeedsAction}}) {
+	if org == nil || !reflect.DeepEqual(*org, calendar.NewAttendee{Email: "ada@example.com", DisplayName: "Ada Lovelace"}) ||
+		!reflect.DeepEqual(att, []calendar.NewAttendee{{Email: "bob@example.com", DisplayName: "Bob", Response: calendar.ResponseNeedsAction}}) {
 		t.Errorf("Planning's people: organizer %+v, attendees %+v; want Ada organizing and Bob invited", org, att)
 	}
 	if len(imp.Errors) != 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -90,10 +91,10 @@ func TestPeopleReadAlike(t *testing.T) {
 			continue
 		}
 		it := imp.Items[0]
-		if org := it.Organizer; org == nil || *org != (calendar.NewAttendee{Email: "boss@example.com", DisplayName: `Org: "Boss"`}) {
+		if org := it.Organizer; org == nil || !reflect.DeepEqual(*org, calendar.NewAttendee{Email: "boss@example.com", DisplayName: `Org: "Boss"`}) {
 			t.Errorf("%s's document imports with organizer %+v", reader, org)
 		}
-		if !slices.Equal(it.Attendees, imported) {
+		if !reflect.DeepEqual(it.Attendees, imported) {
 			t.Errorf("%s's document imports with attendees\n%+v\nwant\n%+v", reader, it.Attendees, imported)
 		}
 	}
