@@ -2,8 +2,10 @@ package graph_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,14 +79,18 @@ func TestFeedSeriesAttendeesRoundTrip(t *testing.T) {
 		respondToEntry(input: {entryId: $id, expectedVersion: $v, response: $r, scope: $s}) { attendee { version } } }`
 	e.must(p.guests[0], answer, map[string]any{"id": series, "v": 1, "r": "ACCEPTED", "s": "ALL"})
 	d = e.must(p.owner, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}, timeZone: "UTC") {
-		entries { id ... on TimedEntry { start } } } } }`, map[string]any{"c": cal})
-	var tuesday string
+		entries { id title ... on TimedEntry { start } } } } }`, map[string]any{"c": cal})
+	occ := map[string]string{}
 	for _, x := range asList(get(d, "calendar.entries.entries")) {
-		if str(x, "start") == "2026-11-24T09:00:00Z" {
-			tuesday = str(x, "id")
+		if str(x, "title") == "Stand-up" {
+			occ[str(x, "start")[:10]] = str(x, "id")
 		}
 	}
+	tuesday := occ["2026-11-24"]
 	e.must(p.guests[0], answer, map[string]any{"id": tuesday, "v": 2, "r": "DECLINED", "s": "THIS"})
+	// Answers to occurrences without an exception: one (THIS), and from one on (THIS_AND_FOLLOWING).
+	e.must(p.guests[1], answer, map[string]any{"id": occ["2026-11-25"], "v": 1, "r": "DECLINED", "s": "THIS"})
+	e.must(p.guests[0], answer, map[string]any{"id": occ["2026-11-26"], "v": 3, "r": "TENTATIVE", "s": "THIS_AND_FOLLOWING"})
 	e.must(p.owner, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, scope: THIS, title: "Stand-up (late)"}) { entry { id } } }`,
 		map[string]any{"id": tuesday})
 
@@ -95,10 +101,34 @@ func TestFeedSeriesAttendeesRoundTrip(t *testing.T) {
 	var masterEvent, exceptionEvent string
 	for _, ev := range strings.Split(unfolded, "BEGIN:VEVENT")[1:] {
 		switch {
-		case strings.Contains(ev, "\r\nSUMMARY:Stand-up\r\n"):
+		case strings.Contains(ev, "\r\nSUMMARY:Stand-up\r\n") && strings.Contains(ev, "\r\nRRULE:"):
 			masterEvent = ev
 		case strings.Contains(ev, "\r\nSUMMARY:Stand-up (late)\r\n"):
 			exceptionEvent = ev
+		}
+	}
+	// Each occurrence answered apart without an exception has an override
+	// of its own, with the answers there; Monday, answered as the series, none.
+	overrides := map[string]string{}
+	for _, ev := range strings.Split(unfolded, "BEGIN:VEVENT")[1:] {
+		if i := strings.Index(ev, "\r\nRECURRENCE-ID"); i >= 0 {
+			line := ev[i+2:]
+			line = line[:strings.Index(line, "\r\n")]
+			overrides[line[strings.LastIndex(line, ":")+1:][:8]] = ev
+		}
+	}
+	if len(overrides) != 4 || overrides["20261123"] != "" {
+		t.Fatalf("overrides for %v, want Tuesday to Friday", slices.Collect(maps.Keys(overrides)))
+	}
+	for _, c := range []struct{ day, want string }{
+		{"20261125", "PARTSTAT=DECLINED;ROLE=REQ-PARTICIPANT:mailto:guest1-fseries@example.com"},
+		{"20261125", "PARTSTAT=ACCEPTED;ROLE=REQ-PARTICIPANT:mailto:guest0-fseries@example.com"},
+		{"20261126", "PARTSTAT=TENTATIVE;ROLE=REQ-PARTICIPANT:mailto:guest0-fseries@example.com"},
+		{"20261127", "PARTSTAT=TENTATIVE;ROLE=REQ-PARTICIPANT:mailto:guest0-fseries@example.com"},
+		{"20261127", "SUMMARY:Stand-up\r\n"},
+	} {
+		if !strings.Contains(overrides[c.day], c.want) {
+			t.Errorf("the override of %s lacks %s in:\n%s", c.day, c.want, overrides[c.day])
 		}
 	}
 	for _, c := range []struct{ event, want string }{
@@ -129,14 +159,20 @@ func TestFeedSeriesAttendeesRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(get(original, "node.attendees"), get(copied, "node.attendees")) || len(asList(get(original, "node.attendees.edges"))) != 2 {
 		t.Errorf("the import's series people differ from the source's:\n%v\n%v", original, copied)
 	}
-	// The exception's answer is the copy's answer at that occurrence.
-	atTuesday := func(cal string) string {
-		d := e.must(p.owner, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-24", end: "2026-11-25"}}, timeZone: "UTC") {
-			entries { attendeeSummary { accepted declined needsAction } attendees { edges { node { email response } } } } } } }`, map[string]any{"c": cal})
-		return fmt.Sprint(get(d, "calendar.entries.entries.0"))
+	// Every occurrence's answers are the copy's answers there.
+	week := func(cal string) []string {
+		d := e.must(p.owner, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-23", end: "2026-11-28"}}, timeZone: "UTC") {
+			entries { title attendeeSummary { accepted declined tentative needsAction } attendees { edges { node { email response } } } } } } }`, map[string]any{"c": cal})
+		var out []string
+		for _, x := range asList(get(d, "calendar.entries.entries")) {
+			if strings.HasPrefix(str(x, "title"), "Stand-up") {
+				out = append(out, fmt.Sprint(get(x, "attendees"), get(x, "attendeeSummary")))
+			}
+		}
+		return out
 	}
-	if a, b := atTuesday(cal), atTuesday(copyCal); a != b || !strings.Contains(a, "response:DECLINED") {
-		t.Errorf("Tuesday's answers: source %s, copy %s", a, b)
+	if a, b := week(cal), week(copyCal); !slices.Equal(a, b) || len(a) != 5 || !strings.Contains(a[1], "response:DECLINED") || !strings.Contains(a[4], "response:TENTATIVE") {
+		t.Errorf("the week's answers:\nsource %s\ncopy   %s", a, b)
 	}
 	// Imported by someone else, the series is handed to its ORGANIZER, a
 	// calgraph user, as an event is.

@@ -151,25 +151,47 @@ func entryComponents(f Feed) ([]*goical.Component, *zoneSet, error) {
 		}
 		comps = append(comps, c)
 		zones.addEntry(e)
-		for _, x := range excs {
-			if !e.Dated() { // its RECURRENCE-ID or EXDATE is in the series' zone
-				zones.addInstant(e.TimeZone, x.OriginalStart)
-			}
-			if x.Cancelled {
-				continue
-			}
-			zones.addEntry(x)
-			xc, err := exceptionComponent(e, x, f.Now)
-			if err != nil {
-				return nil, nil, fmt.Errorf("exception %s: %w", x.ID, err)
-			}
-			if as := f.Attendees[e.ID]; len(as) > 0 {
-				peopleProps(xc.Props, f.Organizers[calendar.OrganizerOf(e)], attendeesAt(as, x.OriginalStart, e.Attendance.ResetOf(x.OriginalStart)))
-			}
-			comps = append(comps, xc)
+		overrides, err := overrideComponents(f, e, excs, zones)
+		if err != nil {
+			return nil, nil, err
 		}
+		comps = append(comps, overrides...)
 	}
 	return comps, zones, nil
+}
+
+// overrideComponents returns series e's overrides (RECURRENCE-ID) by
+// original start: one per exception that is not cancelled, and one per
+// occurrence without an exception that someone answered apart
+// (answerOverrides), each with the attendees' answers there.
+func overrideComponents(f Feed, e *calendar.Entry, excs []*calendar.Entry, zones *zoneSet) ([]*goical.Component, error) {
+	as := f.Attendees[e.ID]
+	occs := slices.Clone(excs)
+	if e.IsSeries() && len(as) > 0 {
+		for _, t := range answerOverrides(f.Engine, e, as, excs, f.Now) {
+			occs = append(occs, e.OccurrenceAt(t))
+		}
+		slices.SortStableFunc(occs, func(a, b *calendar.Entry) int { return a.OriginalStart.Compare(b.OriginalStart) })
+	}
+	var out []*goical.Component
+	for _, x := range occs {
+		if !e.Dated() { // its RECURRENCE-ID or EXDATE is in the series' zone
+			zones.addInstant(e.TimeZone, x.OriginalStart)
+		}
+		if x.Cancelled {
+			continue
+		}
+		zones.addEntry(x)
+		xc, err := exceptionComponent(e, x, f.Now)
+		if err != nil {
+			return nil, fmt.Errorf("exception %s: %w", x.ID, err)
+		}
+		if len(as) > 0 {
+			peopleProps(xc.Props, f.Organizers[calendar.OrganizerOf(e)], attendeesAt(as, x.OriginalStart, e.Attendance.ResetOf(x.OriginalStart)))
+		}
+		out = append(out, xc)
+	}
+	return out, nil
 }
 
 // exceptionsBySeries groups exceptions by their series' ID, each group by
