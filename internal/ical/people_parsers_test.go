@@ -71,7 +71,7 @@ func TestPeopleReadAlike(t *testing.T) {
 	}
 
 	const record = "testdata/people-parsers.json"
-	rec := parsersReading(t, record, func(dir string) peopleRecord { return readPeopleWithParsers(t, dir, doc) })
+	rec := parsersReading(t, record, func(dir string) peopleRecord { return readPeopleWithParsers(t, dir, record, doc) })
 	if rec.ICS != doc {
 		t.Fatalf("the feed is not written as when the parsers read it: run with CALGRAPH_PARSERS_DIR and -update-parsers\nnow:\n%s", doc)
 	}
@@ -101,8 +101,9 @@ func TestPeopleReadAlike(t *testing.T) {
 }
 
 // readPeopleWithParsers has parsers.js and parsers.py read a feed's people.
-// Without a python that has icalendar, its reading comes from the record.
-func readPeopleWithParsers(t *testing.T, dir, doc string) peopleRecord {
+// Without a python that has icalendar, its reading comes from the record
+// (a file in testdata).
+func readPeopleWithParsers(t *testing.T, dir, record, doc string) peopleRecord {
 	t.Helper()
 	stdin, _ := json.Marshal([]map[string]string{{"name": "feed", "ics": doc}})
 	rec := peopleRecord{ICS: doc, Readers: map[string]peopleReading{}}
@@ -124,7 +125,7 @@ func readPeopleWithParsers(t *testing.T, dir, doc string) peopleRecord {
 	run(nodeParsers(dir, "people"))
 	python, ok := pythonWith(t, "icalendar", "python3-icalendar")
 	if !ok {
-		b, err := os.ReadFile("testdata/people-parsers.json")
+		b, err := os.ReadFile(record)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,14 +36,16 @@ console.log(JSON.stringify(out, null, 1));
 // instead, and writes the document back as it holds it:
 // {name: {"ical.js": {people: ["<UID> ORGANIZER <email> CN=<cn>",
 // "<UID> ATTENDEE <email> CN=… PARTSTAT=… ROLE=… RSVP=… X-NUM-GUESTS=…"],
-// ics}}}, a parameter the property lacks shown empty.
+// ics}}}, a parameter the property lacks shown empty, and an override's
+// <UID> followed by @<its RECURRENCE-ID as written>.
 function peopleWithICALjs(ics) {
   const cal = new ICAL.Component(ICAL.parse(ics));
   const people = [];
   const param = (p, name) => { const v = p.getParameter(name); return v === null || v === undefined ? '' : String(v); };
   const email = p => String(p.getFirstValue()).replace(/^mailto:/i, '');
   for (const ev of cal.getAllSubcomponents('vevent')) {
-    const uid = ev.getFirstPropertyValue('uid');
+    const rid = ev.getFirstPropertyValue('recurrence-id');
+    const uid = ev.getFirstPropertyValue('uid') + (rid ? '@' + rid.toICALString() : '');
     for (const p of ev.getAllProperties('organizer')) {
       people.push(`${uid} ORGANIZER ${email(p)} CN=${param(p, 'cn')}`);
     }

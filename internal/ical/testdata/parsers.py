@@ -73,6 +73,9 @@ def people(ics):
 
     for ev in cal.walk("VEVENT"):
         uid = str(ev.get("UID"))
+        rid = ev.get("RECURRENCE-ID")
+        if rid is not None:
+            uid += "@" + rid.to_ical().decode()
         org = ev.get("ORGANIZER")
         if org is not None:
             out.append("%s ORGANIZER %s CN=%s" % (uid, email(org), org.params.get("CN", "")))
