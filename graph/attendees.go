@@ -91,6 +91,9 @@ func entryOfAttendee(ctx context.Context, a *calendar.Attendee) (model.Entry, er
 	if err != nil {
 		return nil, err
 	}
+	if e, err = visibleOne(ctx, e); err != nil {
+		return nil, err
+	}
 	return entryOut(ctx, e)
 }
 
@@ -104,6 +107,9 @@ func invitedEntry(ctx context.Context, key calendar.EntryKey) (model.Node, error
 		return nil, nil
 	}
 	if err != nil {
+		return nil, err
+	}
+	if e, err = visibleOne(ctx, e); err != nil {
 		return nil, err
 	}
 	return entryOut(ctx, e)

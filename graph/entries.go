@@ -29,6 +29,9 @@ func newEntry(in model.CreateEntryInput) (calendar.NewEntry, error) {
 	if t := in.Transparency.Value(); t != nil {
 		n.Transparency = *t
 	}
+	if v := in.Visibility.Value(); v != nil {
+		n.Visibility = *v
+	}
 	n.Recurrence = recurrence(in.Recurrence.Value())
 	if err != nil {
 		return n, err
@@ -115,6 +118,12 @@ func entryChange(in model.UpdateEntryInput) (calendar.EntryUpdate, error) {
 		u.Transparency = calendar.Set(calendar.Transparency(""))
 		if t != nil {
 			u.Transparency = calendar.Set(*t)
+		}
+	}
+	if v, set := in.Visibility.ValueOK(); set {
+		u.Visibility = calendar.Set(calendar.VisibilityDefault)
+		if v != nil {
+			u.Visibility = calendar.Set(*v)
 		}
 	}
 	var err error
@@ -242,7 +251,11 @@ func entryView(ctx context.Context, v *loader.View) (*model.EntryView, error) {
 	if err := loader.For(ctx).Scope().Budget.ChargeReturned(len(v.Entries), text); err != nil {
 		return nil, err
 	}
-	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(v.Entries, v.Calendars)}, nil
+	shown, err := visible(ctx, v.Entries)
+	if err != nil {
+		return nil, err
+	}
+	return &model.EntryView{TimeZone: v.ZoneName, Start: v.Range.Start, End: v.Range.End, Entries: model.EntriesOf(shown, v.Calendars)}, nil
 }
 
 // reportPartial adds the errors of a view of several calendars that left out
@@ -254,12 +267,16 @@ func reportPartial(ctx context.Context, v *loader.View) {
 	}
 }
 
-func taskConnection(p *calendar.TaskPage, cal *model.Calendar) *model.TaskConnection {
-	conn := &model.TaskConnection{Edges: make([]*model.TaskEdge, len(p.Tasks)), PageInfo: pageInfo(p.Cursors, p.EndCursor, p.HasNextPage)}
-	for i, t := range p.Tasks {
+func taskConnection(ctx context.Context, p *calendar.TaskPage, cal *model.Calendar) (*model.TaskConnection, error) {
+	tasks, err := visible(ctx, p.Tasks)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.TaskConnection{Edges: make([]*model.TaskEdge, len(tasks)), PageInfo: pageInfo(p.Cursors, p.EndCursor, p.HasNextPage)}
+	for i, t := range tasks {
 		conn.Edges[i] = &model.TaskEdge{Cursor: p.Cursors[i], Node: model.TaskOf(t, cal)}
 	}
-	return conn
+	return conn, nil
 }
 
 var weekdays = []model.Weekday{
@@ -419,6 +436,9 @@ func seriesOf(ctx context.Context, e *calendar.Entry) (model.Entry, error) {
 	}
 	cal, err := l.CalendarOfEntry(ctx, m)
 	if err != nil {
+		return nil, err
+	}
+	if m, err = visibleOne(ctx, m); err != nil {
 		return nil, err
 	}
 	return model.EntryOf(m, cal), nil

@@ -83,6 +83,7 @@ type ComplexityRoot struct {
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
+		Redacted         func(childComplexity int) int
 		Reminders        func(childComplexity int) int
 		Sequence         func(childComplexity int) int
 		Series           func(childComplexity int) int
@@ -93,6 +94,7 @@ type ComplexityRoot struct {
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
+		Visibility       func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -385,6 +387,7 @@ type ComplexityRoot struct {
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
+		Redacted         func(childComplexity int) int
 		Reminders        func(childComplexity int) int
 		Sequence         func(childComplexity int) int
 		Series           func(childComplexity int) int
@@ -396,6 +399,7 @@ type ComplexityRoot struct {
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
+		Visibility       func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -522,6 +526,7 @@ type ComplexityRoot struct {
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
+		Redacted         func(childComplexity int) int
 		Reminders        func(childComplexity int) int
 		Sequence         func(childComplexity int) int
 		Series           func(childComplexity int) int
@@ -533,6 +538,7 @@ type ComplexityRoot struct {
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
+		Visibility       func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -577,6 +583,7 @@ type ComplexityRoot struct {
 		OriginalStart    func(childComplexity int) int
 		PreviousSeriesID func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
+		Redacted         func(childComplexity int) int
 		Reminders        func(childComplexity int) int
 		Sequence         func(childComplexity int) int
 		Series           func(childComplexity int) int
@@ -589,6 +596,7 @@ type ComplexityRoot struct {
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
 		ViewerAttendee   func(childComplexity int) int
+		Visibility       func(childComplexity int) int
 		Waitlist         func(childComplexity int) int
 	}
 
@@ -949,6 +957,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Recurrence(childComplexity), true
+	case "AllDayEntry.redacted":
+		if e.ComplexityRoot.AllDayEntry.Redacted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Redacted(childComplexity), true
 	case "AllDayEntry.reminders":
 		if e.ComplexityRoot.AllDayEntry.Reminders == nil {
 			break
@@ -1009,6 +1023,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.ViewerAttendee(childComplexity), true
+	case "AllDayEntry.visibility":
+		if e.ComplexityRoot.AllDayEntry.Visibility == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.Visibility(childComplexity), true
 	case "AllDayEntry.waitlist":
 		if e.ComplexityRoot.AllDayEntry.Waitlist == nil {
 			break
@@ -2060,6 +2080,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Recurrence(childComplexity), true
+	case "MultiDayEntry.redacted":
+		if e.ComplexityRoot.MultiDayEntry.Redacted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Redacted(childComplexity), true
 	case "MultiDayEntry.reminders":
 		if e.ComplexityRoot.MultiDayEntry.Reminders == nil {
 			break
@@ -2126,6 +2152,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.ViewerAttendee(childComplexity), true
+	case "MultiDayEntry.visibility":
+		if e.ComplexityRoot.MultiDayEntry.Visibility == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.Visibility(childComplexity), true
 	case "MultiDayEntry.waitlist":
 		if e.ComplexityRoot.MultiDayEntry.Waitlist == nil {
 			break
@@ -2805,6 +2837,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Recurrence(childComplexity), true
+	case "Task.redacted":
+		if e.ComplexityRoot.Task.Redacted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Redacted(childComplexity), true
 	case "Task.reminders":
 		if e.ComplexityRoot.Task.Reminders == nil {
 			break
@@ -2871,6 +2909,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.ViewerAttendee(childComplexity), true
+	case "Task.visibility":
+		if e.ComplexityRoot.Task.Visibility == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Visibility(childComplexity), true
 	case "Task.waitlist":
 		if e.ComplexityRoot.Task.Waitlist == nil {
 			break
@@ -3055,6 +3099,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Recurrence(childComplexity), true
+	case "TimedEntry.redacted":
+		if e.ComplexityRoot.TimedEntry.Redacted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Redacted(childComplexity), true
 	case "TimedEntry.reminders":
 		if e.ComplexityRoot.TimedEntry.Reminders == nil {
 			break
@@ -3127,6 +3177,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.ViewerAttendee(childComplexity), true
+	case "TimedEntry.visibility":
+		if e.ComplexityRoot.TimedEntry.Visibility == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.Visibility(childComplexity), true
 	case "TimedEntry.waitlist":
 		if e.ComplexityRoot.TimedEntry.Waitlist == nil {
 			break
@@ -3640,6 +3696,18 @@ type BusyInterval {
   free time is what lies between.
   """
   status: Transparency!
+}
+
+"""
+Who sees an entry's details. iCalendar feeds write PRIVATE as
+` + "`" + `CLASS:PRIVATE` + "`" + `; imports read ` + "`" + `CLASS:PRIVATE` + "`" + ` and ` + "`" + `CLASS:CONFIDENTIAL` + "`" + ` as
+PRIVATE.
+"""
+enum Visibility {
+  "Whoever reads the entry."
+  DEFAULT
+  "Only the calendar's owners and writers, the organizer and the people invited; other readers see it redacted."
+  PRIVATE
 }
 
 """
@@ -4174,6 +4242,19 @@ interface Entry {
   a timed entry and FREE for a whole-day or multi-day one or a task.
   """
   transparency: Transparency!
+  """
+  Who sees the entry's details: DEFAULT, whoever reads it; PRIVATE, the
+  calendar's owners and writers, its organizer and the people invited to
+  it. Others who read a PRIVATE entry get it ` + "`" + `redacted` + "`" + `.
+  """
+  visibility: Visibility!
+  """
+  True when the viewer may not see this PRIVATE entry's details: the title
+  is "Busy" and description, location, color, tags, reminders, organizer,
+  createdBy, attendees and their summary are empty. A client must not write
+  these values back (only writers may write, and they see every entry whole).
+  """
+  redacted: Boolean!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -4267,6 +4348,19 @@ type TimedEntry implements Entry & Node {
   a timed entry and FREE for a whole-day or multi-day one or a task.
   """
   transparency: Transparency!
+  """
+  Who sees the entry's details: DEFAULT, whoever reads it; PRIVATE, the
+  calendar's owners and writers, its organizer and the people invited to
+  it. Others who read a PRIVATE entry get it ` + "`" + `redacted` + "`" + `.
+  """
+  visibility: Visibility!
+  """
+  True when the viewer may not see this PRIVATE entry's details: the title
+  is "Busy" and description, location, color, tags, reminders, organizer,
+  createdBy, attendees and their summary are empty. A client must not write
+  these values back (only writers may write, and they see every entry whole).
+  """
+  redacted: Boolean!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -4376,6 +4470,19 @@ type AllDayEntry implements Entry & Node {
   a timed entry and FREE for a whole-day or multi-day one or a task.
   """
   transparency: Transparency!
+  """
+  Who sees the entry's details: DEFAULT, whoever reads it; PRIVATE, the
+  calendar's owners and writers, its organizer and the people invited to
+  it. Others who read a PRIVATE entry get it ` + "`" + `redacted` + "`" + `.
+  """
+  visibility: Visibility!
+  """
+  True when the viewer may not see this PRIVATE entry's details: the title
+  is "Busy" and description, location, color, tags, reminders, organizer,
+  createdBy, attendees and their summary are empty. A client must not write
+  these values back (only writers may write, and they see every entry whole).
+  """
+  redacted: Boolean!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -4473,6 +4580,19 @@ type MultiDayEntry implements Entry & Node {
   a timed entry and FREE for a whole-day or multi-day one or a task.
   """
   transparency: Transparency!
+  """
+  Who sees the entry's details: DEFAULT, whoever reads it; PRIVATE, the
+  calendar's owners and writers, its organizer and the people invited to
+  it. Others who read a PRIVATE entry get it ` + "`" + `redacted` + "`" + `.
+  """
+  visibility: Visibility!
+  """
+  True when the viewer may not see this PRIVATE entry's details: the title
+  is "Busy" and description, location, color, tags, reminders, organizer,
+  createdBy, attendees and their summary are empty. A client must not write
+  these values back (only writers may write, and they see every entry whole).
+  """
+  redacted: Boolean!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -4567,6 +4687,19 @@ type Task implements Entry & Node {
   reminders: [Int!]!
   "How the task counts in free/busy time: FREE unless set (a task never blocks time in ` + "`" + `freeBusy` + "`" + `)."
   transparency: Transparency!
+  """
+  Who sees the entry's details: DEFAULT, whoever reads it; PRIVATE, the
+  calendar's owners and writers, its organizer and the people invited to
+  it. Others who read a PRIVATE entry get it ` + "`" + `redacted` + "`" + `.
+  """
+  visibility: Visibility!
+  """
+  True when the viewer may not see this PRIVATE entry's details: the title
+  is "Busy" and description, location, color, tags, reminders, organizer,
+  createdBy, attendees and their summary are empty. A client must not write
+  these values back (only writers may write, and they see every entry whole).
+  """
+  redacted: Boolean!
   "The iCalendar UID (` + "`" + `<id>@<domain>` + "`" + `): stable for the entry's whole life, moves included."
   icalUid: String!
   "The iCalendar SEQUENCE: incremented on each change of timing, location or completion."
@@ -5435,6 +5568,8 @@ input CreateEntryInput {
   reminders: [Int!]
   "How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted."
   transparency: Transparency
+  "Who sees its details; DEFAULT when omitted."
+  visibility: Visibility
   """
   Makes the entry a series whose first occurrence is ` + "`" + `timing` + "`" + ` (TIMED or ALL_DAY
   only). The rule must start on that first occurrence.
@@ -5516,6 +5651,8 @@ input UpdateEntryInput {
   reminders: [Int!]
   "How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE)."
   transparency: Transparency
+  "Who sees its details, or null for DEFAULT. An occurrence may set its own (scope THIS)."
+  visibility: Visibility
   """
   A new recurrence for a series (scope ALL), or one that makes a single timed or
   all-day entry a series. It cannot be null: end a series by deleting with
@@ -6887,6 +7024,10 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_reminders(ctx, field)
 	case "transparency":
 		return ec.fieldContext_Task_transparency(ctx, field)
+	case "visibility":
+		return ec.fieldContext_Task_visibility(ctx, field)
+	case "redacted":
+		return ec.fieldContext_Task_redacted(ctx, field)
 	case "icalUid":
 		return ec.fieldContext_Task_icalUid(ctx, field)
 	case "sequence":
@@ -8486,6 +8627,52 @@ func (ec *executionContext) _AllDayEntry_transparency(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_AllDayEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_visibility(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Visibility(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Visibility) graphql.Marshaler {
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_redacted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redacted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -13075,6 +13262,52 @@ func (ec *executionContext) fieldContext_MultiDayEntry_transparency(_ context.Co
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
+func (ec *executionContext) _MultiDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_visibility(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Visibility(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Visibility) graphql.Marshaler {
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_redacted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redacted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16074,6 +16307,52 @@ func (ec *executionContext) fieldContext_Task_transparency(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Transparency does not have child fields"))
 }
 
+func (ec *executionContext) _Task_visibility(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_visibility(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Visibility(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Visibility) graphql.Marshaler {
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Visibility does not have child fields"))
+}
+
+func (ec *executionContext) _Task_redacted(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_redacted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redacted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17149,6 +17428,52 @@ func (ec *executionContext) _TimedEntry_transparency(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_TimedEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_visibility(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Visibility(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Visibility) graphql.Marshaler {
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_redacted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redacted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -20129,7 +20454,7 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence", "mustNotOverlap"}
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "visibility", "recurrence", "mustNotOverlap"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -20206,6 +20531,13 @@ func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Transparency = graphql.OmittableOf(data)
+		case "visibility":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("visibility"))
+			data, err := ec.unmarshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Visibility = graphql.OmittableOf(data)
 		case "recurrence":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
 			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
@@ -21630,7 +21962,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail", "mustNotOverlap"}
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "expectedVersion", "scope", "timing", "title", "description", "location", "color", "tags", "reminders", "transparency", "visibility", "recurrence", "capacity", "waitlist", "hideAttendees", "organizerEmail", "mustNotOverlap"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -21721,6 +22053,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Transparency = graphql.OmittableOf(data)
+		case "visibility":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("visibility"))
+			data, err := ec.unmarshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Visibility = graphql.OmittableOf(data)
 		case "recurrence":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recurrence"))
 			data, err := ec.unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRecurrenceInput(ctx, v)
@@ -22253,6 +22592,16 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			}
 		case "transparency":
 			out.Values[i] = ec._AllDayEntry_transparency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "visibility":
+			out.Values[i] = ec._AllDayEntry_visibility(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "redacted":
+			out.Values[i] = ec._AllDayEntry_redacted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -25568,6 +25917,16 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "visibility":
+			out.Values[i] = ec._MultiDayEntry_visibility(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "redacted":
+			out.Values[i] = ec._MultiDayEntry_redacted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "icalUid":
 			out.Values[i] = ec._MultiDayEntry_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26837,6 +27196,16 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "visibility":
+			out.Values[i] = ec._Task_visibility(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "redacted":
+			out.Values[i] = ec._Task_redacted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "icalUid":
 			out.Values[i] = ec._Task_icalUid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27374,6 +27743,16 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			}
 		case "transparency":
 			out.Values[i] = ec._TimedEntry_transparency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "visibility":
+			out.Values[i] = ec._TimedEntry_visibility(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "redacted":
+			out.Values[i] = ec._TimedEntry_redacted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -30459,6 +30838,34 @@ func (ec *executionContext) marshalNViewerStats2ᚖgithubᚗcomᚋcalgraphᚋcal
 	return ec._ViewerStats(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx context.Context, v any) (calendar.Visibility, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx context.Context, sel ast.SelectionSet, v calendar.Visibility) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility = map[string]calendar.Visibility{
+		"DEFAULT": calendar.VisibilityDefault,
+		"PRIVATE": calendar.VisibilityPrivate,
+	}
+	marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility = map[calendar.Visibility]string{
+		calendar.VisibilityDefault: "DEFAULT",
+		calendar.VisibilityPrivate: "PRIVATE",
+	}
+)
+
 func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, v any) (model.Weekday, error) {
 	var res model.Weekday
 	err := res.UnmarshalGQL(v)
@@ -31341,6 +31748,36 @@ func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraph�
 	}
 	return ec._User(ctx, sel, v)
 }
+
+func (ec *executionContext) unmarshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx context.Context, v any) (*calendar.Visibility, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx context.Context, sel ast.SelectionSet, v *calendar.Visibility) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[*v])
+	return res
+}
+
+var (
+	unmarshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility = map[string]calendar.Visibility{
+		"DEFAULT": calendar.VisibilityDefault,
+		"PRIVATE": calendar.VisibilityPrivate,
+	}
+	marshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility = map[calendar.Visibility]string{
+		calendar.VisibilityDefault: "DEFAULT",
+		calendar.VisibilityPrivate: "PRIVATE",
+	}
+)
 
 func (ec *executionContext) unmarshalOWeekday2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, v any) (*model.Weekday, error) {
 	if v == nil {

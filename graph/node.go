@@ -77,6 +77,9 @@ func onCalendar(ctx context.Context) func(*calendar.Entry, error) (model.Node, e
 		if err != nil {
 			return nil, err
 		}
+		if e, err = visibleOne(ctx, e); err != nil {
+			return nil, err
+		}
 		return model.EntryOf(e, cal), nil
 	}
 }

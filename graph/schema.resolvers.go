@@ -98,7 +98,7 @@ func (r *calendarResolver) Tasks(ctx context.Context, obj *model.Calendar, compl
 	if err != nil {
 		return nil, err
 	}
-	return taskConnection(p, obj), nil
+	return taskConnection(ctx, p, obj)
 }
 
 func (r *calendarResolver) Members(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.MembershipConnection, error) {

@@ -66,7 +66,11 @@ func changeNode(ctx context.Context, c *model.Change) (model.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return model.EntryOf(o.Entry, cal), nil
+	e, err := visibleOne(ctx, o.Entry)
+	if err != nil {
+		return nil, err
+	}
+	return model.EntryOf(e, cal), nil
 }
 
 // changeExceptions resolves Change.exceptions: a series' exceptions as
@@ -80,9 +84,16 @@ func changeExceptions(ctx context.Context, c *model.Change) ([]model.Entry, erro
 	if err != nil {
 		return nil, err
 	}
-	out := make([]model.Entry, len(s.Exceptions))
+	occs := make([]*calendar.Entry, len(s.Exceptions))
 	for i, x := range s.Exceptions {
-		out[i] = model.EntryOf(s.Master.OccurrenceAt(x.OriginalStart).Overlay(x), cal)
+		occs[i] = s.Master.OccurrenceAt(x.OriginalStart).Overlay(x)
+	}
+	if occs, err = visible(ctx, occs); err != nil {
+		return nil, err
+	}
+	out := make([]model.Entry, len(occs))
+	for i, o := range occs {
+		out[i] = model.EntryOf(o, cal)
 	}
 	return out, nil
 }

@@ -257,6 +257,8 @@ type CreateEntryInput struct {
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
 	// How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted.
 	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`
+	// Who sees its details; DEFAULT when omitted.
+	Visibility graphql.Omittable[*calendar.Visibility] `json:"visibility,omitempty"`
 	// Makes the entry a series whose first occurrence is `timing` (TIMED or ALL_DAY
 	// only). The rule must start on that first occurrence.
 	Recurrence graphql.Omittable[*RecurrenceInput] `json:"recurrence,omitempty"`
@@ -1064,6 +1066,8 @@ type UpdateEntryInput struct {
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
 	// How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE).
 	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`
+	// Who sees its details, or null for DEFAULT. An occurrence may set its own (scope THIS).
+	Visibility graphql.Omittable[*calendar.Visibility] `json:"visibility,omitempty"`
 	// A new recurrence for a series (scope ALL), or one that makes a single timed or
 	// all-day entry a series. It cannot be null: end a series by deleting with
 	// scope THIS_AND_FOLLOWING.

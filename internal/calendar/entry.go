@@ -56,8 +56,14 @@ type Entry struct {
 	// TransparencySet is how the entry counts in free/busy time as set; ""
 	// for its kind's default (Transparency).
 	TransparencySet Transparency
-	Start, End      time.Time
-	TimeZone        string
+	// VisibilitySet is who sees the entry's details as set; "" for DEFAULT
+	// (Visibility).
+	VisibilitySet Visibility
+	// Redacted marks an entry as Redact returned it: not the entry as
+	// stored, never written.
+	Redacted   bool
+	Start, End time.Time
+	TimeZone   string
 	// LocalStart is a timed entry's start as a wall clock in TimeZone
 	// (labelled UTC), kept when no instant has it: a time a DST change skips
 	// (02:30 on a day New York goes from 02:00 to 03:00). Start is then its
@@ -182,6 +188,8 @@ type NewEntry struct {
 	Reminders   Patch[[]int] // unset: the viewer's default reminders
 	// Transparency is "" for the default of the entry's kind.
 	Transparency Transparency
+	// Visibility is "" for DEFAULT.
+	Visibility Visibility
 	// MustNotOverlap names calendars whose busy time the entry must not
 	// overlap (booking.go).
 	MustNotOverlap []string
@@ -201,6 +209,7 @@ func (n NewEntry) Build(d Defaults) (Entry, error) {
 	upd := EntryUpdate{
 		Title: Set(n.Title), Description: Set(n.Description), Location: Set(n.Location),
 		Color: Set(n.Color), Tags: Set(n.Tags), Reminders: Set(reminders), Transparency: Set(n.Transparency),
+		Visibility: Set(n.Visibility),
 	}
 	if err := upd.applyFields(&e); err != nil {
 		return e, err
@@ -225,6 +234,8 @@ type EntryUpdate struct {
 	// Transparency sets how the entry counts in free/busy time; "" returns
 	// it to its kind's default.
 	Transparency Patch[Transparency]
+	// Visibility sets who sees the entry's details; "" is DEFAULT.
+	Visibility Patch[Visibility]
 	// Recurrence changes a series' recurrence, or makes a single entry a
 	// series; it cannot be removed.
 	Recurrence Patch[Recurrence]
@@ -328,6 +339,15 @@ func (u EntryUpdate) applyFields(e *Entry) error {
 			return err
 		}
 		e.TransparencySet = u.Transparency.Value
+	}
+	if u.Visibility.Set {
+		if err := ValidateVisibility("visibility", u.Visibility.Value); err != nil {
+			return err
+		}
+		e.VisibilitySet = u.Visibility.Value
+		if e.VisibilitySet == VisibilityDefault {
+			e.VisibilitySet = ""
+		}
 	}
 	return u.applyAttendance(&e.Attendance)
 }

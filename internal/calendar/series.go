@@ -63,6 +63,7 @@ const (
 	FieldTags         = "tags"
 	FieldReminders    = "reminders"
 	FieldTransparency = "transparency"
+	FieldVisibility   = "visibility"
 )
 
 // RecurrenceEngine expands series. Package recurrence implements it (RFC 5545
@@ -272,6 +273,8 @@ func (o *Entry) Overlay(exc *Entry) *Entry {
 			out.Reminders = exc.Reminders
 		case FieldTransparency:
 			out.TransparencySet = exc.TransparencySet
+		case FieldVisibility:
+			out.VisibilitySet = exc.VisibilitySet
 		}
 	}
 	return &out
@@ -298,7 +301,7 @@ func (u EntryUpdate) Fields() []string {
 		name string
 	}{{u.Timing.Set, FieldTiming}, {u.Title.Set, FieldTitle}, {u.Description.Set, FieldDescription},
 		{u.Location.Set, FieldLocation}, {u.Color.Set, FieldColor}, {u.Tags.Set, FieldTags}, {u.Reminders.Set, FieldReminders},
-		{u.Transparency.Set, FieldTransparency}} {
+		{u.Transparency.Set, FieldTransparency}, {u.Visibility.Set, FieldVisibility}} {
 		if f.set {
 			fs = append(fs, f.name)
 		}

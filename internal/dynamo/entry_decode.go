@@ -58,6 +58,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.Reminders, err = nsAttr(av)
 		case "transp":
 			r.Transp, err = sAttr(av)
+		case "vis":
+			r.Vis, err = sAttr(av)
 		case "start":
 			r.Start, err = sAttr(av)
 		case "end":

@@ -19,7 +19,7 @@ func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 	full := entryRecord{
 		PK: "CAL#c", SK: "ENTRY#e", LSI1SK: "SPAN#x", LSI2SK: "TASK#y", ReachEnd: "2026-06-16T00:00:00.000Z",
 		EntityType: entityException, Piece: 2, Pieces: 3, ID: "e", CalendarID: "c", Kind: "TIMED", Title: "t\u00e9\"",
-		Description: "d", Location: "l", Color: "#000000", Tags: []string{"a", "b"}, Reminders: []int{10, -5}, Transp: "FREE",
+		Description: "d", Location: "l", Color: "#000000", Tags: []string{"a", "b"}, Reminders: []int{10, -5}, Transp: "FREE", Vis: "PRIVATE",
 		Start: "s", End: "e", TimeZone: "Europe/Paris", LocalStart: "2026-03-29T02:30:00", StartDate: "2026-06-15", EndDate: "2026-06-16",
 		Completed: true, CompletedAt: "c", ICalUID: "u@x", Sequence: 4, Version: 7, CreatedAt: ts, UpdatedAt: ts.Add(time.Hour), CreatedBy: "creator",
 		Rule: "FREQ=DAILY", RDates: []string{"r1", "r2"}, ExDates: []string{"x1"}, PreviousSeriesID: "p", Gen: "g",

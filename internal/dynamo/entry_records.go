@@ -41,6 +41,7 @@ type entryRecord struct {
 	Tags        []string  `dynamodbav:"tags,omitempty,stringset"`
 	Reminders   []int     `dynamodbav:"reminders,omitempty,numberset"`
 	Transp      string    `dynamodbav:"transp,omitempty"` // calendar.Entry.TransparencySet
+	Vis         string    `dynamodbav:"vis,omitempty"`    // calendar.Entry.VisibilitySet
 	Start       string    `dynamodbav:"start,omitempty"`
 	End         string    `dynamodbav:"end,omitempty"`
 	TimeZone    string    `dynamodbav:"timeZone,omitempty"`
@@ -159,7 +160,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		EntityType: entityEntry, Pieces: len(starts),
 		ID: e.ID, CalendarID: e.CalendarID, Kind: string(e.Kind), Title: e.Title,
 		Description: e.Description, Location: e.Location, Color: e.Color, Tags: e.Tags, Reminders: e.Reminders,
-		Transp: string(e.TransparencySet), Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone, LocalStart: formatLocal(e.LocalStart),
+		Transp: string(e.TransparencySet), Vis: string(e.VisibilitySet), Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone, LocalStart: formatLocal(e.LocalStart),
 		StartDate: formatDate(e.StartDate), EndDate: formatDate(e.EndDate),
 		Completed: e.Completed, CompletedAt: formatTime(e.CompletedAt),
 		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
@@ -242,7 +243,7 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 	e := &calendar.Entry{
 		ID: r.ID, CalendarID: r.CalendarID, Kind: calendar.Kind(r.Kind), Title: r.Title,
 		Description: r.Description, Location: r.Location, Color: r.Color, Tags: r.Tags, Reminders: r.Reminders,
-		TransparencySet: calendar.Transparency(r.Transp), TimeZone: r.TimeZone, Completed: r.Completed,
+		TransparencySet: calendar.Transparency(r.Transp), VisibilitySet: calendar.Visibility(r.Vis), TimeZone: r.TimeZone, Completed: r.Completed,
 		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy,
 		PreviousSeriesID: r.PreviousSeriesID, SeriesID: r.SeriesID, IsException: r.SeriesID != "",
 		Cancelled: r.Cancelled, Overrides: r.Overrides, Attendance: r.attendance(), Holds: r.Holds,
@@ -270,6 +271,9 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 	}
 	if err := calendar.ValidateTransparency("transp", e.TransparencySet); err != nil {
 		return nil, fmt.Errorf("entry %s: %w", r.ID, err)
+	}
+	if e.VisibilitySet == calendar.VisibilityDefault || calendar.ValidateVisibility("vis", e.VisibilitySet) != nil {
+		return nil, fmt.Errorf("entry %s: vis %q is not PRIVATE (DEFAULT is no attribute)", r.ID, r.Vis)
 	}
 	if r.LocalStart != "" {
 		if e.LocalStart, err = time.Parse(localLayout, r.LocalStart); err != nil {

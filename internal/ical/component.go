@@ -212,6 +212,12 @@ func commonProps(c *goical.Component, e *calendar.Entry, now time.Time, related 
 	if e.Kind != calendar.KindTask {
 		transparency(c, e)
 	}
+	if e.Visibility() == calendar.VisibilityPrivate {
+		// A feed is its owner's secret address: it carries the details, as
+		// Google Calendar's secret address does, and says the entry is
+		// private so the subscribing app can treat it so.
+		c.Props.SetText(goical.PropClass, "PRIVATE")
+	}
 	for _, m := range e.Reminders {
 		c.Children = append(c.Children, alarm(e.Title, m, related))
 	}

@@ -38,6 +38,14 @@ func fields(c *goical.Component, related string) calendar.EntryUpdate {
 	if t, ok := transparencyOf(c); ok {
 		u.Transparency = calendar.Set(t)
 	}
+	if p := c.Props.Get(goical.PropClass); p != nil {
+		// CONFIDENTIAL (RFC 5545: show the time only) is read as PRIVATE:
+		// calgraph's PRIVATE shows others only the time.
+		switch strings.ToUpper(strings.TrimSpace(text(p))) {
+		case "PRIVATE", "CONFIDENTIAL":
+			u.Visibility = calendar.Set(calendar.VisibilityPrivate)
+		}
+	}
 	var alarms []*goical.Component
 	for _, child := range c.Children {
 		if child.Name == goical.CompAlarm {

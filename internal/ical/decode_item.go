@@ -162,6 +162,7 @@ func newEntry(u calendar.EntryUpdate, t calendar.Timing, rec *calendar.Recurrenc
 		Recurrence: rec, Timing: t, Title: cmp.Or(u.Title.Value, noTitle),
 		Description: u.Description.Value, Location: u.Location.Value, Color: u.Color.Value,
 		Tags: u.Tags.Value, Reminders: calendar.Set(u.Reminders.Value), Transparency: u.Transparency.Value,
+		Visibility: u.Visibility.Value,
 	}
 }
 

@@ -37,3 +37,34 @@ func TestImportedTransparency(t *testing.T) {
 		}
 	}
 }
+
+// TestImportedVisibility: CLASS:PRIVATE and CLASS:CONFIDENTIAL import as
+// PRIVATE, PUBLIC and others as the default; a feed writes CLASS:PRIVATE
+// on a private entry only.
+func TestImportedVisibility(t *testing.T) {
+	for _, c := range []struct {
+		props string
+		want  calendar.Visibility
+	}{
+		{"", ""},
+		{"CLASS:PUBLIC\r\n", ""},
+		{"CLASS:PRIVATE\r\n", calendar.VisibilityPrivate},
+		{"CLASS:confidential\r\n", calendar.VisibilityPrivate},
+		{"CLASS:X-SECRET\r\n", ""},
+	} {
+		doc := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@test\r\nDTSTAMP:20260101T000000Z\r\n" +
+			"DTSTART:20260105T090000Z\r\nDTEND:20260105T100000Z\r\nSUMMARY:x\r\n" + c.props + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+		imp, err := ical.Decode(strings.NewReader(doc), "UTC")
+		if err != nil || len(imp.Items) != 1 {
+			t.Fatalf("%q: %v %+v", c.props, err, imp)
+		}
+		if got := imp.Items[0].Entry.Visibility; got != c.want {
+			t.Errorf("%q: got %q, want %q", c.props, got, c.want)
+		}
+	}
+	f := newFixture(t)
+	f.timed.VisibilitySet = calendar.VisibilityPrivate
+	if got := contentLines(encode(t, f.feed), "CLASS"); len(got) != 1 || got[0] != "CLASS:PRIVATE" {
+		t.Errorf("the feed's CLASS lines: %q, want one CLASS:PRIVATE", got)
+	}
+}
