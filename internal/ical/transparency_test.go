@@ -26,12 +26,7 @@ func TestImportedTransparency(t *testing.T) {
 		{"TRANSP:OPAQUE\r\nX-MICROSOFT-CDO-BUSYSTATUS:FREE\r\n", calendar.TransparencyFree},
 		{"TRANSP:TRANSPARENT\r\nX-MICROSOFT-CDO-BUSYSTATUS:WORKINGELSEWHERE\r\n", calendar.TransparencyFree},
 	} {
-		doc := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@test\r\nDTSTAMP:20260101T000000Z\r\n" +
-			"DTSTART:20260105T090000Z\r\nDTEND:20260105T100000Z\r\nSUMMARY:x\r\n" + c.props + "END:VEVENT\r\nEND:VCALENDAR\r\n"
-		imp, err := ical.Decode(strings.NewReader(doc), "UTC")
-		if err != nil || len(imp.Items) != 1 {
-			t.Fatalf("%q: %v %+v", c.props, err, imp)
-		}
+		imp := decodeEvent(t, c.props)
 		if got := imp.Items[0].Entry.Transparency; got != c.want {
 			t.Errorf("%q: got %q, want %q", c.props, got, c.want)
 		}
@@ -52,12 +47,7 @@ func TestImportedVisibility(t *testing.T) {
 		{"CLASS:confidential\r\n", calendar.VisibilityPrivate},
 		{"CLASS:X-SECRET\r\n", ""},
 	} {
-		doc := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@test\r\nDTSTAMP:20260101T000000Z\r\n" +
-			"DTSTART:20260105T090000Z\r\nDTEND:20260105T100000Z\r\nSUMMARY:x\r\n" + c.props + "END:VEVENT\r\nEND:VCALENDAR\r\n"
-		imp, err := ical.Decode(strings.NewReader(doc), "UTC")
-		if err != nil || len(imp.Items) != 1 {
-			t.Fatalf("%q: %v %+v", c.props, err, imp)
-		}
+		imp := decodeEvent(t, c.props)
 		if got := imp.Items[0].Entry.Visibility; got != c.want {
 			t.Errorf("%q: got %q, want %q", c.props, got, c.want)
 		}
@@ -67,4 +57,17 @@ func TestImportedVisibility(t *testing.T) {
 	if got := contentLines(encode(t, f.feed), "CLASS"); len(got) != 1 || got[0] != "CLASS:PRIVATE" {
 		t.Errorf("the feed's CLASS lines: %q, want one CLASS:PRIVATE", got)
 	}
+}
+
+// decodeEvent decodes a document of one timed event with props besides
+// its UID, DTSTAMP, DTSTART, DTEND and SUMMARY.
+func decodeEvent(t *testing.T, props string) *ical.Import {
+	t.Helper()
+	doc := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@test\r\nDTSTAMP:20260101T000000Z\r\n" +
+		"DTSTART:20260105T090000Z\r\nDTEND:20260105T100000Z\r\nSUMMARY:x\r\n" + props + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+	imp, err := ical.Decode(strings.NewReader(doc), "UTC")
+	if err != nil || len(imp.Items) != 1 {
+		t.Fatalf("%q: %v %+v", props, err, imp)
+	}
+	return imp
 }
