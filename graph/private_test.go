@@ -28,9 +28,10 @@ func TestPrivateEntries(t *testing.T) {
 			map[string]any{"c": w.calendarID, "e": email, "r": role})
 	}
 	reader := w.reader
-	sub := e.dial(reader)
-	sub.subscribe("1", `subscription($ids: [ID!]) { calendarChanges(calendarIds: $ids) { changes { node { ... on TimedEntry { title description redacted } } } } }`,
-		map[string]any{"ids": []string{w.calendarID}})
+	const live = `subscription($ids: [ID!]) { calendarChanges(calendarIds: $ids) { changes { node { ... on TimedEntry { title description redacted } } } } }`
+	sub, wsub := e.dial(reader), e.dial(w.writer)
+	sub.subscribe("1", live, map[string]any{"ids": []string{w.calendarID}})
+	wsub.subscribe("1", live, map[string]any{"ids": []string{w.calendarID}})
 	time.Sleep(100 * time.Millisecond)
 	d := e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Secret interview", description: "Secret notes", location: "Secret room",
 		visibility: PRIVATE, timing: {timed: {start: "2026-12-01T10:00:00Z", end: "2026-12-01T11:00:00Z"}}}) { entry { id visibility redacted title } } }`,
@@ -41,6 +42,9 @@ func TestPrivateEntries(t *testing.T) {
 	}
 	if got := fmt.Sprint(sub.delivery("1", 5*time.Second)); strings.Contains(got, "Secret") || !strings.Contains(got, "redacted:true") {
 		t.Errorf("the reader's live delivery: %s", got)
+	}
+	if got := fmt.Sprint(wsub.delivery("1", 5*time.Second)); !strings.Contains(got, "Secret notes") || !strings.Contains(got, "redacted:false") {
+		t.Errorf("the writer's live delivery: %s", got)
 	}
 	e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Secret weekly", visibility: PRIVATE,
 		timing: {timed: {start: "2026-12-02T10:00:00Z", end: "2026-12-02T11:00:00Z"}}, recurrence: {rule: "FREQ=WEEKLY;COUNT=3"}}) { entry { id } } }`,
