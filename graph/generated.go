@@ -473,6 +473,11 @@ type ComplexityRoot struct {
 		Rule    func(childComplexity int) int
 	}
 
+	Reminder struct {
+		Method  func(childComplexity int) int
+		Minutes func(childComplexity int) int
+	}
+
 	RemoveMemberPayload struct {
 		RemovedMembershipID func(childComplexity int) int
 	}
@@ -2634,6 +2639,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Recurrence.Rule(childComplexity), true
 
+	case "Reminder.method":
+		if e.ComplexityRoot.Reminder.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.Method(childComplexity), true
+	case "Reminder.minutes":
+		if e.ComplexityRoot.Reminder.Minutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.Minutes(childComplexity), true
+
 	case "RemoveMemberPayload.removedMembershipId":
 		if e.ComplexityRoot.RemoveMemberPayload.RemovedMembershipID == nil {
 			break
@@ -3440,6 +3458,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputMultiDayTimingInput,
 		ec.unmarshalInputNewAttendeeInput,
 		ec.unmarshalInputRecurrenceInput,
+		ec.unmarshalInputReminderInput,
 		ec.unmarshalInputRemoveMemberInput,
 		ec.unmarshalInputReopenTaskInput,
 		ec.unmarshalInputRespondToEntryInput,
@@ -3708,6 +3727,34 @@ enum Visibility {
   DEFAULT
   "Only the calendar's owners and writers, the organizer and the people invited; other readers see it redacted."
   PRIVATE
+}
+
+"How one of a user's own reminders reaches them."
+enum ReminderMethod {
+  "Delivered to the user's open apps over the ` + "`" + `reminders` + "`" + ` subscription."
+  IN_APP
+  "Posted, signed, to the webhook the user registered for reminders."
+  WEBHOOK
+}
+
+"""
+One of a user's own reminders: due ` + "`" + `minutes` + "`" + ` before an occurrence starts.
+Reminders are the user's alone: nobody else sees them, and setting them never
+changes the entry's version.
+"""
+type Reminder {
+  "Minutes before the start, 0 to 40320 (four weeks)."
+  minutes: Int!
+  "How it reaches the user."
+  method: ReminderMethod!
+}
+
+"One reminder of the user's own, as input."
+input ReminderInput {
+  "Minutes before the start, 0 to 40320 (four weeks)."
+  minutes: Int!
+  "How it reaches the user; IN_APP when omitted."
+  method: ReminderMethod = IN_APP
 }
 
 """
@@ -15804,6 +15851,52 @@ func (ec *executionContext) fieldContext_Recurrence_exdates(_ context.Context, f
 	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _Reminder_minutes(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_minutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Minutes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_minutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Reminder_method(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_method(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Method, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.ReminderMethod) graphql.Marshaler {
+			return ec.marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, errors.New("field of type ReminderMethod does not have child fields"))
+}
+
 func (ec *executionContext) _RemoveMemberPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.RemoveMemberPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21411,6 +21504,47 @@ func (ec *executionContext) unmarshalInputRecurrenceInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputReminderInput(ctx context.Context, obj any) (model.ReminderInput, error) {
+	var it model.ReminderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["method"]; !present {
+		asMap["method"] = "IN_APP"
+	}
+
+	fieldsInOrder := [...]string{"minutes", "method"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "minutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Minutes = data
+		case "method":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("method"))
+			data, err := ec.unmarshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Method = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputRemoveMemberInput(ctx context.Context, obj any) (model.RemoveMemberInput, error) {
 	var it model.RemoveMemberInput
 	if obj == nil {
@@ -26876,6 +27010,49 @@ func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var reminderImplementors = []string{"Reminder"}
+
+func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet, obj *calendar.Reminder) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reminder")
+		case "minutes":
+			out.Values[i] = ec._Reminder_minutes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "method":
+			out.Values[i] = ec._Reminder_method(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
 
 func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RemoveMemberPayload) graphql.Marshaler {
@@ -30390,6 +30567,34 @@ func (ec *executionContext) marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcal
 	return ec._Preferences(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, v any) (calendar.ReminderMethod, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, sel ast.SelectionSet, v calendar.ReminderMethod) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod = map[string]calendar.ReminderMethod{
+		"IN_APP":  calendar.ReminderInApp,
+		"WEBHOOK": calendar.ReminderWebhook,
+	}
+	marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod = map[calendar.ReminderMethod]string{
+		calendar.ReminderInApp:   "IN_APP",
+		calendar.ReminderWebhook: "WEBHOOK",
+	}
+)
+
 func (ec *executionContext) unmarshalNRemoveMemberInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRemoveMemberInput(ctx context.Context, v any) (model.RemoveMemberInput, error) {
 	res, err := ec.unmarshalInputRemoveMemberInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -31586,6 +31791,36 @@ func (ec *executionContext) unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraph
 	res, err := ec.unmarshalInputRecurrenceInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, v any) (*calendar.ReminderMethod, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, sel ast.SelectionSet, v *calendar.ReminderMethod) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[*v])
+	return res
+}
+
+var (
+	unmarshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod = map[string]calendar.ReminderMethod{
+		"IN_APP":  calendar.ReminderInApp,
+		"WEBHOOK": calendar.ReminderWebhook,
+	}
+	marshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod = map[calendar.ReminderMethod]string{
+		calendar.ReminderInApp:   "IN_APP",
+		calendar.ReminderWebhook: "WEBHOOK",
+	}
+)
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)

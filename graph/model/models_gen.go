@@ -787,6 +787,14 @@ type RecurrenceInput struct {
 	Exdates graphql.Omittable[[]*time.Time] `json:"exdates,omitempty"`
 }
 
+// One reminder of the user's own, as input.
+type ReminderInput struct {
+	// Minutes before the start, 0 to 40320 (four weeks).
+	Minutes int `json:"minutes"`
+	// How it reaches the user; IN_APP when omitted.
+	Method graphql.Omittable[*calendar.ReminderMethod] `json:"method,omitempty"`
+}
+
 // Input of removeMember.
 type RemoveMemberInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
