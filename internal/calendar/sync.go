@@ -80,7 +80,11 @@ type CalendarListPage struct {
 	// of their log (InvitationSyncService), for live delivery; a read of
 	// the calendar list leaves them out.
 	Invitations []InvitationChange
-	More        bool
+	// Alerts are the user's alerts among the same records (fired, snoozed
+	// or dismissed), for the `reminders` subscription; a read of the
+	// calendar list or of the invitations leaves them out.
+	Alerts []*Alert
+	More   bool
 	Token       string
 }
 

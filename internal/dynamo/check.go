@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +53,7 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c.checkCalendars()
 	c.checkHolds()
 	c.checkStats()
+	c.checkReminders()
 	slices.Sort(c.problems)
 	return c.problems, nil
 }
@@ -90,6 +92,8 @@ type checker struct {
 	counted    map[string]*calendar.Tally
 	created    map[string]time.Time // the latest creation of each user's events
 	hours      []string             // the users whose working hours were read
+	alerts     []*calendar.Alert    // every user's alerts
+	dues       []dueRecord          // the schedule's due items
 	problems   []string
 }
 
@@ -128,6 +132,10 @@ func (c *checker) add(it item) error {
 	case entityIdempotent:
 	case entityStats, entityStatsTotal, entityStatsNode:
 		err = c.addStats(it)
+	case entityAlert:
+		err = c.addAlert(it)
+	case entityDue:
+		err = c.addDue(it)
 	case entityChange:
 		c.changed[changeRef{stringAttr(it, attrPK), stringAttr(it, "object")}] = true
 	case entityEntry, entitySeries:
@@ -242,7 +250,10 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	var days []dayRecord
 	var attendees []attendeeRecord
 	var pieceRecords []entryRecord
+	members, raw := map[string]bool{}, map[string]item{}
+	var defaults []item
 	for _, it := range items {
+		raw[stringAttr(it, attrSK)] = it
 		switch stringAttr(it, "entityType") {
 		case entityOwnerTally:
 			r, _ := unmarshal[ownerTallyRecord](it)
@@ -252,6 +263,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			c.wantChange(r.UpdatedAt, changeRef{calendarPartition(cal.ID), changedMember + r.UserID}, "membership of "+r.UserID)
 			c.wantChange(r.UpdatedAt, changeRef{userPartition(r.UserID), changedMember + cal.ID}, "membership of "+r.UserID+" (in the user's log)")
 			owners += boolInt(r.Role == string(calendar.RoleOwner))
+			members[r.UserID] = true
 			if _, ok := c.users[r.UserID]; !ok && !c.pending[pendingUser+"#"+r.UserID] {
 				c.problem("calendar %s: member %s does not exist", cal.ID, r.UserID)
 			}
@@ -283,6 +295,8 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		case entityAttendee:
 			r, _ := unmarshal[attendeeRecord](it)
 			attendees = append(attendees, r)
+		case entityReminderDefs:
+			defaults = append(defaults, it)
 		case entityInvitation:
 			r, _ := unmarshal[invitationRecord](it)
 			if r.GSI2PK == "" || r.GSI2SK == "" {
@@ -298,6 +312,10 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	c.checkNeverHeldSeries(cal, entries, exceptions)
 	c.checkBookings(cal, entries, exceptions, slots, days)
 	c.checkAttendees(cal.ID, entries, pieceRecords, attendees)
+	for _, it := range defaults {
+		c.checkReminderDefaults(cal, it, members)
+	}
+	c.checkWakes(cal, append(slices.Collect(maps.Values(entries)), exceptions...), raw)
 	return out
 }
 

@@ -30,6 +30,10 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.LSI1SK, err = sAttr(av)
 		case "LSI2SK":
 			r.LSI2SK, err = sAttr(av)
+		case "GSI5PK":
+			r.Wake, err = sAttr(av)
+		case "GSI5SK":
+			r.WakeAt, err = sAttr(av)
 		case "reachEnd":
 			r.ReachEnd, err = sAttr(av)
 		case "entityType":

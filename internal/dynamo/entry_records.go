@@ -27,6 +27,10 @@ type entryRecord struct {
 	SK          string    `dynamodbav:"SK"`
 	LSI1SK      string    `dynamodbav:"LSI1SK,omitempty"`
 	LSI2SK      string    `dynamodbav:"LSI2SK,omitempty"`
+	// Wake and WakeAt are the entry's wake in GSI5 (wakeIndexKey), on the
+	// entry item alone: when its reminders are next to be armed.
+	Wake        string    `dynamodbav:"GSI5PK,omitempty"`
+	WakeAt      string    `dynamodbav:"GSI5SK,omitempty"`
 	ReachEnd    string    `dynamodbav:"reachEnd,omitempty"`
 	EntityType  string    `dynamodbav:"entityType"`
 	Piece       int       `dynamodbav:"piece"`
@@ -198,9 +202,31 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		if !e.IsSeries() {
 			r.LSI1SK, r.ReachEnd = reachSortKey(start, base.ID, n), instantKey(reachEnd)
 		}
+		if at, ok := wakeOf(e, pl); ok && n == 0 {
+			k := wakeIndexKey(e.CalendarID, base.ID, at)
+			r.Wake, r.WakeAt = k.PK, k.SK
+		}
 		records[n] = r
 	}
 	return records
+}
+
+// wakeOf is when an entry's reminders are to be armed (remind_arming.go), as
+// its write leaves it: a series' at the write (its next occurrences are
+// armed at once, and the scheduler then moves the wake to the occurrence
+// past what it armed); a single entry's or an exception's an ArmHorizon
+// before it can start, or at the write when that is later. An entry that has
+// ended by the write, a cancelled occurrence and a completed task have none.
+func wakeOf(e *calendar.Entry, pl placement) (time.Time, bool) {
+	written := e.UpdatedAt
+	if e.IsSeries() {
+		return written, pl.seriesEnd.IsZero() || pl.seriesEnd.After(written)
+	}
+	start, end := e.Reach()
+	if e.Cancelled || e.Completed || !end.After(written) {
+		return time.Time{}, false
+	}
+	return maxTime(start.Add(-calendar.ArmHorizon), written), true
 }
 
 // setAttendance writes a's attributes into r.

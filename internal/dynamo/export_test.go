@@ -89,3 +89,39 @@ func SeedEntries(ctx context.Context, s *Store, calendarID string, timings []cal
 // MaxRangeReads is how many times a range read reads a calendar that keeps
 // changing before it refuses it.
 const MaxRangeReads = maxRangeReads
+
+// SetReminderDefaults sets ctx's viewer's default reminders on a calendar,
+// as the write of their calendar settings does.
+func SetReminderDefaults(ctx context.Context, s *Store, calendarID string, reminders []calendar.Reminder) error {
+	viewer, err := calendar.ViewerID(ctx)
+	if err != nil {
+		return err
+	}
+	if reminders, err = calendar.ValidReminders("defaultReminders", reminders); err != nil {
+		return err
+	}
+	w := newWrite()
+	w.Add(reminderDefaultsOps(calendarID, viewer, reminders, s.timestamp())...)
+	return s.commit(ctx, w)
+}
+
+// ClaimDueReminders claims the due items that fell due at now and does
+// nothing more: an instance that stops right after its claims.
+func ClaimDueReminders(ctx context.Context, s *Store, now time.Time) (int, error) {
+	tasks, err := s.ReminderTasks(ctx, now, 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, t := range tasks {
+		if t.Wake {
+			continue
+		}
+		if _, ok, err := s.claim(ctx, itemKey{PK: t.Ref[0], SK: t.Ref[1]}, now); err != nil {
+			return n, err
+		} else if ok {
+			n++
+		}
+	}
+	return n, nil
+}

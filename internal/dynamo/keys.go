@@ -22,6 +22,8 @@ const (
 	attrGSI3PK = "GSI3PK"
 	attrGSI3SK = "GSI3SK"
 	attrGSI4PK = "GSI4PK" // GSI4's sort key is the table's SK
+	attrGSI5PK = "GSI5PK"
+	attrGSI5SK = "GSI5SK"
 	attrLSI1SK = "LSI1SK"
 	attrLSI2SK = "LSI2SK"
 	attrXrev   = "xrev" // a series master's exception revision (series.go)
@@ -53,6 +55,9 @@ const (
 	// indexGSI4 holds the recent writes: one change record per log and
 	// transaction, by shard and position (recent.go).
 	indexGSI4 = "GSI4"
+	// indexGSI5 holds when entries' reminders are next to be armed, by
+	// shard and instant (remind_arming.go).
+	indexGSI5 = "GSI5"
 	// indexLSI1 orders a calendar's entries (and their pieces) by where their
 	// reach starts: one strongly consistent Query answers a range view.
 	indexLSI1 = "LSI1"
@@ -88,6 +93,10 @@ const (
 	entityAttendee   = "ATTENDEE"
 	entityHold       = "HOLD"
 
+	entityDue          = "DUE"               // a scheduled reminder task (remind_due.go)
+	entityAlert        = "ALERT"             // a user's reminder that fell due
+	entityReminderDefs = "REMINDER_DEFAULTS" // a member's default reminders on a calendar
+
 	entityWorkingHours = "WORKING_HOURS"
 	entityOpeningHours = "OPENING_HOURS"
 )
@@ -106,6 +115,9 @@ const (
 	prefixAttendee  = "ATT#"
 	prefixWaitlist  = "WAIT#"
 	prefixHold      = "HOLD#"
+
+	prefixAlert            = "ALERT#"
+	prefixReminderDefaults = "REMDEF#"
 )
 
 // itemKey is an item's primary key.
@@ -188,6 +200,60 @@ func parseStatsNodeKey(sk string) (statsNode, bool) {
 
 // statsRange: the sort keys of all of a user's stats items.
 func statsRange() (lo, hi string) { return prefixRange("STATS") }
+
+// Reminders (remind_*.go). Every entry, series master and exception that
+// can still start carries a wake in GSI5 (wakeIndexKey): when its next
+// occurrences' reminders are to be armed. Arming writes one due item per
+// reminder of a user (dueKey, kind F), in a DUE partition sorted by instant,
+// which the scheduler reads from the front; settings that change whose
+// reminders fire add due items of their own (kinds A and C) to arm again.
+// Firing a reminder writes the user's alert (alertKey) and a record in
+// their log, once: the alert's key is the reminder's identity.
+
+// dueShards and wakeShards spread the due items and the wakes over
+// partitions, so that neither is one hot partition.
+const (
+	dueShards  = 4
+	wakeShards = 4
+)
+
+// shardOf picks one of n shards by a hash of s.
+func shardOf(s string, n int) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(s))
+	return strconv.Itoa(int(h.Sum32() % uint32(n)))
+}
+
+// wakeIndexKey: an entry's wake in GSI5. PK = WAKE#<shard>, SK =
+// <instant>#<calendar ID>#<entry ID>.
+func wakeIndexKey(calendarID, entryID string, at time.Time) indexKey {
+	return indexKey{PK: wakePartition(shardOf(entryID, wakeShards)), SK: instantKey(at) + "#" + calendarID + "#" + entryID}
+}
+
+// wakePartition: GSI5PK of a shard of the wakes.
+func wakePartition(shard string) string { return "WAKE#" + shard }
+
+// dueKey: a due item. PK = DUE#<shard>, SK = <instant>#<ref>, ref naming
+// what is due (remind_due.go), its shard by ref.
+func dueKey(at time.Time, ref string) itemKey {
+	return itemKey{PK: duePartition(shardOf(ref, dueShards)), SK: instantKey(at) + "#" + ref}
+}
+
+// duePartition: a shard of the due items.
+func duePartition(shard string) string { return "DUE#" + shard }
+
+// alertKey: a user's alert, beside the user item. SK = ALERT#<alert ID>,
+// so that a user's alerts sort by when they fell due.
+func alertKey(userID string, id calendar.AlertID) itemKey {
+	return itemKey{PK: userPartition(userID), SK: prefixAlert + id.String()}
+}
+
+// reminderDefaultsKey: a member's default reminders on a calendar, in its
+// partition, so that arming reads every member's with one Query
+// (prefixReminderDefaults) and they go with the calendar.
+func reminderDefaultsKey(calendarID, userID string) itemKey {
+	return itemKey{PK: calendarPartition(calendarID), SK: prefixReminderDefaults + userID}
+}
 
 // emailKey: the uniqueness item that reserves an email for one user, written in
 // the same transaction as the user (a GSI cannot enforce uniqueness).
@@ -471,6 +537,7 @@ const (
 	changedMember     = prefixMember
 	changedEntry      = "ENTRY#"
 	changedInvitation = prefixAttendee
+	changedAlert      = prefixAlert
 )
 
 // invitationObject is the object key of a user's invitation to an entry in

@@ -24,6 +24,9 @@ type Store struct {
 	log        *slog.Logger
 	icalDomain string
 	recur      calendar.RecurrenceEngine
+	// instance names this store in the leases it takes on due reminders
+	// (remind_due.go): one per process, so two never share a lease.
+	instance string
 
 	// maxSeriesActions is how many actions a change of a series puts in one
 	// transaction (write.Size, all included); larger changes take three
@@ -103,6 +106,7 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 
 		icalDomain: "calgraph.local",
 		recur:      eng,
+		instance:   uuid.NewString(),
 
 		maxSeriesActions: maxTxActions,
 		clock:            newStoreClock(time.Now),

@@ -617,7 +617,11 @@ func (s *Store) readUserLog(ctx context.Context, t syncToken, first int) (*calen
 	if err != nil {
 		return nil, err
 	}
-	return &calendar.CalendarListPage{Changes: changes, Invitations: invitations, More: more, Token: next.encode()}, nil
+	alerts, err := s.alertsNamed(ctx, t.owner, objects)
+	if err != nil {
+		return nil, err
+	}
+	return &calendar.CalendarListPage{Changes: changes, Invitations: invitations, Alerts: alerts, More: more, Token: next.encode()}, nil
 }
 
 // listChanges reads user's memberships of calendarIDs (given ones are not

@@ -27,6 +27,9 @@ var indexes = []gsi{
 	// Keys only: a write hint's keys name its log and position, all that
 	// its reader needs (recent.go); GSI4 is sorted by the table's SK.
 	{indexGSI4, attrGSI4PK, attrSK, types.ProjectionTypeKeysOnly},
+	// Keys only: a wake's keys name its entry and instant (remind_arming.go),
+	// and an entry's other writes never write the index.
+	{indexGSI5, attrGSI5PK, attrGSI5SK, types.ProjectionTypeKeysOnly},
 }
 
 // localIndexes are the table's local secondary indexes, projecting every

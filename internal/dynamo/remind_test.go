@@ -1,0 +1,251 @@
+package dynamo_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+)
+
+// consistentAt checks the table as of now (the schedule was run to then),
+// instead of at the test's end.
+func (f *fixture) consistentAt(now time.Time) {
+	f.t.Helper()
+	problems, err := withClock(f, now.Format(time.RFC3339)).Check(context.Background())
+	f.mustDo(err)
+	for _, p := range problems {
+		f.t.Errorf("inconsistent at %s: %s", now.Format(time.RFC3339), p)
+	}
+	f.messy = true
+}
+
+// runReminders does what fell due at now on each store, concurrently, until
+// nothing is left.
+func runReminders(t *testing.T, now time.Time, stores ...*dynamo.Store) {
+	t.Helper()
+	for round := 0; ; round++ {
+		if round == 20 {
+			t.Fatalf("the schedule at %s does not settle", now)
+		}
+		var mu sync.Mutex
+		found := 0
+		var wg sync.WaitGroup
+		for _, s := range stores {
+			wg.Go(func() {
+				tasks, err := s.ReminderTasks(context.Background(), now, 100)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				found += len(tasks)
+				mu.Unlock()
+				for _, task := range tasks {
+					if err := s.DoReminderTask(context.Background(), task, now); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if found == 0 || t.Failed() {
+			return
+		}
+	}
+}
+
+// alertsOf lists the user's alerts, dismissed ones too, by due time.
+func alertsOf(t *testing.T, s *dynamo.Store, ctx context.Context) []*calendar.Alert {
+	t.Helper()
+	p, err := s.Alerts(ctx, true, calendar.Page{First: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(p.Alerts, func(a, b *calendar.Alert) int { return a.DueAt.Compare(b.DueAt) })
+	return p.Alerts
+}
+
+// alertRecords counts the records of alerts in a user's log.
+func (f *fixture) alertRecords(userID string) map[string]int {
+	n := map[string]int{}
+	for _, it := range f.allItems() {
+		if it["entityType"] == "CHANGE" && it["PK"] == "USER#"+userID {
+			if obj, _ := it["object"].(string); strings.HasPrefix(obj, "ALERT#") {
+				n[obj]++
+			}
+		}
+	}
+	return n
+}
+
+// TestRemindersFireOnceAcrossDST: a member's default reminders on a weekly
+// Paris series with a moved and a cancelled occurrence and a DST change
+// among them fire at their instants (absolute minutes before the
+// occurrence's start in its zone), none early, each once, with two
+// instances working the schedule at once.
+func TestRemindersFireOnceAcrossDST(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+	cal, _, err := f.store.CreateCalendar(ada, calendar.NewCalendar{Name: "Team", TimeZone: paris})
+	f.mustDo(err)
+	f.share(ada, cal, bob, "bob@example.com", calendar.RoleReader)
+	f.mustDo(dynamo.SetReminderDefaults(bob, f.store, cal.ID, []calendar.Reminder{{Minutes: 10, Method: calendar.ReminderInApp}, {Minutes: 1440, Method: calendar.ReminderInApp}}))
+	f.series(ada, cal.ID, "Standup", timed("2027-03-15T08:00:00Z", "2027-03-15T08:30:00Z", paris), "FREQ=WEEKLY;BYDAY=MO;COUNT=4")
+	occs := f.occurrences(ada, cal.ID, calendar.RangeSpec{FromDate: day("2027-03-15"), ToDate: day("2027-04-12")}, paris, false)
+	f.edit(ada, find(t, occs, paris, "03-22 09:00"), calendar.ScopeThis, calendar.EntryUpdate{Timing: calendar.Set(timed("2027-03-22T10:00:00Z", "2027-03-22T10:30:00Z", paris))})
+	f.cancel(ada, find(t, occs, paris, "04-05 09:00"), calendar.ScopeThis)
+
+	other := dynamo.New(f.db, f.store.Table(), engine)
+	runReminders(t, time.Now(), f.store, other)
+	// The 28 March DST change is between the day-before reminder (08:00
+	// UTC on the 28th is 10:00 CEST) and the occurrence.
+	want := []string{"2027-03-14T08:00:00Z", "2027-03-15T07:50:00Z", "2027-03-21T10:00:00Z", "2027-03-22T09:50:00Z",
+		"2027-03-28T07:00:00Z", "2027-03-29T06:50:00Z"}
+	for i, w := range want {
+		due := at(w)
+		runReminders(t, due.Add(-time.Second), f.store, other)
+		if got := alertsOf(t, f.store, bob); len(got) != i {
+			t.Fatalf("at %s, a second before the reminder due then: %d alerts, want %d", due.Add(-time.Second), len(got), i)
+		}
+		runReminders(t, due, f.store, other)
+		got := alertsOf(t, f.store, bob)
+		if len(got) != i+1 || !got[i].DueAt.Equal(due) || got[i].State != calendar.AlertFired || got[i].Fired != 1 {
+			t.Fatalf("at %s: alerts %+v, want the %d-th due then", due, got, i+1)
+		}
+	}
+	if got := alertsOf(t, f.store, ada); len(got) != 0 {
+		t.Errorf("ada set no reminders but got %d alerts", len(got))
+	}
+	f.consistentAt(at(want[len(want)-1]))
+	records := f.alertRecords(viewer(t, bob))
+	if len(records) != len(want) {
+		t.Errorf("bob's log names %d alerts, want %d", len(records), len(want))
+	}
+	for obj, n := range records {
+		if n != 1 {
+			t.Errorf("%s recorded %d times, want once", obj, n)
+		}
+	}
+}
+
+// TestReminderLeftByAStoppedInstance: an instance that claims a reminder
+// and stops leaves it to another once its lease runs out: late, not lost,
+// and once.
+func TestReminderLeftByAStoppedInstance(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Home")
+	f.mustDo(dynamo.SetReminderDefaults(ada, f.store, cal.ID, []calendar.Reminder{{Minutes: 30}}))
+	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Dentist",
+		Timing: timed("2027-05-03T09:00:00Z", "2027-05-03T10:00:00Z", "UTC")})
+	f.mustDo(err)
+	other := dynamo.New(f.db, f.store.Table(), engine)
+	due := at("2027-05-03T08:30:00Z")
+	runReminders(t, due.Add(-time.Hour), f.store)
+	n, err := dynamo.ClaimDueReminders(context.Background(), other, due)
+	f.mustDo(err)
+	if n != 1 {
+		t.Fatalf("claimed %d due items, want the one reminder", n)
+	}
+	runReminders(t, due.Add(10*time.Second), f.store)
+	if got := alertsOf(t, f.store, ada); len(got) != 0 {
+		t.Fatalf("fired while another instance held the reminder: %+v", got)
+	}
+	runReminders(t, due.Add(31*time.Second), f.store)
+	got := alertsOf(t, f.store, ada)
+	if len(got) != 1 || !got[0].DueAt.Equal(due) {
+		t.Fatalf("after the lease ran out: %+v, want the reminder, once", got)
+	}
+	f.consistentAt(due.Add(31 * time.Second))
+}
+
+// TestSnoozeAndDismiss: a fired alert snoozed fires again when the snooze
+// runs out, dismissed it is done on every device; bad input and another
+// user's alert change nothing.
+func TestSnoozeAndDismiss(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada, eve := f.user("ada@example.com"), f.user("eve@example.com")
+	cal := f.calendarOf(ada, "Home")
+	f.mustDo(dynamo.SetReminderDefaults(ada, f.store, cal.ID, []calendar.Reminder{{Minutes: 0}}))
+	start := time.Now().UTC().Add(time.Hour).Truncate(time.Minute)
+	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Call",
+		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "UTC"}}})
+	f.mustDo(err)
+	runReminders(t, time.Now(), f.store)
+	runReminders(t, start, f.store)
+	got := alertsOf(t, f.store, ada)
+	if len(got) != 1 {
+		t.Fatalf("%d alerts, want 1", len(got))
+	}
+	id := got[0].ID.String()
+	five, zero := 5, 0
+	past := time.Now().Add(-time.Minute)
+	for _, c := range []struct {
+		name    string
+		ctx     context.Context
+		id      string
+		minutes *int
+		until   *time.Time
+		code    calendar.Code
+	}{
+		{"into the past", ada, id, nil, &past, calendar.CodeInvalid},
+		{"no time", ada, id, nil, nil, calendar.CodeInvalid},
+		{"both", ada, id, &five, &past, calendar.CodeInvalid},
+		{"zero minutes", ada, id, &zero, nil, calendar.CodeInvalid},
+		{"malformed ID", ada, "nope", &five, nil, calendar.CodeInvalid},
+		{"someone else's", eve, id, &five, nil, calendar.CodeNotFound},
+	} {
+		_, err := f.store.SnoozeAlert(c.ctx, c.id, c.minutes, c.until)
+		if calendar.ErrorCode(err) != c.code {
+			t.Errorf("snooze %s: %v, want code %v", c.name, err, c.code)
+		}
+	}
+	if _, err := f.store.DismissAlert(eve, id); calendar.ErrorCode(err) != calendar.CodeNotFound {
+		t.Errorf("eve dismissing ada's alert: %v, want NOT_FOUND", err)
+	}
+	if got := alertsOf(t, f.store, ada); got[0].State != calendar.AlertFired || got[0].Version != 1 {
+		t.Fatalf("bad input changed the alert: %+v", got[0])
+	}
+	a, err := f.store.SnoozeAlert(ada, id, &five, nil)
+	f.mustDo(err)
+	if a.State != calendar.AlertSnoozed {
+		t.Fatalf("snoozed: %+v", a)
+	}
+	runReminders(t, a.SnoozedUntil.Add(-time.Second), f.store)
+	if got := alertsOf(t, f.store, ada); got[0].State != calendar.AlertSnoozed {
+		t.Fatalf("a second before the snooze ran out: %+v", got[0])
+	}
+	runReminders(t, a.SnoozedUntil, f.store)
+	got = alertsOf(t, f.store, ada)
+	if got[0].State != calendar.AlertFired || got[0].Fired != 2 {
+		t.Fatalf("after the snooze: %+v, want fired again", got[0])
+	}
+	// Snoozed again and dismissed: the snooze never runs out.
+	a, err = f.store.SnoozeAlert(ada, id, &five, nil)
+	f.mustDo(err)
+	d, err := f.store.DismissAlert(ada, id)
+	f.mustDo(err)
+	if d.State != calendar.AlertDismissed {
+		t.Fatalf("dismissed: %+v", d)
+	}
+	runReminders(t, a.SnoozedUntil.Add(time.Minute), f.store)
+	if got := alertsOf(t, f.store, ada); got[0].State != calendar.AlertDismissed || got[0].Fired != 2 {
+		t.Fatalf("a dismissed alert fired: %+v", got[0])
+	}
+	if _, err := f.store.SnoozeAlert(ada, id, &five, nil); calendar.ErrorCode(err) != calendar.CodeInvalid {
+		t.Errorf("snoozing a dismissed alert: %v, want BAD_USER_INPUT", err)
+	}
+	open, err := f.store.Alerts(ada, false, calendar.Page{First: 10})
+	f.mustDo(err)
+	if len(open.Alerts) != 0 {
+		t.Errorf("dismissed alerts listed without includeDismissed: %d", len(open.Alerts))
+	}
+}
