@@ -46,6 +46,7 @@ import (
 	"github.com/calgraph/calgraph/internal/embedded"
 	"github.com/calgraph/calgraph/internal/httpapi"
 	"github.com/calgraph/calgraph/internal/live"
+	"github.com/calgraph/calgraph/internal/remind"
 	"github.com/calgraph/calgraph/internal/loader"
 	"github.com/calgraph/calgraph/internal/recurrence"
 	"github.com/calgraph/calgraph/internal/telemetry"
@@ -399,6 +400,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	go st.resumeDeletions(bgCtx)
+	go remind.New(st.store, st.cfg.ReminderPoll, st.log).Run(bgCtx)
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:

@@ -18,9 +18,10 @@ var concurrentFields = map[string]map[string]bool{
 	"Node":           {"attendees": true, "calendar": true, "changes": true, "createdBy": true, "description": true, "entries": true, "id": true, "invitations": true, "members": true, "organizer": true, "series": true, "tasks": true, "user": true, "viewerAttendee": true, "viewerRole": true},
 	"Preferences":    {"workingHours": true},
 	"Query":          {"calendar": true, "findTimes": true, "freeBusy": true, "node": true, "viewer": true},
-	"Subscription":   {"calendarChanges": true},
+	"ReminderAlert":  {"entry": true, "id": true, "snoozedUntil": true, "timesFired": true},
+	"Subscription":   {"calendarChanges": true, "reminders": true},
 	"Task":           {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"TimedEntry":     {"attendees": true, "createdBy": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"User":           {"id": true},
-	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "stats": true, "user": true},
+	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "reminderAlerts": true, "stats": true, "user": true},
 }

@@ -43,6 +43,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Preferences() PreferencesResolver
 	Query() QueryResolver
+	ReminderAlert() ReminderAlertResolver
 	Subscription() SubscriptionResolver
 	Task() TaskResolver
 	TimedEntry() TimedEntryResolver
@@ -417,6 +418,7 @@ type ComplexityRoot struct {
 		DeleteCalendar      func(childComplexity int, input model.DeleteCalendarInput) int
 		DeleteEntry         func(childComplexity int, input model.DeleteEntryInput) int
 		DisableCalendarFeed func(childComplexity int, input model.DisableCalendarFeedInput) int
+		DismissReminder     func(childComplexity int, input model.DismissReminderInput) int
 		ImportCalendar      func(childComplexity int, input model.ImportCalendarInput) int
 		LeaveCalendar       func(childComplexity int, input model.LeaveCalendarInput) int
 		MoveEntry           func(childComplexity int, input model.MoveEntryInput) int
@@ -426,6 +428,7 @@ type ComplexityRoot struct {
 		RevokeInvitation    func(childComplexity int, input model.RevokeInvitationInput) int
 		RotateCalendarFeed  func(childComplexity int, input model.RotateCalendarFeedInput) int
 		SetOpeningHours     func(childComplexity int, input model.SetOpeningHoursInput) int
+		SnoozeReminder      func(childComplexity int, input model.SnoozeReminderInput) int
 		UpdateCalendar      func(childComplexity int, input model.UpdateCalendarInput) int
 		UpdateEntry         func(childComplexity int, input model.UpdateEntryInput) int
 		UpdatePreferences   func(childComplexity int, input model.UpdatePreferencesInput) int
@@ -478,6 +481,38 @@ type ComplexityRoot struct {
 		Minutes func(childComplexity int) int
 	}
 
+	ReminderAlert struct {
+		DueAt        func(childComplexity int) int
+		Entry        func(childComplexity int) int
+		FiredAt      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Reminder     func(childComplexity int) int
+		SnoozedUntil func(childComplexity int) int
+		Start        func(childComplexity int) int
+		State        func(childComplexity int) int
+		TimesFired   func(childComplexity int) int
+		Version      func(childComplexity int) int
+	}
+
+	ReminderAlertConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ReminderAlertEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ReminderAlertPayload struct {
+		Alert func(childComplexity int) int
+	}
+
+	ReminderDelivery struct {
+		Alerts    func(childComplexity int) int
+		SyncToken func(childComplexity int) int
+	}
+
 	RemoveMemberPayload struct {
 		RemovedMembershipID func(childComplexity int) int
 	}
@@ -506,6 +541,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		CalendarChanges func(childComplexity int, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) int
+		Reminders       func(childComplexity int, resume *string) int
 	}
 
 	Task struct {
@@ -638,6 +674,7 @@ type ComplexityRoot struct {
 		InvitationChanges   func(childComplexity int, syncToken *string, first *int) int
 		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
 		Preferences         func(childComplexity int) int
+		ReminderAlerts      func(childComplexity int, includeDismissed *bool, first *int, after *string) int
 		Stats               func(childComplexity int) int
 		User                func(childComplexity int) int
 	}
@@ -733,6 +770,8 @@ type MultiDayEntryResolver interface {
 	ViewerAttendee(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Attendee, error)
 }
 type MutationResolver interface {
+	SnoozeReminder(ctx context.Context, input model.SnoozeReminderInput) (*model.ReminderAlertPayload, error)
+	DismissReminder(ctx context.Context, input model.DismissReminderInput) (*model.ReminderAlertPayload, error)
 	UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error)
 	CreateCalendar(ctx context.Context, input model.CreateCalendarInput) (*model.CreateCalendarPayload, error)
 	UpdateCalendar(ctx context.Context, input model.UpdateCalendarInput) (*model.UpdateCalendarPayload, error)
@@ -770,8 +809,17 @@ type QueryResolver interface {
 	FreeBusy(ctx context.Context, calendarIds []string, rangeArg model.TimeRangeInput, timeZone *string, people []string) (*model.FreeBusyView, error)
 	FindTimes(ctx context.Context, input model.FindTimesInput) (*model.FindTimesResult, error)
 }
+type ReminderAlertResolver interface {
+	ID(ctx context.Context, obj *calendar.Alert) (string, error)
+
+	SnoozedUntil(ctx context.Context, obj *calendar.Alert) (*time.Time, error)
+	TimesFired(ctx context.Context, obj *calendar.Alert) (int, error)
+
+	Entry(ctx context.Context, obj *calendar.Alert) (model.Entry, error)
+}
 type SubscriptionResolver interface {
 	CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) (<-chan *model.ChangeDelivery, error)
+	Reminders(ctx context.Context, resume *string) (<-chan *model.ReminderDelivery, error)
 }
 type TaskResolver interface {
 	Series(ctx context.Context, obj *model.Task) (model.Entry, error)
@@ -798,6 +846,7 @@ type ViewerResolver interface {
 	CalendarListChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.CalendarListChangePage, error)
 	InvitationChanges(ctx context.Context, obj *model.Viewer, syncToken *string, first *int) (*model.InvitationChangePage, error)
 	User(ctx context.Context, obj *model.Viewer) (*calendar.User, error)
+	ReminderAlerts(ctx context.Context, obj *model.Viewer, includeDismissed *bool, first *int, after *string) (*model.ReminderAlertConnection, error)
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
 	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
 	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error)
@@ -2313,6 +2362,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DisableCalendarFeed(childComplexity, args["input"].(model.DisableCalendarFeedInput)), true
+	case "Mutation.dismissReminder":
+		if e.ComplexityRoot.Mutation.DismissReminder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_dismissReminder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DismissReminder(childComplexity, args["input"].(model.DismissReminderInput)), true
 	case "Mutation.importCalendar":
 		if e.ComplexityRoot.Mutation.ImportCalendar == nil {
 			break
@@ -2412,6 +2472,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetOpeningHours(childComplexity, args["input"].(model.SetOpeningHoursInput)), true
+	case "Mutation.snoozeReminder":
+		if e.ComplexityRoot.Mutation.SnoozeReminder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_snoozeReminder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SnoozeReminder(childComplexity, args["input"].(model.SnoozeReminderInput)), true
 	case "Mutation.updateCalendar":
 		if e.ComplexityRoot.Mutation.UpdateCalendar == nil {
 			break
@@ -2652,6 +2723,113 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Reminder.Minutes(childComplexity), true
 
+	case "ReminderAlert.dueAt":
+		if e.ComplexityRoot.ReminderAlert.DueAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.DueAt(childComplexity), true
+	case "ReminderAlert.entry":
+		if e.ComplexityRoot.ReminderAlert.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.Entry(childComplexity), true
+	case "ReminderAlert.firedAt":
+		if e.ComplexityRoot.ReminderAlert.FiredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.FiredAt(childComplexity), true
+	case "ReminderAlert.id":
+		if e.ComplexityRoot.ReminderAlert.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.ID(childComplexity), true
+	case "ReminderAlert.reminder":
+		if e.ComplexityRoot.ReminderAlert.Reminder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.Reminder(childComplexity), true
+	case "ReminderAlert.snoozedUntil":
+		if e.ComplexityRoot.ReminderAlert.SnoozedUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.SnoozedUntil(childComplexity), true
+	case "ReminderAlert.start":
+		if e.ComplexityRoot.ReminderAlert.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.Start(childComplexity), true
+	case "ReminderAlert.state":
+		if e.ComplexityRoot.ReminderAlert.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.State(childComplexity), true
+	case "ReminderAlert.timesFired":
+		if e.ComplexityRoot.ReminderAlert.TimesFired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.TimesFired(childComplexity), true
+	case "ReminderAlert.version":
+		if e.ComplexityRoot.ReminderAlert.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlert.Version(childComplexity), true
+
+	case "ReminderAlertConnection.edges":
+		if e.ComplexityRoot.ReminderAlertConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlertConnection.Edges(childComplexity), true
+	case "ReminderAlertConnection.pageInfo":
+		if e.ComplexityRoot.ReminderAlertConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlertConnection.PageInfo(childComplexity), true
+
+	case "ReminderAlertEdge.cursor":
+		if e.ComplexityRoot.ReminderAlertEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlertEdge.Cursor(childComplexity), true
+	case "ReminderAlertEdge.node":
+		if e.ComplexityRoot.ReminderAlertEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlertEdge.Node(childComplexity), true
+
+	case "ReminderAlertPayload.alert":
+		if e.ComplexityRoot.ReminderAlertPayload.Alert == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderAlertPayload.Alert(childComplexity), true
+
+	case "ReminderDelivery.alerts":
+		if e.ComplexityRoot.ReminderDelivery.Alerts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderDelivery.Alerts(childComplexity), true
+	case "ReminderDelivery.syncToken":
+		if e.ComplexityRoot.ReminderDelivery.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderDelivery.SyncToken(childComplexity), true
+
 	case "RemoveMemberPayload.removedMembershipId":
 		if e.ComplexityRoot.RemoveMemberPayload.RemovedMembershipID == nil {
 			break
@@ -2717,6 +2895,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.CalendarChanges(childComplexity, args["calendarIds"].([]string), args["resume"].([]*model.CalendarSyncTokenInput), args["resumeInvitations"].(*string)), true
+	case "Subscription.reminders":
+		if e.ComplexityRoot.Subscription.Reminders == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_reminders_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Reminders(childComplexity, args["resume"].(*string)), true
 
 	case "Task.attendeeSummary":
 		if e.ComplexityRoot.Task.AttendeeSummary == nil {
@@ -3340,6 +3529,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Preferences(childComplexity), true
+	case "Viewer.reminderAlerts":
+		if e.ComplexityRoot.Viewer.ReminderAlerts == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_reminderAlerts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.ReminderAlerts(childComplexity, args["includeDismissed"].(*bool), args["first"].(*int), args["after"].(*string)), true
 	case "Viewer.stats":
 		if e.ComplexityRoot.Viewer.Stats == nil {
 			break
@@ -3447,6 +3647,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDeleteCalendarInput,
 		ec.unmarshalInputDeleteEntryInput,
 		ec.unmarshalInputDisableCalendarFeedInput,
+		ec.unmarshalInputDismissReminderInput,
 		ec.unmarshalInputEntryFilter,
 		ec.unmarshalInputEntryTimingInput,
 		ec.unmarshalInputFindTimesGroupInput,
@@ -3465,6 +3666,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
 		ec.unmarshalInputSetOpeningHoursInput,
+		ec.unmarshalInputSnoozeReminderInput,
 		ec.unmarshalInputTaskDueInput,
 		ec.unmarshalInputTimeRangeInput,
 		ec.unmarshalInputTimeWindowInput,
@@ -3806,6 +4008,20 @@ type Viewer {
 
   "The signed-in user's own profile."
   user: User!
+
+  """
+  The viewer's reminders that fell due, latest first: those waiting to be
+  acted on and the snoozed ones, and with ` + "`" + `includeDismissed` + "`" + ` the dismissed
+  ones too (each is kept about five weeks after it fell due).
+  """
+  reminderAlerts(
+    "Also list the dismissed ones."
+    includeDismissed: Boolean = false
+    "How many to return, 1 to 100."
+    first: Int = 20
+    "Return reminders after this cursor."
+    after: String
+  ): ReminderAlertConnection!
 
   "The signed-in user's preferences: the defaults of views and new entries."
   preferences: Preferences!
@@ -4930,6 +5146,22 @@ type PageInfo {
 
 "The entry points for writing. Each mutation takes one input object and returns a payload."
 type Mutation {
+  """
+  Snoozes one of the viewer's reminders that fell due: it fires again then,
+  on every device (Subscription.reminders). A reminder that is not the
+  viewer's is NOT_FOUND; a dismissed one, or a time in the past, is
+  BAD_USER_INPUT.
+  """
+  snoozeReminder(input: SnoozeReminderInput!): ReminderAlertPayload!
+
+  """
+  Dismisses one of the viewer's reminders that fell due, on every device
+  (Subscription.reminders delivers it DISMISSED), and cancels its snooze.
+  Dismissing it again changes nothing; a reminder that is not the viewer's
+  is NOT_FOUND.
+  """
+  dismissReminder(input: DismissReminderInput!): ReminderAlertPayload!
+
   "Changes the signed-in user's profile."
   updateProfile(input: UpdateProfileInput!): UpdateProfilePayload!
 
@@ -5875,6 +6107,131 @@ type Subscription {
     """
     resumeInvitations: String
   ): ChangeDelivery!
+
+  """
+  The viewer's reminders as they fall due (FIRED), are snoozed (SNOOZED),
+  fire again when a snooze runs out (FIRED) and are dismissed (DISMISSED), on
+  any of their devices, each delivery with the sync token after it. A
+  reminder fires once for the viewer, however many servers run, within about
+  a second of its time while a server is up; one that fell due while none
+  was comes when one starts, late. A client that reconnects with ` + "`" + `resume` + "`" + `
+  gets every reminder changed since, once, as it is now, before the live
+  ones.
+  """
+  reminders(
+    """
+    The ` + "`" + `syncToken` + "`" + ` of the last delivery (or of ` + "`" + `viewer.calendarListChanges` + "`" + `)
+    to continue from; omit it to start from now. A token that is not the
+    viewer's is BAD_USER_INPUT; one older than the change log's retention is
+    SYNC_TOKEN_EXPIRED.
+    """
+    resume: String
+  ): ReminderDelivery!
+}
+
+"Reminders of the viewer's that changed, as ` + "`" + `Subscription.reminders` + "`" + ` delivers them."
+type ReminderDelivery {
+  "The reminders, each as it is now."
+  alerts: [ReminderAlert!]!
+  "Pass it as ` + "`" + `resume` + "`" + ` to continue after this delivery."
+  syncToken: String!
+}
+
+"Where a reminder that fell due stands."
+enum ReminderAlertState {
+  "It fell due (or its snooze ran out) and waits to be acted on."
+  FIRED
+  "Snoozed: it fires again at ` + "`" + `snoozedUntil` + "`" + `."
+  SNOOZED
+  "Dismissed, on every device."
+  DISMISSED
+}
+
+"""
+One of the viewer's reminders that fell due: a reminder of theirs (their
+own on the entry, or their default on its calendar) for one occurrence.
+Only the viewer sees it. Kept about five weeks after it fell due.
+"""
+type ReminderAlert {
+  "The reminder's ID, for snoozeReminder and dismissReminder."
+  id: ID!
+  "Where it stands."
+  state: ReminderAlertState!
+  "The reminder: minutes before the start, and how it reaches the viewer."
+  reminder: Reminder!
+  "When it fell due: the occurrence's start less the reminder's minutes."
+  dueAt: DateTime!
+  "When the occurrence starts (as it did when the reminder fell due)."
+  start: DateTime!
+  "When it last fired (again, after a snooze)."
+  firedAt: DateTime!
+  "When a SNOOZED reminder fires again; null otherwise."
+  snoozedUntil: DateTime
+  "How many times it fired: 1, plus one per snooze that ran out."
+  timesFired: Int!
+  "Incremented on each change."
+  version: Int!
+  """
+  The entry, or the occurrence of a series, it reminds of, as the viewer
+  reads it now; null when it is gone or the viewer no longer reads it.
+  """
+  entry: Entry
+}
+
+"A page of the viewer's reminders that fell due (Relay cursor connection)."
+type ReminderAlertConnection {
+  "The reminders on this page, each with its cursor."
+  edges: [ReminderAlertEdge!]!
+  "Where this page sits in the whole list."
+  pageInfo: PageInfo!
+}
+
+"A reminder that fell due and its position in a list."
+type ReminderAlertEdge {
+  "An opaque cursor: pass it as ` + "`" + `after` + "`" + ` to continue after this reminder."
+  cursor: String!
+  "The reminder."
+  node: ReminderAlert!
+}
+
+"Input of snoozeReminder: give ` + "`" + `minutes` + "`" + ` or ` + "`" + `until` + "`" + `."
+input SnoozeReminderInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
+  "The reminder's ID (ReminderAlert.id)."
+  id: ID!
+  "Fire again in this many minutes, 1 to 10080 (a week)."
+  minutes: Int
+  "Fire again at this instant: in the future, at most a week ahead."
+  until: DateTime
+}
+
+"Result of snoozeReminder and dismissReminder."
+type ReminderAlertPayload {
+  "The reminder as it is now."
+  alert: ReminderAlert!
+}
+
+"Input of dismissReminder."
+input DismissReminderInput {
+  """
+  Makes the mutation safe to retry: sent again with the same key (1 to 100
+  printable characters, chosen by the client, unique per user; a random UUID is
+  best, as the answer kept for replays is encrypted with it) and the same input
+  within 24 hours, it is not applied again and answers as the first time. The
+  input is compared as sent: retry with the same request. The same key with
+  another mutation or input is BAD_USER_INPUT.
+  """
+  idempotencyKey: String
+  "The reminder's ID (ReminderAlert.id)."
+  id: ID!
 }
 
 "A calendar's sync token, to resume its changes from."
@@ -6997,6 +7354,80 @@ func (ec *executionContext) childFields_Recurrence(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Recurrence", field.Name)
 }
 
+func (ec *executionContext) childFields_Reminder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "minutes":
+		return ec.fieldContext_Reminder_minutes(ctx, field)
+	case "method":
+		return ec.fieldContext_Reminder_method(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reminder", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderAlert(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ReminderAlert_id(ctx, field)
+	case "state":
+		return ec.fieldContext_ReminderAlert_state(ctx, field)
+	case "reminder":
+		return ec.fieldContext_ReminderAlert_reminder(ctx, field)
+	case "dueAt":
+		return ec.fieldContext_ReminderAlert_dueAt(ctx, field)
+	case "start":
+		return ec.fieldContext_ReminderAlert_start(ctx, field)
+	case "firedAt":
+		return ec.fieldContext_ReminderAlert_firedAt(ctx, field)
+	case "snoozedUntil":
+		return ec.fieldContext_ReminderAlert_snoozedUntil(ctx, field)
+	case "timesFired":
+		return ec.fieldContext_ReminderAlert_timesFired(ctx, field)
+	case "version":
+		return ec.fieldContext_ReminderAlert_version(ctx, field)
+	case "entry":
+		return ec.fieldContext_ReminderAlert_entry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderAlert", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderAlertConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ReminderAlertConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ReminderAlertConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderAlertConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderAlertEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ReminderAlertEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ReminderAlertEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderAlertEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderAlertPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "alert":
+		return ec.fieldContext_ReminderAlertPayload_alert(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderAlertPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "alerts":
+		return ec.fieldContext_ReminderDelivery_alerts(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_ReminderDelivery_syncToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderDelivery", field.Name)
+}
+
 func (ec *executionContext) childFields_RemoveMemberPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "removedMembershipId":
@@ -7227,6 +7658,8 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_invitationChanges(ctx, field)
 	case "user":
 		return ec.fieldContext_Viewer_user(ctx, field)
+	case "reminderAlerts":
+		return ec.fieldContext_Viewer_reminderAlerts(ctx, field)
 	case "preferences":
 		return ec.fieldContext_Viewer_preferences(ctx, field)
 	case "stats":
@@ -7781,6 +8214,20 @@ func (ec *executionContext) field_Mutation_disableCalendarFeed_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_dismissReminder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DismissReminderInput, error) {
+			return ec.unmarshalNDismissReminderInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDismissReminderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7899,6 +8346,20 @@ func (ec *executionContext) field_Mutation_setOpeningHours_args(ctx context.Cont
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SetOpeningHoursInput, error) {
 			return ec.unmarshalNSetOpeningHoursInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_snoozeReminder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SnoozeReminderInput, error) {
+			return ec.unmarshalNSnoozeReminderInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSnoozeReminderInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8084,6 +8545,20 @@ func (ec *executionContext) field_Subscription_calendarChanges_args(ctx context.
 		return nil, err
 	}
 	args["resumeInvitations"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_reminders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "resume",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["resume"] = arg0
 	return args, nil
 }
 
@@ -8310,6 +8785,36 @@ func (ec *executionContext) field_Viewer_invitations_args(ctx context.Context, r
 		return nil, err
 	}
 	args["after"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_reminderAlerts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDismissed",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeDismissed"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -13913,6 +14418,94 @@ func (ec *executionContext) fieldContext_MultiDayEntry_endDate(_ context.Context
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
+func (ec *executionContext) _Mutation_snoozeReminder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_snoozeReminder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SnoozeReminder(ctx, fc.Args["input"].(model.SnoozeReminderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderAlertPayload) graphql.Marshaler {
+			return ec.marshalNReminderAlertPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_snoozeReminder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderAlertPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_snoozeReminder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_dismissReminder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_dismissReminder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DismissReminder(ctx, fc.Args["input"].(model.DismissReminderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderAlertPayload) graphql.Marshaler {
+			return ec.marshalNReminderAlertPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_dismissReminder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderAlertPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_dismissReminder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_updateProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15897,6 +16490,460 @@ func (ec *executionContext) fieldContext_Reminder_method(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Reminder", field, false, false, errors.New("field of type ReminderMethod does not have child fields"))
 }
 
+func (ec *executionContext) _ReminderAlert_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReminderAlert().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_state(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.AlertState) graphql.Marshaler {
+			return ec.marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type ReminderAlertState does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_reminder(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_reminder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reminder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_reminder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderAlert",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderAlert_dueAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_dueAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_dueAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_firedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_firedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FiredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_firedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_snoozedUntil(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_snoozedUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReminderAlert().SnoozedUntil(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_snoozedUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, true, true, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_timesFired(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_timesFired(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReminderAlert().TimesFired(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_timesFired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlert_entry(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlert_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReminderAlert().Entry(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlert_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderAlert",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderAlertConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlertConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ReminderAlertEdge) graphql.Marshaler {
+			return ec.marshalNReminderAlertEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlertConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderAlertConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderAlertEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderAlertConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlertConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlertConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderAlertConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderAlertEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlertEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlertEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderAlertEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderAlertEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlertEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Alert) graphql.Marshaler {
+			return ec.marshalNReminderAlert2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlert(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlertEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderAlertEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderAlert(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderAlertPayload_alert(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderAlertPayload_alert(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Alert, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Alert) graphql.Marshaler {
+			return ec.marshalNReminderAlert2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlert(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderAlertPayload_alert(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderAlertPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderAlert(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderDelivery_alerts(ctx context.Context, field graphql.CollectedField, obj *model.ReminderDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderDelivery_alerts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Alerts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Alert) graphql.Marshaler {
+			return ec.marshalNReminderAlert2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderDelivery_alerts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderDelivery",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderAlert(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderDelivery_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ReminderDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderDelivery_syncToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SyncToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderDelivery_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _RemoveMemberPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.RemoveMemberPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16155,6 +17202,50 @@ func (ec *executionContext) fieldContext_Subscription_calendarChanges(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_calendarChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_reminders(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_reminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Reminders(ctx, fc.Args["resume"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderDelivery) graphql.Marshaler {
+			return ec.marshalNReminderDelivery2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderDelivery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_reminders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderDelivery(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_reminders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18591,6 +19682,50 @@ func (ec *executionContext) fieldContext_Viewer_user(_ context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _Viewer_reminderAlerts(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_reminderAlerts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().ReminderAlerts(ctx, obj, fc.Args["includeDismissed"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderAlertConnection) graphql.Marshaler {
+			return ec.marshalNReminderAlertConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_reminderAlerts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderAlertConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_reminderAlerts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Viewer_preferences(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20951,6 +22086,43 @@ func (ec *executionContext) unmarshalInputDisableCalendarFeedInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDismissReminderInput(ctx context.Context, obj any) (model.DismissReminderInput, error) {
+	var it model.DismissReminderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputEntryFilter(ctx context.Context, obj any) (model.EntryFilter, error) {
 	var it model.EntryFilter
 	if obj == nil {
@@ -21832,6 +23004,57 @@ func (ec *executionContext) unmarshalInputSetOpeningHoursInput(ctx context.Conte
 				return it, err
 			}
 			it.OpeningHours = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSnoozeReminderInput(ctx context.Context, obj any) (model.SnoozeReminderInput, error) {
+	var it model.SnoozeReminderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "minutes", "until"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "minutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Minutes = graphql.OmittableOf(data)
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -26372,6 +27595,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Mutation")
+		case "snoozeReminder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_snoozeReminder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dismissReminder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_dismissReminder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "updateProfile":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateProfile(ctx, field)
@@ -27053,6 +28290,388 @@ func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var reminderAlertImplementors = []string{"ReminderAlert"}
+
+func (ec *executionContext) _ReminderAlert(ctx context.Context, sel ast.SelectionSet, obj *calendar.Alert) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderAlert")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ReminderAlert_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "state":
+			out.Values[i] = ec._ReminderAlert_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminder":
+			out.Values[i] = ec._ReminderAlert_reminder(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueAt":
+			out.Values[i] = ec._ReminderAlert_dueAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._ReminderAlert_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "firedAt":
+			out.Values[i] = ec._ReminderAlert_firedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "snoozedUntil":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ReminderAlert_snoozedUntil(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "timesFired":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ReminderAlert_timesFired(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "version":
+			out.Values[i] = ec._ReminderAlert_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "entry":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ReminderAlert_entry(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reminderAlertConnectionImplementors = []string{"ReminderAlertConnection"}
+
+func (ec *executionContext) _ReminderAlertConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderAlertConnection")
+		case "edges":
+			out.Values[i] = ec._ReminderAlertConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ReminderAlertConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reminderAlertEdgeImplementors = []string{"ReminderAlertEdge"}
+
+func (ec *executionContext) _ReminderAlertEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderAlertEdge")
+		case "cursor":
+			out.Values[i] = ec._ReminderAlertEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ReminderAlertEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reminderAlertPayloadImplementors = []string{"ReminderAlertPayload"}
+
+func (ec *executionContext) _ReminderAlertPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderAlertPayload")
+		case "alert":
+			out.Values[i] = ec._ReminderAlertPayload_alert(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reminderDeliveryImplementors = []string{"ReminderDelivery"}
+
+func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderDelivery) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderDeliveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderDelivery")
+		case "alerts":
+			out.Values[i] = ec._ReminderDelivery_alerts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncToken":
+			out.Values[i] = ec._ReminderDelivery_syncToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
 
 func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RemoveMemberPayload) graphql.Marshaler {
@@ -27306,6 +28925,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "calendarChanges":
 		return ec._Subscription_calendarChanges(ctx, fields[0])
+	case "reminders":
+		return ec._Subscription_reminders(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -28585,6 +30206,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 					}
 				}()
 				res = ec._Viewer_user(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "reminderAlerts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_reminderAlerts(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -29972,6 +31631,11 @@ func (ec *executionContext) marshalNDisableCalendarFeedPayload2ᚖgithubᚗcom�
 	return ec._DisableCalendarFeedPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDismissReminderInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDismissReminderInput(ctx context.Context, v any) (model.DismissReminderInput, error) {
+	res, err := ec.unmarshalInputDismissReminderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx context.Context, sel ast.SelectionSet, v model.Entry) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -30567,6 +32231,122 @@ func (ec *executionContext) marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcal
 	return ec._Preferences(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNReminder2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminder(ctx context.Context, sel ast.SelectionSet, v calendar.Reminder) graphql.Marshaler {
+	return ec._Reminder(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReminderAlert2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertᚄ(ctx context.Context, sel ast.SelectionSet, v []*calendar.Alert) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReminderAlert2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlert(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReminderAlert2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlert(ctx context.Context, sel ast.SelectionSet, v *calendar.Alert) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReminderAlert(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReminderAlertConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertConnection(ctx context.Context, sel ast.SelectionSet, v *model.ReminderAlertConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReminderAlertConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReminderAlertEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReminderAlertEdge) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReminderAlertEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReminderAlertEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertEdge(ctx context.Context, sel ast.SelectionSet, v *model.ReminderAlertEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReminderAlertEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReminderAlertPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReminderAlertPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReminderAlertPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState(ctx context.Context, v any) (calendar.AlertState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState(ctx context.Context, sel ast.SelectionSet, v calendar.AlertState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState = map[string]calendar.AlertState{
+		"FIRED":     calendar.AlertFired,
+		"SNOOZED":   calendar.AlertSnoozed,
+		"DISMISSED": calendar.AlertDismissed,
+	}
+	marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState = map[calendar.AlertState]string{
+		calendar.AlertFired:     "FIRED",
+		calendar.AlertSnoozed:   "SNOOZED",
+		calendar.AlertDismissed: "DISMISSED",
+	}
+)
+
+func (ec *executionContext) marshalNReminderDelivery2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderDelivery(ctx context.Context, sel ast.SelectionSet, v *model.ReminderDelivery) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReminderDelivery(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, v any) (calendar.ReminderMethod, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[tmp]
@@ -30717,6 +32497,11 @@ func (ec *executionContext) marshalNSetOpeningHoursPayload2ᚖgithubᚗcomᚋcal
 		return graphql.Null
 	}
 	return ec._SetOpeningHoursPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSnoozeReminderInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSnoozeReminderInput(ctx context.Context, v any) (model.SnoozeReminderInput, error) {
+	res, err := ec.unmarshalInputSnoozeReminderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {

@@ -186,6 +186,14 @@ func (r *multiDayEntryResolver) ViewerAttendee(ctx context.Context, obj *model.M
 	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
 }
 
+func (r *mutationResolver) SnoozeReminder(ctx context.Context, input model.SnoozeReminderInput) (*model.ReminderAlertPayload, error) {
+	return r.snoozeReminder(ctx, input)
+}
+
+func (r *mutationResolver) DismissReminder(ctx context.Context, input model.DismissReminderInput) (*model.ReminderAlertPayload, error) {
+	return r.dismissReminder(ctx, input)
+}
+
 func (r *mutationResolver) UpdateProfile(ctx context.Context, input model.UpdateProfileInput) (*model.UpdateProfilePayload, error) {
 	name, err := notNull("name", input.Name)
 	if err != nil {
@@ -576,8 +584,28 @@ func (r *queryResolver) FindTimes(ctx context.Context, input model.FindTimesInpu
 	return r.findTimes(ctx, input)
 }
 
+func (r *reminderAlertResolver) ID(ctx context.Context, obj *calendar.Alert) (string, error) {
+	return obj.ID.String(), nil
+}
+
+func (r *reminderAlertResolver) SnoozedUntil(ctx context.Context, obj *calendar.Alert) (*time.Time, error) {
+	return optionalTime(obj.SnoozedUntil), nil
+}
+
+func (r *reminderAlertResolver) TimesFired(ctx context.Context, obj *calendar.Alert) (int, error) {
+	return obj.Fired, nil
+}
+
+func (r *reminderAlertResolver) Entry(ctx context.Context, obj *calendar.Alert) (model.Entry, error) {
+	return alertEntry(ctx, obj)
+}
+
 func (r *subscriptionResolver) CalendarChanges(ctx context.Context, calendarIds []string, resume []*model.CalendarSyncTokenInput, resumeInvitations *string) (<-chan *model.ChangeDelivery, error) {
 	return r.calendarChanges(ctx, calendarIds, resume, resumeInvitations)
+}
+
+func (r *subscriptionResolver) Reminders(ctx context.Context, resume *string) (<-chan *model.ReminderDelivery, error) {
+	return r.reminders(ctx, resume)
 }
 
 func (r *taskResolver) Series(ctx context.Context, obj *model.Task) (model.Entry, error) {
@@ -644,6 +672,10 @@ func (r *viewerResolver) InvitationChanges(ctx context.Context, obj *model.Viewe
 
 func (r *viewerResolver) User(ctx context.Context, obj *model.Viewer) (*calendar.User, error) {
 	return loader.For(ctx).Viewer(ctx)
+}
+
+func (r *viewerResolver) ReminderAlerts(ctx context.Context, obj *model.Viewer, includeDismissed *bool, first *int, after *string) (*model.ReminderAlertConnection, error) {
+	return r.reminderAlerts(ctx, includeDismissed, first, after)
 }
 
 func (r *viewerResolver) Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error) {
@@ -718,6 +750,8 @@ func (r *Resolver) Preferences() PreferencesResolver { return &preferencesResolv
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
+func (r *Resolver) ReminderAlert() ReminderAlertResolver { return &reminderAlertResolver{r} }
+
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
 func (r *Resolver) Task() TaskResolver { return &taskResolver{r} }
@@ -741,6 +775,7 @@ type (
 	mutationResolver       struct{ *Resolver }
 	preferencesResolver    struct{ *Resolver }
 	queryResolver          struct{ *Resolver }
+	reminderAlertResolver  struct{ *Resolver }
 	subscriptionResolver   struct{ *Resolver }
 	taskResolver           struct{ *Resolver }
 	timedEntryResolver     struct{ *Resolver }

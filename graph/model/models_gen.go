@@ -414,6 +414,19 @@ type DisableCalendarFeedPayload struct {
 	CalendarID string `json:"calendarId"`
 }
 
+// Input of dismissReminder.
+type DismissReminderInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The reminder's ID (ReminderAlert.id).
+	ID string `json:"id"`
+}
+
 // Narrows a view. Empty or omitted lists do not filter.
 type EntryFilter struct {
 	// Only entries of these kinds.
@@ -787,6 +800,36 @@ type RecurrenceInput struct {
 	Exdates graphql.Omittable[[]*time.Time] `json:"exdates,omitempty"`
 }
 
+// A page of the viewer's reminders that fell due (Relay cursor connection).
+type ReminderAlertConnection struct {
+	// The reminders on this page, each with its cursor.
+	Edges []*ReminderAlertEdge `json:"edges"`
+	// Where this page sits in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A reminder that fell due and its position in a list.
+type ReminderAlertEdge struct {
+	// An opaque cursor: pass it as `after` to continue after this reminder.
+	Cursor string `json:"cursor"`
+	// The reminder.
+	Node *calendar.Alert `json:"node"`
+}
+
+// Result of snoozeReminder and dismissReminder.
+type ReminderAlertPayload struct {
+	// The reminder as it is now.
+	Alert *calendar.Alert `json:"alert"`
+}
+
+// Reminders of the viewer's that changed, as `Subscription.reminders` delivers them.
+type ReminderDelivery struct {
+	// The reminders, each as it is now.
+	Alerts []*calendar.Alert `json:"alerts"`
+	// Pass it as `resume` to continue after this delivery.
+	SyncToken string `json:"syncToken"`
+}
+
 // One reminder of the user's own, as input.
 type ReminderInput struct {
 	// Minutes before the start, 0 to 40320 (four weeks).
@@ -937,6 +980,23 @@ type SetOpeningHoursPayload struct {
 	Calendar *Calendar `json:"calendar"`
 	// The opening hours as stored (days before yesterday dropped), null for none.
 	OpeningHours *WorkingHours `json:"openingHours,omitempty"`
+}
+
+// Input of snoozeReminder: give `minutes` or `until`.
+type SnoozeReminderInput struct {
+	// Makes the mutation safe to retry: sent again with the same key (1 to 100
+	// printable characters, chosen by the client, unique per user; a random UUID is
+	// best, as the answer kept for replays is encrypted with it) and the same input
+	// within 24 hours, it is not applied again and answers as the first time. The
+	// input is compared as sent: retry with the same request. The same key with
+	// another mutation or input is BAD_USER_INPUT.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The reminder's ID (ReminderAlert.id).
+	ID string `json:"id"`
+	// Fire again in this many minutes, 1 to 10080 (a week).
+	Minutes graphql.Omittable[*int] `json:"minutes,omitempty"`
+	// Fire again at this instant: in the future, at most a week ahead.
+	Until graphql.Omittable[*time.Time] `json:"until,omitempty"`
 }
 
 // Live changes over WebSocket (the graphql-transport-ws protocol at `/query`,

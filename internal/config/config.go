@@ -50,6 +50,7 @@ type Config struct {
 	ChangeRetention time.Duration // how long change records (and sync tokens) last
 	LivePoll        time.Duration // how often live delivery reads the recent writes
 	LiveSweep       time.Duration // how often, at most, it reads every followed log
+	ReminderPoll    time.Duration // how often the reminder schedule is read
 	ViewCacheItems  int           // entries and memberships the view cache holds; 0: off
 	MaxEntries      int
 	MaxResponseSize int64

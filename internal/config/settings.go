@@ -96,6 +96,8 @@ var settings = []Setting{
 		}},
 	{"live-poll", "CALGRAPH_LIVE_POLL", "500ms", "how often live delivery reads the table's recent writes, then the change logs they name that subscriptions follow, for changes made through other instances",
 		func(c *Config, v string) (err error) { c.LivePoll, err = parseDuration(v); return err }},
+	{"reminder-poll", "CALGRAPH_REMINDER_POLL", "500ms", "how often this instance reads the schedule of reminders for what fell due: reminders fire within about this much of their time",
+		func(c *Config, v string) (err error) { c.ReminderPoll, err = parseDuration(v); return err }},
 	{"live-sweep", "CALGRAPH_LIVE_SWEEP", "30s", "how often, at most, live delivery reads every change log subscriptions follow, in case the recent writes missed one (at most 8 logs a poll)",
 		func(c *Config, v string) (err error) { c.LiveSweep, err = parseDuration(v); return err }},
 	{"view-cache-items", "CALGRAPH_VIEW_CACHE_ITEMS", "100000", "how many entries and memberships this instance keeps of recent views, exact by each calendar's revision, to answer a repeated view without reading its calendars' entries again; 0 turns it off",

@@ -17,7 +17,7 @@ import (
 func TestEntryDecoderMatchesAttributeValue(t *testing.T) {
 	ts := time.Date(2026, 6, 15, 9, 30, 0, 123456789, time.UTC)
 	full := entryRecord{
-		PK: "CAL#c", SK: "ENTRY#e", LSI1SK: "SPAN#x", LSI2SK: "TASK#y", ReachEnd: "2026-06-16T00:00:00.000Z",
+		PK: "CAL#c", SK: "ENTRY#e", LSI1SK: "SPAN#x", LSI2SK: "TASK#y", Wake: "WAKE#1", WakeAt: "2026-05-16T00:00:00.000Z#c#e", ReachEnd: "2026-06-16T00:00:00.000Z",
 		EntityType: entityException, Piece: 2, Pieces: 3, ID: "e", CalendarID: "c", Kind: "TIMED", Title: "t\u00e9\"",
 		Description: "d", Location: "l", Color: "#000000", Tags: []string{"a", "b"}, Reminders: []int{10, -5}, Transp: "FREE", Vis: "PRIVATE",
 		Start: "s", End: "e", TimeZone: "Europe/Paris", LocalStart: "2026-03-29T02:30:00", StartDate: "2026-06-15", EndDate: "2026-06-16",

@@ -152,6 +152,8 @@ type batch struct {
 	list     []calendar.CalendarListChange
 	// invitations are the user's invitation changes (a user's log only).
 	invitations []calendar.InvitationChange
+	// alerts are the user's alerts the read found (a user's log only).
+	alerts []*calendar.Alert
 	token       string
 	shared      *Shared
 }
@@ -273,7 +275,7 @@ func (h *Hub) readPage(ctx context.Context, f *feed) (more, found bool, err erro
 		if err != nil {
 			return false, false, err
 		}
-		b.list, b.invitations, b.token, more = p.Changes, p.Invitations, p.Token, p.More
+		b.list, b.invitations, b.alerts, b.token, more = p.Changes, p.Invitations, p.Alerts, p.Token, p.More
 	} else {
 		p, err := h.src.LogChanges(ctx, f.key.ID, token, calendar.MaxChangePage)
 		if err != nil {
@@ -284,7 +286,7 @@ func (h *Hub) readPage(ctx context.Context, f *feed) (more, found bool, err erro
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	f.token = b.token
-	found = len(b.calendar)+len(b.list)+len(b.invitations) > 0
+	found = len(b.calendar)+len(b.list)+len(b.invitations)+len(b.alerts) > 0
 	for s := range f.subs {
 		if found {
 			s.hand(b)

@@ -134,7 +134,7 @@ func (s *Subscription) readLog(ctx context.Context, k FeedKey, token string, aut
 		if err != nil {
 			return b, false, err
 		}
-		b.list, b.invitations, b.token = p.Changes, p.Invitations, p.Token
+		b.list, b.invitations, b.alerts, b.token = p.Changes, p.Invitations, p.Alerts, p.Token
 		return b, p.More, nil
 	}
 	read := s.hub.src.LogChanges
