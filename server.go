@@ -200,6 +200,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd comma
 	if clockSkew != 0 {
 		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
 	}
+	if clockAhead != 0 {
+		opts = append(opts, dynamo.WithClock(st.clock))
+	}
 	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, opts...)
 	hub = live.NewHub(st.store, cfg.LivePoll, logger, live.WithSweep(cfg.LiveSweep))
 	st.hub = hub
@@ -400,7 +403,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	go st.resumeDeletions(bgCtx)
-	go remind.New(st.store, st.cfg.ReminderPoll, st.log).Run(bgCtx)
+	go remind.New(st.store, st.cfg.ReminderPoll, st.clock, st.log).Run(bgCtx)
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:
@@ -456,6 +459,15 @@ func (st *stack) resumeDeletions(ctx context.Context) {
 		}
 	}
 }
+
+// clockAhead, set only by tests (in a child process of their own: see
+// TestRemindersAcrossServers), runs the clock of this process's writes and
+// reminders that far ahead (change records keep the real clock), so that
+// a test lives through a DST change.
+var clockAhead time.Duration
+
+// clock is the time as this process's writes and reminders read it.
+func (st *stack) clock() time.Time { return time.Now().UTC().Add(clockAhead) }
 
 // clockSkew, set only by tests (in a child process of their own: see
 // TestTwoServersSyncExactly), puts this process's clock off by that much

@@ -37,6 +37,11 @@ func TestHelperServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	clockSkew = skew
+	if ahead := os.Getenv("CALGRAPH_TEST_CLOCK_AHEAD"); ahead != "" {
+		if clockAhead, err = time.ParseDuration(ahead); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, nil, os.Getenv, nil, os.Stdout, os.Stderr); err != nil {
@@ -50,6 +55,20 @@ type server struct{ url, token string }
 // startServer starts the test binary as a server process with env and a
 // clock skew, and waits for its banner.
 func startServer(t *testing.T, env map[string]string, skew time.Duration) server {
+	t.Helper()
+	s, _ := startServerProcess(t, env, skew)
+	return s
+}
+
+// startServerPID is startServer without skew, also returning the process ID
+// (for a test to kill it).
+func startServerPID(t *testing.T, env map[string]string) (server, int) {
+	t.Helper()
+	s, p := startServerProcess(t, env, 0)
+	return s, p.Pid
+}
+
+func startServerProcess(t *testing.T, env map[string]string, skew time.Duration) (server, *os.Process) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServer$")
 	cmd.Env = append(os.Environ(), envHelper+"=1", "CALGRAPH_TEST_CLOCK_SKEW="+skew.String())
@@ -95,7 +114,7 @@ func startServer(t *testing.T, env map[string]string, skew time.Duration) server
 		for lines.Scan() {
 		}
 	}()
-	return s
+	return s, cmd.Process
 }
 
 // gql posts an operation and returns data, or the first error's code.

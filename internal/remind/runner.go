@@ -52,15 +52,19 @@ type Runner struct {
 	failed atomic.Int64
 }
 
-// New returns a Runner reading store every poll (DefaultPoll if zero).
-func New(store Store, poll time.Duration, log *slog.Logger) *Runner {
+// New returns a Runner reading store every poll (DefaultPoll if zero),
+// by the clock now (time.Now if nil).
+func New(store Store, poll time.Duration, now func() time.Time, log *slog.Logger) *Runner {
 	if poll <= 0 {
 		poll = DefaultPoll
+	}
+	if now == nil {
+		now = time.Now
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Runner{store: store, poll: poll, now: time.Now, log: log}
+	return &Runner{store: store, poll: poll, now: now, log: log}
 }
 
 // Stats is what a Runner has done, for metrics.
