@@ -19,7 +19,6 @@ func readMembership(t *testing.T, f *fixture, ctx context.Context, key calendar.
 	return found.Memberships[key], found.Calendars[key.CalendarID]
 }
 
-
 // TestSettingsAndRoleWritesKeepEachOther: a member's settings and their role
 // are written by different people, each versioned on its own, and neither
 // write undoes the other however they interleave; two settings writes from
