@@ -180,6 +180,10 @@ func TestCalendarSettingsInput(t *testing.T) {
 	}
 	e.must(w.owner, `mutation($c: ID!, $e: String!) { addMember(input: {calendarId: $c, email: $e, role: FREE_BUSY}) { membership { id } } }`,
 		map[string]any{"c": w.calendarID, "e": "newcomer-input@example.com"})
+	d := e.must(w.outsider, `mutation { createCalendar(input: {name: "Own"}) { membership { settings { version selected displayName } } } }`, nil)
+	if got := fmt.Sprint(get(d, "createCalendar.membership.settings")); got != "map[displayName:Own selected:true version:0]" {
+		t.Errorf("a new calendar's membership: settings %s", got)
+	}
 	if r := set(w.newcomer, `expectedVersion: 0, color: "#000000"`); r.code() != "" || str(r.Data, "updateCalendarSettings.membership.settings.textColor") != "#FFFFFF" {
 		t.Errorf("a FREE_BUSY member: %s", r.Raw)
 	}
@@ -238,7 +242,7 @@ func TestCalendarSettingsInput(t *testing.T) {
 			t.Errorf("a concurrent update: %s", c)
 		}
 	}
-	d := e.must(w.reader, `query($id: ID!) { node(id: $id) { ... on Membership { role settings { version sortKey selected } } } }`, map[string]any{"id": w.readerMembershipID})
+	d = e.must(w.reader, `query($id: ID!) { node(id: $id) { ... on Membership { role settings { version sortKey selected } } } }`, map[string]any{"id": w.readerMembershipID})
 	if won != 1 || roleErr != "" || str(d, "node.role") != "WRITER" || num(d, "node.settings.version") != 4 ||
 		!strings.HasPrefix(str(d, "node.settings.sortKey"), "k") || get(d, "node.settings.selected") != true {
 		t.Errorf("concurrent: %d won (%v), role change %q, membership %v; want one, no error, WRITER at settings version 4", won, codes, roleErr, d)

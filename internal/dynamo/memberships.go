@@ -34,7 +34,7 @@ func (s *Store) AddMember(ctx context.Context, calendarID, email string, role ca
 		return nil, acc.calendar, calendar.Errorf(calendar.CodeAlreadyExists, "you are already a member of this calendar")
 	}
 	now := s.timestamp()
-	m := &calendar.Membership{CalendarID: calendarID, UserID: userID, Role: role, Version: 1, CreatedAt: now, UpdatedAt: now}
+	m := &calendar.Membership{CalendarID: calendarID, UserID: userID, Role: role, Version: 1, CreatedAt: now, UpdatedAt: now, Settings: defaultSettings()}
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(calendarID, acc.viewer, calendar.ActionManage))

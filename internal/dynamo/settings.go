@@ -217,3 +217,10 @@ func settingsChangedSince(expected int) explainFunc {
 			"your settings of this calendar have version %d, not the expected %d: reload them and try again", r.SetVersion, expected)
 	}
 }
+
+// defaultSettings are a new membership's settings: its member has not
+// changed them yet.
+func defaultSettings() *calendar.Settings {
+	s := calendar.DefaultSettings()
+	return &s
+}
