@@ -4210,7 +4210,7 @@ type Membership implements Node {
   calendar: Calendar!
   "The member."
   user: User!
-  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + ` to change the role or remove the member."
+  "Incremented on every change of the role (the member's settings have their own ` + "`" + `settings.version` + "`" + `); pass it back as ` + "`" + `expectedVersion` + "`" + ` to change the role or remove the member."
   version: Int!
   "When the user joined the calendar."
   createdAt: DateTime!

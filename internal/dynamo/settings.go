@@ -132,7 +132,40 @@ func (s *Store) UpdateCalendarSettings(ctx context.Context, u calendar.SettingsU
 	if _, err := u.Apply(calendar.DefaultSettings()); err != nil { // bad input fails before any read
 		return nil, nil, err
 	}
+	m, cal, err := s.ownMembership(ctx, u.CalendarID, viewer)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.Settings.Version != u.ExpectedVersion {
+		return nil, cal, errSettingsVersion(m.Settings.Version, u.ExpectedVersion)
+	}
+	next, err := u.Apply(*m.Settings)
+	if err != nil {
+		return nil, cal, err
+	}
+	if reflect.DeepEqual(next, *m.Settings) {
+		return m, cal, nil // nothing to change: nothing written, as ChangeRole to the same role
+	}
+	next.Version, next.UpdatedAt = next.Version+1, s.timestamp()
 	mk, ck := membershipKey(u.CalendarID, viewer), calendarKey(u.CalendarID)
+	w := newWrite()
+	w.Idempotent(ctx)
+	w.Update(mk, settingsUpdate(next), settingsAsRead(u.ExpectedVersion), settingsChangedSince(u.ExpectedVersion))
+	w.Guard(opCheck(ck, exists(), func(item) error { return errCalendarNotFound() }))
+	w.LogOwnMembership(u.CalendarID, viewer)
+	// A change of the default reminders (u.DefaultReminders.Set) is one more
+	// action of this transaction for whatever arms the viewer's reminders.
+	if err := s.commit(ctx, w); err != nil {
+		return nil, cal, fmt.Errorf("update settings of calendar %s: %w", u.CalendarID, err)
+	}
+	m.Settings = &next
+	return m, cal, nil
+}
+
+// ownMembership reads the viewer's membership of a calendar, and the
+// calendar, strongly: NOT_FOUND when either is missing.
+func (s *Store) ownMembership(ctx context.Context, calendarID, viewer string) (*calendar.Membership, *calendar.Calendar, error) {
+	mk, ck := membershipKey(calendarID, viewer), calendarKey(calendarID)
 	items, err := s.batchGet(ctx, []itemKey{mk, ck})
 	if err != nil {
 		return nil, nil, err
@@ -148,28 +181,7 @@ func (s *Store) UpdateCalendarSettings(ctx context.Context, u calendar.SettingsU
 	if err != nil {
 		return nil, nil, err
 	}
-	m, cal := rec.membership(), crec.calendar()
-	if m.Settings.Version != u.ExpectedVersion {
-		return nil, cal, settingsChangedSince(u.ExpectedVersion)(items[mk])
-	}
-	next, err := u.Apply(*m.Settings)
-	if err != nil {
-		return nil, cal, err
-	}
-	if reflect.DeepEqual(next, *m.Settings) {
-		return m, cal, nil // nothing to change: nothing written, as ChangeRole to the same role
-	}
-	next.Version, next.UpdatedAt = next.Version+1, s.timestamp()
-	w := newWrite()
-	w.Idempotent(ctx)
-	w.Update(mk, settingsUpdate(next), settingsAsRead(u.ExpectedVersion), settingsChangedSince(u.ExpectedVersion))
-	w.Guard(opCheck(ck, exists(), func(item) error { return errCalendarNotFound() }))
-	w.LogOwnMembership(u.CalendarID, viewer)
-	if err := s.commit(ctx, w); err != nil {
-		return nil, cal, fmt.Errorf("update settings of calendar %s: %w", u.CalendarID, err)
-	}
-	m.Settings = &next
-	return m, cal, nil
+	return rec.membership(), crec.calendar(), nil
 }
 
 // settingsUpdate sets the settings attributes to s's, removing those at
@@ -213,9 +225,13 @@ func settingsChangedSince(expected int) explainFunc {
 			return errCalendarNotFound()
 		}
 		r, _ := decodeMembershipRecord(old)
-		return calendar.Errorf(calendar.CodeVersionConflict,
-			"your settings of this calendar have version %d, not the expected %d: reload them and try again", r.SetVersion, expected)
+		return errSettingsVersion(r.SetVersion, expected)
 	}
+}
+
+func errSettingsVersion(have, expected int) error {
+	return calendar.Errorf(calendar.CodeVersionConflict,
+		"your settings of this calendar have version %d, not the expected %d: reload them and try again", have, expected)
 }
 
 // defaultSettings are a new membership's settings: its member has not
