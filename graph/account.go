@@ -27,7 +27,7 @@ func (r *mutationResolver) deleteAccount(ctx context.Context, input model.Delete
 	made, err := loader.For(ctx).Viewer(ctx)
 	var used *calendar.MembershipPage
 	if err == nil {
-		used, err = loader.For(ctx).ViewerCalendars(ctx, calendar.Page{First: 1})
+		used, err = loader.For(ctx).ViewerCalendars(ctx, calendar.Page{First: 1}, true)
 	}
 	if err == nil && len(used.Memberships) == 0 {
 		_, err = r.deleteViewer(ctx, made.Email)

@@ -17,7 +17,9 @@ import (
 )
 
 // TestViewerCalendarsWithMembersCostFourWaves checks the request plan of the
-// canonical nested read: the viewer's N calendars with their members.
+// canonical nested read: the viewer's N calendars with their members, and
+// the viewer's settings of each (on the memberships GSI1 lists and the
+// strong read takes again: no read of their own).
 func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 	for _, n := range planSizes(1, 5, 50, 100) {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
@@ -28,7 +30,8 @@ func TestViewerCalendarsWithMembersCostFourWaves(t *testing.T) {
 
 			steadyPlan(t, e, func(e *env) (int, []string) {
 				e.rec.Reset()
-				e.must(tok, `{ viewer { calendars(first: 100) { edges { node { role calendar {
+				e.must(tok, `{ viewer { calendars(first: 100) { edges { node { role
+					settings { displayColor textColor displayName hidden selected sortKey defaultReminders { minutes } version } calendar {
 					id name viewerRole members(first: 10) { edges { node { role user { name email } } } } } } } } } }`, nil)
 				calls := e.rec.Calls()
 				plan := planOf(calls)

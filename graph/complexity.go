@@ -24,7 +24,9 @@ func complexityLimit() graphql.HandlerExtension {
 
 // setComplexity prices connections and views.
 func setComplexity(cfg *Config) {
-	cfg.Complexity.Viewer.Calendars = connectionComplexity
+	cfg.Complexity.Viewer.Calendars = func(child int, first *int, after *string, _ *bool) int {
+		return connectionComplexity(child, first, after)
+	}
 	cfg.Complexity.Calendar.Members = connectionComplexity
 	cfg.Complexity.Calendar.Entries = func(child int, _ model.TimeRangeInput, _ *string, _ *model.EntryFilter, _ *bool) int {
 		return viewComplexity + child

@@ -179,6 +179,20 @@ type ComplexityRoot struct {
 		SyncToken func(childComplexity int) int
 	}
 
+	CalendarSettings struct {
+		Color            func(childComplexity int) int
+		DefaultReminders func(childComplexity int) int
+		DisplayColor     func(childComplexity int) int
+		DisplayName      func(childComplexity int) int
+		Hidden           func(childComplexity int) int
+		Name             func(childComplexity int) int
+		Selected         func(childComplexity int) int
+		SortKey          func(childComplexity int) int
+		TextColor        func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		Version          func(childComplexity int) int
+	}
+
 	Change struct {
 		Deleted    func(childComplexity int) int
 		Exceptions func(childComplexity int) int
@@ -348,6 +362,7 @@ type ComplexityRoot struct {
 		CreatedAt func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Role      func(childComplexity int) int
+		Settings  func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
 		User      func(childComplexity int) int
 		Version   func(childComplexity int) int
@@ -405,34 +420,35 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AcceptInvitation    func(childComplexity int, input model.AcceptInvitationInput) int
-		AddMember           func(childComplexity int, input model.AddMemberInput) int
-		ChangeAttendees     func(childComplexity int, input model.ChangeAttendeesInput) int
-		ChangeEmail         func(childComplexity int, input model.ChangeEmailInput) int
-		ChangeMemberRole    func(childComplexity int, input model.ChangeMemberRoleInput) int
-		CompleteTask        func(childComplexity int, input model.CompleteTaskInput) int
-		CreateCalendar      func(childComplexity int, input model.CreateCalendarInput) int
-		CreateEntry         func(childComplexity int, input model.CreateEntryInput) int
-		CreateInvitation    func(childComplexity int, input model.CreateInvitationInput) int
-		DeleteAccount       func(childComplexity int, input model.DeleteAccountInput) int
-		DeleteCalendar      func(childComplexity int, input model.DeleteCalendarInput) int
-		DeleteEntry         func(childComplexity int, input model.DeleteEntryInput) int
-		DisableCalendarFeed func(childComplexity int, input model.DisableCalendarFeedInput) int
-		DismissReminder     func(childComplexity int, input model.DismissReminderInput) int
-		ImportCalendar      func(childComplexity int, input model.ImportCalendarInput) int
-		LeaveCalendar       func(childComplexity int, input model.LeaveCalendarInput) int
-		MoveEntry           func(childComplexity int, input model.MoveEntryInput) int
-		RemoveMember        func(childComplexity int, input model.RemoveMemberInput) int
-		ReopenTask          func(childComplexity int, input model.ReopenTaskInput) int
-		RespondToEntry      func(childComplexity int, input model.RespondToEntryInput) int
-		RevokeInvitation    func(childComplexity int, input model.RevokeInvitationInput) int
-		RotateCalendarFeed  func(childComplexity int, input model.RotateCalendarFeedInput) int
-		SetOpeningHours     func(childComplexity int, input model.SetOpeningHoursInput) int
-		SnoozeReminder      func(childComplexity int, input model.SnoozeReminderInput) int
-		UpdateCalendar      func(childComplexity int, input model.UpdateCalendarInput) int
-		UpdateEntry         func(childComplexity int, input model.UpdateEntryInput) int
-		UpdatePreferences   func(childComplexity int, input model.UpdatePreferencesInput) int
-		UpdateProfile       func(childComplexity int, input model.UpdateProfileInput) int
+		AcceptInvitation       func(childComplexity int, input model.AcceptInvitationInput) int
+		AddMember              func(childComplexity int, input model.AddMemberInput) int
+		ChangeAttendees        func(childComplexity int, input model.ChangeAttendeesInput) int
+		ChangeEmail            func(childComplexity int, input model.ChangeEmailInput) int
+		ChangeMemberRole       func(childComplexity int, input model.ChangeMemberRoleInput) int
+		CompleteTask           func(childComplexity int, input model.CompleteTaskInput) int
+		CreateCalendar         func(childComplexity int, input model.CreateCalendarInput) int
+		CreateEntry            func(childComplexity int, input model.CreateEntryInput) int
+		CreateInvitation       func(childComplexity int, input model.CreateInvitationInput) int
+		DeleteAccount          func(childComplexity int, input model.DeleteAccountInput) int
+		DeleteCalendar         func(childComplexity int, input model.DeleteCalendarInput) int
+		DeleteEntry            func(childComplexity int, input model.DeleteEntryInput) int
+		DisableCalendarFeed    func(childComplexity int, input model.DisableCalendarFeedInput) int
+		DismissReminder        func(childComplexity int, input model.DismissReminderInput) int
+		ImportCalendar         func(childComplexity int, input model.ImportCalendarInput) int
+		LeaveCalendar          func(childComplexity int, input model.LeaveCalendarInput) int
+		MoveEntry              func(childComplexity int, input model.MoveEntryInput) int
+		RemoveMember           func(childComplexity int, input model.RemoveMemberInput) int
+		ReopenTask             func(childComplexity int, input model.ReopenTaskInput) int
+		RespondToEntry         func(childComplexity int, input model.RespondToEntryInput) int
+		RevokeInvitation       func(childComplexity int, input model.RevokeInvitationInput) int
+		RotateCalendarFeed     func(childComplexity int, input model.RotateCalendarFeedInput) int
+		SetOpeningHours        func(childComplexity int, input model.SetOpeningHoursInput) int
+		SnoozeReminder         func(childComplexity int, input model.SnoozeReminderInput) int
+		UpdateCalendar         func(childComplexity int, input model.UpdateCalendarInput) int
+		UpdateCalendarSettings func(childComplexity int, input model.UpdateCalendarSettingsInput) int
+		UpdateEntry            func(childComplexity int, input model.UpdateEntryInput) int
+		UpdatePreferences      func(childComplexity int, input model.UpdatePreferencesInput) int
+		UpdateProfile          func(childComplexity int, input model.UpdateProfileInput) int
 	}
 
 	PageInfo struct {
@@ -645,6 +661,10 @@ type ComplexityRoot struct {
 		Calendar func(childComplexity int) int
 	}
 
+	UpdateCalendarSettingsPayload struct {
+		Membership func(childComplexity int) int
+	}
+
 	UpdateEntryPayload struct {
 		Entry func(childComplexity int) int
 	}
@@ -670,7 +690,7 @@ type ComplexityRoot struct {
 	Viewer struct {
 		Agenda              func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) int
 		CalendarListChanges func(childComplexity int, syncToken *string, first *int) int
-		Calendars           func(childComplexity int, first *int, after *string) int
+		Calendars           func(childComplexity int, first *int, after *string, includeHidden *bool) int
 		InvitationChanges   func(childComplexity int, syncToken *string, first *int) int
 		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
 		Preferences         func(childComplexity int) int
@@ -759,6 +779,8 @@ type MembershipResolver interface {
 
 	Calendar(ctx context.Context, obj *calendar.Membership) (*model.Calendar, error)
 	User(ctx context.Context, obj *calendar.Membership) (*calendar.User, error)
+
+	Settings(ctx context.Context, obj *calendar.Membership) (*model.CalendarSettings, error)
 }
 type MultiDayEntryResolver interface {
 	Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error)
@@ -798,6 +820,7 @@ type MutationResolver interface {
 	ChangeEmail(ctx context.Context, input model.ChangeEmailInput) (*model.ChangeEmailPayload, error)
 	DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error)
 	SetOpeningHours(ctx context.Context, input model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error)
+	UpdateCalendarSettings(ctx context.Context, input model.UpdateCalendarSettingsInput) (*model.UpdateCalendarSettingsPayload, error)
 }
 type PreferencesResolver interface {
 	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
@@ -850,7 +873,7 @@ type ViewerResolver interface {
 	Preferences(ctx context.Context, obj *model.Viewer) (*model.Preferences, error)
 	Stats(ctx context.Context, obj *model.Viewer) (*model.ViewerStats, error)
 	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error)
-	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error)
+	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string, includeHidden *bool) (*model.MembershipConnection, error)
 	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 }
 
@@ -1442,6 +1465,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CalendarListChangePage.SyncToken(childComplexity), true
 
+	case "CalendarSettings.color":
+		if e.ComplexityRoot.CalendarSettings.Color == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.Color(childComplexity), true
+	case "CalendarSettings.defaultReminders":
+		if e.ComplexityRoot.CalendarSettings.DefaultReminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.DefaultReminders(childComplexity), true
+	case "CalendarSettings.displayColor":
+		if e.ComplexityRoot.CalendarSettings.DisplayColor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.DisplayColor(childComplexity), true
+	case "CalendarSettings.displayName":
+		if e.ComplexityRoot.CalendarSettings.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.DisplayName(childComplexity), true
+	case "CalendarSettings.hidden":
+		if e.ComplexityRoot.CalendarSettings.Hidden == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.Hidden(childComplexity), true
+	case "CalendarSettings.name":
+		if e.ComplexityRoot.CalendarSettings.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.Name(childComplexity), true
+	case "CalendarSettings.selected":
+		if e.ComplexityRoot.CalendarSettings.Selected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.Selected(childComplexity), true
+	case "CalendarSettings.sortKey":
+		if e.ComplexityRoot.CalendarSettings.SortKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.SortKey(childComplexity), true
+	case "CalendarSettings.textColor":
+		if e.ComplexityRoot.CalendarSettings.TextColor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.TextColor(childComplexity), true
+	case "CalendarSettings.updatedAt":
+		if e.ComplexityRoot.CalendarSettings.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.UpdatedAt(childComplexity), true
+	case "CalendarSettings.version":
+		if e.ComplexityRoot.CalendarSettings.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarSettings.Version(childComplexity), true
+
 	case "Change.deleted":
 		if e.ComplexityRoot.Change.Deleted == nil {
 			break
@@ -1957,6 +2047,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Membership.Role(childComplexity), true
+	case "Membership.settings":
+		if e.ComplexityRoot.Membership.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.Settings(childComplexity), true
 	case "Membership.updatedAt":
 		if e.ComplexityRoot.Membership.UpdatedAt == nil {
 			break
@@ -2494,6 +2590,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCalendar(childComplexity, args["input"].(model.UpdateCalendarInput)), true
+	case "Mutation.updateCalendarSettings":
+		if e.ComplexityRoot.Mutation.UpdateCalendarSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCalendarSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCalendarSettings(childComplexity, args["input"].(model.UpdateCalendarSettingsInput)), true
 	case "Mutation.updateEntry":
 		if e.ComplexityRoot.Mutation.UpdateEntry == nil {
 			break
@@ -3404,6 +3511,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UpdateCalendarPayload.Calendar(childComplexity), true
 
+	case "UpdateCalendarSettingsPayload.membership":
+		if e.ComplexityRoot.UpdateCalendarSettingsPayload.Membership == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateCalendarSettingsPayload.Membership(childComplexity), true
+
 	case "UpdateEntryPayload.entry":
 		if e.ComplexityRoot.UpdateEntryPayload.Entry == nil {
 			break
@@ -3500,7 +3614,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Viewer.Calendars(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Viewer.Calendars(childComplexity, args["first"].(*int), args["after"].(*string), args["includeHidden"].(*bool)), true
 	case "Viewer.invitationChanges":
 		if e.ComplexityRoot.Viewer.InvitationChanges == nil {
 			break
@@ -3672,6 +3786,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputTimeWindowInput,
 		ec.unmarshalInputTimedTimingInput,
 		ec.unmarshalInputUpdateCalendarInput,
+		ec.unmarshalInputUpdateCalendarSettingsInput,
 		ec.unmarshalInputUpdateEntryInput,
 		ec.unmarshalInputUpdatePreferencesInput,
 		ec.unmarshalInputUpdateProfileInput,
@@ -4052,7 +4167,7 @@ type Viewer {
     range: TimeRangeInput!
     "The IANA zone dates are read in."
     timeZone: String
-    "Only these calendars (global IDs); all of the viewer's calendars (up to 500) when omitted."
+    "Only these calendars (global IDs); when omitted, all of the viewer's calendars (up to 500) they read that are selected and not hidden (their ` + "`" + `CalendarSettings` + "`" + `)."
     calendarIds: [ID!]
     "Only entries of these kinds, or with any of these tags."
     filter: EntryFilter
@@ -4071,15 +4186,21 @@ type Viewer {
 
   """
   The calendars the viewer is a member of, as memberships (role and calendar),
-  ordered by calendar creation time. A calendar created a moment ago can take up
-  to about a second to appear here (the list is read from an eventually consistent
-  index); the createCalendar payload returns it at once.
+  in the order of the viewer's settings (` + "`" + `CalendarSettings.sortKey` + "`" + `, then
+  calendar creation time), hidden ones left out unless ` + "`" + `includeHidden` + "`" + `. A
+  calendar created, or a setting changed, a moment ago can take up to about a
+  second to show here (the list is read from an eventually consistent index);
+  the createCalendar and updateCalendarSettings payloads return it at once.
+  A cursor is a place in the order: the next page starts after it even when
+  that calendar has moved since.
   """
   calendars(
     "How many memberships to return, 1 to 100."
     first: Int = 20
     "Return memberships after this cursor (a ` + "`" + `cursor` + "`" + ` or ` + "`" + `pageInfo.endCursor` + "`" + ` of this list)."
     after: String
+    "Also list the calendars the viewer hid (` + "`" + `CalendarSettings.hidden` + "`" + `)."
+    includeHidden: Boolean = false
   ): MembershipConnection!
   """
   The viewer's invitations to entries, newest first, narrowed to some
@@ -4305,7 +4426,7 @@ type Membership implements Node {
   calendar: Calendar!
   "The member."
   user: User!
-  "Incremented on every change; pass it back as ` + "`" + `expectedVersion` + "`" + ` to change the role or remove the member."
+  "Incremented on every change of the role (the member's settings have their own ` + "`" + `settings.version` + "`" + `); pass it back as ` + "`" + `expectedVersion` + "`" + ` to change the role or remove the member."
   version: Int!
   "When the user joined the calendar."
   createdAt: DateTime!
@@ -6726,6 +6847,105 @@ type TimeInterval {
   "When it ends (exclusive)."
   end: DateTime!
 }
+
+"""
+The viewer's own settings of a calendar they are a member of (any role): how
+it shows in their list and agenda, and their default reminders on its
+entries. Nobody else sees them, and changing them changes nothing of the
+calendar: not its revision, not its changes, not the other members' views.
+"""
+type CalendarSettings {
+  "The viewer's color for the calendar (` + "`" + `#RRGGBB` + "`" + `), or null to show the calendar's own."
+  color: String
+  "The color to show the calendar in: ` + "`" + `color` + "`" + `, else the calendar's."
+  displayColor: String!
+  "Black (` + "`" + `#000000` + "`" + `) or white (` + "`" + `#FFFFFF` + "`" + `), whichever contrasts more with ` + "`" + `displayColor` + "`" + ` (WCAG 2 relative luminance)."
+  textColor: String!
+  "The viewer's name for the calendar, or null to show the calendar's own."
+  name: String
+  "The name to show the calendar under: ` + "`" + `name` + "`" + `, else the calendar's."
+  displayName: String!
+  "Left out of ` + "`" + `viewer.calendars` + "`" + ` (unless ` + "`" + `includeHidden` + "`" + `) and of ` + "`" + `viewer.agenda` + "`" + ` without ` + "`" + `calendarIds` + "`" + `."
+  hidden: Boolean!
+  "Read by ` + "`" + `viewer.agenda` + "`" + ` without ` + "`" + `calendarIds` + "`" + ` (when not hidden too). True until changed."
+  selected: Boolean!
+  """
+  Where the calendar sits in ` + "`" + `viewer.calendars` + "`" + `: by this key, compared
+  bytewise (a fractional index: a drag writes the one moved calendar's key,
+  between its neighbours'); calendars without one come after, oldest first.
+  Null for none.
+  """
+  sortKey: String
+  "The viewer's reminders on this calendar's entries when an entry sets none of its own, earliest first."
+  defaultReminders: [Reminder!]!
+  "The settings' own version, 0 until first changed (the role's is ` + "`" + `Membership.version` + "`" + `): pass it as ` + "`" + `expectedVersion` + "`" + ` to updateCalendarSettings."
+  version: Int!
+  "When the settings last changed; null until then."
+  updatedAt: DateTime
+}
+
+extend type Membership {
+  """
+  The member's own settings of the calendar: on the viewer's own membership
+  only, as read by ` + "`" + `viewer.calendars` + "`" + `, ` + "`" + `viewer.calendarListChanges` + "`" + `,
+  ` + "`" + `node(id:)` + "`" + `, ` + "`" + `updateCalendarSettings` + "`" + ` and the SETTINGS and JOINED
+  deliveries of ` + "`" + `calendarChanges` + "`" + `. Null on anyone else's membership, and on
+  those ` + "`" + `Calendar.members` + "`" + ` lists (its pages are cached by the calendar's
+  revision, which settings never raise).
+  """
+  settings: CalendarSettings
+}
+
+extend enum DeliveryKind {
+  """
+  The viewer changed their own settings of this followed calendar (on any
+  device): ` + "`" + `changes` + "`" + ` holds their membership (type MEMBERSHIP) with its
+  ` + "`" + `settings` + "`" + ` as they are now. Nothing of the calendar changed, and nobody
+  else gets it. ` + "`" + `syncToken` + "`" + ` is null.
+  """
+  SETTINGS
+}
+
+extend type Mutation {
+  """
+  Changes the viewer's own settings of a calendar they are a member of, in
+  any role (FREE_BUSY too): an omitted field is left as it is, null clears
+  an override. Versioned by the settings' own version (VERSION_CONFLICT when
+  stale). Not a member: NOT_FOUND. Bad input: BAD_USER_INPUT naming the
+  field, nothing written. It never raises the calendar's revision and writes
+  nothing to its changes: only the viewer's ` + "`" + `calendarListChanges` + "`" + ` and
+  their other devices' subscriptions (a SETTINGS delivery) hear of it.
+  """
+  updateCalendarSettings(input: UpdateCalendarSettingsInput!): UpdateCalendarSettingsPayload!
+}
+
+"Input of updateCalendarSettings."
+input UpdateCalendarSettingsInput {
+  "Makes the mutation safe to retry, as on updateEntry."
+  idempotencyKey: String
+  "The calendar's global ID."
+  calendarId: ID!
+  "The settings' ` + "`" + `version` + "`" + ` as read."
+  expectedVersion: Int!
+  "` + "`" + `#RRGGBB` + "`" + `; null shows the calendar's color."
+  color: String
+  "1 to 200 characters; null shows the calendar's name."
+  name: String
+  "Hide the calendar from the viewer's list and agenda; null is false."
+  hidden: Boolean
+  "Read the calendar in the viewer's agenda; null is true."
+  selected: Boolean
+  "Up to 128 printable ASCII characters, no spaces; null (or empty) for none."
+  sortKey: String
+  "Up to 5 reminders, each 0 to 40320 minutes before; null or empty for none."
+  defaultReminders: [ReminderInput!]
+}
+
+"Result of updateCalendarSettings."
+type UpdateCalendarSettingsPayload {
+  "The viewer's membership, with its settings as written."
+  membership: Membership!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6908,6 +7128,34 @@ func (ec *executionContext) childFields_CalendarListChangePage(ctx context.Conte
 		return ec.fieldContext_CalendarListChangePage_syncToken(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CalendarListChangePage", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "color":
+		return ec.fieldContext_CalendarSettings_color(ctx, field)
+	case "displayColor":
+		return ec.fieldContext_CalendarSettings_displayColor(ctx, field)
+	case "textColor":
+		return ec.fieldContext_CalendarSettings_textColor(ctx, field)
+	case "name":
+		return ec.fieldContext_CalendarSettings_name(ctx, field)
+	case "displayName":
+		return ec.fieldContext_CalendarSettings_displayName(ctx, field)
+	case "hidden":
+		return ec.fieldContext_CalendarSettings_hidden(ctx, field)
+	case "selected":
+		return ec.fieldContext_CalendarSettings_selected(ctx, field)
+	case "sortKey":
+		return ec.fieldContext_CalendarSettings_sortKey(ctx, field)
+	case "defaultReminders":
+		return ec.fieldContext_CalendarSettings_defaultReminders(ctx, field)
+	case "version":
+		return ec.fieldContext_CalendarSettings_version(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CalendarSettings_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_Change(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7254,6 +7502,8 @@ func (ec *executionContext) childFields_Membership(ctx context.Context, field gr
 		return ec.fieldContext_Membership_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Membership_updatedAt(ctx, field)
+	case "settings":
+		return ec.fieldContext_Membership_settings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Membership", field.Name)
 }
@@ -7604,6 +7854,14 @@ func (ec *executionContext) childFields_UpdateCalendarPayload(ctx context.Contex
 		return ec.fieldContext_UpdateCalendarPayload_calendar(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateCalendarPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateCalendarSettingsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "membership":
+		return ec.fieldContext_UpdateCalendarSettingsPayload_membership(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateCalendarSettingsPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8368,6 +8626,20 @@ func (ec *executionContext) field_Mutation_snoozeReminder_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateCalendarSettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateCalendarSettingsInput, error) {
+			return ec.unmarshalNUpdateCalendarSettingsInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarSettingsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8717,6 +8989,14 @@ func (ec *executionContext) field_Viewer_calendars_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "includeHidden",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeHidden"] = arg2
 	return args, nil
 }
 
@@ -11199,6 +11479,268 @@ func (ec *executionContext) fieldContext_CalendarListChangePage_syncToken(_ cont
 	return graphql.NewScalarFieldContext("CalendarListChangePage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CalendarSettings_color(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_displayColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_displayColor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisplayColor(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_displayColor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_textColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_textColor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TextColor(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_textColor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_name(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_displayName(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisplayName(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_hidden(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_hidden(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hidden(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_selected(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_selected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Selected(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_selected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_sortKey(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_sortKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SortKey(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_sortKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_defaultReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultReminders(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_defaultReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarSettings",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarSettings_version(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarSettings_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarSettings_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarSettings_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _Change_type(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13399,6 +13941,38 @@ func (ec *executionContext) _Membership_updatedAt(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Membership_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Membership", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Membership_settings(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().Settings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarSettings) graphql.Marshaler {
+			return ec.marshalOCalendarSettings2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Membership",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarSettings(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _MembershipConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
@@ -15644,6 +16218,50 @@ func (ec *executionContext) fieldContext_Mutation_setOpeningHours(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_setOpeningHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCalendarSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCalendarSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCalendarSettings(ctx, fc.Args["input"].(model.UpdateCalendarSettingsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateCalendarSettingsPayload) graphql.Marshaler {
+			return ec.marshalNUpdateCalendarSettingsPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarSettingsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCalendarSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateCalendarSettingsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCalendarSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19296,6 +19914,38 @@ func (ec *executionContext) fieldContext_UpdateCalendarPayload_calendar(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _UpdateCalendarSettingsPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarSettingsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateCalendarSettingsPayload_membership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Membership, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.Membership) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateCalendarSettingsPayload_membership(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateCalendarSettingsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _UpdateEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.UpdateEntryPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19844,7 +20494,7 @@ func (ec *executionContext) _Viewer_calendars(ctx context.Context, field graphql
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Viewer().Calendars(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Viewer().Calendars(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["includeHidden"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipConnection) graphql.Marshaler {
@@ -23308,6 +23958,92 @@ func (ec *executionContext) unmarshalInputUpdateCalendarInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateCalendarSettingsInput(ctx context.Context, obj any) (model.UpdateCalendarSettingsInput, error) {
+	var it model.UpdateCalendarSettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "expectedVersion", "color", "name", "hidden", "selected", "sortKey", "defaultReminders"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = graphql.OmittableOf(data)
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "hidden":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hidden"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hidden = graphql.OmittableOf(data)
+		case "selected":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("selected"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Selected = graphql.OmittableOf(data)
+		case "sortKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortKey = graphql.OmittableOf(data)
+		case "defaultReminders":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultReminders"))
+			data, err := ec.unmarshalOReminderInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultReminders = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, obj any) (model.UpdateEntryInput, error) {
 	var it model.UpdateEntryInput
 	if obj == nil {
@@ -25409,6 +26145,94 @@ func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast
 	return out
 }
 
+var calendarSettingsImplementors = []string{"CalendarSettings"}
+
+func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarSettings")
+		case "color":
+			out.Values[i] = ec._CalendarSettings_color(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "displayColor":
+			out.Values[i] = ec._CalendarSettings_displayColor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "textColor":
+			out.Values[i] = ec._CalendarSettings_textColor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CalendarSettings_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "displayName":
+			out.Values[i] = ec._CalendarSettings_displayName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hidden":
+			out.Values[i] = ec._CalendarSettings_hidden(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "selected":
+			out.Values[i] = ec._CalendarSettings_selected(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sortKey":
+			out.Values[i] = ec._CalendarSettings_sortKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "defaultReminders":
+			out.Values[i] = ec._CalendarSettings_defaultReminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._CalendarSettings_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CalendarSettings_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var changeImplementors = []string{"Change"}
 
 func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, obj *model.Change) graphql.Marshaler {
@@ -27062,6 +27886,44 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "settings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Membership_settings(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27787,6 +28649,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "setOpeningHours":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setOpeningHours(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCalendarSettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCalendarSettings(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -29869,6 +30738,44 @@ func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.
 			out.Values[i] = graphql.MarshalString("UpdateCalendarPayload")
 		case "calendar":
 			out.Values[i] = ec._UpdateCalendarPayload_calendar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var updateCalendarSettingsPayloadImplementors = []string{"UpdateCalendarSettingsPayload"}
+
+func (ec *executionContext) _UpdateCalendarSettingsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateCalendarSettingsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateCalendarSettingsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateCalendarSettingsPayload")
+		case "membership":
+			out.Values[i] = ec._UpdateCalendarSettingsPayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32235,6 +33142,32 @@ func (ec *executionContext) marshalNReminder2githubᚗcomᚋcalgraphᚋcalgraph�
 	return ec._Reminder(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx context.Context, sel ast.SelectionSet, v []*calendar.Reminder) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReminder2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminder(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReminder2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminder(ctx context.Context, sel ast.SelectionSet, v *calendar.Reminder) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Reminder(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNReminderAlert2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertᚄ(ctx context.Context, sel ast.SelectionSet, v []*calendar.Alert) graphql.Marshaler {
 	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -32345,6 +33278,11 @@ func (ec *executionContext) marshalNReminderDelivery2ᚖgithubᚗcomᚋcalgraph�
 		return graphql.Null
 	}
 	return ec._ReminderDelivery(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReminderInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderInput(ctx context.Context, v any) (*model.ReminderInput, error) {
+	res, err := ec.unmarshalInputReminderInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, v any) (calendar.ReminderMethod, error) {
@@ -32753,6 +33691,21 @@ func (ec *executionContext) marshalNUpdateCalendarPayload2ᚖgithubᚗcomᚋcalg
 	return ec._UpdateCalendarPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNUpdateCalendarSettingsInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarSettingsInput(ctx context.Context, v any) (model.UpdateCalendarSettingsInput, error) {
+	res, err := ec.unmarshalInputUpdateCalendarSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateCalendarSettingsPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarSettingsPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateCalendarSettingsPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdateCalendarSettingsPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNUpdateEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateEntryInput(ctx context.Context, v any) (model.UpdateEntryInput, error) {
 	res, err := ec.unmarshalInputUpdateEntryInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -33137,6 +34090,13 @@ func (ec *executionContext) marshalOCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgra
 		return graphql.Null
 	}
 	return ec._Calendar(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCalendarSettings2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSettings(ctx context.Context, sel ast.SelectionSet, v *model.CalendarSettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CalendarSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCalendarSyncTokenInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarSyncTokenInputᚄ(ctx context.Context, v any) ([]*model.CalendarSyncTokenInput, error) {
@@ -33575,6 +34535,23 @@ func (ec *executionContext) unmarshalORecurrenceInput2ᚖgithubᚗcomᚋcalgraph
 	}
 	res, err := ec.unmarshalInputRecurrenceInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOReminderInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderInputᚄ(ctx context.Context, v any) ([]*model.ReminderInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ReminderInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNReminderInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, v any) (*calendar.ReminderMethod, error) {

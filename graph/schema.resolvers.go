@@ -166,6 +166,10 @@ func (r *membershipResolver) User(ctx context.Context, obj *calendar.Membership)
 	return loader.For(ctx).UserOf(ctx, obj)
 }
 
+func (r *membershipResolver) Settings(ctx context.Context, obj *calendar.Membership) (*model.CalendarSettings, error) {
+	return membershipSettings(ctx, obj)
+}
+
 func (r *multiDayEntryResolver) Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
 }
@@ -553,6 +557,21 @@ func (r *mutationResolver) SetOpeningHours(ctx context.Context, input model.SetO
 	return r.setOpeningHours(ctx, input)
 }
 
+func (r *mutationResolver) UpdateCalendarSettings(ctx context.Context, input model.UpdateCalendarSettingsInput) (*model.UpdateCalendarSettingsPayload, error) {
+	u, err := settingsUpdate(input)
+	if err != nil {
+		return nil, err
+	}
+	m, err := onceOn(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.Membership, *calendar.Calendar, error) {
+		return r.Service.UpdateCalendarSettings(ctx, u)
+	})
+	if err != nil {
+		return nil, err
+	}
+	loader.For(ctx).PrimeMembership(ctx, m)
+	return &model.UpdateCalendarSettingsPayload{Membership: m}, nil
+}
+
 func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
 	return r.viewerWorkingHours(ctx)
 }
@@ -710,8 +729,8 @@ func (r *viewerResolver) Agenda(ctx context.Context, obj *model.Viewer, rangeArg
 	return entryView(ctx, v)
 }
 
-func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string) (*model.MembershipConnection, error) {
-	p, err := loader.For(ctx).ViewerCalendars(ctx, page(first, after))
+func (r *viewerResolver) Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string, includeHidden *bool) (*model.MembershipConnection, error) {
+	p, err := loader.For(ctx).ViewerCalendars(ctx, page(first, after), includeHidden != nil && *includeHidden)
 	if err != nil {
 		return nil, err
 	}

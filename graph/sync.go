@@ -197,6 +197,8 @@ func delivery(d live.Delivery) *model.ChangeDelivery {
 		out.Kind, out.SyncToken = model.DeliveryKindChanges, &d.Token
 	case live.Joined:
 		out.Kind = model.DeliveryKindJoined
+	case live.Settings:
+		out.Kind = model.DeliveryKindSettings
 	case live.Invited:
 		out.Kind, out.Invited = model.DeliveryKindInvitation, true
 		if d.Token != "" {

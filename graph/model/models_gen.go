@@ -1102,6 +1102,34 @@ type UpdateCalendarPayload struct {
 	Calendar *Calendar `json:"calendar"`
 }
 
+// Input of updateCalendarSettings.
+type UpdateCalendarSettingsInput struct {
+	// Makes the mutation safe to retry, as on updateEntry.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The calendar's global ID.
+	CalendarID string `json:"calendarId"`
+	// The settings' `version` as read.
+	ExpectedVersion int `json:"expectedVersion"`
+	// `#RRGGBB`; null shows the calendar's color.
+	Color graphql.Omittable[*string] `json:"color,omitempty"`
+	// 1 to 200 characters; null shows the calendar's name.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// Hide the calendar from the viewer's list and agenda; null is false.
+	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
+	// Read the calendar in the viewer's agenda; null is true.
+	Selected graphql.Omittable[*bool] `json:"selected,omitempty"`
+	// Up to 128 printable ASCII characters, no spaces; null (or empty) for none.
+	SortKey graphql.Omittable[*string] `json:"sortKey,omitempty"`
+	// Up to 5 reminders, each 0 to 40320 minutes before; null or empty for none.
+	DefaultReminders graphql.Omittable[[]*ReminderInput] `json:"defaultReminders,omitempty"`
+}
+
+// Result of updateCalendarSettings.
+type UpdateCalendarSettingsPayload struct {
+	// The viewer's membership, with its settings as written.
+	Membership *calendar.Membership `json:"membership"`
+}
+
 // Input of updateEntry. Only the fields present change.
 type UpdateEntryInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
@@ -1374,6 +1402,11 @@ const (
 	// pass it to `resumeInvitations` (or to `viewer.invitationChanges`). `node`
 	// is null once the invitation is gone.
 	DeliveryKindInvitation DeliveryKind = "INVITATION"
+	// The viewer changed their own settings of this followed calendar (on any
+	// device): `changes` holds their membership (type MEMBERSHIP) with its
+	// `settings` as they are now. Nothing of the calendar changed, and nobody
+	// else gets it. `syncToken` is null.
+	DeliveryKindSettings DeliveryKind = "SETTINGS"
 )
 
 var AllDeliveryKind = []DeliveryKind{
@@ -1381,11 +1414,12 @@ var AllDeliveryKind = []DeliveryKind{
 	DeliveryKindJoined,
 	DeliveryKindEnded,
 	DeliveryKindInvitation,
+	DeliveryKindSettings,
 }
 
 func (e DeliveryKind) IsValid() bool {
 	switch e {
-	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded, DeliveryKindInvitation:
+	case DeliveryKindChanges, DeliveryKindJoined, DeliveryKindEnded, DeliveryKindInvitation, DeliveryKindSettings:
 		return true
 	}
 	return false

@@ -89,6 +89,11 @@ type Membership struct {
 	Version    int
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// Settings are the member's own (settings.go), nil where they were not
+	// read: memberships listed by a calendar's member pages leave them out,
+	// as those pages are cached by the calendar's revision, which settings
+	// never raise. Only the member may be shown them.
+	Settings *Settings
 }
 
 // Key returns the membership's key.

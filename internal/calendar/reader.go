@@ -72,6 +72,7 @@ type Service interface {
 	OpeningHoursService
 	CalendarService
 	MembershipService
+	SettingsService
 	EntryService
 	SeriesService
 	FeedService

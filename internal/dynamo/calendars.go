@@ -95,7 +95,7 @@ func (s *Store) CreateCalendar(ctx context.Context, n calendar.NewCalendar) (*ca
 	now := s.timestamp()
 	c.ID, c.Version, c.CreatedAt, c.UpdatedAt = s.newID(), 1, now, now
 	c.NeverHeldSeries = true
-	m := &calendar.Membership{CalendarID: c.ID, UserID: viewer, Role: calendar.RoleOwner, Version: 1, CreatedAt: now, UpdatedAt: now}
+	m := &calendar.Membership{CalendarID: c.ID, UserID: viewer, Role: calendar.RoleOwner, Version: 1, CreatedAt: now, UpdatedAt: now, Settings: defaultSettings()}
 	collision := mustBeNew(calendar.CodeInternal, "calendar ID collision")
 	w := newWrite()
 	w.Idempotent(ctx)

@@ -259,8 +259,17 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			r, _ := unmarshal[ownerTallyRecord](it)
 			tally = r.Owners
 		case entityMembership:
-			r, _ := decodeMembershipRecord(it)
+			r, err := decodeMembershipRecord(it)
+			if err != nil {
+				c.problem("calendar %s: membership item %s: %v", cal.ID, keyOf(it).SK, err)
+			}
 			c.wantChange(r.UpdatedAt, changeRef{calendarPartition(cal.ID), changedMember + r.UserID}, "membership of "+r.UserID)
+			if err := checkSettings(r.settingsRecord); err != nil {
+				c.problem("calendar %s: membership of %s: %v", cal.ID, r.UserID, err)
+			}
+			if r.SetUpdatedAt != nil {
+				c.wantChange(*r.SetUpdatedAt, changeRef{userPartition(r.UserID), changedMember + cal.ID}, "settings of "+r.UserID+" (in the user's log)")
+			}
 			c.wantChange(r.UpdatedAt, changeRef{userPartition(r.UserID), changedMember + cal.ID}, "membership of "+r.UserID+" (in the user's log)")
 			owners += boolInt(r.Role == string(calendar.RoleOwner))
 			members[r.UserID] = true

@@ -73,7 +73,9 @@ func TestRecordDecodersMatchAttributeValue(t *testing.T) {
 		Description: "d", TimeZone: "Europe/Paris", IsResource: true, Version: 3, CreatedAt: ts, UpdatedAt: ts.Add(time.Hour),
 		NeverHeldSeries: true, HasHolds: true, Rev: 1 << 40}
 	mem := membershipRecord{PK: "CAL#c", SK: "MEMBER#u", GSI1PK: "USER#u", GSI1SK: "CAL#c", EntityType: entityMembership,
-		CalendarID: "c", UserID: "u", Role: "WRITER", Version: 2, CreatedAt: ts, UpdatedAt: ts.Add(time.Minute)}
+		CalendarID: "c", UserID: "u", Role: "WRITER", Version: 2, CreatedAt: ts, UpdatedAt: ts.Add(time.Minute),
+		settingsRecord: settingsRecord{SetColor: "#ABCDEF", SetName: "mine", SetHidden: true, SetUnselected: true, SetSortKey: "a0",
+			SetReminders: []string{"30:WEBHOOK", "10:IN_APP"}, SetVersion: 4, SetUpdatedAt: &ts}}
 	for _, r := range []any{cal, mem} {
 		v := reflect.ValueOf(r)
 		for i := range v.NumField() {

@@ -113,7 +113,7 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string) (*calendar.M
 	if inv.CreatedBy == viewer {
 		return nil, s.ownInvitation(ctx, inv)
 	}
-	m := &calendar.Membership{CalendarID: inv.CalendarID, UserID: viewer, Role: inv.Role, Version: 1, CreatedAt: now, UpdatedAt: now}
+	m := &calendar.Membership{CalendarID: inv.CalendarID, UserID: viewer, Role: inv.Role, Version: 1, CreatedAt: now, UpdatedAt: now, Settings: defaultSettings()}
 	uses := expression.Name("uses")
 	stillValid := exists().And(uses.LessThan(expression.Name("maxUses"))).
 		And(expression.Name("validUntil").GreaterThan(expression.Value(now.UnixMilli())))

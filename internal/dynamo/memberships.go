@@ -34,7 +34,7 @@ func (s *Store) AddMember(ctx context.Context, calendarID, email string, role ca
 		return nil, acc.calendar, calendar.Errorf(calendar.CodeAlreadyExists, "you are already a member of this calendar")
 	}
 	now := s.timestamp()
-	m := &calendar.Membership{CalendarID: calendarID, UserID: userID, Role: role, Version: 1, CreatedAt: now, UpdatedAt: now}
+	m := &calendar.Membership{CalendarID: calendarID, UserID: userID, Role: role, Version: 1, CreatedAt: now, UpdatedAt: now, Settings: defaultSettings()}
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(calendarID, acc.viewer, calendar.ActionManage))
@@ -72,7 +72,9 @@ func (s *Store) ChangeRole(ctx context.Context, key calendar.MembershipKey, role
 	if key.UserID != acc.viewer {
 		w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
 	}
-	w.Put(membershipKey(key.CalendarID, key.UserID), newMembershipRecord(&updated),
+	// An update of the role's own attributes: the member's settings, which
+	// they change with a version of their own, stay as they are (settings.go).
+	w.Update(membershipKey(key.CalendarID, key.UserID), roleUpdate(&updated),
 		membershipAsRead(target), membershipChangedSince(expectedVersion))
 	delta := 0
 	switch {
@@ -151,6 +153,13 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 		return key, fmt.Errorf("leave calendar %s: %w", calendarID, err)
 	}
 	return key, nil
+}
+
+// roleUpdate sets a membership's role, version and updatedAt to m's.
+func roleUpdate(m *calendar.Membership) expression.UpdateBuilder {
+	return expression.Set(expression.Name("role"), expression.Value(string(m.Role))).
+		Set(expression.Name("version"), expression.Value(m.Version)).
+		Set(expression.Name("updatedAt"), expression.Value(m.UpdatedAt))
 }
 
 // membershipAsRead holds while membership m is as it was read: its version,
@@ -278,7 +287,15 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 func (s *Store) MembershipsOfCalendar(ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
 	return cachedRead(s.views, scope, cal, membersKey(cal, p), clonePage,
 		func(p *calendar.MembershipPage) int { return len(p.Memberships) },
-		func() (*calendar.MembershipPage, error) { return s.membershipPage(ctx, membersQuery(cal.ID, p)) })
+		func() (*calendar.MembershipPage, error) {
+			page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))
+			if page != nil {
+				for _, m := range page.Memberships {
+					m.Settings = nil // each member's own; and the cache would keep them past a change
+				}
+			}
+			return page, err
+		})
 }
 
 // clonePage copies a page's slices; the memberships are shared.

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -83,12 +84,42 @@ func decodeMembershipRecord(it item) (membershipRecord, error) {
 			r.CreatedAt, err = timeAttr(av)
 		case "updatedAt":
 			r.UpdatedAt, err = timeAttr(av)
+		default:
+			err = decodeSettingsAttr(&r.settingsRecord, name, av)
 		}
 		if err != nil {
 			return r, fmt.Errorf("unmarshal dynamo.membershipRecord: %s: %w", name, err)
 		}
 	}
 	return r, nil
+}
+
+// decodeSettingsAttr reads one of a membership's settings attributes into
+// r, and ignores any other.
+func decodeSettingsAttr(r *settingsRecord, name string, av types.AttributeValue) error {
+	var err error
+	switch name {
+	case attrSetColor:
+		r.SetColor, err = sAttr(av)
+	case attrSetName:
+		r.SetName, err = sAttr(av)
+	case attrSetHidden:
+		r.SetHidden, err = boolAttr(av)
+	case attrSetUnselected:
+		r.SetUnselected, err = boolAttr(av)
+	case attrSetSortKey:
+		r.SetSortKey, err = sAttr(av)
+	case attrSetReminders:
+		r.SetReminders, err = listAttr(av)
+	case attrSetVersion:
+		r.SetVersion, err = nAttr(av)
+	case attrSetUpdatedAt:
+		var t time.Time
+		if t, err = timeAttr(av); err == nil && !t.IsZero() {
+			r.SetUpdatedAt = &t
+		}
+	}
+	return err
 }
 
 func n64Attr(av types.AttributeValue) (int64, error) {

@@ -147,6 +147,7 @@ type membershipRecord struct {
 	Version    int       `dynamodbav:"version"`
 	CreatedAt  time.Time `dynamodbav:"createdAt"`
 	UpdatedAt  time.Time `dynamodbav:"updatedAt"`
+	settingsRecord
 }
 
 func newUserRecord(u *calendar.User) userRecord {
@@ -215,9 +216,11 @@ func newMembershipRecord(m *calendar.Membership) membershipRecord {
 }
 
 func (r membershipRecord) membership() *calendar.Membership {
+	s := r.settings()
 	return &calendar.Membership{
 		CalendarID: r.CalendarID, UserID: r.UserID, Role: calendar.Role(r.Role),
 		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Settings: &s,
 	}
 }
 

@@ -112,6 +112,14 @@ func (w *write) LogMember(calendarID, userID string) {
 	w.raise(calendarID)
 }
 
+// LogOwnMembership adds a change record of userID's membership of
+// calendarID to the user's log alone, raising no revision: a change only
+// they see (their settings of the calendar, settings.go), which reaches
+// their calendar list sync and their other devices, and nobody else.
+func (w *write) LogOwnMembership(calendarID, userID string) {
+	w.log(changeRef{userPartition(userID), changedMember + calendarID})
+}
+
 // LogEntry adds a change record of an entry or series (with its pieces and
 // exceptions) to its calendar's log, and raises the calendar's revision.
 func (w *write) LogEntry(calendarID, entryID string) {

@@ -271,10 +271,20 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
-			"Put CAL#cal/MEMBER#bob if (((attribute_exists (PK)) AND (version = 1)) AND (role = \"WRITER\")) AND (createdAt = \"2026-11-21T09:30:00Z\")",
+			"Update CAL#cal/MEMBER#bob SET role = \"OWNER\", version = 2, updatedAt = \"2026-11-21T09:30:00Z\" if (((attribute_exists (PK)) AND (version = 1)) AND (role = \"WRITER\")) AND (createdAt = \"2026-11-21T09:30:00Z\")",
 			"Update CAL#cal/OWNERS SET owners = owners + 1 if attribute_exists (PK)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Put CAL#cal/CHG#… change record of MEMBER#bob",
+			"Put USER#bob/CHG#… change record of MEMBER#cal",
+		}},
+		{"UpdateCalendarSettings", func() error {
+			color := "#112233"
+			_, _, err := s.UpdateCalendarSettings(bob, calendar.SettingsUpdate{CalendarID: cal.ID, Color: calendar.Set(&color), SortKey: calendar.Set("a0")})
+			return err
+		}, []string{
+			// The member's settings attributes alone, and their own log: no revision, nothing in the calendar's log.
+			"Update CAL#cal/MEMBER#bob REMOVE setName, setHidden, setUnselected, setReminders SET setColor = \"#112233\", setSortKey = \"a0\", setVersion = 1, setUpdatedAt = \"2026-11-21T09:30:00Z\" if (attribute_exists (PK)) AND (attribute_not_exists (setVersion))",
+			"Check CAL#cal/CAL#cal if attribute_exists (PK)",
 			"Put USER#bob/CHG#… change record of MEMBER#cal",
 		}},
 		{"RemoveMember", func() error {

@@ -26,6 +26,12 @@ const (
 	// Token resumes Invited deliveries after this one (Follow.ResumeInvitations)
 	// and continues the viewer's invitation sync.
 	Invited
+	// Settings: the viewer changed their own settings of a followed
+	// calendar (on this device or another): Changes holds their membership
+	// with the settings as they are now, Membership the same. Nothing of the
+	// calendar changed; only subscriptions that follow the viewer's list
+	// (Follow without CalendarIDs) get it.
+	Settings
 )
 
 // Delivery is what a subscription sends: one calendar's changes.
@@ -110,9 +116,23 @@ func (s *Subscription) listChanged(list []calendar.CalendarListChange) []Deliver
 			s.follow(FeedKey{ID: c.CalendarID})
 			out = append(out, Delivery{Kind: Joined, CalendarID: c.CalendarID, Membership: c.Membership, Changes: []calendar.ObjectChange{{
 				Type: calendar.ObjectMembership, CalendarID: c.CalendarID, ID: s.viewer, Membership: c.Membership}}})
+		case followed && reads && settingsVersion(c.Membership) > settingsVersion(s.members[c.CalendarID]):
+			s.members[c.CalendarID] = c.Membership
+			out = append(out, Delivery{Kind: Settings, CalendarID: c.CalendarID, Membership: c.Membership, Changes: []calendar.ObjectChange{{
+				Type: calendar.ObjectMembership, CalendarID: c.CalendarID, ID: s.viewer, Membership: c.Membership}}})
 		}
 	}
 	return out
+}
+
+// settingsVersion is the version of m's settings, 0 when unknown: a
+// Settings delivery goes out once per version the subscription learns of
+// (a role change in the list, whose settings did not move, sends none).
+func settingsVersion(m *calendar.Membership) int {
+	if m == nil || m.Settings == nil {
+		return 0
+	}
+	return m.Settings.Version
 }
 
 // end stops following a calendar, unless the viewer is invited to entries

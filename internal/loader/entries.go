@@ -175,7 +175,7 @@ func (l *Loaders) agendaCalendars(ctx context.Context, ids []string) ([]string, 
 	if ids == nil { // as GSI1 lists them: Agenda checks them again, strongly
 		ms, err := l.reader.AllMembershipsOfUser(ctx, viewer, maxAgendaCalendars)
 		for _, m := range ms {
-			if m.Role.Can(calendar.ActionRead) {
+			if m.Role.Can(calendar.ActionRead) && (m.Settings == nil || m.Settings.Shown()) { // as the viewer's settings say
 				ids = append(ids, m.CalendarID)
 			}
 		}

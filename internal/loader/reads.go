@@ -147,21 +147,30 @@ func (l *Loaders) Membership(ctx context.Context, key calendar.MembershipKey) (*
 	return m, err
 }
 
-// ViewerCalendars returns a page of the viewer's memberships. GSI1 lists
-// them, eventually consistently; the memberships themselves are then read
+// ViewerCalendars returns a page of the viewer's memberships in their list's
+// order (calendar.ListPage), hidden ones only when includeHidden. GSI1 lists
+// them all (at most maxListed, with their settings: one Query, as a page of
+// them was), eventually consistently; the page's memberships are then read
 // again, strongly, with their calendars, in ⌈2n/100⌉ BatchGetItem calls of
-// one wave, so that a role changed or a membership removed a moment ago is
-// not taken for the current one (the page's checks use it), and the page's
-// calendar fields cost no read of their own; the viewer (whose preferences
-// entry views default to) rides along when the last call has room. It leaves
-// out memberships gone meanwhile, and those whose calendar was deleted and
-// not yet cleaned up.
-func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calendar.MembershipPage, error) {
+// one wave, so that a role changed or a membership removed or hidden a
+// moment ago is not taken for the current one (the page's checks use it),
+// and the page's calendar fields cost no read of their own; the viewer
+// (whose preferences entry views default to) rides along when the last call
+// has room. It leaves out memberships gone meanwhile, and those whose
+// calendar was deleted and not yet cleaned up.
+func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page, includeHidden bool) (*calendar.MembershipPage, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	page, err := l.reader.MembershipsOfUser(ctx, viewer, p)
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	all, err := l.reader.AllMembershipsOfUser(ctx, viewer, maxListed)
+	if err != nil {
+		return nil, err
+	}
+	page, err := calendar.ListPage(all, includeHidden, p)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +192,7 @@ func (l *Loaders) ViewerCalendars(ctx context.Context, p calendar.Page) (*calend
 	kept := &calendar.MembershipPage{HasNextPage: page.HasNextPage, EndCursor: page.EndCursor}
 	for i, listed := range page.Memberships {
 		m, c := found.Memberships[listed.Key()], found.Calendars[listed.CalendarID]
-		if m == nil || c == nil {
+		if m == nil || c == nil || (m.Settings != nil && m.Settings.Hidden && !includeHidden) {
 			continue
 		}
 		l.PrimeMembership(ctx, m)
@@ -204,12 +213,19 @@ func (l *Loaders) Members(ctx context.Context, cal *calendar.Calendar, p calenda
 	if err != nil {
 		return nil, err
 	}
+	viewer, _ := calendar.ViewerID(ctx)
 	for _, m := range page.Memberships {
-		l.PrimeMembership(ctx, m)
+		if m.UserID != viewer { // the page leaves settings out: the viewer's own is read with them
+			l.PrimeMembership(ctx, m)
+		}
 		l.loadUser(ctx, m.UserID) // start the batch; UserOf waits
 	}
 	return page, nil
 }
+
+// maxListed bounds the memberships the viewer's list orders: the calendars
+// one user can be a member of and see in their list.
+const maxListed = 5 * calendar.MaxPageSize
 
 // CalendarOf returns the calendar of a membership the viewer was shown.
 func (l *Loaders) CalendarOf(ctx context.Context, m *calendar.Membership) (*calendar.Calendar, error) {
