@@ -250,7 +250,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	var days []dayRecord
 	var attendees []attendeeRecord
 	var pieceRecords []entryRecord
-	members, raw := map[string]bool{}, map[string]item{}
+	members, raw := map[string][]calendar.Reminder{}, map[string]item{}
 	var defaults []item
 	for _, it := range items {
 		raw[stringAttr(it, attrSK)] = it
@@ -272,7 +272,10 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			}
 			c.wantChange(r.UpdatedAt, changeRef{userPartition(r.UserID), changedMember + cal.ID}, "membership of "+r.UserID+" (in the user's log)")
 			owners += boolInt(r.Role == string(calendar.RoleOwner))
-			members[r.UserID] = true
+			members[r.UserID] = []calendar.Reminder{}
+			if m := r.membership(); m.Settings != nil && len(m.Settings.DefaultReminders) > 0 {
+				members[r.UserID] = m.Settings.DefaultReminders
+			}
 			if _, ok := c.users[r.UserID]; !ok && !c.pending[pendingUser+"#"+r.UserID] {
 				c.problem("calendar %s: member %s does not exist", cal.ID, r.UserID)
 			}
@@ -321,9 +324,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	c.checkNeverHeldSeries(cal, entries, exceptions)
 	c.checkBookings(cal, entries, exceptions, slots, days)
 	c.checkAttendees(cal.ID, entries, pieceRecords, attendees)
-	for _, it := range defaults {
-		c.checkReminderDefaults(cal, it, members)
-	}
+	c.checkReminderDefaults(cal, defaults, members)
 	c.checkWakes(cal, append(slices.Collect(maps.Values(entries)), exceptions...), raw)
 	return out
 }

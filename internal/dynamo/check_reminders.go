@@ -94,21 +94,33 @@ func (c *checker) checkReminders() {
 	}
 }
 
-// checkReminderDefaults checks a member's default reminders on a calendar.
-func (c *checker) checkReminderDefaults(cal calendarRecord, it item, members map[string]bool) {
-	r, err := unmarshal[reminderDefaultsRecord](it)
-	if err != nil {
-		c.problem("calendar %s: default reminders %s: %v", cal.ID, stringAttr(it, attrSK), err)
-		return
+// checkReminderDefaults checks the members' default reminders on a
+// calendar: each copy (REMDEF) well formed and equal to its member's
+// settings, and each member's defaults copied.
+func (c *checker) checkReminderDefaults(cal calendarRecord, items []item, members map[string][]calendar.Reminder) {
+	copied := map[string]bool{}
+	for _, it := range items {
+		r, err := unmarshal[reminderDefaultsRecord](it)
+		if err != nil {
+			c.problem("calendar %s: default reminders %s: %v", cal.ID, stringAttr(it, attrSK), err)
+			continue
+		}
+		copied[r.UserID] = true
+		if reminderDefaultsKey(cal.ID, r.UserID) != keyOf(it) {
+			c.problem("calendar %s: default reminders %s are not keyed by their user %s", cal.ID, stringAttr(it, attrSK), r.UserID)
+		}
+		settings, member := members[r.UserID]
+		switch {
+		case !member:
+			c.problem("calendar %s: %s has default reminders on it but is no member", cal.ID, r.UserID)
+		case !slices.Equal(settings, r.Reminders):
+			c.problem("calendar %s: the schedule's copy of %s's default reminders is %v, their settings say %v", cal.ID, r.UserID, r.Reminders, settings)
+		}
 	}
-	if reminderDefaultsKey(cal.ID, r.UserID) != keyOf(it) {
-		c.problem("calendar %s: default reminders %s are not keyed by their user %s", cal.ID, stringAttr(it, attrSK), r.UserID)
-	}
-	if !members[r.UserID] {
-		c.problem("calendar %s: %s has default reminders on it but is no member", cal.ID, r.UserID)
-	}
-	if valid, err := calendar.ValidReminders("reminders", r.Reminders); err != nil || len(r.Reminders) == 0 || !slices.Equal(valid, r.Reminders) {
-		c.problem("calendar %s: %s's default reminders %v are not valid and sorted", cal.ID, r.UserID, r.Reminders)
+	for userID, settings := range members {
+		if len(settings) > 0 && !copied[userID] {
+			c.problem("calendar %s: %s's default reminders %v have no copy on the schedule", cal.ID, userID, settings)
+		}
 	}
 }
 

@@ -287,6 +287,7 @@ func (s *Store) dropMembership(ctx context.Context, m *calendar.Membership) (now
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Delete(key, asRead, func(old item) error { return membershipChanged{old} })
+	w.Add(dropReminderDefaults(m.CalendarID, m.UserID))
 	if m.Role == calendar.RoleOwner {
 		w.Add(ownerTally(m.CalendarID, -1))
 	}

@@ -90,19 +90,20 @@ func SeedEntries(ctx context.Context, s *Store, calendarID string, timings []cal
 // changing before it refuses it.
 const MaxRangeReads = maxRangeReads
 
-// SetReminderDefaults sets ctx's viewer's default reminders on a calendar,
-// as the write of their calendar settings does.
+// SetReminderDefaults sets ctx's viewer's default reminders on a calendar
+// through their calendar settings.
 func SetReminderDefaults(ctx context.Context, s *Store, calendarID string, reminders []calendar.Reminder) error {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return err
 	}
-	if reminders, err = calendar.ValidReminders("defaultReminders", reminders); err != nil {
+	m, _, err := s.ownMembership(ctx, calendarID, viewer)
+	if err != nil {
 		return err
 	}
-	w := newWrite()
-	w.Add(reminderDefaultsOps(calendarID, viewer, reminders, s.timestamp())...)
-	return s.commit(ctx, w)
+	_, _, err = s.UpdateCalendarSettings(ctx, calendar.SettingsUpdate{CalendarID: calendarID,
+		ExpectedVersion: m.Settings.Version, DefaultReminders: calendar.Set(reminders)})
+	return err
 }
 
 // ClaimDueReminders claims the due items that fell due at now and does

@@ -103,6 +103,7 @@ func (s *Store) RemoveMember(ctx context.Context, key calendar.MembershipKey, ex
 		w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionManage))
 	}
 	w.Delete(membershipKey(key.CalendarID, key.UserID), membershipAsRead(target), membershipChangedSince(expectedVersion))
+	w.Add(dropReminderDefaults(key.CalendarID, key.UserID))
 	if target.Role == calendar.RoleOwner {
 		w.Add(ownerTally(key.CalendarID, -1))
 	}
@@ -145,6 +146,7 @@ func (s *Store) LeaveCalendar(ctx context.Context, calendarID string, expectedVe
 		w.CalendarGone()
 	}
 	w.Delete(mk, membershipAsRead(m.membership()), membershipChangedSince(expectedVersion))
+	w.Add(dropReminderDefaults(calendarID, viewer))
 	if m.Role == string(calendar.RoleOwner) && items[ownerTallyKey(calendarID)] != nil {
 		w.Add(ownerTally(calendarID, -1))
 	}

@@ -141,3 +141,11 @@ func (s *Store) armCalendarForUser(ctx context.Context, d dueRecord, now time.Ti
 	}
 	return s.finishDue(ctx, d)
 }
+
+// dropReminderDefaults is the action that deletes a member's default
+// reminders on a calendar, for each write that ends their membership:
+// unconditional, so that a settings write that set them just before goes
+// too (one after finds no membership, and fails).
+func dropReminderDefaults(calendarID, userID string) txOp {
+	return opDelete(reminderDefaultsKey(calendarID, userID), noCondition(), nil)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,8 +120,8 @@ func checkSettings(r settingsRecord) error {
 // there, and a change record in the viewer's own log: nothing of the
 // calendar's (no revision raised, no record in its log), so the other
 // members' views, caches and syncs see nothing. A change of the default
-// reminders is u.DefaultReminders.Set: a reminder scheduler re-arming the
-// viewer's reminders on the calendar adds its action to this write.
+// reminders also writes their copy the reminder schedule reads (REMDEF) and
+// an arm item (remind_people.go).
 func (s *Store) UpdateCalendarSettings(ctx context.Context, u calendar.SettingsUpdate) (*calendar.Membership, *calendar.Calendar, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
@@ -153,8 +154,11 @@ func (s *Store) UpdateCalendarSettings(ctx context.Context, u calendar.SettingsU
 	w.Update(mk, settingsUpdate(next), settingsAsRead(u.ExpectedVersion), settingsChangedSince(u.ExpectedVersion))
 	w.Guard(opCheck(ck, exists(), func(item) error { return errCalendarNotFound() }))
 	w.LogOwnMembership(u.CalendarID, viewer)
-	// A change of the default reminders (u.DefaultReminders.Set) is one more
-	// action of this transaction for whatever arms the viewer's reminders.
+	if !slices.Equal(next.DefaultReminders, m.Settings.DefaultReminders) {
+		// The reminder schedule's copy of the defaults (REMDEF), and an
+		// arm item that arms them over the calendar's next occurrences.
+		w.Add(reminderDefaultsOps(u.CalendarID, viewer, next.DefaultReminders, next.UpdatedAt)...)
+	}
 	if err := s.commit(ctx, w); err != nil {
 		return nil, cal, fmt.Errorf("update settings of calendar %s: %w", u.CalendarID, err)
 	}

@@ -292,6 +292,7 @@ func TestWritePlans(t *testing.T) {
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
 			"Delete CAL#cal/MEMBER#bob if (((attribute_exists (PK)) AND (version = 2)) AND (role = \"OWNER\")) AND (createdAt = \"2026-11-21T09:30:00Z\")",
+			"Delete CAL#cal/REMDEF#bob",
 			"Update CAL#cal/OWNERS SET owners = owners + -1 if (attribute_exists (PK)) AND (owners > 1)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Put CAL#cal/CHG#… change record of MEMBER#bob",
@@ -330,6 +331,7 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Delete CAL#cal/MEMBER#bob if (((attribute_exists (PK)) AND (version = 1)) AND (role = \"READER\")) AND (createdAt = \"2026-11-21T09:30:00Z\")",
+			"Delete CAL#cal/REMDEF#bob",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Put CAL#cal/CHG#… change record of MEMBER#bob",
 			"Put USER#bob/CHG#… change record of MEMBER#cal",
