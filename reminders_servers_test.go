@@ -98,7 +98,7 @@ func TestRemindersAcrossServers(t *testing.T) {
 	}
 	occurrences := func() []map[string]any {
 		d := a.as(tokens["ada"]).mustGQL(t, `query($c: ID!, $from: DateTime!, $to: DateTime!) { calendar(id: $c) {
-			entries(range: {start: $from, end: $to}) { entries { id start ... on TimedEntry { version } } } } }`,
+			entries(range: {instants: {start: $from, end: $to}}) { entries { id ... on TimedEntry { start version } } } } }`,
 			map[string]any{"c": cal, "from": at(-300), "to": at(300)})
 		var out []map[string]any
 		for _, e := range field(d, "calendar", "entries", "entries").([]any) {

@@ -1,0 +1,142 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/remind"
+)
+
+// reminderSubscription is the reminders subscription the tests read.
+const reminderSubscription = `subscription($r: String) { reminders(resume: $r) { syncToken
+  alerts { id state timesFired reminder { minutes method } entry { title } } } }`
+
+// reminderDelivery reads the next message, which must be a `next` of id,
+// and returns its data.reminders.
+func (c *wsClient) reminderDelivery(id string, within time.Duration) map[string]any {
+	c.t.Helper()
+	m, err := c.next(within)
+	if err != nil {
+		c.t.Fatalf("waiting for a reminder delivery: %v", err)
+	}
+	var r struct {
+		Data   map[string]any `json:"data"`
+		Errors []any          `json:"errors"`
+	}
+	if m.Type != "next" || m.ID != id || json.Unmarshal(m.Payload, &r) != nil || len(r.Errors) > 0 {
+		c.t.Fatalf("got %s %s (%s), want next %s", m.Type, m.ID, m.Payload, id)
+	}
+	d, _ := r.Data["reminders"].(map[string]any)
+	return d
+}
+
+// TestRemindersOverTheSubscription: a member's default reminder fires on
+// both of their devices within about a second of its time, with the entry
+// it reminds of; a snooze and a dismissal on one device reach the other;
+// bad input and another user's reminder change nothing.
+func TestRemindersOverTheSubscription(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go remind.New(e.store, 100*time.Millisecond, nil, nil).Run(ctx)
+	ada, eve := e.token("ada@example.com"), e.token("eve@example.com")
+	cal := str(e.must(ada, `mutation { createCalendar(input: {name: "Home"}) { calendar { id } } }`, nil), "createCalendar.calendar.id")
+	e.must(ada, `mutation($c: ID!) { updateCalendarSettings(input: {calendarId: $c, expectedVersion: 0, defaultReminders: [{minutes: 0}]}) { membership { id } } }`,
+		map[string]any{"c": cal})
+	before := str(e.must(ada, `{ viewer { calendarListChanges { syncToken } } }`, nil), "viewer.calendarListChanges.syncToken")
+	phone, laptop := e.dial(ada), e.dial(ada)
+	phone.subscribe("r", reminderSubscription, nil)
+	laptop.subscribe("r", reminderSubscription, nil)
+	time.Sleep(200 * time.Millisecond) // the subscriptions are registered before the reminder fires
+	start := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second)
+	e.must(ada, `mutation($c: ID!, $s: DateTime!) { createEntry(input: {calendarId: $c, title: "Call mum",
+		timing: {timed: {start: $s, timeZone: "UTC"}}}) { entry { id } } }`, map[string]any{"c": cal, "s": start.Format(time.RFC3339)})
+	var id string
+	for _, c := range []*wsClient{phone, laptop} {
+		d := c.reminderDelivery("r", 10*time.Second)
+		if late := time.Since(start); late < 0 {
+			t.Fatalf("delivered %s before its time", -late)
+		}
+		if str(d, "alerts.0.state") != "FIRED" || str(d, "alerts.0.entry.title") != "Call mum" || str(d, "alerts.0.reminder.method") != "IN_APP" {
+			t.Fatalf("fired: %v", d)
+		}
+		id = str(d, "alerts.0.id")
+	}
+	t.Logf("fired %s after its time", time.Since(start).Round(time.Millisecond))
+
+	for _, c := range []struct {
+		name, token, query string
+		vars               map[string]any
+		code               string
+	}{
+		{"snooze into the past", ada, `mutation($id: ID!, $u: DateTime) { snoozeReminder(input: {id: $id, until: $u}) { alert { state } } }`,
+			map[string]any{"id": id, "u": time.Now().Add(-time.Minute).Format(time.RFC3339)}, "BAD_USER_INPUT"},
+		{"snooze for too long", ada, `mutation($id: ID!) { snoozeReminder(input: {id: $id, minutes: 20000}) { alert { state } } }`,
+			map[string]any{"id": id}, "BAD_USER_INPUT"},
+		{"a malformed ID", ada, `mutation { dismissReminder(input: {id: "nope"}) { alert { state } } }`, nil, "BAD_USER_INPUT"},
+		{"someone else's", eve, `mutation($id: ID!) { dismissReminder(input: {id: $id}) { alert { state } } }`,
+			map[string]any{"id": id}, "NOT_FOUND"},
+		{"someone else's snooze", eve, `mutation($id: ID!) { snoozeReminder(input: {id: $id, minutes: 5}) { alert { state } } }`,
+			map[string]any{"id": id}, "NOT_FOUND"},
+	} {
+		if r := e.do(c.token, c.query, c.vars); r.code() != c.code {
+			t.Errorf("%s: %v, want %s", c.name, r, c.code)
+		}
+	}
+	if got := e.must(eve, `{ viewer { reminderAlerts(includeDismissed: true) { edges { node { id } } } } }`, nil); len(get(got, "viewer.reminderAlerts.edges").([]any)) != 0 {
+		t.Errorf("eve lists ada's reminders: %v", got)
+	}
+	phone.quiet(300 * time.Millisecond)
+
+	e.must(ada, `mutation($id: ID!) { snoozeReminder(input: {id: $id, minutes: 10}) { alert { state snoozedUntil } } }`, map[string]any{"id": id})
+	for _, c := range []*wsClient{phone, laptop} {
+		if d := c.reminderDelivery("r", 2*time.Second); str(d, "alerts.0.state") != "SNOOZED" {
+			t.Fatalf("snoozed: %v", d)
+		}
+	}
+	sent := time.Now()
+	d := e.must(ada, `mutation($id: ID!) { dismissReminder(input: {id: $id}) { alert { state version } } }`, map[string]any{"id": id})
+	if str(d, "dismissReminder.alert.state") != "DISMISSED" {
+		t.Fatalf("dismissed: %v", d)
+	}
+	for _, c := range []*wsClient{phone, laptop} {
+		if d := c.reminderDelivery("r", time.Second); str(d, "alerts.0.state") != "DISMISSED" {
+			t.Fatalf("dismissed: %v", d)
+		}
+	}
+	t.Logf("the dismissal reached both devices in %s", time.Since(sent).Round(time.Millisecond))
+	list := e.must(ada, `{ viewer { open: reminderAlerts { edges { node { id } } } all: reminderAlerts(includeDismissed: true) { edges { node { id state timesFired } } } } }`, nil)
+	if len(get(list, "viewer.open.edges").([]any)) != 0 || str(list, "viewer.all.edges.0.node.state") != "DISMISSED" {
+		t.Errorf("listed: %v", list)
+	}
+
+	// Resuming: a token of another user's is refused before anything is
+	// delivered; one's own brings back what changed since.
+	evesToken := str(e.must(eve, `{ viewer { calendarListChanges { syncToken } } }`, nil), "viewer.calendarListChanges.syncToken")
+	other := e.dial(ada)
+	for _, resume := range []string{evesToken, "garbage"} {
+		other.subscribe("x", reminderSubscription, map[string]any{"r": resume})
+		m, err := other.next(5 * time.Second)
+		var r struct {
+			Errors []struct{ Extensions map[string]any } `json:"errors"`
+		}
+		if err != nil || json.Unmarshal(m.Payload, &r) != nil || len(r.Errors) == 0 || r.Errors[0].Extensions["code"] != "BAD_USER_INPUT" {
+			t.Fatalf("resuming from %.20s: %v %s, want BAD_USER_INPUT", resume, err, m.Payload)
+		}
+		if m, err := other.next(5 * time.Second); err != nil || m.Type != "complete" {
+			t.Fatalf("after the error: %v %v, want complete", m, err)
+		}
+	}
+	// Resumed from a token of before it fired: the reminder as it is now,
+	// once.
+	resumed := e.dial(ada)
+	resumed.subscribe("z", reminderSubscription, map[string]any{"r": before})
+	d = resumed.reminderDelivery("z", 5*time.Second)
+	if alerts := get(d, "alerts").([]any); len(alerts) != 1 || str(d, "alerts.0.id") != id || str(d, "alerts.0.state") != "DISMISSED" || num(d, "alerts.0.timesFired") != 1 {
+		t.Fatalf("resumed: %v, want the one reminder, dismissed", d)
+	}
+	resumed.quiet(300 * time.Millisecond)
+}
