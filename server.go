@@ -403,7 +403,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	go st.resumeDeletions(bgCtx)
-	go remind.New(st.store, st.cfg.ReminderPoll, st.clock, st.log).Run(bgCtx)
+	go st.runReminders(bgCtx)
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:
@@ -458,6 +458,19 @@ func (st *stack) resumeDeletions(ctx context.Context) {
 		case <-time.After(resumeDeletionsEvery):
 		}
 	}
+}
+
+// runReminders puts on the schedule the entries of a table written before
+// reminders fired (once per table), then runs the schedule until ctx ends.
+func (st *stack) runReminders(ctx context.Context) {
+	n, err := st.store.ScheduleUnscheduled(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		st.log.Error("putting earlier entries on the reminder schedule (tried again at the next start)", "err", err)
+	case n > 0:
+		st.log.Info("put earlier entries on the reminder schedule", "entries", n)
+	}
+	remind.New(st.store, st.cfg.ReminderPoll, st.clock, st.log).Run(ctx)
 }
 
 // clockAhead, set only by tests (in a child process of their own: see

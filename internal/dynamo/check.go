@@ -129,7 +129,7 @@ func (c *checker) add(it item) error {
 		if r, err = unmarshal[workingHoursRecord](it); err == nil {
 			c.checkWorkingHours(r)
 		}
-	case entityIdempotent:
+	case entityIdempotent, entityMigration:
 	case entityStats, entityStatsTotal, entityStatsNode:
 		err = c.addStats(it)
 	case entityAlert:

@@ -47,6 +47,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 		if k := keyOf(it); k.PK == "" || k.SK == "" {
 			return 0, fmt.Errorf("import: item %d has no string PK and SK", n)
 		}
+		if _, err := scheduleLegacy(it, s.timestamp()); err != nil { // remind_legacy.go
+			return 0, fmt.Errorf("import: item %d: %w", n, err)
+		}
 		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 	}
 	if err := s.batchWrite(ctx, writes); err != nil {

@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 )
@@ -248,4 +252,50 @@ func TestSnoozeAndDismiss(t *testing.T) {
 	if len(open.Alerts) != 0 {
 		t.Errorf("dismissed alerts listed without includeDismissed: %d", len(open.Alerts))
 	}
+}
+
+// TestLegacyEntriesGoOnTheSchedule: an entry written before reminders fired
+// (no wake) is off the schedule, which Check reports;
+// ScheduleUnscheduled puts it on, once per table, and its reminder fires.
+func TestLegacyEntriesGoOnTheSchedule(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Home")
+	f.mustDo(dynamo.SetReminderDefaults(ada, f.store, cal.ID, []calendar.Reminder{{Minutes: 5}}))
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Old",
+		Timing: timed("2027-06-01T09:00:00Z", "2027-06-01T10:00:00Z", "UTC")})
+	f.mustDo(err)
+	f.removeAttributes("CAL#"+cal.ID, "ENTRY#"+e.ID, "GSI5PK", "GSI5SK")
+	runReminders(t, time.Now(), f.store) // the arm item of the defaults, before the entry lost its wake
+	problems, err := f.store.Check(context.Background())
+	f.mustDo(err)
+	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "not on the reminder schedule") }) {
+		t.Fatalf("Check does not see the entry off the schedule: %q", problems)
+	}
+	n, err := f.store.ScheduleUnscheduled(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("scheduled %d, %v; want the one entry", n, err)
+	}
+	if n, err := f.store.ScheduleUnscheduled(context.Background()); err != nil || n != 0 {
+		t.Fatalf("a second run scheduled %d, %v; want none (the table is marked)", n, err)
+	}
+	due := at("2027-06-01T08:55:00Z")
+	runReminders(t, due.Add(-29*24*time.Hour), f.store)
+	runReminders(t, due, f.store)
+	if got := alertsOf(t, f.store, ada); len(got) != 1 || !got[0].DueAt.Equal(due) {
+		t.Fatalf("alerts %+v, want the reminder of the old entry", got)
+	}
+	f.consistentAt(due)
+}
+
+// removeAttributes removes attributes of an item, as a write of an earlier
+// version would have left it.
+func (f *fixture) removeAttributes(pk, sk string, names ...string) {
+	f.t.Helper()
+	expr := "REMOVE " + strings.Join(names, ", ")
+	_, err := f.db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(f.store.Table()),
+		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
+		UpdateExpression: aws.String(expr)})
+	f.mustDo(err)
 }
