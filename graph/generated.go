@@ -4095,8 +4095,8 @@ type Viewer {
   """
   Incremental sync of the viewer's calendar list: without ` + "`" + `syncToken` + "`" + `, every
   calendar the viewer is a member of; with one, the calendars added to the list
-  (shared with the viewer) or whose role changed, and those removed from it
-  (left, removed, deleted) since. Paged and tokened as ` + "`" + `Calendar.changes` + "`" + `.
+  (shared with the viewer) or whose role or the viewer's own settings changed,
+  and those removed from it (left, removed, deleted) since. Paged and tokened as ` + "`" + `Calendar.changes` + "`" + `.
   """
   calendarListChanges(
     "The ` + "`" + `syncToken` + "`" + ` of the last page read; omit it to read the whole list."

@@ -116,6 +116,13 @@ func TestCalendarSettingsStayTheMembers(t *testing.T) {
 		get(get(got, "changes").([]any)[0], "node.settings") != nil {
 		t.Errorf("the owner's delivery of the role change: %v, want WRITER without settings", got)
 	}
+	// The reader's device hears of it as the calendar's change (with their
+	// settings, as they are theirs), and gets no SETTINGS: those did not move.
+	if got := deviceA.delivery("a", 2*time.Second); str(got, "kind") != "CHANGES" ||
+		str(get(got, "changes").([]any)[0], "node.settings.displayName") != "Mine" {
+		t.Errorf("the reader's delivery of the role change: %v, want CHANGES with their settings", got)
+	}
+	deviceA.quiet(700 * time.Millisecond)
 
 	d = e.must(w.reader, `query($t: String) { viewer { calendarListChanges(syncToken: $t) { changes { calendarId membership { `+settingsFields+` } } } } }`, map[string]any{"t": readerList})
 	if got := fmt.Sprint(get(d, "viewer.calendarListChanges.changes")); !strings.Contains(got, "displayName:Mine") || !strings.Contains(got, w.calendarID) {
