@@ -46,6 +46,8 @@ func TestMetrics(t *testing.T) {
 		`calgraph_http_requests_in_flight 0`, // the scrape is not one of the API's requests
 		`calgraph_live_subscriptions 0`,
 		`calgraph_live_logs_followed 0`,
+		"calgraph_reminder_tasks_total ",
+		`calgraph_reminder_task_failures_total 0`,
 		`calgraph_view_cache_hits_total 0`, // one week view: every range read once
 		"calgraph_view_cache_misses_total ",
 		"calgraph_view_cache_items ",

@@ -46,9 +46,9 @@ import (
 	"github.com/calgraph/calgraph/internal/embedded"
 	"github.com/calgraph/calgraph/internal/httpapi"
 	"github.com/calgraph/calgraph/internal/live"
-	"github.com/calgraph/calgraph/internal/remind"
 	"github.com/calgraph/calgraph/internal/loader"
 	"github.com/calgraph/calgraph/internal/recurrence"
+	"github.com/calgraph/calgraph/internal/remind"
 	"github.com/calgraph/calgraph/internal/telemetry"
 )
 
@@ -147,13 +147,14 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 // stack is what every command but token runs on: the store and, in embedded
 // mode, the engine and the data directory lock.
 type stack struct {
-	cfg     config.Config
-	log     *slog.Logger
-	metrics *telemetry.Metrics // nil unless -metrics-addr is set
-	store   *dynamo.Store
-	hub     *live.Hub // live delivery of subscriptions
-	engine  *embedded.Engine
-	unlock  func()
+	cfg       config.Config
+	log       *slog.Logger
+	metrics   *telemetry.Metrics // nil unless -metrics-addr is set
+	store     *dynamo.Store
+	hub       *live.Hub      // live delivery of subscriptions
+	reminders *remind.Runner // the reminder schedule
+	engine    *embedded.Engine
+	unlock    func()
 }
 
 // open starts what command runs on. For check, the embedded engine's file
@@ -206,6 +207,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd comma
 	st.store = dynamo.New(db, cfg.Table, recurrence.Engine{}, opts...)
 	hub = live.NewHub(st.store, cfg.LivePoll, logger, live.WithSweep(cfg.LiveSweep))
 	st.hub = hub
+	st.reminders = remind.New(st.store, cfg.ReminderPoll, st.clock, logger)
 	if err := waitForStore(ctx, logger, db, cfg, cfg.CreateTable || cmd.name == "init-table"); err != nil {
 		return nil, err
 	}
@@ -470,7 +472,7 @@ func (st *stack) runReminders(ctx context.Context) {
 	case n > 0:
 		st.log.Info("put earlier entries on the reminder schedule", "entries", n)
 	}
-	remind.New(st.store, st.cfg.ReminderPoll, st.clock, st.log).Run(ctx)
+	st.reminders.Run(ctx)
 }
 
 // clockAhead, set only by tests (in a child process of their own: see
@@ -534,6 +536,10 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 				}
 				return 0
 			})
+		st.metrics.CounterFunc("calgraph_reminder_tasks_total", "Tasks of the reminder schedule this instance did: entries armed, reminders fired or dropped as no longer due, snoozes run out.",
+			func() float64 { return float64(st.reminders.Stats().Done) })
+		st.metrics.CounterFunc("calgraph_reminder_task_failures_total", "Tasks of the reminder schedule that failed on this instance (each is tried again at the next poll).",
+			func() float64 { return float64(st.reminders.Stats().Failed) })
 		views := func(f func(dynamo.ViewCacheStats) int64) func() float64 {
 			return func() float64 { return float64(f(st.store.ViewCacheStats())) }
 		}
