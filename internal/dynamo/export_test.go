@@ -126,3 +126,7 @@ func ClaimDueReminders(ctx context.Context, s *Store, now time.Time) (int, error
 	}
 	return n, nil
 }
+
+// MarkLegacyWakes marks the table as EnsureTable does when it adds GSI5 to
+// a table of an earlier version.
+func MarkLegacyWakes(ctx context.Context, s *Store) error { return markLegacyWakes(ctx, s.db, s.table) }

@@ -17,13 +17,24 @@ import (
 // entry's last change):
 //   - Import does it to every entry item it imports (an export of an
 //     earlier version, which is also how the embedded engine upgrades);
-//   - ScheduleUnscheduled, run by the server at start-up, scans the table
-//     once for entry items without a wake, and then leaves a marker item so
-//     that no later start scans again.
+//   - EnsureTable, when it adds GSI5 to a table of an earlier version, also
+//     writes a marker item; ScheduleUnscheduled, run by the server at
+//     start-up, then scans the table for entry items without a wake and
+//     deletes the marker when it is done (a start cut off scans again). A
+//     table created with GSI5 has no marker, and is never scanned.
 
-// legacyWakesMarker marks a table whose entries ScheduleUnscheduled put on
-// the schedule.
+// legacyWakesMarker marks a table whose entries of an earlier version are
+// still to be put on the schedule.
 var legacyWakesMarker = itemKey{PK: "MIGRATION", SK: "REMINDER_WAKES"}
+
+// markLegacyWakes writes the marker (EnsureTable, as it adds GSI5).
+func markLegacyWakes(ctx context.Context, db *dynamodb.Client, table string) error {
+	it := item{attrPK: str(legacyWakesMarker.PK), attrSK: str(legacyWakesMarker.SK), "entityType": str(entityMigration)}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+		return fmt.Errorf("mark table %s's entries to put on the reminder schedule: %w", table, err)
+	}
+	return nil
+}
 
 // entityMigration is the entity type of a migration's marker.
 const entityMigration = "MIGRATION"
@@ -58,10 +69,10 @@ func scheduleLegacy(it item, now time.Time) (bool, error) {
 }
 
 // ScheduleUnscheduled puts on the reminder schedule every entry item
-// written before it existed (see above), unless a run finished before, and
+// written before it existed, when the table is marked (see above), and
 // returns how many it scheduled.
 func (s *Store) ScheduleUnscheduled(ctx context.Context) (int, error) {
-	if _, done, err := s.getItem(ctx, legacyWakesMarker); err != nil || done {
+	if _, marked, err := s.getItem(ctx, legacyWakesMarker); err != nil || !marked {
 		return 0, err
 	}
 	n := 0
@@ -98,10 +109,8 @@ func (s *Store) ScheduleUnscheduled(ctx context.Context) (int, error) {
 		}
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
-	marker := item{attrPK: str(legacyWakesMarker.PK), attrSK: str(legacyWakesMarker.SK), "entityType": str(entityMigration),
-		"at": str(formatTime(s.timestamp()))}
-	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: marker}); err != nil {
-		return n, fmt.Errorf("mark the entries scheduled: %w", err)
+	if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: legacyWakesMarker.av()}); err != nil {
+		return n, fmt.Errorf("unmark the table's entries as scheduled: %w", err)
 	}
 	return n, nil
 }

@@ -198,6 +198,11 @@ func addMissingIndexes(ctx context.Context, db *dynamodb.Client, table string, d
 		if err := waitActive(ctx, db, table); err != nil {
 			return err
 		}
+		if ix.name == indexGSI5 { // a table of an earlier version: its entries have no wakes
+			if err := markLegacyWakes(ctx, db, table); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
