@@ -49,18 +49,13 @@ func (r *Resolver) findTimes(ctx context.Context, in model.FindTimesInput) (*mod
 			calIDs = append(calIDs, p.calendarID)
 		}
 	}
-	ids := map[string]string{}
-	if len(emails) > 0 {
-		if ids, err = r.Service.UserIDs(ctx, emails); err != nil {
-			return nil, err
-		}
+	userIDs, err := r.peopleIDs(ctx, emails)
+	if err != nil {
+		return nil, err
 	}
-	var userIDs []string
-	for _, e := range emails {
-		if ids[e] == "" {
-			return nil, errPersonNotFound
-		}
-		userIDs = append(userIDs, ids[e])
+	ids := make(map[string]string, len(emails))
+	for i, e := range emails {
+		ids[e] = userIDs[i]
 	}
 	// Busy time matters from a buffer before the range to one after it.
 	read := calendar.RangeSpec{TimeZone: ask.zone, From: ask.req.From.Add(-ask.req.BufferAfter), To: ask.req.To.Add(ask.req.BufferBefore)}

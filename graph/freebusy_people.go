@@ -84,15 +84,9 @@ func (r *Resolver) peopleBusy(ctx context.Context, emails []string, spec calenda
 	if err != nil {
 		return calendar.Range{}, nil, err
 	}
-	ids, err := r.Service.UserIDs(ctx, emails)
+	userIDs, err := r.peopleIDs(ctx, emails)
 	if err != nil {
 		return calendar.Range{}, nil, err
-	}
-	userIDs := make([]string, len(emails))
-	for i, e := range emails {
-		if userIDs[i] = ids[e]; userIDs[i] == "" {
-			return calendar.Range{}, nil, errPersonNotFound
-		}
 	}
 	var hours map[string]*calendar.WorkingHours
 	hoursErr := make(chan error, 1)
@@ -128,6 +122,25 @@ func (r *Resolver) peopleBusy(ctx context.Context, emails []string, spec calenda
 		out[i] = p
 	}
 	return times.Range, out, nil
+}
+
+// peopleIDs maps emails to their users' IDs, in order: one wave (none
+// for no emails); an email of no user is errPersonNotFound.
+func (r *Resolver) peopleIDs(ctx context.Context, emails []string) ([]string, error) {
+	if len(emails) == 0 {
+		return nil, nil
+	}
+	ids, err := r.Service.UserIDs(ctx, emails)
+	if err != nil {
+		return nil, err
+	}
+	userIDs := make([]string, len(emails))
+	for i, e := range emails {
+		if userIDs[i] = ids[e]; userIDs[i] == "" {
+			return nil, errPersonNotFound
+		}
+	}
+	return userIDs, nil
 }
 
 // errPersonNotFound is the one answer for an unknown email and for a
