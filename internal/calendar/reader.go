@@ -81,4 +81,5 @@ type Service interface {
 	StatsService
 	AttendeeService
 	InvitationSyncService
+	ReminderWebhookService
 }

@@ -125,6 +125,8 @@ func (c *checker) add(it item) error {
 		if r, err = unmarshal[workingHoursRecord](it); err == nil {
 			c.checkWorkingHours(r)
 		}
+	case entityWebhook, entityWebhookQueued, entityWebhookWaiting:
+		err = c.checkWebhookItem(it)
 	case entityIdempotent:
 	case entityStats, entityStatsTotal, entityStatsNode:
 		err = c.addStats(it)

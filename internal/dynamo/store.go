@@ -12,6 +12,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/ddbread"
+	"github.com/calgraph/calgraph/internal/webhook"
 )
 
 // Store implements calendar.Service on one DynamoDB table.
@@ -24,6 +25,8 @@ type Store struct {
 	log        *slog.Logger
 	icalDomain string
 	recur      calendar.RecurrenceEngine
+	// hooks is which addresses webhooks may be registered for.
+	hooks webhook.Policy
 
 	// maxSeriesActions is how many actions a change of a series puts in one
 	// transaction (write.Size, all included); larger changes take three
