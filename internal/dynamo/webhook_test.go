@@ -336,3 +336,49 @@ func TestReminderWebhookRegistration(t *testing.T) {
 		t.Errorf("resume without a webhook: %v, want NOT_FOUND", err)
 	}
 }
+
+// crashingSender posts, then stops its worker (cancels the pass's context)
+// before the worker can record the answer: a process killed between the
+// receiver's 2xx and the outbox delete.
+type crashingSender struct {
+	next dynamo.WebhookSender
+	stop context.CancelFunc
+}
+
+func (c crashingSender) Send(ctx context.Context, url, secret string, d webhook.Delivery, now time.Time) webhook.Result {
+	r := c.next.Send(ctx, url, secret, d, now)
+	c.stop()
+	return r
+}
+
+// TestWebhookRepeatAfterCrash: a worker stopped after the receiver took a
+// delivery leaves it leased; once the lease runs out another instance posts
+// it again with the same delivery ID (the documented duplicate), and not
+// before.
+func TestWebhookRepeatAfterCrash(t *testing.T) {
+	t.Parallel()
+	h := newHookFixture(t)
+	h.queue("rem-crash", h.clock.Now())
+	ctx, stop := context.WithCancel(context.Background())
+	crashing := h.worker
+	crashing.Sender = crashingSender{next: h.worker.Sender, stop: stop}
+	_, _ = h.hooks.DeliverWebhooks(ctx, crashing) // fails: stopped mid-pass
+	if got := h.recv.accepted()["rem-crash"]; got != 1 {
+		t.Fatalf("before the crash the receiver took it %d times, want 1", got)
+	}
+	other := dynamo.New(h.db, h.store.Table(), engine)
+	h.clock.Advance(time.Minute)
+	if n, err := other.DeliverWebhooks(context.Background(), h.worker); n != 0 || err != nil {
+		t.Fatalf("within the lease: %d attempts (%v), want none", n, err)
+	}
+	h.clock.Advance(2 * time.Minute)
+	if n, err := other.DeliverWebhooks(context.Background(), h.worker); n != 1 || err != nil {
+		t.Fatalf("after the lease: %d attempts (%v), want 1", n, err)
+	}
+	if got := h.recv.accepted()["rem-crash"]; got != 2 {
+		t.Errorf("the receiver took rem-crash %d times, want twice with the same ID", got)
+	}
+	if n := h.countEntities()["WEBHOOK_QUEUED"]; n != 0 {
+		t.Errorf("%d deliveries left queued", n)
+	}
+}
