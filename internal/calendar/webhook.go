@@ -68,7 +68,8 @@ type ReminderWebhookService interface {
 	ReminderWebhook(ctx context.Context, userID string) (*Webhook, error)
 	// DeleteReminderWebhook removes the viewer's reminder webhook and the
 	// deliveries waiting for it; false when there was none. Errors:
-	// CodeUnauthenticated.
+	// CodeUnauthenticated, CodeUnavailable (deliveries kept arriving while
+	// it was being deleted: try again).
 	DeleteReminderWebhook(ctx context.Context) (bool, error)
 	// ResumeReminderWebhook makes the viewer's reminder webhook ACTIVE and
 	// sends the deliveries that waited for it again. Errors:

@@ -37,14 +37,17 @@ import (
 //   - every user's stats items count exactly the entries and series they
 //     created that exist (totals, due times, and starts wherever a read can
 //     still reach them), and their latest creation is no earlier than any
-//     of their events'; no stats tree node counts a child it does not have.
+//     of their events'; no stats tree node counts a child it does not have;
+//   - every webhook's user exists, and its waiting count is the number of
+//     deliveries waiting for it; no delivery waits for a missing webhook.
 //
 // Items of a calendar or user whose deletion is under way (pending) count as
 // consistent: the deletion finishes them.
 func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c := &checker{store: s, users: map[string]userRecord{}, calendars: map[string]calendarRecord{},
 		byCalendar: map[string][]item{}, pending: map[string]bool{}, changed: map[changeRef]bool{},
-		stats: map[string]*statsSeen{}, counted: map[string]*calendar.Tally{}, created: map[string]time.Time{}}
+		stats: map[string]*statsSeen{}, counted: map[string]*calendar.Tally{}, created: map[string]time.Time{},
+		hooks: map[itemKey]*hookSeen{}}
 	if err := s.scan(ctx, c.add); err != nil {
 		return nil, err
 	}
@@ -52,6 +55,7 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c.checkCalendars()
 	c.checkHolds()
 	c.checkStats()
+	c.checkWebhooks()
 	slices.Sort(c.problems)
 	return c.problems, nil
 }
@@ -88,8 +92,9 @@ type checker struct {
 	changed    map[changeRef]bool    // the objects change records name, by log
 	stats      map[string]*statsSeen // each user's stats items
 	counted    map[string]*calendar.Tally
-	created    map[string]time.Time // the latest creation of each user's events
-	hours      []string             // the users whose working hours were read
+	hooks      map[itemKey]*hookSeen // webhooks and the deliveries waiting for them
+	created    map[string]time.Time  // the latest creation of each user's events
+	hours      []string              // the users whose working hours were read
 	problems   []string
 }
 

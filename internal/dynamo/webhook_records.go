@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"strings"
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -85,9 +86,11 @@ func (c *checker) checkWebhookItem(it item) error {
 		default:
 			c.problem("webhook %s/%s: state %q", r.PK, r.SK, r.State)
 		}
-		if r.URL == "" || r.Secret == "" || r.Waiting < 0 || len(r.Log) > calendar.MaxWebhookLog {
-			c.problem("webhook %s/%s: url %q, a secret of %d bytes, %d waiting, %d logged", r.PK, r.SK, r.URL, len(r.Secret), r.Waiting, len(r.Log))
+		if r.URL == "" || r.Secret == "" || len(r.Log) > calendar.MaxWebhookLog {
+			c.problem("webhook %s/%s: url %q, a secret of %d bytes, %d logged", r.PK, r.SK, r.URL, len(r.Secret), len(r.Log))
 		}
+		seen := c.hook(itemKey{r.PK, r.SK})
+		seen.found, seen.userID, seen.counted = true, r.UserID, r.Waiting
 		return nil
 	}
 	r, err := unmarshal[outboxRecord](it)
@@ -97,8 +100,45 @@ func (c *checker) checkWebhookItem(it item) error {
 	if r.DeliveryID == "" || r.HookPK == "" || r.HookSK == "" {
 		c.problem("delivery %s/%s: id %q of webhook %s/%s", r.PK, r.SK, r.DeliveryID, r.HookPK, r.HookSK)
 	}
-	if r.EntityType == entityWebhookWaiting && r.PK != r.HookPK {
-		c.problem("delivery %s/%s waits outside its webhook's partition %s", r.PK, r.SK, r.HookPK)
+	if r.EntityType == entityWebhookWaiting {
+		if r.PK != r.HookPK {
+			c.problem("delivery %s/%s waits outside its webhook's partition %s", r.PK, r.SK, r.HookPK)
+		}
+		c.hook(r.hook()).waiting++
 	}
 	return nil
+}
+
+// hookSeen is what the checker found of a webhook: the item (its user and
+// waiting count) and the deliveries waiting for it.
+type hookSeen struct {
+	found   bool
+	userID  string
+	counted int
+	waiting int
+}
+
+func (c *checker) hook(k itemKey) *hookSeen {
+	if c.hooks[k] == nil {
+		c.hooks[k] = &hookSeen{}
+	}
+	return c.hooks[k]
+}
+
+// checkWebhooks reports webhooks of no user, waiting counts that are not
+// the deliveries waiting, and deliveries waiting for no webhook (but those
+// of a user whose deletion is under way, which finishes them).
+func (c *checker) checkWebhooks() {
+	for k, h := range c.hooks {
+		userID := strings.TrimPrefix(k.PK, userPartition(""))
+		switch {
+		case c.pending[pendingUser+"#"+userID]:
+		case !h.found:
+			c.problem("%d deliveries wait for webhook %s/%s, which does not exist", h.waiting, k.PK, k.SK)
+		case h.counted != h.waiting:
+			c.problem("webhook %s/%s counts %d deliveries waiting, %d do", k.PK, k.SK, h.counted, h.waiting)
+		case c.users[h.userID].ID == "" || h.userID != userID:
+			c.problem("webhook %s/%s of user %q, who does not exist", k.PK, k.SK, h.userID)
+		}
+	}
 }

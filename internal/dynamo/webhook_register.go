@@ -78,25 +78,41 @@ func (s *Store) ReminderWebhook(ctx context.Context, userID string) (*calendar.W
 }
 
 // DeleteReminderWebhook implements calendar.ReminderWebhookService: the
-// webhook item goes, then the deliveries waiting for it. Deliveries still
-// queued are dropped by the worker when it finds no webhook.
+// deliveries waiting for the webhook go first (counted off its waiting, a
+// batch per transaction), then the webhook item, on condition that none
+// waits any more (a delivery parked meanwhile goes in another round), so
+// that no stop halfway leaves a delivery waiting for no webhook or a count
+// that is wrong. Deliveries still queued are dropped by the worker when it
+// finds no webhook.
 func (s *Store) DeleteReminderWebhook(ctx context.Context) (bool, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return false, err
 	}
 	k := reminderWebhookKey(viewer)
-	w := newWrite()
-	w.Idempotent(ctx)
-	w.Delete(k, exists(), explainWith(errNoWebhook))
-	err = s.commit(ctx, w)
-	if errors.Is(err, errNoWebhook) {
-		return false, nil
+	for range maxAttempts {
+		if err := s.moveWaiting(ctx, k, time.Time{}, false); err != nil {
+			return false, err
+		}
+		none := exists().And(expression.Name("waiting").Equal(expression.Value(0)))
+		w := newWrite()
+		w.Idempotent(ctx)
+		w.Delete(k, none, func(old item) error {
+			if old == nil {
+				return errNoWebhook
+			}
+			return errWaitingFull // some still wait: another round
+		})
+		switch err := s.commit(ctx, w); {
+		case errors.Is(err, errNoWebhook):
+			return false, nil
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, errWaitingFull):
+			return false, fmt.Errorf("delete the reminder webhook of %s: %w", viewer, err)
+		}
 	}
-	if err != nil {
-		return false, fmt.Errorf("delete the reminder webhook of %s: %w", viewer, err)
-	}
-	return true, s.dropWaiting(ctx, k)
+	return false, calendar.Errorf(calendar.CodeUnavailable, "deliveries kept arriving for the webhook; try again")
 }
 
 // ResumeReminderWebhook implements calendar.ReminderWebhookService: the
@@ -127,27 +143,35 @@ func (s *Store) ResumeReminderWebhook(ctx context.Context) (*calendar.Webhook, e
 	return h, err
 }
 
-// requeueBatch is how many waiting deliveries one transaction moves back to
-// the queue (two actions each, and the webhook's count).
-const requeueBatch = 40
+// waitingBatch is how many waiting deliveries one transaction moves (two
+// actions each, and the webhook's count).
+const waitingBatch = 40
 
 // requeueWaiting moves the deliveries waiting for hook back to the queue,
-// due at now, with a fresh day of retries, a batch per transaction. A batch
-// whose items another resume moved first fails its condition and ends the
-// move (that resume finishes it); one cut off by a stop is finished by the
-// next resume or registration.
+// due at now, with a fresh day of retries.
 func (s *Store) requeueWaiting(ctx context.Context, hook itemKey, now time.Time) error {
+	return s.moveWaiting(ctx, hook, now, true)
+}
+
+// moveWaiting takes the deliveries waiting for hook off its waiting count,
+// a batch per transaction, and queues them again at now (requeue) or drops
+// them. A batch whose items another request moved first fails its
+// condition and ends the move (that request finishes it); one cut off by a
+// stop is finished by the next resume, registration or deletion.
+func (s *Store) moveWaiting(ctx context.Context, hook itemKey, now time.Time, requeue bool) error {
 	waiting, err := s.waitingFor(ctx, hook)
 	if err != nil {
 		return err
 	}
 	for len(waiting) > 0 {
-		batch := waiting[:min(len(waiting), requeueBatch)]
+		batch := waiting[:min(len(waiting), waitingBatch)]
 		waiting = waiting[len(batch):]
 		w := newWrite()
 		for _, r := range batch {
 			w.Delete(itemKey{r.PK, r.SK}, exists(), explainWith(errLeaseLost))
-			w.Add(outboxPut(hook, r.delivery(), now, now, 0))
+			if requeue {
+				w.Add(outboxPut(hook, r.delivery(), now, now, 0))
+			}
 		}
 		w.Update(hook, expression.Add(expression.Name("waiting"), expression.Value(-len(batch))), exists(), explainWith(errNoWebhook))
 		err := s.commit(ctx, w)
@@ -155,13 +179,14 @@ func (s *Store) requeueWaiting(ctx context.Context, hook itemKey, now time.Time)
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("queue again the deliveries waiting for %s/%s: %w", hook.PK, hook.SK, err)
+			return fmt.Errorf("move the deliveries waiting for %s/%s: %w", hook.PK, hook.SK, err)
 		}
 	}
 	return nil
 }
 
-// dropWaiting deletes the deliveries waiting for a deleted webhook.
+// dropWaiting deletes the deliveries waiting for a webhook already deleted
+// (with its account: deletions.go).
 func (s *Store) dropWaiting(ctx context.Context, hook itemKey) error {
 	waiting, err := s.waitingFor(ctx, hook)
 	if err != nil {

@@ -382,3 +382,48 @@ func TestWebhookRepeatAfterCrash(t *testing.T) {
 		t.Errorf("%d deliveries left queued", n)
 	}
 }
+
+// failing makes h's webhook FAILING with the given deliveries waiting.
+func (h *hookFixture) failing(ids ...string) {
+	h.t.Helper()
+	h.worker.RetryFor = time.Second
+	h.recv.mode.Store("fail")
+	for _, id := range ids {
+		h.queue(id, h.clock.Now())
+	}
+	h.clock.Advance(time.Minute)
+	h.pass()
+	h.clock.Advance(time.Minute)
+	h.pass()
+	if hook := h.webhook(); hook.State != calendar.WebhookFailing || hook.Waiting != len(ids) {
+		h.t.Fatalf("%s with %d waiting, want FAILING with %d", hook.State, hook.Waiting, len(ids))
+	}
+}
+
+// TestWebhookDeleteWhileWaiting: deleting a FAILING webhook removes what
+// waited for it; Check catches a waiting count that is off.
+func TestWebhookDeleteWhileWaiting(t *testing.T) {
+	t.Parallel()
+	h := newHookFixture(t)
+	h.failing("w-1", "w-2", "w-3")
+	if gone, err := h.hooks.DeleteReminderWebhook(h.user); !gone || err != nil {
+		t.Fatalf("DeleteReminderWebhook = %v, %v", gone, err)
+	}
+	if n := h.countEntities()["WEBHOOK_WAITING"]; n != 0 {
+		t.Fatalf("%d deliveries still wait for a deleted webhook", n)
+	}
+
+	h.register(h.recv.srv.URL + "/again")
+	h.failing("w-4", "w-5")
+	for _, it := range h.items() {
+		if it["entityType"] == "WEBHOOK_WAITING" {
+			h.deleteRaw(it["PK"].(string), it["SK"].(string))
+			break
+		}
+	}
+	h.messy = true
+	problems, err := h.store.Check(context.Background())
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "counts 2 deliveries waiting, 1 do") {
+		t.Errorf("Check = %q, %v; want the waiting count off", problems, err)
+	}
+}
