@@ -85,30 +85,15 @@ func (s *Store) RunWebhookWorker(ctx context.Context, w WebhookWorker) {
 	}
 }
 
-// DeliverWebhooks makes one pass: it reads each outbox shard's deliveries
-// due by w.Now (at most w.Batch each), and claims and attempts each, w.Parallel
-// at once. It returns how many attempts it made (a delivery another worker
-// claimed first, or whose webhook is gone or FAILING, makes none).
+// DeliverWebhooks makes one pass: it reads the deliveries due by w.Now
+// (dueDeliveries), and claims and attempts each, w.Parallel at once. It
+// returns how many attempts it made (a delivery another worker claimed
+// first, or whose webhook is gone or FAILING, makes none).
 func (s *Store) DeliverWebhooks(ctx context.Context, w WebhookWorker) (int, error) {
 	w = w.withDefaults()
-	now := w.Now()
-	var due []outboxRecord
-	for n := range webhookShards {
-		q := keyQuery{pkAttr: attrPK, partition: webhookQueuePartition(n), sk: skBelow(attrSK, webhookDueBefore(now)),
-			consistent: true, limit: int32(w.Batch)}
-		out, err := s.reads.Query(ctx, q.input(s.table))
-		if err != nil {
-			return 0, fmt.Errorf("read outbox shard %d: %w", n, err)
-		}
-		for _, it := range out.Items {
-			r, err := unmarshal[outboxRecord](it)
-			if err != nil {
-				return 0, fmt.Errorf("outbox item %s/%s: %w", stringAttr(it, attrPK), stringAttr(it, attrSK), err)
-			}
-			if r.LeaseUntil < now.UnixMilli() {
-				due = append(due, r)
-			}
-		}
+	due, err := s.dueDeliveries(ctx, w.Now(), w.Batch)
+	if err != nil {
+		return 0, err
 	}
 	var (
 		mu       sync.Mutex
@@ -134,6 +119,31 @@ func (s *Store) DeliverWebhooks(ctx context.Context, w WebhookWorker) (int, erro
 	}
 	wg.Wait()
 	return attempts, errors.Join(errs...)
+}
+
+// dueDeliveries reads each outbox shard's first batch deliveries due by
+// now, less those a worker holds. (Held ones still count in the batch: a
+// shard with more than batch deliveries under way waits for some to end.)
+func (s *Store) dueDeliveries(ctx context.Context, now time.Time, batch int) ([]outboxRecord, error) {
+	var due []outboxRecord
+	for n := range webhookShards {
+		q := keyQuery{pkAttr: attrPK, partition: webhookQueuePartition(n), sk: skBelow(attrSK, webhookDueBefore(now)),
+			consistent: true, limit: int32(batch)}
+		out, err := s.reads.Query(ctx, q.input(s.table))
+		if err != nil {
+			return nil, fmt.Errorf("read outbox shard %d: %w", n, err)
+		}
+		for _, it := range out.Items {
+			r, err := unmarshal[outboxRecord](it)
+			if err != nil {
+				return nil, fmt.Errorf("outbox item %s/%s: %w", stringAttr(it, attrPK), stringAttr(it, attrSK), err)
+			}
+			if r.LeaseUntil < now.UnixMilli() {
+				due = append(due, r)
+			}
+		}
+	}
+	return due, nil
 }
 
 // deliverOne claims r and, when its webhook is there and ACTIVE, posts it
