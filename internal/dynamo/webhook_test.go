@@ -18,6 +18,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
 	"github.com/calgraph/calgraph/internal/webhook"
 )
 
@@ -38,7 +39,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 // (500), "hang" (until the sender gives up) or "ok" (204 after checking
 // the signature by hand, with crypto/hmac, against the secret it holds).
 type receiver struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *httptest.Server
 	mode   atomic.Value // string
 	secret atomic.Value // string
@@ -47,7 +48,7 @@ type receiver struct {
 	tries  atomic.Int64
 }
 
-func newReceiver(t *testing.T) *receiver {
+func newReceiver(t testing.TB) *receiver {
 	r := &receiver{t: t, got: map[string]int{}}
 	r.mode.Store("ok")
 	r.secret.Store("")
@@ -103,8 +104,14 @@ type hookFixture struct {
 	worker dynamo.WebhookWorker
 }
 
-func newHookFixture(t *testing.T) *hookFixture {
-	f := newFixture(t)
+func newHookFixture(t testing.TB) *hookFixture {
+	s, db := dynamotest.Store(t)
+	f := &fixture{t: t, store: s, db: db}
+	t.Cleanup(func() {
+		if !f.messy && !t.Failed() {
+			f.consistent()
+		}
+	})
 	h := &hookFixture{fixture: f, recv: newReceiver(t), clock: &fakeClock{now: at("2026-12-01T09:00:00Z")}}
 	h.hooks = dynamo.New(f.db, f.store.Table(), engine, dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: true}))
 	h.user = f.user("hooked@example.com")
