@@ -61,9 +61,17 @@ func (p Policy) CheckURL(raw string) error {
 }
 
 // CheckAddr says why a webhook must not connect to ip, nil when it may.
-// IPv4 addresses written as IPv6 (::ffff:127.0.0.1) count as IPv4.
+// A zone is ignored (a zoned address matches no prefix, which would let
+// fe80::1%eth0 through); IPv4 addresses written as IPv6 count as the IPv4
+// address they carry: mapped (::ffff:127.0.0.1), NAT64 (64:ff9b::/96) and
+// 6to4 (2002::/16), which a gateway would turn into that address.
 func (p Policy) CheckAddr(ip netip.Addr) error {
-	ip = ip.Unmap()
+	ip = ip.WithZone("").Unmap()
+	if v4, ok := embeddedIPv4(ip); ok {
+		if err := p.CheckAddr(v4); err != nil {
+			return fmt.Errorf("%s carries %w", ip, err)
+		}
+	}
 	for _, r := range refused {
 		if r.prefix.Contains(ip) && !(p.AllowPrivate && r.private) {
 			return fmt.Errorf("%s is %s", ip, r.what)
@@ -71,6 +79,25 @@ func (p Policy) CheckAddr(ip netip.Addr) error {
 	}
 	return nil
 }
+
+// embeddedIPv4 returns the IPv4 address a NAT64 or 6to4 address carries.
+func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
+	b := ip.As16()
+	switch {
+	case !ip.Is6():
+		return netip.Addr{}, false
+	case nat64.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
+}
+
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
 
 // refused lists the address ranges a webhook never reaches (private ones
 // only unless allowed).
