@@ -50,6 +50,7 @@ import (
 	"github.com/calgraph/calgraph/internal/recurrence"
 	"github.com/calgraph/calgraph/internal/remind"
 	"github.com/calgraph/calgraph/internal/telemetry"
+	"github.com/calgraph/calgraph/internal/webhook"
 )
 
 //go:embed schema.graphqls
@@ -197,7 +198,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd comma
 	var hub *live.Hub
 	opts := []dynamo.Option{dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
 		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }),
-		dynamo.WithViewCache(cfg.ViewCacheItems)}
+		dynamo.WithViewCache(cfg.ViewCacheItems), dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: cfg.WebhookAllowPrivate})}
 	if clockSkew != 0 {
 		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
 	}
@@ -406,6 +407,10 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	defer stopBackground()
 	go st.resumeDeletions(bgCtx)
 	go st.runReminders(bgCtx)
+	// Webhook deliveries, posted under the same policy they were registered
+	// under; stopped with the other background work, before the drain.
+	go st.store.RunWebhookWorker(bgCtx, dynamo.WebhookWorker{
+		Sender: webhook.NewSender(webhook.Policy{AllowPrivate: st.cfg.WebhookAllowPrivate}, webhook.DefaultTimeout)})
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:

@@ -262,6 +262,10 @@ type ComplexityRoot struct {
 		DeletedEntryID func(childComplexity int) int
 	}
 
+	DeleteReminderWebhookPayload struct {
+		Deleted func(childComplexity int) int
+	}
+
 	DisableCalendarFeedPayload struct {
 		CalendarID func(childComplexity int) int
 	}
@@ -420,35 +424,38 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AcceptInvitation       func(childComplexity int, input model.AcceptInvitationInput) int
-		AddMember              func(childComplexity int, input model.AddMemberInput) int
-		ChangeAttendees        func(childComplexity int, input model.ChangeAttendeesInput) int
-		ChangeEmail            func(childComplexity int, input model.ChangeEmailInput) int
-		ChangeMemberRole       func(childComplexity int, input model.ChangeMemberRoleInput) int
-		CompleteTask           func(childComplexity int, input model.CompleteTaskInput) int
-		CreateCalendar         func(childComplexity int, input model.CreateCalendarInput) int
-		CreateEntry            func(childComplexity int, input model.CreateEntryInput) int
-		CreateInvitation       func(childComplexity int, input model.CreateInvitationInput) int
-		DeleteAccount          func(childComplexity int, input model.DeleteAccountInput) int
-		DeleteCalendar         func(childComplexity int, input model.DeleteCalendarInput) int
-		DeleteEntry            func(childComplexity int, input model.DeleteEntryInput) int
-		DisableCalendarFeed    func(childComplexity int, input model.DisableCalendarFeedInput) int
-		DismissReminder        func(childComplexity int, input model.DismissReminderInput) int
-		ImportCalendar         func(childComplexity int, input model.ImportCalendarInput) int
-		LeaveCalendar          func(childComplexity int, input model.LeaveCalendarInput) int
-		MoveEntry              func(childComplexity int, input model.MoveEntryInput) int
-		RemoveMember           func(childComplexity int, input model.RemoveMemberInput) int
-		ReopenTask             func(childComplexity int, input model.ReopenTaskInput) int
-		RespondToEntry         func(childComplexity int, input model.RespondToEntryInput) int
-		RevokeInvitation       func(childComplexity int, input model.RevokeInvitationInput) int
-		RotateCalendarFeed     func(childComplexity int, input model.RotateCalendarFeedInput) int
-		SetOpeningHours        func(childComplexity int, input model.SetOpeningHoursInput) int
-		SnoozeReminder         func(childComplexity int, input model.SnoozeReminderInput) int
-		UpdateCalendar         func(childComplexity int, input model.UpdateCalendarInput) int
-		UpdateCalendarSettings func(childComplexity int, input model.UpdateCalendarSettingsInput) int
-		UpdateEntry            func(childComplexity int, input model.UpdateEntryInput) int
-		UpdatePreferences      func(childComplexity int, input model.UpdatePreferencesInput) int
-		UpdateProfile          func(childComplexity int, input model.UpdateProfileInput) int
+		AcceptInvitation        func(childComplexity int, input model.AcceptInvitationInput) int
+		AddMember               func(childComplexity int, input model.AddMemberInput) int
+		ChangeAttendees         func(childComplexity int, input model.ChangeAttendeesInput) int
+		ChangeEmail             func(childComplexity int, input model.ChangeEmailInput) int
+		ChangeMemberRole        func(childComplexity int, input model.ChangeMemberRoleInput) int
+		CompleteTask            func(childComplexity int, input model.CompleteTaskInput) int
+		CreateCalendar          func(childComplexity int, input model.CreateCalendarInput) int
+		CreateEntry             func(childComplexity int, input model.CreateEntryInput) int
+		CreateInvitation        func(childComplexity int, input model.CreateInvitationInput) int
+		DeleteAccount           func(childComplexity int, input model.DeleteAccountInput) int
+		DeleteCalendar          func(childComplexity int, input model.DeleteCalendarInput) int
+		DeleteEntry             func(childComplexity int, input model.DeleteEntryInput) int
+		DeleteReminderWebhook   func(childComplexity int, input model.DeleteReminderWebhookInput) int
+		DisableCalendarFeed     func(childComplexity int, input model.DisableCalendarFeedInput) int
+		DismissReminder         func(childComplexity int, input model.DismissReminderInput) int
+		ImportCalendar          func(childComplexity int, input model.ImportCalendarInput) int
+		LeaveCalendar           func(childComplexity int, input model.LeaveCalendarInput) int
+		MoveEntry               func(childComplexity int, input model.MoveEntryInput) int
+		RegisterReminderWebhook func(childComplexity int, input model.RegisterReminderWebhookInput) int
+		RemoveMember            func(childComplexity int, input model.RemoveMemberInput) int
+		ReopenTask              func(childComplexity int, input model.ReopenTaskInput) int
+		RespondToEntry          func(childComplexity int, input model.RespondToEntryInput) int
+		ResumeReminderWebhook   func(childComplexity int, input model.ResumeReminderWebhookInput) int
+		RevokeInvitation        func(childComplexity int, input model.RevokeInvitationInput) int
+		RotateCalendarFeed      func(childComplexity int, input model.RotateCalendarFeedInput) int
+		SetOpeningHours         func(childComplexity int, input model.SetOpeningHoursInput) int
+		SnoozeReminder          func(childComplexity int, input model.SnoozeReminderInput) int
+		UpdateCalendar          func(childComplexity int, input model.UpdateCalendarInput) int
+		UpdateCalendarSettings  func(childComplexity int, input model.UpdateCalendarSettingsInput) int
+		UpdateEntry             func(childComplexity int, input model.UpdateEntryInput) int
+		UpdatePreferences       func(childComplexity int, input model.UpdatePreferencesInput) int
+		UpdateProfile           func(childComplexity int, input model.UpdateProfileInput) int
 	}
 
 	PageInfo struct {
@@ -492,6 +499,11 @@ type ComplexityRoot struct {
 		Rule    func(childComplexity int) int
 	}
 
+	RegisterReminderWebhookPayload struct {
+		ReminderWebhook func(childComplexity int) int
+		Secret          func(childComplexity int) int
+	}
+
 	Reminder struct {
 		Method  func(childComplexity int) int
 		Minutes func(childComplexity int) int
@@ -529,6 +541,16 @@ type ComplexityRoot struct {
 		SyncToken func(childComplexity int) int
 	}
 
+	ReminderWebhook struct {
+		CreatedAt         func(childComplexity int) int
+		DeliveryLog       func(childComplexity int) int
+		DroppedDeliveries func(childComplexity int) int
+		FailingSince      func(childComplexity int) int
+		State             func(childComplexity int) int
+		URL               func(childComplexity int) int
+		WaitingDeliveries func(childComplexity int) int
+	}
+
 	RemoveMemberPayload struct {
 		RemovedMembershipID func(childComplexity int) int
 	}
@@ -539,6 +561,10 @@ type ComplexityRoot struct {
 
 	RespondToEntryPayload struct {
 		Attendee func(childComplexity int) int
+	}
+
+	ResumeReminderWebhookPayload struct {
+		ReminderWebhook func(childComplexity int) int
 	}
 
 	RevokeInvitationPayload struct {
@@ -695,6 +721,7 @@ type ComplexityRoot struct {
 		Invitations         func(childComplexity int, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) int
 		Preferences         func(childComplexity int) int
 		ReminderAlerts      func(childComplexity int, includeDismissed *bool, first *int, after *string) int
+		ReminderWebhook     func(childComplexity int) int
 		Stats               func(childComplexity int) int
 		User                func(childComplexity int) int
 	}
@@ -706,6 +733,14 @@ type ComplexityRoot struct {
 		TotalEvents       func(childComplexity int) int
 		TotalTasks        func(childComplexity int) int
 		UpcomingEvents    func(childComplexity int) int
+	}
+
+	WebhookAttempt struct {
+		AttemptedAt func(childComplexity int) int
+		DeliveryID  func(childComplexity int) int
+		Error       func(childComplexity int) int
+		HTTPStatus  func(childComplexity int) int
+		LatencyMs   func(childComplexity int) int
 	}
 
 	WorkingDay struct {
@@ -821,6 +856,9 @@ type MutationResolver interface {
 	DeleteAccount(ctx context.Context, input model.DeleteAccountInput) (*model.DeleteAccountPayload, error)
 	SetOpeningHours(ctx context.Context, input model.SetOpeningHoursInput) (*model.SetOpeningHoursPayload, error)
 	UpdateCalendarSettings(ctx context.Context, input model.UpdateCalendarSettingsInput) (*model.UpdateCalendarSettingsPayload, error)
+	RegisterReminderWebhook(ctx context.Context, input model.RegisterReminderWebhookInput) (*model.RegisterReminderWebhookPayload, error)
+	DeleteReminderWebhook(ctx context.Context, input model.DeleteReminderWebhookInput) (*model.DeleteReminderWebhookPayload, error)
+	ResumeReminderWebhook(ctx context.Context, input model.ResumeReminderWebhookInput) (*model.ResumeReminderWebhookPayload, error)
 }
 type PreferencesResolver interface {
 	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
@@ -875,6 +913,7 @@ type ViewerResolver interface {
 	Agenda(ctx context.Context, obj *model.Viewer, rangeArg model.TimeRangeInput, timeZone *string, calendarIds []string, filter *model.EntryFilter, includeCancelled *bool, includeInvitations *bool) (*model.EntryView, error)
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string, includeHidden *bool) (*model.MembershipConnection, error)
 	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
+	ReminderWebhook(ctx context.Context, obj *model.Viewer) (*model.ReminderWebhook, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1708,6 +1747,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeleteEntryPayload.DeletedEntryID(childComplexity), true
 
+	case "DeleteReminderWebhookPayload.deleted":
+		if e.ComplexityRoot.DeleteReminderWebhookPayload.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteReminderWebhookPayload.Deleted(childComplexity), true
+
 	case "DisableCalendarFeedPayload.calendarId":
 		if e.ComplexityRoot.DisableCalendarFeedPayload.CalendarID == nil {
 			break
@@ -2447,6 +2493,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteEntry(childComplexity, args["input"].(model.DeleteEntryInput)), true
+	case "Mutation.deleteReminderWebhook":
+		if e.ComplexityRoot.Mutation.DeleteReminderWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteReminderWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteReminderWebhook(childComplexity, args["input"].(model.DeleteReminderWebhookInput)), true
 	case "Mutation.disableCalendarFeed":
 		if e.ComplexityRoot.Mutation.DisableCalendarFeed == nil {
 			break
@@ -2502,6 +2559,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MoveEntry(childComplexity, args["input"].(model.MoveEntryInput)), true
+	case "Mutation.registerReminderWebhook":
+		if e.ComplexityRoot.Mutation.RegisterReminderWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registerReminderWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegisterReminderWebhook(childComplexity, args["input"].(model.RegisterReminderWebhookInput)), true
 	case "Mutation.removeMember":
 		if e.ComplexityRoot.Mutation.RemoveMember == nil {
 			break
@@ -2535,6 +2603,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RespondToEntry(childComplexity, args["input"].(model.RespondToEntryInput)), true
+	case "Mutation.resumeReminderWebhook":
+		if e.ComplexityRoot.Mutation.ResumeReminderWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeReminderWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeReminderWebhook(childComplexity, args["input"].(model.ResumeReminderWebhookInput)), true
 	case "Mutation.revokeInvitation":
 		if e.ComplexityRoot.Mutation.RevokeInvitation == nil {
 			break
@@ -2817,6 +2896,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Recurrence.Rule(childComplexity), true
 
+	case "RegisterReminderWebhookPayload.reminderWebhook":
+		if e.ComplexityRoot.RegisterReminderWebhookPayload.ReminderWebhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegisterReminderWebhookPayload.ReminderWebhook(childComplexity), true
+	case "RegisterReminderWebhookPayload.secret":
+		if e.ComplexityRoot.RegisterReminderWebhookPayload.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegisterReminderWebhookPayload.Secret(childComplexity), true
+
 	case "Reminder.method":
 		if e.ComplexityRoot.Reminder.Method == nil {
 			break
@@ -2937,6 +3029,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReminderDelivery.SyncToken(childComplexity), true
 
+	case "ReminderWebhook.createdAt":
+		if e.ComplexityRoot.ReminderWebhook.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderWebhook.CreatedAt(childComplexity), true
+	case "ReminderWebhook.deliveryLog":
+		if e.ComplexityRoot.ReminderWebhook.DeliveryLog == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderWebhook.DeliveryLog(childComplexity), true
+	case "ReminderWebhook.droppedDeliveries":
+		if e.ComplexityRoot.ReminderWebhook.DroppedDeliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderWebhook.DroppedDeliveries(childComplexity), true
+	case "ReminderWebhook.failingSince":
+		if e.ComplexityRoot.ReminderWebhook.FailingSince == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderWebhook.FailingSince(childComplexity), true
+	case "ReminderWebhook.state":
+		if e.ComplexityRoot.ReminderWebhook.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderWebhook.State(childComplexity), true
+	case "ReminderWebhook.url":
+		if e.ComplexityRoot.ReminderWebhook.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderWebhook.URL(childComplexity), true
+	case "ReminderWebhook.waitingDeliveries":
+		if e.ComplexityRoot.ReminderWebhook.WaitingDeliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderWebhook.WaitingDeliveries(childComplexity), true
+
 	case "RemoveMemberPayload.removedMembershipId":
 		if e.ComplexityRoot.RemoveMemberPayload.RemovedMembershipID == nil {
 			break
@@ -2957,6 +3092,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RespondToEntryPayload.Attendee(childComplexity), true
+
+	case "ResumeReminderWebhookPayload.reminderWebhook":
+		if e.ComplexityRoot.ResumeReminderWebhookPayload.ReminderWebhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResumeReminderWebhookPayload.ReminderWebhook(childComplexity), true
 
 	case "RevokeInvitationPayload.revokedInvitationId":
 		if e.ComplexityRoot.RevokeInvitationPayload.RevokedInvitationID == nil {
@@ -3654,6 +3796,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.ReminderAlerts(childComplexity, args["includeDismissed"].(*bool), args["first"].(*int), args["after"].(*string)), true
+	case "Viewer.reminderWebhook":
+		if e.ComplexityRoot.Viewer.ReminderWebhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.ReminderWebhook(childComplexity), true
 	case "Viewer.stats":
 		if e.ComplexityRoot.Viewer.Stats == nil {
 			break
@@ -3703,6 +3851,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ViewerStats.UpcomingEvents(childComplexity), true
+
+	case "WebhookAttempt.attemptedAt":
+		if e.ComplexityRoot.WebhookAttempt.AttemptedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.AttemptedAt(childComplexity), true
+	case "WebhookAttempt.deliveryId":
+		if e.ComplexityRoot.WebhookAttempt.DeliveryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.DeliveryID(childComplexity), true
+	case "WebhookAttempt.error":
+		if e.ComplexityRoot.WebhookAttempt.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.Error(childComplexity), true
+	case "WebhookAttempt.httpStatus":
+		if e.ComplexityRoot.WebhookAttempt.HTTPStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.HTTPStatus(childComplexity), true
+	case "WebhookAttempt.latencyMs":
+		if e.ComplexityRoot.WebhookAttempt.LatencyMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.LatencyMs(childComplexity), true
 
 	case "WorkingDay.day":
 		if e.ComplexityRoot.WorkingDay.Day == nil {
@@ -3760,6 +3939,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDeleteAccountInput,
 		ec.unmarshalInputDeleteCalendarInput,
 		ec.unmarshalInputDeleteEntryInput,
+		ec.unmarshalInputDeleteReminderWebhookInput,
 		ec.unmarshalInputDisableCalendarFeedInput,
 		ec.unmarshalInputDismissReminderInput,
 		ec.unmarshalInputEntryFilter,
@@ -3773,10 +3953,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputMultiDayTimingInput,
 		ec.unmarshalInputNewAttendeeInput,
 		ec.unmarshalInputRecurrenceInput,
+		ec.unmarshalInputRegisterReminderWebhookInput,
 		ec.unmarshalInputReminderInput,
 		ec.unmarshalInputRemoveMemberInput,
 		ec.unmarshalInputReopenTaskInput,
 		ec.unmarshalInputRespondToEntryInput,
+		ec.unmarshalInputResumeReminderWebhookInput,
 		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
 		ec.unmarshalInputSetOpeningHoursInput,
@@ -6946,6 +7128,115 @@ type UpdateCalendarSettingsPayload {
   "The viewer's membership, with its settings as written."
   membership: Membership!
 }
+
+# Reminder webhooks: where the viewer's reminders with the WEBHOOK method are
+# posted, signed (docs/design.md, "Webhooks").
+
+extend type Viewer {
+  "The viewer's reminder webhook; null when they have registered none."
+  reminderWebhook: ReminderWebhook
+}
+
+"""
+A URL of the user's own server that their reminders with the WEBHOOK method
+are posted to, signed with a secret given once, when it was registered (see
+docs/design.md, "Webhooks", for how to verify a delivery).
+"""
+type ReminderWebhook {
+  url: String!
+  state: WebhookState!
+  "When this URL and secret were registered."
+  createdAt: DateTime!
+  "When it was marked FAILING; null while ACTIVE."
+  failingSince: DateTime
+  "Deliveries waiting for a FAILING webhook to be resumed (at most 1000)."
+  waitingDeliveries: Int!
+  "Deliveries dropped because 1000 were already waiting."
+  droppedDeliveries: Int!
+  "The latest attempts, newest first: the last 20 are kept."
+  deliveryLog: [WebhookAttempt!]!
+}
+
+"Whether a webhook is delivered to."
+enum WebhookState {
+  "Deliveries are posted as they fall due, and retried for 24 hours when they fail."
+  ACTIVE
+  """
+  A delivery failed every attempt for 24 hours: deliveries wait, kept,
+  until the webhook is resumed or registered again. Never deleted, never
+  expiring.
+  """
+  FAILING
+}
+
+"One attempt at posting a delivery to a webhook."
+type WebhookAttempt {
+  "The delivery's ID, the same on every attempt (the Calgraph-Webhook-Id header)."
+  deliveryId: String!
+  attemptedAt: DateTime!
+  "The receiver's HTTP status; null when no answer came."
+  httpStatus: Int
+  latencyMs: Int!
+  "Why the attempt failed; null when the receiver answered 2xx."
+  error: String
+}
+
+extend type Mutation {
+  """
+  Registers the viewer's reminder webhook, replacing the one they had: a new
+  signing secret (returned here once, never again: registering again is how
+  to rotate it), state ACTIVE (deliveries that waited for a FAILING webhook
+  are sent again).
+  """
+  registerReminderWebhook(input: RegisterReminderWebhookInput!): RegisterReminderWebhookPayload!
+  "Removes the viewer's reminder webhook; deliveries not yet made are dropped."
+  deleteReminderWebhook(input: DeleteReminderWebhookInput!): DeleteReminderWebhookPayload!
+  "Makes a FAILING reminder webhook ACTIVE and sends what waited for it. NOT_FOUND without one."
+  resumeReminderWebhook(input: ResumeReminderWebhookInput!): ResumeReminderWebhookPayload!
+}
+
+"Input of registerReminderWebhook."
+input RegisterReminderWebhookInput {
+  "Makes the mutation safe to retry (as every mutation's): a replay answers as the first time, secret included."
+  idempotencyKey: String
+  """
+  An http or https URL of at most 2048 bytes, reaching a public address
+  (not localhost, loopback, private, link-local such as 169.254.169.254,
+  multicast or unspecified, unless the operator allows private ones); what
+  its name resolves to is checked again at every attempt.
+  """
+  url: String!
+}
+
+"Result of registerReminderWebhook."
+type RegisterReminderWebhookPayload {
+  reminderWebhook: ReminderWebhook!
+  "The signing secret: shown this once; store it to verify deliveries."
+  secret: String!
+}
+
+"Input of deleteReminderWebhook."
+input DeleteReminderWebhookInput {
+  "Makes the mutation safe to retry (as every mutation's)."
+  idempotencyKey: String
+}
+
+"Result of deleteReminderWebhook."
+type DeleteReminderWebhookPayload {
+  "Whether there was a webhook to delete."
+  deleted: Boolean!
+}
+
+"Input of resumeReminderWebhook."
+input ResumeReminderWebhookInput {
+  "Makes the mutation safe to retry (as every mutation's)."
+  idempotencyKey: String
+}
+
+"Result of resumeReminderWebhook."
+type ResumeReminderWebhookPayload {
+  reminderWebhook: ReminderWebhook!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -7296,6 +7587,14 @@ func (ec *executionContext) childFields_DeleteEntryPayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type DeleteEntryPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DeleteReminderWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deleted":
+		return ec.fieldContext_DeleteReminderWebhookPayload_deleted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteReminderWebhookPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DisableCalendarFeedPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "calendarId":
@@ -7604,6 +7903,16 @@ func (ec *executionContext) childFields_Recurrence(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Recurrence", field.Name)
 }
 
+func (ec *executionContext) childFields_RegisterReminderWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reminderWebhook":
+		return ec.fieldContext_RegisterReminderWebhookPayload_reminderWebhook(ctx, field)
+	case "secret":
+		return ec.fieldContext_RegisterReminderWebhookPayload_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegisterReminderWebhookPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Reminder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "minutes":
@@ -7678,6 +7987,26 @@ func (ec *executionContext) childFields_ReminderDelivery(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type ReminderDelivery", field.Name)
 }
 
+func (ec *executionContext) childFields_ReminderWebhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_ReminderWebhook_url(ctx, field)
+	case "state":
+		return ec.fieldContext_ReminderWebhook_state(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ReminderWebhook_createdAt(ctx, field)
+	case "failingSince":
+		return ec.fieldContext_ReminderWebhook_failingSince(ctx, field)
+	case "waitingDeliveries":
+		return ec.fieldContext_ReminderWebhook_waitingDeliveries(ctx, field)
+	case "droppedDeliveries":
+		return ec.fieldContext_ReminderWebhook_droppedDeliveries(ctx, field)
+	case "deliveryLog":
+		return ec.fieldContext_ReminderWebhook_deliveryLog(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderWebhook", field.Name)
+}
+
 func (ec *executionContext) childFields_RemoveMemberPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "removedMembershipId":
@@ -7700,6 +8029,14 @@ func (ec *executionContext) childFields_RespondToEntryPayload(ctx context.Contex
 		return ec.fieldContext_RespondToEntryPayload_attendee(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RespondToEntryPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ResumeReminderWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reminderWebhook":
+		return ec.fieldContext_ResumeReminderWebhookPayload_reminderWebhook(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResumeReminderWebhookPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RevokeInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7928,6 +8265,8 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_calendars(ctx, field)
 	case "invitations":
 		return ec.fieldContext_Viewer_invitations(ctx, field)
+	case "reminderWebhook":
+		return ec.fieldContext_Viewer_reminderWebhook(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
@@ -7948,6 +8287,22 @@ func (ec *executionContext) childFields_ViewerStats(ctx context.Context, field g
 		return ec.fieldContext_ViewerStats_lastTaskCompleted(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ViewerStats", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookAttempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deliveryId":
+		return ec.fieldContext_WebhookAttempt_deliveryId(ctx, field)
+	case "attemptedAt":
+		return ec.fieldContext_WebhookAttempt_attemptedAt(ctx, field)
+	case "httpStatus":
+		return ec.fieldContext_WebhookAttempt_httpStatus(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_WebhookAttempt_latencyMs(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookAttempt_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookAttempt", field.Name)
 }
 
 func (ec *executionContext) childFields_WorkingDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8458,6 +8813,20 @@ func (ec *executionContext) field_Mutation_deleteEntry_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteReminderWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteReminderWebhookInput, error) {
+			return ec.unmarshalNDeleteReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteReminderWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_disableCalendarFeed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8528,6 +8897,20 @@ func (ec *executionContext) field_Mutation_moveEntry_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_registerReminderWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RegisterReminderWebhookInput, error) {
+			return ec.unmarshalNRegisterReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRegisterReminderWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8562,6 +8945,20 @@ func (ec *executionContext) field_Mutation_respondToEntry_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RespondToEntryInput, error) {
 			return ec.unmarshalNRespondToEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRespondToEntryInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resumeReminderWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ResumeReminderWebhookInput, error) {
+			return ec.unmarshalNResumeReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐResumeReminderWebhookInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12479,6 +12876,29 @@ func (ec *executionContext) fieldContext_DeleteEntryPayload_deletedEntryId(_ con
 	return graphql.NewScalarFieldContext("DeleteEntryPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _DeleteReminderWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteReminderWebhookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteReminderWebhookPayload_deleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteReminderWebhookPayload_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteReminderWebhookPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _DisableCalendarFeedPayload_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.DisableCalendarFeedPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16268,6 +16688,138 @@ func (ec *executionContext) fieldContext_Mutation_updateCalendarSettings(ctx con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_registerReminderWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_registerReminderWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegisterReminderWebhook(ctx, fc.Args["input"].(model.RegisterReminderWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RegisterReminderWebhookPayload) graphql.Marshaler {
+			return ec.marshalNRegisterReminderWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRegisterReminderWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_registerReminderWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegisterReminderWebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_registerReminderWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteReminderWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteReminderWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteReminderWebhook(ctx, fc.Args["input"].(model.DeleteReminderWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteReminderWebhookPayload) graphql.Marshaler {
+			return ec.marshalNDeleteReminderWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteReminderWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteReminderWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteReminderWebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteReminderWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeReminderWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeReminderWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeReminderWebhook(ctx, fc.Args["input"].(model.ResumeReminderWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ResumeReminderWebhookPayload) graphql.Marshaler {
+			return ec.marshalNResumeReminderWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐResumeReminderWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeReminderWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ResumeReminderWebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeReminderWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17062,6 +17614,61 @@ func (ec *executionContext) fieldContext_Recurrence_exdates(_ context.Context, f
 	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _RegisterReminderWebhookPayload_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.RegisterReminderWebhookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegisterReminderWebhookPayload_reminderWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReminderWebhook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderWebhook) graphql.Marshaler {
+			return ec.marshalNReminderWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderWebhook(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegisterReminderWebhookPayload_reminderWebhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RegisterReminderWebhookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderWebhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RegisterReminderWebhookPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.RegisterReminderWebhookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegisterReminderWebhookPayload_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegisterReminderWebhookPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegisterReminderWebhookPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Reminder_minutes(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17562,6 +18169,176 @@ func (ec *executionContext) fieldContext_ReminderDelivery_syncToken(_ context.Co
 	return graphql.NewScalarFieldContext("ReminderDelivery", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _ReminderWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderWebhook_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderWebhook_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderWebhook_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.WebhookState) graphql.Marshaler {
+			return ec.marshalNWebhookState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderWebhook_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type WebhookState does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderWebhook_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderWebhook_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderWebhook_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderWebhook_failingSince(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderWebhook_failingSince(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailingSince, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderWebhook_failingSince(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderWebhook_waitingDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderWebhook_waitingDeliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WaitingDeliveries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderWebhook_waitingDeliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderWebhook_droppedDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderWebhook_droppedDeliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DroppedDeliveries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderWebhook_droppedDeliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderWebhook_deliveryLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveryLog, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookAttempt) graphql.Marshaler {
+			return ec.marshalNWebhookAttempt2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookAttemptᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderWebhook_deliveryLog(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderWebhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookAttempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RemoveMemberPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.RemoveMemberPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17644,6 +18421,38 @@ func (ec *executionContext) fieldContext_RespondToEntryPayload_attendee(_ contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ResumeReminderWebhookPayload_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.ResumeReminderWebhookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResumeReminderWebhookPayload_reminderWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReminderWebhook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderWebhook) graphql.Marshaler {
+			return ec.marshalNReminderWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderWebhook(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResumeReminderWebhookPayload_reminderWebhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResumeReminderWebhookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderWebhook(ctx, field)
 		},
 	}
 	return fc, nil
@@ -20572,6 +21381,38 @@ func (ec *executionContext) fieldContext_Viewer_invitations(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Viewer_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_reminderWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().ReminderWebhook(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderWebhook) graphql.Marshaler {
+			return ec.marshalOReminderWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderWebhook(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_reminderWebhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderWebhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ViewerStats_totalEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20708,6 +21549,121 @@ func (ec *executionContext) _ViewerStats_lastTaskCompleted(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ViewerStats_lastTaskCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookAttempt_deliveryId(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookAttempt_deliveryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookAttempt_deliveryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookAttempt_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookAttempt_attemptedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookAttempt_attemptedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookAttempt_httpStatus(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookAttempt_httpStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HTTPStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookAttempt_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookAttempt_latencyMs(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookAttempt_latencyMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatencyMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookAttempt_latencyMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookAttempt_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookAttempt_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _WorkingDay_day(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
@@ -22699,6 +23655,36 @@ func (ec *executionContext) unmarshalInputDeleteEntryInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDeleteReminderWebhookInput(ctx context.Context, obj any) (model.DeleteReminderWebhookInput, error) {
+	var it model.DeleteReminderWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDisableCalendarFeedInput(ctx context.Context, obj any) (model.DisableCalendarFeedInput, error) {
 	var it model.DisableCalendarFeedInput
 	if obj == nil {
@@ -23326,6 +24312,43 @@ func (ec *executionContext) unmarshalInputRecurrenceInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRegisterReminderWebhookInput(ctx context.Context, obj any) (model.RegisterReminderWebhookInput, error) {
+	var it model.RegisterReminderWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "url"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputReminderInput(ctx context.Context, obj any) (model.ReminderInput, error) {
 	var it model.ReminderInput
 	if obj == nil {
@@ -23536,6 +24559,36 @@ func (ec *executionContext) unmarshalInputRespondToEntryInput(ctx context.Contex
 				return it, err
 			}
 			it.ProposedEnd = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputResumeReminderWebhookInput(ctx context.Context, obj any) (model.ResumeReminderWebhookInput, error) {
+	var it model.ResumeReminderWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -26929,6 +27982,44 @@ func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var deleteReminderWebhookPayloadImplementors = []string{"DeleteReminderWebhookPayload"}
+
+func (ec *executionContext) _DeleteReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteReminderWebhookPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteReminderWebhookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteReminderWebhookPayload")
+		case "deleted":
+			out.Values[i] = ec._DeleteReminderWebhookPayload_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var disableCalendarFeedPayloadImplementors = []string{"DisableCalendarFeedPayload"}
 
 func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DisableCalendarFeedPayload) graphql.Marshaler {
@@ -28660,6 +29751,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "registerReminderWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_registerReminderWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteReminderWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteReminderWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeReminderWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeReminderWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29116,6 +30228,49 @@ func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var registerReminderWebhookPayloadImplementors = []string{"RegisterReminderWebhookPayload"}
+
+func (ec *executionContext) _RegisterReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RegisterReminderWebhookPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, registerReminderWebhookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegisterReminderWebhookPayload")
+		case "reminderWebhook":
+			out.Values[i] = ec._RegisterReminderWebhookPayload_reminderWebhook(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._RegisterReminderWebhookPayload_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var reminderImplementors = []string{"Reminder"}
 
 func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet, obj *calendar.Reminder) graphql.Marshaler {
@@ -29541,6 +30696,74 @@ func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var reminderWebhookImplementors = []string{"ReminderWebhook"}
+
+func (ec *executionContext) _ReminderWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderWebhook) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderWebhookImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderWebhook")
+		case "url":
+			out.Values[i] = ec._ReminderWebhook_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._ReminderWebhook_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ReminderWebhook_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failingSince":
+			out.Values[i] = ec._ReminderWebhook_failingSince(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "waitingDeliveries":
+			out.Values[i] = ec._ReminderWebhook_waitingDeliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "droppedDeliveries":
+			out.Values[i] = ec._ReminderWebhook_droppedDeliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deliveryLog":
+			out.Values[i] = ec._ReminderWebhook_deliveryLog(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
 
 func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RemoveMemberPayload) graphql.Marshaler {
@@ -29631,6 +30854,44 @@ func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.
 			out.Values[i] = graphql.MarshalString("RespondToEntryPayload")
 		case "attendee":
 			out.Values[i] = ec._RespondToEntryPayload_attendee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var resumeReminderWebhookPayloadImplementors = []string{"ResumeReminderWebhookPayload"}
+
+func (ec *executionContext) _ResumeReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ResumeReminderWebhookPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, resumeReminderWebhookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResumeReminderWebhookPayload")
+		case "reminderWebhook":
+			out.Values[i] = ec._ResumeReminderWebhookPayload_reminderWebhook(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31369,6 +32630,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "reminderWebhook":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_reminderWebhook(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31429,6 +32728,64 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 			}
 		case "lastTaskCompleted":
 			out.Values[i] = ec._ViewerStats_lastTaskCompleted(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var webhookAttemptImplementors = []string{"WebhookAttempt"}
+
+func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookAttempt) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookAttemptImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookAttempt")
+		case "deliveryId":
+			out.Values[i] = ec._WebhookAttempt_deliveryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attemptedAt":
+			out.Values[i] = ec._WebhookAttempt_attemptedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "httpStatus":
+			out.Values[i] = ec._WebhookAttempt_httpStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latencyMs":
+			out.Values[i] = ec._WebhookAttempt_latencyMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._WebhookAttempt_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -32513,6 +33870,21 @@ func (ec *executionContext) marshalNDeleteEntryPayload2ᚖgithubᚗcomᚋcalgrap
 	return ec._DeleteEntryPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDeleteReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteReminderWebhookInput(ctx context.Context, v any) (model.DeleteReminderWebhookInput, error) {
+	res, err := ec.unmarshalInputDeleteReminderWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteReminderWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteReminderWebhookPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteReminderWebhookPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDeliveryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeliveryKind(ctx context.Context, v any) (model.DeliveryKind, error) {
 	var res model.DeliveryKind
 	err := res.UnmarshalGQL(v)
@@ -33138,6 +34510,21 @@ func (ec *executionContext) marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcal
 	return ec._Preferences(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRegisterReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRegisterReminderWebhookInput(ctx context.Context, v any) (model.RegisterReminderWebhookInput, error) {
+	res, err := ec.unmarshalInputRegisterReminderWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRegisterReminderWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRegisterReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *model.RegisterReminderWebhookPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RegisterReminderWebhookPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNReminder2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminder(ctx context.Context, sel ast.SelectionSet, v calendar.Reminder) graphql.Marshaler {
 	return ec._Reminder(ctx, sel, &v)
 }
@@ -33313,6 +34700,16 @@ var (
 	}
 )
 
+func (ec *executionContext) marshalNReminderWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderWebhook(ctx context.Context, sel ast.SelectionSet, v *model.ReminderWebhook) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReminderWebhook(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRemoveMemberInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRemoveMemberInput(ctx context.Context, v any) (model.RemoveMemberInput, error) {
 	res, err := ec.unmarshalInputRemoveMemberInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -33356,6 +34753,21 @@ func (ec *executionContext) marshalNRespondToEntryPayload2ᚖgithubᚗcomᚋcalg
 		return graphql.Null
 	}
 	return ec._RespondToEntryPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNResumeReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐResumeReminderWebhookInput(ctx context.Context, v any) (model.ResumeReminderWebhookInput, error) {
+	res, err := ec.unmarshalInputResumeReminderWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNResumeReminderWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐResumeReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *model.ResumeReminderWebhookPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ResumeReminderWebhookPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRevokeInvitationInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRevokeInvitationInput(ctx context.Context, v any) (model.RevokeInvitationInput, error) {
@@ -33808,6 +35220,42 @@ var (
 		calendar.VisibilityPrivate: "PRIVATE",
 	}
 )
+
+func (ec *executionContext) marshalNWebhookAttempt2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookAttempt) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookAttempt2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookAttempt(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookAttempt2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookAttempt(ctx context.Context, sel ast.SelectionSet, v *model.WebhookAttempt) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookAttempt(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWebhookState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookState(ctx context.Context, v any) (model.WebhookState, error) {
+	var res model.WebhookState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookState(ctx context.Context, sel ast.SelectionSet, v model.WebhookState) graphql.Marshaler {
+	return v
+}
 
 func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx context.Context, v any) (model.Weekday, error) {
 	var res model.Weekday
@@ -34583,6 +36031,13 @@ var (
 		calendar.ReminderWebhook: "WEBHOOK",
 	}
 )
+
+func (ec *executionContext) marshalOReminderWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderWebhook(ctx context.Context, sel ast.SelectionSet, v *model.ReminderWebhook) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ReminderWebhook(ctx, sel, v)
+}
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)

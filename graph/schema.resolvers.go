@@ -572,6 +572,26 @@ func (r *mutationResolver) UpdateCalendarSettings(ctx context.Context, input mod
 	return &model.UpdateCalendarSettingsPayload{Membership: m}, nil
 }
 
+func (r *mutationResolver) RegisterReminderWebhook(ctx context.Context, input model.RegisterReminderWebhookInput) (*model.RegisterReminderWebhookPayload, error) {
+	return r.registerReminderWebhook(ctx, input)
+}
+
+func (r *mutationResolver) DeleteReminderWebhook(ctx context.Context, input model.DeleteReminderWebhookInput) (*model.DeleteReminderWebhookPayload, error) {
+	deleted, err := once(ctx, r.Service, input.IdempotencyKey, r.Service.DeleteReminderWebhook)
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeleteReminderWebhookPayload{Deleted: deleted}, nil
+}
+
+func (r *mutationResolver) ResumeReminderWebhook(ctx context.Context, input model.ResumeReminderWebhookInput) (*model.ResumeReminderWebhookPayload, error) {
+	h, err := once(ctx, r.Service, input.IdempotencyKey, r.Service.ResumeReminderWebhook)
+	if err != nil {
+		return nil, err
+	}
+	return &model.ResumeReminderWebhookPayload{ReminderWebhook: reminderWebhook(h)}, nil
+}
+
 func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
 	return r.viewerWorkingHours(ctx)
 }
@@ -743,6 +763,10 @@ func (r *viewerResolver) Invitations(ctx context.Context, obj *model.Viewer, res
 		return attendeeConnection(p), err
 	}
 	return invitationsIn(ctx, p, *rangeArg, timeZone)
+}
+
+func (r *viewerResolver) ReminderWebhook(ctx context.Context, obj *model.Viewer) (*model.ReminderWebhook, error) {
+	return r.viewerReminderWebhook(ctx)
 }
 
 func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }

@@ -395,6 +395,18 @@ type DeleteEntryPayload struct {
 	DeletedEntryID string `json:"deletedEntryId"`
 }
 
+// Input of deleteReminderWebhook.
+type DeleteReminderWebhookInput struct {
+	// Makes the mutation safe to retry (as every mutation's).
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+// Result of deleteReminderWebhook.
+type DeleteReminderWebhookPayload struct {
+	// Whether there was a webhook to delete.
+	Deleted bool `json:"deleted"`
+}
+
 // Input of disableCalendarFeed.
 type DisableCalendarFeedInput struct {
 	// Makes the mutation safe to retry: sent again with the same key (1 to 100
@@ -800,6 +812,24 @@ type RecurrenceInput struct {
 	Exdates graphql.Omittable[[]*time.Time] `json:"exdates,omitempty"`
 }
 
+// Input of registerReminderWebhook.
+type RegisterReminderWebhookInput struct {
+	// Makes the mutation safe to retry (as every mutation's): a replay answers as the first time, secret included.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// An http or https URL of at most 2048 bytes, reaching a public address
+	// (not localhost, loopback, private, link-local such as 169.254.169.254,
+	// multicast or unspecified, unless the operator allows private ones); what
+	// its name resolves to is checked again at every attempt.
+	URL string `json:"url"`
+}
+
+// Result of registerReminderWebhook.
+type RegisterReminderWebhookPayload struct {
+	ReminderWebhook *ReminderWebhook `json:"reminderWebhook"`
+	// The signing secret: shown this once; store it to verify deliveries.
+	Secret string `json:"secret"`
+}
+
 // A page of the viewer's reminders that fell due (Relay cursor connection).
 type ReminderAlertConnection struct {
 	// The reminders on this page, each with its cursor.
@@ -836,6 +866,24 @@ type ReminderInput struct {
 	Minutes int `json:"minutes"`
 	// How it reaches the user; IN_APP when omitted.
 	Method graphql.Omittable[*calendar.ReminderMethod] `json:"method,omitempty"`
+}
+
+// A URL of the user's own server that their reminders with the WEBHOOK method
+// are posted to, signed with a secret given once, when it was registered (see
+// docs/design.md, "Webhooks", for how to verify a delivery).
+type ReminderWebhook struct {
+	URL   string       `json:"url"`
+	State WebhookState `json:"state"`
+	// When this URL and secret were registered.
+	CreatedAt time.Time `json:"createdAt"`
+	// When it was marked FAILING; null while ACTIVE.
+	FailingSince *time.Time `json:"failingSince,omitempty"`
+	// Deliveries waiting for a FAILING webhook to be resumed (at most 1000).
+	WaitingDeliveries int `json:"waitingDeliveries"`
+	// Deliveries dropped because 1000 were already waiting.
+	DroppedDeliveries int `json:"droppedDeliveries"`
+	// The latest attempts, newest first: the last 20 are kept.
+	DeliveryLog []*WebhookAttempt `json:"deliveryLog"`
 }
 
 // Input of removeMember.
@@ -922,6 +970,17 @@ type RespondToEntryInput struct {
 type RespondToEntryPayload struct {
 	// Your answer as stored: `waitlisted` says whether an acceptance waits for a place.
 	Attendee *calendar.Attendee `json:"attendee"`
+}
+
+// Input of resumeReminderWebhook.
+type ResumeReminderWebhookInput struct {
+	// Makes the mutation safe to retry (as every mutation's).
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+// Result of resumeReminderWebhook.
+type ResumeReminderWebhookPayload struct {
+	ReminderWebhook *ReminderWebhook `json:"reminderWebhook"`
 }
 
 // Input of revokeInvitation.
@@ -1278,6 +1337,18 @@ type ViewerStats struct {
 	// When the viewer last completed a task that does not repeat, anyone's; null if
 	// never. Reopening it does not move this back.
 	LastTaskCompleted *time.Time `json:"lastTaskCompleted,omitempty"`
+}
+
+// One attempt at posting a delivery to a webhook.
+type WebhookAttempt struct {
+	// The delivery's ID, the same on every attempt (the Calgraph-Webhook-Id header).
+	DeliveryID  string    `json:"deliveryId"`
+	AttemptedAt time.Time `json:"attemptedAt"`
+	// The receiver's HTTP status; null when no answer came.
+	HTTPStatus *int `json:"httpStatus,omitempty"`
+	LatencyMs  int  `json:"latencyMs"`
+	// Why the attempt failed; null when the receiver answered 2xx.
+	Error *string `json:"error,omitempty"`
 }
 
 // A day of the week's working windows.
@@ -1699,6 +1770,66 @@ func (e *ParticipantState) UnmarshalJSON(b []byte) error {
 }
 
 func (e ParticipantState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Whether a webhook is delivered to.
+type WebhookState string
+
+const (
+	// Deliveries are posted as they fall due, and retried for 24 hours when they fail.
+	WebhookStateActive WebhookState = "ACTIVE"
+	// A delivery failed every attempt for 24 hours: deliveries wait, kept,
+	// until the webhook is resumed or registered again. Never deleted, never
+	// expiring.
+	WebhookStateFailing WebhookState = "FAILING"
+)
+
+var AllWebhookState = []WebhookState{
+	WebhookStateActive,
+	WebhookStateFailing,
+}
+
+func (e WebhookState) IsValid() bool {
+	switch e {
+	case WebhookStateActive, WebhookStateFailing:
+		return true
+	}
+	return false
+}
+
+func (e WebhookState) String() string {
+	return string(e)
+}
+
+func (e *WebhookState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WebhookState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WebhookState", str)
+	}
+	return nil
+}
+
+func (e WebhookState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WebhookState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WebhookState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

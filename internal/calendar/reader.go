@@ -83,4 +83,5 @@ type Service interface {
 	AttendeeService
 	InvitationSyncService
 	AlertService
+	ReminderWebhookService
 }

@@ -85,7 +85,7 @@ type CalendarListPage struct {
 	// calendar list or of the invitations leaves them out.
 	Alerts []*Alert
 	More   bool
-	Token       string
+	Token  string
 }
 
 // Sync limits.

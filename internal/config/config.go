@@ -58,6 +58,8 @@ type Config struct {
 	MetricsAddr     string   // where /metrics is served; empty: nowhere
 	OTLPEndpoint    string   // where traces are exported over OTLP/HTTP; empty: no tracing
 	ServiceName     string   // service.name of traces
+	// WebhookAllowPrivate lets webhooks reach private addresses (webhook.Policy).
+	WebhookAllowPrivate bool
 
 	devTokens string // "auto", "true" or "false" until resolved
 	cors      string // "auto", "none" or a list until resolved

@@ -38,14 +38,17 @@ import (
 //   - every user's stats items count exactly the entries and series they
 //     created that exist (totals, due times, and starts wherever a read can
 //     still reach them), and their latest creation is no earlier than any
-//     of their events'; no stats tree node counts a child it does not have.
+//     of their events'; no stats tree node counts a child it does not have;
+//   - every webhook's user exists, and its waiting count is the number of
+//     deliveries waiting for it; no delivery waits for a missing webhook.
 //
 // Items of a calendar or user whose deletion is under way (pending) count as
 // consistent: the deletion finishes them.
 func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c := &checker{store: s, users: map[string]userRecord{}, calendars: map[string]calendarRecord{},
 		byCalendar: map[string][]item{}, pending: map[string]bool{}, changed: map[changeRef]bool{},
-		stats: map[string]*statsSeen{}, counted: map[string]*calendar.Tally{}, created: map[string]time.Time{}}
+		stats: map[string]*statsSeen{}, counted: map[string]*calendar.Tally{}, created: map[string]time.Time{},
+		hooks: map[itemKey]*hookSeen{}}
 	if err := s.scan(ctx, c.add); err != nil {
 		return nil, err
 	}
@@ -54,6 +57,7 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c.checkHolds()
 	c.checkStats()
 	c.checkReminders()
+	c.checkWebhooks()
 	slices.Sort(c.problems)
 	return c.problems, nil
 }
@@ -90,10 +94,11 @@ type checker struct {
 	changed    map[changeRef]bool    // the objects change records name, by log
 	stats      map[string]*statsSeen // each user's stats items
 	counted    map[string]*calendar.Tally
-	created    map[string]time.Time // the latest creation of each user's events
-	hours      []string             // the users whose working hours were read
-	alerts     []*calendar.Alert    // every user's alerts
-	dues       []dueRecord          // the schedule's due items
+	hooks      map[itemKey]*hookSeen // webhooks and the deliveries waiting for them
+	created    map[string]time.Time  // the latest creation of each user's events
+	hours      []string              // the users whose working hours were read
+	alerts     []*calendar.Alert     // every user's alerts
+	dues       []dueRecord           // the schedule's due items
 	problems   []string
 }
 
@@ -130,6 +135,8 @@ func (c *checker) add(it item) error {
 			c.checkWorkingHours(r)
 		}
 	case entityIdempotent, entityMigration:
+	case entityWebhook, entityWebhookQueued, entityWebhookWaiting:
+		err = c.checkWebhookItem(it)
 	case entityStats, entityStatsTotal, entityStatsNode:
 		err = c.addStats(it)
 	case entityAlert:

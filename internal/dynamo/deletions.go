@@ -165,6 +165,7 @@ func (s *Store) DeleteAccount(ctx context.Context, confirmEmail string) (*calend
 	w.Delete(statsKey(u.ID), noCondition(), nil)
 	w.Delete(statsTotalsKey(u.ID), noCondition(), nil)
 	w.Delete(workingHoursKey(u.ID), noCondition(), nil)
+	w.Delete(reminderWebhookKey(u.ID), noCondition(), nil)
 	w.Add(s.pendingPut(pendingUser, u.ID))
 	if err := s.commit(ctx, w); err != nil {
 		return nil, nil, fmt.Errorf("delete user %s: %w", u.ID, err)
@@ -203,6 +204,9 @@ func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
 	// calendars since may have written them again (their entries' counts),
 	// and the stats trees' nodes are many: they go now, then the pending item.
 	if err := s.removeStats(ctx, userID); err != nil {
+		return err
+	}
+	if err := s.dropWaiting(ctx, reminderWebhookKey(userID)); err != nil {
 		return err
 	}
 	w := newWrite()

@@ -23,10 +23,10 @@ import (
 // a series' exceptions that is current (on the master) or that an exception
 // and its pieces belong to.
 type entryRecord struct {
-	PK          string    `dynamodbav:"PK"`
-	SK          string    `dynamodbav:"SK"`
-	LSI1SK      string    `dynamodbav:"LSI1SK,omitempty"`
-	LSI2SK      string    `dynamodbav:"LSI2SK,omitempty"`
+	PK     string `dynamodbav:"PK"`
+	SK     string `dynamodbav:"SK"`
+	LSI1SK string `dynamodbav:"LSI1SK,omitempty"`
+	LSI2SK string `dynamodbav:"LSI2SK,omitempty"`
 	// Wake and WakeAt are the entry's wake in GSI5 (wakeIndexKey), on the
 	// entry item alone: when its reminders are next to be armed.
 	Wake        string    `dynamodbav:"GSI5PK,omitempty"`

@@ -99,6 +99,10 @@ const (
 
 	entityWorkingHours = "WORKING_HOURS"
 	entityOpeningHours = "OPENING_HOURS"
+
+	entityWebhook        = "WEBHOOK"
+	entityWebhookQueued  = "WEBHOOK_QUEUED"
+	entityWebhookWaiting = "WEBHOOK_WAITING"
 )
 
 // Key prefixes that queries match with begins_with.
@@ -523,6 +527,50 @@ func recentShardKey(partition string) string {
 	_, _ = h.Write([]byte(partition))
 	return recentShard(int(h.Sum32() % recentShards))
 }
+
+// Webhooks (webhook_*.go). A webhook is an item of its owner's partition;
+// its deliveries wait in the outbox, partitioned by shard and sorted by when
+// they are due, so that the worker reads only what is due (a Query of each
+// shard up to now); deliveries for a FAILING webhook wait instead in its
+// owner's partition, read only when it is resumed.
+
+// webhookShards is how many partitions the outbox is spread over: each
+// worker pass reads them all.
+const webhookShards = 4
+
+// reminderWebhookKey: a user's reminder webhook. PK = USER#<userID>, SK =
+// HOOK#REMINDERS.
+func reminderWebhookKey(userID string) itemKey {
+	return itemKey{PK: userPartition(userID), SK: "HOOK#REMINDERS"}
+}
+
+// webhookQueuePartition: PK of outbox shard n, HOOKQ#<n>.
+func webhookQueuePartition(n int) string { return "HOOKQ#" + strconv.Itoa(n) }
+
+// webhookQueueKey: a delivery due at due for the webhook hook, in the
+// shard of its webhook's partition. SK = <due instant>#<delivery ID>.
+func webhookQueueKey(hook itemKey, due time.Time, deliveryID string) itemKey {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(hook.PK))
+	return itemKey{PK: webhookQueuePartition(int(h.Sum32() % webhookShards)), SK: instantKey(due) + "#" + deliveryID}
+}
+
+// webhookDueBefore: the highest outbox sort key due at t (every delivery ID
+// of t's millisecond included).
+func webhookDueBefore(t time.Time) string { return instantKey(t) + "#~" }
+
+// prefixWebhookWaiting starts the sort keys of deliveries waiting for a
+// FAILING webhook, in its owner's partition.
+const prefixWebhookWaiting = "HOOKWAIT#"
+
+// webhookWaitingKey: a delivery waiting for hook, first due at since. PK =
+// the webhook's, SK = HOOKWAIT#<webhook SK>#<since instant>#<delivery ID>.
+func webhookWaitingKey(hook itemKey, since time.Time, deliveryID string) itemKey {
+	return itemKey{PK: hook.PK, SK: webhookWaitingPrefix(hook) + instantKey(since) + "#" + deliveryID}
+}
+
+// webhookWaitingPrefix starts the sort keys of the deliveries waiting for hook.
+func webhookWaitingPrefix(hook itemKey) string { return prefixWebhookWaiting + hook.SK + "#" }
 
 // recentShard: GSI4PK of shard n of the write hints.
 func recentShard(n int) string { return "RECENT#" + strconv.Itoa(n) }

@@ -165,8 +165,8 @@ func (s *Store) claim(ctx context.Context, k itemKey, now time.Time) (dueRecord,
 	until := instantKey(now.Add(reminderLease))
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: k.av(),
-		UpdateExpression:    aws.String("SET #lu = :until, #lb = :me"),
-		ConditionExpression: aws.String("attribute_exists(#pk) AND (attribute_not_exists(#lu) OR #lu < :now)"),
+		UpdateExpression:         aws.String("SET #lu = :until, #lb = :me"),
+		ConditionExpression:      aws.String("attribute_exists(#pk) AND (attribute_not_exists(#lu) OR #lu < :now)"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#lu": "leaseUntil", "#lb": "leaseBy"},
 		ExpressionAttributeValues: item{":until": str(until), ":me": str(s.instance),
 			":now": str(instantKey(now))},
@@ -191,14 +191,14 @@ func (s *Store) leaseHeld() expression.ConditionBuilder {
 // lease ran out and passed to another instance is left to it.
 func (s *Store) finishDue(ctx context.Context, d dueRecord) error {
 	w := newWrite()
-	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errLeaseLost })
+	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errDueLeaseLost })
 	err := s.commitSmall(ctx, w)
-	if errors.Is(err, errLeaseLost) {
+	if errors.Is(err, errDueLeaseLost) {
 		return nil
 	}
 	return err
 }
 
-// errLeaseLost: a due item's lease passed to another instance before this
+// errDueLeaseLost: a due item's lease passed to another instance before this
 // one was done (it does the work again; what is done is not done twice).
-var errLeaseLost = errors.New("the lease of a due item ran out")
+var errDueLeaseLost = errors.New("the lease of a due item ran out")

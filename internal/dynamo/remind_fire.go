@@ -85,12 +85,12 @@ func (s *Store) fire(ctx context.Context, d dueRecord, now time.Time) error {
 		State: string(calendar.AlertFired), Fired: 1, Version: 1, ExpiresAt: id.DueAt.Add(alertRetention).Unix()}
 	w := newWrite()
 	w.Put(k, rec, notExists(), func(item) error { return errAlreadyFired })
-	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errLeaseLost })
+	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errDueLeaseLost })
 	w.log(changeRef{userPartition(d.UserID), changedAlert + id.String()})
 	switch err := s.commit(ctx, w); {
 	case errors.Is(err, errAlreadyFired):
 		return s.finishDue(ctx, d)
-	case errors.Is(err, errLeaseLost):
+	case errors.Is(err, errDueLeaseLost):
 		return nil
 	default:
 		return err
@@ -180,12 +180,12 @@ func (s *Store) snoozeRanOut(ctx context.Context, d dueRecord, now time.Time) er
 		And(expression.Name("snoozedUntil").Equal(expression.Value(formatTime(at))))
 	w := newWrite()
 	w.Update(alertKey(d.UserID, id), upd, cond, func(item) error { return errAlreadyFired })
-	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errLeaseLost })
+	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errDueLeaseLost })
 	w.log(changeRef{userPartition(d.UserID), changedAlert + id.String()})
 	switch err := s.commit(ctx, w); {
 	case errors.Is(err, errAlreadyFired):
 		return s.finishDue(ctx, d)
-	case errors.Is(err, errLeaseLost):
+	case errors.Is(err, errDueLeaseLost):
 		return nil
 	default:
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/ddbread"
+	"github.com/calgraph/calgraph/internal/webhook"
 )
 
 // Store implements calendar.Service on one DynamoDB table.
@@ -27,6 +28,8 @@ type Store struct {
 	// instance names this store in the leases it takes on due reminders
 	// (remind_due.go): one per process, so two never share a lease.
 	instance string
+	// hooks is which addresses webhooks may be registered for.
+	hooks webhook.Policy
 
 	// maxSeriesActions is how many actions a change of a series puts in one
 	// transaction (write.Size, all included); larger changes take three

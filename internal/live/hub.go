@@ -154,8 +154,8 @@ type batch struct {
 	invitations []calendar.InvitationChange
 	// alerts are the user's alerts the read found (a user's log only).
 	alerts []*calendar.Alert
-	token       string
-	shared      *Shared
+	token  string
+	shared *Shared
 }
 
 // NewHub returns a Hub reading src's recent writes every poll
