@@ -198,7 +198,8 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd comma
 	var hub *live.Hub
 	opts := []dynamo.Option{dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
 		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }),
-		dynamo.WithViewCache(cfg.ViewCacheItems), dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: cfg.WebhookAllowPrivate})}
+		dynamo.WithViewCache(cfg.ViewCacheItems), dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: cfg.WebhookAllowPrivate}),
+		dynamo.WithAlertBody(graph.ReminderWebhookBody)}
 	if clockSkew != 0 {
 		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
 	}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
@@ -112,4 +113,35 @@ func (r *Resolver) reminders(ctx context.Context, resume *string) (<-chan *model
 		r.subscriptionEnded(ctx, sub.Err())
 	}()
 	return out, nil
+}
+
+// ReminderWebhookBody is the body of a reminder's webhook delivery
+// (dynamo.WithAlertBody): the alert as ReminderAlert shows it, with the
+// entry or occurrence it reminds of under the API's global IDs, so that a
+// receiver can read it (node(id:)) and snooze or dismiss the reminder.
+func ReminderWebhookBody(a *calendar.Alert, occ *calendar.Entry) ([]byte, error) {
+	entryID := model.EntryGID(calendar.EntryKey{CalendarID: a.CalendarID, EntryID: a.EntryID})
+	if !a.OriginalStart.IsZero() {
+		entryID = model.OccurrenceGID(a.CalendarID, calendar.OccurrenceID(a.EntryID, a.OriginalStart))
+	}
+	type entry struct {
+		ID         string `json:"id"`
+		CalendarID string `json:"calendarId"`
+		Title      string `json:"title"`
+	}
+	type alert struct {
+		ID         string    `json:"id"`
+		State      string    `json:"state"`
+		Minutes    int       `json:"minutes"`
+		DueAt      time.Time `json:"dueAt"`
+		Start      time.Time `json:"start"`
+		FiredAt    time.Time `json:"firedAt"`
+		TimesFired int       `json:"timesFired"`
+		Entry      entry     `json:"entry"`
+	}
+	return json.Marshal(struct {
+		Event string `json:"event"`
+		Alert alert  `json:"alert"`
+	}{"reminder", alert{ID: a.ID.String(), State: string(a.State), Minutes: a.Reminder.Minutes, DueAt: a.DueAt, Start: a.Start,
+		FiredAt: a.FiredAt, TimesFired: a.Fired, Entry: entry{ID: entryID, CalendarID: model.CalendarGID(a.CalendarID), Title: occ.Title}}})
 }

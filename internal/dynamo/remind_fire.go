@@ -73,8 +73,8 @@ func (s *Store) fire(ctx context.Context, d dueRecord, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	due, err := s.stillDue(ctx, d, id)
-	if err != nil || !due {
+	occ, err := s.stillDue(ctx, d, id)
+	if err != nil || occ == nil {
 		if err == nil {
 			err = s.finishDue(ctx, d)
 		}
@@ -87,6 +87,15 @@ func (s *Store) fire(ctx context.Context, d dueRecord, now time.Time) error {
 	w.Put(k, rec, notExists(), func(item) error { return errAlreadyFired })
 	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errDueLeaseLost })
 	w.log(changeRef{userPartition(d.UserID), changedAlert + id.String()})
+	a, err := rec.alert(d.UserID)
+	if err != nil {
+		return err
+	}
+	hook, err := s.webhookOfAlert(a, occ, now)
+	if err != nil {
+		return err
+	}
+	w.Add(hook...)
 	switch err := s.commit(ctx, w); {
 	case errors.Is(err, errAlreadyFired):
 		return s.finishDue(ctx, d)
@@ -100,39 +109,42 @@ func (s *Store) fire(ctx context.Context, d dueRecord, now time.Time) error {
 // errAlreadyFired: the alert a fire item makes exists: the reminder fired.
 var errAlreadyFired = errors.New("the reminder fired already")
 
-// stillDue reports whether a fire item's reminder is still due as armed.
-func (s *Store) stillDue(ctx context.Context, d dueRecord, id calendar.AlertID) (bool, error) {
+// stillDue returns the occurrence a fire item's reminder is of, when it is
+// still due as armed (nil when not).
+func (s *Store) stillDue(ctx context.Context, d dueRecord, id calendar.AlertID) (*calendar.Entry, error) {
 	cal, candidates, err := s.readRoot(ctx, d.CalendarID, d.EntryID)
 	if err != nil || cal == nil {
-		return false, err
+		return nil, err
 	}
 	occ := candidates[0]
 	if occ.IsSeries() {
 		series := &calendar.Series{Master: occ, Exceptions: candidates[1:]}
 		var ok bool
 		if occ, ok = series.Occurrence(s.recur, id.OriginalStart); !ok {
-			return false, nil
+			return nil, nil
 		}
 	} else if !id.OriginalStart.IsZero() {
-		return false, nil
+		return nil, nil
 	}
 	loc, err := calendar.LoadLocation(cal.TimeZone)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	start, ok := calendar.ReminderStart(occ, loc)
 	if !ok || formatTime(start) != d.Start {
-		return false, nil
+		return nil, nil
 	}
 	if reads, err := s.readsInFull(ctx, d.UserID, occ); err != nil || !reads {
-		return false, err
+		return nil, err
 	}
 	people, err := s.reminderPeople(ctx, d.CalendarID, []string{d.EntryID}, d.UserID)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	at := people[d.UserID]
-	return at != nil && slices.Contains(at(d.EntryID, id.OriginalStart), id.Reminder), nil
+	if at := people[d.UserID]; at == nil || !slices.Contains(at(d.EntryID, id.OriginalStart), id.Reminder) {
+		return nil, nil
+	}
+	return occ, nil
 }
 
 // readsInFull reports whether userID reads occurrence occ with its

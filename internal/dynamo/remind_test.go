@@ -303,3 +303,42 @@ func (f *fixture) removeAttributes(pk, sk string, names ...string) {
 		UpdateExpression: aws.String(expr)})
 	f.mustDo(err)
 }
+
+// TestWebhookReminderPostedOnce: a reminder with the WEBHOOK method fires
+// for its user's apps and is posted, signed, to their reminder webhook, once,
+// with the alert's ID as the delivery's: two instances firing it, and
+// arming it twice, queue one delivery.
+func TestWebhookReminderPostedOnce(t *testing.T) {
+	t.Parallel()
+	h := newHookFixture(t)
+	cal := h.calendarOf(h.user, "Home")
+	h.mustDo(dynamo.SetReminderDefaults(h.user, h.store, cal.ID, []calendar.Reminder{{Minutes: 15, Method: calendar.ReminderWebhook}}))
+	_, _, err := h.store.CreateEntry(h.user, calendar.NewEntry{CalendarID: cal.ID, Title: "Standup",
+		Timing: timed("2027-02-01T09:00:00Z", "2027-02-01T09:15:00Z", "UTC")})
+	h.mustDo(err)
+	other := dynamo.New(h.db, h.store.Table(), engine)
+	due := at("2027-02-01T08:45:00Z")
+	runReminders(t, time.Now(), h.store, other)
+	h.mustDo(dynamo.SetReminderDefaults(h.user, h.store, cal.ID, []calendar.Reminder{{Minutes: 15, Method: calendar.ReminderWebhook}, {Minutes: 300}}))
+	runReminders(t, due.Add(-2*time.Hour), h.store, other) // armed again
+	runReminders(t, due, h.store, other, h.hooks)
+	alerts := alertsOf(t, h.store, h.user)
+	if len(alerts) != 2 {
+		t.Fatalf("alerts %+v, want the two reminders", alerts)
+	}
+	h.clock.now = due.Add(time.Second)
+	for range 3 {
+		h.pass()
+	}
+	got := h.recv.accepted()
+	want := ""
+	for _, a := range alerts {
+		if a.Reminder.Method == calendar.ReminderWebhook {
+			want = a.ID.String()
+		}
+	}
+	if len(got) != 1 || got[want] != 1 {
+		t.Fatalf("the receiver got %v, want the WEBHOOK reminder %s once", got, want)
+	}
+	h.consistentAt(due)
+}

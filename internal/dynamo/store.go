@@ -28,6 +28,8 @@ type Store struct {
 	// instance names this store in the leases it takes on due reminders
 	// (remind_due.go): one per process, so two never share a lease.
 	instance string
+	// alertBody renders reminders' webhook deliveries (remind_webhook.go).
+	alertBody AlertBody
 	// hooks is which addresses webhooks may be registered for.
 	hooks webhook.Policy
 
