@@ -34,6 +34,8 @@ import (
 //   - every calendar, membership, entry and series changed within the change
 //     log's retention has a change record in its calendar's log, and every
 //     such membership one in its user's log too;
+//   - every user's own reminders decode whole and within their bounds, in
+//     their entry's calendar, and their entry or series exists;
 //   - every user's stats items count exactly the entries and series they
 //     created that exist (totals, due times, and starts wherever a read can
 //     still reach them), and their latest creation is no earlier than any
@@ -242,6 +244,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	var days []dayRecord
 	var attendees []attendeeRecord
 	var pieceRecords []entryRecord
+	var reminders []item
 	for _, it := range items {
 		switch stringAttr(it, "entityType") {
 		case entityOwnerTally:
@@ -283,6 +286,8 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		case entityAttendee:
 			r, _ := unmarshal[attendeeRecord](it)
 			attendees = append(attendees, r)
+		case entityMyReminder:
+			reminders = append(reminders, it)
 		case entityInvitation:
 			r, _ := unmarshal[invitationRecord](it)
 			if r.GSI2PK == "" || r.GSI2SK == "" {
@@ -298,6 +303,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	c.checkNeverHeldSeries(cal, entries, exceptions)
 	c.checkBookings(cal, entries, exceptions, slots, days)
 	c.checkAttendees(cal.ID, entries, pieceRecords, attendees)
+	c.checkMyReminders(cal.ID, entries, reminders)
 	return out
 }
 
