@@ -240,13 +240,13 @@ func TestMyRemindersConcurrently(t *testing.T) {
 	if num(got, "node.version") != 2 || num(got, "node.myRemindersVersion") != 2 {
 		t.Errorf("got entry version %d and setting version %d, want 2 and 2: %v", num(got, "node.version"), num(got, "node.myRemindersVersion"), got)
 	}
-	v := e.must(w.reader, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-30", end: "2026-12-31"}}) { entries { myReminders { minutes } } } } }`,
+	v := e.must(w.reader, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-11-30", end: "2026-12-31"}}) { entries { myReminders { minutes } myRemindersSet } } } }`,
 		map[string]any{"c": w.calendarID})
 	var all []string
 	for _, o := range get(v, "calendar.entries.entries").([]any) {
-		all = append(all, reminders(o.(map[string]any)["myReminders"]))
+		all = append(all, reminders(o.(map[string]any)["myReminders"])+fmt.Sprint(o.(map[string]any)["myRemindersSet"]))
 	}
-	if strings.Join(all, "|") != "|1|2|" {
+	if strings.Join(all, "|") != "false|1true|2true|false" {
 		t.Errorf("the occurrences' reminders: got %q, want both devices' changes", strings.Join(all, "|"))
 	}
 }

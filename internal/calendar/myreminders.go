@@ -54,6 +54,12 @@ type ReminderSetting struct {
 	UpdatedAt time.Time
 }
 
+// NewReminderSetting returns userID's setting on root before they set
+// anything: the calendar default everywhere.
+func NewReminderSetting(root EntryKey, userID string) *ReminderSetting {
+	return &ReminderSetting{Root: root, UserID: userID, All: ReminderChoice{Default: true}}
+}
+
 // MyRemindersKey names a user's reminder setting on an entry or series.
 type MyRemindersKey struct {
 	Root   EntryKey

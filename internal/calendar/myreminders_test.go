@@ -67,6 +67,19 @@ func TestReminderOverrideFollowsMovedOccurrence(t *testing.T) {
 	}
 }
 
+// A new setting gives the calendar default everywhere: an override set on
+// one occurrence leaves the others at the default, not at "none".
+func TestNewReminderSetting(t *testing.T) {
+	s := NewReminderSetting(EntryKey{CalendarID: "c", EntryID: "s"}, "u")
+	one := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	if err := s.Apply(ScopeThis, one, ReminderChoice{Reminders: mins(5)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, set := s.At(one.AddDate(0, 0, 7)); set || got != nil {
+		t.Errorf("another occurrence: got %v, %v; want the default", got, set)
+	}
+}
+
 func TestEffectiveReminders(t *testing.T) {
 	cases := []struct {
 		name string

@@ -75,7 +75,7 @@ func (s *Store) setMyReminders(ctx context.Context, viewer string, c calendar.My
 		}
 		w.Add(check)
 	}
-	set := &calendar.ReminderSetting{Root: k, UserID: viewer}
+	set := calendar.NewReminderSetting(k, viewer)
 	if read.setting != nil {
 		if set, err = decodeMyReminders(read.setting); err != nil {
 			return nil, err
