@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/calgraph/calgraph/internal/dynamo"
 )
 
 const setMine = `mutation($id: ID!, $s: EditScope, $at: DateTime, $r: [ReminderInput!], $v: Int) {
@@ -249,4 +251,44 @@ func TestMyRemindersConcurrently(t *testing.T) {
 	if strings.Join(all, "|") != "false|1true|2true|false" {
 		t.Errorf("the occurrences' reminders: got %q, want both devices' changes", strings.Join(all, "|"))
 	}
+}
+
+// TestMyRemindersCostOneWave pins the request plan: the viewer's reminders
+// on every entry and occurrence of a week view of 6 calendars are one more
+// wave of one BatchGetItem (24 settings: 6 calendars' 3 entries and a
+// series), and nothing at all when the view does not ask for them.
+func TestMyRemindersCostOneWave(t *testing.T) {
+	e := newEnv(t, withWaveGate(), withoutViewCache()) // each view reads afresh
+	tok := e.token("remplan@example.com")
+	e.must(tok, provision, nil)
+	cals := seedCalendars(t, e, "remplan@example.com", 6, nil)
+	seedEntries(t, e, "remplan@example.com", cals, 3)
+	week := func(fields string) string {
+		return `{ viewer { calendars(first: 10) { edges { node { calendar {
+			entries(range: {dates: {start: "2026-11-23", end: "2026-11-30"}}) { entries { title ` + fields + ` } } } } } } } }`
+	}
+	var base map[string]int
+	var baseCalls, baseWaves int
+	steadyPlan(t, e, func(e *env) (int, []string) {
+		e.rec.Reset()
+		e.must(tok, week(""), nil)
+		calls := e.rec.Calls()
+		base, baseCalls, baseWaves = planOf(calls), len(calls), dynamo.Waves(calls)
+		return len(calls), nil
+	})
+	steadyPlan(t, e, func(e *env) (int, []string) {
+		e.rec.Reset()
+		d := e.must(tok, week("myReminders { minutes } myRemindersSet myRemindersVersion"), nil)
+		calls := e.rec.Calls()
+		plan := planOf(calls)
+		var problems []string
+		if w := dynamo.Waves(calls); w != baseWaves+1 || len(calls) != baseCalls+1 || plan[fmt.Sprintf("wave %d BatchGetItem ", baseWaves+1)] != 1 {
+			problems = append(problems, fmt.Sprintf("got %d calls in %d waves, want %d in %d (one BatchGetItem more); plan:\n%s\nwithout the field:\n%s",
+				len(calls), w, baseCalls+1, baseWaves+1, describe(plan), describe(base)))
+		}
+		if n := len(get(d, "viewer.calendars.edges.0.node.calendar.entries.entries").([]any)); n != 4 {
+			problems = append(problems, fmt.Sprintf("got %d entries in the first calendar, want 4", n))
+		}
+		return len(calls), problems
+	})
 }
