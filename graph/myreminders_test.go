@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/calgraph/calgraph/internal/dynamo"
 )
@@ -291,4 +292,34 @@ func TestMyRemindersCostOneWave(t *testing.T) {
 		}
 		return len(calls), problems
 	})
+}
+
+// TestMyRemindersStayTheirs: setting one's reminders delivers nothing to
+// other members' subscriptions; a later change of the entry delivers to each
+// subscriber their own reminders; the same idempotencyKey applies once.
+func TestMyRemindersStayTheirs(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("myremsub")
+	d := e.must(w.writer, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Sync",
+		timing: {timed: {start: "2026-12-01T10:00:00Z", end: "2026-12-01T11:00:00Z"}}}) { entry { id } } }`, map[string]any{"c": w.calendarID})
+	id := str(d, "createEntry.entry.id")
+	const live = `subscription($ids: [ID!]) { calendarChanges(calendarIds: $ids) { changes { node { ... on Entry { title myReminders { minutes } } } } } }`
+	sub, wsub := e.dial(w.reader), e.dial(w.writer)
+	sub.subscribe("1", live, map[string]any{"ids": []string{w.calendarID}})
+	wsub.subscribe("1", live, map[string]any{"ids": []string{w.calendarID}})
+	time.Sleep(100 * time.Millisecond)
+	const keyed = `mutation($id: ID!) { setMyReminders(input: {idempotencyKey: "rem-1", entryId: $id, reminders: [{minutes: 7}]}) { version } }`
+	first := e.must(w.reader, keyed, map[string]any{"id": id})
+	if again := e.must(w.reader, keyed, map[string]any{"id": id}); fmt.Sprint(again) != fmt.Sprint(first) || num(first, "setMyReminders.version") != 1 {
+		t.Errorf("sent twice with one key: got %v then %v, want version 1 both times", first, again)
+	}
+	wsub.quiet(time.Second) // nothing for the writer to learn
+	sub.quiet(100 * time.Millisecond)
+	e.must(w.writer, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, title: "Sync 2"}) { entry { id } } }`, map[string]any{"id": id})
+	if got := fmt.Sprint(sub.delivery("1", 5*time.Second)); !strings.Contains(got, "minutes:7") {
+		t.Errorf("the reader's delivery: got %s, want their own 7 minutes", got)
+	}
+	if got := fmt.Sprint(wsub.delivery("1", 5*time.Second)); strings.Contains(got, "minutes:7") || !strings.Contains(got, "Sync 2") {
+		t.Errorf("the writer's delivery: got %s, want the change without the reader's reminders", got)
+	}
 }
