@@ -21,9 +21,12 @@ func calendarDefaultReminders(_ context.Context, _ *calendar.Entry) ([]calendar.
 
 // myRemindersOf resolves the viewer's reminders at entry e: their own, or
 // their calendar default, whether they are their own, and their setting's
-// version. The setting is read through the loaders: one batch for a view,
+// version (none on a redacted entry). The setting is read through the loaders: one batch for a view,
 // and once per entry however many of the fields are selected.
 func myRemindersOf(ctx context.Context, e *calendar.Entry) (rs []*calendar.Reminder, set bool, version int, err error) {
+	if e.Redacted { // the viewer may not set reminders on it, nor get the default's
+		return []*calendar.Reminder{}, false, 0, nil
+	}
 	own, err := loader.For(ctx).MyReminders(ctx, e)
 	if err != nil {
 		return nil, false, 0, err
