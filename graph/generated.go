@@ -64,39 +64,42 @@ type ComplexityRoot struct {
 	}
 
 	AllDayEntry struct {
-		AttendeeSummary  func(childComplexity int) int
-		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
-		Calendar         func(childComplexity int) int
-		Capacity         func(childComplexity int) int
-		Color            func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		CreatedBy        func(childComplexity int) int
-		Date             func(childComplexity int) int
-		Description      func(childComplexity int) int
-		HideAttendees    func(childComplexity int) int
-		ICalUID          func(childComplexity int) int
-		ID               func(childComplexity int) int
-		IsException      func(childComplexity int) int
-		Kind             func(childComplexity int) int
-		Location         func(childComplexity int) int
-		Organizer        func(childComplexity int) int
-		OriginalDate     func(childComplexity int) int
-		OriginalStart    func(childComplexity int) int
-		PreviousSeriesID func(childComplexity int) int
-		Recurrence       func(childComplexity int) int
-		Redacted         func(childComplexity int) int
-		Reminders        func(childComplexity int) int
-		Sequence         func(childComplexity int) int
-		Series           func(childComplexity int) int
-		Status           func(childComplexity int) int
-		Tags             func(childComplexity int) int
-		Title            func(childComplexity int) int
-		Transparency     func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		Version          func(childComplexity int) int
-		ViewerAttendee   func(childComplexity int) int
-		Visibility       func(childComplexity int) int
-		Waitlist         func(childComplexity int) int
+		AttendeeSummary    func(childComplexity int) int
+		Attendees          func(childComplexity int, first *int, after *string, response []calendar.Response) int
+		Calendar           func(childComplexity int) int
+		Capacity           func(childComplexity int) int
+		Color              func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		CreatedBy          func(childComplexity int) int
+		Date               func(childComplexity int) int
+		Description        func(childComplexity int) int
+		HideAttendees      func(childComplexity int) int
+		ICalUID            func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsException        func(childComplexity int) int
+		Kind               func(childComplexity int) int
+		Location           func(childComplexity int) int
+		MyReminders        func(childComplexity int) int
+		MyRemindersSet     func(childComplexity int) int
+		MyRemindersVersion func(childComplexity int) int
+		Organizer          func(childComplexity int) int
+		OriginalDate       func(childComplexity int) int
+		OriginalStart      func(childComplexity int) int
+		PreviousSeriesID   func(childComplexity int) int
+		Recurrence         func(childComplexity int) int
+		Redacted           func(childComplexity int) int
+		Reminders          func(childComplexity int) int
+		Sequence           func(childComplexity int) int
+		Series             func(childComplexity int) int
+		Status             func(childComplexity int) int
+		Tags               func(childComplexity int) int
+		Title              func(childComplexity int) int
+		Transparency       func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		Version            func(childComplexity int) int
+		ViewerAttendee     func(childComplexity int) int
+		Visibility         func(childComplexity int) int
+		Waitlist           func(childComplexity int) int
 	}
 
 	Attendee struct {
@@ -388,39 +391,42 @@ type ComplexityRoot struct {
 	}
 
 	MultiDayEntry struct {
-		AttendeeSummary  func(childComplexity int) int
-		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
-		Calendar         func(childComplexity int) int
-		Capacity         func(childComplexity int) int
-		Color            func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		CreatedBy        func(childComplexity int) int
-		Description      func(childComplexity int) int
-		EndDate          func(childComplexity int) int
-		HideAttendees    func(childComplexity int) int
-		ICalUID          func(childComplexity int) int
-		ID               func(childComplexity int) int
-		IsException      func(childComplexity int) int
-		Kind             func(childComplexity int) int
-		Location         func(childComplexity int) int
-		Organizer        func(childComplexity int) int
-		OriginalStart    func(childComplexity int) int
-		PreviousSeriesID func(childComplexity int) int
-		Recurrence       func(childComplexity int) int
-		Redacted         func(childComplexity int) int
-		Reminders        func(childComplexity int) int
-		Sequence         func(childComplexity int) int
-		Series           func(childComplexity int) int
-		StartDate        func(childComplexity int) int
-		Status           func(childComplexity int) int
-		Tags             func(childComplexity int) int
-		Title            func(childComplexity int) int
-		Transparency     func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		Version          func(childComplexity int) int
-		ViewerAttendee   func(childComplexity int) int
-		Visibility       func(childComplexity int) int
-		Waitlist         func(childComplexity int) int
+		AttendeeSummary    func(childComplexity int) int
+		Attendees          func(childComplexity int, first *int, after *string, response []calendar.Response) int
+		Calendar           func(childComplexity int) int
+		Capacity           func(childComplexity int) int
+		Color              func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		CreatedBy          func(childComplexity int) int
+		Description        func(childComplexity int) int
+		EndDate            func(childComplexity int) int
+		HideAttendees      func(childComplexity int) int
+		ICalUID            func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsException        func(childComplexity int) int
+		Kind               func(childComplexity int) int
+		Location           func(childComplexity int) int
+		MyReminders        func(childComplexity int) int
+		MyRemindersSet     func(childComplexity int) int
+		MyRemindersVersion func(childComplexity int) int
+		Organizer          func(childComplexity int) int
+		OriginalStart      func(childComplexity int) int
+		PreviousSeriesID   func(childComplexity int) int
+		Recurrence         func(childComplexity int) int
+		Redacted           func(childComplexity int) int
+		Reminders          func(childComplexity int) int
+		Sequence           func(childComplexity int) int
+		Series             func(childComplexity int) int
+		StartDate          func(childComplexity int) int
+		Status             func(childComplexity int) int
+		Tags               func(childComplexity int) int
+		Title              func(childComplexity int) int
+		Transparency       func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		Version            func(childComplexity int) int
+		ViewerAttendee     func(childComplexity int) int
+		Visibility         func(childComplexity int) int
+		Waitlist           func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -449,6 +455,7 @@ type ComplexityRoot struct {
 		ResumeReminderWebhook   func(childComplexity int, input model.ResumeReminderWebhookInput) int
 		RevokeInvitation        func(childComplexity int, input model.RevokeInvitationInput) int
 		RotateCalendarFeed      func(childComplexity int, input model.RotateCalendarFeedInput) int
+		SetMyReminders          func(childComplexity int, input model.SetMyRemindersInput) int
 		SetOpeningHours         func(childComplexity int, input model.SetOpeningHoursInput) int
 		SnoozeReminder          func(childComplexity int, input model.SnoozeReminderInput) int
 		UpdateCalendar          func(childComplexity int, input model.UpdateCalendarInput) int
@@ -576,6 +583,12 @@ type ComplexityRoot struct {
 		URL  func(childComplexity int) int
 	}
 
+	SetMyRemindersPayload struct {
+		MyReminders    func(childComplexity int) int
+		MyRemindersSet func(childComplexity int) int
+		Version        func(childComplexity int) int
+	}
+
 	SetOpeningHoursPayload struct {
 		Calendar     func(childComplexity int) int
 		OpeningHours func(childComplexity int) int
@@ -587,42 +600,45 @@ type ComplexityRoot struct {
 	}
 
 	Task struct {
-		AttendeeSummary  func(childComplexity int) int
-		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
-		Calendar         func(childComplexity int) int
-		Capacity         func(childComplexity int) int
-		Color            func(childComplexity int) int
-		Completed        func(childComplexity int) int
-		CompletedAt      func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		CreatedBy        func(childComplexity int) int
-		Description      func(childComplexity int) int
-		Due              func(childComplexity int) int
-		DueDate          func(childComplexity int) int
-		HideAttendees    func(childComplexity int) int
-		ICalUID          func(childComplexity int) int
-		ID               func(childComplexity int) int
-		IsException      func(childComplexity int) int
-		Kind             func(childComplexity int) int
-		Location         func(childComplexity int) int
-		Organizer        func(childComplexity int) int
-		OriginalStart    func(childComplexity int) int
-		PreviousSeriesID func(childComplexity int) int
-		Recurrence       func(childComplexity int) int
-		Redacted         func(childComplexity int) int
-		Reminders        func(childComplexity int) int
-		Sequence         func(childComplexity int) int
-		Series           func(childComplexity int) int
-		Status           func(childComplexity int) int
-		Tags             func(childComplexity int) int
-		TimeZone         func(childComplexity int) int
-		Title            func(childComplexity int) int
-		Transparency     func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		Version          func(childComplexity int) int
-		ViewerAttendee   func(childComplexity int) int
-		Visibility       func(childComplexity int) int
-		Waitlist         func(childComplexity int) int
+		AttendeeSummary    func(childComplexity int) int
+		Attendees          func(childComplexity int, first *int, after *string, response []calendar.Response) int
+		Calendar           func(childComplexity int) int
+		Capacity           func(childComplexity int) int
+		Color              func(childComplexity int) int
+		Completed          func(childComplexity int) int
+		CompletedAt        func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		CreatedBy          func(childComplexity int) int
+		Description        func(childComplexity int) int
+		Due                func(childComplexity int) int
+		DueDate            func(childComplexity int) int
+		HideAttendees      func(childComplexity int) int
+		ICalUID            func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsException        func(childComplexity int) int
+		Kind               func(childComplexity int) int
+		Location           func(childComplexity int) int
+		MyReminders        func(childComplexity int) int
+		MyRemindersSet     func(childComplexity int) int
+		MyRemindersVersion func(childComplexity int) int
+		Organizer          func(childComplexity int) int
+		OriginalStart      func(childComplexity int) int
+		PreviousSeriesID   func(childComplexity int) int
+		Recurrence         func(childComplexity int) int
+		Redacted           func(childComplexity int) int
+		Reminders          func(childComplexity int) int
+		Sequence           func(childComplexity int) int
+		Series             func(childComplexity int) int
+		Status             func(childComplexity int) int
+		Tags               func(childComplexity int) int
+		TimeZone           func(childComplexity int) int
+		Title              func(childComplexity int) int
+		Transparency       func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		Version            func(childComplexity int) int
+		ViewerAttendee     func(childComplexity int) int
+		Visibility         func(childComplexity int) int
+		Waitlist           func(childComplexity int) int
 	}
 
 	TaskConnection struct {
@@ -646,41 +662,44 @@ type ComplexityRoot struct {
 	}
 
 	TimedEntry struct {
-		AttendeeSummary  func(childComplexity int) int
-		Attendees        func(childComplexity int, first *int, after *string, response []calendar.Response) int
-		Calendar         func(childComplexity int) int
-		Capacity         func(childComplexity int) int
-		Color            func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		CreatedBy        func(childComplexity int) int
-		Description      func(childComplexity int) int
-		End              func(childComplexity int) int
-		HideAttendees    func(childComplexity int) int
-		ICalUID          func(childComplexity int) int
-		ID               func(childComplexity int) int
-		IsException      func(childComplexity int) int
-		Kind             func(childComplexity int) int
-		LocalStart       func(childComplexity int) int
-		Location         func(childComplexity int) int
-		Organizer        func(childComplexity int) int
-		OriginalStart    func(childComplexity int) int
-		PreviousSeriesID func(childComplexity int) int
-		Recurrence       func(childComplexity int) int
-		Redacted         func(childComplexity int) int
-		Reminders        func(childComplexity int) int
-		Sequence         func(childComplexity int) int
-		Series           func(childComplexity int) int
-		Start            func(childComplexity int) int
-		Status           func(childComplexity int) int
-		Tags             func(childComplexity int) int
-		TimeZone         func(childComplexity int) int
-		Title            func(childComplexity int) int
-		Transparency     func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		Version          func(childComplexity int) int
-		ViewerAttendee   func(childComplexity int) int
-		Visibility       func(childComplexity int) int
-		Waitlist         func(childComplexity int) int
+		AttendeeSummary    func(childComplexity int) int
+		Attendees          func(childComplexity int, first *int, after *string, response []calendar.Response) int
+		Calendar           func(childComplexity int) int
+		Capacity           func(childComplexity int) int
+		Color              func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		CreatedBy          func(childComplexity int) int
+		Description        func(childComplexity int) int
+		End                func(childComplexity int) int
+		HideAttendees      func(childComplexity int) int
+		ICalUID            func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsException        func(childComplexity int) int
+		Kind               func(childComplexity int) int
+		LocalStart         func(childComplexity int) int
+		Location           func(childComplexity int) int
+		MyReminders        func(childComplexity int) int
+		MyRemindersSet     func(childComplexity int) int
+		MyRemindersVersion func(childComplexity int) int
+		Organizer          func(childComplexity int) int
+		OriginalStart      func(childComplexity int) int
+		PreviousSeriesID   func(childComplexity int) int
+		Recurrence         func(childComplexity int) int
+		Redacted           func(childComplexity int) int
+		Reminders          func(childComplexity int) int
+		Sequence           func(childComplexity int) int
+		Series             func(childComplexity int) int
+		Start              func(childComplexity int) int
+		Status             func(childComplexity int) int
+		Tags               func(childComplexity int) int
+		TimeZone           func(childComplexity int) int
+		Title              func(childComplexity int) int
+		Transparency       func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		Version            func(childComplexity int) int
+		ViewerAttendee     func(childComplexity int) int
+		Visibility         func(childComplexity int) int
+		Waitlist           func(childComplexity int) int
 	}
 
 	UpdateCalendarPayload struct {
@@ -767,6 +786,9 @@ type AllDayEntryResolver interface {
 
 	Attendees(ctx context.Context, obj *model.AllDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
 	ViewerAttendee(ctx context.Context, obj *model.AllDayEntry) (*calendar.Attendee, error)
+	MyReminders(ctx context.Context, obj *model.AllDayEntry) ([]*calendar.Reminder, error)
+	MyRemindersSet(ctx context.Context, obj *model.AllDayEntry) (bool, error)
+	MyRemindersVersion(ctx context.Context, obj *model.AllDayEntry) (int, error)
 }
 type AttendeeResolver interface {
 	User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error)
@@ -825,6 +847,9 @@ type MultiDayEntryResolver interface {
 
 	Attendees(ctx context.Context, obj *model.MultiDayEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
 	ViewerAttendee(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Attendee, error)
+	MyReminders(ctx context.Context, obj *model.MultiDayEntry) ([]*calendar.Reminder, error)
+	MyRemindersSet(ctx context.Context, obj *model.MultiDayEntry) (bool, error)
+	MyRemindersVersion(ctx context.Context, obj *model.MultiDayEntry) (int, error)
 }
 type MutationResolver interface {
 	SnoozeReminder(ctx context.Context, input model.SnoozeReminderInput) (*model.ReminderAlertPayload, error)
@@ -842,6 +867,7 @@ type MutationResolver interface {
 	UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.UpdateEntryPayload, error)
 	ChangeAttendees(ctx context.Context, input model.ChangeAttendeesInput) (*model.ChangeAttendeesPayload, error)
 	RespondToEntry(ctx context.Context, input model.RespondToEntryInput) (*model.RespondToEntryPayload, error)
+	SetMyReminders(ctx context.Context, input model.SetMyRemindersInput) (*model.SetMyRemindersPayload, error)
 	DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error)
 	CompleteTask(ctx context.Context, input model.CompleteTaskInput) (*model.CompleteTaskPayload, error)
 	ReopenTask(ctx context.Context, input model.ReopenTaskInput) (*model.ReopenTaskPayload, error)
@@ -890,6 +916,9 @@ type TaskResolver interface {
 
 	Attendees(ctx context.Context, obj *model.Task, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
 	ViewerAttendee(ctx context.Context, obj *model.Task) (*calendar.Attendee, error)
+	MyReminders(ctx context.Context, obj *model.Task) ([]*calendar.Reminder, error)
+	MyRemindersSet(ctx context.Context, obj *model.Task) (bool, error)
+	MyRemindersVersion(ctx context.Context, obj *model.Task) (int, error)
 }
 type TimedEntryResolver interface {
 	Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error)
@@ -899,6 +928,9 @@ type TimedEntryResolver interface {
 
 	Attendees(ctx context.Context, obj *model.TimedEntry, first *int, after *string, response []calendar.Response) (*model.AttendeeConnection, error)
 	ViewerAttendee(ctx context.Context, obj *model.TimedEntry) (*calendar.Attendee, error)
+	MyReminders(ctx context.Context, obj *model.TimedEntry) ([]*calendar.Reminder, error)
+	MyRemindersSet(ctx context.Context, obj *model.TimedEntry) (bool, error)
+	MyRemindersVersion(ctx context.Context, obj *model.TimedEntry) (int, error)
 }
 type UserResolver interface {
 	ID(ctx context.Context, obj *calendar.User) (string, error)
@@ -1043,6 +1075,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Location(childComplexity), true
+	case "AllDayEntry.myReminders":
+		if e.ComplexityRoot.AllDayEntry.MyReminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.MyReminders(childComplexity), true
+	case "AllDayEntry.myRemindersSet":
+		if e.ComplexityRoot.AllDayEntry.MyRemindersSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.MyRemindersSet(childComplexity), true
+	case "AllDayEntry.myRemindersVersion":
+		if e.ComplexityRoot.AllDayEntry.MyRemindersVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.MyRemindersVersion(childComplexity), true
 	case "AllDayEntry.organizer":
 		if e.ComplexityRoot.AllDayEntry.Organizer == nil {
 			break
@@ -2252,6 +2302,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Location(childComplexity), true
+	case "MultiDayEntry.myReminders":
+		if e.ComplexityRoot.MultiDayEntry.MyReminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.MyReminders(childComplexity), true
+	case "MultiDayEntry.myRemindersSet":
+		if e.ComplexityRoot.MultiDayEntry.MyRemindersSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.MyRemindersSet(childComplexity), true
+	case "MultiDayEntry.myRemindersVersion":
+		if e.ComplexityRoot.MultiDayEntry.MyRemindersVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.MyRemindersVersion(childComplexity), true
 	case "MultiDayEntry.organizer":
 		if e.ComplexityRoot.MultiDayEntry.Organizer == nil {
 			break
@@ -2636,6 +2704,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateCalendarFeed(childComplexity, args["input"].(model.RotateCalendarFeedInput)), true
+	case "Mutation.setMyReminders":
+		if e.ComplexityRoot.Mutation.SetMyReminders == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setMyReminders_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetMyReminders(childComplexity, args["input"].(model.SetMyRemindersInput)), true
 	case "Mutation.setOpeningHours":
 		if e.ComplexityRoot.Mutation.SetOpeningHours == nil {
 			break
@@ -3120,6 +3199,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RotateCalendarFeedPayload.URL(childComplexity), true
 
+	case "SetMyRemindersPayload.myReminders":
+		if e.ComplexityRoot.SetMyRemindersPayload.MyReminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetMyRemindersPayload.MyReminders(childComplexity), true
+	case "SetMyRemindersPayload.myRemindersSet":
+		if e.ComplexityRoot.SetMyRemindersPayload.MyRemindersSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetMyRemindersPayload.MyRemindersSet(childComplexity), true
+	case "SetMyRemindersPayload.version":
+		if e.ComplexityRoot.SetMyRemindersPayload.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetMyRemindersPayload.Version(childComplexity), true
+
 	case "SetOpeningHoursPayload.calendar":
 		if e.ComplexityRoot.SetOpeningHoursPayload.Calendar == nil {
 			break
@@ -3269,6 +3367,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Location(childComplexity), true
+	case "Task.myReminders":
+		if e.ComplexityRoot.Task.MyReminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.MyReminders(childComplexity), true
+	case "Task.myRemindersSet":
+		if e.ComplexityRoot.Task.MyRemindersSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.MyRemindersSet(childComplexity), true
+	case "Task.myRemindersVersion":
+		if e.ComplexityRoot.Task.MyRemindersVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.MyRemindersVersion(childComplexity), true
 	case "Task.organizer":
 		if e.ComplexityRoot.Task.Organizer == nil {
 			break
@@ -3531,6 +3647,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Location(childComplexity), true
+	case "TimedEntry.myReminders":
+		if e.ComplexityRoot.TimedEntry.MyReminders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.MyReminders(childComplexity), true
+	case "TimedEntry.myRemindersSet":
+		if e.ComplexityRoot.TimedEntry.MyRemindersSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.MyRemindersSet(childComplexity), true
+	case "TimedEntry.myRemindersVersion":
+		if e.ComplexityRoot.TimedEntry.MyRemindersVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.MyRemindersVersion(childComplexity), true
 	case "TimedEntry.organizer":
 		if e.ComplexityRoot.TimedEntry.Organizer == nil {
 			break
@@ -3961,6 +4095,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputResumeReminderWebhookInput,
 		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
+		ec.unmarshalInputSetMyRemindersInput,
 		ec.unmarshalInputSetOpeningHoursInput,
 		ec.unmarshalInputSnoozeReminderInput,
 		ec.unmarshalInputTaskDueInput,
@@ -4801,8 +4936,12 @@ interface Entry {
   color: String
   "Tags, sorted: up to 20, each up to 50 characters."
   tags: [String!]!
-  "When to remind, in minutes before the entry starts, ascending: up to 5."
-  reminders: [Int!]!
+  """
+  The entry's shared reminders, in minutes before the entry starts, ascending: up
+  to 5, as createEntry and updateEntry set them. They are its creator's own
+  reminders until the creator sets theirs (` + "`" + `setMyReminders` + "`" + `); nobody else's.
+  """
+  reminders: [Int!]! @deprecated(reason: "Reminders are each user's own: use myReminders and setMyReminders.")
   """
   How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
   a timed entry and FREE for a whole-day or multi-day one or a task.
@@ -4883,6 +5022,20 @@ interface Entry {
   for all the entries of a view in one batch).
   """
   viewerAttendee: Attendee
+  """
+  The viewer's own reminders at this entry or occurrence (due that many
+  minutes before it starts): those they set with ` + "`" + `setMyReminders` + "`" + `, else their
+  default for the entry's calendar. Nobody else sees them. Empty on a
+  redacted entry.
+  """
+  myReminders: [Reminder!]!
+  "Whether ` + "`" + `myReminders` + "`" + ` are the viewer's own (set with ` + "`" + `setMyReminders` + "`" + `) rather than their calendar default."
+  myRemindersSet: Boolean!
+  """
+  The version of the viewer's reminder setting on this entry or series (0
+  before they set any): ` + "`" + `setMyReminders` + "`" + `' ` + "`" + `expectedVersion` + "`" + `.
+  """
+  myRemindersVersion: Int!
 }
 
 "An entry from one instant to a later one."
@@ -4907,8 +5060,12 @@ type TimedEntry implements Entry & Node {
   color: String
   "Tags, sorted: up to 20, each up to 50 characters."
   tags: [String!]!
-  "When to remind, in minutes before the entry starts, ascending: up to 5."
-  reminders: [Int!]!
+  """
+  The entry's shared reminders, in minutes before the entry starts, ascending: up
+  to 5, as createEntry and updateEntry set them. They are its creator's own
+  reminders until the creator sets theirs (` + "`" + `setMyReminders` + "`" + `); nobody else's.
+  """
+  reminders: [Int!]! @deprecated(reason: "Reminders are each user's own: use myReminders and setMyReminders.")
   """
   How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
   a timed entry and FREE for a whole-day or multi-day one or a task.
@@ -4989,6 +5146,20 @@ type TimedEntry implements Entry & Node {
   for all the entries of a view in one batch).
   """
   viewerAttendee: Attendee
+  """
+  The viewer's own reminders at this entry or occurrence (due that many
+  minutes before it starts): those they set with ` + "`" + `setMyReminders` + "`" + `, else their
+  default for the entry's calendar. Nobody else sees them. Empty on a
+  redacted entry.
+  """
+  myReminders: [Reminder!]!
+  "Whether ` + "`" + `myReminders` + "`" + ` are the viewer's own (set with ` + "`" + `setMyReminders` + "`" + `) rather than their calendar default."
+  myRemindersSet: Boolean!
+  """
+  The version of the viewer's reminder setting on this entry or series (0
+  before they set any): ` + "`" + `setMyReminders` + "`" + `' ` + "`" + `expectedVersion` + "`" + `.
+  """
+  myRemindersVersion: Int!
   "When it starts."
   start: DateTime!
   "When it ends (exclusive), after start and at most 366 days later."
@@ -5029,8 +5200,12 @@ type AllDayEntry implements Entry & Node {
   color: String
   "Tags, sorted: up to 20, each up to 50 characters."
   tags: [String!]!
-  "When to remind, in minutes before the entry starts, ascending: up to 5."
-  reminders: [Int!]!
+  """
+  The entry's shared reminders, in minutes before the entry starts, ascending: up
+  to 5, as createEntry and updateEntry set them. They are its creator's own
+  reminders until the creator sets theirs (` + "`" + `setMyReminders` + "`" + `); nobody else's.
+  """
+  reminders: [Int!]! @deprecated(reason: "Reminders are each user's own: use myReminders and setMyReminders.")
   """
   How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
   a timed entry and FREE for a whole-day or multi-day one or a task.
@@ -5111,6 +5286,20 @@ type AllDayEntry implements Entry & Node {
   for all the entries of a view in one batch).
   """
   viewerAttendee: Attendee
+  """
+  The viewer's own reminders at this entry or occurrence (due that many
+  minutes before it starts): those they set with ` + "`" + `setMyReminders` + "`" + `, else their
+  default for the entry's calendar. Nobody else sees them. Empty on a
+  redacted entry.
+  """
+  myReminders: [Reminder!]!
+  "Whether ` + "`" + `myReminders` + "`" + ` are the viewer's own (set with ` + "`" + `setMyReminders` + "`" + `) rather than their calendar default."
+  myRemindersSet: Boolean!
+  """
+  The version of the viewer's reminder setting on this entry or series (0
+  before they set any): ` + "`" + `setMyReminders` + "`" + `' ` + "`" + `expectedVersion` + "`" + `.
+  """
+  myRemindersVersion: Int!
   "The day."
   date: Date!
   "For an occurrence: the day its series' rule puts it on. Null otherwise."
@@ -5139,8 +5328,12 @@ type MultiDayEntry implements Entry & Node {
   color: String
   "Tags, sorted: up to 20, each up to 50 characters."
   tags: [String!]!
-  "When to remind, in minutes before the entry starts, ascending: up to 5."
-  reminders: [Int!]!
+  """
+  The entry's shared reminders, in minutes before the entry starts, ascending: up
+  to 5, as createEntry and updateEntry set them. They are its creator's own
+  reminders until the creator sets theirs (` + "`" + `setMyReminders` + "`" + `); nobody else's.
+  """
+  reminders: [Int!]! @deprecated(reason: "Reminders are each user's own: use myReminders and setMyReminders.")
   """
   How the entry counts in free/busy time (` + "`" + `freeBusy` + "`" + `): as set, else BUSY for
   a timed entry and FREE for a whole-day or multi-day one or a task.
@@ -5221,6 +5414,20 @@ type MultiDayEntry implements Entry & Node {
   for all the entries of a view in one batch).
   """
   viewerAttendee: Attendee
+  """
+  The viewer's own reminders at this entry or occurrence (due that many
+  minutes before it starts): those they set with ` + "`" + `setMyReminders` + "`" + `, else their
+  default for the entry's calendar. Nobody else sees them. Empty on a
+  redacted entry.
+  """
+  myReminders: [Reminder!]!
+  "Whether ` + "`" + `myReminders` + "`" + ` are the viewer's own (set with ` + "`" + `setMyReminders` + "`" + `) rather than their calendar default."
+  myRemindersSet: Boolean!
+  """
+  The version of the viewer's reminder setting on this entry or series (0
+  before they set any): ` + "`" + `setMyReminders` + "`" + `' ` + "`" + `expectedVersion` + "`" + `.
+  """
+  myRemindersVersion: Int!
   "The first day."
   startDate: Date!
   "The day after the last day (exclusive), two to 366 days after startDate."
@@ -5249,8 +5456,12 @@ type Task implements Entry & Node {
   color: String
   "Tags, sorted: up to 20, each up to 50 characters."
   tags: [String!]!
-  "When to remind, in minutes before the task is due, ascending: up to 5."
-  reminders: [Int!]!
+  """
+  The entry's shared reminders, in minutes before the task is due, ascending: up
+  to 5, as createEntry and updateEntry set them. They are its creator's own
+  reminders until the creator sets theirs (` + "`" + `setMyReminders` + "`" + `); nobody else's.
+  """
+  reminders: [Int!]! @deprecated(reason: "Reminders are each user's own: use myReminders and setMyReminders.")
   "How the task counts in free/busy time: FREE unless set (a task never blocks time in ` + "`" + `freeBusy` + "`" + `)."
   transparency: Transparency!
   """
@@ -5328,6 +5539,20 @@ type Task implements Entry & Node {
   for all the entries of a view in one batch).
   """
   viewerAttendee: Attendee
+  """
+  The viewer's own reminders at this entry or occurrence (due that many
+  minutes before it starts): those they set with ` + "`" + `setMyReminders` + "`" + `, else their
+  default for the entry's calendar. Nobody else sees them. Empty on a
+  redacted entry.
+  """
+  myReminders: [Reminder!]!
+  "Whether ` + "`" + `myReminders` + "`" + ` are the viewer's own (set with ` + "`" + `setMyReminders` + "`" + `) rather than their calendar default."
+  myRemindersSet: Boolean!
+  """
+  The version of the viewer's reminder setting on this entry or series (0
+  before they set any): ` + "`" + `setMyReminders` + "`" + `' ` + "`" + `expectedVersion` + "`" + `.
+  """
+  myRemindersVersion: Int!
   "The day it is due, when it is due on a day (otherwise null and ` + "`" + `due` + "`" + ` is set)."
   dueDate: Date
   "The instant it is due, when it is due at an instant (otherwise null and ` + "`" + `dueDate` + "`" + ` is set)."
@@ -5532,6 +5757,15 @@ type Mutation {
   the move counts there.
   """
   respondToEntry(input: RespondToEntryInput!): RespondToEntryPayload!
+  """
+  Sets the viewer's own reminders on an entry, a series or some of its
+  occurrences (see the input). Anyone who reads the entry whole may: members
+  who read its calendar and people invited to it (not FREE_BUSY members, nor
+  readers of a PRIVATE entry they see redacted: NOT_FOUND). It changes nothing
+  anyone else sees: not the entry's version, sequence or updatedAt, its
+  calendar's revision or change log, nor anyone else's reminders.
+  """
+  setMyReminders(input: SetMyRemindersInput!): SetMyRemindersPayload!
 
   "Deletes an entry (owners and writers), or cancels occurrences of a series (see ` + "`" + `scope` + "`" + `)."
   deleteEntry(input: DeleteEntryInput!): DeleteEntryPayload!
@@ -6146,8 +6380,12 @@ input CreateEntryInput {
   color: String
   "Up to 20 tags of up to 50 characters."
   tags: [String!]
-  "Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted."
-  reminders: [Int!]
+  """
+  The entry's shared reminders in minutes before the start (0 to 40320, up
+  to 5); the viewer's default reminders when omitted. They are the creator's
+  own reminders (IN_APP) until the creator sets theirs.
+  """
+  reminders: [Int!] @deprecated(reason: "Reminders are each user's own: use setMyReminders.")
   "How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted."
   transparency: Transparency
   "Who sees its details; DEFAULT when omitted."
@@ -6229,8 +6467,8 @@ input UpdateEntryInput {
   color: String
   "New tags, or null for none."
   tags: [String!]
-  "New reminders, or null for none."
-  reminders: [Int!]
+  "New shared reminders, or null for none: the creator's own until they set theirs (see createEntry)."
+  reminders: [Int!] @deprecated(reason: "Reminders are each user's own: use setMyReminders.")
   "How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE)."
   transparency: Transparency
   "Who sees its details, or null for DEFAULT. An occurrence may set its own (scope THIS)."
@@ -6845,6 +7083,51 @@ input RespondToEntryInput {
 type RespondToEntryPayload {
   "Your answer as stored: ` + "`" + `waitlisted` + "`" + ` says whether an acceptance waits for a place."
   attendee: Attendee!
+}
+
+"Input of setMyReminders."
+input SetMyRemindersInput {
+  "Makes the mutation safe to retry, as on updateEntry."
+  idempotencyKey: String
+  "The global ID of the entry, series or occurrence."
+  entryId: ID!
+  """
+  The original start of an occurrence of the series ` + "`" + `entryId` + "`" + ` names (or name
+  the occurrence by its ID instead). One the series does not have, or a
+  cancelled one, is NOT_FOUND; on an entry that does not repeat it is
+  BAD_USER_INPUT.
+  """
+  occurrenceStart: DateTime
+  """
+  As edits: THIS (the default for an occurrence) sets that occurrence's
+  own, THIS_AND_FOLLOWING those from it on (replacing any set there before),
+  ALL (the default otherwise) the whole series, replacing every choice made
+  for single occurrences or from one on. An entry that does not repeat takes
+  only ALL. At most 100 occurrences with their own and 20 THIS_AND_FOLLOWING
+  changes per series (BAD_USER_INPUT: set the whole series to start over).
+  """
+  scope: EditScope
+  """
+  Up to 5 reminders, 0 to 40320 minutes before the start; [] for none; null
+  for your default for the calendar again.
+  """
+  reminders: [ReminderInput!]
+  """
+  Your setting's version as you last read it (` + "`" + `myRemindersVersion` + "`" + `, 0 before
+  any): a stale one is VERSION_CONFLICT. Omitted, the change applies on top
+  of whatever you set last.
+  """
+  expectedVersion: Int
+}
+
+"Result of setMyReminders."
+type SetMyRemindersPayload {
+  "Your reminders where you set them (at the occurrence, for one), as they now resolve."
+  myReminders: [Reminder!]!
+  "Whether they are your own rather than your calendar default."
+  myRemindersSet: Boolean!
+  "Your setting's new version on this entry or series."
+  version: Int!
 }
 
 # ---- findTimes (issue 26): finding a time that suits several people ----
@@ -8057,6 +8340,18 @@ func (ec *executionContext) childFields_RotateCalendarFeedPayload(ctx context.Co
 	return nil, fmt.Errorf("no field named %q was found under type RotateCalendarFeedPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_SetMyRemindersPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "myReminders":
+		return ec.fieldContext_SetMyRemindersPayload_myReminders(ctx, field)
+	case "myRemindersSet":
+		return ec.fieldContext_SetMyRemindersPayload_myRemindersSet(ctx, field)
+	case "version":
+		return ec.fieldContext_SetMyRemindersPayload_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetMyRemindersPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_SetOpeningHoursPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "calendar":
@@ -8131,6 +8426,12 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_attendees(ctx, field)
 	case "viewerAttendee":
 		return ec.fieldContext_Task_viewerAttendee(ctx, field)
+	case "myReminders":
+		return ec.fieldContext_Task_myReminders(ctx, field)
+	case "myRemindersSet":
+		return ec.fieldContext_Task_myRemindersSet(ctx, field)
+	case "myRemindersVersion":
+		return ec.fieldContext_Task_myRemindersVersion(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_Task_dueDate(ctx, field)
 	case "due":
@@ -8987,6 +9288,20 @@ func (ec *executionContext) field_Mutation_rotateCalendarFeed_args(ctx context.C
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RotateCalendarFeedInput, error) {
 			return ec.unmarshalNRotateCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRotateCalendarFeedInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setMyReminders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetMyRemindersInput, error) {
+			return ec.unmarshalNSetMyRemindersInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetMyRemindersInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10414,6 +10729,84 @@ func (ec *executionContext) fieldContext_AllDayEntry_viewerAttendee(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_myReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().MyReminders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_myReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_myRemindersSet(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_myRemindersSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().MyRemindersSet(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_myRemindersVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().MyRemindersVersion(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -15366,6 +15759,84 @@ func (ec *executionContext) fieldContext_MultiDayEntry_viewerAttendee(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _MultiDayEntry_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_myReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().MyReminders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_myReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_myRemindersSet(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_myRemindersSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().MyRemindersSet(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_myRemindersVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().MyRemindersVersion(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16066,6 +16537,50 @@ func (ec *executionContext) fieldContext_Mutation_respondToEntry(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_respondToEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setMyReminders(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setMyReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetMyReminders(ctx, fc.Args["input"].(model.SetMyRemindersInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetMyRemindersPayload) graphql.Marshaler {
+			return ec.marshalNSetMyRemindersPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetMyRemindersPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setMyReminders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetMyRemindersPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setMyReminders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18527,6 +19042,84 @@ func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ contex
 	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SetMyRemindersPayload_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetMyRemindersPayload_myReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MyReminders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetMyRemindersPayload_myReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetMyRemindersPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetMyRemindersPayload_myRemindersSet(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetMyRemindersPayload_myRemindersSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MyRemindersSet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetMyRemindersPayload_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SetMyRemindersPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SetMyRemindersPayload_version(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetMyRemindersPayload_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetMyRemindersPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SetMyRemindersPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _SetOpeningHoursPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19474,6 +20067,84 @@ func (ec *executionContext) fieldContext_Task_viewerAttendee(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Task_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_myReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().MyReminders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_myReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_myRemindersSet(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_myRemindersSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().MyRemindersSet(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Task_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_myRemindersVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().MyRemindersVersion(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -20597,6 +21268,84 @@ func (ec *executionContext) fieldContext_TimedEntry_viewerAttendee(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_myReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().MyReminders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*calendar.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_myReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_myRemindersSet(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_myRemindersSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().MyRemindersSet(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_myRemindersVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().MyRemindersVersion(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _TimedEntry_start(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24668,6 +25417,71 @@ func (ec *executionContext) unmarshalInputRotateCalendarFeedInput(ctx context.Co
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSetMyRemindersInput(ctx context.Context, obj any) (model.SetMyRemindersInput, error) {
+	var it model.SetMyRemindersInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "entryId", "occurrenceStart", "scope", "reminders", "expectedVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "entryId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entryId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntryID = data
+		case "occurrenceStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurrenceStart"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurrenceStart = graphql.OmittableOf(data)
+		case "scope":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scope"))
+			data, err := ec.unmarshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scope = graphql.OmittableOf(data)
+		case "reminders":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reminders"))
+			data, err := ec.unmarshalOReminderInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reminders = graphql.OmittableOf(data)
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSetOpeningHoursInput(ctx context.Context, obj any) (model.SetOpeningHoursInput, error) {
 	var it model.SetOpeningHoursInput
 	if obj == nil {
@@ -25984,6 +26798,120 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 				}()
 				res = ec._AllDayEntry_viewerAttendee(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myReminders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_myReminders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersSet":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_myRemindersSet(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersVersion":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_myRemindersVersion(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -29497,6 +30425,120 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myReminders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_myReminders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersSet":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_myRemindersSet(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersVersion":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_myRemindersVersion(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "startDate":
 			out.Values[i] = ec._MultiDayEntry_startDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29649,6 +30691,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "respondToEntry":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_respondToEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setMyReminders":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setMyReminders(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -30997,6 +32046,54 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 	return out
 }
 
+var setMyRemindersPayloadImplementors = []string{"SetMyRemindersPayload"}
+
+func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetMyRemindersPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setMyRemindersPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetMyRemindersPayload")
+		case "myReminders":
+			out.Values[i] = ec._SetMyRemindersPayload_myReminders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "myRemindersSet":
+			out.Values[i] = ec._SetMyRemindersPayload_myRemindersSet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._SetMyRemindersPayload_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var setOpeningHoursPayloadImplementors = []string{"SetOpeningHoursPayload"}
 
 func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetOpeningHoursPayload) graphql.Marshaler {
@@ -31367,6 +32464,120 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 				}()
 				res = ec._Task_viewerAttendee(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myReminders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_myReminders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersSet":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_myRemindersSet(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersVersion":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_myRemindersVersion(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -31917,6 +33128,120 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 				}()
 				res = ec._TimedEntry_viewerAttendee(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myReminders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_myReminders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersSet":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_myRemindersSet(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "myRemindersVersion":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_myRemindersVersion(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -34832,6 +36157,21 @@ func (ec *executionContext) marshalNRotateCalendarFeedPayload2ᚖgithubᚗcomᚋ
 		return graphql.Null
 	}
 	return ec._RotateCalendarFeedPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetMyRemindersInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetMyRemindersInput(ctx context.Context, v any) (model.SetMyRemindersInput, error) {
+	res, err := ec.unmarshalInputSetMyRemindersInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetMyRemindersPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetMyRemindersPayload(ctx context.Context, sel ast.SelectionSet, v *model.SetMyRemindersPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetMyRemindersPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSetOpeningHoursInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetOpeningHoursInput(ctx context.Context, v any) (model.SetOpeningHoursInput, error) {

@@ -34,6 +34,18 @@ func (r *allDayEntryResolver) ViewerAttendee(ctx context.Context, obj *model.All
 	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
 }
 
+func (r *allDayEntryResolver) MyReminders(ctx context.Context, obj *model.AllDayEntry) ([]*calendar.Reminder, error) {
+	return myReminders(ctx, obj.Domain())
+}
+
+func (r *allDayEntryResolver) MyRemindersSet(ctx context.Context, obj *model.AllDayEntry) (bool, error) {
+	return myRemindersSet(ctx, obj.Domain())
+}
+
+func (r *allDayEntryResolver) MyRemindersVersion(ctx context.Context, obj *model.AllDayEntry) (int, error) {
+	return myRemindersVersion(ctx, obj.Domain())
+}
+
 func (r *attendeeResolver) User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error) {
 	return userOrNil(ctx, obj.UserID)
 }
@@ -188,6 +200,18 @@ func (r *multiDayEntryResolver) Attendees(ctx context.Context, obj *model.MultiD
 
 func (r *multiDayEntryResolver) ViewerAttendee(ctx context.Context, obj *model.MultiDayEntry) (*calendar.Attendee, error) {
 	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
+}
+
+func (r *multiDayEntryResolver) MyReminders(ctx context.Context, obj *model.MultiDayEntry) ([]*calendar.Reminder, error) {
+	return myReminders(ctx, obj.Domain())
+}
+
+func (r *multiDayEntryResolver) MyRemindersSet(ctx context.Context, obj *model.MultiDayEntry) (bool, error) {
+	return myRemindersSet(ctx, obj.Domain())
+}
+
+func (r *multiDayEntryResolver) MyRemindersVersion(ctx context.Context, obj *model.MultiDayEntry) (int, error) {
+	return myRemindersVersion(ctx, obj.Domain())
 }
 
 func (r *mutationResolver) SnoozeReminder(ctx context.Context, input model.SnoozeReminderInput) (*model.ReminderAlertPayload, error) {
@@ -399,6 +423,18 @@ func (r *mutationResolver) RespondToEntry(ctx context.Context, input model.Respo
 	}
 	loader.For(ctx).ForgetEntry(ctx, in.Key)
 	return &model.RespondToEntryPayload{Attendee: a}, nil
+}
+
+func (r *mutationResolver) SetMyReminders(ctx context.Context, input model.SetMyRemindersInput) (*model.SetMyRemindersPayload, error) {
+	c, err := myRemindersChange(input)
+	if err != nil {
+		return nil, err
+	}
+	set, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.ReminderSetting, error) { return r.Service.SetMyReminders(ctx, c) })
+	if err != nil {
+		return nil, err
+	}
+	return myRemindersPayload(ctx, set, c.Occurrence)
 }
 
 func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.DeleteEntryInput) (*model.DeleteEntryPayload, error) {
@@ -667,6 +703,18 @@ func (r *taskResolver) ViewerAttendee(ctx context.Context, obj *model.Task) (*ca
 	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
 }
 
+func (r *taskResolver) MyReminders(ctx context.Context, obj *model.Task) ([]*calendar.Reminder, error) {
+	return myReminders(ctx, obj.Domain())
+}
+
+func (r *taskResolver) MyRemindersSet(ctx context.Context, obj *model.Task) (bool, error) {
+	return myRemindersSet(ctx, obj.Domain())
+}
+
+func (r *taskResolver) MyRemindersVersion(ctx context.Context, obj *model.Task) (int, error) {
+	return myRemindersVersion(ctx, obj.Domain())
+}
+
 func (r *timedEntryResolver) Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
 }
@@ -685,6 +733,18 @@ func (r *timedEntryResolver) Attendees(ctx context.Context, obj *model.TimedEntr
 
 func (r *timedEntryResolver) ViewerAttendee(ctx context.Context, obj *model.TimedEntry) (*calendar.Attendee, error) {
 	return loader.For(ctx).ViewerAttendee(ctx, obj.Domain())
+}
+
+func (r *timedEntryResolver) MyReminders(ctx context.Context, obj *model.TimedEntry) ([]*calendar.Reminder, error) {
+	return myReminders(ctx, obj.Domain())
+}
+
+func (r *timedEntryResolver) MyRemindersSet(ctx context.Context, obj *model.TimedEntry) (bool, error) {
+	return myRemindersSet(ctx, obj.Domain())
+}
+
+func (r *timedEntryResolver) MyRemindersVersion(ctx context.Context, obj *model.TimedEntry) (int, error) {
+	return myRemindersVersion(ctx, obj.Domain())
 }
 
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {

@@ -253,7 +253,9 @@ type CreateEntryInput struct {
 	Color graphql.Omittable[*string] `json:"color,omitempty"`
 	// Up to 20 tags of up to 50 characters.
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
-	// Reminders in minutes before the start (0 to 40320, up to 5); the viewer's default reminders when omitted.
+	// The entry's shared reminders in minutes before the start (0 to 40320, up
+	// to 5); the viewer's default reminders when omitted. They are the creator's
+	// own reminders (IN_APP) until the creator sets theirs.
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
 	// How the entry counts in free/busy time; BUSY for a timed entry and FREE otherwise when omitted.
 	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`
@@ -1023,6 +1025,43 @@ type RotateCalendarFeedPayload struct {
 	Path string `json:"path"`
 }
 
+// Input of setMyReminders.
+type SetMyRemindersInput struct {
+	// Makes the mutation safe to retry, as on updateEntry.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The global ID of the entry, series or occurrence.
+	EntryID string `json:"entryId"`
+	// The original start of an occurrence of the series `entryId` names (or name
+	// the occurrence by its ID instead). One the series does not have, or a
+	// cancelled one, is NOT_FOUND; on an entry that does not repeat it is
+	// BAD_USER_INPUT.
+	OccurrenceStart graphql.Omittable[*time.Time] `json:"occurrenceStart,omitempty"`
+	// As edits: THIS (the default for an occurrence) sets that occurrence's
+	// own, THIS_AND_FOLLOWING those from it on (replacing any set there before),
+	// ALL (the default otherwise) the whole series, replacing every choice made
+	// for single occurrences or from one on. An entry that does not repeat takes
+	// only ALL. At most 100 occurrences with their own and 20 THIS_AND_FOLLOWING
+	// changes per series (BAD_USER_INPUT: set the whole series to start over).
+	Scope graphql.Omittable[*calendar.Scope] `json:"scope,omitempty"`
+	// Up to 5 reminders, 0 to 40320 minutes before the start; [] for none; null
+	// for your default for the calendar again.
+	Reminders graphql.Omittable[[]*ReminderInput] `json:"reminders,omitempty"`
+	// Your setting's version as you last read it (`myRemindersVersion`, 0 before
+	// any): a stale one is VERSION_CONFLICT. Omitted, the change applies on top
+	// of whatever you set last.
+	ExpectedVersion graphql.Omittable[*int] `json:"expectedVersion,omitempty"`
+}
+
+// Result of setMyReminders.
+type SetMyRemindersPayload struct {
+	// Your reminders where you set them (at the occurrence, for one), as they now resolve.
+	MyReminders []*calendar.Reminder `json:"myReminders"`
+	// Whether they are your own rather than your calendar default.
+	MyRemindersSet bool `json:"myRemindersSet"`
+	// Your setting's new version on this entry or series.
+	Version int `json:"version"`
+}
+
 // Input of setOpeningHours.
 type SetOpeningHoursInput struct {
 	// Makes the mutation safe to retry, as on updateEntry.
@@ -1217,7 +1256,7 @@ type UpdateEntryInput struct {
 	Color graphql.Omittable[*string] `json:"color,omitempty"`
 	// New tags, or null for none.
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
-	// New reminders, or null for none.
+	// New shared reminders, or null for none: the creator's own until they set theirs (see createEntry).
 	Reminders graphql.Omittable[[]int] `json:"reminders,omitempty"`
 	// How the entry counts in free/busy time, or null for its kind's default (BUSY when timed, else FREE).
 	Transparency graphql.Omittable[*calendar.Transparency] `json:"transparency,omitempty"`

@@ -10,6 +10,7 @@ type Keys struct {
 	Memberships []MembershipKey
 	Entries     []EntryKey
 	Attendees   []AttendeeKey
+	MyReminders []MyRemindersKey
 }
 
 // AttendeeKey names a calgraph user's invitation to an entry.
@@ -20,7 +21,7 @@ type AttendeeKey struct {
 
 // Empty reports whether k names nothing.
 func (k Keys) Empty() bool {
-	return len(k.Users)+len(k.Calendars)+len(k.Memberships)+len(k.Entries)+len(k.Attendees) == 0
+	return len(k.Users)+len(k.Calendars)+len(k.Memberships)+len(k.Entries)+len(k.Attendees)+len(k.MyReminders) == 0
 }
 
 // Items is what a batch read found. Missing items are absent from the maps.
@@ -30,6 +31,7 @@ type Items struct {
 	Memberships map[MembershipKey]*Membership
 	Entries     map[EntryKey]*Entry
 	Attendees   map[AttendeeKey]*Attendee
+	MyReminders map[MyRemindersKey]*ReminderSetting
 }
 
 // Reader is the read side of the store that the per-request loaders are built
@@ -84,4 +86,5 @@ type Service interface {
 	InvitationSyncService
 	AlertService
 	ReminderWebhookService
+	MyRemindersService
 }

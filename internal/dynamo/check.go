@@ -35,6 +35,8 @@ import (
 //   - every calendar, membership, entry and series changed within the change
 //     log's retention has a change record in its calendar's log, and every
 //     such membership one in its user's log too;
+//   - every user's own reminders decode whole and within their bounds, in
+//     their entry's calendar, and their entry or series exists;
 //   - every user's stats items count exactly the entries and series they
 //     created that exist (totals, due times, and starts wherever a read can
 //     still reach them), and their latest creation is no earlier than any
@@ -259,6 +261,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	var pieceRecords []entryRecord
 	members, raw := map[string][]calendar.Reminder{}, map[string]item{}
 	var defaults []item
+	var reminders []item
 	for _, it := range items {
 		raw[stringAttr(it, attrSK)] = it
 		switch stringAttr(it, "entityType") {
@@ -316,6 +319,8 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			attendees = append(attendees, r)
 		case entityReminderDefs:
 			defaults = append(defaults, it)
+		case entityMyReminder:
+			reminders = append(reminders, it)
 		case entityInvitation:
 			r, _ := unmarshal[invitationRecord](it)
 			if r.GSI2PK == "" || r.GSI2SK == "" {
@@ -333,6 +338,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	c.checkAttendees(cal.ID, entries, pieceRecords, attendees)
 	c.checkReminderDefaults(cal, defaults, members)
 	c.checkWakes(cal, append(slices.Collect(maps.Values(entries)), exceptions...), raw)
+	c.checkMyReminders(cal.ID, entries, reminders)
 	return out
 }
 

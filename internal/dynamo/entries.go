@@ -277,7 +277,10 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 		return err
 	}
 	_, err := retryAttendance(ctx, func() (struct{}, error) { return struct{}{}, s.deleteEntry(ctx, key, expectedVersion) })
-	return err
+	if err != nil {
+		return err
+	}
+	return s.dropMyReminders(ctx, key) // users' own reminders go with it
 }
 
 // deleteEntry is one attempt of DeleteEntry, from its reads. An entry's

@@ -92,6 +92,7 @@ const (
 	entityStatsNode  = "STATS_NODE"
 	entityAttendee   = "ATTENDEE"
 	entityHold       = "HOLD"
+	entityMyReminder = "MY_REMINDERS"
 
 	entityDue          = "DUE"               // a scheduled reminder task (remind_due.go)
 	entityAlert        = "ALERT"             // a user's reminder that fell due
@@ -122,6 +123,7 @@ const (
 
 	prefixAlert            = "ALERT#"
 	prefixReminderDefaults = "REMDEF#"
+	prefixMyRem            = "MYREM#"
 )
 
 // itemKey is an item's primary key.
@@ -403,6 +405,20 @@ func waitlistSortKey(entryID string, ticket int) string {
 
 // waitlistPrefix starts the LSI2 sort keys of an entry's waitlist.
 func waitlistPrefix(entryID string) string { return prefixWaitlist + entryID + "#" }
+
+// myRemindersKey: userID's own reminders on an entry or series (root: the
+// series' ID for the series, its occurrences and exceptions; the entry's
+// otherwise), SK = MYREM#<rootId>#<userId>. They live in the calendar's
+// partition, so one Query of myRemindersPrefix reads every user's setting
+// on one entry (the scheduler), a BatchGetItem the viewer's on many (a
+// view), and the calendar's deletion sweeps them with the rest.
+func myRemindersKey(calendarID, rootID, userID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: myRemindersPrefix(rootID) + userID}
+}
+
+// myRemindersPrefix starts the sort keys of every user's reminders on one
+// entry or series.
+func myRemindersPrefix(rootID string) string { return prefixMyRem + rootID + "#" }
 
 // invitationKey: an invitation, in its calendar's partition, so that one
 // Query lists a calendar's invitations.

@@ -67,6 +67,9 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 	if err := s.commitBooking(ctx, w); err != nil {
 		return nil, to, fmt.Errorf("move entry %s: %w", key.EntryID, err)
 	}
+	if err := s.moveMyReminders(ctx, key, moved.Key()); err != nil { // users' own reminders go with it
+		return nil, to, err
+	}
 	return &moved, to, nil
 }
 

@@ -28,7 +28,7 @@ func (s *Store) Read(ctx context.Context, k calendar.Keys) (*calendar.Items, err
 	out := &calendar.Items{
 		Users: map[string]*calendar.User{}, Calendars: map[string]*calendar.Calendar{},
 		Memberships: map[calendar.MembershipKey]*calendar.Membership{}, Entries: map[calendar.EntryKey]*calendar.Entry{},
-		Attendees: map[calendar.AttendeeKey]*calendar.Attendee{},
+		Attendees: map[calendar.AttendeeKey]*calendar.Attendee{}, MyReminders: map[calendar.MyRemindersKey]*calendar.ReminderSetting{},
 	}
 	var keys []itemKey
 	for _, id := range k.Users {
@@ -45,6 +45,9 @@ func (s *Store) Read(ctx context.Context, k calendar.Keys) (*calendar.Items, err
 	}
 	for _, a := range k.Attendees {
 		keys = append(keys, attendeeKey(a.Entry.CalendarID, a.Entry.EntryID, attendeeWho(a.UserID, "")))
+	}
+	for _, r := range k.MyReminders {
+		keys = append(keys, myRemindersKey(r.Root.CalendarID, r.Root.EntryID, r.UserID))
 	}
 	if len(keys) == 0 {
 		return out, nil
@@ -91,6 +94,12 @@ func addItem(out *calendar.Items, it item) error {
 		a, err := decodeAttendee(it)
 		if err == nil {
 			out.Attendees[calendar.AttendeeKey{Entry: a.Key(), UserID: a.UserID}] = a
+		}
+		return err
+	case entityMyReminder:
+		r, err := decodeMyReminders(it)
+		if err == nil {
+			out.MyReminders[calendar.MyRemindersKey{Root: r.Root, UserID: r.UserID}] = r
 		}
 		return err
 	}

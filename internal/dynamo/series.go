@@ -98,7 +98,10 @@ func (s *Store) DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey
 			Scope: scope, Delete: true, Update: calendar.EntryUpdate{ExpectedVersion: expectedVersion},
 		})
 	})
-	return err
+	if err != nil || scope != calendar.ScopeAll {
+		return err
+	}
+	return s.dropMyReminders(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
 }
 
 // editSeries reads the viewer's access and the series, plans the change

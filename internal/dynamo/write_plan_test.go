@@ -80,6 +80,14 @@ func TestWritePlans(t *testing.T) {
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\", lastCreated = 1795253400000 ADD events 1 if (attribute_not_exists(lastCreated) OR lastCreated <= 1795253400000)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
+		{"SetMyReminders", func() error { // the user's own item, checked against the entry and their role; no log, no revision
+			_, err := s.SetMyReminders(ann, calendar.MyRemindersChange{Key: e1.Key(), Reminders: []calendar.Reminder{{Minutes: 10}}})
+			return err
+		}, []string{
+			"Check CAL#cal/ENTRY#e1 if attribute_exists (PK)",
+			`Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN ("OWNER", "WRITER", "READER"))`,
+			"Put CAL#cal/MYREM#e1#ann if attribute_not_exists (PK)",
+		}},
 		{"CreateEntry under an idempotency key", func() (err error) {
 			e2, err = calendar.Once(ann, s, "key-1", "fingerprint", func(ctx context.Context) (*calendar.Entry, error) {
 				e, _, err := s.CreateEntry(ctx, calendar.NewEntry{CalendarID: cal.ID, Title: "Review", Timing: dueOn("2026-11-24")})

@@ -27,6 +27,7 @@ const (
 	kindMembership
 	kindEntry
 	kindAttendee
+	kindMyReminders
 )
 
 func userRef(id string) ref     { return ref{kind: kindUser, a: id} }
@@ -48,6 +49,18 @@ func (r ref) attendeeKey() calendar.AttendeeKey {
 	return calendar.AttendeeKey{Entry: calendar.EntryKey{CalendarID: r.a, EntryID: entry}, UserID: user}
 }
 
+// myRemindersRef names a user's reminder setting on an entry or series, as
+// attendeeRef names an invitation.
+func myRemindersRef(k calendar.MyRemindersKey) ref {
+	return ref{kind: kindMyReminders, a: k.Root.CalendarID, b: k.Root.EntryID + "/" + k.UserID}
+}
+
+// myRemindersKey is the key myRemindersRef names.
+func (r ref) myRemindersKey() calendar.MyRemindersKey {
+	entry, user, _ := strings.Cut(r.b, "/")
+	return calendar.MyRemindersKey{Root: calendar.EntryKey{CalendarID: r.a, EntryID: entry}, UserID: user}
+}
+
 // item is one object read or primed by key: at most the field of its ref's
 // kind is set, and none when the object does not exist (callers decide what
 // absence means).
@@ -57,6 +70,7 @@ type item struct {
 	membership *calendar.Membership
 	entry      *calendar.Entry
 	attendee   *calendar.Attendee
+	reminders  *calendar.ReminderSetting
 }
 
 // keysOf names the items of refs, for one Reader.Read.
@@ -74,6 +88,8 @@ func keysOf(refs []ref) calendar.Keys {
 			k.Entries = append(k.Entries, calendar.EntryKey{CalendarID: r.a, EntryID: r.b})
 		case kindAttendee:
 			k.Attendees = append(k.Attendees, r.attendeeKey())
+		case kindMyReminders:
+			k.MyReminders = append(k.MyReminders, r.myRemindersKey())
 		}
 	}
 	return k
@@ -93,6 +109,8 @@ func lookup(found *calendar.Items, r ref) item {
 		return item{entry: found.Entries[calendar.EntryKey{CalendarID: r.a, EntryID: r.b}]}
 	case kindAttendee:
 		return item{attendee: found.Attendees[r.attendeeKey()]}
+	case kindMyReminders:
+		return item{reminders: found.MyReminders[r.myRemindersKey()]}
 	}
 	return item{}
 }
@@ -112,6 +130,9 @@ func (it item) getCalendar() *calendar.Calendar     { return it.calendar }
 func (it item) getMembership() *calendar.Membership { return it.membership }
 func (it item) getEntry() *calendar.Entry           { return it.entry }
 func (it item) getAttendee() *calendar.Attendee     { return it.attendee }
+func (it item) getReminders() *calendar.ReminderSetting {
+	return it.reminders
+}
 
 // loadUser starts loading a user; the function returned waits for it (nil
 // when there is none). loadCalendar, loadMembership and loadEntry are the

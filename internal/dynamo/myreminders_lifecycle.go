@@ -1,0 +1,60 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+)
+
+// What becomes of users' reminders when their entry goes:
+//
+//   - Deleting an entry or a whole series deletes every user's setting on it
+//     (dropMyReminders), right after the deletion commits. SetMyReminders
+//     checks in its transaction that the entry exists, so once the deletion
+//     has committed no new setting can appear, and the one Query after it
+//     finds them all. (A crash between the two leaves settings on a gone
+//     entry, which nothing reads and Store.Check reports.)
+//   - Moving an entry to another calendar moves the settings with it
+//     (moveMyReminders): each is put under the new calendar, then the old
+//     one deleted.
+//   - Deleting a calendar sweeps them with the rest of its partition.
+//   - A member who leaves, or is removed, keeps their settings, unread:
+//     SetMyReminders and Entry.myReminders need the entry readable, and the
+//     scheduler must not fire for a user who cannot read the entry. They go
+//     with the entry or the calendar, and count again if the user rejoins.
+
+// dropMyReminders deletes every user's setting on the entry or series root.
+func (s *Store) dropMyReminders(ctx context.Context, root calendar.EntryKey) error {
+	sets, err := s.RemindersOfEntry(ctx, root)
+	if err != nil || len(sets) == 0 {
+		return err
+	}
+	ops := make([]txOp, 0, len(sets))
+	for _, set := range sets {
+		ops = append(ops, opDelete(myRemindersKey(root.CalendarID, root.EntryID, set.UserID), noCondition(), nil))
+	}
+	if err := s.writeUnconditionally(ctx, ops); err != nil {
+		return fmt.Errorf("delete reminders of %s: %w", root.EntryID, err)
+	}
+	return nil
+}
+
+// moveMyReminders puts every user's setting on entry from under the entry's
+// new key to, then deletes the old ones.
+func (s *Store) moveMyReminders(ctx context.Context, from, to calendar.EntryKey) error {
+	sets, err := s.RemindersOfEntry(ctx, from)
+	if err != nil || len(sets) == 0 {
+		return err
+	}
+	ops := make([]txOp, 0, len(sets))
+	for _, set := range sets {
+		moved := *set
+		moved.Root = to
+		ops = append(ops, opPut(myRemindersKey(to.CalendarID, to.EntryID, set.UserID), newMyRemindersRecord(&moved), noCondition(), nil))
+	}
+	if err := s.writeUnconditionally(ctx, ops); err != nil {
+		return fmt.Errorf("move reminders of %s: %w", from.EntryID, err)
+	}
+	return s.dropMyReminders(ctx, from)
+}
