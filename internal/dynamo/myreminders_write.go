@@ -91,6 +91,7 @@ func (s *Store) setMyReminders(ctx context.Context, viewer string, c calendar.My
 	}
 	set.Version, set.UpdatedAt = asRead+1, s.timestamp()
 	myRemindersWrite(w, viewer, k, byMember, set, asRead, c.ExpectedVersion != nil)
+	w.Add(rearmOp(k.CalendarID, k.EntryID, viewer, set.UpdatedAt)) // arm them from now on (remind_people.go)
 	if err := s.commit(ctx, w); err != nil {
 		return nil, fmt.Errorf("set reminders on %s: %w", k.EntryID, err)
 	}

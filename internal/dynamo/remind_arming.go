@@ -130,7 +130,7 @@ func (s *Store) arm(ctx context.Context, calendarID, rootID, only string, win ar
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	people, err := s.reminderPeople(ctx, cal.ID, []string{rootID}, only)
+	people, err := s.reminderPeople(ctx, cal.ID, map[string]*calendar.Entry{rootID: candidates[0]}, only)
 	if err != nil {
 		return time.Time{}, false, err
 	}

@@ -137,7 +137,7 @@ func (s *Store) stillDue(ctx context.Context, d dueRecord, id calendar.AlertID) 
 	if reads, err := s.readsInFull(ctx, d.UserID, occ); err != nil || !reads {
 		return nil, err
 	}
-	people, err := s.reminderPeople(ctx, d.CalendarID, []string{d.EntryID}, d.UserID)
+	people, err := s.reminderPeople(ctx, d.CalendarID, map[string]*calendar.Entry{d.EntryID: candidates[0]}, d.UserID)
 	if err != nil {
 		return nil, err
 	}

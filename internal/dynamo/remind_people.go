@@ -28,8 +28,50 @@ type reminderDefaultsRecord struct {
 }
 
 // reminderPeople reads whose reminders count on the entries roots of a
-// calendar, or only's when set.
-func (s *Store) reminderPeople(ctx context.Context, calendarID string, roots []string, only string) (reminderPeople, error) {
+// calendar (each as read: an entry, or a series' master), or only's when
+// set: the members' default reminders on the calendar, every user's own
+// setting on each root (one Query per root; only's, one BatchGetItem), and
+// an entry's shared reminders of before, which stay its creator's own until
+// they set theirs (calendar.LegacyReminders).
+func (s *Store) reminderPeople(ctx context.Context, calendarID string, roots map[string]*calendar.Entry, only string) (reminderPeople, error) {
+	defaults, err := s.reminderDefaults(ctx, calendarID, only)
+	if err != nil {
+		return nil, err
+	}
+	own, err := s.ownReminders(ctx, calendarID, roots, only)
+	if err != nil {
+		return nil, err
+	}
+	users := map[string]bool{}
+	for u := range defaults {
+		users[u] = true
+	}
+	for _, byUser := range own {
+		for u := range byUser {
+			users[u] = true
+		}
+	}
+	for _, e := range roots {
+		if e.CreatedBy != "" && len(e.Reminders) > 0 && (only == "" || only == e.CreatedBy) {
+			users[e.CreatedBy] = true
+		}
+	}
+	people := reminderPeople{}
+	for u := range users {
+		people[u] = func(root string, originalStart time.Time) []calendar.Reminder {
+			set := own[root][u]
+			if set == nil {
+				set = calendar.LegacyReminders(roots[root], u)
+			}
+			return calendar.EffectiveReminders(set, originalStart, defaults[u])
+		}
+	}
+	return people, nil
+}
+
+// reminderDefaults reads the members' default reminders on a calendar, or
+// only's, by user.
+func (s *Store) reminderDefaults(ctx context.Context, calendarID, only string) (map[string][]calendar.Reminder, error) {
 	var items []item
 	if only == "" {
 		lo, hi := prefixRange(prefixReminderDefaults)
@@ -47,16 +89,53 @@ func (s *Store) reminderPeople(ctx context.Context, calendarID string, roots []s
 			items = append(items, it)
 		}
 	}
-	people := reminderPeople{}
+	out := map[string][]calendar.Reminder{}
 	for _, it := range items {
 		r, err := unmarshal[reminderDefaultsRecord](it)
 		if err != nil {
 			return nil, err
 		}
-		defaults := r.Reminders
-		people[r.UserID] = func(string, time.Time) []calendar.Reminder { return defaults }
+		out[r.UserID] = r.Reminders
 	}
-	return people, nil
+	return out, nil
+}
+
+// ownReminders reads the users' own settings on roots (every user's, or
+// only's), by root and user.
+func (s *Store) ownReminders(ctx context.Context, calendarID string, roots map[string]*calendar.Entry, only string) (map[string]map[string]*calendar.ReminderSetting, error) {
+	out := map[string]map[string]*calendar.ReminderSetting{}
+	if only == "" {
+		for root := range roots {
+			sets, err := s.RemindersOfEntry(ctx, calendar.EntryKey{CalendarID: calendarID, EntryID: root})
+			if err != nil {
+				return nil, err
+			}
+			out[root] = map[string]*calendar.ReminderSetting{}
+			for _, set := range sets {
+				out[root][set.UserID] = set
+			}
+		}
+		return out, nil
+	}
+	keys := make([]itemKey, 0, len(roots))
+	for root := range roots {
+		keys = append(keys, myRemindersKey(calendarID, root, only))
+	}
+	found, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for root := range roots {
+		out[root] = map[string]*calendar.ReminderSetting{}
+		if it := found[myRemindersKey(calendarID, root, only)]; it != nil {
+			set, err := decodeMyReminders(it)
+			if err != nil {
+				return nil, err
+			}
+			out[root][only] = set
+		}
+	}
+	return out, nil
 }
 
 // maxReminderPeople bounds the members with default reminders an arming
@@ -123,15 +202,8 @@ func (s *Store) armCalendarForUser(ctx context.Context, d dueRecord, now time.Ti
 		if err != nil {
 			return err
 		}
-		roots := map[string]bool{}
-		var ids []string
-		for _, o := range occs {
-			if !roots[o.root] {
-				roots[o.root] = true
-				ids = append(ids, o.root)
-			}
-		}
-		people, err := s.reminderPeople(ctx, d.CalendarID, ids, d.UserID)
+		roots := rootsOf(candidates, occs)
+		people, err := s.reminderPeople(ctx, d.CalendarID, roots, d.UserID)
 		if err != nil {
 			return err
 		}
@@ -148,4 +220,22 @@ func (s *Store) armCalendarForUser(ctx context.Context, d dueRecord, now time.Ti
 // too (one after finds no membership, and fails).
 func dropReminderDefaults(calendarID, userID string) txOp {
 	return opDelete(reminderDefaultsKey(calendarID, userID), noCondition(), nil)
+}
+
+// rootsOf maps the roots of occs (their entries, or their series) to their
+// entry or series master among candidates.
+func rootsOf(candidates []*calendar.Entry, occs []armedOccurrence) map[string]*calendar.Entry {
+	byID := map[string]*calendar.Entry{}
+	for _, e := range candidates {
+		if !e.IsException {
+			byID[e.ID] = e
+		}
+	}
+	roots := map[string]*calendar.Entry{}
+	for _, o := range occs {
+		if e := byID[o.root]; e != nil {
+			roots[o.root] = e
+		}
+	}
+	return roots
 }

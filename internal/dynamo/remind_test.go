@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -341,4 +343,106 @@ func TestWebhookReminderPostedOnce(t *testing.T) {
 		t.Fatalf("the receiver got %v, want the WEBHOOK reminder %s once", got, want)
 	}
 	h.consistentAt(due)
+}
+
+// TestOwnRemindersFire: a member's own reminders on a series (ALL, and one
+// occurrence of it set apart with THIS) fire instead of their calendar
+// default, an invited user's own fire too, and an entry's shared reminders
+// of before fire for its creator alone; set after the fact, none fires
+// early or twice.
+func TestOwnRemindersFire(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+	cal := f.calendarOf(ada, "Team")
+	f.share(ada, cal, bob, "bob@example.com", calendar.RoleReader)
+	f.mustDo(dynamo.SetReminderDefaults(bob, f.store, cal.ID, []calendar.Reminder{{Minutes: 60}}))
+	series := f.series(ada, cal.ID, "Weekly", timed("2027-04-05T09:00:00Z", "2027-04-05T10:00:00Z", "UTC"), "FREQ=WEEKLY;COUNT=3")
+	k := calendar.EntryKey{CalendarID: cal.ID, EntryID: series.ID}
+	_, err := f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: k, Scope: calendar.ScopeAll, Reminders: []calendar.Reminder{{Minutes: 5}}})
+	f.mustDo(err)
+	_, err = f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: k, Occurrence: at("2027-04-12T09:00:00Z"), Scope: calendar.ScopeThis,
+		Reminders: []calendar.Reminder{{Minutes: 30}, {Minutes: 1}}})
+	f.mustDo(err)
+	// An entry with shared reminders of before: its creator's own.
+	old, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Old", Timing: timed("2027-04-06T12:00:00Z", "2027-04-06T13:00:00Z", "UTC")})
+	f.mustDo(err)
+	f.putAttribute("CAL#"+cal.ID, "ENTRY#"+old.ID, "reminders", []int{20})
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: calendar.EntryKey{CalendarID: cal.ID, EntryID: old.ID}, ExpectedVersion: old.Version, Title: calendar.Set("Old one")})
+	f.mustDo(err)
+
+	runReminders(t, time.Now(), f.store)
+	runReminders(t, at("2027-04-20T12:00:00Z"), f.store)
+	var got []string
+	for _, a := range alertsOf(t, f.store, bob) {
+		got = append(got, a.DueAt.Format(time.RFC3339))
+	}
+	want := []string{"2027-04-05T08:55:00Z", "2027-04-06T11:00:00Z", "2027-04-12T08:30:00Z", "2027-04-12T08:59:00Z", "2027-04-19T08:55:00Z"}
+	if !slices.Equal(got, want) {
+		t.Errorf("bob's alerts fell due at %v, want %v (his own on the series, his default on the other entry)", got, want)
+	}
+	got = nil
+	for _, a := range alertsOf(t, f.store, ada) {
+		got = append(got, a.DueAt.Format(time.RFC3339))
+	}
+	if want := []string{"2027-04-06T11:40:00Z"}; !slices.Equal(got, want) {
+		t.Errorf("ada's alerts fell due at %v, want %v (her shared reminders of before)", got, want)
+	}
+	f.consistentAt(at("2027-04-20T12:00:00Z"))
+}
+
+// putAttribute sets one attribute of an item, as a write of an earlier
+// version would have left it.
+func (f *fixture) putAttribute(pk, sk, name string, v any) {
+	f.t.Helper()
+	av, err := attributevalue.Marshal(v)
+	f.mustDo(err)
+	if ns, ok := v.([]int); ok {
+		var nums []string
+		for _, n := range ns {
+			nums = append(nums, fmt.Sprint(n))
+		}
+		av = &types.AttributeValueMemberNS{Value: nums}
+	}
+	_, err = f.db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(f.store.Table()),
+		Key:                      map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
+		UpdateExpression:         aws.String("SET #n = :v"),
+		ExpressionAttributeNames: map[string]string{"#n": name}, ExpressionAttributeValues: map[string]types.AttributeValue{":v": av}})
+	f.mustDo(err)
+}
+
+// TestRemindersSetAfterArming: reminders set on an entry already armed
+// (within the horizon), and default reminders set on its calendar then,
+// are armed by their own writes' arm items; a reminder whose time passed
+// before it was set does not fire.
+func TestRemindersSetAfterArming(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+	cal := f.calendarOf(ada, "Team")
+	f.share(ada, cal, bob, "bob@example.com", calendar.RoleReader)
+	start := time.Now().UTC().Add(3 * time.Hour).Truncate(time.Minute)
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Soon",
+		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: start, End: start.Add(time.Hour), TimeZone: "UTC"}}})
+	f.mustDo(err)
+	runReminders(t, time.Now(), f.store) // armed: nobody has reminders yet
+	_, err = f.store.SetMyReminders(ada, calendar.MyRemindersChange{Key: calendar.EntryKey{CalendarID: cal.ID, EntryID: e.ID},
+		Scope: calendar.ScopeAll, Reminders: []calendar.Reminder{{Minutes: 10}, {Minutes: 600}}})
+	f.mustDo(err)
+	f.mustDo(dynamo.SetReminderDefaults(bob, f.store, cal.ID, []calendar.Reminder{{Minutes: 20}}))
+	runReminders(t, time.Now(), f.store)
+	runReminders(t, start, f.store)
+	for _, c := range []struct {
+		who  context.Context
+		want []string
+	}{{ada, []string{start.Add(-10 * time.Minute).Format(time.RFC3339)}}, {bob, []string{start.Add(-20 * time.Minute).Format(time.RFC3339)}}} {
+		var got []string
+		for _, a := range alertsOf(t, f.store, c.who) {
+			got = append(got, a.DueAt.Format(time.RFC3339))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s's alerts fell due at %v, want %v (the 600-minute one had passed when set)", viewer(t, c.who), got, c.want)
+		}
+	}
+	f.consistentAt(start)
 }

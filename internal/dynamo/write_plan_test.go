@@ -87,6 +87,7 @@ func TestWritePlans(t *testing.T) {
 			"Check CAL#cal/ENTRY#e1 if attribute_exists (PK)",
 			`Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN ("OWNER", "WRITER", "READER"))`,
 			"Put CAL#cal/MYREM#e1#ann if attribute_not_exists (PK)",
+			"Put DUE#0/2026-11-21T09:30:00.000Z#A#cal#e1#ann",
 		}},
 		{"CreateEntry under an idempotency key", func() (err error) {
 			e2, err = calendar.Once(ann, s, "key-1", "fingerprint", func(ctx context.Context) (*calendar.Entry, error) {
@@ -293,6 +294,18 @@ func TestWritePlans(t *testing.T) {
 			// The member's settings attributes alone, and their own log: no revision, nothing in the calendar's log.
 			"Update CAL#cal/MEMBER#bob REMOVE setName, setHidden, setUnselected, setReminders SET setColor = \"#112233\", setSortKey = \"a0\", setVersion = 1, setUpdatedAt = \"2026-11-21T09:30:00Z\" if (attribute_exists (PK)) AND (attribute_not_exists (setVersion))",
 			"Check CAL#cal/CAL#cal if attribute_exists (PK)",
+			"Put USER#bob/CHG#… change record of MEMBER#cal",
+		}},
+		{"UpdateCalendarSettings of default reminders", func() error {
+			_, _, err := s.UpdateCalendarSettings(bob, calendar.SettingsUpdate{CalendarID: cal.ID, ExpectedVersion: 1,
+				DefaultReminders: calendar.Set([]calendar.Reminder{{Minutes: 10}})})
+			return err
+		}, []string{
+			// And the schedule's copy of the defaults, and an arm item of them.
+			"Update CAL#cal/MEMBER#bob REMOVE setName, setHidden, setUnselected SET setColor = \"#112233\", setSortKey = \"a0\", setReminders = [1 values], setVersion = 2, setUpdatedAt = \"2026-11-21T09:30:00Z\" if (attribute_exists (PK)) AND (setVersion = 1)",
+			"Check CAL#cal/CAL#cal if attribute_exists (PK)",
+			"Put CAL#cal/REMDEF#bob",
+			"Put DUE#3/2026-11-21T09:30:00.000Z#C#cal#bob",
 			"Put USER#bob/CHG#… change record of MEMBER#cal",
 		}},
 		{"RemoveMember", func() error {
