@@ -10,13 +10,11 @@ import (
 )
 
 // calendarDefaultReminders is the viewer's default reminders for entry e's
-// calendar, which their own reminders fall back to. Per-user calendar
-// settings (issue 27's first half) keep them on the viewer's membership;
-// until those land every calendar's default is none. It is the one place
-// the default is decided: wire the membership's default reminders here
-// (loader.For(ctx).ViewerMembership of e.CalendarID, one batch per view).
-func calendarDefaultReminders(_ context.Context, _ *calendar.Entry) ([]calendar.Reminder, error) {
-	return nil, nil
+// calendar (their calendar settings), which their own reminders fall back
+// to: the one place the default is decided, as the scheduler decides it
+// (remind_people.go). The viewer's membership is the one the view read.
+func calendarDefaultReminders(ctx context.Context, e *calendar.Entry) ([]calendar.Reminder, error) {
+	return loader.For(ctx).ViewerDefaultReminders(ctx, e.CalendarID)
 }
 
 // myRemindersOf resolves the viewer's reminders at entry e: their own, or

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -139,4 +140,44 @@ func TestRemindersOverTheSubscription(t *testing.T) {
 		t.Fatalf("resumed: %v, want the one reminder, dismissed", d)
 	}
 	resumed.quiet(300 * time.Millisecond)
+}
+
+// TestMyRemindersFallBackToTheCalendarDefault: a member's own reminders on
+// an entry they set none on are their default reminders on its calendar,
+// nobody else's; setting their own replaces them for that entry alone.
+func TestMyRemindersFallBackToTheCalendarDefault(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ada, bob := e.token("ada@example.com"), e.token("bob@example.com")
+	e.must(bob, `{ viewer { user { id } } }`, nil)
+	cal := str(e.must(ada, `mutation { createCalendar(input: {name: "Team"}) { calendar { id } } }`, nil), "createCalendar.calendar.id")
+	e.must(ada, `mutation($c: ID!) { addMember(input: {calendarId: $c, email: "bob@example.com", role: READER}) { membership { id } } }`, map[string]any{"c": cal})
+	e.must(bob, `mutation($c: ID!) { updateCalendarSettings(input: {calendarId: $c, expectedVersion: 0, defaultReminders: [{minutes: 15}, {minutes: 60, method: WEBHOOK}]}) { membership { id } } }`,
+		map[string]any{"c": cal})
+	var ids []string
+	for _, title := range []string{"one", "two"} {
+		ids = append(ids, str(e.must(ada, `mutation($c: ID!, $t: String!) { createEntry(input: {calendarId: $c, title: $t,
+			timing: {timed: {start: "2027-01-04T09:00:00Z", timeZone: "UTC"}}, reminders: []}) { entry { id } } }`,
+			map[string]any{"c": cal, "t": title}), "createEntry.entry.id"))
+	}
+	e.must(bob, `mutation($id: ID!) { setMyReminders(input: {entryId: $id, reminders: [{minutes: 5}]}) { version } }`, map[string]any{"id": ids[1]})
+	view := `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2027-01-04", end: "2027-01-05"}}) {
+		entries { title myRemindersSet myReminders { minutes method } } } } }`
+	got := map[string]string{}
+	for who, tok := range map[string]string{"ada": ada, "bob": bob} {
+		d := e.must(tok, view, map[string]any{"c": cal})
+		for _, en := range get(d, "calendar.entries.entries").([]any) {
+			got[who+" "+str(en, "title")] = fmt.Sprint(get(en, "myRemindersSet"), get(en, "myReminders"))
+		}
+	}
+	want := map[string]string{
+		"ada one": "false []", "ada two": "false []",
+		"bob one": "false [map[method:WEBHOOK minutes:60] map[method:IN_APP minutes:15]]",
+		"bob two": "true [map[method:IN_APP minutes:5]]",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: myRemindersSet, myReminders = %s, want %s", k, got[k], w)
+		}
+	}
 }

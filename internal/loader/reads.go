@@ -52,6 +52,21 @@ func (l *Loaders) ViewerRole(ctx context.Context, calendarID string) (calendar.R
 	return m.Role, nil
 }
 
+// ViewerDefaultReminders returns the viewer's default reminders on a
+// calendar (their calendar settings): none when they are no member (an
+// invited viewer has their own reminders only). The membership is the one
+// a view reads to authorize it: no read of its own.
+func (l *Loaders) ViewerDefaultReminders(ctx context.Context, calendarID string) ([]calendar.Reminder, error) {
+	m, err := l.viewerMembership(ctx, calendarID)
+	if calendar.ErrorCode(err) == calendar.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil || m.Settings == nil {
+		return nil, err
+	}
+	return m.Settings.DefaultReminders, nil
+}
+
 func (l *Loaders) viewerMembership(ctx context.Context, calendarID string) (*calendar.Membership, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
