@@ -237,3 +237,29 @@ func LegacyReminders(e *Entry, userID string) *ReminderSetting {
 	}
 	return &ReminderSetting{UserID: userID, All: ReminderChoice{Reminders: rs}}
 }
+
+// SplitAt returns the setting s gives the series split off its series at
+// the occurrence originally at from (a THIS_AND_FOLLOWING change), as the
+// new series root's: the choice in force there for the whole new series,
+// the segments after it, and the overrides from it on. An override follows
+// its occurrence's original start, so one of an occurrence whose time the
+// split moved is left behind. Nil when s sets nothing from there on.
+func (s *ReminderSetting) SplitAt(from time.Time, root EntryKey) *ReminderSetting {
+	out := &ReminderSetting{Root: root, UserID: s.UserID, All: s.All}
+	for _, seg := range s.Following {
+		if seg.From.After(from) {
+			out.Following = append(out.Following, seg)
+		} else {
+			out.All = seg.ReminderChoice
+		}
+	}
+	for _, o := range s.Overrides {
+		if !o.OriginalStart.Before(from) {
+			out.Overrides = append(out.Overrides, o)
+		}
+	}
+	if out.Unset() {
+		return nil
+	}
+	return out
+}

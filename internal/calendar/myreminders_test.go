@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -211,5 +212,29 @@ func TestLegacyReminders(t *testing.T) {
 	}
 	if got := LegacyReminders(&Entry{CreatedBy: "u1"}, "u1"); got != nil {
 		t.Errorf("no shared reminders: got %v, want nothing", got)
+	}
+}
+
+func TestReminderSettingSplitAt(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2027, 5, d, 9, 0, 0, 0, time.UTC) }
+	root := EntryKey{CalendarID: "c", EntryID: "new"}
+	s := &ReminderSetting{UserID: "u", All: ReminderChoice{Reminders: mins(5)},
+		Following: []ReminderSegment{{From: day(4), ReminderChoice: ReminderChoice{Reminders: mins(10)}}, {From: day(8), ReminderChoice: ReminderChoice{Default: true}}},
+		Overrides: []ReminderOverride{{OriginalStart: day(3), ReminderChoice: ReminderChoice{Reminders: mins(1)}}, {OriginalStart: day(6), ReminderChoice: ReminderChoice{Reminders: mins(45)}}}}
+	got := s.SplitAt(day(5), root)
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{{day(5), "[{10 IN_APP}] true"}, {day(6), "[{45 IN_APP}] true"}, {day(7), "[{10 IN_APP}] true"}, {day(9), "[] false"}} {
+		r, set := got.At(c.at)
+		if g := fmt.Sprint(r, " ", set); g != c.want && !(c.want == "[] false" && !set) {
+			t.Errorf("split at the 5th, at %s: %s, want %s", c.at.Format("01-02"), g, c.want)
+		}
+	}
+	if got.Root != root || len(got.Overrides) != 1 || len(got.Following) != 1 {
+		t.Errorf("split: %+v", got)
+	}
+	if unset := (&ReminderSetting{All: ReminderChoice{Default: true}, Overrides: []ReminderOverride{{OriginalStart: day(3), ReminderChoice: ReminderChoice{Reminders: mins(1)}}}}).SplitAt(day(5), root); unset != nil {
+		t.Errorf("a setting of nothing after the split carried over: %+v", unset)
 	}
 }

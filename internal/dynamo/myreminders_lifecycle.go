@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -18,6 +19,9 @@ import (
 //   - Moving an entry to another calendar moves the settings with it
 //     (moveMyReminders): each is put under the new calendar, then the old
 //     one deleted.
+//   - A THIS_AND_FOLLOWING change that splits a series gives the new series
+//     each user's setting as it stood from the split on (splitMyReminders),
+//     right after the split commits.
 //   - Deleting a calendar sweeps them with the rest of its partition.
 //   - A member who leaves, or is removed, keeps their settings, unread:
 //     SetMyReminders and Entry.myReminders need the entry readable, and the
@@ -57,4 +61,32 @@ func (s *Store) moveMyReminders(ctx context.Context, from, to calendar.EntryKey)
 		return fmt.Errorf("move reminders of %s: %w", from.EntryID, err)
 	}
 	return s.dropMyReminders(ctx, from)
+}
+
+// splitMyReminders gives the series split off series from at the
+// occurrence originally at at (THIS_AND_FOLLOWING) every user's setting as
+// it stood from there on (calendar.ReminderSetting.SplitAt), right after
+// the split commits, each with an arm item: so a user's reminders on the
+// following occurrences stay theirs. (A crash between the two leaves the
+// new series at its users' calendar defaults.)
+func (s *Store) splitMyReminders(ctx context.Context, from, to calendar.EntryKey, at time.Time) error {
+	sets, err := s.RemindersOfEntry(ctx, from)
+	if err != nil || len(sets) == 0 {
+		return err
+	}
+	now := s.timestamp()
+	var ops []txOp
+	for _, set := range sets {
+		split := set.SplitAt(at, to)
+		if split == nil {
+			continue
+		}
+		split.Version, split.UpdatedAt = 1, now
+		ops = append(ops, opPut(myRemindersKey(to.CalendarID, to.EntryID, set.UserID), newMyRemindersRecord(split), noCondition(), nil),
+			rearmOp(to.CalendarID, to.EntryID, set.UserID, now))
+	}
+	if err := s.writeUnconditionally(ctx, ops); err != nil {
+		return fmt.Errorf("carry reminders of %s to %s: %w", from.EntryID, to.EntryID, err)
+	}
+	return nil
 }

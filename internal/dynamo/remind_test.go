@@ -446,3 +446,36 @@ func TestRemindersSetAfterArming(t *testing.T) {
 	}
 	f.consistentAt(start)
 }
+
+// TestOwnRemindersFollowASplit: a member's own reminders on a series stay
+// theirs on the series a THIS_AND_FOLLOWING change splits off it, and fire
+// there; before the split, the segment and override they set count.
+func TestOwnRemindersFollowASplit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+	cal := f.calendarOf(ada, "Team")
+	f.share(ada, cal, bob, "bob@example.com", calendar.RoleReader)
+	series := f.series(ada, cal.ID, "Daily", timed("2027-05-03T09:00:00Z", "2027-05-03T09:30:00Z", "UTC"), "FREQ=DAILY;COUNT=5")
+	k := calendar.EntryKey{CalendarID: cal.ID, EntryID: series.ID}
+	_, err := f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: k, Scope: calendar.ScopeAll, Reminders: []calendar.Reminder{{Minutes: 5}}})
+	f.mustDo(err)
+	_, err = f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: k, Occurrence: at("2027-05-06T09:00:00Z"), Scope: calendar.ScopeThis,
+		Reminders: []calendar.Reminder{{Minutes: 45}}})
+	f.mustDo(err)
+	occs := f.occurrences(ada, cal.ID, calendar.RangeSpec{FromDate: day("2027-05-03"), ToDate: day("2027-05-08")}, "UTC", false)
+	split := f.edit(ada, find(t, occs, "UTC", "05-05 09:00"), calendar.ScopeThisAndFollowing, title("Daily, renamed"))
+	if split.SeriesID == series.ID {
+		t.Fatalf("the edit did not split the series: %+v", split)
+	}
+	runReminders(t, time.Now(), f.store)
+	runReminders(t, at("2027-05-08T00:00:00Z"), f.store)
+	var got []string
+	for _, a := range alertsOf(t, f.store, bob) {
+		got = append(got, a.DueAt.Format("01-02T15:04"))
+	}
+	if want := []string{"05-03T08:55", "05-04T08:55", "05-05T08:55", "05-06T08:15", "05-07T08:55"}; !slices.Equal(got, want) {
+		t.Errorf("bob's reminders fell due at %v, want %v (his own on both sides of the split)", got, want)
+	}
+	f.consistentAt(at("2027-05-08T00:00:00Z"))
+}

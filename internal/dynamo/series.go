@@ -88,6 +88,14 @@ func (s *Store) UpdateOccurrence(ctx context.Context, key calendar.OccurrenceKey
 	if err != nil {
 		return nil, nil, err
 	}
+	if edit.Split != nil { // users' own reminders on the following occurrences go with them
+		from := calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID}
+		if err := s.splitMyReminders(ctx, from, edit.Split.Key(), key.OriginalStart); err != nil {
+			// The split is done and answered as done; the settings stay
+			// on the old series alone (the new one's users get their defaults).
+			s.log.ErrorContext(ctx, "carrying users' own reminders to a split-off series", "series", key.SeriesID, "err", err)
+		}
+	}
 	return edit.Result, cal, nil
 }
 
