@@ -13,8 +13,8 @@ import (
 //     change log's retention has its record in the user's log; a snoozed
 //     one has the snooze item that fires it again, and every snooze item
 //     an alert snoozed to its instant;
-//   - every due item is well formed, keyed as its kind and reference say,
-//     and names a user that exists;
+//   - every due item is well formed and keyed as its kind and reference say
+//     (one of a user since deleted is dropped when it falls due);
 //   - every member's default reminders are valid and belong to a member;
 //   - every entry, exception and series that can still start is on the
 //     schedule: a wake in GSI5, keyed as wakeIndexKey says, no later than an
@@ -66,9 +66,6 @@ func (c *checker) addDue(it item) error {
 func (c *checker) checkReminders() {
 	snoozes := map[string]bool{}
 	for _, d := range c.dues {
-		if _, ok := c.users[d.UserID]; !ok && !c.pending[pendingUser+"#"+d.UserID] {
-			c.problem("due item %s/%s: user %s does not exist", d.PK, d.SK, d.UserID)
-		}
 		if d.Kind == dueSnooze {
 			snoozes[d.PK+"/"+d.SK] = true
 		}
