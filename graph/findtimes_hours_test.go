@@ -110,3 +110,45 @@ func decodeCalendarID(t *testing.T, gid string) string {
 	}
 	return strings.TrimPrefix(string(raw), "Calendar:")
 }
+
+// TestOpeningHoursAndHoldsRead: a resource calendar's opening hours are
+// read on the calendar by any member who sees when it is busy (null on a
+// calendar that is no resource; an outsider reads no calendar), and an
+// entry's mustNotOverlap by those who read it, not on a redacted entry.
+func TestOpeningHoursAndHoldsRead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	owner, fb, reader := e.token("ohr-owner@example.com"), e.token("ohr-fb@example.com"), e.token("ohr-reader@example.com")
+	for _, tok := range []string{owner, fb, reader} {
+		e.must(tok, provision, nil)
+	}
+	room := str(e.must(owner, `mutation { createCalendar(input: {name: "Room", isResource: true}) { calendar { id } } }`, nil), "createCalendar.calendar.id")
+	plain := str(e.must(owner, `mutation { createCalendar(input: {name: "Plain"}) { calendar { id } } }`, nil), "createCalendar.calendar.id")
+	for _, m := range []struct{ c, email, role string }{{room, "ohr-fb@example.com", "FREE_BUSY"}, {plain, "ohr-reader@example.com", "READER"}} {
+		e.must(owner, `mutation($c: ID!, $e: String!, $r: Role!) { addMember(input: {calendarId: $c, email: $e, role: $r}) { membership { id } } }`,
+			map[string]any{"c": m.c, "e": m.email, "r": m.role})
+	}
+	hours := map[string]any{"timeZone": "UTC", "days": []any{map[string]any{"day": "MONDAY", "windows": []any{map[string]any{"start": "09:00", "end": "12:00"}}}}}
+	e.must(owner, setOpening, map[string]any{"c": room, "h": hours})
+	read := `query($c: ID!) { calendar(id: $c) { openingHours { timeZone days { day windows { start end } } } } }`
+	if d := e.must(fb, read, map[string]any{"c": room}); str(d, "calendar.openingHours.days.0.windows.0.end") != "12:00" {
+		t.Errorf("a FREE_BUSY member reads %v, want the hours", d)
+	}
+	if d := e.must(owner, read, map[string]any{"c": plain}); get(d, "calendar.openingHours") != nil {
+		t.Errorf("no resource: %v, want null", d)
+	}
+	if r := e.do(reader, read, map[string]any{"c": room}); r.code() != "NOT_FOUND" {
+		t.Errorf("an outsider: %s, want NOT_FOUND", r.Raw)
+	}
+	entry := `mutation($c: ID!, $n: [ID!], $v: Visibility, $s: DateTime!) { createEntry(input: {calendarId: $c, title: "Meeting", visibility: $v,
+		timing: {timed: {start: $s}}, mustNotOverlap: $n}) { entry { id mustNotOverlap } } }`
+	open := e.must(owner, entry, map[string]any{"c": plain, "n": []string{room}, "s": "2027-02-01T10:00:00Z"})
+	if got := fmt.Sprint(get(open, "createEntry.entry.mustNotOverlap")); got != fmt.Sprint([]any{room}) {
+		t.Errorf("mustNotOverlap: %s, want [%s]", got, room)
+	}
+	private := str(e.must(owner, entry, map[string]any{"c": plain, "n": []string{room}, "v": "PRIVATE", "s": "2027-02-02T10:00:00Z"}), "createEntry.entry.id")
+	byReader := e.must(reader, `query($id: ID!) { node(id: $id) { ... on TimedEntry { redacted mustNotOverlap } } }`, map[string]any{"id": private})
+	if get(byReader, "node.redacted") != true || len(get(byReader, "node.mustNotOverlap").([]any)) != 0 {
+		t.Errorf("a reader of a private entry: %v, want it redacted, without mustNotOverlap", byReader)
+	}
+}

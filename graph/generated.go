@@ -79,6 +79,7 @@ type ComplexityRoot struct {
 		IsException        func(childComplexity int) int
 		Kind               func(childComplexity int) int
 		Location           func(childComplexity int) int
+		MustNotOverlap     func(childComplexity int) int
 		MyReminders        func(childComplexity int) int
 		MyRemindersSet     func(childComplexity int) int
 		MyRemindersVersion func(childComplexity int) int
@@ -147,21 +148,22 @@ type ComplexityRoot struct {
 	}
 
 	Calendar struct {
-		Changes     func(childComplexity int, syncToken *string, first *int) int
-		Color       func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Description func(childComplexity int) int
-		Entries     func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) int
-		ID          func(childComplexity int) int
-		Invitations func(childComplexity int, first *int, after *string) int
-		IsResource  func(childComplexity int) int
-		Members     func(childComplexity int, first *int, after *string) int
-		Name        func(childComplexity int) int
-		Tasks       func(childComplexity int, completed *bool, archived *bool, first *int, after *string) int
-		TimeZone    func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
-		Version     func(childComplexity int) int
-		ViewerRole  func(childComplexity int) int
+		Changes      func(childComplexity int, syncToken *string, first *int) int
+		Color        func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		Description  func(childComplexity int) int
+		Entries      func(childComplexity int, rangeArg model.TimeRangeInput, timeZone *string, filter *model.EntryFilter, includeCancelled *bool) int
+		ID           func(childComplexity int) int
+		Invitations  func(childComplexity int, first *int, after *string) int
+		IsResource   func(childComplexity int) int
+		Members      func(childComplexity int, first *int, after *string) int
+		Name         func(childComplexity int) int
+		OpeningHours func(childComplexity int) int
+		Tasks        func(childComplexity int, completed *bool, archived *bool, first *int, after *string) int
+		TimeZone     func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+		Version      func(childComplexity int) int
+		ViewerRole   func(childComplexity int) int
 	}
 
 	CalendarBusy struct {
@@ -406,6 +408,7 @@ type ComplexityRoot struct {
 		IsException        func(childComplexity int) int
 		Kind               func(childComplexity int) int
 		Location           func(childComplexity int) int
+		MustNotOverlap     func(childComplexity int) int
 		MyReminders        func(childComplexity int) int
 		MyRemindersSet     func(childComplexity int) int
 		MyRemindersVersion func(childComplexity int) int
@@ -618,6 +621,7 @@ type ComplexityRoot struct {
 		IsException        func(childComplexity int) int
 		Kind               func(childComplexity int) int
 		Location           func(childComplexity int) int
+		MustNotOverlap     func(childComplexity int) int
 		MyReminders        func(childComplexity int) int
 		MyRemindersSet     func(childComplexity int) int
 		MyRemindersVersion func(childComplexity int) int
@@ -678,6 +682,7 @@ type ComplexityRoot struct {
 		Kind               func(childComplexity int) int
 		LocalStart         func(childComplexity int) int
 		Location           func(childComplexity int) int
+		MustNotOverlap     func(childComplexity int) int
 		MyReminders        func(childComplexity int) int
 		MyRemindersSet     func(childComplexity int) int
 		MyRemindersVersion func(childComplexity int) int
@@ -779,6 +784,8 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type AllDayEntryResolver interface {
+	MustNotOverlap(ctx context.Context, obj *model.AllDayEntry) ([]string, error)
+
 	Series(ctx context.Context, obj *model.AllDayEntry) (model.Entry, error)
 
 	Organizer(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error)
@@ -814,6 +821,7 @@ type CalendarResolver interface {
 	Members(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.MembershipConnection, error)
 	Changes(ctx context.Context, obj *model.Calendar, syncToken *string, first *int) (*model.ChangePage, error)
 	Invitations(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.InvitationConnection, error)
+	OpeningHours(ctx context.Context, obj *model.Calendar) (*model.WorkingHours, error)
 }
 type CalendarBusyResolver interface {
 	Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error)
@@ -840,6 +848,8 @@ type MembershipResolver interface {
 	Settings(ctx context.Context, obj *calendar.Membership) (*model.CalendarSettings, error)
 }
 type MultiDayEntryResolver interface {
+	MustNotOverlap(ctx context.Context, obj *model.MultiDayEntry) ([]string, error)
+
 	Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error)
 
 	Organizer(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error)
@@ -909,6 +919,8 @@ type SubscriptionResolver interface {
 	Reminders(ctx context.Context, resume *string) (<-chan *model.ReminderDelivery, error)
 }
 type TaskResolver interface {
+	MustNotOverlap(ctx context.Context, obj *model.Task) ([]string, error)
+
 	Series(ctx context.Context, obj *model.Task) (model.Entry, error)
 
 	Organizer(ctx context.Context, obj *model.Task) (*calendar.User, error)
@@ -921,6 +933,8 @@ type TaskResolver interface {
 	MyRemindersVersion(ctx context.Context, obj *model.Task) (int, error)
 }
 type TimedEntryResolver interface {
+	MustNotOverlap(ctx context.Context, obj *model.TimedEntry) ([]string, error)
+
 	Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error)
 
 	Organizer(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error)
@@ -1075,6 +1089,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.Location(childComplexity), true
+	case "AllDayEntry.mustNotOverlap":
+		if e.ComplexityRoot.AllDayEntry.MustNotOverlap == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.MustNotOverlap(childComplexity), true
 	case "AllDayEntry.myReminders":
 		if e.ComplexityRoot.AllDayEntry.MyReminders == nil {
 			break
@@ -1461,6 +1481,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.Name(childComplexity), true
+	case "Calendar.openingHours":
+		if e.ComplexityRoot.Calendar.OpeningHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.OpeningHours(childComplexity), true
 	case "Calendar.tasks":
 		if e.ComplexityRoot.Calendar.Tasks == nil {
 			break
@@ -2302,6 +2328,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.Location(childComplexity), true
+	case "MultiDayEntry.mustNotOverlap":
+		if e.ComplexityRoot.MultiDayEntry.MustNotOverlap == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.MustNotOverlap(childComplexity), true
 	case "MultiDayEntry.myReminders":
 		if e.ComplexityRoot.MultiDayEntry.MyReminders == nil {
 			break
@@ -3367,6 +3399,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Location(childComplexity), true
+	case "Task.mustNotOverlap":
+		if e.ComplexityRoot.Task.MustNotOverlap == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.MustNotOverlap(childComplexity), true
 	case "Task.myReminders":
 		if e.ComplexityRoot.Task.MyReminders == nil {
 			break
@@ -3647,6 +3685,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.Location(childComplexity), true
+	case "TimedEntry.mustNotOverlap":
+		if e.ComplexityRoot.TimedEntry.MustNotOverlap == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.MustNotOverlap(childComplexity), true
 	case "TimedEntry.myReminders":
 		if e.ComplexityRoot.TimedEntry.MyReminders == nil {
 			break
@@ -4954,6 +4998,12 @@ interface Entry {
   """
   visibility: Visibility!
   """
+  The calendars (global IDs) whose busy time the entry must not overlap, as
+  ` + "`" + `mustNotOverlap` + "`" + ` set them (createEntry, updateEntry): a move that would
+  overlap them is BUSY_CONFLICT. Empty when none, and on a ` + "`" + `redacted` + "`" + ` entry.
+  """
+  mustNotOverlap: [ID!]!
+  """
   True when the viewer may not see this PRIVATE entry's details: the title
   is "Busy" and description, location, color, tags, reminders, organizer,
   createdBy, attendees and their summary are empty. A client must not write
@@ -5077,6 +5127,12 @@ type TimedEntry implements Entry & Node {
   it. Others who read a PRIVATE entry get it ` + "`" + `redacted` + "`" + `.
   """
   visibility: Visibility!
+  """
+  The calendars (global IDs) whose busy time the entry must not overlap, as
+  ` + "`" + `mustNotOverlap` + "`" + ` set them (createEntry, updateEntry): a move that would
+  overlap them is BUSY_CONFLICT. Empty when none, and on a ` + "`" + `redacted` + "`" + ` entry.
+  """
+  mustNotOverlap: [ID!]!
   """
   True when the viewer may not see this PRIVATE entry's details: the title
   is "Busy" and description, location, color, tags, reminders, organizer,
@@ -5218,6 +5274,12 @@ type AllDayEntry implements Entry & Node {
   """
   visibility: Visibility!
   """
+  The calendars (global IDs) whose busy time the entry must not overlap, as
+  ` + "`" + `mustNotOverlap` + "`" + ` set them (createEntry, updateEntry): a move that would
+  overlap them is BUSY_CONFLICT. Empty when none, and on a ` + "`" + `redacted` + "`" + ` entry.
+  """
+  mustNotOverlap: [ID!]!
+  """
   True when the viewer may not see this PRIVATE entry's details: the title
   is "Busy" and description, location, color, tags, reminders, organizer,
   createdBy, attendees and their summary are empty. A client must not write
@@ -5346,6 +5408,12 @@ type MultiDayEntry implements Entry & Node {
   """
   visibility: Visibility!
   """
+  The calendars (global IDs) whose busy time the entry must not overlap, as
+  ` + "`" + `mustNotOverlap` + "`" + ` set them (createEntry, updateEntry): a move that would
+  overlap them is BUSY_CONFLICT. Empty when none, and on a ` + "`" + `redacted` + "`" + ` entry.
+  """
+  mustNotOverlap: [ID!]!
+  """
   True when the viewer may not see this PRIVATE entry's details: the title
   is "Busy" and description, location, color, tags, reminders, organizer,
   createdBy, attendees and their summary are empty. A client must not write
@@ -5470,6 +5538,12 @@ type Task implements Entry & Node {
   it. Others who read a PRIVATE entry get it ` + "`" + `redacted` + "`" + `.
   """
   visibility: Visibility!
+  """
+  The calendars (global IDs) whose busy time the entry must not overlap, as
+  ` + "`" + `mustNotOverlap` + "`" + ` set them (createEntry, updateEntry): a move that would
+  overlap them is BUSY_CONFLICT. Empty when none, and on a ` + "`" + `redacted` + "`" + ` entry.
+  """
+  mustNotOverlap: [ID!]!
   """
   True when the viewer may not see this PRIVATE entry's details: the title
   is "Busy" and description, location, color, tags, reminders, organizer,
@@ -7286,6 +7360,15 @@ input SetOpeningHoursInput {
   openingHours: WorkingHoursInput
 }
 
+extend type Calendar {
+  """
+  A resource calendar's opening hours (setOpeningHours), for every member
+  who sees when it is busy (FREE_BUSY or more); null when it has none, or is
+  no resource. One GetItem when selected.
+  """
+  openingHours: WorkingHours
+}
+
 "Result of setOpeningHours."
 type SetOpeningHoursPayload {
   "The calendar."
@@ -7664,6 +7747,8 @@ func (ec *executionContext) childFields_Calendar(ctx context.Context, field grap
 		return ec.fieldContext_Calendar_changes(ctx, field)
 	case "invitations":
 		return ec.fieldContext_Calendar_invitations(ctx, field)
+	case "openingHours":
+		return ec.fieldContext_Calendar_openingHours(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Calendar", field.Name)
 }
@@ -8386,6 +8471,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_transparency(ctx, field)
 	case "visibility":
 		return ec.fieldContext_Task_visibility(ctx, field)
+	case "mustNotOverlap":
+		return ec.fieldContext_Task_mustNotOverlap(ctx, field)
 	case "redacted":
 		return ec.fieldContext_Task_redacted(ctx, field)
 	case "icalUid":
@@ -10194,6 +10281,29 @@ func (ec *executionContext) _AllDayEntry_visibility(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_AllDayEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_mustNotOverlap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().MustNotOverlap(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AllDayEntry", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _AllDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12013,6 +12123,38 @@ func (ec *executionContext) fieldContext_Calendar_invitations(ctx context.Contex
 	if fc.Args, err = ec.field_Calendar_invitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calendar_openingHours(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_openingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calendar().OpeningHours(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkingHours) graphql.Marshaler {
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_openingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -15222,6 +15364,29 @@ func (ec *executionContext) _MultiDayEntry_visibility(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_mustNotOverlap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().MustNotOverlap(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _MultiDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -19534,6 +19699,29 @@ func (ec *executionContext) fieldContext_Task_visibility(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Visibility does not have child fields"))
 }
 
+func (ec *executionContext) _Task_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_mustNotOverlap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().MustNotOverlap(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _Task_redacted(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20733,6 +20921,29 @@ func (ec *executionContext) _TimedEntry_visibility(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_TimedEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_mustNotOverlap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().MustNotOverlap(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedEntry", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _TimedEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -26560,6 +26771,44 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "mustNotOverlap":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_mustNotOverlap(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "redacted":
 			out.Values[i] = ec._AllDayEntry_redacted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27868,6 +28117,44 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 				}()
 				res = ec._Calendar_invitations(ctx, field, obj)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "openingHours":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_openingHours(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -30160,6 +30447,44 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "mustNotOverlap":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_mustNotOverlap(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "redacted":
 			out.Values[i] = ec._MultiDayEntry_redacted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32226,6 +32551,44 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "mustNotOverlap":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_mustNotOverlap(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "redacted":
 			out.Values[i] = ec._Task_redacted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32890,6 +33253,44 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "mustNotOverlap":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_mustNotOverlap(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "redacted":
 			out.Values[i] = ec._TimedEntry_redacted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

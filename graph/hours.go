@@ -195,3 +195,39 @@ func outsideHours(h *calendar.WorkingHours, r calendar.Range) ([]*calendar.Inter
 	}
 	return out, nil
 }
+
+// openingHours answers Calendar.openingHours: a resource calendar's hours,
+// for a viewer who sees when it is busy (else the field's error, as other
+// fields a role may not read); null for a calendar that is no resource or
+// has none.
+func (r *Resolver) openingHours(ctx context.Context, c *calendar.Calendar) (*model.WorkingHours, error) {
+	role, err := loader.For(ctx).ViewerRole(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !role.Can(calendar.ActionFreeBusy) {
+		return nil, calendar.Errorf(calendar.CodeForbidden, "your role cannot %s", calendar.ActionFreeBusy)
+	}
+	if !c.IsResource {
+		return nil, nil
+	}
+	_, hours, err := r.Service.HoursOf(ctx, nil, []string{c.ID})
+	if err != nil || hours[c.ID] == nil {
+		return nil, err
+	}
+	return workingHours(hours[c.ID]), nil
+}
+
+// mustNotOverlapOut answers an entry's mustNotOverlap: its holds' global
+// IDs, none on a redacted entry (they name calendars the reader may not
+// know of).
+func mustNotOverlapOut(e *calendar.Entry) []string {
+	out := []string{}
+	if e.Redacted {
+		return out
+	}
+	for _, id := range e.Holds {
+		out = append(out, model.CalendarGID(id))
+	}
+	return out
+}

@@ -14,6 +14,10 @@ import (
 	"github.com/calgraph/calgraph/internal/loader"
 )
 
+func (r *allDayEntryResolver) MustNotOverlap(ctx context.Context, obj *model.AllDayEntry) ([]string, error) {
+	return mustNotOverlapOut(obj.Domain()), nil
+}
+
 func (r *allDayEntryResolver) Series(ctx context.Context, obj *model.AllDayEntry) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
 }
@@ -138,6 +142,10 @@ func (r *calendarResolver) Invitations(ctx context.Context, obj *model.Calendar,
 	return invitationConnection(p), nil
 }
 
+func (r *calendarResolver) OpeningHours(ctx context.Context, obj *model.Calendar) (*model.WorkingHours, error) {
+	return r.openingHours(ctx, obj.Calendar)
+}
+
 func (r *calendarBusyResolver) Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error) {
 	return model.CalendarOf(obj.Calendar), nil
 }
@@ -180,6 +188,10 @@ func (r *membershipResolver) User(ctx context.Context, obj *calendar.Membership)
 
 func (r *membershipResolver) Settings(ctx context.Context, obj *calendar.Membership) (*model.CalendarSettings, error) {
 	return membershipSettings(ctx, obj)
+}
+
+func (r *multiDayEntryResolver) MustNotOverlap(ctx context.Context, obj *model.MultiDayEntry) ([]string, error) {
+	return mustNotOverlapOut(obj.Domain()), nil
 }
 
 func (r *multiDayEntryResolver) Series(ctx context.Context, obj *model.MultiDayEntry) (model.Entry, error) {
@@ -683,6 +695,10 @@ func (r *subscriptionResolver) Reminders(ctx context.Context, resume *string) (<
 	return r.reminders(ctx, resume)
 }
 
+func (r *taskResolver) MustNotOverlap(ctx context.Context, obj *model.Task) ([]string, error) {
+	return mustNotOverlapOut(obj.Domain()), nil
+}
+
 func (r *taskResolver) Series(ctx context.Context, obj *model.Task) (model.Entry, error) {
 	return seriesOf(ctx, obj.Domain())
 }
@@ -713,6 +729,10 @@ func (r *taskResolver) MyRemindersSet(ctx context.Context, obj *model.Task) (boo
 
 func (r *taskResolver) MyRemindersVersion(ctx context.Context, obj *model.Task) (int, error) {
 	return myRemindersVersion(ctx, obj.Domain())
+}
+
+func (r *timedEntryResolver) MustNotOverlap(ctx context.Context, obj *model.TimedEntry) ([]string, error) {
+	return mustNotOverlapOut(obj.Domain()), nil
 }
 
 func (r *timedEntryResolver) Series(ctx context.Context, obj *model.TimedEntry) (model.Entry, error) {
