@@ -37,7 +37,7 @@ func TestRemindersAcrossServers(t *testing.T) {
 		t.Skip("two processes share a table on DynamoDB Local only (set " + dynamotest.EnvEndpoint + ")")
 	}
 	dst := time.Date(2027, 3, 28, 1, 0, 0, 0, time.UTC)
-	ahead := dst.Add(-150 * time.Second).Sub(time.Now()).Round(time.Second)
+	ahead := time.Until(dst.Add(-150 * time.Second)).Round(time.Second)
 	clock := func() time.Time { return time.Now().Add(ahead) }
 	dir := t.TempDir()
 	env := map[string]string{"CALGRAPH_DATA_DIR": dir, "CALGRAPH_ADDR": "127.0.0.1:0", "CALGRAPH_LOG_LEVEL": "warn",

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +102,10 @@ func main() {
 	if err := os.WriteFile(file, []byte(program), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command on PATH to run the snippet with: %v", err)
+	}
 	out, err := exec.Command(goTool, "run", file, secret, headers["calgraph-webhook-timestamp"], headers["calgraph-webhook-signature"], body).CombinedOutput()
 	if err != nil || string(out) != "true false" {
 		t.Fatalf("the Go snippet answered %q (%v), want \"true false\" (signed, then tampered)", out, err)
