@@ -22,12 +22,7 @@ import (
 
 // addAlert files an alert for checkReminders.
 func (c *checker) addAlert(it item) error {
-	r, err := unmarshal[alertRecord](it)
-	if err != nil {
-		return err
-	}
-	userID := strings.TrimPrefix(r.PK, userPartition(""))
-	a, err := r.alert(userID)
+	a, err := decodeAlert(it, strings.TrimPrefix(stringAttr(it, attrPK), userPartition("")))
 	if err != nil {
 		c.problem("%v", err)
 		return nil

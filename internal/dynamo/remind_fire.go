@@ -206,26 +206,35 @@ func (s *Store) snoozeRanOut(ctx context.Context, d dueRecord, now time.Time) er
 
 // Alert implements calendar.AlertService.
 func (s *Store) Alert(ctx context.Context, idText string) (*calendar.Alert, error) {
+	_, a, err := s.ownAlert(ctx, idText)
+	return a, err
+}
+
+// ownAlert reads the viewer's alert of ID idText, strongly, and returns
+// the viewer too. Errors: CodeUnauthenticated, CodeInvalid (a malformed
+// ID), CodeNotFound (none of the viewer's: another user's is not).
+func (s *Store) ownAlert(ctx context.Context, idText string) (string, *calendar.Alert, error) {
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	id, err := calendar.ParseAlertID("id", idText)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return s.readAlert(ctx, viewer, id)
-}
-
-// readAlert reads a user's alert, strongly. Errors: CodeNotFound.
-func (s *Store) readAlert(ctx context.Context, userID string, id calendar.AlertID) (*calendar.Alert, error) {
-	it, found, err := s.getItem(ctx, alertKey(userID, id))
+	it, found, err := s.getItem(ctx, alertKey(viewer, id))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if !found {
-		return nil, calendar.Errorf(calendar.CodeNotFound, "reminder not found")
+		return "", nil, calendar.Errorf(calendar.CodeNotFound, "reminder not found")
 	}
+	a, err := decodeAlert(it, viewer)
+	return viewer, a, err
+}
+
+// decodeAlert decodes an alert item of userID.
+func decodeAlert(it item, userID string) (*calendar.Alert, error) {
 	r, err := unmarshal[alertRecord](it)
 	if err != nil {
 		return nil, err
@@ -235,23 +244,15 @@ func (s *Store) readAlert(ctx context.Context, userID string, id calendar.AlertI
 
 // SnoozeAlert implements calendar.AlertService.
 func (s *Store) SnoozeAlert(ctx context.Context, idText string, minutes *int, until *time.Time) (*calendar.Alert, error) {
-	viewer, err := calendar.ViewerID(ctx)
+	to, err := calendar.SnoozeUntil(s.timestamp(), minutes, until)
 	if err != nil {
 		return nil, err
 	}
-	id, err := calendar.ParseAlertID("id", idText)
+	viewer, a, err := s.ownAlert(ctx, idText)
 	if err != nil {
 		return nil, err
 	}
-	now := s.timestamp()
-	to, err := calendar.SnoozeUntil(now, minutes, until)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.readAlert(ctx, viewer, id)
-	if err != nil {
-		return nil, err
-	}
+	id := a.ID
 	if a.State == calendar.AlertDismissed {
 		return nil, calendar.Invalidf("id", "this reminder was dismissed: it cannot be snoozed")
 	}
@@ -276,18 +277,11 @@ func (s *Store) SnoozeAlert(ctx context.Context, idText string, minutes *int, un
 
 // DismissAlert implements calendar.AlertService.
 func (s *Store) DismissAlert(ctx context.Context, idText string) (*calendar.Alert, error) {
-	viewer, err := calendar.ViewerID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	id, err := calendar.ParseAlertID("id", idText)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.readAlert(ctx, viewer, id)
+	viewer, a, err := s.ownAlert(ctx, idText)
 	if err != nil || a.State == calendar.AlertDismissed {
 		return a, err
 	}
+	id := a.ID
 	w := newWrite()
 	w.Idempotent(ctx)
 	upd := expression.Set(expression.Name("state"), expression.Value(string(calendar.AlertDismissed))).
@@ -337,11 +331,7 @@ func (s *Store) alertsNamed(ctx context.Context, userID string, objects []string
 	var out []*calendar.Alert
 	for _, k := range keys {
 		if it := found[k]; it != nil {
-			r, err := unmarshal[alertRecord](it)
-			if err != nil {
-				return nil, err
-			}
-			a, err := r.alert(userID)
+			a, err := decodeAlert(it, userID)
 			if err != nil {
 				return nil, err
 			}
@@ -370,11 +360,7 @@ func (s *Store) Alerts(ctx context.Context, includeDismissed bool, p calendar.Pa
 	}
 	page := &calendar.AlertPage{Cursors: res.cursors, HasNextPage: res.hasNext}
 	for _, it := range res.items {
-		r, err := unmarshal[alertRecord](it)
-		if err != nil {
-			return nil, err
-		}
-		a, err := r.alert(viewer)
+		a, err := decodeAlert(it, viewer)
 		if err != nil {
 			return nil, err
 		}

@@ -347,19 +347,23 @@ func TestWebhookReminderPostedOnce(t *testing.T) {
 
 // TestOwnRemindersFire: a member's own reminders on a series (ALL, and one
 // occurrence of it set apart with THIS) fire instead of their calendar
-// default, an invited user's own fire too, and an entry's shared reminders
-// of before fire for its creator alone; set after the fact, none fires
-// early or twice.
+// default, an invited user's own (no member) fire too, and an entry's
+// shared reminders of before fire for its creator alone.
 func TestOwnRemindersFire(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ada, bob := f.user("ada@example.com"), f.user("bob@example.com")
+	ada, bob, cat := f.user("ada@example.com"), f.user("bob@example.com"), f.user("cat@example.com")
 	cal := f.calendarOf(ada, "Team")
 	f.share(ada, cal, bob, "bob@example.com", calendar.RoleReader)
 	f.mustDo(dynamo.SetReminderDefaults(bob, f.store, cal.ID, []calendar.Reminder{{Minutes: 60}}))
 	series := f.series(ada, cal.ID, "Weekly", timed("2027-04-05T09:00:00Z", "2027-04-05T10:00:00Z", "UTC"), "FREQ=WEEKLY;COUNT=3")
 	k := calendar.EntryKey{CalendarID: cal.ID, EntryID: series.ID}
-	_, err := f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: k, Scope: calendar.ScopeAll, Reminders: []calendar.Reminder{{Minutes: 5}}})
+	// Cat is no member: invited to the series, with her own reminder on it.
+	_, err := f.store.ChangeAttendees(ada, calendar.AttendeeDelta{Key: k, Add: []calendar.NewAttendee{{Email: "cat@example.com"}}})
+	f.mustDo(err)
+	_, err = f.store.SetMyReminders(cat, calendar.MyRemindersChange{Key: k, Scope: calendar.ScopeAll, Reminders: []calendar.Reminder{{Minutes: 2}}})
+	f.mustDo(err)
+	_, err = f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: k, Scope: calendar.ScopeAll, Reminders: []calendar.Reminder{{Minutes: 5}}})
 	f.mustDo(err)
 	_, err = f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: k, Occurrence: at("2027-04-12T09:00:00Z"), Scope: calendar.ScopeThis,
 		Reminders: []calendar.Reminder{{Minutes: 30}, {Minutes: 1}}})
@@ -387,6 +391,13 @@ func TestOwnRemindersFire(t *testing.T) {
 	}
 	if want := []string{"2027-04-06T11:40:00Z"}; !slices.Equal(got, want) {
 		t.Errorf("ada's alerts fell due at %v, want %v (her shared reminders of before)", got, want)
+	}
+	got = nil
+	for _, a := range alertsOf(t, f.store, cat) {
+		got = append(got, a.DueAt.Format(time.RFC3339))
+	}
+	if want := []string{"2027-04-05T08:58:00Z", "2027-04-12T08:58:00Z", "2027-04-19T08:58:00Z"}; !slices.Equal(got, want) {
+		t.Errorf("cat's alerts fell due at %v, want %v (her own, as an invited non-member)", got, want)
 	}
 	f.consistentAt(at("2027-04-20T12:00:00Z"))
 }
