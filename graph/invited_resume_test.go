@@ -49,7 +49,7 @@ func (e *env) invitedWorld(tag string) invitedWorld {
 }
 
 // resumeQuiet is how long a client waits for more deliveries: past a poll.
-const resumeQuiet = 1500 * time.Millisecond
+const resumeQuiet = 3 * time.Second // a delivery under -race on a loaded 2-core machine took over 1.5 s
 
 func (e *env) retitle(token, id string, version int, title string) {
 	e.t.Helper()
