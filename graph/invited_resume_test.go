@@ -37,7 +37,7 @@ func (e *env) invitedWorld(tag string) invitedWorld {
 		map[string]any{"id": w.other, "e": "guest0-" + tag + "@example.com"})
 	c := e.dial(w.guest)
 	c.subscribe("1", resumedInvitations, nil)
-	time.Sleep(200 * time.Millisecond) // registered
+	e.subscribed(1) // registered: a change before it would not be its to deliver
 	e.must(w.guest, respond, map[string]any{"id": p.entryID, "v": 1, "r": "ACCEPTED"})
 	got, tokens := collect(c, "1", resumeQuiet)
 	if len(tokens) == 0 {
@@ -49,6 +49,18 @@ func (e *env) invitedWorld(tag string) invitedWorld {
 }
 
 // resumeQuiet is how long a client waits for more deliveries: past a poll.
+// subscribed waits until n subscriptions run on the env's hub: each has
+// joined its logs, and gets every change committed from then on (a fixed
+// sleep was too short on a loaded machine).
+func (e *env) subscribed(n int) {
+	e.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); e.hub.Subscriptions() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%d subscriptions running after 20 s, want %d", e.hub.Subscriptions(), n)
+		}
+	}
+}
+
 const resumeQuiet = 3 * time.Second // a delivery under -race on a loaded 2-core machine took over 1.5 s
 
 func (e *env) retitle(token, id string, version int, title string) {

@@ -177,7 +177,7 @@ func TestSubscriptionDeliversInvitations(t *testing.T) {
 	secret := str(d, "createEntry.entry.id")
 	c := e.dial(guest)
 	c.subscribe("1", invitedSubscription, nil)
-	time.Sleep(200 * time.Millisecond)
+	e.subscribed(1)
 	retitle := func(id string, v int, title string) {
 		e.must(p.owner, `mutation($id: ID!, $v: Int!, $t: String!) { updateEntry(input: {id: $id, expectedVersion: $v, title: $t}) { entry { id } } }`,
 			map[string]any{"id": id, "v": v, "t": title})
