@@ -52,7 +52,7 @@ func NewMetrics() *Metrics {
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "calgraph_graphql_requests_total",
-			Help: "GraphQL operations by operation name and outcome (ok, or the first error's extensions.code).",
+			Help: "GraphQL operations by operation name and outcome (ok, the first error's extensions.code, or CLIENT_CLOSED when the client hung up first).",
 		}, []string{"operation", "outcome"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "calgraph_graphql_request_duration_seconds",
@@ -131,10 +131,17 @@ func (m *Metrics) InFlight(next http.Handler) http.Handler {
 	})
 }
 
+// OutcomeClientClosed is the outcome of a request whose client hung up
+// before its answer: what failed then failed because nobody waited for it
+// (its context was cancelled), and counting it as the error it produced
+// (INTERNAL_SERVER_ERROR, mostly) would page an operator for a closed tab.
+const OutcomeClientClosed = "CLIENT_CLOSED"
+
 // GraphQL counts and times the GraphQL requests next serves, by the
 // operation name and error codes the GraphQL layer recorded (reqinfo): the
 // outcome is "ok" or the first error's code, refusals before the operation
-// ran included.
+// ran included, or OutcomeClientClosed for an answer with errors to a client
+// that had gone (an answer without errors stays "ok", gone or not).
 //
 // A WebSocket's connection (subscriptions) is not a request to time: it
 // passes uncounted (calgraph_live_subscriptions counts what it holds).
@@ -151,6 +158,9 @@ func (m *Metrics) GraphQL(next http.Handler) http.Handler {
 		outcome := "ok"
 		if codes := info.Codes(); len(codes) > 0 {
 			outcome = codes[0]
+			if errors.Is(r.Context().Err(), context.Canceled) {
+				outcome = OutcomeClientClosed
+			}
 		}
 		m.latency.WithLabelValues(op).Observe(time.Since(start).Seconds())
 		m.requests.WithLabelValues(op, outcome).Inc()

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aws/smithy-go"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/calgraph/calgraph/internal/ddbread"
+	"github.com/calgraph/calgraph/internal/reqinfo"
 )
 
 // TestOperationNamesAreBounded: names come from clients, so past
@@ -76,5 +80,41 @@ func TestNamesAreTheRegisteredMetrics(t *testing.T) {
 	slices.Sort(names)
 	if !slices.Equal(names, gathered) {
 		t.Errorf("Names() = %v, want the gathered families %v", names, gathered)
+	}
+}
+
+// TestClientHangUpIsItsOwnOutcome: a request that failed because its client
+// hung up counts as CLIENT_CLOSED, not as the error it produced; one that
+// failed with its client still there, or that answered before the client
+// left, counts as before.
+func TestClientHangUpIsItsOwnOutcome(t *testing.T) {
+	m := NewMetrics()
+	for _, tt := range []struct {
+		op      string
+		hangUp  bool
+		code    string
+		outcome string
+	}{
+		{"Gone", true, "INTERNAL_SERVER_ERROR", OutcomeClientClosed},
+		{"Failed", false, "INTERNAL_SERVER_ERROR", "INTERNAL_SERVER_ERROR"},
+		{"Answered", true, "", "ok"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		ctx, info := reqinfo.With(ctx)
+		h := m.GraphQL(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			info.SetOperation(tt.op)
+			if tt.hangUp {
+				cancel() // what net/http does when the client's connection closes
+			}
+			if tt.code != "" {
+				info.AddCode(tt.code)
+			}
+		}))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, http.MethodPost, "/query", nil))
+		cancel()
+		var got dto.Metric
+		if err := m.requests.WithLabelValues(tt.op, tt.outcome).Write(&got); err != nil || got.GetCounter().GetValue() != 1 {
+			t.Errorf("%s: %v requests with outcome %s, want 1 (%v)", tt.op, got.GetCounter().GetValue(), tt.outcome, err)
+		}
 	}
 }
