@@ -21,7 +21,14 @@ type item = map[string]*av
 // duplicates, exactly one type per value, at most maxValueDepth levels of
 // lists and maps). Numbers keep the text they were sent with; normalizeTop
 // gives an item's own numbers their canonical form.
+//
+// Most items take scanItem's fast path; what it gives up on (anything
+// unusual, and every invalid item) is read here with encoding/json, which
+// words the errors.
 func decodeItem(raw json.RawMessage) (item, error) {
+	if it, ok := scanItem(raw); ok {
+		return it, nil
+	}
 	return decodeMap(raw, 0)
 }
 
@@ -148,54 +155,64 @@ func decodeTyped(typ string, v json.RawMessage, depth int) (*av, error) {
 }
 
 func decodeSet(typ string, v json.RawMessage) (*av, error) {
-	var set av
-	var n int
-	switch typ {
-	case "SS", "NS":
+	if typ != "BS" {
 		var ss []string
 		if json.Unmarshal(v, &ss) != nil {
 			return nil, validation("Supplied AttributeValue has an invalid " + typ + " value")
 		}
-		n = len(ss)
-		seen := map[string]bool{}
-		for _, s := range ss {
-			key := s
-			if typ == "NS" {
-				d, err := parseDecimal(s)
-				if err != nil {
-					return nil, validation(err.Error())
-				}
-				// DynamoDB Local keeps a number set as BigDecimal
-				// writes it (1E2 as 1E+2); normalizeTop rewrites an
-				// item's own sets plainly.
-				u, scale, _ := javaDecimal(s)
-				key, s = d.String(), javaString(u, scale)
-			}
-			if seen[key] {
-				return nil, validation("One or more parameter values were invalid: Input collection contains duplicates")
-			}
-			seen[key] = true
-			if typ == "NS" {
-				set.NS = append(set.NS, &s)
-			} else {
-				set.SS = append(set.SS, &s)
-			}
-		}
-	default:
-		var bs [][]byte
-		if json.Unmarshal(v, &bs) != nil {
-			return nil, validation("Supplied AttributeValue has an invalid BS value")
-		}
-		n = len(bs)
-		for i, b := range bs {
-			if slices.ContainsFunc(bs[:i], func(o []byte) bool { return bytes.Equal(o, b) }) {
-				return nil, validation("One or more parameter values were invalid: Input collection contains duplicates")
-			}
-			set.BS = append(set.BS, b)
+		return stringSet(typ, ss)
+	}
+	var bs [][]byte
+	if json.Unmarshal(v, &bs) != nil {
+		return nil, validation("Supplied AttributeValue has an invalid BS value")
+	}
+	for i, b := range bs {
+		if slices.ContainsFunc(bs[:i], func(o []byte) bool { return bytes.Equal(o, b) }) {
+			return nil, errDuplicates
 		}
 	}
-	if n == 0 {
-		return nil, validation("One or more parameter values were invalid: An " + map[string]string{"SS": "string", "NS": "number", "BS": "binary"}[typ] + " set  may not be empty")
+	if len(bs) == 0 {
+		return nil, errEmptySet("binary")
+	}
+	return &av{BS: bs}, nil
+}
+
+var errDuplicates = validation("One or more parameter values were invalid: Input collection contains duplicates")
+
+func errEmptySet(kind string) error {
+	return validation("One or more parameter values were invalid: An " + kind + " set  may not be empty")
+}
+
+// stringSet checks a string or number set (typ SS or NS) as DynamoDB does:
+// not empty, no duplicates, valid numbers.
+func stringSet(typ string, ss []string) (*av, error) {
+	var set av
+	seen := map[string]bool{}
+	for _, s := range ss {
+		key := s
+		if typ == "NS" {
+			d, err := parseDecimal(s)
+			if err != nil {
+				return nil, validation(err.Error())
+			}
+			// DynamoDB Local keeps a number set as BigDecimal
+			// writes it (1E2 as 1E+2); normalizeTop rewrites an
+			// item's own sets plainly.
+			u, scale, _ := javaDecimal(s)
+			key, s = d.String(), javaString(u, scale)
+		}
+		if seen[key] {
+			return nil, errDuplicates
+		}
+		seen[key] = true
+		if typ == "NS" {
+			set.NS = append(set.NS, &s)
+		} else {
+			set.SS = append(set.SS, &s)
+		}
+	}
+	if len(ss) == 0 {
+		return nil, errEmptySet(map[string]string{"SS": "string", "NS": "number"}[typ])
 	}
 	return &set, nil
 }
