@@ -47,6 +47,7 @@ import (
 	"github.com/calgraph/calgraph/internal/httpapi"
 	"github.com/calgraph/calgraph/internal/live"
 	"github.com/calgraph/calgraph/internal/loader"
+	"github.com/calgraph/calgraph/internal/memlimit"
 	"github.com/calgraph/calgraph/internal/recurrence"
 	"github.com/calgraph/calgraph/internal/remind"
 	"github.com/calgraph/calgraph/internal/telemetry"
@@ -65,12 +66,20 @@ const (
 // sets none. A request allocates a few MB that die with it while the live heap
 // stays small, so Go's default of 100 collects about once per week view; 400
 // cuts the collector's share of CPU several-fold (internal/viewbench/README.md) for a
-// heap of five times the live data. GOGC and GOMEMLIMIT override it.
+// heap of five times the live data. GOGC and GOMEMLIMIT override it; without
+// GOMEMLIMIT, a container's memory limit sets the runtime's soft limit to 90%
+// of it (internal/memlimit), so that the collector works harder near the
+// limit rather than the process being killed at it.
 const gcPercent = 400
 
 func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		if limit, ok := memlimit.Container(os.ReadFile); ok {
+			debug.SetMemoryLimit(memlimit.Soft(limit))
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
