@@ -42,7 +42,7 @@ func bench(ctx context.Context, o options, progress io.Writer) (rep *report, err
 	if err != nil {
 		return nil, err
 	}
-	rep = &report{rev: rev, store: o.store, perCalendar: o.perCalendar, requests: o.n, rounds: o.rounds,
+	rep = &report{rev: rev, store: o.store, perCalendar: o.perCalendar, requests: o.n, rounds: o.rounds, clients: o.clients,
 		tick: clockTick(ctx), calendars: o.calendars, bins: bins}
 	for _, v := range o.views {
 		rep.views = append(rep.views, v.name)
@@ -98,7 +98,7 @@ func benchDataSet(ctx context.Context, o options, bins []*binary, calendars int,
 			body := gqlBody(v.query(calendars), nil)
 			for j := range targets {
 				k := (j + round) % len(targets)
-				s, err := measure(ctx, targets[k], body, v, o.n, tick)
+				s, err := measure(ctx, targets[k], body, v, o.n, o.clients, tick)
 				if err != nil {
 					return nil, err
 				}

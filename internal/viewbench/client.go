@@ -14,7 +14,7 @@ import (
 // the seeding clients and the measured requests, and a bound on any request
 // so that a stuck server fails the run instead of hanging it.
 var httpClient = &http.Client{
-	Transport: &http.Transport{MaxIdleConnsPerHost: 2 * seedClients},
+	Transport: &http.Transport{MaxIdleConnsPerHost: max(2*seedClients, maxClients)},
 	Timeout:   2 * time.Minute,
 }
 

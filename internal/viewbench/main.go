@@ -37,6 +37,9 @@ func main() {
 	}
 }
 
+// maxClients bounds -clients (the HTTP client keeps that many connections).
+const maxClients = 64
+
 // options are the command's flags, checked.
 type options struct {
 	before      string // a commit to compare with; "" for none
@@ -46,6 +49,7 @@ type options struct {
 	views       []view
 	n           int // measured requests per view, binary and round
 	rounds      int
+	clients     int    // sending the measured requests at once
 	keep        bool   // keep the temporary directory and the tables
 	cold        bool   // servers without a view cache
 	out         string // a file to write the report to as well
@@ -63,6 +67,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	viewNames := fs.String("views", "week,agenda,members", "comma-separated views: week, agenda, members")
 	fs.IntVar(&o.n, "n", 300, "measured requests per view, binary and round")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds")
+	fs.IntVar(&o.clients, "clients", 1, fmt.Sprintf("concurrent clients sending the measured requests (1 to %d): with more than one, waves per view are not counted, and views/s is the throughput", maxClients))
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, server logs) and the tables")
 	fs.StringVar(&o.out, "out", "", "also write the report to this file")
 	fs.BoolVar(&o.cold, "cold", false, "run servers that have a view cache without it (-view-cache-items 0): every view reads its calendars' entries, as one does after each of its calendars changed")
@@ -87,10 +92,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	for _, f := range []struct {
 		name  string
 		value int
-	}{{"entries-per-calendar", o.perCalendar}, {"n", o.n}, {"rounds", o.rounds}} {
+	}{{"entries-per-calendar", o.perCalendar}, {"n", o.n}, {"rounds", o.rounds}, {"clients", o.clients}} {
 		if f.value < 1 {
 			errs = append(errs, fmt.Errorf("-%s must be at least 1, got %d", f.name, f.value))
 		}
+	}
+	if o.clients > maxClients {
+		errs = append(errs, fmt.Errorf("-clients must be at most %d, got %d", maxClients, o.clients))
 	}
 	return o, errors.Join(errs...)
 }

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // warmUps is how many requests at least precede each measurement, for
@@ -22,10 +26,12 @@ const (
 // counts are totals over its requests.
 type sample struct {
 	requests    int
+	clients     int           // sending at once
+	wall        time.Duration // from the first measured request to the last answer
 	cpu         time.Duration // the server process's, over all requests
 	latencies   []time.Duration
 	calls       int // DynamoDB calls
-	waves       int // sequential rounds of DynamoDB calls, summed per request
+	waves       int // sequential rounds of DynamoDB calls, summed per request; not counted with concurrent clients
 	itemsRead   int // items DynamoDB read
 	bytesRead   int // bytes of DynamoDB's answers
 	returned    int // items in the GraphQL answers
@@ -40,9 +46,10 @@ type runtimeDelta struct {
 }
 
 // measure sends warmUps requests of body (for warmUpTime at least), then n
-// measured ones, one at a time, and returns their cost. v counts what the answers return.
-func measure(ctx context.Context, t *target, body []byte, v view, n int, tick time.Duration) (s sample, err error) {
-	s = sample{requests: n, latencies: make([]time.Duration, 0, n)}
+// measured ones from clients concurrent clients (one at a time for 1), and
+// returns their cost. v counts what the answers return.
+func measure(ctx context.Context, t *target, body []byte, v view, n, clients int, tick time.Duration) (s sample, err error) {
+	s = sample{requests: n, clients: clients, latencies: make([]time.Duration, 0, n)}
 	for start, i := time.Now(), 0; i < warmUps || time.Since(start) < warmUpTime; i++ {
 		if err := t.request(ctx, body, v, &sample{}); err != nil {
 			return s, err
@@ -62,11 +69,11 @@ func measure(ctx context.Context, t *target, body []byte, v view, n int, tick ti
 	if err != nil {
 		return s, err
 	}
-	for range n {
-		if err := t.request(ctx, body, v, &s); err != nil {
-			return s, err
-		}
+	start := time.Now()
+	if err := t.load(ctx, body, v, n, clients, &s); err != nil {
+		return s, err
 	}
+	s.wall = time.Since(start)
 	cpu1, err := processCPU(pid, tick)
 	if err != nil {
 		return s, err
@@ -86,25 +93,78 @@ func measure(ctx context.Context, t *target, body []byte, v view, n int, tick ti
 	return s, nil
 }
 
-// request sends one request and adds what it cost to s. The answer must be
-// HTTP 200 without errors, and every DynamoDB call it made must have been
-// counted.
+// request sends one request and adds what it cost to s: its DynamoDB calls
+// and their waves too, the only request in flight.
 func (t *target) request(ctx context.Context, body []byte, v view, s *sample) error {
 	t.proxy.Reset()
+	if err := t.answer(ctx, body, v, s); err != nil {
+		return err
+	}
+	calls := t.proxy.Calls()
+	s.waves += waves(calls)
+	return t.count(calls, v, s)
+}
+
+// load sends n requests from clients concurrent clients (one at a time for
+// 1), and adds what they cost to s: the DynamoDB calls of them all, whose
+// waves cannot be told apart.
+func (t *target) load(ctx context.Context, body []byte, v view, n, clients int, s *sample) error {
+	if clients <= 1 {
+		for range n {
+			if err := t.request(ctx, body, v, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t.proxy.Reset()
+	var mu sync.Mutex
+	var sent atomic.Int64
+	g, ctx := errgroup.WithContext(ctx)
+	for range clients {
+		g.Go(func() error {
+			for sent.Add(1) <= int64(n) {
+				var one sample
+				if err := t.answer(ctx, body, v, &one); err != nil {
+					return err
+				}
+				mu.Lock()
+				s.latencies = append(s.latencies, one.latencies...)
+				s.returned += one.returned
+				s.answerBytes += one.answerBytes
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return t.count(t.proxy.Calls(), v, s)
+}
+
+// answer sends one request and adds its latency and what it returned to s.
+// The answer must be HTTP 200 without errors.
+func (t *target) answer(ctx context.Context, body []byte, v view, s *sample) error {
 	start := time.Now()
 	answer, err := t.owner.post(ctx, body)
 	latency := time.Since(start)
 	if err != nil {
 		return fmt.Errorf("%s, view %s: %w", t.bin.label, v.name, err)
 	}
-	calls := t.proxy.Calls()
 	data, err := decodeData(answer)
 	if err != nil {
 		return fmt.Errorf("%s, view %s: %w", t.bin.label, v.name, err)
 	}
 	s.latencies = append(s.latencies, latency)
+	s.returned += v.returned(data)
+	s.answerBytes += len(answer)
+	return nil
+}
+
+// count adds DynamoDB calls to s; every one must have succeeded.
+func (t *target) count(calls []call, v view, s *sample) error {
 	s.calls += len(calls)
-	s.waves += waves(calls)
 	for _, c := range calls {
 		if c.Err != nil {
 			return fmt.Errorf("%s, view %s: DynamoDB %s: %w", t.bin.label, v.name, c.Op, c.Err)
@@ -112,8 +172,6 @@ func (t *target) request(ctx context.Context, body []byte, v view, s *sample) er
 		s.itemsRead += c.Items
 		s.bytesRead += c.Bytes
 	}
-	s.returned += v.returned(data)
-	s.answerBytes += len(answer)
 	return nil
 }
 

@@ -15,6 +15,7 @@ type report struct {
 	perCalendar int
 	requests    int
 	rounds      int
+	clients     int
 	tick        time.Duration
 	views       []string
 	calendars   []int
@@ -42,8 +43,12 @@ func (rep *report) write(w io.Writer) error {
 		fmt.Fprintf(&b, "- before: %s\n", rep.rev.before)
 	}
 	fmt.Fprintf(&b, "- store: %s, reached by each server through a counting proxy; %d entries per calendar\n", rep.store, rep.perCalendar)
-	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up requests (for %v at least) then %d measured requests of a view, one at a time\n",
-		rep.rounds, warmUps, warmUpTime, rep.requests)
+	sending := "one at a time"
+	if rep.clients > 1 {
+		sending = fmt.Sprintf("from %d concurrent clients (waves per view are then not counted; views/s is the throughput)", rep.clients)
+	}
+	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up requests (for %v at least) then %d measured requests of a view, %s\n",
+		rep.rounds, warmUps, warmUpTime, rep.requests, sending)
 	for _, bin := range rep.bins {
 		if bin.cold {
 			fmt.Fprintf(&b, "- %s: without its view cache (-cold): every view reads its calendars' entries\n", bin.label)
@@ -52,8 +57,8 @@ func (rep *report) write(w io.Writer) error {
 	fmt.Fprintf(&b, "- server CPU: utime+stime of the server process (/proc, clock tick %s), median over rounds [min–max]; latency as the client sees it\n", rep.tick)
 	for _, v := range rep.views {
 		fmt.Fprintf(&b, "\n## %s\n\n", v)
-		b.WriteString("| calendars | binary | server CPU ms/view | p50 ms | p99 ms | DynamoDB calls/view | waves/view | items read/view | items returned/view | read amplification | KB read from DynamoDB/view | response KB/view | allocs/view | KB allocated/view | goroutines/view | GC/view |\n")
-		b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| calendars | binary | server CPU ms/view | views/s | p50 ms | p99 ms | DynamoDB calls/view | waves/view | items read/view | items returned/view | read amplification | KB read from DynamoDB/view | response KB/view | allocs/view | KB allocated/view | goroutines/view | GC/view |\n")
+		b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, n := range rep.calendars {
 			for _, bin := range rep.bins {
 				if r := rep.find(n, bin, v); r != nil {
@@ -101,9 +106,10 @@ func row(r *result) string {
 	cells := []string{
 		fmt.Sprint(r.calendars), r.binary.label,
 		fmt.Sprintf("%.2f [%.2f–%.2f]", median(cpu), cpu[0], cpu[len(cpu)-1]),
+		fmt.Sprintf("%.0f", r.throughput()),
 		fmt.Sprintf("%.2f", r.latency(50)), fmt.Sprintf("%.2f", r.latency(99)),
 		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.calls })),
-		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.waves })),
+		wavesCell(r),
 		fmt.Sprintf("%.1f", read), fmt.Sprintf("%.1f", returned), amplification(read, returned),
 		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.bytesRead })/1024),
 		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.answerBytes })/1024),
@@ -135,4 +141,15 @@ func runtimeCell(r *result, format string, unit float64, count func(runtimeDelta
 		return "–"
 	}
 	return fmt.Sprintf(format, v/unit)
+}
+
+// wavesCell is the waves per view, "–" when the requests were concurrent
+// (their calls' waves cannot be told apart).
+func wavesCell(r *result) string {
+	for _, s := range r.samples {
+		if s.clients > 1 {
+			return "–"
+		}
+	}
+	return fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.waves }))
 }

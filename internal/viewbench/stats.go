@@ -50,6 +50,19 @@ func (r *result) latency(p int) float64 {
 	return millis(all[min(len(all)-1, len(all)*p/100)])
 }
 
+// throughput is the median over rounds of the views answered per second of
+// wall time.
+func (r *result) throughput() float64 {
+	var rates []float64
+	for _, s := range r.samples {
+		if s.wall > 0 {
+			rates = append(rates, float64(s.requests)/s.wall.Seconds())
+		}
+	}
+	slices.Sort(rates)
+	return median(rates)
+}
+
 // perView is a count summed over every request, divided by their number.
 func (r *result) perView(count func(s sample) int) float64 {
 	total := 0

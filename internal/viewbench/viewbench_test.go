@@ -75,6 +75,18 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("the report has no table for %s:\n%s", v.name, out.String())
 		}
 	}
+
+	// Concurrent clients: every request answered and counted, the
+	// throughput reported, waves not.
+	o = options{store: store, calendars: []int{1}, perCalendar: 50, views: views[:1], n: 12, rounds: 1, clients: 4}
+	if rep, err = bench(ctx, o, t.Output()); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.results[0]
+	if len(r.samples[0].latencies) != 12 || r.throughput() <= 0 || r.perView(func(s sample) int { return s.calls }) < 1 || wavesCell(r) != "–" {
+		t.Errorf("4 clients: %d latencies, %.1f views/s, %.1f calls/view, waves %s; want 12, > 0, >= 1, –",
+			len(r.samples[0].latencies), r.throughput(), r.perView(func(s sample) int { return s.calls }), wavesCell(r))
+	}
 }
 
 // TestParseStatTicks reads utime+stime out of /proc/<pid>/stat lines.
