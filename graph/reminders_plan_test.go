@@ -30,7 +30,10 @@ func TestReminderAlertsCostWhatOneDoes(t *testing.T) {
 		cals = append(cals, cal)
 	}
 	go remind.New(e.store, 100*time.Millisecond, nil, nil).Run(ctx)
-	start := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second)
+	// A reminder set after its time does not fire: the six entries must all
+	// be made before they start, which a loaded machine (-race, parallel
+	// tests) took more than 2 s to do.
+	start := time.Now().Add(8 * time.Second).UTC().Truncate(time.Second)
 	for i := range 6 {
 		recurrence := ""
 		if i%2 == 1 {
@@ -40,9 +43,12 @@ func TestReminderAlertsCostWhatOneDoes(t *testing.T) {
 			timing: {timed: {start: $s, timeZone: "UTC"}}`+recurrence+`}) { entry { id } } }`,
 			map[string]any{"c": cals[i%2], "t": fmt.Sprint("Call ", i), "s": start.Format(time.RFC3339)})
 	}
+	if time.Now().After(start) {
+		t.Fatalf("making six entries took until after they start (%s): the machine is too slow for this test", start)
+	}
 	const list = `query($n: Int!) { viewer { reminderAlerts(first: $n) { edges { node { id state
 		entry { title calendar { name viewerRole } ... on TimedEntry { start series { id } } } } } } } }`
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := start.Add(30 * time.Second)
 	for {
 		d := e.must(ada, list, map[string]any{"n": 6})
 		if edges := get(d, "viewer.reminderAlerts.edges").([]any); len(edges) == 6 && str(edges[5], "node.entry.title") != "" {
