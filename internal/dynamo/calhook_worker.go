@@ -1,0 +1,394 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/google/uuid"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/webhook"
+)
+
+// A calendar webhook follows each calendar's change log as a sync client
+// does: its cursor holds a sync token. A worker that learns a calendar was
+// written (the recent-writes index, recent.go) or sweeps, reads each cursor
+// of it, and when the log holds changes after the token renders them into
+// a delivery and stores it in the cursor under a lease (conditioned on the
+// token being the one it read from: two workers never render or post the
+// same batch at once), posts it, and on a 2xx advances the token and clears
+// the delivery (conditioned on the lease). So deliveries are in order per
+// calendar and gap-free; a worker stopped after the post leaves the
+// delivery stored, and the next one posts the same bytes under the same
+// ID. Writes to calendars cost nothing more.
+
+// CalendarWebhookWorker is how calendar webhooks are delivered. Fields left
+// zero take the defaults.
+type CalendarWebhookWorker struct {
+	Sender WebhookSender
+	// Render renders deliveries (Store.PlainChangesBody when nil).
+	Render ChangesBody
+	// Now is the worker's clock (time.Now); Backoff the wait after the
+	// n-th failed attempt (webhook.Backoff); RetryFor how long a delivery is
+	// retried before its webhook is marked FAILING (webhook.RetryFor).
+	Now      func() time.Time
+	Backoff  func(attempt int) time.Duration
+	RetryFor time.Duration
+	// Poll is how often the recent writes are read (1 s); Sweep how often
+	// every cursor is read, for hints missed (1 minute).
+	Poll, Sweep time.Duration
+	// Lease is how long a claimed cursor is the claimant's (2 minutes).
+	Lease time.Duration
+	// Batch is the most changes in one delivery (100); Parallel how many
+	// cursors are served at once (8).
+	Batch, Parallel int
+}
+
+// maxDeliveryBytes bounds a delivery's body (it is stored in its cursor,
+// an item of at most 400 KB): a larger one is rendered again with half the
+// changes.
+const maxDeliveryBytes = 256 << 10
+
+// deliveriesPerTurn bounds the deliveries one cursor gets in a row before
+// the worker serves others.
+const deliveriesPerTurn = 10
+
+func (w CalendarWebhookWorker) withDefaults(s *Store) CalendarWebhookWorker {
+	if w.Render == nil {
+		w.Render = s.PlainChangesBody
+	}
+	if w.Now == nil {
+		w.Now = time.Now
+	}
+	if w.Backoff == nil {
+		w.Backoff = webhook.Backoff
+	}
+	if w.RetryFor <= 0 {
+		w.RetryFor = webhook.RetryFor
+	}
+	if w.Poll <= 0 {
+		w.Poll = time.Second
+	}
+	if w.Sweep <= 0 {
+		w.Sweep = time.Minute
+	}
+	if w.Lease <= 0 {
+		w.Lease = 2 * time.Minute
+	}
+	if w.Batch <= 0 || w.Batch > 100 {
+		w.Batch = 100
+	}
+	if w.Parallel <= 0 {
+		w.Parallel = 8
+	}
+	return w
+}
+
+// RunCalendarWebhookWorker delivers calendar webhooks until ctx ends: each
+// w.Poll it reads the recent writes and serves the cursors of the
+// calendars written (and the webhooks of users whose calendar list
+// changed); each w.Sweep, or when the recent writes cannot tell, every
+// cursor and webhook. Any number of instances may run it on one table.
+func (s *Store) RunCalendarWebhookWorker(ctx context.Context, w CalendarWebhookWorker) {
+	w = w.withDefaults(s)
+	watch := s.WatchWrites()
+	var swept time.Time
+	for {
+		logs, gap, err := watch.Written(ctx)
+		if err != nil || gap || time.Since(swept) >= w.Sweep {
+			swept = time.Now()
+			_, err = s.DeliverCalendarWebhooks(ctx, w)
+		} else {
+			_, err = s.deliverLogs(ctx, w, logs)
+		}
+		if err != nil && ctx.Err() == nil {
+			s.log.ErrorContext(ctx, "delivering calendar webhooks", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(w.Poll):
+		}
+	}
+}
+
+// DeliverCalendarWebhooks is a sweep: every webhook of everything its
+// owner reads gets the cursors it lacks, and every cursor is served. It
+// returns how many deliveries were attempted.
+func (s *Store) DeliverCalendarWebhooks(ctx context.Context, w CalendarWebhookWorker) (int, error) {
+	w = w.withDefaults(s)
+	var errs []error
+	for n := range calHookShards {
+		items, err := s.queryBetween(ctx, "", attrSK, calHookPartition(n), "", "~", filter{}, maxHookCursors*calHookShards)
+		if err != nil {
+			return 0, err
+		}
+		for _, it := range items {
+			if stringAttr(it, "entityType") != entityCalHook {
+				continue
+			}
+			r, err := unmarshal[calHookRecord](it)
+			if err == nil {
+				err = s.reconcileHook(ctx, r)
+			}
+			errs = append(errs, err)
+		}
+	}
+	var cursors []cursorRecord
+	for n := range calHookShards {
+		items, err := s.queryBetween(ctx, "", attrSK, calHookCursorPartition(n), "", "~", filter{}, maxHookCursors*calHookShards)
+		if err != nil {
+			return 0, err
+		}
+		for _, it := range items {
+			c, err := unmarshal[cursorRecord](it)
+			if err != nil {
+				return 0, err
+			}
+			cursors = append(cursors, c)
+		}
+	}
+	tried, err := s.serveCursors(ctx, w, cursors)
+	return tried, errors.Join(append(errs, err)...)
+}
+
+// deliverLogs serves the cursors of the calendars in logs, and reconciles
+// the webhooks of the users in logs (a calendar joined or lost).
+func (s *Store) deliverLogs(ctx context.Context, w CalendarWebhookWorker, logs []calendar.LogRef) (int, error) {
+	var cursors []cursorRecord
+	for _, l := range logs {
+		if l.User {
+			hooks, err := s.hooksOf(ctx, l.ID)
+			if err != nil {
+				return 0, err
+			}
+			for _, h := range hooks {
+				if err := s.reconcileHook(ctx, h); err != nil {
+					return 0, err
+				}
+			}
+			continue
+		}
+		cs, err := s.cursorsOfCalendar(ctx, l.ID)
+		if err != nil {
+			return 0, err
+		}
+		cursors = append(cursors, cs...)
+	}
+	return s.serveCursors(ctx, w, cursors)
+}
+
+// serveCursors serves cursors, w.Parallel at once.
+func (s *Store) serveCursors(ctx context.Context, w CalendarWebhookWorker, cursors []cursorRecord) (int, error) {
+	var (
+		mu    sync.Mutex
+		tried int
+		errs  []error
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, w.Parallel)
+	)
+	for _, c := range cursors {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			n, err := s.serveCursor(ctx, w, c.key())
+			mu.Lock()
+			defer mu.Unlock()
+			tried += n
+			if err != nil && !errors.Is(err, errLeaseLost) {
+				errs = append(errs, fmt.Errorf("webhook %s in %s: %w", c.WebhookID, c.CalendarID, err))
+			}
+		})
+	}
+	wg.Wait()
+	return tried, errors.Join(errs...)
+}
+
+// serveCursor makes the deliveries a cursor has due, up to
+// deliveriesPerTurn, and reports how many attempts it made.
+func (s *Store) serveCursor(ctx context.Context, w CalendarWebhookWorker, k itemKey) (int, error) {
+	tried := 0
+	for range deliveriesPerTurn {
+		it, found, err := s.getItem(ctx, k)
+		if err != nil || !found {
+			return tried, err
+		}
+		c, err := unmarshal[cursorRecord](it)
+		if err != nil {
+			return tried, err
+		}
+		now := w.Now()
+		if c.LeaseUntil >= now.UnixMilli() {
+			return tried, nil // another worker serves it
+		}
+		hit, found, err := s.getItem(ctx, c.hookKey())
+		if err != nil {
+			return tried, err
+		}
+		if !found {
+			return tried, s.dropCursor(ctx, c, "")
+		}
+		hook, err := unmarshal[calHookRecord](hit)
+		if err != nil || hook.State == string(calendar.WebhookFailing) {
+			return tried, err
+		}
+		by := uuid.NewString()
+		p, err := s.claimCursor(ctx, w, hook, c, now, by)
+		if err != nil || p == nil {
+			return tried, err
+		}
+		tried++
+		done, err := s.attempt(ctx, w, hook, c, *p, now, by)
+		if err != nil || !done {
+			return tried, err
+		}
+	}
+	return tried, nil
+}
+
+// claimCursor takes c's lease as by and returns the delivery to attempt:
+// the one under way, when due, or a new one rendered from the token (nil
+// when there is nothing to deliver).
+func (s *Store) claimCursor(ctx context.Context, w CalendarWebhookWorker, hook calHookRecord, c cursorRecord, now time.Time, by string) (*hookDelivery, error) {
+	free := expression.AttributeNotExists(expression.Name("leaseUntil")).
+		Or(expression.Name("leaseUntil").LessThan(expression.Value(now.UnixMilli())))
+	lease := expression.Set(expression.Name("leaseUntil"), expression.Value(now.Add(w.Lease).UnixMilli())).
+		Set(expression.Name("leaseBy"), expression.Value(by))
+	if p := c.Pending; p != nil {
+		if p.Due > now.UnixMilli() && hook.ResumedAt <= p.Tried {
+			return nil, nil
+		}
+		if p.Kind == calendar.HookChanges && !s.ownerReads(ctx, c) {
+			lost, err := s.render(ctx, w, hook, c, calendar.HookAccessLost, c.Token, now)
+			if err != nil {
+				return nil, err
+			}
+			p = lost
+			lease = lease.Set(expression.Name("pending"), expression.Value(p))
+		}
+		cond := exists().And(free).And(expression.Name("pending.id").Equal(expression.Value(c.Pending.ID)))
+		return p, s.updateCursor(ctx, c.key(), lease, cond)
+	}
+	p, err := s.render(ctx, w, hook, c, calendar.HookChanges, c.Token, now)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	cond := exists().And(free).And(expression.AttributeNotExists(expression.Name("pending"))).
+		And(expression.Name("token").Equal(expression.Value(c.Token)))
+	if p.Body == nil { // only changes the filter drops: move past them
+		upd := expression.Set(expression.Name("token"), expression.Value(p.Next))
+		return nil, s.updateCursor(ctx, c.key(), upd, cond)
+	}
+	return p, s.updateCursor(ctx, c.key(), lease.Set(expression.Name("pending"), expression.Value(p)), cond)
+}
+
+// render renders a delivery of kind from token: nil when the log holds no
+// change after it. A read refused for access or an expired token renders
+// the notice instead.
+func (s *Store) render(ctx context.Context, w CalendarWebhookWorker, hook calHookRecord, c cursorRecord, kind, token string, now time.Time) (*hookDelivery, error) {
+	req := ChangesRequest{Kind: kind, WebhookID: hook.ID, OwnerID: hook.OwnerID, CalendarID: c.CalendarID, Token: token,
+		First: w.Batch, Types: hook.webhook().Types}
+	var r RenderedChanges
+	var err error
+	for {
+		r, err = w.Render(ctx, req)
+		if err != nil || len(r.Body) <= maxDeliveryBytes || req.First == 1 {
+			break
+		}
+		req.First /= 2
+	}
+	switch calendar.ErrorCode(err) {
+	case calendar.CodeNotFound, calendar.CodeForbidden:
+		return s.render(ctx, w, hook, c, calendar.HookAccessLost, token, now)
+	case calendar.CodeSyncTokenExpired:
+		return s.render(ctx, w, hook, c, calendar.HookSyncTokenExpired, s.HeadToken(c.CalendarID, false), now)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if kind == calendar.HookChanges && r.Count == 0 {
+		if r.Next == c.Token || !s.tokenAging(c, now) {
+			return nil, nil
+		}
+		return &hookDelivery{Next: r.Next}, nil // only moves the token on
+	}
+	return &hookDelivery{ID: uuid.NewString(), Kind: kind, Body: r.Body, Next: r.Next, More: r.More,
+		Since: now.UnixMilli(), Due: now.UnixMilli()}, nil
+}
+
+// tokenAging reports whether c's token is more than a day old: a read that
+// found nothing (or only what the filter drops) then moves it on, so that
+// a quiet calendar's token never reaches the retention.
+func (s *Store) tokenAging(c cursorRecord, now time.Time) bool {
+	t, err := decodeToken(c.Token, c.CalendarID, false)
+	return err != nil || t.low < now.Add(-24*time.Hour).UnixMicro()
+}
+
+// ownerReads reports whether c's owner may still read its calendar (false
+// on a failed read too: the next attempt asks again).
+func (s *Store) ownerReads(ctx context.Context, c cursorRecord) bool {
+	items, err := s.batchGet(ctx, []itemKey{membershipKey(c.CalendarID, c.OwnerID)})
+	if err != nil || items[membershipKey(c.CalendarID, c.OwnerID)] == nil {
+		return false
+	}
+	m, err := decodeMembershipRecord(items[membershipKey(c.CalendarID, c.OwnerID)])
+	return err == nil && m.membership().Role.Can(calendar.ActionRead)
+}
+
+// attempt posts p and records the outcome; done reports that the receiver
+// took it and the cursor may go on.
+func (s *Store) attempt(ctx context.Context, w CalendarWebhookWorker, hook calHookRecord, c cursorRecord, p hookDelivery, now time.Time, by string) (bool, error) {
+	res := w.Sender.Send(ctx, hook.URL, hook.Secret, webhook.Delivery{ID: p.ID, Event: "calendar." + p.Kind, Body: p.Body}, now)
+	entry := webhookLogRecord{DeliveryID: p.ID, At: now.UTC().Truncate(time.Millisecond), Status: res.Status, LatencyMs: res.Latency.Milliseconds()}
+	if res.Err != nil {
+		entry.Error = res.Err.Error()
+	}
+	if err := s.logAttempt(ctx, hook.key(), entry); err != nil {
+		s.log.WarnContext(ctx, "writing a calendar webhook's delivery log", "webhook", hook.ID, "err", err)
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	held := leaseHeld(by)
+	release := expression.Remove(expression.Name("leaseUntil")).Remove(expression.Name("leaseBy"))
+	if res.OK() {
+		if p.Kind == calendar.HookAccessLost {
+			return false, s.dropCursor(ctx, c, by)
+		}
+		upd := release.Set(expression.Name("token"), expression.Value(p.Next)).Remove(expression.Name("pending"))
+		return true, s.updateCursor(ctx, c.key(), upd, held)
+	}
+	since := max(p.Since, hook.ResumedAt)
+	upd := release.Set(expression.Name("pending.attempts"), expression.Value(p.Attempts+1)).
+		Set(expression.Name("pending.tried"), expression.Value(now.UnixMilli())).
+		Set(expression.Name("pending.due"), expression.Value(now.Add(w.Backoff(p.Attempts+1)).UnixMilli()))
+	if now.Sub(time.UnixMilli(since)) >= w.RetryFor {
+		if err := s.markFailing(ctx, hook.key(), now); err != nil && !errors.Is(err, errNoWebhook) {
+			return false, err
+		}
+	}
+	return false, s.updateCursor(ctx, c.key(), upd, held)
+}
+
+func (s *Store) updateCursor(ctx context.Context, k itemKey, upd expression.UpdateBuilder, cond expression.ConditionBuilder) error {
+	w := newWrite()
+	w.Update(k, upd, cond, explainWith(errLeaseLost))
+	return s.commitSmall(ctx, w)
+}
+
+// dropCursor deletes c: as by, who holds its lease, or ("") when no lease
+// is held.
+func (s *Store) dropCursor(ctx context.Context, c cursorRecord, by string) error {
+	cond := exists().And(expression.AttributeNotExists(expression.Name("leaseBy")).
+		Or(expression.Name("leaseUntil").LessThan(expression.Value(time.Now().UnixMilli()))))
+	if by != "" {
+		cond = leaseHeld(by)
+	}
+	w := newWrite()
+	w.Delete(c.key(), cond, explainWith(errLeaseLost))
+	return s.commitSmall(ctx, w)
+}
