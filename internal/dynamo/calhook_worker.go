@@ -123,7 +123,7 @@ func (s *Store) DeliverCalendarWebhooks(ctx context.Context, w CalendarWebhookWo
 	w = w.withDefaults(s)
 	var errs []error
 	for n := range calHookShards {
-		items, err := s.queryBetween(ctx, "", attrSK, calHookPartition(n), "", "~", filter{}, maxHookCursors*calHookShards)
+		items, err := s.queryBetween(ctx, "", attrSK, calHookPartition(n), "!", "~", filter{}, maxHookCursors*calHookShards)
 		if err != nil {
 			return 0, err
 		}
@@ -140,7 +140,7 @@ func (s *Store) DeliverCalendarWebhooks(ctx context.Context, w CalendarWebhookWo
 	}
 	var cursors []cursorRecord
 	for n := range calHookShards {
-		items, err := s.queryBetween(ctx, "", attrSK, calHookCursorPartition(n), "", "~", filter{}, maxHookCursors*calHookShards)
+		items, err := s.queryBetween(ctx, "", attrSK, calHookCursorPartition(n), "!", "~", filter{}, maxHookCursors*calHookShards)
 		if err != nil {
 			return 0, err
 		}
