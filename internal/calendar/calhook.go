@@ -78,6 +78,30 @@ func (h *CalendarWebhook) Delivers(t ObjectType) bool {
 	return false
 }
 
+// HookRequest is what a calendar webhook's delivery is rendered from:
+// for HookChanges, the changes of CalendarID after Token, at most
+// First, as OwnerID may read them and of Types (all when empty); for the
+// other kinds, the notice alone (Token is then the one to go on from).
+type HookRequest struct {
+	Kind       string
+	WebhookID  string
+	OwnerID    string
+	CalendarID string
+	Token      string
+	First      int
+	Types      []ObjectType
+}
+
+// HookBody is a rendered delivery: its JSON body, how many changes
+// it carries (those the filter kept), and the sync token after them (Next),
+// with More when the log holds more after it.
+type HookBody struct {
+	Body  []byte
+	Count int
+	Next  string
+	More  bool
+}
+
 // NewCalendarWebhook is what registerCalendarWebhook asks for.
 type NewCalendarWebhook struct {
 	CalendarID string // "" for every calendar the viewer can read

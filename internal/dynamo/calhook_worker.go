@@ -290,9 +290,9 @@ func (s *Store) claimCursor(ctx context.Context, w CalendarWebhookWorker, hook c
 // change after it. A read refused for access or an expired token renders
 // the notice instead.
 func (s *Store) render(ctx context.Context, w CalendarWebhookWorker, hook calHookRecord, c cursorRecord, kind, token string, now time.Time) (*hookDelivery, error) {
-	req := ChangesRequest{Kind: kind, WebhookID: hook.ID, OwnerID: hook.OwnerID, CalendarID: c.CalendarID, Token: token,
+	req := calendar.HookRequest{Kind: kind, WebhookID: hook.ID, OwnerID: hook.OwnerID, CalendarID: c.CalendarID, Token: token,
 		First: w.Batch, Types: hook.webhook().Types}
-	var r RenderedChanges
+	var r calendar.HookBody
 	var err error
 	for {
 		r, err = w.Render(ctx, req)
