@@ -95,8 +95,15 @@ func (s *Store) DeleteCalendarWebhook(ctx context.Context, id string) (bool, err
 	if err != nil {
 		return false, err
 	}
+	return s.deleteHook(ctx, h)
+}
+
+// deleteHook deletes h: its cursors first, then h with its owner's count
+// (in the request's idempotent write, when ctx carries one).
+func (s *Store) deleteHook(ctx context.Context, h calHookRecord) (bool, error) {
 	cals := []string{h.CalendarID}
 	if h.CalendarID == "" {
+		var err error
 		if cals, err = s.cursorsOfHook(ctx, h); err != nil {
 			return false, err
 		}
@@ -105,7 +112,7 @@ func (s *Store) DeleteCalendarWebhook(ctx context.Context, id string) (bool, err
 		w := newWrite()
 		w.Delete(calHookCursorKey(c, h.OwnerID, h.ID), noCondition(), nil)
 		if err := s.commitSmall(ctx, w); err != nil {
-			return false, fmt.Errorf("delete the cursor of webhook %s in %s: %w", id, c, err)
+			return false, fmt.Errorf("delete the cursor of webhook %s in %s: %w", h.ID, c, err)
 		}
 	}
 	w := newWrite()
@@ -116,9 +123,26 @@ func (s *Store) DeleteCalendarWebhook(ctx context.Context, id string) (bool, err
 	case errors.Is(err, errNoWebhook):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("delete calendar webhook %s: %w", id, err)
+		return false, fmt.Errorf("delete calendar webhook %s: %w", h.ID, err)
 	}
 	return true, nil
+}
+
+// dropHooksOf deletes the calendar webhooks of a deleted account, and its
+// count (deletions.go finishUserDeletion).
+func (s *Store) dropHooksOf(ctx context.Context, ownerID string) error {
+	hooks, err := s.hooksOf(ctx, ownerID)
+	if err != nil {
+		return err
+	}
+	for _, h := range hooks {
+		if _, err := s.deleteHook(ctx, h); err != nil {
+			return err
+		}
+	}
+	w := newWrite()
+	w.Delete(calHookCountKey(ownerID), noCondition(), nil)
+	return s.commitSmall(ctx, w)
 }
 
 // RotateCalendarWebhookSecret implements calendar.CalendarWebhookService:

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/google/uuid"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/webhook"
@@ -41,7 +40,7 @@ func (s *Store) RegisterCalendarWebhook(ctx context.Context, in calendar.NewCale
 	if err := s.checkHookInput(ctx, in); err != nil {
 		return nil, "", err
 	}
-	r := calHookRecord{ID: uuid.NewString(), OwnerID: viewer, CalendarID: in.CalendarID, URL: in.URL, Secret: webhook.NewSecret(),
+	r := calHookRecord{ID: s.newID(), OwnerID: viewer, CalendarID: in.CalendarID, URL: in.URL, Secret: webhook.NewSecret(),
 		Calendars: in.Calendars, State: string(calendar.WebhookActive), CreatedAt: s.timestamp(), EntityType: entityCalHook}
 	for _, t := range in.Types {
 		r.Types = append(r.Types, int(t))
