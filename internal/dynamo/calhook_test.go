@@ -246,7 +246,7 @@ func TestCalendarWebhookReplica(t *testing.T) {
 	began := time.Now()
 	var written atomic.Int64
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for g := range 16 {
 		wg.Go(func() {
 			var mine []*calendar.Entry
 			for i := 0; written.Add(1) <= int64(changes); i++ {
@@ -392,15 +392,19 @@ func TestCalendarWebhookFailingResumes(t *testing.T) {
 }
 
 // TestCalendarWebhookAccessLost: a reader's webhook of everything they
-// read gets a calendar's changes while they are a member; removed, they
-// get ACCESS_LOST and nothing of what is written after.
+// read, registered before a calendar was shared with them, gets its
+// changes while they are a member; removed, they get ACCESS_LOST and
+// nothing of what is written after. A member demoted to FREE_BUSY is told
+// the same.
 func TestCalendarWebhookAccessLost(t *testing.T) {
 	t.Parallel()
 	h := newCalHookFixture(t)
 	cal := h.calendarOf(h.owner, "team")
 	reader := h.user("reader@example.com")
+	h.register(reader, calendar.NewCalendarWebhook{}) // before the calendar is shared with them
+	h.drain()
 	h.share(h.owner, cal, reader, "reader@example.com", calendar.RoleReader)
-	h.register(reader, calendar.NewCalendarWebhook{})
+	h.drain() // the sweep finds the new membership and follows the calendar from now
 	write := func(title string) {
 		if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: title,
 			Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
@@ -422,6 +426,21 @@ func TestCalendarWebhookAccessLost(t *testing.T) {
 	}
 	if !h.recv.lost[cal.ID] {
 		t.Errorf("no ACCESS_LOST delivery for %s (kinds %v)", cal.ID, h.recv.kinds)
+	}
+
+	other := h.calendarOf(h.owner, "other")
+	m := h.share(h.owner, other, reader, "reader@example.com", calendar.RoleReader)
+	h.drain()
+	if _, _, err := h.store.ChangeRole(h.owner, calendar.MembershipKey{CalendarID: other.ID, UserID: m.UserID}, calendar.RoleFreeBusy, m.Version); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: other.ID, Title: "busy",
+		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
+		t.Fatal(err)
+	}
+	h.drain()
+	if got := h.recv.calendar(other.ID); len(got) != 0 || !h.recv.lost[other.ID] {
+		t.Errorf("demoted to FREE_BUSY: the replica has %v, ACCESS_LOST %v; want nothing and ACCESS_LOST", got, h.recv.lost[other.ID])
 	}
 }
 
