@@ -27,7 +27,8 @@ func calHookCountKey(ownerID string) itemKey {
 
 // RegisterCalendarWebhook implements calendar.CalendarWebhookService: one
 // transaction puts the webhook, raises the owner's count (on condition
-// that it stays at most calendar.MaxCalendarWebhooks) and, for a webhook of
+// that it stays at most calendar.MaxCalendarWebhooks), checks that the
+// account still exists and, for a webhook of
 // one calendar, checks that the viewer still owns it and puts its cursor
 // at the log's head. A webhook of everything the viewer reads gets its
 // cursors next, one per calendar (reconcileHook), each at the head of its
@@ -56,6 +57,9 @@ func (s *Store) RegisterCalendarWebhook(ctx context.Context, in calendar.NewCale
 		func(item) error {
 			return calendar.Invalidf("url", "you have %d calendar webhooks, the most allowed: delete one first", calendar.MaxCalendarWebhooks)
 		})
+	w.Guard(opCheck(userKey(viewer), exists(), func(item) error {
+		return calendar.Errorf(calendar.CodeUnauthenticated, "your account no longer exists")
+	}))
 	if in.CalendarID != "" {
 		w.Guard(roleCheck(in.CalendarID, viewer, calendar.ActionManage))
 		c, err := s.newCursor(ctx, r, in.CalendarID)
