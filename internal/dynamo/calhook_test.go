@@ -190,6 +190,16 @@ func (h *calHookFixture) drain(stores ...*dynamo.Store) {
 	h.t.Fatal("1000 sweeps and still delivering")
 }
 
+// log is the delivery log of the owner's first webhook.
+func (h *calHookFixture) log() []calendar.WebhookAttempt {
+	h.t.Helper()
+	hooks, err := h.hooks.CalendarWebhooks(h.owner)
+	if err != nil || len(hooks) == 0 {
+		h.t.Fatalf("CalendarWebhooks = %v, %v", hooks, err)
+	}
+	return hooks[0].Log
+}
+
 // fullRead reads cal whole as ctx's user: entry ID → title.
 func (h *calHookFixture) fullRead(ctx context.Context, calID string) map[string]string {
 	h.t.Helper()
@@ -487,5 +497,41 @@ func TestCalendarWebhookRefusals(t *testing.T) {
 	wantCode(t, err, calendar.CodeInvalid)
 	if deleted, err := h.hooks.DeleteCalendarWebhook(h.owner, hook.ID); !deleted || err != nil {
 		t.Errorf("delete = %v, %v", deleted, err)
+	}
+}
+
+// TestCalendarWebhookWorkerRuns: the running worker, whose sweep is an hour
+// away, learns of a write from the recent writes and retries a failed
+// delivery when its backoff is over, not at the next sweep.
+func TestCalendarWebhookWorkerRuns(t *testing.T) {
+	t.Parallel()
+	h := newCalHookFixture(t)
+	cal := h.calendarOf(h.owner, "work")
+	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID})
+	w := h.worker
+	w.Now, w.Poll, w.Sweep, w.Backoff = time.Now, 50*time.Millisecond, time.Hour, func(int) time.Duration { return 200 * time.Millisecond }
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { h.hooks.RunCalendarWebhookWorker(ctx, w); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+	time.Sleep(200 * time.Millisecond) // past the first pass, a sweep
+	h.recv.mode.Store("fail")
+	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: "hinted",
+		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(h.log()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no attempt within 30 s of the write")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.recv.mode.Store("ok")
+	for len(h.recv.calendar(cal.ID)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("not delivered within 30 s; log %+v", h.log())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -91,19 +91,21 @@ func (w CalendarWebhookWorker) withDefaults(s *Store) CalendarWebhookWorker {
 // RunCalendarWebhookWorker delivers calendar webhooks until ctx ends: each
 // w.Poll it reads the recent writes and serves the cursors of the
 // calendars written (and the webhooks of users whose calendar list
-// changed); each w.Sweep, or when the recent writes cannot tell, every
-// cursor and webhook. Any number of instances may run it on one table.
+// changed), and retries the deliveries it left when they fall due; each
+// w.Sweep, or when the recent writes cannot tell, every cursor and
+// webhook. Any number of instances may run it on one table.
 func (s *Store) RunCalendarWebhookWorker(ctx context.Context, w CalendarWebhookWorker) {
 	w = w.withDefaults(s)
 	watch := s.WatchWrites()
 	var swept time.Time
+	retry := map[itemKey]bool{} // cursors this worker left a delivery in, to retry when due
 	for {
 		logs, gap, err := watch.Written(ctx)
 		if err != nil || gap || time.Since(swept) >= w.Sweep {
 			swept = time.Now()
 			_, err = s.DeliverCalendarWebhooks(ctx, w)
 		} else {
-			_, err = s.deliverLogs(ctx, w, logs)
+			_, err = s.deliverLogs(ctx, w, logs, retry)
 		}
 		if err != nil && ctx.Err() == nil {
 			s.log.ErrorContext(ctx, "delivering calendar webhooks", "err", err)
@@ -152,14 +154,23 @@ func (s *Store) DeliverCalendarWebhooks(ctx context.Context, w CalendarWebhookWo
 			cursors = append(cursors, c)
 		}
 	}
-	tried, err := s.serveCursors(ctx, w, cursors)
+	keys := make([]itemKey, len(cursors))
+	for i, c := range cursors {
+		keys[i] = c.key()
+	}
+	tried, err := s.serveCursors(ctx, w, keys, nil)
 	return tried, errors.Join(append(errs, err)...)
 }
 
-// deliverLogs serves the cursors of the calendars in logs, and reconciles
-// the webhooks of the users in logs (a calendar joined or lost).
-func (s *Store) deliverLogs(ctx context.Context, w CalendarWebhookWorker, logs []calendar.LogRef) (int, error) {
-	var cursors []cursorRecord
+// deliverLogs serves the cursors of the calendars in logs and those in
+// retry, and reconciles the webhooks of the users in logs (a calendar
+// joined or lost). retry is left holding the cursors with a delivery still
+// under way.
+func (s *Store) deliverLogs(ctx context.Context, w CalendarWebhookWorker, logs []calendar.LogRef, retry map[itemKey]bool) (int, error) {
+	var keys []itemKey
+	for k := range retry {
+		keys = append(keys, k)
+	}
 	for _, l := range logs {
 		if l.User {
 			hooks, err := s.hooksOf(ctx, l.ID)
@@ -177,13 +188,18 @@ func (s *Store) deliverLogs(ctx context.Context, w CalendarWebhookWorker, logs [
 		if err != nil {
 			return 0, err
 		}
-		cursors = append(cursors, cs...)
+		for _, c := range cs {
+			if !retry[c.key()] {
+				keys = append(keys, c.key())
+			}
+		}
 	}
-	return s.serveCursors(ctx, w, cursors)
+	return s.serveCursors(ctx, w, keys, retry)
 }
 
-// serveCursors serves cursors, w.Parallel at once.
-func (s *Store) serveCursors(ctx context.Context, w CalendarWebhookWorker, cursors []cursorRecord) (int, error) {
+// serveCursors serves the cursors of keys, w.Parallel at once, and notes in
+// retry (when not nil) which of them still hold a delivery under way.
+func (s *Store) serveCursors(ctx context.Context, w CalendarWebhookWorker, keys []itemKey, retry map[itemKey]bool) (int, error) {
 	var (
 		mu    sync.Mutex
 		tried int
@@ -191,16 +207,23 @@ func (s *Store) serveCursors(ctx context.Context, w CalendarWebhookWorker, curso
 		wg    sync.WaitGroup
 		slots = make(chan struct{}, w.Parallel)
 	)
-	for _, c := range cursors {
+	for _, k := range keys {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			n, err := s.serveCursor(ctx, w, c.key())
+			n, waiting, err := s.serveCursor(ctx, w, k)
 			mu.Lock()
 			defer mu.Unlock()
 			tried += n
+			if retry != nil {
+				if waiting {
+					retry[k] = true
+				} else {
+					delete(retry, k)
+				}
+			}
 			if err != nil && !errors.Is(err, errLeaseLost) {
-				errs = append(errs, fmt.Errorf("webhook %s in %s: %w", c.WebhookID, c.CalendarID, err))
+				errs = append(errs, fmt.Errorf("webhook cursor %s: %w", k.SK, err))
 			}
 		})
 	}
@@ -209,45 +232,45 @@ func (s *Store) serveCursors(ctx context.Context, w CalendarWebhookWorker, curso
 }
 
 // serveCursor makes the deliveries a cursor has due, up to
-// deliveriesPerTurn, and reports how many attempts it made.
-func (s *Store) serveCursor(ctx context.Context, w CalendarWebhookWorker, k itemKey) (int, error) {
-	tried := 0
+// deliveriesPerTurn, and reports how many attempts it made and whether a
+// delivery is still under way (to retry, or leased by another worker).
+func (s *Store) serveCursor(ctx context.Context, w CalendarWebhookWorker, k itemKey) (tried int, waiting bool, err error) {
 	for range deliveriesPerTurn {
 		it, found, err := s.getItem(ctx, k)
 		if err != nil || !found {
-			return tried, err
+			return tried, false, err
 		}
 		c, err := unmarshal[cursorRecord](it)
 		if err != nil {
-			return tried, err
+			return tried, false, err
 		}
 		now := w.Now()
 		if c.LeaseUntil >= now.UnixMilli() {
-			return tried, nil // another worker serves it
+			return tried, false, nil // another worker serves it
 		}
 		hit, found, err := s.getItem(ctx, c.hookKey())
 		if err != nil {
-			return tried, err
+			return tried, true, err
 		}
 		if !found {
-			return tried, s.dropCursor(ctx, c, "")
+			return tried, false, s.dropCursor(ctx, c, "")
 		}
 		hook, err := unmarshal[calHookRecord](hit)
 		if err != nil || hook.State == string(calendar.WebhookFailing) {
-			return tried, err
+			return tried, false, err // a resume is followed by the sweep
 		}
 		by := uuid.NewString()
 		p, err := s.claimCursor(ctx, w, hook, c, now, by)
 		if err != nil || p == nil {
-			return tried, err
+			return tried, c.Pending != nil, err
 		}
 		tried++
 		done, err := s.attempt(ctx, w, hook, c, *p, now, by)
 		if err != nil || !done {
-			return tried, err
+			return tried, true, err
 		}
 	}
-	return tried, nil
+	return tried, true, nil
 }
 
 // claimCursor takes c's lease as by and returns the delivery to attempt:
