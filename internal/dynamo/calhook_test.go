@@ -535,3 +535,34 @@ func TestCalendarWebhookWorkerRuns(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestCalendarWebhookTypesFilter: a webhook of MEMBERSHIP changes gets a
+// member added after more entry changes than a delivery holds (which it
+// moves past without posting), and nothing of the entries.
+func TestCalendarWebhookTypesFilter(t *testing.T) {
+	t.Parallel()
+	h := newCalHookFixture(t)
+	h.worker.Batch = 5
+	cal := h.calendarOf(h.owner, "work")
+	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID, Types: []calendar.ObjectType{calendar.ObjectMembership}})
+	for i := range 12 {
+		if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: fmt.Sprint("e", i),
+			Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.drain()
+	member := h.user("member@example.com")
+	h.share(h.owner, cal, member, "member@example.com", calendar.RoleReader)
+	h.drain()
+	h.recv.mu.Lock()
+	defer h.recv.mu.Unlock()
+	if len(h.recv.bodies) != 1 || h.recv.cals[cal.ID] != nil {
+		t.Fatalf("%d deliveries, entries %v; want the membership alone", len(h.recv.bodies), h.recv.cals[cal.ID])
+	}
+	for _, b := range h.recv.bodies {
+		if !strings.Contains(string(b), `"type":2`) || strings.Contains(string(b), `"type":3`) {
+			t.Errorf("delivery %s, want the membership change alone", b)
+		}
+	}
+}

@@ -120,46 +120,59 @@ func (s *Store) RunCalendarWebhookWorker(ctx context.Context, w CalendarWebhookW
 
 // DeliverCalendarWebhooks is a sweep: every webhook of everything its
 // owner reads gets the cursors it lacks, and every cursor is served. It
-// returns how many deliveries were attempted.
+// returns how many deliveries were attempted. It reads the webhooks a page
+// at a time and the cursors' keys alone, so that what it holds stays small
+// whatever their number.
 func (s *Store) DeliverCalendarWebhooks(ctx context.Context, w CalendarWebhookWorker) (int, error) {
 	w = w.withDefaults(s)
 	var errs []error
+	var keys []itemKey
 	for n := range calHookShards {
-		items, err := s.queryBetween(ctx, "", attrSK, calHookPartition(n), "!", "~", filter{}, maxHookCursors*calHookShards)
-		if err != nil {
-			return 0, err
-		}
-		for _, it := range items {
+		err := s.eachPage(ctx, keyQuery{pkAttr: attrPK, partition: calHookPartition(n), consistent: true}, func(it item) error {
 			if stringAttr(it, "entityType") != entityCalHook {
-				continue
+				return nil
 			}
 			r, err := unmarshal[calHookRecord](it)
 			if err == nil {
 				err = s.reconcileHook(ctx, r)
 			}
 			errs = append(errs, err)
-		}
-	}
-	var cursors []cursorRecord
-	for n := range calHookShards {
-		items, err := s.queryBetween(ctx, "", attrSK, calHookCursorPartition(n), "!", "~", filter{}, maxHookCursors*calHookShards)
+			return nil
+		})
 		if err != nil {
 			return 0, err
 		}
-		for _, it := range items {
-			c, err := unmarshal[cursorRecord](it)
-			if err != nil {
-				return 0, err
-			}
-			cursors = append(cursors, c)
+		err = s.eachPage(ctx, keyQuery{pkAttr: attrPK, partition: calHookCursorPartition(n), consistent: true, projection: []string{attrPK, attrSK}},
+			func(it item) error {
+				keys = append(keys, keyOf(it))
+				return nil
+			})
+		if err != nil {
+			return 0, err
 		}
-	}
-	keys := make([]itemKey, len(cursors))
-	for i, c := range cursors {
-		keys[i] = c.key()
 	}
 	tried, err := s.serveCursors(ctx, w, keys, nil)
 	return tried, errors.Join(append(errs, err)...)
+}
+
+// eachPage calls fn with each item q reads, a page at a time.
+func (s *Store) eachPage(ctx context.Context, q keyQuery, fn func(item) error) error {
+	in := q.input(s.table)
+	for {
+		out, err := s.reads.Query(ctx, in)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", q.partition, err)
+		}
+		for _, it := range out.Items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
 // deliverLogs serves the cursors of the calendars in logs and those in
@@ -264,6 +277,9 @@ func (s *Store) serveCursor(ctx context.Context, w CalendarWebhookWorker, k item
 		if err != nil || p == nil {
 			return tried, c.Pending != nil, err
 		}
+		if p.Body == nil {
+			continue // moved past what the filter drops: read on
+		}
 		tried++
 		done, err := s.attempt(ctx, w, hook, c, *p, now, by)
 		if err != nil || !done {
@@ -275,7 +291,8 @@ func (s *Store) serveCursor(ctx context.Context, w CalendarWebhookWorker, k item
 
 // claimCursor takes c's lease as by and returns the delivery to attempt:
 // the one under way, when due, or a new one rendered from the token (nil
-// when there is nothing to deliver).
+// when there is nothing to deliver; one without a body when it moved the
+// token past changes the filter drops, taking no lease).
 func (s *Store) claimCursor(ctx context.Context, w CalendarWebhookWorker, hook calHookRecord, c cursorRecord, now time.Time, by string) (*hookDelivery, error) {
 	free := expression.AttributeNotExists(expression.Name("leaseUntil")).
 		Or(expression.Name("leaseUntil").LessThan(expression.Value(now.UnixMilli())))
@@ -304,7 +321,7 @@ func (s *Store) claimCursor(ctx context.Context, w CalendarWebhookWorker, hook c
 		And(expression.Name("token").Equal(expression.Value(c.Token)))
 	if p.Body == nil { // only changes the filter drops: move past them
 		upd := expression.Set(expression.Name("token"), expression.Value(p.Next))
-		return nil, s.updateCursor(ctx, c.key(), upd, cond)
+		return p, s.updateCursor(ctx, c.key(), upd, cond)
 	}
 	return p, s.updateCursor(ctx, c.key(), lease.Set(expression.Name("pending"), expression.Value(p)), cond)
 }
@@ -334,10 +351,12 @@ func (s *Store) render(ctx context.Context, w CalendarWebhookWorker, hook calHoo
 		return nil, err
 	}
 	if kind == calendar.HookChanges && r.Count == 0 {
-		if r.Next == c.Token || !s.tokenAging(c, now) {
+		// Nothing to post: the token moves on past a full page the filter
+		// dropped (or nothing after it would ever come), or once a day.
+		if r.Next == c.Token || !r.More && !s.tokenAging(c, now) {
 			return nil, nil
 		}
-		return &hookDelivery{Next: r.Next}, nil // only moves the token on
+		return &hookDelivery{Next: r.Next}, nil
 	}
 	return &hookDelivery{ID: uuid.NewString(), Kind: kind, Body: r.Body, Next: r.Next, More: r.More,
 		Since: now.UnixMilli(), Due: now.UnixMilli()}, nil
