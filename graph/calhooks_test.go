@@ -1,8 +1,16 @@
 package graph_test
 
 import (
+	"context"
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/calgraph/calgraph/graph"
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/loader"
+	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 const calendarWebhookFields = `id calendarId url calendarIds types state createdAt failingSince deliveryLog { deliveryId httpStatus }`
@@ -91,5 +99,46 @@ func TestCalendarWebhookAPI(t *testing.T) {
 	}
 	if d := e.must(ann, del, map[string]any{"id": id}); get(d, "deleteCalendarWebhook.deleted") != false {
 		t.Errorf("delete again: %v, want deleted false", d)
+	}
+}
+
+// TestWebhookChangesAsOwner: a delivery is Calendar.changes as the
+// webhook's owner sees it: a reader's webhook gets another member's
+// PRIVATE entry redacted, the owner's own webhook gets it whole, and a user
+// who is no member gets NOT_FOUND (which the worker turns into ACCESS_LOST).
+func TestWebhookChangesAsOwner(t *testing.T) {
+	e := newEnv(t)
+	ann, bob, carol := e.token("ann@example.com"), e.token("bob@example.com"), e.token("carol@example.com")
+	ids := map[string]string{}
+	for name, tok := range map[string]string{"ann": ann, "bob": bob, "carol": carol} {
+		id, err := model.DecodeAs("id", model.KindUser, str(e.must(tok, `{ viewer { user { id } } }`, nil), "viewer.user.id"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = id
+	}
+	gid := str(e.must(ann, `mutation { createCalendar(input: {name: "Team"}) { calendar { id } } }`, nil), "createCalendar.calendar.id")
+	cal, _ := model.DecodeCalendarID("id", gid)
+	e.must(ann, `mutation($c: ID!, $e: String!) { addMember(input: {calendarId: $c, email: $e, role: READER}) { membership { id } } }`,
+		map[string]any{"c": gid, "e": "bob@example.com"})
+	token := ""
+	for more := true; more; {
+		p := e.must(ann, `query($c: ID!, $t: String) { calendar(id: $c) { changes(syncToken: $t) { hasMore syncToken } } }`, map[string]any{"c": gid, "t": token})
+		token, more = str(p, "calendar.changes.syncToken"), get(p, "calendar.changes.hasMore") == true
+	}
+	e.must(ann, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Dentist", visibility: PRIVATE,
+		timing: {timed: {start: "2026-12-01T09:00:00Z", end: "2026-12-01T10:00:00Z"}}}) { entry { id } } }`, map[string]any{"c": gid})
+	h := graph.NewHandler(e.store, slog.New(slog.DiscardHandler), graph.Options{MaxBodyBytes: 64 << 10,
+		NewLoaders: func(scope calendar.ReadScope) *loader.Loaders { return loader.New(e.store, recurrence.Engine{}, scope) }})
+	render := graph.WebhookChanges(h)
+	for _, c := range []struct{ owner, want string }{{"ann", `"title":"Dentist"`}, {"bob", `"redacted":true`}} {
+		b, err := render(context.Background(), calendar.HookRequest{Kind: calendar.HookChanges, WebhookID: "w", OwnerID: ids[c.owner], CalendarID: cal, Token: token, First: 100,
+			Types: []calendar.ObjectType{calendar.ObjectEntry}})
+		if err != nil || b.Count != 1 || !strings.Contains(string(b.Body), c.want) || (c.owner == "bob" && strings.Contains(string(b.Body), "Dentist")) {
+			t.Errorf("as %s: %s (%d changes), %v; want %s", c.owner, b.Body, b.Count, err, c.want)
+		}
+	}
+	if _, err := render(context.Background(), calendar.HookRequest{Kind: calendar.HookChanges, OwnerID: ids["carol"], CalendarID: cal, Token: token, First: 100}); calendar.ErrorCode(err) != calendar.CodeNotFound {
+		t.Errorf("as a stranger: %v, want NOT_FOUND", err)
 	}
 }
