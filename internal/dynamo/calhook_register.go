@@ -138,7 +138,7 @@ func (s *Store) reconcileHook(ctx context.Context, h calHookRecord) error {
 	if err != nil {
 		return err
 	}
-	have, err := s.cursorsOfHook(ctx, h)
+	have, err := s.cursorsIn(ctx, h, mems)
 	if err != nil {
 		return err
 	}
@@ -172,13 +172,18 @@ var errCursorExists = errors.New("the webhook already follows the calendar")
 const maxHookCursors = 1000
 
 // cursorsOfHook returns the calendars h has cursors in. The cursors are
-// partitioned by calendar, so this reads each of the owner's memberships'
-// cursor: a BatchGetItem of at most maxHookCursors keys.
+// partitioned by calendar, so this reads the owner's memberships, then
+// each one's cursor: a BatchGetItem of at most maxHookCursors keys.
 func (s *Store) cursorsOfHook(ctx context.Context, h calHookRecord) ([]string, error) {
 	mems, err := s.AllMembershipsOfUser(ctx, h.OwnerID, maxHookCursors)
 	if err != nil {
 		return nil, err
 	}
+	return s.cursorsIn(ctx, h, mems)
+}
+
+// cursorsIn returns the calendars of mems that h has cursors in.
+func (s *Store) cursorsIn(ctx context.Context, h calHookRecord, mems []*calendar.Membership) ([]string, error) {
 	keys := make([]itemKey, 0, len(mems))
 	for _, m := range mems {
 		keys = append(keys, calHookCursorKey(m.CalendarID, h.OwnerID, h.ID))

@@ -566,3 +566,50 @@ func TestCalendarWebhookTypesFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestCalendarWebhookCosts pins what docs/design.md says calendar webhooks
+// cost: a sweep that finds nothing to deliver (a webhook of one calendar
+// and one of everything its owner reads, in two calendars: three cursors)
+// and a delivery of one change, in DynamoDB calls.
+func TestCalendarWebhookCosts(t *testing.T) {
+	t.Parallel()
+	h := newCalHookFixture(t)
+	var rec dynamo.Recorder
+	counted := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(&rec)), h.store.Table(), engine, dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: true}))
+	a, b := h.calendarOf(h.owner, "a"), h.calendarOf(h.owner, "b")
+	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: a.ID})
+	h.register(h.owner, calendar.NewCalendarWebhook{})
+	h.drain()
+	ops := func() string {
+		n := map[string]int{}
+		for _, c := range rec.Calls() {
+			n[c.Op]++
+		}
+		rec.Reset()
+		return fmt.Sprint(n)
+	}
+	if _, err := counted.DeliverCalendarWebhooks(context.Background(), h.worker); err != nil {
+		t.Fatal(err)
+	}
+	// 4+4 shard Queries, the memberships Query and cursor BatchGet of the
+	// webhook of everything, and per cursor: GetItem cursor and webhook, the
+	// log read (BatchGetItem access, Query log).
+	if got, want := ops(), "map[BatchGetItem:4 GetItem:6 Query:12]"; got != want {
+		t.Errorf("an idle sweep of 3 cursors: %s, want %s", got, want)
+	}
+	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: b.ID, Title: "one",
+		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
+		t.Fatal(err)
+	}
+	rec.Reset()
+	if _, err := counted.DeliverCalendarWebhooks(context.Background(), h.worker); err != nil {
+		t.Fatal(err)
+	}
+	// The idle sweep's calls, then the delivery: the changed entry read
+	// (BatchGetItem), an Update of the cursor (lease and delivery), the log
+	// (GetItem, Update), an Update (advance), and a second turn that finds
+	// nothing more (GetItems of the cursor and webhook, a log read).
+	if got, want := ops(), "map[BatchGetItem:6 GetItem:9 Query:13 UpdateItem:3]"; got != want {
+		t.Errorf("a sweep delivering one change: %s, want %s", got, want)
+	}
+}
