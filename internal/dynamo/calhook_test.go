@@ -613,3 +613,37 @@ func TestCalendarWebhookCosts(t *testing.T) {
 		t.Errorf("a sweep delivering one change: %s, want %s", got, want)
 	}
 }
+
+// TestCalendarWebhookTokenExpired: a cursor whose place is older than the
+// change log's retention (a webhook FAILING for longer, say) gets one
+// SYNC_TOKEN_EXPIRED delivery, carrying a token that goes on from the log's
+// head.
+func TestCalendarWebhookTokenExpired(t *testing.T) {
+	t.Parallel()
+	h := newCalHookFixture(t)
+	// A token begins 30 s (the sync overlap) back: with a retention of 33 s,
+	// it expires 3 s later, and a fresh one does not.
+	h.hooks = dynamo.New(h.db, h.store.Table(), engine, dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: true}),
+		dynamo.WithChangeRetention(33*time.Second))
+	cal := h.calendarOf(h.owner, "work")
+	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID})
+	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: "old",
+		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // the webhook's token is now past the retention
+	h.drain()
+	h.drain()
+	h.recv.mu.Lock()
+	defer h.recv.mu.Unlock()
+	// (What the head token then reads again, the last 30 s, may follow.)
+	if h.recv.kinds[calendar.HookSyncTokenExpired] != 1 {
+		t.Fatalf("deliveries %v, want one SYNC_TOKEN_EXPIRED", h.recv.kinds)
+	}
+	for _, b := range h.recv.bodies {
+		var d struct{ SyncToken string }
+		if err := json.Unmarshal(b, &d); err != nil || d.SyncToken == "" {
+			t.Errorf("delivery %s: want a syncToken to go on from", b)
+		}
+	}
+}
