@@ -165,6 +165,7 @@ type stack struct {
 	reminders *remind.Runner // the reminder schedule
 	engine    *embedded.Engine
 	unlock    func()
+	gql       http.Handler // the GraphQL handler, inside authentication (calendar webhooks render with it)
 }
 
 // open starts what command runs on. For check, the embedded engine's file
@@ -421,6 +422,11 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	// under; stopped with the other background work, before the drain.
 	go st.store.RunWebhookWorker(bgCtx, dynamo.WebhookWorker{
 		Sender: webhook.NewSender(webhook.Policy{AllowPrivate: st.cfg.WebhookAllowPrivate}, webhook.DefaultTimeout)})
+	// Calendar webhooks follow the change logs; their changes are rendered
+	// by the GraphQL layer as each webhook's owner.
+	go st.store.RunCalendarWebhookWorker(bgCtx, dynamo.CalendarWebhookWorker{
+		Sender: webhook.NewSender(webhook.Policy{AllowPrivate: st.cfg.WebhookAllowPrivate}, webhook.DefaultTimeout),
+		Render: graph.WebhookChanges(st.gql)})
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:
@@ -522,6 +528,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		opts.Extensions = append(opts.Extensions, telemetry.TraceGraphQL())
 	}
 	gql := graph.NewHandler(st.store, st.log, opts)
+	st.gql = gql
 	edge := httpapi.Config{AllowedOrigins: st.cfg.CORSOrigins, CORSHeaders: st.cfg.CORSHeaders, SDL: graph.SDL(schemaSDL),
 		Feeds: httpapi.Deadline(st.cfg.RequestTimeout, httpapi.FeedHandler(st.store, recurrence.Engine{}, time.Now, st.log))}
 	var devToken string

@@ -7,7 +7,7 @@ package graph
 var concurrentFields = map[string]map[string]bool{
 	"AllDayEntry":    {"attendees": true, "createdBy": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"Attendee":       {"comment": true, "displayName": true, "entry": true, "entryId": true, "proposedEnd": true, "proposedStart": true, "respondedAt": true, "user": true, "waitlistTicket": true},
-	"Calendar":       {"changes": true, "description": true, "entries": true, "invitations": true, "members": true, "openingHours": true, "tasks": true, "viewerRole": true},
+	"Calendar":       {"changes": true, "description": true, "entries": true, "invitations": true, "members": true, "openingHours": true, "tasks": true, "viewerRole": true, "webhooks": true},
 	"CalendarBusy":   {"calendar": true, "closed": true},
 	"Change":         {"exceptions": true, "node": true},
 	"ChangeDelivery": {"changes": true},
@@ -15,7 +15,7 @@ var concurrentFields = map[string]map[string]bool{
 	"Invitation":     {"calendar": true, "id": true},
 	"Membership":     {"calendar": true, "id": true, "settings": true, "user": true},
 	"MultiDayEntry":  {"attendees": true, "createdBy": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "organizer": true, "series": true, "viewerAttendee": true},
-	"Node":           {"attendees": true, "calendar": true, "changes": true, "createdBy": true, "description": true, "entries": true, "id": true, "invitations": true, "members": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "openingHours": true, "organizer": true, "series": true, "settings": true, "tasks": true, "user": true, "viewerAttendee": true, "viewerRole": true},
+	"Node":           {"attendees": true, "calendar": true, "changes": true, "createdBy": true, "description": true, "entries": true, "id": true, "invitations": true, "members": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "openingHours": true, "organizer": true, "series": true, "settings": true, "tasks": true, "user": true, "viewerAttendee": true, "viewerRole": true, "webhooks": true},
 	"Preferences":    {"workingHours": true},
 	"Query":          {"calendar": true, "findTimes": true, "freeBusy": true, "node": true, "viewer": true},
 	"ReminderAlert":  {"entry": true, "id": true, "snoozedUntil": true, "timesFired": true},
@@ -23,5 +23,5 @@ var concurrentFields = map[string]map[string]bool{
 	"Task":           {"attendees": true, "createdBy": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"TimedEntry":     {"attendees": true, "createdBy": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"User":           {"id": true},
-	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "reminderAlerts": true, "reminderWebhook": true, "stats": true, "user": true},
+	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "reminderAlerts": true, "reminderWebhook": true, "stats": true, "user": true, "webhooks": true},
 }

@@ -45,6 +45,17 @@ var extensionCodes = map[calendar.Code]string{
 	calendar.CodeBusyConflict:         "BUSY_CONFLICT",
 }
 
+// domainCode is the domain code of an `extensions.code`
+// (extensionCodes read backwards); CodeInternal for one it does not list.
+func domainCode(ext string) calendar.Code {
+	for c, e := range extensionCodes {
+		if e == ext {
+			return c
+		}
+	}
+	return calendar.CodeInternal
+}
+
 // codeBadRequest marks a request refused before GraphQL ran: malformed JSON, a
 // wrong method or media type, a body over the limit.
 const codeBadRequest = "BAD_REQUEST"

@@ -164,6 +164,7 @@ type ComplexityRoot struct {
 		UpdatedAt    func(childComplexity int) int
 		Version      func(childComplexity int) int
 		ViewerRole   func(childComplexity int) int
+		Webhooks     func(childComplexity int) int
 	}
 
 	CalendarBusy struct {
@@ -196,6 +197,27 @@ type ComplexityRoot struct {
 		TextColor        func(childComplexity int) int
 		UpdatedAt        func(childComplexity int) int
 		Version          func(childComplexity int) int
+	}
+
+	CalendarWebhook struct {
+		CalendarID   func(childComplexity int) int
+		CalendarIds  func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		DeliveryLog  func(childComplexity int) int
+		FailingSince func(childComplexity int) int
+		ID           func(childComplexity int) int
+		State        func(childComplexity int) int
+		Types        func(childComplexity int) int
+		URL          func(childComplexity int) int
+	}
+
+	CalendarWebhookPayload struct {
+		Webhook func(childComplexity int) int
+	}
+
+	CalendarWebhookSecretPayload struct {
+		Secret  func(childComplexity int) int
+		Webhook func(childComplexity int) int
 	}
 
 	Change struct {
@@ -261,6 +283,10 @@ type ComplexityRoot struct {
 
 	DeleteCalendarPayload struct {
 		DeletedCalendarID func(childComplexity int) int
+	}
+
+	DeleteCalendarWebhookPayload struct {
+		Deleted func(childComplexity int) int
 	}
 
 	DeleteEntryPayload struct {
@@ -433,39 +459,44 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AcceptInvitation        func(childComplexity int, input model.AcceptInvitationInput) int
-		AddMember               func(childComplexity int, input model.AddMemberInput) int
-		ChangeAttendees         func(childComplexity int, input model.ChangeAttendeesInput) int
-		ChangeEmail             func(childComplexity int, input model.ChangeEmailInput) int
-		ChangeMemberRole        func(childComplexity int, input model.ChangeMemberRoleInput) int
-		CompleteTask            func(childComplexity int, input model.CompleteTaskInput) int
-		CreateCalendar          func(childComplexity int, input model.CreateCalendarInput) int
-		CreateEntry             func(childComplexity int, input model.CreateEntryInput) int
-		CreateInvitation        func(childComplexity int, input model.CreateInvitationInput) int
-		DeleteAccount           func(childComplexity int, input model.DeleteAccountInput) int
-		DeleteCalendar          func(childComplexity int, input model.DeleteCalendarInput) int
-		DeleteEntry             func(childComplexity int, input model.DeleteEntryInput) int
-		DeleteReminderWebhook   func(childComplexity int, input model.DeleteReminderWebhookInput) int
-		DisableCalendarFeed     func(childComplexity int, input model.DisableCalendarFeedInput) int
-		DismissReminder         func(childComplexity int, input model.DismissReminderInput) int
-		ImportCalendar          func(childComplexity int, input model.ImportCalendarInput) int
-		LeaveCalendar           func(childComplexity int, input model.LeaveCalendarInput) int
-		MoveEntry               func(childComplexity int, input model.MoveEntryInput) int
-		RegisterReminderWebhook func(childComplexity int, input model.RegisterReminderWebhookInput) int
-		RemoveMember            func(childComplexity int, input model.RemoveMemberInput) int
-		ReopenTask              func(childComplexity int, input model.ReopenTaskInput) int
-		RespondToEntry          func(childComplexity int, input model.RespondToEntryInput) int
-		ResumeReminderWebhook   func(childComplexity int, input model.ResumeReminderWebhookInput) int
-		RevokeInvitation        func(childComplexity int, input model.RevokeInvitationInput) int
-		RotateCalendarFeed      func(childComplexity int, input model.RotateCalendarFeedInput) int
-		SetMyReminders          func(childComplexity int, input model.SetMyRemindersInput) int
-		SetOpeningHours         func(childComplexity int, input model.SetOpeningHoursInput) int
-		SnoozeReminder          func(childComplexity int, input model.SnoozeReminderInput) int
-		UpdateCalendar          func(childComplexity int, input model.UpdateCalendarInput) int
-		UpdateCalendarSettings  func(childComplexity int, input model.UpdateCalendarSettingsInput) int
-		UpdateEntry             func(childComplexity int, input model.UpdateEntryInput) int
-		UpdatePreferences       func(childComplexity int, input model.UpdatePreferencesInput) int
-		UpdateProfile           func(childComplexity int, input model.UpdateProfileInput) int
+		AcceptInvitation            func(childComplexity int, input model.AcceptInvitationInput) int
+		AddMember                   func(childComplexity int, input model.AddMemberInput) int
+		ChangeAttendees             func(childComplexity int, input model.ChangeAttendeesInput) int
+		ChangeEmail                 func(childComplexity int, input model.ChangeEmailInput) int
+		ChangeMemberRole            func(childComplexity int, input model.ChangeMemberRoleInput) int
+		CompleteTask                func(childComplexity int, input model.CompleteTaskInput) int
+		CreateCalendar              func(childComplexity int, input model.CreateCalendarInput) int
+		CreateEntry                 func(childComplexity int, input model.CreateEntryInput) int
+		CreateInvitation            func(childComplexity int, input model.CreateInvitationInput) int
+		DeleteAccount               func(childComplexity int, input model.DeleteAccountInput) int
+		DeleteCalendar              func(childComplexity int, input model.DeleteCalendarInput) int
+		DeleteCalendarWebhook       func(childComplexity int, input model.CalendarWebhookInput) int
+		DeleteEntry                 func(childComplexity int, input model.DeleteEntryInput) int
+		DeleteReminderWebhook       func(childComplexity int, input model.DeleteReminderWebhookInput) int
+		DisableCalendarFeed         func(childComplexity int, input model.DisableCalendarFeedInput) int
+		DismissReminder             func(childComplexity int, input model.DismissReminderInput) int
+		ImportCalendar              func(childComplexity int, input model.ImportCalendarInput) int
+		LeaveCalendar               func(childComplexity int, input model.LeaveCalendarInput) int
+		MoveEntry                   func(childComplexity int, input model.MoveEntryInput) int
+		RedeliverWebhook            func(childComplexity int, input model.RedeliverWebhookInput) int
+		RegisterCalendarWebhook     func(childComplexity int, input model.RegisterCalendarWebhookInput) int
+		RegisterReminderWebhook     func(childComplexity int, input model.RegisterReminderWebhookInput) int
+		RemoveMember                func(childComplexity int, input model.RemoveMemberInput) int
+		ReopenTask                  func(childComplexity int, input model.ReopenTaskInput) int
+		RespondToEntry              func(childComplexity int, input model.RespondToEntryInput) int
+		ResumeCalendarWebhook       func(childComplexity int, input model.CalendarWebhookInput) int
+		ResumeReminderWebhook       func(childComplexity int, input model.ResumeReminderWebhookInput) int
+		RevokeInvitation            func(childComplexity int, input model.RevokeInvitationInput) int
+		RotateCalendarFeed          func(childComplexity int, input model.RotateCalendarFeedInput) int
+		RotateCalendarWebhookSecret func(childComplexity int, input model.CalendarWebhookInput) int
+		SetMyReminders              func(childComplexity int, input model.SetMyRemindersInput) int
+		SetOpeningHours             func(childComplexity int, input model.SetOpeningHoursInput) int
+		SnoozeReminder              func(childComplexity int, input model.SnoozeReminderInput) int
+		UpdateCalendar              func(childComplexity int, input model.UpdateCalendarInput) int
+		UpdateCalendarSettings      func(childComplexity int, input model.UpdateCalendarSettingsInput) int
+		UpdateEntry                 func(childComplexity int, input model.UpdateEntryInput) int
+		UpdatePreferences           func(childComplexity int, input model.UpdatePreferencesInput) int
+		UpdateProfile               func(childComplexity int, input model.UpdateProfileInput) int
 	}
 
 	PageInfo struct {
@@ -748,6 +779,7 @@ type ComplexityRoot struct {
 		ReminderWebhook     func(childComplexity int) int
 		Stats               func(childComplexity int) int
 		User                func(childComplexity int) int
+		Webhooks            func(childComplexity int) int
 	}
 
 	ViewerStats struct {
@@ -822,6 +854,7 @@ type CalendarResolver interface {
 	Changes(ctx context.Context, obj *model.Calendar, syncToken *string, first *int) (*model.ChangePage, error)
 	Invitations(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.InvitationConnection, error)
 	OpeningHours(ctx context.Context, obj *model.Calendar) (*model.WorkingHours, error)
+	Webhooks(ctx context.Context, obj *model.Calendar) ([]*model.CalendarWebhook, error)
 }
 type CalendarBusyResolver interface {
 	Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error)
@@ -895,6 +928,11 @@ type MutationResolver interface {
 	RegisterReminderWebhook(ctx context.Context, input model.RegisterReminderWebhookInput) (*model.RegisterReminderWebhookPayload, error)
 	DeleteReminderWebhook(ctx context.Context, input model.DeleteReminderWebhookInput) (*model.DeleteReminderWebhookPayload, error)
 	ResumeReminderWebhook(ctx context.Context, input model.ResumeReminderWebhookInput) (*model.ResumeReminderWebhookPayload, error)
+	RegisterCalendarWebhook(ctx context.Context, input model.RegisterCalendarWebhookInput) (*model.CalendarWebhookSecretPayload, error)
+	DeleteCalendarWebhook(ctx context.Context, input model.CalendarWebhookInput) (*model.DeleteCalendarWebhookPayload, error)
+	RotateCalendarWebhookSecret(ctx context.Context, input model.CalendarWebhookInput) (*model.CalendarWebhookSecretPayload, error)
+	ResumeCalendarWebhook(ctx context.Context, input model.CalendarWebhookInput) (*model.CalendarWebhookPayload, error)
+	RedeliverWebhook(ctx context.Context, input model.RedeliverWebhookInput) (*model.CalendarWebhookPayload, error)
 }
 type PreferencesResolver interface {
 	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
@@ -960,6 +998,7 @@ type ViewerResolver interface {
 	Calendars(ctx context.Context, obj *model.Viewer, first *int, after *string, includeHidden *bool) (*model.MembershipConnection, error)
 	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 	ReminderWebhook(ctx context.Context, obj *model.Viewer) (*model.ReminderWebhook, error)
+	Webhooks(ctx context.Context, obj *model.Viewer) ([]*model.CalendarWebhook, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1522,6 +1561,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.ViewerRole(childComplexity), true
+	case "Calendar.webhooks":
+		if e.ComplexityRoot.Calendar.Webhooks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Calendar.Webhooks(childComplexity), true
 
 	case "CalendarBusy.busy":
 		if e.ComplexityRoot.CalendarBusy.Busy == nil {
@@ -1646,6 +1691,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CalendarSettings.Version(childComplexity), true
+
+	case "CalendarWebhook.calendarId":
+		if e.ComplexityRoot.CalendarWebhook.CalendarID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.CalendarID(childComplexity), true
+	case "CalendarWebhook.calendarIds":
+		if e.ComplexityRoot.CalendarWebhook.CalendarIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.CalendarIds(childComplexity), true
+	case "CalendarWebhook.createdAt":
+		if e.ComplexityRoot.CalendarWebhook.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.CreatedAt(childComplexity), true
+	case "CalendarWebhook.deliveryLog":
+		if e.ComplexityRoot.CalendarWebhook.DeliveryLog == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.DeliveryLog(childComplexity), true
+	case "CalendarWebhook.failingSince":
+		if e.ComplexityRoot.CalendarWebhook.FailingSince == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.FailingSince(childComplexity), true
+	case "CalendarWebhook.id":
+		if e.ComplexityRoot.CalendarWebhook.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.ID(childComplexity), true
+	case "CalendarWebhook.state":
+		if e.ComplexityRoot.CalendarWebhook.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.State(childComplexity), true
+	case "CalendarWebhook.types":
+		if e.ComplexityRoot.CalendarWebhook.Types == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.Types(childComplexity), true
+	case "CalendarWebhook.url":
+		if e.ComplexityRoot.CalendarWebhook.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhook.URL(childComplexity), true
+
+	case "CalendarWebhookPayload.webhook":
+		if e.ComplexityRoot.CalendarWebhookPayload.Webhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhookPayload.Webhook(childComplexity), true
+
+	case "CalendarWebhookSecretPayload.secret":
+		if e.ComplexityRoot.CalendarWebhookSecretPayload.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhookSecretPayload.Secret(childComplexity), true
+	case "CalendarWebhookSecretPayload.webhook":
+		if e.ComplexityRoot.CalendarWebhookSecretPayload.Webhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarWebhookSecretPayload.Webhook(childComplexity), true
 
 	case "Change.deleted":
 		if e.ComplexityRoot.Change.Deleted == nil {
@@ -1815,6 +1935,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteCalendarPayload.DeletedCalendarID(childComplexity), true
+
+	case "DeleteCalendarWebhookPayload.deleted":
+		if e.ComplexityRoot.DeleteCalendarWebhookPayload.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteCalendarWebhookPayload.Deleted(childComplexity), true
 
 	case "DeleteEntryPayload.deletedEntryId":
 		if e.ComplexityRoot.DeleteEntryPayload.DeletedEntryID == nil {
@@ -2582,6 +2709,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCalendar(childComplexity, args["input"].(model.DeleteCalendarInput)), true
+	case "Mutation.deleteCalendarWebhook":
+		if e.ComplexityRoot.Mutation.DeleteCalendarWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCalendarWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCalendarWebhook(childComplexity, args["input"].(model.CalendarWebhookInput)), true
 	case "Mutation.deleteEntry":
 		if e.ComplexityRoot.Mutation.DeleteEntry == nil {
 			break
@@ -2659,6 +2797,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MoveEntry(childComplexity, args["input"].(model.MoveEntryInput)), true
+	case "Mutation.redeliverWebhook":
+		if e.ComplexityRoot.Mutation.RedeliverWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_redeliverWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RedeliverWebhook(childComplexity, args["input"].(model.RedeliverWebhookInput)), true
+	case "Mutation.registerCalendarWebhook":
+		if e.ComplexityRoot.Mutation.RegisterCalendarWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registerCalendarWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegisterCalendarWebhook(childComplexity, args["input"].(model.RegisterCalendarWebhookInput)), true
 	case "Mutation.registerReminderWebhook":
 		if e.ComplexityRoot.Mutation.RegisterReminderWebhook == nil {
 			break
@@ -2703,6 +2863,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RespondToEntry(childComplexity, args["input"].(model.RespondToEntryInput)), true
+	case "Mutation.resumeCalendarWebhook":
+		if e.ComplexityRoot.Mutation.ResumeCalendarWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeCalendarWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeCalendarWebhook(childComplexity, args["input"].(model.CalendarWebhookInput)), true
 	case "Mutation.resumeReminderWebhook":
 		if e.ComplexityRoot.Mutation.ResumeReminderWebhook == nil {
 			break
@@ -2736,6 +2907,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateCalendarFeed(childComplexity, args["input"].(model.RotateCalendarFeedInput)), true
+	case "Mutation.rotateCalendarWebhookSecret":
+		if e.ComplexityRoot.Mutation.RotateCalendarWebhookSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateCalendarWebhookSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateCalendarWebhookSecret(childComplexity, args["input"].(model.CalendarWebhookInput)), true
 	case "Mutation.setMyReminders":
 		if e.ComplexityRoot.Mutation.SetMyReminders == nil {
 			break
@@ -3992,6 +4174,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.User(childComplexity), true
+	case "Viewer.webhooks":
+		if e.ComplexityRoot.Viewer.Webhooks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Webhooks(childComplexity), true
 
 	case "ViewerStats.lastEventCreated":
 		if e.ComplexityRoot.ViewerStats.LastEventCreated == nil {
@@ -4105,6 +4293,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAddMemberInput,
 		ec.unmarshalInputAllDayTimingInput,
 		ec.unmarshalInputCalendarSyncTokenInput,
+		ec.unmarshalInputCalendarWebhookInput,
 		ec.unmarshalInputChangeAttendeesInput,
 		ec.unmarshalInputChangeEmailInput,
 		ec.unmarshalInputChangeMemberRoleInput,
@@ -4131,6 +4320,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputMultiDayTimingInput,
 		ec.unmarshalInputNewAttendeeInput,
 		ec.unmarshalInputRecurrenceInput,
+		ec.unmarshalInputRedeliverWebhookInput,
+		ec.unmarshalInputRegisterCalendarWebhookInput,
 		ec.unmarshalInputRegisterReminderWebhookInput,
 		ec.unmarshalInputReminderInput,
 		ec.unmarshalInputRemoveMemberInput,
@@ -7603,6 +7794,115 @@ input ResumeReminderWebhookInput {
 type ResumeReminderWebhookPayload {
   reminderWebhook: ReminderWebhook!
 }
+
+# Calendar webhooks: a calendar's changes posted, signed, to a team's own
+# server (docs/design.md, "Calendar webhooks").
+
+extend type Viewer {
+  "The viewer's calendar webhooks, oldest first (at most 10)."
+  webhooks: [CalendarWebhook!]!
+}
+
+extend type Calendar {
+  "The webhooks registered on this calendar alone (owners only: FORBIDDEN otherwise)."
+  webhooks: [CalendarWebhook!]!
+}
+
+"""
+A URL of a team's server that calendars' changes are posted to, signed with
+a secret given once: the changes of one calendar (` + "`" + `calendarId` + "`" + `), or of every
+calendar its owner can read, now and later. Each delivery carries the same
+` + "`" + `Change` + "`" + ` objects ` + "`" + `Calendar.changes` + "`" + ` returns and the sync token after them;
+see docs/design.md, "Calendar webhooks".
+"""
+type CalendarWebhook {
+  id: ID!
+  "The calendar followed; null for every calendar the owner can read."
+  calendarId: ID
+  url: String!
+  "Only these calendars' changes (of a webhook of every calendar); null for all."
+  calendarIds: [ID!]
+  "Only changes of these types; null for all."
+  types: [ChangeType!]
+  state: WebhookState!
+  "When it was registered."
+  createdAt: DateTime!
+  "When it was marked FAILING; null while ACTIVE."
+  failingSince: DateTime
+  "The latest attempts, newest first: the last 20 are kept."
+  deliveryLog: [WebhookAttempt!]!
+}
+
+extend type Mutation {
+  """
+  Registers a calendar webhook: on one calendar (` + "`" + `calendarId` + "`" + `; owners only),
+  or, without it, for every calendar the viewer can read, including those
+  shared with them later. A user holds at most 10. The signing secret is
+  returned here once, never again.
+  """
+  registerCalendarWebhook(input: RegisterCalendarWebhookInput!): CalendarWebhookSecretPayload!
+  "Deletes one of the viewer's calendar webhooks; deliveries under way are dropped."
+  deleteCalendarWebhook(input: CalendarWebhookInput!): DeleteCalendarWebhookPayload!
+  "Gives a calendar webhook a new signing secret, returned once; the next attempt is signed with it."
+  rotateCalendarWebhookSecret(input: CalendarWebhookInput!): CalendarWebhookSecretPayload!
+  "Makes a FAILING calendar webhook ACTIVE: deliveries go on from where they stopped."
+  resumeCalendarWebhook(input: CalendarWebhookInput!): CalendarWebhookPayload!
+  """
+  Restarts a webhook's deliveries of one calendar from a sync token of
+  ` + "`" + `Calendar.changes` + "`" + ` (or of an earlier delivery). A token past the change
+  log's retention fails with SYNC_TOKEN_EXPIRED.
+  """
+  redeliverWebhook(input: RedeliverWebhookInput!): CalendarWebhookPayload!
+}
+
+"Input of registerCalendarWebhook."
+input RegisterCalendarWebhookInput {
+  "Makes the mutation safe to retry (as every mutation's): a replay answers as the first time, secret included."
+  idempotencyKey: String
+  "The calendar to follow (you must own it); omit it to follow every calendar you can read."
+  calendarId: ID
+  "An http or https URL of at most 2048 bytes, reaching a public address (as registerReminderWebhook's)."
+  url: String!
+  "Without calendarId: only these calendars (at most 50, each one you can read)."
+  calendarIds: [ID!]
+  "Only changes of these types."
+  types: [ChangeType!]
+}
+
+"Input naming one of the viewer's calendar webhooks."
+input CalendarWebhookInput {
+  "Makes the mutation safe to retry (as every mutation's)."
+  idempotencyKey: String
+  id: ID!
+}
+
+"Input of redeliverWebhook."
+input RedeliverWebhookInput {
+  "Makes the mutation safe to retry (as every mutation's)."
+  idempotencyKey: String
+  id: ID!
+  "A calendar the webhook follows."
+  calendarId: ID!
+  "Where to restart: a ` + "`" + `syncToken` + "`" + ` of that calendar's changes."
+  syncToken: String!
+}
+
+"A calendar webhook and its signing secret, shown this once."
+type CalendarWebhookSecretPayload {
+  webhook: CalendarWebhook!
+  secret: String!
+}
+
+"Result of resumeCalendarWebhook and redeliverWebhook."
+type CalendarWebhookPayload {
+  webhook: CalendarWebhook!
+}
+
+"Result of deleteCalendarWebhook."
+type DeleteCalendarWebhookPayload {
+  "Whether there was a webhook to delete."
+  deleted: Boolean!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -7749,6 +8049,8 @@ func (ec *executionContext) childFields_Calendar(ctx context.Context, field grap
 		return ec.fieldContext_Calendar_invitations(ctx, field)
 	case "openingHours":
 		return ec.fieldContext_Calendar_openingHours(ctx, field)
+	case "webhooks":
+		return ec.fieldContext_Calendar_webhooks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Calendar", field.Name)
 }
@@ -7815,6 +8117,48 @@ func (ec *executionContext) childFields_CalendarSettings(ctx context.Context, fi
 		return ec.fieldContext_CalendarSettings_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CalendarSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarWebhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CalendarWebhook_id(ctx, field)
+	case "calendarId":
+		return ec.fieldContext_CalendarWebhook_calendarId(ctx, field)
+	case "url":
+		return ec.fieldContext_CalendarWebhook_url(ctx, field)
+	case "calendarIds":
+		return ec.fieldContext_CalendarWebhook_calendarIds(ctx, field)
+	case "types":
+		return ec.fieldContext_CalendarWebhook_types(ctx, field)
+	case "state":
+		return ec.fieldContext_CalendarWebhook_state(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CalendarWebhook_createdAt(ctx, field)
+	case "failingSince":
+		return ec.fieldContext_CalendarWebhook_failingSince(ctx, field)
+	case "deliveryLog":
+		return ec.fieldContext_CalendarWebhook_deliveryLog(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarWebhook", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhook":
+		return ec.fieldContext_CalendarWebhookPayload_webhook(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarWebhookPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarWebhookSecretPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhook":
+		return ec.fieldContext_CalendarWebhookSecretPayload_webhook(ctx, field)
+	case "secret":
+		return ec.fieldContext_CalendarWebhookSecretPayload_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarWebhookSecretPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Change(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7945,6 +8289,14 @@ func (ec *executionContext) childFields_DeleteCalendarPayload(ctx context.Contex
 		return ec.fieldContext_DeleteCalendarPayload_deletedCalendarId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteCalendarPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteCalendarWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deleted":
+		return ec.fieldContext_DeleteCalendarWebhookPayload_deleted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteCalendarWebhookPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8655,6 +9007,8 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_invitations(ctx, field)
 	case "reminderWebhook":
 		return ec.fieldContext_Viewer_reminderWebhook(ctx, field)
+	case "webhooks":
+		return ec.fieldContext_Viewer_webhooks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
@@ -9173,6 +9527,20 @@ func (ec *executionContext) field_Mutation_deleteAccount_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteCalendarWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalendarWebhookInput, error) {
+			return ec.unmarshalNCalendarWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9285,6 +9653,34 @@ func (ec *executionContext) field_Mutation_moveEntry_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_redeliverWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RedeliverWebhookInput, error) {
+			return ec.unmarshalNRedeliverWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRedeliverWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_registerCalendarWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RegisterCalendarWebhookInput, error) {
+			return ec.unmarshalNRegisterCalendarWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRegisterCalendarWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_registerReminderWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9341,6 +9737,20 @@ func (ec *executionContext) field_Mutation_respondToEntry_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_resumeCalendarWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalendarWebhookInput, error) {
+			return ec.unmarshalNCalendarWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_resumeReminderWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9375,6 +9785,20 @@ func (ec *executionContext) field_Mutation_rotateCalendarFeed_args(ctx context.C
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RotateCalendarFeedInput, error) {
 			return ec.unmarshalNRotateCalendarFeedInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRotateCalendarFeedInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateCalendarWebhookSecret_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CalendarWebhookInput, error) {
+			return ec.unmarshalNCalendarWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12159,6 +12583,38 @@ func (ec *executionContext) fieldContext_Calendar_openingHours(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Calendar_webhooks(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_webhooks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Calendar().Webhooks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CalendarWebhook) graphql.Marshaler {
+			return ec.marshalNCalendarWebhook2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_webhooks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CalendarBusy_calendar(ctx context.Context, field graphql.CollectedField, obj *loader.CalendarBusy) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12671,6 +13127,309 @@ func (ec *executionContext) _CalendarSettings_updatedAt(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_CalendarSettings_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_id(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_calendarId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalendarID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_calendarIds(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_calendarIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CalendarIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_calendarIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_types(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_types(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Types, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ChangeType) graphql.Marshaler {
+			return ec.marshalOChangeType2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeTypeᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_types(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ChangeType does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.WebhookState) graphql.Marshaler {
+			return ec.marshalNWebhookState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type WebhookState does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_failingSince(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_failingSince(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailingSince, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_failingSince(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _CalendarWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhook_deliveryLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveryLog, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WebhookAttempt) graphql.Marshaler {
+			return ec.marshalNWebhookAttempt2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookAttemptᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhook_deliveryLog(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarWebhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookAttempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarWebhookPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhookPayload_webhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Webhook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarWebhook) graphql.Marshaler {
+			return ec.marshalNCalendarWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhook(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhookPayload_webhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarWebhookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarWebhookSecretPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookSecretPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhookSecretPayload_webhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Webhook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarWebhook) graphql.Marshaler {
+			return ec.marshalNCalendarWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhook(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhookSecretPayload_webhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarWebhookSecretPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarWebhookSecretPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookSecretPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarWebhookSecretPayload_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarWebhookSecretPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarWebhookSecretPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Change_type(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
@@ -13386,6 +14145,29 @@ func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context
 }
 func (ec *executionContext) fieldContext_DeleteCalendarPayload_deletedCalendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DeleteCalendarPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteCalendarWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarWebhookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteCalendarWebhookPayload_deleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteCalendarWebhookPayload_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteCalendarWebhookPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _DeleteEntryPayload_deletedEntryId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteEntryPayload) (ret graphql.Marshaler) {
@@ -17494,6 +18276,226 @@ func (ec *executionContext) fieldContext_Mutation_resumeReminderWebhook(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_resumeReminderWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_registerCalendarWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_registerCalendarWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegisterCalendarWebhook(ctx, fc.Args["input"].(model.RegisterCalendarWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarWebhookSecretPayload) graphql.Marshaler {
+			return ec.marshalNCalendarWebhookSecretPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookSecretPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_registerCalendarWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhookSecretPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_registerCalendarWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCalendarWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCalendarWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCalendarWebhook(ctx, fc.Args["input"].(model.CalendarWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteCalendarWebhookPayload) graphql.Marshaler {
+			return ec.marshalNDeleteCalendarWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteCalendarWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCalendarWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteCalendarWebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCalendarWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateCalendarWebhookSecret(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateCalendarWebhookSecret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateCalendarWebhookSecret(ctx, fc.Args["input"].(model.CalendarWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarWebhookSecretPayload) graphql.Marshaler {
+			return ec.marshalNCalendarWebhookSecretPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookSecretPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateCalendarWebhookSecret(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhookSecretPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateCalendarWebhookSecret_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeCalendarWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeCalendarWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeCalendarWebhook(ctx, fc.Args["input"].(model.CalendarWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarWebhookPayload) graphql.Marshaler {
+			return ec.marshalNCalendarWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeCalendarWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeCalendarWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_redeliverWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_redeliverWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RedeliverWebhook(ctx, fc.Args["input"].(model.RedeliverWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarWebhookPayload) graphql.Marshaler {
+			return ec.marshalNCalendarWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_redeliverWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_redeliverWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22373,6 +23375,38 @@ func (ec *executionContext) fieldContext_Viewer_reminderWebhook(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Viewer_webhooks(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_webhooks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().Webhooks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CalendarWebhook) graphql.Marshaler {
+			return ec.marshalNCalendarWebhook2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_webhooks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarWebhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ViewerStats_totalEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23982,6 +25016,43 @@ func (ec *executionContext) unmarshalInputCalendarSyncTokenInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCalendarWebhookInput(ctx context.Context, obj any) (model.CalendarWebhookInput, error) {
+	var it model.CalendarWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputChangeAttendeesInput(ctx context.Context, obj any) (model.ChangeAttendeesInput, error) {
 	var it model.ChangeAttendeesInput
 	if obj == nil {
@@ -25267,6 +26338,115 @@ func (ec *executionContext) unmarshalInputRecurrenceInput(ctx context.Context, o
 				return it, err
 			}
 			it.Exdates = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRedeliverWebhookInput(ctx context.Context, obj any) (model.RedeliverWebhookInput, error) {
+	var it model.RedeliverWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "id", "calendarId", "syncToken"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = data
+		case "syncToken":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("syncToken"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SyncToken = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRegisterCalendarWebhookInput(ctx context.Context, obj any) (model.RegisterCalendarWebhookInput, error) {
+	var it model.RegisterCalendarWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "calendarId", "url", "calendarIds", "types"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "calendarId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarID = graphql.OmittableOf(data)
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "calendarIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("calendarIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CalendarIds = graphql.OmittableOf(data)
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOChangeType2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -28182,6 +29362,44 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "webhooks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_webhooks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28478,6 +29696,165 @@ func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.Selec
 		case "updatedAt":
 			out.Values[i] = ec._CalendarSettings_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var calendarWebhookImplementors = []string{"CalendarWebhook"}
+
+func (ec *executionContext) _CalendarWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhook) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarWebhook")
+		case "id":
+			out.Values[i] = ec._CalendarWebhook_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendarId":
+			out.Values[i] = ec._CalendarWebhook_calendarId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._CalendarWebhook_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendarIds":
+			out.Values[i] = ec._CalendarWebhook_calendarIds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "types":
+			out.Values[i] = ec._CalendarWebhook_types(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._CalendarWebhook_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CalendarWebhook_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failingSince":
+			out.Values[i] = ec._CalendarWebhook_failingSince(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deliveryLog":
+			out.Values[i] = ec._CalendarWebhook_deliveryLog(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var calendarWebhookPayloadImplementors = []string{"CalendarWebhookPayload"}
+
+func (ec *executionContext) _CalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhookPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarWebhookPayload")
+		case "webhook":
+			out.Values[i] = ec._CalendarWebhookPayload_webhook(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var calendarWebhookSecretPayloadImplementors = []string{"CalendarWebhookSecretPayload"}
+
+func (ec *executionContext) _CalendarWebhookSecretPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhookSecretPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookSecretPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarWebhookSecretPayload")
+		case "webhook":
+			out.Values[i] = ec._CalendarWebhookSecretPayload_webhook(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._CalendarWebhookSecretPayload_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -29135,6 +30512,44 @@ func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.
 			out.Values[i] = graphql.MarshalString("DeleteCalendarPayload")
 		case "deletedCalendarId":
 			out.Values[i] = ec._DeleteCalendarPayload_deletedCalendarId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deleteCalendarWebhookPayloadImplementors = []string{"DeleteCalendarWebhookPayload"}
+
+func (ec *executionContext) _DeleteCalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteCalendarWebhookPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteCalendarWebhookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteCalendarWebhookPayload")
+		case "deleted":
+			out.Values[i] = ec._DeleteCalendarWebhookPayload_deleted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31142,6 +32557,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "resumeReminderWebhook":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_resumeReminderWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "registerCalendarWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_registerCalendarWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCalendarWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCalendarWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateCalendarWebhookSecret":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateCalendarWebhookSecret(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeCalendarWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeCalendarWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "redeliverWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_redeliverWebhook(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -34394,6 +35844,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "webhooks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_webhooks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35276,6 +36764,57 @@ func (ec *executionContext) unmarshalNCalendarSyncTokenInput2ᚖgithubᚗcomᚋc
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCalendarWebhook2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CalendarWebhook) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalendarWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhook(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCalendarWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhook(ctx context.Context, sel ast.SelectionSet, v *model.CalendarWebhook) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CalendarWebhook(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCalendarWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookInput(ctx context.Context, v any) (model.CalendarWebhookInput, error) {
+	res, err := ec.unmarshalInputCalendarWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCalendarWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *model.CalendarWebhookPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CalendarWebhookPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCalendarWebhookSecretPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhookSecretPayload(ctx context.Context, sel ast.SelectionSet, v *model.CalendarWebhookSecretPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CalendarWebhookSecretPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Change) graphql.Marshaler {
 	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -35579,6 +37118,16 @@ func (ec *executionContext) marshalNDeleteCalendarPayload2ᚖgithubᚗcomᚋcalg
 		return graphql.Null
 	}
 	return ec._DeleteCalendarPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDeleteCalendarWebhookPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteCalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteCalendarWebhookPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteCalendarWebhookPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeleteEntryInput(ctx context.Context, v any) (model.DeleteEntryInput, error) {
@@ -36234,6 +37783,16 @@ func (ec *executionContext) marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcal
 		return graphql.Null
 	}
 	return ec._Preferences(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRedeliverWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRedeliverWebhookInput(ctx context.Context, v any) (model.RedeliverWebhookInput, error) {
+	res, err := ec.unmarshalInputRedeliverWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNRegisterCalendarWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRegisterCalendarWebhookInput(ctx context.Context, v any) (model.RegisterCalendarWebhookInput, error) {
+	res, err := ec.unmarshalInputRegisterCalendarWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNRegisterReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRegisterReminderWebhookInput(ctx context.Context, v any) (model.RegisterReminderWebhookInput, error) {
@@ -37303,6 +38862,42 @@ func (ec *executionContext) unmarshalOCalendarSyncTokenInput2ᚕᚖgithubᚗcom�
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOChangeType2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeTypeᚄ(ctx context.Context, v any) ([]model.ChangeType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ChangeType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNChangeType2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOChangeType2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ChangeType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChangeType2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx context.Context, v any) (*calendar.Date, error) {

@@ -146,6 +146,10 @@ func (r *calendarResolver) OpeningHours(ctx context.Context, obj *model.Calendar
 	return r.openingHours(ctx, obj.Calendar)
 }
 
+func (r *calendarResolver) Webhooks(ctx context.Context, obj *model.Calendar) ([]*model.CalendarWebhook, error) {
+	return calendarWebhooks(r.Service.WebhooksOfCalendar(ctx, obj.Calendar.ID))
+}
+
 func (r *calendarBusyResolver) Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error) {
 	return model.CalendarOf(obj.Calendar), nil
 }
@@ -640,6 +644,38 @@ func (r *mutationResolver) ResumeReminderWebhook(ctx context.Context, input mode
 	return &model.ResumeReminderWebhookPayload{ReminderWebhook: reminderWebhook(h)}, nil
 }
 
+func (r *mutationResolver) RegisterCalendarWebhook(ctx context.Context, input model.RegisterCalendarWebhookInput) (*model.CalendarWebhookSecretPayload, error) {
+	return r.registerCalendarWebhook(ctx, input)
+}
+
+func (r *mutationResolver) DeleteCalendarWebhook(ctx context.Context, input model.CalendarWebhookInput) (*model.DeleteCalendarWebhookPayload, error) {
+	deleted, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (bool, error) {
+		return r.Service.DeleteCalendarWebhook(ctx, input.ID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeleteCalendarWebhookPayload{Deleted: deleted}, nil
+}
+
+func (r *mutationResolver) RotateCalendarWebhookSecret(ctx context.Context, input model.CalendarWebhookInput) (*model.CalendarWebhookSecretPayload, error) {
+	return r.rotateCalendarWebhookSecret(ctx, input)
+}
+
+func (r *mutationResolver) ResumeCalendarWebhook(ctx context.Context, input model.CalendarWebhookInput) (*model.CalendarWebhookPayload, error) {
+	h, err := once(ctx, r.Service, input.IdempotencyKey, func(ctx context.Context) (*calendar.CalendarWebhook, error) {
+		return r.Service.ResumeCalendarWebhook(ctx, input.ID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.CalendarWebhookPayload{Webhook: calendarWebhook(h)}, nil
+}
+
+func (r *mutationResolver) RedeliverWebhook(ctx context.Context, input model.RedeliverWebhookInput) (*model.CalendarWebhookPayload, error) {
+	return r.redeliverWebhook(ctx, input)
+}
+
 func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
 	return r.viewerWorkingHours(ctx)
 }
@@ -847,6 +883,10 @@ func (r *viewerResolver) Invitations(ctx context.Context, obj *model.Viewer, res
 
 func (r *viewerResolver) ReminderWebhook(ctx context.Context, obj *model.Viewer) (*model.ReminderWebhook, error) {
 	return r.viewerReminderWebhook(ctx)
+}
+
+func (r *viewerResolver) Webhooks(ctx context.Context, obj *model.Viewer) ([]*model.CalendarWebhook, error) {
+	return calendarWebhooks(r.Service.CalendarWebhooks(ctx))
 }
 
 func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }

@@ -106,6 +106,47 @@ type CalendarSyncTokenInput struct {
 	SyncToken string `json:"syncToken"`
 }
 
+// A URL of a team's server that calendars' changes are posted to, signed with
+// a secret given once: the changes of one calendar (`calendarId`), or of every
+// calendar its owner can read, now and later. Each delivery carries the same
+// `Change` objects `Calendar.changes` returns and the sync token after them;
+// see docs/design.md, "Calendar webhooks".
+type CalendarWebhook struct {
+	ID string `json:"id"`
+	// The calendar followed; null for every calendar the owner can read.
+	CalendarID *string `json:"calendarId,omitempty"`
+	URL        string  `json:"url"`
+	// Only these calendars' changes (of a webhook of every calendar); null for all.
+	CalendarIds []string `json:"calendarIds,omitempty"`
+	// Only changes of these types; null for all.
+	Types []ChangeType `json:"types,omitempty"`
+	State WebhookState `json:"state"`
+	// When it was registered.
+	CreatedAt time.Time `json:"createdAt"`
+	// When it was marked FAILING; null while ACTIVE.
+	FailingSince *time.Time `json:"failingSince,omitempty"`
+	// The latest attempts, newest first: the last 20 are kept.
+	DeliveryLog []*WebhookAttempt `json:"deliveryLog"`
+}
+
+// Input naming one of the viewer's calendar webhooks.
+type CalendarWebhookInput struct {
+	// Makes the mutation safe to retry (as every mutation's).
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	ID             string                     `json:"id"`
+}
+
+// Result of resumeCalendarWebhook and redeliverWebhook.
+type CalendarWebhookPayload struct {
+	Webhook *CalendarWebhook `json:"webhook"`
+}
+
+// A calendar webhook and its signing secret, shown this once.
+type CalendarWebhookSecretPayload struct {
+	Webhook *CalendarWebhook `json:"webhook"`
+	Secret  string           `json:"secret"`
+}
+
 // Input of changeAttendees.
 type ChangeAttendeesInput struct {
 	// Makes the mutation safe to retry, as on updateEntry.
@@ -370,6 +411,12 @@ type DeleteCalendarInput struct {
 type DeleteCalendarPayload struct {
 	// The global ID of the deleted calendar.
 	DeletedCalendarID string `json:"deletedCalendarId"`
+}
+
+// Result of deleteCalendarWebhook.
+type DeleteCalendarWebhookPayload struct {
+	// Whether there was a webhook to delete.
+	Deleted bool `json:"deleted"`
 }
 
 // Input of deleteEntry.
@@ -812,6 +859,31 @@ type RecurrenceInput struct {
 	Rdates graphql.Omittable[[]*time.Time] `json:"rdates,omitempty"`
 	// Excluded occurrence starts (EXDATE); for an all-day series, midnight UTC of each day. Up to 500.
 	Exdates graphql.Omittable[[]*time.Time] `json:"exdates,omitempty"`
+}
+
+// Input of redeliverWebhook.
+type RedeliverWebhookInput struct {
+	// Makes the mutation safe to retry (as every mutation's).
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	ID             string                     `json:"id"`
+	// A calendar the webhook follows.
+	CalendarID string `json:"calendarId"`
+	// Where to restart: a `syncToken` of that calendar's changes.
+	SyncToken string `json:"syncToken"`
+}
+
+// Input of registerCalendarWebhook.
+type RegisterCalendarWebhookInput struct {
+	// Makes the mutation safe to retry (as every mutation's): a replay answers as the first time, secret included.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The calendar to follow (you must own it); omit it to follow every calendar you can read.
+	CalendarID graphql.Omittable[*string] `json:"calendarId,omitempty"`
+	// An http or https URL of at most 2048 bytes, reaching a public address (as registerReminderWebhook's).
+	URL string `json:"url"`
+	// Without calendarId: only these calendars (at most 50, each one you can read).
+	CalendarIds graphql.Omittable[[]string] `json:"calendarIds,omitempty"`
+	// Only changes of these types.
+	Types graphql.Omittable[[]ChangeType] `json:"types,omitempty"`
 }
 
 // Input of registerReminderWebhook.

@@ -86,5 +86,6 @@ type Service interface {
 	InvitationSyncService
 	AlertService
 	ReminderWebhookService
+	CalendarWebhookService
 	MyRemindersService
 }

@@ -60,6 +60,7 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	c.checkStats()
 	c.checkReminders()
 	c.checkWebhooks()
+	c.checkCalHooks()
 	slices.Sort(c.problems)
 	return c.problems, nil
 }
@@ -97,6 +98,7 @@ type checker struct {
 	stats      map[string]*statsSeen // each user's stats items
 	counted    map[string]*calendar.Tally
 	hooks      map[itemKey]*hookSeen // webhooks and the deliveries waiting for them
+	calHooks   *calHooksSeen         // calendar webhooks and their cursors (calhook_check.go)
 	created    map[string]time.Time  // the latest creation of each user's events
 	hours      []string              // the users whose working hours were read
 	alerts     []*calendar.Alert     // every user's alerts
@@ -139,6 +141,8 @@ func (c *checker) add(it item) error {
 	case entityIdempotent, entityMigration:
 	case entityWebhook, entityWebhookQueued, entityWebhookWaiting:
 		err = c.checkWebhookItem(it)
+	case entityCalHook, entityCalHookCount, entityCalHookCursor:
+		err = c.addCalHookItem(it)
 	case entityStats, entityStatsTotal, entityStatsNode:
 		err = c.addStats(it)
 	case entityAlert:

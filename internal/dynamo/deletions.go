@@ -209,6 +209,9 @@ func (s *Store) finishUserDeletion(ctx context.Context, userID string) error {
 	if err := s.dropWaiting(ctx, reminderWebhookKey(userID)); err != nil {
 		return err
 	}
+	if err := s.dropHooksOf(ctx, userID); err != nil {
+		return err
+	}
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Delete(pendingKey(pendingUser, userID), noCondition(), nil)

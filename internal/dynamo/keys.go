@@ -104,6 +104,9 @@ const (
 	entityWebhook        = "WEBHOOK"
 	entityWebhookQueued  = "WEBHOOK_QUEUED"
 	entityWebhookWaiting = "WEBHOOK_WAITING"
+	entityCalHook        = "CALENDAR_WEBHOOK"        // a calendar webhook (calhook_*.go)
+	entityCalHookCursor  = "CALENDAR_WEBHOOK_CURSOR" // where it stands in one calendar's log
+	entityCalHookCount   = "CALENDAR_WEBHOOK_COUNT"  // how many a user has
 )
 
 // Key prefixes that queries match with begins_with.
@@ -587,6 +590,37 @@ func webhookWaitingKey(hook itemKey, since time.Time, deliveryID string) itemKey
 
 // webhookWaitingPrefix starts the sort keys of the deliveries waiting for hook.
 func webhookWaitingPrefix(hook itemKey) string { return prefixWebhookWaiting + hook.SK + "#" }
+
+// Calendar webhooks (calhook_*.go). The webhooks live in calHookShards
+// partitions by their owner, so that the worker's sweep reads them all in
+// a few Queries and a user's are one prefix; each follows each calendar
+// through a cursor item, in calHookShards partitions by calendar, so that a
+// write hint of a calendar finds its cursors with one Query.
+const calHookShards = 4
+
+// calHookPartition: PK of shard n of the calendar webhooks, CALHOOK#<n>.
+func calHookPartition(n int) string { return "CALHOOK#" + strconv.Itoa(n) }
+
+// calHookKey: a calendar webhook. PK = CALHOOK#<FNV-1a(owner) mod 4>, SK =
+// <ownerID>#<webhookID>.
+func calHookKey(ownerID, id string) itemKey {
+	return itemKey{PK: "CALHOOK#" + shardOf(ownerID, calHookShards), SK: ownerID + "#" + id}
+}
+
+// calHookOwnerPrefix starts the sort keys of ownerID's calendar webhooks.
+func calHookOwnerPrefix(ownerID string) string { return ownerID + "#" }
+
+// calHookCursorPartition: PK of shard n of the cursors, HOOKCUR#<n>.
+func calHookCursorPartition(n int) string { return "HOOKCUR#" + strconv.Itoa(n) }
+
+// calHookCursorKey: webhook id's cursor in calendarID's log. PK =
+// HOOKCUR#<FNV-1a(calendar) mod 4>, SK = <calendarID>#<ownerID>#<webhookID>.
+func calHookCursorKey(calendarID, ownerID, id string) itemKey {
+	return itemKey{PK: "HOOKCUR#" + shardOf(calendarID, calHookShards), SK: calendarID + "#" + ownerID + "#" + id}
+}
+
+// calHookCursorPrefix starts the sort keys of calendarID's cursors.
+func calHookCursorPrefix(calendarID string) string { return calendarID + "#" }
 
 // recentShard: GSI4PK of shard n of the write hints.
 func recentShard(n int) string { return "RECENT#" + strconv.Itoa(n) }

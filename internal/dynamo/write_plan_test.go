@@ -357,6 +357,19 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/CHG#… change record of MEMBER#bob",
 			"Put USER#bob/CHG#… change record of MEMBER#cal",
 		}},
+		{"RegisterCalendarWebhook", func() error {
+			h, _, err := s.RegisterCalendarWebhook(ann, calendar.NewCalendarWebhook{CalendarID: cal.ID, URL: "https://hooks.example.com/cal"})
+			if err == nil {
+				name(h.ID, "hook")
+			}
+			return err
+		}, []string{
+			"Put CALHOOK#1/ann#hook if attribute_not_exists (PK)",
+			"Update CALHOOK#1/ann ADD hooks 1 SET entityType = \"CALENDAR_WEBHOOK_COUNT\" if (attribute_not_exists (hooks)) OR (hooks < 10)",
+			"Check USER#ann/USER#ann if attribute_exists (PK)",
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\"))",
+			"Put HOOKCUR#3/cal#ann#hook if attribute_not_exists (PK)",
+		}},
 		{"RotateFeed", func() (err error) {
 			_, err = s.RotateFeed(ann, cal.ID)
 			return err
