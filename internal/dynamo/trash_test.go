@@ -184,3 +184,22 @@ func TestRestoreRechecksResourceSlots(t *testing.T) {
 	_, _, err = f.store.RestoreEntry(ada, first.Key())
 	f.mustDo(err)
 }
+
+// TestCheckFindsALiveEntryInTheTrash: Store.Check reports an entry that is
+// both live and in its calendar's trash (a restore or deletion half done).
+func TestCheckFindsALiveEntryInTheTrash(t *testing.T) {
+	f := newFixture(t)
+	f.messy = true
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Work")
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Dentist",
+		Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris)})
+	f.mustDo(err)
+	f.putItem(map[string]any{"PK": "CAL#" + cal.ID, "SK": "TRASH#2026-03-01T00:00:00.000Z#" + e.ID, "entityType": "TRASH",
+		"entryId": e.ID, "expiresAt": time.Now().Add(time.Hour).Unix()})
+	problems, err := f.store.Check(context.Background())
+	f.mustDo(err)
+	if len(problems) != 1 {
+		t.Fatalf("problems = %q, want the live entry in the trash", problems)
+	}
+}
