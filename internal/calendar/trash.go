@@ -39,7 +39,9 @@ type TrashService interface {
 	// RestoreEntry brings a trashed entry back under its own ID, with the
 	// attendees and answers it had, as a change like any other, and returns
 	// it with its calendar as EntryService.CreateEntry does. Errors: as
-	// above, and CodeConflict when an entry with that ID exists again or a
-	// resource calendar's time it held has been booked meanwhile.
+	// above; CodeInvalid for an entry that is not deleted;
+	// CodeAlreadyExists when one with its ID was written while restoring;
+	// CodeSlotConflict when a resource calendar's time it held has been
+	// booked meanwhile. Nothing is written when it fails.
 	RestoreEntry(ctx context.Context, key EntryKey) (*Entry, *Calendar, error)
 }
