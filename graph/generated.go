@@ -47,6 +47,7 @@ type ResolverRoot interface {
 	Subscription() SubscriptionResolver
 	Task() TaskResolver
 	TimedEntry() TimedEntryResolver
+	TrashedEntry() TrashedEntryResolver
 	User() UserResolver
 	Viewer() ViewerResolver
 }
@@ -161,6 +162,7 @@ type ComplexityRoot struct {
 		OpeningHours func(childComplexity int) int
 		Tasks        func(childComplexity int, completed *bool, archived *bool, first *int, after *string) int
 		TimeZone     func(childComplexity int) int
+		Trash        func(childComplexity int, first *int, after *string) int
 		UpdatedAt    func(childComplexity int) int
 		Version      func(childComplexity int) int
 		ViewerRole   func(childComplexity int) int
@@ -484,6 +486,7 @@ type ComplexityRoot struct {
 		RemoveMember                func(childComplexity int, input model.RemoveMemberInput) int
 		ReopenTask                  func(childComplexity int, input model.ReopenTaskInput) int
 		RespondToEntry              func(childComplexity int, input model.RespondToEntryInput) int
+		RestoreEntry                func(childComplexity int, input model.RestoreEntryInput) int
 		ResumeCalendarWebhook       func(childComplexity int, input model.CalendarWebhookInput) int
 		ResumeReminderWebhook       func(childComplexity int, input model.ResumeReminderWebhookInput) int
 		RevokeInvitation            func(childComplexity int, input model.RevokeInvitationInput) int
@@ -602,6 +605,10 @@ type ComplexityRoot struct {
 
 	RespondToEntryPayload struct {
 		Attendee func(childComplexity int) int
+	}
+
+	RestoreEntryPayload struct {
+		Entry func(childComplexity int) int
 	}
 
 	ResumeReminderWebhookPayload struct {
@@ -738,6 +745,23 @@ type ComplexityRoot struct {
 		Waitlist           func(childComplexity int) int
 	}
 
+	TrashConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	TrashEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TrashedEntry struct {
+		DeletedAt func(childComplexity int) int
+		DeletedBy func(childComplexity int) int
+		Entry     func(childComplexity int) int
+		PurgeAt   func(childComplexity int) int
+	}
+
 	UpdateCalendarPayload struct {
 		Calendar func(childComplexity int) int
 	}
@@ -855,6 +879,7 @@ type CalendarResolver interface {
 	Invitations(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.InvitationConnection, error)
 	OpeningHours(ctx context.Context, obj *model.Calendar) (*model.WorkingHours, error)
 	Webhooks(ctx context.Context, obj *model.Calendar) ([]*model.CalendarWebhook, error)
+	Trash(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.TrashConnection, error)
 }
 type CalendarBusyResolver interface {
 	Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error)
@@ -933,6 +958,7 @@ type MutationResolver interface {
 	RotateCalendarWebhookSecret(ctx context.Context, input model.CalendarWebhookInput) (*model.CalendarWebhookSecretPayload, error)
 	ResumeCalendarWebhook(ctx context.Context, input model.CalendarWebhookInput) (*model.CalendarWebhookPayload, error)
 	RedeliverWebhook(ctx context.Context, input model.RedeliverWebhookInput) (*model.CalendarWebhookPayload, error)
+	RestoreEntry(ctx context.Context, input model.RestoreEntryInput) (*model.RestoreEntryPayload, error)
 }
 type PreferencesResolver interface {
 	WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error)
@@ -983,6 +1009,9 @@ type TimedEntryResolver interface {
 	MyReminders(ctx context.Context, obj *model.TimedEntry) ([]*calendar.Reminder, error)
 	MyRemindersSet(ctx context.Context, obj *model.TimedEntry) (bool, error)
 	MyRemindersVersion(ctx context.Context, obj *model.TimedEntry) (int, error)
+}
+type TrashedEntryResolver interface {
+	DeletedBy(ctx context.Context, obj *model.TrashedEntry) (*calendar.User, error)
 }
 type UserResolver interface {
 	ID(ctx context.Context, obj *calendar.User) (string, error)
@@ -1543,6 +1572,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Calendar.TimeZone(childComplexity), true
+	case "Calendar.trash":
+		if e.ComplexityRoot.Calendar.Trash == nil {
+			break
+		}
+
+		args, err := ec.field_Calendar_trash_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Calendar.Trash(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Calendar.updatedAt":
 		if e.ComplexityRoot.Calendar.UpdatedAt == nil {
 			break
@@ -2863,6 +2903,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RespondToEntry(childComplexity, args["input"].(model.RespondToEntryInput)), true
+	case "Mutation.restoreEntry":
+		if e.ComplexityRoot.Mutation.RestoreEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreEntry(childComplexity, args["input"].(model.RestoreEntryInput)), true
 	case "Mutation.resumeCalendarWebhook":
 		if e.ComplexityRoot.Mutation.ResumeCalendarWebhook == nil {
 			break
@@ -3385,6 +3436,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RespondToEntryPayload.Attendee(childComplexity), true
+
+	case "RestoreEntryPayload.entry":
+		if e.ComplexityRoot.RestoreEntryPayload.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RestoreEntryPayload.Entry(childComplexity), true
 
 	case "ResumeReminderWebhookPayload.reminderWebhook":
 		if e.ComplexityRoot.ResumeReminderWebhookPayload.ReminderWebhook == nil {
@@ -4006,6 +4064,57 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TimedEntry.Waitlist(childComplexity), true
 
+	case "TrashConnection.edges":
+		if e.ComplexityRoot.TrashConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashConnection.Edges(childComplexity), true
+	case "TrashConnection.pageInfo":
+		if e.ComplexityRoot.TrashConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashConnection.PageInfo(childComplexity), true
+
+	case "TrashEdge.cursor":
+		if e.ComplexityRoot.TrashEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashEdge.Cursor(childComplexity), true
+	case "TrashEdge.node":
+		if e.ComplexityRoot.TrashEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashEdge.Node(childComplexity), true
+
+	case "TrashedEntry.deletedAt":
+		if e.ComplexityRoot.TrashedEntry.DeletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashedEntry.DeletedAt(childComplexity), true
+	case "TrashedEntry.deletedBy":
+		if e.ComplexityRoot.TrashedEntry.DeletedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashedEntry.DeletedBy(childComplexity), true
+	case "TrashedEntry.entry":
+		if e.ComplexityRoot.TrashedEntry.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashedEntry.Entry(childComplexity), true
+	case "TrashedEntry.purgeAt":
+		if e.ComplexityRoot.TrashedEntry.PurgeAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrashedEntry.PurgeAt(childComplexity), true
+
 	case "UpdateCalendarPayload.calendar":
 		if e.ComplexityRoot.UpdateCalendarPayload.Calendar == nil {
 			break
@@ -4327,6 +4436,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRemoveMemberInput,
 		ec.unmarshalInputReopenTaskInput,
 		ec.unmarshalInputRespondToEntryInput,
+		ec.unmarshalInputRestoreEntryInput,
 		ec.unmarshalInputResumeReminderWebhookInput,
 		ec.unmarshalInputRevokeInvitationInput,
 		ec.unmarshalInputRotateCalendarFeedInput,
@@ -7903,6 +8013,76 @@ type DeleteCalendarWebhookPayload {
   "Whether there was a webhook to delete."
   deleted: Boolean!
 }
+
+extend type Calendar {
+  """
+  The calendar's trash: its tasks and single events deleted in the last 30
+  days, newest deletion first, each restorable (restoreEntry) until its
+  purgeAt, then purged. WRITER and OWNER only (FORBIDDEN for READER and
+  FREE_BUSY). A deleted series, a deleted occurrence and the occurrences a
+  THIS_AND_FOLLOWING deletion cuts off do not go to the trash; deleting the
+  calendar empties it.
+  """
+  trash(first: Int, after: String): TrashConnection!
+}
+
+"A page of a calendar's trash."
+type TrashConnection {
+  "The deleted entries on this page, each with its cursor."
+  edges: [TrashEdge!]!
+  "Where this page sits in the whole trash."
+  pageInfo: PageInfo!
+}
+
+"A deleted entry and its position in the trash."
+type TrashEdge {
+  "An opaque cursor: pass it as ` + "`" + `after` + "`" + ` to continue after this entry."
+  cursor: String!
+  "The deleted entry."
+  node: TrashedEntry!
+}
+
+"A deleted entry in its calendar's trash."
+type TrashedEntry {
+  """
+  The entry as it was when deleted; its id is what restoreEntry takes. Its
+  own fields are as deleted; fields that read other items (attendees) show
+  none until it is restored.
+  """
+  entry: Entry!
+  "Who deleted it; null when their account no longer exists."
+  deletedBy: User
+  deletedAt: DateTime!
+  "When it leaves the trash for good (deletedAt plus 30 days)."
+  purgeAt: DateTime!
+}
+
+extend type Mutation {
+  """
+  Brings a deleted entry back from its calendar's trash under its own ID,
+  with its attendees and their answers, as it was deleted (same version): a
+  change like any other (sync, subscriptions). WRITER and OWNER only. An
+  entry not in the trash (never deleted, restored already, or purged) is
+  NOT_FOUND; one that is not deleted is BAD_USER_INPUT; on a resource
+  calendar whose time was booked meanwhile, SLOT_CONFLICT. Nothing is
+  written when it fails.
+  """
+  restoreEntry(input: RestoreEntryInput!): RestoreEntryPayload!
+}
+
+"Input of restoreEntry."
+input RestoreEntryInput {
+  "Makes the mutation safe to retry, as on updateEntry."
+  idempotencyKey: String
+  "The deleted entry's global ID (it names its calendar), as Calendar.trash shows it."
+  id: ID!
+}
+
+"Result of restoreEntry."
+type RestoreEntryPayload {
+  "The entry, restored."
+  entry: Entry!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -8051,6 +8231,8 @@ func (ec *executionContext) childFields_Calendar(ctx context.Context, field grap
 		return ec.fieldContext_Calendar_openingHours(ctx, field)
 	case "webhooks":
 		return ec.fieldContext_Calendar_webhooks(ctx, field)
+	case "trash":
+		return ec.fieldContext_Calendar_trash(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Calendar", field.Name)
 }
@@ -8751,6 +8933,14 @@ func (ec *executionContext) childFields_RespondToEntryPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type RespondToEntryPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_RestoreEntryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entry":
+		return ec.fieldContext_RestoreEntryPayload_entry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RestoreEntryPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ResumeReminderWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "reminderWebhook":
@@ -8923,6 +9113,40 @@ func (ec *executionContext) childFields_TimeWindow(ctx context.Context, field gr
 		return ec.fieldContext_TimeWindow_end(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TimeWindow", field.Name)
+}
+
+func (ec *executionContext) childFields_TrashConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TrashConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TrashConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrashConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TrashEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TrashEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TrashEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrashEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TrashedEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entry":
+		return ec.fieldContext_TrashedEntry_entry(ctx, field)
+	case "deletedBy":
+		return ec.fieldContext_TrashedEntry_deletedBy(ctx, field)
+	case "deletedAt":
+		return ec.fieldContext_TrashedEntry_deletedAt(ctx, field)
+	case "purgeAt":
+		return ec.fieldContext_TrashedEntry_purgeAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrashedEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateCalendarPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9357,6 +9581,28 @@ func (ec *executionContext) field_Calendar_tasks_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Calendar_trash_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_MultiDayEntry_attendees_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9729,6 +9975,20 @@ func (ec *executionContext) field_Mutation_respondToEntry_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RespondToEntryInput, error) {
 			return ec.unmarshalNRespondToEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRespondToEntryInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreEntry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RestoreEntryInput, error) {
+			return ec.unmarshalNRestoreEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRestoreEntryInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12611,6 +12871,50 @@ func (ec *executionContext) fieldContext_Calendar_webhooks(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CalendarWebhook(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Calendar_trash(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Calendar_trash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Calendar().Trash(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrashConnection) graphql.Marshaler {
+			return ec.marshalNTrashConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Calendar_trash(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Calendar",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrashConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Calendar_trash_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -18502,6 +18806,50 @@ func (ec *executionContext) fieldContext_Mutation_redeliverWebhook(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_restoreEntry(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreEntry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreEntry(ctx, fc.Args["input"].(model.RestoreEntryInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RestoreEntryPayload) graphql.Marshaler {
+			return ec.marshalNRestoreEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRestoreEntryPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreEntry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RestoreEntryPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20103,6 +20451,38 @@ func (ec *executionContext) fieldContext_RespondToEntryPayload_attendee(_ contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Attendee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RestoreEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.RestoreEntryPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RestoreEntryPayload_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RestoreEntryPayload_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RestoreEntryPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
 		},
 	}
 	return fc, nil
@@ -22651,6 +23031,235 @@ func (ec *executionContext) _TimedEntry_localStart(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_TimedEntry_localStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrashConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TrashConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrashEdge) graphql.Marshaler {
+			return ec.marshalNTrashEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrashConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrashConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrashEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrashConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TrashConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrashConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrashConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrashEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TrashEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrashEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrashEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrashEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TrashEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrashedEntry) graphql.Marshaler {
+			return ec.marshalNTrashedEntry2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashedEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrashEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrashEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrashedEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrashedEntry_entry(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashedEntry_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrashedEntry_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrashedEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrashedEntry_deletedBy(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashedEntry_deletedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TrashedEntry().DeletedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrashedEntry_deletedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrashedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrashedEntry_deletedAt(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashedEntry_deletedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrashedEntry_deletedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrashedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TrashedEntry_purgeAt(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrashedEntry_purgeAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PurgeAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrashedEntry_purgeAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrashedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _UpdateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarPayload) (ret graphql.Marshaler) {
@@ -26704,6 +27313,43 @@ func (ec *executionContext) unmarshalInputRespondToEntryInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRestoreEntryInput(ctx context.Context, obj any) (model.RestoreEntryInput, error) {
+	var it model.RestoreEntryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"idempotencyKey", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputResumeReminderWebhookInput(ctx context.Context, obj any) (model.ResumeReminderWebhookInput, error) {
 	var it model.ResumeReminderWebhookInput
 	if obj == nil {
@@ -29372,6 +30018,44 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 					}
 				}()
 				res = ec._Calendar_webhooks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "trash":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Calendar_trash(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -32596,6 +33280,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "restoreEntry":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33678,6 +34369,44 @@ func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.
 			out.Values[i] = graphql.MarshalString("RespondToEntryPayload")
 		case "attendee":
 			out.Values[i] = ec._RespondToEntryPayload_attendee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var restoreEntryPayloadImplementors = []string{"RestoreEntryPayload"}
+
+func (ec *executionContext) _RestoreEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RestoreEntryPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, restoreEntryPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RestoreEntryPayload")
+		case "entry":
+			out.Values[i] = ec._RestoreEntryPayload_entry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35138,6 +35867,178 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 		case "localStart":
 			out.Values[i] = ec._TimedEntry_localStart(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trashConnectionImplementors = []string{"TrashConnection"}
+
+func (ec *executionContext) _TrashConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TrashConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trashConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrashConnection")
+		case "edges":
+			out.Values[i] = ec._TrashConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TrashConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trashEdgeImplementors = []string{"TrashEdge"}
+
+func (ec *executionContext) _TrashEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TrashEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trashEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrashEdge")
+		case "cursor":
+			out.Values[i] = ec._TrashEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TrashEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trashedEntryImplementors = []string{"TrashedEntry"}
+
+func (ec *executionContext) _TrashedEntry(ctx context.Context, sel ast.SelectionSet, obj *model.TrashedEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trashedEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrashedEntry")
+		case "entry":
+			out.Values[i] = ec._TrashedEntry_entry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deletedBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TrashedEntry_deletedBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "deletedAt":
+			out.Values[i] = ec._TrashedEntry_deletedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "purgeAt":
+			out.Values[i] = ec._TrashedEntry_purgeAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -38040,6 +38941,21 @@ func (ec *executionContext) marshalNRespondToEntryPayload2ᚖgithubᚗcomᚋcalg
 	return ec._RespondToEntryPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRestoreEntryInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRestoreEntryInput(ctx context.Context, v any) (model.RestoreEntryInput, error) {
+	res, err := ec.unmarshalInputRestoreEntryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRestoreEntryPayload2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐRestoreEntryPayload(ctx context.Context, sel ast.SelectionSet, v *model.RestoreEntryPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RestoreEntryPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNResumeReminderWebhookInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐResumeReminderWebhookInput(ctx context.Context, v any) (model.ResumeReminderWebhookInput, error) {
 	res, err := ec.unmarshalInputResumeReminderWebhookInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -38387,6 +39303,52 @@ var (
 		calendar.TransparencyOutOfOffice: "OUT_OF_OFFICE",
 	}
 )
+
+func (ec *executionContext) marshalNTrashConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashConnection(ctx context.Context, sel ast.SelectionSet, v *model.TrashConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrashConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrashEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrashEdge) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrashEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTrashEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashEdge(ctx context.Context, sel ast.SelectionSet, v *model.TrashEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrashEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrashedEntry2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashedEntry(ctx context.Context, sel ast.SelectionSet, v *model.TrashedEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrashedEntry(ctx, sel, v)
+}
 
 func (ec *executionContext) unmarshalNUpdateCalendarInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐUpdateCalendarInput(ctx context.Context, v any) (model.UpdateCalendarInput, error) {
 	res, err := ec.unmarshalInputUpdateCalendarInput(ctx, v)

@@ -150,6 +150,10 @@ func (r *calendarResolver) Webhooks(ctx context.Context, obj *model.Calendar) ([
 	return calendarWebhooks(r.Service.WebhooksOfCalendar(ctx, obj.Calendar.ID))
 }
 
+func (r *calendarResolver) Trash(ctx context.Context, obj *model.Calendar, first *int, after *string) (*model.TrashConnection, error) {
+	return r.trashConnection(ctx, obj.Calendar, page(first, after))
+}
+
 func (r *calendarBusyResolver) Calendar(ctx context.Context, obj *loader.CalendarBusy) (*model.Calendar, error) {
 	return model.CalendarOf(obj.Calendar), nil
 }
@@ -676,6 +680,10 @@ func (r *mutationResolver) RedeliverWebhook(ctx context.Context, input model.Red
 	return r.redeliverWebhook(ctx, input)
 }
 
+func (r *mutationResolver) RestoreEntry(ctx context.Context, input model.RestoreEntryInput) (*model.RestoreEntryPayload, error) {
+	return r.restoreEntry(ctx, input)
+}
+
 func (r *preferencesResolver) WorkingHours(ctx context.Context, obj *model.Preferences) (*model.WorkingHours, error) {
 	return r.viewerWorkingHours(ctx)
 }
@@ -803,6 +811,10 @@ func (r *timedEntryResolver) MyRemindersVersion(ctx context.Context, obj *model.
 	return myRemindersVersion(ctx, obj.Domain())
 }
 
+func (r *trashedEntryResolver) DeletedBy(ctx context.Context, obj *model.TrashedEntry) (*calendar.User, error) {
+	return deletedBy(ctx, obj)
+}
+
 func (r *userResolver) ID(ctx context.Context, obj *calendar.User) (string, error) {
 	return model.UserGID(obj.ID), nil
 }
@@ -921,6 +933,8 @@ func (r *Resolver) Task() TaskResolver { return &taskResolver{r} }
 
 func (r *Resolver) TimedEntry() TimedEntryResolver { return &timedEntryResolver{r} }
 
+func (r *Resolver) TrashedEntry() TrashedEntryResolver { return &trashedEntryResolver{r} }
+
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
 func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
@@ -942,6 +956,7 @@ type (
 	subscriptionResolver   struct{ *Resolver }
 	taskResolver           struct{ *Resolver }
 	timedEntryResolver     struct{ *Resolver }
+	trashedEntryResolver   struct{ *Resolver }
 	userResolver           struct{ *Resolver }
 	viewerResolver         struct{ *Resolver }
 )

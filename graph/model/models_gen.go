@@ -1046,6 +1046,20 @@ type RespondToEntryPayload struct {
 	Attendee *calendar.Attendee `json:"attendee"`
 }
 
+// Input of restoreEntry.
+type RestoreEntryInput struct {
+	// Makes the mutation safe to retry, as on updateEntry.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// The deleted entry's global ID (it names its calendar), as Calendar.trash shows it.
+	ID string `json:"id"`
+}
+
+// Result of restoreEntry.
+type RestoreEntryPayload struct {
+	// The entry, restored.
+	Entry Entry `json:"entry"`
+}
+
 // Input of resumeReminderWebhook.
 type ResumeReminderWebhookInput struct {
 	// Makes the mutation safe to retry (as every mutation's).
@@ -1239,6 +1253,22 @@ type TimedTimingInput struct {
 	End graphql.Omittable[*time.Time] `json:"end,omitempty"`
 	// The IANA zone it is set in; defaults to the viewer's preferred zone, else the calendar's.
 	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
+}
+
+// A page of a calendar's trash.
+type TrashConnection struct {
+	// The deleted entries on this page, each with its cursor.
+	Edges []*TrashEdge `json:"edges"`
+	// Where this page sits in the whole trash.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A deleted entry and its position in the trash.
+type TrashEdge struct {
+	// An opaque cursor: pass it as `after` to continue after this entry.
+	Cursor string `json:"cursor"`
+	// The deleted entry.
+	Node *TrashedEntry `json:"node"`
 }
 
 // Input of updateCalendar. Only the fields present change.

@@ -88,4 +88,5 @@ type Service interface {
 	ReminderWebhookService
 	CalendarWebhookService
 	MyRemindersService
+	TrashService
 }

@@ -266,6 +266,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	members, raw := map[string][]calendar.Reminder{}, map[string]item{}
 	var defaults []item
 	var reminders []item
+	var trashed []string
 	for _, it := range items {
 		raw[stringAttr(it, attrSK)] = it
 		switch stringAttr(it, "entityType") {
@@ -325,6 +326,8 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			defaults = append(defaults, it)
 		case entityMyReminder:
 			reminders = append(reminders, it)
+		case entityTrash: // trash.go: a deleted entry, never a live one
+			trashed = append(trashed, stringAttr(it, "entryId"))
 		case entityInvitation:
 			r, _ := unmarshal[invitationRecord](it)
 			if r.GSI2PK == "" || r.GSI2SK == "" {
@@ -335,6 +338,11 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	c.wantChange(cal.UpdatedAt, changeRef{calendarPartition(cal.ID), changedCalendar}, "the calendar")
 	if tally != owners || owners < 1 {
 		c.problem("calendar %s has %d owners and an owner tally of %d", cal.ID, owners, tally)
+	}
+	for _, id := range trashed {
+		if _, live := entries[id]; live {
+			c.problem("calendar %s: entry %s is in the trash and not deleted", cal.ID, id)
+		}
 	}
 	c.checkEntries(cal.ID, entries, exceptions, pieces)
 	c.checkNeverHeldSeries(cal, entries, exceptions)

@@ -303,15 +303,24 @@ func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expected
 		return err
 	}
 	var attendees []*calendar.Attendee
+	var raw []item // as stored, for the trash
 	if old.Attendance.Summary.Total() > 0 {
-		if attendees, err = s.allAttendees(ctx, old); err != nil {
+		if raw, err = s.rawAttendees(ctx, old); err != nil {
 			return err
+		}
+		for _, it := range raw {
+			a, err := decodeAttendeeAt(it, old.Attendance.Epoch)
+			if err != nil {
+				return err
+			}
+			attendees = append(attendees, a)
 		}
 	}
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
 	w.Add(entryDeletes(old, pieces, entryAsRead(old, expectedVersion), entryChanged(expectedVersion))...)
+	w.Add(s.trashPuts(acc.viewer, old, acc.items[entryKey(key.CalendarID, key.EntryID)], raw)...) // trash.go
 	w.LogEntry(old.CalendarID, old.ID)
 	w.Tally(acc.viewer, old, nil)
 	if fit := attendeesFitting(attendees, w.Room()-attendeeDeleteSlack); fit < len(attendees) {

@@ -107,6 +107,9 @@ const (
 	entityCalHook        = "CALENDAR_WEBHOOK"        // a calendar webhook (calhook_*.go)
 	entityCalHookCursor  = "CALENDAR_WEBHOOK_CURSOR" // where it stands in one calendar's log
 	entityCalHookCount   = "CALENDAR_WEBHOOK_COUNT"  // how many a user has
+
+	entityTrash    = "TRASH"     // a deleted entry kept for restore (trash.go)
+	entityTrashRef = "TRASH_REF" // where a trashed entry's item is, by its ID
 )
 
 // Key prefixes that queries match with begins_with.
@@ -123,6 +126,7 @@ const (
 	prefixAttendee  = "ATT#"
 	prefixWaitlist  = "WAIT#"
 	prefixHold      = "HOLD#"
+	prefixTrash     = "TRASH#"
 
 	prefixAlert            = "ALERT#"
 	prefixReminderDefaults = "REMDEF#"
@@ -467,6 +471,19 @@ func holdRange(from time.Time) (lo, hi string) {
 // dayKey: a day of a resource calendar, in its zone.
 func dayKey(calendarID string, d calendar.Date) itemKey {
 	return itemKey{PK: prefixCalendar + calendarID, SK: "SLOTDAY#" + d.String()}
+}
+
+// trashKey: a deleted entry in its calendar's trash, ordered by when it was
+// deleted (the trash lists newest first), the entry's ID keeping two
+// deletions of one millisecond apart.
+func trashKey(calendarID string, deletedAt time.Time, entryID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: prefixTrash + instantKey(deletedAt) + "#" + entryID}
+}
+
+// trashRefKey: which trashKey holds a deleted entry, so a restore finds it by
+// the entry's ID. Its prefix sorts outside prefixTrash's range.
+func trashRefKey(calendarID, entryID string) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: "TRASHREF#" + entryID}
 }
 
 // pendingPartition holds the deletions under way (see deletions.go).

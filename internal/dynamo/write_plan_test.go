@@ -158,6 +158,8 @@ func TestWritePlans(t *testing.T) {
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Delete CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 2)) AND (attRev = 2)",
+			"Put CAL#cal/TRASH#2026-11-21T09:30:00.000Z#e1", // the entry and its attendees, for restoreEntry (trash.go)
+			"Put CAL#cal/TRASHREF#e1",
 			"Delete CAL#cal/ATT#e1#E#eve@elsewhere.org if (attribute_exists (PK)) AND (version = 1)",
 			"Delete CAL#cal/ATT#e1#U#bob if (attribute_exists (PK)) AND (version = 2)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
@@ -165,6 +167,37 @@ func TestWritePlans(t *testing.T) {
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 			"Put USER#bob/CHG#… change record of ATT#cal#e1", // his invitation is gone
+		}},
+		{"RestoreEntry", func() error {
+			_, _, err := s.RestoreEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID})
+			return err
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Delete CAL#cal/TRASH#2026-11-21T09:30:00.000Z#e1 if attribute_exists (PK)",
+			"Delete CAL#cal/TRASHREF#e1 if trashSK = \"TRASH#2026-11-21T09:30:00.000Z#e1\"",
+			"Put CAL#cal/ENTRY#e1 if attribute_not_exists (PK)", // as it was deleted
+			"Put CAL#cal/ATT#e1#E#eve@elsewhere.org if attribute_not_exists (PK)",
+			"Put CAL#cal/ATT#e1#U#bob if attribute_not_exists (PK)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 1",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events 1",
+			"Put USER#bob/CHG#… change record of ATT#cal#e1", // his invitation is back
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+		}},
+		{"DeleteEntry again", func() error {
+			return s.DeleteEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 2)
+		}, []string{
+			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
+			"Delete CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 2)) AND (attRev = 2)",
+			"Put CAL#cal/TRASH#2026-11-21T09:30:00.000Z#e1",
+			"Put CAL#cal/TRASHREF#e1",
+			"Delete CAL#cal/ATT#e1#E#eve@elsewhere.org if (attribute_exists (PK)) AND (version = 1)",
+			"Delete CAL#cal/ATT#e1#U#bob if (attribute_exists (PK)) AND (version = 2)",
+			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 -1",
+			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1",
+			"Put CAL#cal/CHG#… change record of ENTRY#e1",
+			"Put USER#bob/CHG#… change record of ATT#cal#e1",
 		}},
 		{"CreateEntry of the calendar's first series", func() (err error) {
 			s1, _, err = s.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",

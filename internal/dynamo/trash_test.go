@@ -1,0 +1,252 @@
+package dynamo_test
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/dynamo"
+)
+
+// changesSince reads the calendar's log from token to its end.
+func (f *fixture) changesSince(ctx context.Context, calendarID, token string) ([]calendar.ObjectChange, string) {
+	f.t.Helper()
+	var all []calendar.ObjectChange
+	for {
+		page, err := f.store.Changes(ctx, calendarID, token, 100)
+		f.mustDo(err)
+		all = append(all, page.Changes...)
+		token = page.Token
+		if !page.More {
+			return all, token
+		}
+	}
+}
+
+// changeOf is the last change of the object id among changes (a token
+// may deliver again what changed just before it, sync.go overlapWindow).
+func changeOf(changes []calendar.ObjectChange, id string) *calendar.ObjectChange {
+	var last *calendar.ObjectChange
+	for i := range changes {
+		if changes[i].ID == id {
+			last = &changes[i]
+		}
+	}
+	return last
+}
+
+// TestDeleteRestoreMeetingAsBefore: a meeting with answered invitations,
+// deleted and restored, reads as before (entry, attendees and answers, the
+// guests' invitations), its log shows it deleted then back, and the trash
+// lists it in between and is empty after (Store.Check passes at the end).
+func TestDeleteRestoreMeetingAsBefore(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(3, 0, false)
+	_, err := f.store.Respond(m.guests[1], accept(m, 1))
+	f.mustDo(err)
+	before, answers := f.entryNow(m), f.answers(m)
+	invited, err := f.store.InvitedEntries(m.guests[1], viewer(t, m.guests[1]), 10)
+	f.mustDo(err)
+	_, token := f.changesSince(m.organizer, m.cal.ID, "")
+
+	f.mustDo(f.store.DeleteEntry(m.organizer, before.Key(), before.Version))
+	if f.entryNow(m) != nil {
+		t.Fatal("the entry is still there after its deletion")
+	}
+	page, err := f.store.Trash(m.organizer, m.cal.ID, calendar.Page{First: 10})
+	f.mustDo(err)
+	if len(page.Entries) != 1 || page.Entries[0].Entry.ID != before.ID || page.Entries[0].DeletedBy != viewer(t, m.organizer) {
+		t.Fatalf("trash = %+v, want the meeting deleted by its organizer", page.Entries)
+	}
+	if got := page.Entries[0].PurgeAt.Sub(page.Entries[0].DeletedAt); got < calendar.TrashRetention-time.Second || got > calendar.TrashRetention+time.Second {
+		t.Errorf("purged %v after its deletion, want %v", got, calendar.TrashRetention)
+	}
+	if !reflect.DeepEqual(page.Entries[0].Entry, before) {
+		t.Errorf("trash shows %+v, want the entry as it was %+v", page.Entries[0].Entry, before)
+	}
+	deleted, token := f.changesSince(m.organizer, m.cal.ID, token)
+
+	restored, _, err := f.store.RestoreEntry(m.organizer, before.Key())
+	f.mustDo(err)
+	if !reflect.DeepEqual(restored, before) || !reflect.DeepEqual(f.entryNow(m), before) {
+		t.Errorf("restored %+v, want %+v", f.entryNow(m), before)
+	}
+	if got := f.answers(m); !reflect.DeepEqual(got, answers) {
+		t.Errorf("attendees after restore = %+v, want %+v", got, answers)
+	}
+	again, err := f.store.InvitedEntries(m.guests[1], viewer(t, m.guests[1]), 10)
+	f.mustDo(err)
+	if !reflect.DeepEqual(again, invited) {
+		t.Errorf("guest's invitations after restore = %v, want %v", again, invited)
+	}
+	back, _ := f.changesSince(m.organizer, m.cal.ID, token)
+	if c := changeOf(deleted, before.ID); c == nil || !c.Deleted {
+		t.Errorf("log after the deletion = %+v, want the entry deleted", deleted)
+	}
+	if c := changeOf(back, before.ID); c == nil || c.Deleted || !reflect.DeepEqual(c.Entry, before) {
+		t.Errorf("log after the restore = %+v, want the entry back", back)
+	}
+	if page, err = f.store.Trash(m.organizer, m.cal.ID, calendar.Page{First: 10}); err != nil || len(page.Entries) != 0 {
+		t.Fatalf("trash after restore = %+v, %v; want it empty", page.Entries, err)
+	}
+	// Deleted again, it goes back to the trash.
+	f.mustDo(f.store.DeleteEntry(m.organizer, before.Key(), before.Version))
+	if page, err = f.store.Trash(m.organizer, m.cal.ID, calendar.Page{First: 10}); err != nil || len(page.Entries) != 1 {
+		t.Fatalf("trash after a second deletion = %+v, %v; want the meeting", page.Entries, err)
+	}
+}
+
+// TestRestoreRefusals: what may not be restored is refused with its code and
+// changes nothing.
+func TestRestoreRefusals(t *testing.T) {
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Work")
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Dentist",
+		Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris)})
+	f.mustDo(err)
+	reader, busy, stranger := f.user("r@example.com"), f.user("fb@example.com"), f.user("x@example.com")
+	f.share(ada, cal, reader, "r@example.com", calendar.RoleReader)
+	f.share(ada, cal, busy, "fb@example.com", calendar.RoleFreeBusy)
+
+	_, _, err = f.store.RestoreEntry(ada, e.Key())
+	wantCode(t, err, calendar.CodeInvalid) // not deleted
+	_, _, err = f.store.RestoreEntry(ada, calendar.EntryKey{CalendarID: cal.ID, EntryID: "00000000-0000-0000-0000-000000000000"})
+	wantCode(t, err, calendar.CodeNotFound)
+
+	f.mustDo(f.store.DeleteEntry(ada, e.Key(), e.Version))
+	for name, who := range map[string]context.Context{"reader": reader, "free/busy": busy} {
+		_, err := f.store.Trash(who, cal.ID, calendar.Page{First: 10})
+		wantCode(t, err, calendar.CodeForbidden)
+		_, _, err = f.store.RestoreEntry(who, e.Key())
+		wantCode(t, err, calendar.CodeForbidden)
+		_ = name
+	}
+	_, err = f.store.Trash(stranger, cal.ID, calendar.Page{First: 10})
+	wantCode(t, err, calendar.CodeNotFound)
+	_, _, err = f.store.RestoreEntry(stranger, e.Key())
+	wantCode(t, err, calendar.CodeNotFound)
+
+	// Past its purge time (TTL may not have run yet) it is gone.
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time {
+		return time.Now().Add(calendar.TrashRetention + time.Minute)
+	}))
+	_, _, err = later.RestoreEntry(ada, e.Key())
+	wantCode(t, err, calendar.CodeNotFound)
+	if page, err := later.Trash(ada, cal.ID, calendar.Page{First: 10}); err != nil || len(page.Entries) != 0 {
+		t.Fatalf("trash past the purge time = %+v, %v; want it empty", page.Entries, err)
+	}
+
+	// Two restores at once: one wins, the other finds nothing to restore.
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Go(func() { _, _, errs[i] = f.store.RestoreEntry(ada, e.Key()) })
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		if err == nil {
+			won++
+			continue
+		}
+		if c := calendar.ErrorCode(err); c != calendar.CodeNotFound && c != calendar.CodeAlreadyExists &&
+			c != calendar.CodeInvalid && c != calendar.CodeVersionConflict {
+			t.Errorf("the losing restore: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d restores won (%v), want 1", won, errs)
+	}
+}
+
+// TestRestoreRechecksResourceSlots: a booking deleted and its time booked
+// meanwhile cannot come back: SLOT_CONFLICT, and it stays in the trash.
+func TestRestoreRechecksResourceSlots(t *testing.T) {
+	f := newFixture(t)
+	ada, cal := f.resource()
+	first, err := f.book(ada, cal.ID, "Meeting", timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris))
+	f.mustDo(err)
+	f.mustDo(f.store.DeleteEntry(ada, first.Key(), first.Version))
+	second, err := f.book(ada, cal.ID, "Other", timed("2026-03-02T09:30:00Z", "2026-03-02T10:30:00Z", paris))
+	f.mustDo(err)
+	_, _, err = f.store.RestoreEntry(ada, first.Key())
+	wantConflict(t, err, second.ID)
+	page, err := f.store.Trash(ada, cal.ID, calendar.Page{First: 10})
+	f.mustDo(err)
+	if len(page.Entries) != 1 {
+		t.Fatalf("trash = %+v, want the refused booking still there", page.Entries)
+	}
+	f.mustDo(f.store.DeleteEntry(ada, second.Key(), second.Version))
+	_, _, err = f.store.RestoreEntry(ada, first.Key())
+	f.mustDo(err)
+}
+
+// TestCheckFindsALiveEntryInTheTrash: Store.Check reports an entry that is
+// both live and in its calendar's trash (a restore or deletion half done).
+func TestCheckFindsALiveEntryInTheTrash(t *testing.T) {
+	f := newFixture(t)
+	f.messy = true
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Work")
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Dentist",
+		Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris)})
+	f.mustDo(err)
+	f.putItem(map[string]any{"PK": "CAL#" + cal.ID, "SK": "TRASH#2026-03-01T00:00:00.000Z#" + e.ID, "entityType": "TRASH",
+		"entryId": e.ID, "expiresAt": time.Now().Add(time.Hour).Unix()})
+	problems, err := f.store.Check(context.Background())
+	f.mustDo(err)
+	if len(problems) != 1 {
+		t.Fatalf("problems = %q, want the live entry in the trash", problems)
+	}
+}
+
+// TestRestoreOfAMeetingTooBigForOneTransaction: a meeting with the most
+// attendees loses some in transactions of their own before its deletion's
+// last (W13); the trash keeps what that last one removed, and the restore
+// brings back a consistent entry: its summary counts the attendees it has
+// (Store.Check passes at the end), every one of them one it had.
+func TestRestoreOfAMeetingTooBigForOneTransaction(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(calendar.MaxAttendees, 0, false)
+	before := f.answers(m)
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), f.entryNow(m).Version))
+	restored, _, err := f.store.RestoreEntry(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	after := f.answers(m)
+	if len(after) == 0 || len(after) > len(before) || restored.Attendance.Summary.Total() != len(after) {
+		t.Fatalf("restored %d of %d attendees, summary %+v", len(after), len(before), restored.Attendance.Summary)
+	}
+	had := map[string]bool{}
+	for _, a := range before {
+		had[a.Email] = true
+	}
+	for _, a := range after {
+		if !had[a.Email] {
+			t.Errorf("restored attendee %s it never had", a.Email)
+		}
+	}
+	t.Logf("restored %d of %d attendees", len(after), len(before))
+}
+
+// TestSeriesDoNotGoToTheTrash: deleting a series is final, as documented
+// (design.md, "Trash"): its trash stays empty.
+func TestSeriesDoNotGoToTheTrash(t *testing.T) {
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Work")
+	s, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
+		Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris), Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=4"}})
+	f.mustDo(err)
+	f.mustDo(f.store.DeleteEntry(ada, s.Key(), s.Version))
+	page, err := f.store.Trash(ada, cal.ID, calendar.Page{First: 10})
+	f.mustDo(err)
+	if len(page.Entries) != 0 {
+		t.Fatalf("trash = %+v, want no series", page.Entries)
+	}
+	_, _, err = f.store.RestoreEntry(ada, s.Key())
+	wantCode(t, err, calendar.CodeNotFound)
+}
