@@ -1,0 +1,118 @@
+package search
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []Word
+	}{
+		{"Zahnärzt-Termin", []Word{{"zahnarzt", 0, 8}, {"termin", 9, 6}}},
+		{"CAFÉ crème", []Word{{"cafe", 0, 4}, {"creme", 5, 5}}},
+		{"Straße", []Word{{"strasse", 0, 6}}},
+		{"STRASSE", []Word{{"strasse", 0, 7}}},
+		{"e\u0301cole", []Word{{"ecole", 0, 6}}}, // a combining accent: still one word
+		{"don't, (really)!", []Word{{"don", 0, 3}, {"t", 4, 1}, {"really", 8, 6}}},
+		{"😀 party 🎉", []Word{{"party", 3, 5}}}, // an emoji is two UTF-16 units
+		{"東京都 Tokyo", []Word{{"東", 0, 1}, {"京", 1, 1}, {"都", 2, 1}, {"tokyo", 4, 5}}},
+		{"ﬁnal ２０２６", []Word{{"final", 0, 4}, {"2026", 5, 4}}},
+		{"İstanbul", []Word{{"istanbul", 0, 8}}},
+		{"Ωmega ΣΟΦΙΑ", []Word{{"ωmega", 0, 5}, {"σοφια", 6, 5}}},
+		{"", nil},
+		{"!!! --- ...", nil},
+		{"\xff\xfeabc", []Word{{"abc", 2, 3}}}, // invalid bytes: one unit each, never a crash
+	} {
+		if diff := cmp.Diff(tc.want, Words(tc.in)); diff != "" {
+			t.Errorf("Words(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"Dentist", []string{"dentist"}},
+		{"den dentist DENT", []string{"dentist"}},
+		{"  café, Paris ", []string{"cafe", "paris"}},
+		{"🎉", nil},
+		{"", nil},
+	} {
+		if got := Parse(tc.in).Words; !slices.Equal(got, tc.want) {
+			t.Errorf("Parse(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	fields := []Field{
+		{Kind: FieldTitle, Text: "Dentist appointment"},
+		{Kind: FieldLocation, Text: "Rue de l'Église"},
+		{Kind: FieldTag, Index: 1, Text: "santé"},
+		{Kind: FieldDescription, Text: "Bring the dentist's form"},
+	}
+	for _, tc := range []struct {
+		q     string
+		ok    bool
+		score int
+		hl    []Highlight
+	}{
+		{"dent", true, 8, []Highlight{{FieldTitle, 0, 0, 7}, {FieldDescription, 0, 10, 7}}},
+		{"DENTIST", true, 9, []Highlight{{FieldTitle, 0, 0, 7}, {FieldDescription, 0, 10, 7}}},
+		{"eglise dent", true, 5 + 8, []Highlight{{FieldTitle, 0, 0, 7}, {FieldLocation, 0, 9, 6}, {FieldDescription, 0, 10, 7}}},
+		{"sante form", true, 5 + 3, []Highlight{{FieldTag, 1, 0, 5}, {FieldDescription, 0, 20, 4}}},
+		{"dentist lunch", false, 0, nil},
+		{"ntist", false, 0, nil}, // only beginnings of words
+		{"", false, 0, nil},
+	} {
+		score, hl, ok := Match(Parse(tc.q), fields)
+		if ok != tc.ok || score != tc.score {
+			t.Errorf("Match(%q) = %d, %v, want %d, %v", tc.q, score, ok, tc.score, tc.ok)
+		}
+		if diff := cmp.Diff(tc.hl, hl); diff != "" {
+			t.Errorf("Match(%q) highlights (-want +got):\n%s", tc.q, diff)
+		}
+	}
+}
+
+func TestIndex(t *testing.T) {
+	x := NewIndex()
+	x.Put("a", "Dentist", "Zürich")
+	x.Put("b", "Dental check", "")
+	x.Put("c", "Lunch", "Zurich airport")
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"dent", []string{"a", "b"}},
+		{"zur", []string{"a", "c"}},
+		{"zur dent", []string{"a"}},
+		{"air lun", []string{"c"}},
+		{"nothing", nil},
+	} {
+		got := x.Candidates(Parse(tc.q))
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Candidates(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	x.Put("a", "Lunch") // replaces its words
+	x.Remove("b")
+	if got := x.Candidates(Parse("dent")); len(got) != 0 {
+		t.Errorf("after the update, Candidates(dent) = %q, want none", got)
+	}
+	if got := x.Candidates(Parse("lunch")); len(got) != 2 {
+		t.Errorf("Candidates(lunch) = %q, want a and c", got)
+	}
+	x.Remove("a")
+	x.Remove("c")
+	if x.Len() != 0 || x.Bytes() != 0 {
+		t.Errorf("emptied index: Len %d, Bytes %d, want 0, 0", x.Len(), x.Bytes())
+	}
+}
