@@ -23,5 +23,5 @@ var concurrentFields = map[string]map[string]bool{
 	"Task":           {"attendees": true, "createdBy": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"TimedEntry":     {"attendees": true, "createdBy": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"User":           {"id": true},
-	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "reminderAlerts": true, "reminderWebhook": true, "stats": true, "user": true},
+	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "reminderAlerts": true, "reminderWebhook": true, "search": true, "stats": true, "user": true},
 }
