@@ -53,12 +53,12 @@ func bruteMatches(query string, texts ...string) bool {
 
 // seeded is what the brute force knows of one seeded entry or series.
 type seeded struct {
-	id, calendar        string
-	private, series     bool
-	texts               []string         // title, location, description, tags
-	start               time.Time        // the (first) start
-	count               int              // a daily series' occurrences
-	exceptions          map[int][]string // occurrence index → its texts
+	id, calendar    string
+	private, series bool
+	texts           []string         // title, location, description, tags
+	start           time.Time        // the (first) start
+	count           int              // a daily series' occurrences
+	exceptions      map[int][]string // occurrence index → its texts
 }
 
 func randomText(r *rand.Rand, n int) string {
@@ -244,7 +244,7 @@ func cmpOr(a, b string) string {
 // seedOne creates s (and its exceptions) and records its ID.
 func seedOne(t *testing.T, f *fixture, ctx context.Context, s *seeded) {
 	n := calendar.NewEntry{CalendarID: s.calendar, Title: s.texts[0], Location: s.texts[1], Description: s.texts[2],
-		Tags: slices.Compact(slices.Sorted(slices.Values(s.texts[3:]))),
+		Tags:   slices.Compact(slices.Sorted(slices.Values(s.texts[3:]))),
 		Timing: calendar.Timing{Timed: &calendar.TimedTiming{Start: s.start, End: s.start.Add(time.Hour), TimeZone: "UTC"}}}
 	if s.private {
 		n.Visibility = calendar.VisibilityPrivate
