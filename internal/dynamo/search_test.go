@@ -3,17 +3,21 @@ package dynamo_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
 // found returns the titles a search finds, best first (all of its pages).
+// It fails the test with Errorf, since writers' goroutines call it too.
 func found(t *testing.T, s *dynamo.Store, ctx context.Context, q calendar.SearchQuery) []string {
 	t.Helper()
 	var titles []string
@@ -21,7 +25,8 @@ func found(t *testing.T, s *dynamo.Store, ctx context.Context, q calendar.Search
 	for {
 		p, err := s.Search(ctx, q)
 		if err != nil {
-			t.Fatalf("search %q: %v", q.Text, err)
+			t.Errorf("search %q: %v", q.Text, err)
+			return titles
 		}
 		for _, h := range p.Hits {
 			titles = append(titles, h.Entry.Title)
@@ -156,18 +161,22 @@ func wantField(t *testing.T, err error, field string) {
 	}
 }
 
-// TestSearchRefusals: bad input fails on its field before any read.
+// TestSearchRefusals: bad input fails on its field, and but for an
+// unknown calendar (which takes the membership read to tell) before any
+// read.
 func TestSearchRefusals(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	rec := &dynamo.Recorder{}
+	s := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(rec)), f.store.Table(), recurrence.Engine{})
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
 	ok := calendar.SearchQuery{Text: "x", Page: calendar.Page{First: 10}}
 	with := func(change func(*calendar.SearchQuery)) calendar.SearchQuery { q := ok; change(&q); return q }
-	p, err := f.store.Search(ada, ok)
+	p, err := s.Search(ada, ok)
 	f.mustDo(err)
-	if len(p.Hits) != 0 {
-		t.Fatalf("an empty calendar finds %d hits", len(p.Hits))
+	if len(p.Hits) != 0 || len(rec.Calls()) == 0 {
+		t.Fatalf("an empty calendar finds %d hits in %d calls", len(p.Hits), len(rec.Calls()))
 	}
 	otherCursor := "czEuMS5mb28" // "s1.1.foo"
 	for _, tc := range []struct {
@@ -187,8 +196,72 @@ func TestSearchRefusals(t *testing.T) {
 		{"unknown calendar", with(func(q *calendar.SearchQuery) { q.CalendarIDs = []string{cal.ID[:35] + "0"} }), "calendarIds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.store.Search(ada, tc.q)
+			rec.Reset()
+			_, err := s.Search(ada, tc.q)
 			wantField(t, err, tc.field)
+			if calls := rec.Calls(); len(calls) > 0 && tc.name != "unknown calendar" {
+				t.Errorf("%d calls after validation, want none", len(calls))
+			}
 		})
 	}
+}
+
+// TestSearchConcurrent: writers on two instances each create entries and
+// rename them, and after each acknowledged write search for it on the other
+// instance, while others search the same calendar: every write is found at
+// once, its old title gone (run it under -race).
+func TestSearchConcurrent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	stores := []*dynamo.Store{f.store, dynamo.New(f.db, f.store.Table(), recurrence.Engine{})}
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Busy")
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for i := range 2 {
+		wg.Go(func() { // searchers, keeping the indexes under load
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := stores[i].Search(ada, text("word")); err != nil {
+					t.Errorf("search: %v", err)
+					return
+				}
+			}
+		})
+	}
+	var writers sync.WaitGroup
+	for w := range 4 {
+		writers.Go(func() {
+			write, read := stores[w%2], stores[(w+1)%2]
+			for n := range 6 {
+				word := fmt.Sprintf("word%dx%d", w, n)
+				e, _, err := write.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: word, Timing: soon(1)})
+				if err != nil {
+					t.Errorf("create: %v", err)
+					return
+				}
+				if got := found(t, read, ada, text(word)); !slices.Equal(got, []string{word}) {
+					t.Errorf("right after its create, %s finds %q", word, got)
+				}
+				renamed := "re" + word
+				if _, _, err := write.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Title: calendar.Set(renamed)}); err != nil {
+					t.Errorf("update: %v", err)
+					return
+				}
+				if got := found(t, read, ada, text(word)); len(got) != 0 {
+					t.Errorf("right after its rename, %s still finds %q", word, got)
+				}
+				if got := found(t, read, ada, text(renamed)); !slices.Equal(got, []string{renamed}) {
+					t.Errorf("right after its rename, %s finds %q", renamed, got)
+				}
+			}
+		})
+	}
+	writers.Wait()
+	close(done)
+	wg.Wait()
 }
