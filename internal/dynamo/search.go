@@ -60,7 +60,7 @@ func (s *Store) Search(ctx context.Context, q calendar.SearchQuery) (*calendar.S
 		anchor = r.Start
 	}
 	rankHits(hits, anchor)
-	return searchPage(hits, q, offset, cals), nil
+	return searchPage(hits, q, sq, offset, cals), nil
 }
 
 // searchParallel bounds the calendars one search reads at once.
@@ -166,11 +166,11 @@ func (s *Store) searchCalendar(ctx context.Context, cal *calendar.Calendar, q se
 		return nil, fmt.Errorf("search calendar %s: %w", cal.ID, err)
 	}
 	var hits []calendar.SearchHit
-	for _, id := range ci.words.Candidates(q) {
+	for id, score := range ci.words.Candidates(q) {
 		var hit *calendar.SearchHit
 		var err error
 		if e := ci.entries[id]; e != nil {
-			hit = sr.single(e, q)
+			hit = sr.single(e, score)
 		} else if series := ci.series[id]; series != nil {
 			hit, err = sr.series(s.recur, series, q)
 		}
@@ -184,29 +184,40 @@ func (s *Store) searchCalendar(ctx context.Context, cal *calendar.Calendar, q se
 	return hits, nil
 }
 
-// single returns e as a hit, or nil.
-func (sr searcher) single(e *calendar.Entry, q search.Query) *calendar.SearchHit {
-	if sr.r != nil && !e.Overlaps(sr.r.Start, sr.r.End, sr.r.Zone) {
+// single returns e, which the index found with score, as a hit (its
+// highlights made only if it is shown, by searchPage), or nil.
+func (sr searcher) single(e *calendar.Entry, score int) *calendar.SearchHit {
+	if sr.r != nil && !e.Overlaps(sr.r.Start, sr.r.End, sr.r.Zone) || !sr.may(e) {
 		return nil
 	}
-	return sr.match(e, q)
+	return &calendar.SearchHit{Entry: e, Score: score}
 }
 
-// match returns e as a hit when the viewer sees its details, the filter
-// keeps it and its text matches q.
+// may reports whether e may be a hit but for its words: the viewer sees
+// its details and the filter keeps it.
+func (sr searcher) may(e *calendar.Entry) bool {
+	return e.SeesDetails(sr.viewer, sr.role, false) && sr.f.Keeps(e) && (!e.Cancelled || sr.f.IncludeCancelled)
+}
+
+// match returns e (an occurrence of a series, its exception laid over it)
+// as a hit when it may be one and its text matches q.
 func (sr searcher) match(e *calendar.Entry, q search.Query) *calendar.SearchHit {
-	if !e.SeesDetails(sr.viewer, sr.role, false) || !sr.f.Keeps(e) || (e.Cancelled && !sr.f.IncludeCancelled) {
+	if !sr.may(e) {
 		return nil
 	}
 	score, hl, ok := search.Match(q, searchFields(e))
 	if !ok {
 		return nil
 	}
-	hit := &calendar.SearchHit{Entry: e, Score: score, Highlights: make([]calendar.SearchHighlight, len(hl))}
+	return &calendar.SearchHit{Entry: e, Score: score, Highlights: highlights(hl)}
+}
+
+func highlights(hl []search.Highlight) []calendar.SearchHighlight {
+	out := make([]calendar.SearchHighlight, len(hl))
 	for i, h := range hl {
-		hit.Highlights[i] = calendar.SearchHighlight{Field: searchField[h.Kind], TagIndex: h.Index, Start: h.Start, Length: h.Len}
+		out[i] = calendar.SearchHighlight{Field: searchField[h.Kind], TagIndex: h.Index, Start: h.Start, Length: h.Len}
 	}
-	return hit
+	return out
 }
 
 var searchField = map[search.FieldKind]calendar.SearchField{
@@ -251,17 +262,22 @@ func startOf(e *calendar.Entry) time.Time {
 // rankHits orders hits: best score first, then the nearest to anchor, then
 // by calendar and ID, so that pages do not vary between equal searches.
 func rankHits(hits []calendar.SearchHit, anchor time.Time) {
-	dist := func(e *calendar.Entry) time.Duration {
-		d := startOf(e).Sub(anchor)
-		if d < 0 {
-			d = -d
-		}
-		return d
+	type ranked struct {
+		hit  calendar.SearchHit
+		dist time.Duration
 	}
-	slices.SortFunc(hits, func(a, b calendar.SearchHit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(dist(a.Entry), dist(b.Entry)),
-			cmp.Compare(a.Entry.CalendarID, b.Entry.CalendarID), cmp.Compare(a.Entry.ID, b.Entry.ID))
+	rs := make([]ranked, len(hits))
+	for i, h := range hits {
+		d := startOf(h.Entry).Sub(anchor)
+		rs[i] = ranked{h, max(d, -d)}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(b.hit.Score, a.hit.Score), cmp.Compare(a.dist, b.dist),
+			cmp.Compare(a.hit.Entry.CalendarID, b.hit.Entry.CalendarID), cmp.Compare(a.hit.Entry.ID, b.hit.Entry.ID))
 	})
+	for i, r := range rs {
+		hits[i] = r.hit
+	}
 }
 
 // A search cursor is the position after a hit in the ranked list, with a
@@ -297,11 +313,16 @@ func searchOffset(q calendar.SearchQuery) (int, error) {
 	return n, nil
 }
 
-// searchPage cuts the page after offset out of the ranked hits.
-func searchPage(hits []calendar.SearchHit, q calendar.SearchQuery, offset int, cals map[string]*calendar.Calendar) *calendar.SearchPage {
+// searchPage cuts the page after offset out of the ranked hits, and makes
+// the highlights of its single entries (a series' come with its match).
+func searchPage(hits []calendar.SearchHit, q calendar.SearchQuery, sq search.Query, offset int, cals map[string]*calendar.Calendar) *calendar.SearchPage {
 	p := &calendar.SearchPage{Calendars: map[string]*calendar.Calendar{}}
 	end := min(offset+q.Page.First, len(hits))
 	for i := offset; i < end; i++ {
+		if hits[i].Highlights == nil {
+			_, hl, _ := search.Match(sq, searchFields(hits[i].Entry))
+			hits[i].Highlights = highlights(hl)
+		}
 		p.Hits = append(p.Hits, hits[i])
 		p.Cursors = append(p.Cursors, searchCursor(q, i+1))
 		p.Calendars[hits[i].Entry.CalendarID] = cals[hits[i].Entry.CalendarID]

@@ -188,19 +188,19 @@ func (ci *calendarIndex) apply(c calendar.ObjectChange) {
 	if c.Deleted || c.Entry == nil {
 		return
 	}
-	var texts []string
+	var fields []search.Field
 	if c.Series != nil {
 		ci.series[c.ID] = c.Series
 		for _, e := range append([]*calendar.Entry{c.Series.Master}, c.Series.Exceptions...) {
-			texts = append(texts, searchTexts(e)...)
+			fields = append(fields, searchFields(e)...)
 			ci.text += int(e.TextSize())
 		}
 	} else {
 		ci.entries[c.ID] = c.Entry
-		texts = searchTexts(c.Entry)
+		fields = searchFields(c.Entry)
 		ci.text += int(c.Entry.TextSize())
 	}
-	ci.words.Put(c.ID, texts...)
+	ci.words.Put(c.ID, fields...)
 }
 
 func (ci *calendarIndex) remove(id string) {
@@ -215,11 +215,6 @@ func (ci *calendarIndex) remove(id string) {
 		delete(ci.series, id)
 	}
 	ci.words.Remove(id)
-}
-
-// searchTexts are the texts of e that a search reads.
-func searchTexts(e *calendar.Entry) []string {
-	return append([]string{e.Title, e.Location, e.Description}, e.Tags...)
 }
 
 // searchFields are e's texts as fields to match.

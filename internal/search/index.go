@@ -6,22 +6,37 @@ import (
 	"strings"
 )
 
-// Index is an inverted index of documents by their folded words. It only
-// narrows a search: Candidates returns every document that can match a
-// query (every query word begins one of its words, in any field), and
-// Match on the document's fields decides, scores and highlights. Not safe
-// for concurrent use: its owner locks.
+// Index is an inverted index of documents by their folded words, and the
+// fields each word is in. Candidates returns every document in which each
+// query word begins a word, with the score Match would give it, so that a
+// search ranks without reading the documents again; Match on the
+// document's fields makes the highlights of those it shows. Not safe for
+// concurrent use: its owner locks.
 type Index struct {
-	postings map[string]map[string]struct{} // folded word → document IDs
+	postings map[string]map[string]fieldSet // folded word → document ID → the fields it is in
 	docs     map[string][]string            // document ID → its distinct words
 	vocab    []string                       // the words of postings, sorted when !dirty
 	dirty    bool
 	bytes    int
 }
 
+// fieldSet is a set of FieldKinds, one bit each.
+type fieldSet uint8
+
+// weight is the best Weight among the fields of s.
+func (s fieldSet) weight() int {
+	best := 0
+	for k := FieldTitle; k <= FieldDescription; k++ {
+		if s&(1<<k) != 0 {
+			best = max(best, k.Weight())
+		}
+	}
+	return best
+}
+
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{postings: map[string]map[string]struct{}{}, docs: map[string][]string{}}
+	return &Index{postings: map[string]map[string]fieldSet{}, docs: map[string][]string{}}
 }
 
 // Approximate memory costs, for Bytes: a posting (a document ID in a
@@ -31,29 +46,29 @@ const (
 	wordBytes    = 96
 )
 
-// Put indexes document id under the words of texts, in place of what it
-// held before.
-func (x *Index) Put(id string, texts ...string) {
+// Put indexes document id under the words of its fields, in place of what
+// it held before.
+func (x *Index) Put(id string, fields ...Field) {
 	x.Remove(id)
-	var words []string
-	for _, t := range texts {
-		for _, w := range Words(t) {
-			words = append(words, w.Text)
+	in := map[string]fieldSet{}
+	for _, f := range fields {
+		for _, w := range Words(f.Text) {
+			in[w.Text] |= 1 << f.Kind
 		}
 	}
-	slices.Sort(words)
-	words = slices.Compact(words)
-	for _, w := range words {
+	words := make([]string, 0, len(in))
+	for w, fs := range in {
 		set := x.postings[w]
 		if set == nil {
-			set = map[string]struct{}{}
+			set = map[string]fieldSet{}
 			x.postings[w] = set
 			x.vocab = append(x.vocab, w)
 			x.dirty = true
 			x.bytes += wordBytes + len(w)
 		}
-		set[id] = struct{}{}
+		set[id] = fs
 		x.bytes += postingBytes + len(id)
+		words = append(words, w)
 	}
 	x.docs[id] = words
 	x.bytes += len(id) + 16*len(words)
@@ -85,69 +100,45 @@ func (x *Index) Len() int { return len(x.docs) }
 // Bytes is about how much memory the index takes.
 func (x *Index) Bytes() int { return x.bytes }
 
-// Candidates returns the IDs of the documents in which every word of q
-// begins a word, in no particular order.
-func (x *Index) Candidates(q Query) []string {
+// Candidates returns the documents in which every word of q begins a word,
+// by ID, each with the score Match gives its fields.
+func (x *Index) Candidates(q Query) map[string]int {
 	if len(q.Words) == 0 {
 		return nil
 	}
 	x.sortVocab()
-	var sets [][]map[string]struct{}
-	for _, qw := range q.Words {
-		var these []map[string]struct{}
-		for i := sort.SearchStrings(x.vocab, qw); i < len(x.vocab) && strings.HasPrefix(x.vocab[i], qw); i++ {
-			these = append(these, x.postings[x.vocab[i]])
+	// best[i][id]: the best score of q.Words[i] in document id.
+	best := make([]map[string]int, len(q.Words))
+	for i, qw := range q.Words {
+		best[i] = map[string]int{}
+		for j := sort.SearchStrings(x.vocab, qw); j < len(x.vocab) && strings.HasPrefix(x.vocab[j], qw); j++ {
+			w := x.vocab[j]
+			exact := 0
+			if w == qw {
+				exact = 1
+			}
+			for id, fs := range x.postings[w] {
+				best[i][id] = max(best[i][id], fs.weight()+exact)
+			}
 		}
-		if len(these) == 0 {
+		if len(best[i]) == 0 {
 			return nil
 		}
-		sets = append(sets, these)
 	}
-	// Start from the query word with the fewest postings.
-	size := func(s []map[string]struct{}) (n int) {
-		for _, m := range s {
-			n += len(m)
-		}
-		return n
-	}
-	slices.SortFunc(sets, func(a, b []map[string]struct{}) int { return size(a) - size(b) })
-	others := make([]map[string]struct{}, len(sets)-1)
-	for i, s := range sets[1:] {
-		if len(s) == 1 {
-			others[i] = s[0]
-			continue
-		}
-		u := make(map[string]struct{}, size(s))
-		for _, m := range s {
-			for id := range m {
-				u[id] = struct{}{}
+	slices.SortFunc(best, func(a, b map[string]int) int { return len(a) - len(b) })
+	out := map[string]int{}
+next:
+	for id, score := range best[0] {
+		for _, b := range best[1:] {
+			s, ok := b[id]
+			if !ok {
+				continue next
 			}
+			score += s
 		}
-		others[i] = u
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range sets[0] {
-		for id := range m {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			if allHave(others, id) {
-				out = append(out, id)
-			}
-		}
+		out[id] = score
 	}
 	return out
-}
-
-func allHave(sets []map[string]struct{}, id string) bool {
-	for _, s := range sets {
-		if _, ok := s[id]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // sortVocab sorts the vocabulary after words came or went.

@@ -1,10 +1,14 @@
 package search
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestWords(t *testing.T) {
@@ -83,36 +87,69 @@ func TestMatch(t *testing.T) {
 
 func TestIndex(t *testing.T) {
 	x := NewIndex()
-	x.Put("a", "Dentist", "Zürich")
-	x.Put("b", "Dental check", "")
-	x.Put("c", "Lunch", "Zurich airport")
+	x.Put("a", Field{Kind: FieldTitle, Text: "Dentist"}, Field{Kind: FieldLocation, Text: "Zürich"})
+	x.Put("b", Field{Kind: FieldTitle, Text: "Dental check"})
+	x.Put("c", Field{Kind: FieldTitle, Text: "Lunch"}, Field{Kind: FieldDescription, Text: "Zurich airport"})
 	for _, tc := range []struct {
 		q    string
-		want []string
+		want map[string]int
 	}{
-		{"dent", []string{"a", "b"}},
-		{"zur", []string{"a", "c"}},
-		{"zur dent", []string{"a"}},
-		{"air lun", []string{"c"}},
+		{"dent", map[string]int{"a": 8, "b": 8}},
+		{"zur", map[string]int{"a": 4, "c": 2}},
+		{"zurich dent", map[string]int{"a": 5 + 8}},
+		{"air lun", map[string]int{"c": 2 + 8}},
 		{"nothing", nil},
 	} {
 		got := x.Candidates(Parse(tc.q))
-		slices.Sort(got)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("Candidates(%q) = %q, want %q", tc.q, got, tc.want)
+		if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("Candidates(%q) (-want +got):\n%s", tc.q, diff)
 		}
 	}
-	x.Put("a", "Lunch") // replaces its words
+	x.Put("a", Field{Kind: FieldTitle, Text: "Lunch"}) // replaces its words
 	x.Remove("b")
 	if got := x.Candidates(Parse("dent")); len(got) != 0 {
-		t.Errorf("after the update, Candidates(dent) = %q, want none", got)
+		t.Errorf("after the update, Candidates(dent) = %v, want none", got)
 	}
 	if got := x.Candidates(Parse("lunch")); len(got) != 2 {
-		t.Errorf("Candidates(lunch) = %q, want a and c", got)
+		t.Errorf("Candidates(lunch) = %v, want a and c", got)
 	}
 	x.Remove("a")
 	x.Remove("c")
 	if x.Len() != 0 || x.Bytes() != 0 {
 		t.Errorf("emptied index: Len %d, Bytes %d, want 0, 0", x.Len(), x.Bytes())
+	}
+}
+
+// TestIndexScoresAsMatch: for random documents and queries, the index
+// finds exactly the documents Match accepts, with Match's score.
+func TestIndexScoresAsMatch(t *testing.T) {
+	words := strings.Fields("Café cafe Caféteria Zürich zurich Zug dent Dentist dental Straße strasse a ab abc")
+	r := rand.New(rand.NewPCG(1, 2))
+	text := func() string {
+		var ws []string
+		for range r.IntN(4) {
+			ws = append(ws, words[r.IntN(len(words))])
+		}
+		return strings.Join(ws, " ")
+	}
+	x := NewIndex()
+	docs := map[string][]Field{}
+	for i := range 200 {
+		id := fmt.Sprint(i)
+		docs[id] = []Field{{Kind: FieldTitle, Text: text()}, {Kind: FieldLocation, Text: text()},
+			{Kind: FieldTag, Index: 0, Text: text()}, {Kind: FieldDescription, Text: text()}}
+		x.Put(id, docs[id]...)
+	}
+	for range 300 {
+		q := Parse(text())
+		want := map[string]int{}
+		for id, fs := range docs {
+			if score, _, ok := Match(q, fs); ok {
+				want[id] = score
+			}
+		}
+		if diff := cmp.Diff(want, x.Candidates(q), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("query %q (-Match +Index):\n%s", q.Words, diff)
+		}
 	}
 }

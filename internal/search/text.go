@@ -78,6 +78,9 @@ func ideographic(r rune) bool {
 // (NFKD, so ﬁ is fi and ² is 2), without combining marks (é is e, ñ is n),
 // and with ß (and ẞ) as ss, as German spells it without the letter.
 func Fold(w string) string {
+	if ascii(w) { // most words: no decomposition to make
+		return strings.ToLower(w)
+	}
 	d := norm.NFKD.String(strings.ToLower(w))
 	var b strings.Builder
 	b.Grow(len(d))
@@ -91,4 +94,14 @@ func Fold(w string) string {
 		}
 	}
 	return b.String()
+}
+
+// ascii reports whether w is only ASCII letters and digits.
+func ascii(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 || !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
