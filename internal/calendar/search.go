@@ -32,8 +32,8 @@ const (
 	MaxSearchWords = 8
 	// MaxSearchCalendars bounds the calendars one search covers.
 	MaxSearchCalendars = 5 * MaxPageSize
-	// MaxSearchHits bounds the hits a search ranks: past it, the search
-	// fails and asks for more words or fewer calendars.
+	// MaxSearchHits bounds how deep a search's pages go: its best hits
+	// this many (all are ranked; a cursor past them is refused).
 	MaxSearchHits = 5000
 	// SearchLookahead is how far after now a search without a range looks
 	// for a series' next occurrence.
@@ -99,7 +99,7 @@ type SearchPage struct {
 // ActionRead (FREE_BUSY members never search one), and a PRIVATE entry
 // matches only for those who see its details (Entry.SeesDetails). Errors:
 // CodeUnauthenticated, CodeInvalid (the query's text, words, calendarIds,
-// range, first, after; too many hits).
+// range, first, after).
 type SearchService interface {
 	Search(ctx context.Context, q SearchQuery) (*SearchPage, error)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -67,10 +68,11 @@ func TestSearchCost(t *testing.T) {
 	for i := range queries {
 		queries[i] = calendar.SearchQuery{Text: randomQuery(rng), Page: calendar.Page{First: 20}}
 	}
+	heap := heapInUse()
 	cold, cpu := measure(t, s, ada, queries[:1])
 	st := s.SearchIndexStats()
-	t.Logf("cold search: %s, CPU %s; indexes: %d calendars, %d bytes, %d bytes per entry",
-		cold[0], cpu, st.Calendars, st.Bytes, st.Bytes/n)
+	t.Logf("cold search: %s, CPU %s; indexes: %d calendars, %d bytes counted (%d per entry), heap grew %d bytes (%d per entry)",
+		cold[0], cpu, st.Calendars, st.Bytes, st.Bytes/n, heapInUse()-heap, (heapInUse()-heap)/n)
 	// Within overlapWindow (30 s) of the load, each catch-up reads the load's
 	// last change records again (up to 500 a calendar); then only new ones.
 	seeded := time.Now()
@@ -104,6 +106,14 @@ func measure(t *testing.T, s *dynamo.Store, ctx context.Context, qs []calendar.S
 		took = append(took, time.Since(began))
 	}
 	return took, cpuTime() - before
+}
+
+// heapInUse is the live heap after a collection.
+func heapInUse() int {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int(m.HeapAlloc)
 }
 
 func cpuTime() time.Duration {

@@ -46,9 +46,7 @@ func (s *Store) Search(ctx context.Context, q calendar.SearchQuery) (*calendar.S
 			found, err := s.searchCalendar(gctx, cal, sq, searcher{viewer: viewer, role: roles[id], r: r, now: now, f: q.Filter})
 			mu.Lock()
 			defer mu.Unlock()
-			if hits = append(hits, found...); len(hits) > calendar.MaxSearchHits {
-				return calendar.Invalidf("query", "this search finds more than %d entries: add words, or choose fewer calendars or a range", calendar.MaxSearchHits)
-			}
+			hits = append(hits, found...)
 			return err
 		})
 	}
@@ -313,11 +311,12 @@ func searchOffset(q calendar.SearchQuery) (int, error) {
 	return n, nil
 }
 
-// searchPage cuts the page after offset out of the ranked hits, and makes
+// searchPage cuts the page after offset out of the ranked hits (of which
+// pages reach the first calendar.MaxSearchHits), and makes
 // the highlights of its single entries (a series' come with its match).
 func searchPage(hits []calendar.SearchHit, q calendar.SearchQuery, sq search.Query, offset int, cals map[string]*calendar.Calendar) *calendar.SearchPage {
 	p := &calendar.SearchPage{Calendars: map[string]*calendar.Calendar{}}
-	end := min(offset+q.Page.First, len(hits))
+	end := min(offset+q.Page.First, len(hits), calendar.MaxSearchHits)
 	for i := offset; i < end; i++ {
 		if hits[i].Highlights == nil {
 			_, hl, _ := search.Match(sq, searchFields(hits[i].Entry))
@@ -327,7 +326,7 @@ func searchPage(hits []calendar.SearchHit, q calendar.SearchQuery, sq search.Que
 		p.Cursors = append(p.Cursors, searchCursor(q, i+1))
 		p.Calendars[hits[i].Entry.CalendarID] = cals[hits[i].Entry.CalendarID]
 	}
-	p.HasNextPage = end < len(hits)
+	p.HasNextPage = end < min(len(hits), calendar.MaxSearchHits)
 	if len(p.Cursors) > 0 {
 		p.EndCursor = p.Cursors[len(p.Cursors)-1]
 	} else {
