@@ -71,8 +71,9 @@ func TestSearchCost(t *testing.T) {
 	heap := heapInUse()
 	cold, cpu := measure(t, s, ada, queries[:1])
 	st := s.SearchIndexStats()
+	grew := heapInUse() - heap
 	t.Logf("cold search: %s, CPU %s; indexes: %d calendars, %d bytes counted (%d per entry), heap grew %d bytes (%d per entry)",
-		cold[0], cpu, st.Calendars, st.Bytes, st.Bytes/n, heapInUse()-heap, (heapInUse()-heap)/n)
+		cold[0], cpu, st.Calendars, st.Bytes, st.Bytes/n, grew, grew/n)
 	// Within overlapWindow (30 s) of the load, each catch-up reads the load's
 	// last change records again (up to 500 a calendar); then only new ones.
 	seeded := time.Now()
