@@ -322,6 +322,9 @@ func searchPage(hits []calendar.SearchHit, q calendar.SearchQuery, sq search.Que
 			_, hl, _ := search.Match(sq, searchFields(hits[i].Entry))
 			hits[i].Highlights = highlights(hl)
 		}
+		e := *hits[i].Entry // the index's own stays shared by no caller
+		e.Tags, e.Reminders = slices.Clone(e.Tags), slices.Clone(e.Reminders)
+		hits[i].Entry = &e
 		p.Hits = append(p.Hits, hits[i])
 		p.Cursors = append(p.Cursors, searchCursor(q, i+1))
 		p.Calendars[hits[i].Entry.CalendarID] = cals[hits[i].Entry.CalendarID]
