@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -152,4 +153,26 @@ func TestIndexScoresAsMatch(t *testing.T) {
 			t.Fatalf("query %q (-Match +Index):\n%s", q.Words, diff)
 		}
 	}
+}
+
+// FuzzWords: any text cuts into words without panicking, each word inside
+// the text's UTF-16 length, in order, and folding twice changes nothing.
+func FuzzWords(f *testing.F) {
+	for _, s := range []string{"Zahnärzt-Termin", "東京都 Tokyo", "😀 party 🎉", "\xff\xfeabc", "e\u0301cole", "ﬁnal ２０２６"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := len(utf16.Encode([]rune(s)))
+		end := 0
+		for _, w := range Words(s) {
+			if w.Start < end || w.Len <= 0 || w.Start+w.Len > n || w.Text == "" {
+				t.Fatalf("Words(%q): %+v out of place (text of %d units, last word ended at %d)", s, w, n, end)
+			}
+			end = w.Start + w.Len
+			if Fold(w.Text) != w.Text {
+				t.Fatalf("Fold(%q) = %q: folding twice changes the word", w.Text, Fold(w.Text))
+			}
+		}
+		Match(Parse(s), []Field{{Kind: FieldTitle, Text: s}})
+	})
 }
