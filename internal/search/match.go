@@ -49,27 +49,24 @@ const (
 	FieldLocation
 	FieldTag
 	FieldDescription
-	FieldAttendee
 )
 
 // Weight is how much a query word matched in a field adds to a hit's
-// score: a title counts most, then location and tags, then attendees'
-// names, then the description. A word equal to the whole document word
-// (not only its beginning) adds one more.
+// score: a title counts most, then location and tags, then the
+// description. A word equal to the whole document word (not only its
+// beginning) adds one more.
 func (k FieldKind) Weight() int {
 	switch k {
 	case FieldTitle:
 		return 8
 	case FieldLocation, FieldTag:
 		return 4
-	case FieldAttendee:
-		return 3
 	default:
 		return 2
 	}
 }
 
-// Field is one text of a document; Index tells tags (or attendees) apart.
+// Field is one text of a document; Index tells tags apart.
 type Field struct {
 	Kind  FieldKind
 	Index int
