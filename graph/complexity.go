@@ -34,6 +34,10 @@ func setComplexity(cfg *Config) {
 	cfg.Complexity.Viewer.Agenda = func(child int, _ model.TimeRangeInput, _ *string, _ []string, _ *model.EntryFilter, _, _ *bool) int {
 		return viewComplexity + child
 	}
+	// A search reads its calendars as a view does, and returns a connection.
+	cfg.Complexity.Viewer.Search = func(child int, _ string, _ []string, _ *model.TimeRangeInput, _ *model.EntryFilter, first *int, after *string) int {
+		return viewComplexity + connectionComplexity(child, first, after)
+	}
 }
 
 func connectionComplexity(child int, first *int, _ *string) int {

@@ -24,5 +24,5 @@ var concurrentFields = map[string]map[string]bool{
 	"TimedEntry":     {"attendees": true, "createdBy": true, "mustNotOverlap": true, "myReminders": true, "myRemindersSet": true, "myRemindersVersion": true, "organizer": true, "series": true, "viewerAttendee": true},
 	"TrashedEntry":   {"deletedBy": true},
 	"User":           {"id": true},
-	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "reminderAlerts": true, "reminderWebhook": true, "stats": true, "user": true, "webhooks": true},
+	"Viewer":         {"agenda": true, "calendarListChanges": true, "calendars": true, "invitationChanges": true, "invitations": true, "preferences": true, "reminderAlerts": true, "reminderWebhook": true, "search": true, "stats": true, "user": true, "webhooks": true},
 }

@@ -624,6 +624,25 @@ type ComplexityRoot struct {
 		URL  func(childComplexity int) int
 	}
 
+	SearchConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	SearchEdge struct {
+		Cursor     func(childComplexity int) int
+		Highlights func(childComplexity int) int
+		Node       func(childComplexity int) int
+		Score      func(childComplexity int) int
+	}
+
+	SearchHighlight struct {
+		Field    func(childComplexity int) int
+		Length   func(childComplexity int) int
+		Start    func(childComplexity int) int
+		TagIndex func(childComplexity int) int
+	}
+
 	SetMyRemindersPayload struct {
 		MyReminders    func(childComplexity int) int
 		MyRemindersSet func(childComplexity int) int
@@ -801,6 +820,7 @@ type ComplexityRoot struct {
 		Preferences         func(childComplexity int) int
 		ReminderAlerts      func(childComplexity int, includeDismissed *bool, first *int, after *string) int
 		ReminderWebhook     func(childComplexity int) int
+		Search              func(childComplexity int, query string, calendarIds []string, rangeArg *model.TimeRangeInput, filter *model.EntryFilter, first *int, after *string) int
 		Stats               func(childComplexity int) int
 		User                func(childComplexity int) int
 		Webhooks            func(childComplexity int) int
@@ -1028,6 +1048,7 @@ type ViewerResolver interface {
 	Invitations(ctx context.Context, obj *model.Viewer, response []calendar.Response, rangeArg *model.TimeRangeInput, timeZone *string, first *int, after *string) (*model.AttendeeConnection, error)
 	ReminderWebhook(ctx context.Context, obj *model.Viewer) (*model.ReminderWebhook, error)
 	Webhooks(ctx context.Context, obj *model.Viewer) ([]*model.CalendarWebhook, error)
+	Search(ctx context.Context, obj *model.Viewer, query string, calendarIds []string, rangeArg *model.TimeRangeInput, filter *model.EntryFilter, first *int, after *string) (*model.SearchConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -3471,6 +3492,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RotateCalendarFeedPayload.URL(childComplexity), true
 
+	case "SearchConnection.edges":
+		if e.ComplexityRoot.SearchConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.Edges(childComplexity), true
+	case "SearchConnection.pageInfo":
+		if e.ComplexityRoot.SearchConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.PageInfo(childComplexity), true
+
+	case "SearchEdge.cursor":
+		if e.ComplexityRoot.SearchEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchEdge.Cursor(childComplexity), true
+	case "SearchEdge.highlights":
+		if e.ComplexityRoot.SearchEdge.Highlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchEdge.Highlights(childComplexity), true
+	case "SearchEdge.node":
+		if e.ComplexityRoot.SearchEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchEdge.Node(childComplexity), true
+	case "SearchEdge.score":
+		if e.ComplexityRoot.SearchEdge.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchEdge.Score(childComplexity), true
+
+	case "SearchHighlight.field":
+		if e.ComplexityRoot.SearchHighlight.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHighlight.Field(childComplexity), true
+	case "SearchHighlight.length":
+		if e.ComplexityRoot.SearchHighlight.Length == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHighlight.Length(childComplexity), true
+	case "SearchHighlight.start":
+		if e.ComplexityRoot.SearchHighlight.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHighlight.Start(childComplexity), true
+	case "SearchHighlight.tagIndex":
+		if e.ComplexityRoot.SearchHighlight.TagIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHighlight.TagIndex(childComplexity), true
+
 	case "SetMyRemindersPayload.myReminders":
 		if e.ComplexityRoot.SetMyRemindersPayload.MyReminders == nil {
 			break
@@ -4271,6 +4355,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.ReminderWebhook(childComplexity), true
+	case "Viewer.search":
+		if e.ComplexityRoot.Viewer.Search == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_search_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.Search(childComplexity, args["query"].(string), args["calendarIds"].([]string), args["range"].(*model.TimeRangeInput), args["filter"].(*model.EntryFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Viewer.stats":
 		if e.ComplexityRoot.Viewer.Stats == nil {
 			break
@@ -8083,6 +8178,73 @@ type RestoreEntryPayload {
   "The entry, restored."
   entry: Entry!
 }
+
+# --- Search (Viewer.search) ---
+
+extend type Viewer {
+  """
+  Entries and series whose title, location, tags or description hold the
+  query's words, across the calendars the viewer reads in full (never a
+  FREE_BUSY calendar; a PRIVATE entry only for those who see its details).
+  Every word of the query must begin a word of the entry, case and accents
+  aside (` + "`" + `dent café` + "`" + ` finds "Dentist at Café Lumière"). A series shows once,
+  at its first matching occurrence in ` + "`" + `range` + "`" + `, or without one its next
+  occurrence (within a year; else its first). Ranked by score (title over
+  location and tags over description), then nearest to the range's start
+  (or now). Exact: a write acknowledged before the search is found by it.
+  """
+  search(
+    "The words to find: at most 256 bytes and 8 words."
+    query: String!
+    "Only these calendars (global IDs); when omitted, every calendar the viewer reads (up to 500)."
+    calendarIds: [ID!]
+    "Only entries that overlap this range (dates read in UTC). At most 366 days."
+    range: TimeRangeInput
+    "Only entries of these kinds, or with any of these tags."
+    filter: EntryFilter
+    "How many hits to return, 1 to 100."
+    first: Int = 20
+    "Return hits after this cursor (of the same search)."
+    after: String
+  ): SearchConnection!
+}
+
+"Hits of ` + "`" + `Viewer.search` + "`" + `, best first."
+type SearchConnection {
+  edges: [SearchEdge!]!
+  pageInfo: PageInfo!
+}
+
+"One hit of a search."
+type SearchEdge {
+  "An opaque cursor: pass it as ` + "`" + `after` + "`" + ` to continue after this hit."
+  cursor: String!
+  "The entry, or the series' occurrence, found."
+  node: Entry!
+  "The hit's score: the higher the better (see ` + "`" + `Viewer.search` + "`" + `)."
+  score: Int!
+  "The words matched, in field order (at most 20)."
+  highlights: [SearchHighlight!]!
+}
+
+"A matched word of a search hit."
+type SearchHighlight {
+  field: SearchField!
+  "For TAG: which of the entry's ` + "`" + `tags` + "`" + ` (from 0); else 0."
+  tagIndex: Int!
+  "Where the word starts in the field's text, in UTF-16 code units (JavaScript string indexes)."
+  start: Int!
+  "The word's length in UTF-16 code units: the whole word, not only the part the query gave."
+  length: Int!
+}
+
+"A field of an entry that search reads."
+enum SearchField {
+  TITLE
+  LOCATION
+  TAG
+  DESCRIPTION
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -8967,6 +9129,44 @@ func (ec *executionContext) childFields_RotateCalendarFeedPayload(ctx context.Co
 	return nil, fmt.Errorf("no field named %q was found under type RotateCalendarFeedPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_SearchConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_SearchConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SearchConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_SearchEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_SearchEdge_node(ctx, field)
+	case "score":
+		return ec.fieldContext_SearchEdge_score(ctx, field)
+	case "highlights":
+		return ec.fieldContext_SearchEdge_highlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchHighlight(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_SearchHighlight_field(ctx, field)
+	case "tagIndex":
+		return ec.fieldContext_SearchHighlight_tagIndex(ctx, field)
+	case "start":
+		return ec.fieldContext_SearchHighlight_start(ctx, field)
+	case "length":
+		return ec.fieldContext_SearchHighlight_length(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchHighlight", field.Name)
+}
+
 func (ec *executionContext) childFields_SetMyRemindersPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "myReminders":
@@ -9233,6 +9433,8 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_reminderWebhook(ctx, field)
 	case "webhooks":
 		return ec.fieldContext_Viewer_webhooks(ctx, field)
+	case "search":
+		return ec.fieldContext_Viewer_search(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
@@ -10578,6 +10780,60 @@ func (ec *executionContext) field_Viewer_reminderAlerts_args(ctx context.Context
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_search_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "calendarIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calendarIds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (*model.TimeRangeInput, error) {
+			return ec.unmarshalOTimeRangeInput2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeRangeInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["range"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.EntryFilter, error) {
+			return ec.unmarshalOEntryFilter2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
 	return args, nil
 }
 
@@ -20589,6 +20845,272 @@ func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ contex
 	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SearchConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SearchEdge) graphql.Marshaler {
+			return ec.marshalNSearchEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchEdge_score(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchEdge_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchEdge_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchEdge", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchEdge_highlights(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchEdge_highlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Highlights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SearchHighlight) graphql.Marshaler {
+			return ec.marshalNSearchHighlight2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchHighlightᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchEdge_highlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchHighlight(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchHighlight_field(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHighlight_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SearchField) graphql.Marshaler {
+			return ec.marshalNSearchField2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHighlight_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type SearchField does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHighlight_tagIndex(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHighlight_tagIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TagIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHighlight_tagIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHighlight_start(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHighlight_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHighlight_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHighlight_length(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHighlight_length(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Length, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHighlight_length(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _SetMyRemindersPayload_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24012,6 +24534,50 @@ func (ec *executionContext) fieldContext_Viewer_webhooks(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CalendarWebhook(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_search(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_search(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().Search(ctx, obj, fc.Args["query"].(string), fc.Args["calendarIds"].([]string), fc.Args["range"].(*model.TimeRangeInput), fc.Args["filter"].(*model.EntryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchConnection) graphql.Marshaler {
+			return ec.marshalNSearchConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_search(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_search_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -34550,6 +35116,155 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 	return out
 }
 
+var searchConnectionImplementors = []string{"SearchConnection"}
+
+func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SearchConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchConnection")
+		case "edges":
+			out.Values[i] = ec._SearchConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._SearchConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchEdgeImplementors = []string{"SearchEdge"}
+
+func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SearchEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchEdge")
+		case "cursor":
+			out.Values[i] = ec._SearchEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._SearchEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._SearchEdge_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "highlights":
+			out.Values[i] = ec._SearchEdge_highlights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchHighlightImplementors = []string{"SearchHighlight"}
+
+func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.SelectionSet, obj *model.SearchHighlight) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchHighlightImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchHighlight")
+		case "field":
+			out.Values[i] = ec._SearchHighlight_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tagIndex":
+			out.Values[i] = ec._SearchHighlight_tagIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._SearchHighlight_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "length":
+			out.Values[i] = ec._SearchHighlight_length(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var setMyRemindersPayloadImplementors = []string{"SetMyRemindersPayload"}
 
 func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetMyRemindersPayload) graphql.Marshaler {
@@ -36755,6 +37470,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 					}
 				}()
 				res = ec._Viewer_webhooks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "search":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_search(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -39033,6 +39786,78 @@ func (ec *executionContext) marshalNRotateCalendarFeedPayload2ᚖgithubᚗcomᚋ
 		return graphql.Null
 	}
 	return ec._RotateCalendarFeedPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchConnection(ctx context.Context, sel ast.SelectionSet, v *model.SearchConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SearchEdge) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchEdge(ctx context.Context, sel ast.SelectionSet, v *model.SearchEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSearchField2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchField(ctx context.Context, v any) (model.SearchField, error) {
+	var res model.SearchField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSearchField2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchField(ctx context.Context, sel ast.SelectionSet, v model.SearchField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSearchHighlight2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchHighlightᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SearchHighlight) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchHighlight2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchHighlight(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchHighlight2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchHighlight(ctx context.Context, sel ast.SelectionSet, v *model.SearchHighlight) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchHighlight(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSetMyRemindersInput2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSetMyRemindersInput(ctx context.Context, v any) (model.SetMyRemindersInput, error) {

@@ -901,6 +901,18 @@ func (r *viewerResolver) Webhooks(ctx context.Context, obj *model.Viewer) ([]*mo
 	return calendarWebhooks(r.Service.CalendarWebhooks(ctx))
 }
 
+func (r *viewerResolver) Search(ctx context.Context, obj *model.Viewer, query string, calendarIds []string, rangeArg *model.TimeRangeInput, filter *model.EntryFilter, first *int, after *string) (*model.SearchConnection, error) {
+	q, err := searchQuery(query, calendarIds, rangeArg, filter, first, after)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.Service.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return searchConnection(ctx, p)
+}
+
 func (r *Resolver) AllDayEntry() AllDayEntryResolver { return &allDayEntryResolver{r} }
 
 func (r *Resolver) Attendee() AttendeeResolver { return &attendeeResolver{r} }

@@ -1111,6 +1111,35 @@ type RotateCalendarFeedPayload struct {
 	Path string `json:"path"`
 }
 
+// Hits of `Viewer.search`, best first.
+type SearchConnection struct {
+	Edges    []*SearchEdge `json:"edges"`
+	PageInfo *PageInfo     `json:"pageInfo"`
+}
+
+// One hit of a search.
+type SearchEdge struct {
+	// An opaque cursor: pass it as `after` to continue after this hit.
+	Cursor string `json:"cursor"`
+	// The entry, or the series' occurrence, found.
+	Node Entry `json:"node"`
+	// The hit's score: the higher the better (see `Viewer.search`).
+	Score int `json:"score"`
+	// The words matched, in field order (at most 20).
+	Highlights []*SearchHighlight `json:"highlights"`
+}
+
+// A matched word of a search hit.
+type SearchHighlight struct {
+	Field SearchField `json:"field"`
+	// For TAG: which of the entry's `tags` (from 0); else 0.
+	TagIndex int `json:"tagIndex"`
+	// Where the word starts in the field's text, in UTF-16 code units (JavaScript string indexes).
+	Start int `json:"start"`
+	// The word's length in UTF-16 code units: the whole word, not only the part the query gave.
+	Length int `json:"length"`
+}
+
 // Input of setMyReminders.
 type SetMyRemindersInput struct {
 	// Makes the mutation safe to retry, as on updateEntry.
@@ -1911,6 +1940,66 @@ func (e *ParticipantState) UnmarshalJSON(b []byte) error {
 }
 
 func (e ParticipantState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A field of an entry that search reads.
+type SearchField string
+
+const (
+	SearchFieldTitle       SearchField = "TITLE"
+	SearchFieldLocation    SearchField = "LOCATION"
+	SearchFieldTag         SearchField = "TAG"
+	SearchFieldDescription SearchField = "DESCRIPTION"
+)
+
+var AllSearchField = []SearchField{
+	SearchFieldTitle,
+	SearchFieldLocation,
+	SearchFieldTag,
+	SearchFieldDescription,
+}
+
+func (e SearchField) IsValid() bool {
+	switch e {
+	case SearchFieldTitle, SearchFieldLocation, SearchFieldTag, SearchFieldDescription:
+		return true
+	}
+	return false
+}
+
+func (e SearchField) String() string {
+	return string(e)
+}
+
+func (e *SearchField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SearchField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SearchField", str)
+	}
+	return nil
+}
+
+func (e SearchField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SearchField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SearchField) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -89,4 +89,5 @@ type Service interface {
 	CalendarWebhookService
 	MyRemindersService
 	TrashService
+	SearchService
 }

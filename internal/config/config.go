@@ -60,6 +60,8 @@ type Config struct {
 	ServiceName     string   // service.name of traces
 	// WebhookAllowPrivate lets webhooks reach private addresses (webhook.Policy).
 	WebhookAllowPrivate bool
+	// SearchIndexBytes bounds the search indexes an instance keeps; 0: none.
+	SearchIndexBytes int
 
 	devTokens string // "auto", "true" or "false" until resolved
 	cors      string // "auto", "none" or a list until resolved

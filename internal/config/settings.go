@@ -107,6 +107,13 @@ var settings = []Setting{
 			}
 			return err
 		}},
+	{"search-index-bytes", "CALGRAPH_SEARCH_INDEX_BYTES", "268435456", "how many bytes of search indexes (of the calendars searched lately, about 2.6 KB an entry) this instance keeps; a calendar not held is read whole at its next search; 0 keeps none",
+		func(c *Config, v string) (err error) {
+			if c.SearchIndexBytes, err = strconv.Atoi(v); err != nil || c.SearchIndexBytes < 0 {
+				err = fmt.Errorf("%q is not a whole number, 0 or more", v)
+			}
+			return err
+		}},
 	{"max-entries", "CALGRAPH_MAX_ENTRIES", "10000", "most entries one request may return, counted across all its views, aliases included; more is REQUEST_TOO_LARGE",
 		func(c *Config, v string) (err error) { c.MaxEntries, err = parsePositive(v); return err }},
 	{"max-response-bytes", "CALGRAPH_MAX_RESPONSE_BYTES", "16777216", "most bytes of entry text (titles, descriptions, locations, tags) one request may return; more is REQUEST_TOO_LARGE",

@@ -51,6 +51,9 @@ type Store struct {
 	// views holds recent range reads and member pages by calendar revision
 	// (viewcache.go); nil when off.
 	views *viewCache
+	// searches holds the search indexes of recently searched calendars
+	// (search_index.go).
+	searches *searchIndexes
 
 	// beforeTransact, when set (only by tests), runs just before each
 	// transaction is sent: the gap between a write's read and its transaction
@@ -117,6 +120,7 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 		clock:            newStoreClock(time.Now),
 		retention:        calendar.DefaultChangeRetention,
 		views:            newViewCache(DefaultViewCacheItems),
+		searches:         newSearchIndexes(DefaultSearchIndexBytes),
 	}
 	for _, o := range opts {
 		o(s)

@@ -1,0 +1,84 @@
+package graph_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSearch drives Viewer.search through the handler: a reader finds an
+// entry by a prefix of an accented word with UTF-16 highlight offsets, pages
+// through hits with the cursor, and never finds a PRIVATE entry's words; a
+// FREE_BUSY member finds nothing; bad input fails with BAD_USER_INPUT on
+// its argument.
+func TestSearch(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("search")
+	peeker := e.token("peeker-search@example.com")
+	e.must(peeker, provision, nil)
+	e.must(w.owner, `mutation($c: ID!) { addMember(input: {calendarId: $c, email: "peeker-search@example.com", role: FREE_BUSY}) { membership { id } } }`,
+		map[string]any{"c": w.calendarID})
+	create := func(title, vis string) {
+		e.must(w.writer, fmt.Sprintf(`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: %q, visibility: %s,
+			timing: {timed: {start: "2030-12-01T10:00:00Z", end: "2030-12-01T11:00:00Z"}}}) { entry { id } } }`, title, vis),
+			map[string]any{"c": w.calendarID})
+	}
+	create("😀 Zahnarzt Müller", "DEFAULT")
+	create("Müllabfuhr", "DEFAULT")
+	create("Müller salary talk", "PRIVATE")
+
+	const q = `query($q: String!, $first: Int, $after: String) { viewer { search(query: $q, first: $first, after: $after) {
+		edges { cursor score node { title } highlights { field tagIndex start length } } pageInfo { hasNextPage endCursor } } } }`
+	d := e.must(w.reader, q, map[string]any{"q": "ZAHN mull"})
+	if got := fmt.Sprint(get(d, "viewer.search.edges")); got != "[map[cursor:"+str(d, "viewer.search.edges.0.cursor")+
+		" highlights:[map[field:TITLE length:8 start:3 tagIndex:0] map[field:TITLE length:6 start:12 tagIndex:0]] node:map[title:😀 Zahnarzt Müller] score:16]]" {
+		t.Errorf("reader's hits for ZAHN mull: %s", got)
+	}
+	d = e.must(w.reader, q, map[string]any{"q": "müll", "first": 1})
+	first := str(d, "viewer.search.edges.0.node.title")
+	if get(d, "viewer.search.pageInfo.hasNextPage") != true {
+		t.Fatalf("page 1 of müll: %v", d)
+	}
+	d = e.must(w.reader, q, map[string]any{"q": "müll", "first": 1, "after": str(d, "viewer.search.pageInfo.endCursor")})
+	second := str(d, "viewer.search.edges.0.node.title")
+	if pair := first + "|" + second; pair != "Müllabfuhr|😀 Zahnarzt Müller" && pair != "😀 Zahnarzt Müller|Müllabfuhr" || get(d, "viewer.search.pageInfo.hasNextPage") != false {
+		t.Errorf("the reader's two pages of müll: %q then %q (%v)", first, second, d)
+	}
+	if d := e.must(w.owner, q, map[string]any{"q": "salary"}); len(get(d, "viewer.search.edges").([]any)) != 1 {
+		t.Errorf("the owner does not find the private entry: %v", d)
+	}
+	for who, tok := range map[string]string{"reader": w.reader, "free/busy member": peeker} {
+		if d := e.must(tok, q, map[string]any{"q": "salary"}); len(get(d, "viewer.search.edges").([]any)) != 0 {
+			t.Errorf("the %s finds the private entry: %v", who, d)
+		}
+	}
+	if d := e.must(peeker, q, map[string]any{"q": "zahnarzt"}); len(get(d, "viewer.search.edges").([]any)) != 0 {
+		t.Errorf("the free/busy member finds an entry: %v", d)
+	}
+
+	strangers := str(e.must(w.outsider, `mutation { createCalendar(input: {name: "Not shared"}) { calendar { id } } }`, nil), "createCalendar.calendar.id")
+	for _, tc := range []struct {
+		name, query string
+		vars        map[string]any
+		field       string
+	}{
+		{"10 KB query", q, map[string]any{"q": strings.Repeat("x", 10240)}, "query"},
+		{"empty query", q, map[string]any{"q": ""}, "query"},
+		{"first 0", q, map[string]any{"q": "x", "first": 0}, "first"},
+		{"first 1000", q, map[string]any{"q": "x", "first": 1000}, "first"},
+		{"bad cursor", q, map[string]any{"q": "x", "after": "nope"}, "after"},
+		{"unknown calendar", `query($q: String!, $c: [ID!]) { viewer { search(query: $q, calendarIds: $c) { edges { cursor } } } }`,
+			map[string]any{"q": "x", "c": []string{strangers}}, "calendarIds"},
+		{"free/busy calendar", `query($q: String!, $c: [ID!]) { viewer { search(query: $q, calendarIds: $c) { edges { cursor } } } }`,
+			map[string]any{"q": "x", "c": []string{w.calendarID}}, "calendarIds"},
+	} {
+		tok := w.reader
+		if tc.name == "free/busy calendar" {
+			tok = peeker
+		}
+		r := e.do(tok, tc.query, tc.vars)
+		if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions.Field != tc.field {
+			t.Errorf("%s: got %s", tc.name, r.Raw)
+		}
+	}
+}
