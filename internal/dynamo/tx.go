@@ -141,9 +141,9 @@ func (s *Store) commit(ctx context.Context, w *write) (err error) {
 		}
 	}
 	counted := w.tallyChanges()
-	stats := statsOps(counted)
+	stats := append(statsOps(counted), historyOps(w, s.timestamp())...)
 	if n := len(ops) + len(stats) + len(refs); n > maxTxActions {
-		return fmt.Errorf("a transaction of %d actions (%d change records, %d for stats)", n, len(refs), len(stats))
+		return fmt.Errorf("a transaction of %d actions (%d change records, %d for stats and history)", n, len(refs), len(stats))
 	}
 	if s.beforeTransact != nil {
 		s.beforeTransact(ctx)
