@@ -103,6 +103,9 @@ func (s *Store) EntryHistory(ctx context.Context, key calendar.EntryKey, p calen
 		return err
 	})
 	if err := g.Wait(); err != nil {
+		if calendar.ErrorCode(err) == calendar.CodeForbidden {
+			return nil, errEntryNotFound() // a FREE_BUSY member reads no entry, so no history
+		}
 		return nil, err
 	}
 	e, _, err := entryOfItem(acc.items[entryKey(key.CalendarID, key.EntryID)])
