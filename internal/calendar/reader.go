@@ -87,4 +87,5 @@ type Service interface {
 	AlertService
 	ReminderWebhookService
 	MyRemindersService
+	HistoryService
 }
