@@ -342,3 +342,22 @@ func TestCheckFindsAMissingHistoryRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryKeptWhenStatsAreRebuilt: a write whose stats' latest moment
+// lost to a later one (a clock behind another instance's) is sent again
+// with its stats rebuilt, and still with its history record.
+func TestHistoryKeptWhenStatsAreRebuilt(t *testing.T) {
+	f := newFixture(t)
+	ann := f.user("ann@example.com")
+	cal := f.calendarOf(ann, "Team")
+	for _, now := range []string{"2026-11-21T10:00:00Z", "2026-11-21T09:00:00Z"} { // the second behind the first
+		e, _, err := withClock(f, now).CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: now,
+			Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")})
+		f.mustDo(err)
+		page, err := f.store.EntryHistory(ann, e.Key(), calendar.Page{First: 5})
+		f.mustDo(err)
+		if len(page.Records) != 1 || page.Records[0].Action != calendar.HistoryCreated {
+			t.Errorf("entry created at %s: history %v, want its creation", now, page.Records)
+		}
+	}
+}
