@@ -108,3 +108,27 @@ func TestHistoryCostsOneWave(t *testing.T) {
 		return len(calls), problems
 	})
 }
+
+// TestHistoryThroughSync: the change log's Change.node is an Entry like any
+// other, so a sync client reads what changed in it there.
+func TestHistoryThroughSync(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("histsync")
+	d := e.must(w.owner, `mutation($c: ID!) { createEntry(input: {calendarId: $c, title: "Review",
+		timing: {timed: {start: "2026-12-01T10:00:00Z", end: "2026-12-01T11:00:00Z"}}}) { entry { id } } }`, map[string]any{"c": w.calendarID})
+	id := str(d, "createEntry.entry.id")
+	e.must(w.writer, `mutation($id: ID!) { updateEntry(input: {id: $id, expectedVersion: 1, location: "Room 4"}) { entry { id } } }`, map[string]any{"id": id})
+	d = e.must(w.reader, `query($c: ID!) { calendar(id: $c) { changes { changes { node { ... on Entry {
+		updatedBy { email } history(first: 1) { edges { node { action changes { field after } } } } } } } } } }`, map[string]any{"c": w.calendarID})
+	var got []string
+	for _, c := range get(d, "calendar.changes.changes").([]any) {
+		n, _ := c.(map[string]any)["node"].(map[string]any)
+		if _, entry := n["history"]; !entry {
+			continue // the calendar's and its members' changes
+		}
+		got = append(got, fmt.Sprint(str(n, "updatedBy.email"), " ", get(n, "history.edges.0.node.action"), " ", get(n, "history.edges.0.node.changes.0.field"), "=", get(n, "history.edges.0.node.changes.0.after")))
+	}
+	if want := "writer-histsync@example.com UPDATED location=Room 4"; len(got) != 1 || got[0] != want {
+		t.Errorf("the change log's entries: %q, want [%q]", got, want)
+	}
+}
