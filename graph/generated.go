@@ -37,6 +37,8 @@ type ResolverRoot interface {
 	CalendarBusy() CalendarBusyResolver
 	Change() ChangeResolver
 	ChangeDelivery() ChangeDeliveryResolver
+	EntryHistoryRecord() EntryHistoryRecordResolver
+	FieldChange() FieldChangeResolver
 	Invitation() InvitationResolver
 	Membership() MembershipResolver
 	MultiDayEntry() MultiDayEntryResolver
@@ -75,6 +77,7 @@ type ComplexityRoot struct {
 		Date               func(childComplexity int) int
 		Description        func(childComplexity int) int
 		HideAttendees      func(childComplexity int) int
+		History            func(childComplexity int, first *int, after *string) int
 		ICalUID            func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		IsException        func(childComplexity int) int
@@ -98,6 +101,7 @@ type ComplexityRoot struct {
 		Title              func(childComplexity int) int
 		Transparency       func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
+		UpdatedBy          func(childComplexity int) int
 		Version            func(childComplexity int) int
 		ViewerAttendee     func(childComplexity int) int
 		Visibility         func(childComplexity int) int
@@ -303,11 +307,36 @@ type ComplexityRoot struct {
 		CalendarID func(childComplexity int) int
 	}
 
+	EntryHistoryConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	EntryHistoryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	EntryHistoryRecord struct {
+		Action        func(childComplexity int) int
+		At            func(childComplexity int) int
+		By            func(childComplexity int) int
+		Changes       func(childComplexity int) int
+		OriginalStart func(childComplexity int) int
+	}
+
 	EntryView struct {
 		End      func(childComplexity int) int
 		Entries  func(childComplexity int) int
 		Start    func(childComplexity int) int
 		TimeZone func(childComplexity int) int
+	}
+
+	FieldChange struct {
+		After     func(childComplexity int) int
+		Before    func(childComplexity int) int
+		Field     func(childComplexity int) int
+		Truncated func(childComplexity int) int
 	}
 
 	FindTimesGroupReason struct {
@@ -431,6 +460,7 @@ type ComplexityRoot struct {
 		Description        func(childComplexity int) int
 		EndDate            func(childComplexity int) int
 		HideAttendees      func(childComplexity int) int
+		History            func(childComplexity int, first *int, after *string) int
 		ICalUID            func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		IsException        func(childComplexity int) int
@@ -454,6 +484,7 @@ type ComplexityRoot struct {
 		Title              func(childComplexity int) int
 		Transparency       func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
+		UpdatedBy          func(childComplexity int) int
 		Version            func(childComplexity int) int
 		ViewerAttendee     func(childComplexity int) int
 		Visibility         func(childComplexity int) int
@@ -673,6 +704,7 @@ type ComplexityRoot struct {
 		Due                func(childComplexity int) int
 		DueDate            func(childComplexity int) int
 		HideAttendees      func(childComplexity int) int
+		History            func(childComplexity int, first *int, after *string) int
 		ICalUID            func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		IsException        func(childComplexity int) int
@@ -696,6 +728,7 @@ type ComplexityRoot struct {
 		Title              func(childComplexity int) int
 		Transparency       func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
+		UpdatedBy          func(childComplexity int) int
 		Version            func(childComplexity int) int
 		ViewerAttendee     func(childComplexity int) int
 		Visibility         func(childComplexity int) int
@@ -733,6 +766,7 @@ type ComplexityRoot struct {
 		Description        func(childComplexity int) int
 		End                func(childComplexity int) int
 		HideAttendees      func(childComplexity int) int
+		History            func(childComplexity int, first *int, after *string) int
 		ICalUID            func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		IsException        func(childComplexity int) int
@@ -758,6 +792,7 @@ type ComplexityRoot struct {
 		Title              func(childComplexity int) int
 		Transparency       func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
+		UpdatedBy          func(childComplexity int) int
 		Version            func(childComplexity int) int
 		ViewerAttendee     func(childComplexity int) int
 		Visibility         func(childComplexity int) int
@@ -872,6 +907,9 @@ type AllDayEntryResolver interface {
 	MyReminders(ctx context.Context, obj *model.AllDayEntry) ([]*calendar.Reminder, error)
 	MyRemindersSet(ctx context.Context, obj *model.AllDayEntry) (bool, error)
 	MyRemindersVersion(ctx context.Context, obj *model.AllDayEntry) (int, error)
+
+	UpdatedBy(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error)
+	History(ctx context.Context, obj *model.AllDayEntry, first *int, after *string) (*model.EntryHistoryConnection, error)
 }
 type AttendeeResolver interface {
 	User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error)
@@ -913,6 +951,15 @@ type ChangeResolver interface {
 type ChangeDeliveryResolver interface {
 	Changes(ctx context.Context, obj *model.ChangeDelivery) ([]*model.Change, error)
 }
+type EntryHistoryRecordResolver interface {
+	By(ctx context.Context, obj *calendar.HistoryRecord) (*calendar.User, error)
+
+	OriginalStart(ctx context.Context, obj *calendar.HistoryRecord) (*time.Time, error)
+}
+type FieldChangeResolver interface {
+	Before(ctx context.Context, obj *calendar.FieldChange) (*string, error)
+	After(ctx context.Context, obj *calendar.FieldChange) (*string, error)
+}
 type InvitationResolver interface {
 	ID(ctx context.Context, obj *calendar.Invitation) (string, error)
 	Calendar(ctx context.Context, obj *calendar.Invitation) (*model.Calendar, error)
@@ -938,6 +985,9 @@ type MultiDayEntryResolver interface {
 	MyReminders(ctx context.Context, obj *model.MultiDayEntry) ([]*calendar.Reminder, error)
 	MyRemindersSet(ctx context.Context, obj *model.MultiDayEntry) (bool, error)
 	MyRemindersVersion(ctx context.Context, obj *model.MultiDayEntry) (int, error)
+
+	UpdatedBy(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error)
+	History(ctx context.Context, obj *model.MultiDayEntry, first *int, after *string) (*model.EntryHistoryConnection, error)
 }
 type MutationResolver interface {
 	SnoozeReminder(ctx context.Context, input model.SnoozeReminderInput) (*model.ReminderAlertPayload, error)
@@ -1015,6 +1065,9 @@ type TaskResolver interface {
 	MyReminders(ctx context.Context, obj *model.Task) ([]*calendar.Reminder, error)
 	MyRemindersSet(ctx context.Context, obj *model.Task) (bool, error)
 	MyRemindersVersion(ctx context.Context, obj *model.Task) (int, error)
+
+	UpdatedBy(ctx context.Context, obj *model.Task) (*calendar.User, error)
+	History(ctx context.Context, obj *model.Task, first *int, after *string) (*model.EntryHistoryConnection, error)
 }
 type TimedEntryResolver interface {
 	MustNotOverlap(ctx context.Context, obj *model.TimedEntry) ([]string, error)
@@ -1029,6 +1082,9 @@ type TimedEntryResolver interface {
 	MyReminders(ctx context.Context, obj *model.TimedEntry) ([]*calendar.Reminder, error)
 	MyRemindersSet(ctx context.Context, obj *model.TimedEntry) (bool, error)
 	MyRemindersVersion(ctx context.Context, obj *model.TimedEntry) (int, error)
+
+	UpdatedBy(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error)
+	History(ctx context.Context, obj *model.TimedEntry, first *int, after *string) (*model.EntryHistoryConnection, error)
 }
 type TrashedEntryResolver interface {
 	DeletedBy(ctx context.Context, obj *model.TrashedEntry) (*calendar.User, error)
@@ -1148,6 +1204,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.HideAttendees(childComplexity), true
+	case "AllDayEntry.history":
+		if e.ComplexityRoot.AllDayEntry.History == nil {
+			break
+		}
+
+		args, err := ec.field_AllDayEntry_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.AllDayEntry.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "AllDayEntry.icalUid":
 		if e.ComplexityRoot.AllDayEntry.ICalUID == nil {
 			break
@@ -1286,6 +1353,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AllDayEntry.UpdatedAt(childComplexity), true
+	case "AllDayEntry.updatedBy":
+		if e.ComplexityRoot.AllDayEntry.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AllDayEntry.UpdatedBy(childComplexity), true
 	case "AllDayEntry.version":
 		if e.ComplexityRoot.AllDayEntry.Version == nil {
 			break
@@ -2025,6 +2098,63 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DisableCalendarFeedPayload.CalendarID(childComplexity), true
 
+	case "EntryHistoryConnection.edges":
+		if e.ComplexityRoot.EntryHistoryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryConnection.Edges(childComplexity), true
+	case "EntryHistoryConnection.pageInfo":
+		if e.ComplexityRoot.EntryHistoryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryConnection.PageInfo(childComplexity), true
+
+	case "EntryHistoryEdge.cursor":
+		if e.ComplexityRoot.EntryHistoryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryEdge.Cursor(childComplexity), true
+	case "EntryHistoryEdge.node":
+		if e.ComplexityRoot.EntryHistoryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryEdge.Node(childComplexity), true
+
+	case "EntryHistoryRecord.action":
+		if e.ComplexityRoot.EntryHistoryRecord.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryRecord.Action(childComplexity), true
+	case "EntryHistoryRecord.at":
+		if e.ComplexityRoot.EntryHistoryRecord.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryRecord.At(childComplexity), true
+	case "EntryHistoryRecord.by":
+		if e.ComplexityRoot.EntryHistoryRecord.By == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryRecord.By(childComplexity), true
+	case "EntryHistoryRecord.changes":
+		if e.ComplexityRoot.EntryHistoryRecord.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryRecord.Changes(childComplexity), true
+	case "EntryHistoryRecord.originalStart":
+		if e.ComplexityRoot.EntryHistoryRecord.OriginalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryHistoryRecord.OriginalStart(childComplexity), true
+
 	case "EntryView.end":
 		if e.ComplexityRoot.EntryView.End == nil {
 			break
@@ -2049,6 +2179,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EntryView.TimeZone(childComplexity), true
+
+	case "FieldChange.after":
+		if e.ComplexityRoot.FieldChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldChange.After(childComplexity), true
+	case "FieldChange.before":
+		if e.ComplexityRoot.FieldChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldChange.Before(childComplexity), true
+	case "FieldChange.field":
+		if e.ComplexityRoot.FieldChange.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldChange.Field(childComplexity), true
+	case "FieldChange.truncated":
+		if e.ComplexityRoot.FieldChange.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldChange.Truncated(childComplexity), true
 
 	case "FindTimesGroupReason.group":
 		if e.ComplexityRoot.FindTimesGroupReason.Group == nil {
@@ -2486,6 +2641,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.HideAttendees(childComplexity), true
+	case "MultiDayEntry.history":
+		if e.ComplexityRoot.MultiDayEntry.History == nil {
+			break
+		}
+
+		args, err := ec.field_MultiDayEntry_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "MultiDayEntry.icalUid":
 		if e.ComplexityRoot.MultiDayEntry.ICalUID == nil {
 			break
@@ -2624,6 +2790,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MultiDayEntry.UpdatedAt(childComplexity), true
+	case "MultiDayEntry.updatedBy":
+		if e.ComplexityRoot.MultiDayEntry.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultiDayEntry.UpdatedBy(childComplexity), true
 	case "MultiDayEntry.version":
 		if e.ComplexityRoot.MultiDayEntry.Version == nil {
 			break
@@ -3693,6 +3865,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.HideAttendees(childComplexity), true
+	case "Task.history":
+		if e.ComplexityRoot.Task.History == nil {
+			break
+		}
+
+		args, err := ec.field_Task_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Task.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Task.icalUid":
 		if e.ComplexityRoot.Task.ICalUID == nil {
 			break
@@ -3831,6 +4014,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.UpdatedAt(childComplexity), true
+	case "Task.updatedBy":
+		if e.ComplexityRoot.Task.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.UpdatedBy(childComplexity), true
 	case "Task.version":
 		if e.ComplexityRoot.Task.Version == nil {
 			break
@@ -3973,6 +4162,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.HideAttendees(childComplexity), true
+	case "TimedEntry.history":
+		if e.ComplexityRoot.TimedEntry.History == nil {
+			break
+		}
+
+		args, err := ec.field_TimedEntry_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.TimedEntry.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "TimedEntry.icalUid":
 		if e.ComplexityRoot.TimedEntry.ICalUID == nil {
 			break
@@ -4123,6 +4323,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimedEntry.UpdatedAt(childComplexity), true
+	case "TimedEntry.updatedBy":
+		if e.ComplexityRoot.TimedEntry.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedEntry.UpdatedBy(childComplexity), true
 	case "TimedEntry.version":
 		if e.ComplexityRoot.TimedEntry.Version == nil {
 			break
@@ -8245,6 +8451,112 @@ enum SearchField {
   TAG
   DESCRIPTION
 }
+
+# --- History (issue 28): who changed an entry, and which fields, when. ---
+
+# Who last changed an entry and what its history holds (docs/design.md,
+# "History"). Each type that implements Entry has these fields too.
+extend interface Entry {
+  """
+  The user who made the entry's last change (for an occurrence, its own if it
+  was changed alone, else its series'): its creator until someone changes it.
+  Null when that account is gone, on a ` + "`" + `redacted` + "`" + ` entry, and on entries not
+  written since history began.
+  """
+  updatedBy: User
+  """
+  Who changed which fields of the entry (for an occurrence, of its series)
+  when, newest first: its last 50 changes at most. Null for a viewer who may
+  not see the entry's details (a ` + "`" + `redacted` + "`" + ` entry). Each page is one read: ask
+  for it on one entry, or a few, not on every entry of a view.
+  """
+  history(first: Int, after: String): EntryHistoryConnection
+}
+
+extend type TimedEntry {
+  updatedBy: User
+  history(first: Int, after: String): EntryHistoryConnection
+}
+
+extend type AllDayEntry {
+  updatedBy: User
+  history(first: Int, after: String): EntryHistoryConnection
+}
+
+extend type MultiDayEntry {
+  updatedBy: User
+  history(first: Int, after: String): EntryHistoryConnection
+}
+
+extend type Task {
+  updatedBy: User
+  history(first: Int, after: String): EntryHistoryConnection
+}
+
+"A page of an entry's history, newest first."
+type EntryHistoryConnection {
+  "The changes on this page, each with its cursor."
+  edges: [EntryHistoryEdge!]!
+  "Where this page sits in the whole history."
+  pageInfo: PageInfo!
+}
+
+"A change of an entry and its position in the entry's history."
+type EntryHistoryEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` to read the changes made before this one."
+  cursor: String!
+  node: EntryHistoryRecord!
+}
+
+"What one change did to an entry or series."
+enum EntryHistoryAction {
+  "Created (or split off another series with THIS_AND_FOLLOWING)."
+  CREATED
+  "Fields of the entry, or of the series as a whole, changed."
+  UPDATED
+  """
+  Moved here from another calendar (the ` + "`" + `calendarId` + "`" + ` change). Its history
+  there stays with that calendar: this one's members see it from the move on.
+  """
+  MOVED
+  "Deleted."
+  DELETED
+  "One occurrence of the series changed on its own (` + "`" + `originalStart` + "`" + `); a cancelled one shows ` + "`" + `cancelled` + "`" + ` set to true."
+  OCCURRENCE_CHANGED
+}
+
+"One change of an entry: who made it, when, and which fields it changed."
+type EntryHistoryRecord {
+  "When the change was committed."
+  at: DateTime!
+  "Who made it; null when that account is gone."
+  by: User
+  action: EntryHistoryAction!
+  "For OCCURRENCE_CHANGED: which occurrence, by when its series' rule starts it."
+  originalStart: DateTime
+  """
+  The fields that changed, in a fixed order. A creation lists every field it
+  set; a deletion none. Attendees and their answers are not here (see
+  ` + "`" + `attendees` + "`" + `).
+  """
+  changes: [FieldChange!]!
+}
+
+"""
+One field's change. Values are written as the API writes them: text as is,
+DateTime values in RFC 3339 UTC, dates as YYYY-MM-DD, numbers and booleans as
+JSON, lists as JSON arrays, a series' recurrence as RFC 5545 lines, ` + "`" + `organizer` + "`" + `
+as a user's global ID and ` + "`" + `calendarId` + "`" + ` and ` + "`" + `mustNotOverlap` + "`" + ` as calendars' global
+IDs. Null is no value.
+"""
+type FieldChange {
+  "The field's name: title, description, location, color, tags, reminders, transparency, visibility, start, end, timeZone, startDate, endDate, completed, recurrence, cancelled, organizer, capacity, waitlist, hideAttendees, mustNotOverlap or calendarId."
+  field: String!
+  before: String
+  after: String
+  "True when before or after was longer than 1,024 bytes and is cut to that (a long description)."
+  truncated: Boolean!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -8667,6 +8979,42 @@ func (ec *executionContext) childFields_DisableCalendarFeedPayload(ctx context.C
 	return nil, fmt.Errorf("no field named %q was found under type DisableCalendarFeedPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_EntryHistoryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_EntryHistoryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EntryHistoryConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryHistoryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EntryHistoryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EntryHistoryEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EntryHistoryEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryHistoryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EntryHistoryRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "at":
+		return ec.fieldContext_EntryHistoryRecord_at(ctx, field)
+	case "by":
+		return ec.fieldContext_EntryHistoryRecord_by(ctx, field)
+	case "action":
+		return ec.fieldContext_EntryHistoryRecord_action(ctx, field)
+	case "originalStart":
+		return ec.fieldContext_EntryHistoryRecord_originalStart(ctx, field)
+	case "changes":
+		return ec.fieldContext_EntryHistoryRecord_changes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryHistoryRecord", field.Name)
+}
+
 func (ec *executionContext) childFields_EntryView(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "timeZone":
@@ -8679,6 +9027,20 @@ func (ec *executionContext) childFields_EntryView(ctx context.Context, field gra
 		return ec.fieldContext_EntryView_entries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EntryView", field.Name)
+}
+
+func (ec *executionContext) childFields_FieldChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_FieldChange_field(ctx, field)
+	case "before":
+		return ec.fieldContext_FieldChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_FieldChange_after(ctx, field)
+	case "truncated":
+		return ec.fieldContext_FieldChange_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FieldChange", field.Name)
 }
 
 func (ec *executionContext) childFields_FindTimesGroupReason(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9271,6 +9633,10 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_completed(ctx, field)
 	case "completedAt":
 		return ec.fieldContext_Task_completedAt(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_Task_updatedBy(ctx, field)
+	case "history":
+		return ec.fieldContext_Task_history(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
 }
@@ -9641,6 +10007,28 @@ func (ec *executionContext) field_AllDayEntry_attendees_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_AllDayEntry_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Calendar_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9832,6 +10220,28 @@ func (ec *executionContext) field_MultiDayEntry_attendees_args(ctx context.Conte
 		return nil, err
 	}
 	args["response"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_MultiDayEntry_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -10549,6 +10959,28 @@ func (ec *executionContext) field_Task_attendees_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Task_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_TimedEntry_attendees_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10576,6 +11008,28 @@ func (ec *executionContext) field_TimedEntry_attendees_args(ctx context.Context,
 		return nil, err
 	}
 	args["response"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_TimedEntry_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -11903,6 +12357,82 @@ func (ec *executionContext) _AllDayEntry_originalDate(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_AllDayEntry_originalDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _AllDayEntry_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_updatedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AllDayEntry().UpdatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_updatedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AllDayEntry_history(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AllDayEntry_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.AllDayEntry().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryHistoryConnection) graphql.Marshaler {
+			return ec.marshalOEntryHistoryConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AllDayEntry_history(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AllDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryHistoryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_AllDayEntry_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Attendee_email(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -14799,6 +15329,258 @@ func (ec *executionContext) fieldContext_DisableCalendarFeedPayload_calendarId(_
 	return graphql.NewScalarFieldContext("DisableCalendarFeedPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _EntryHistoryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EntryHistoryEdge) graphql.Marshaler {
+			return ec.marshalNEntryHistoryEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EntryHistoryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryHistoryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EntryHistoryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EntryHistoryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EntryHistoryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryHistoryEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EntryHistoryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.HistoryRecord) graphql.Marshaler {
+			return ec.marshalNEntryHistoryRecord2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EntryHistoryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryHistoryRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EntryHistoryRecord_at(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryRecord_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryRecord_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryHistoryRecord", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _EntryHistoryRecord_by(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryRecord_by(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EntryHistoryRecord().By(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryRecord_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EntryHistoryRecord",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EntryHistoryRecord_action(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryRecord_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v calendar.HistoryAction) graphql.Marshaler {
+			return ec.marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryRecord_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryHistoryRecord", field, false, false, errors.New("field of type EntryHistoryAction does not have child fields"))
+}
+
+func (ec *executionContext) _EntryHistoryRecord_originalStart(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryRecord_originalStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EntryHistoryRecord().OriginalStart(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryRecord_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryHistoryRecord", field, true, true, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _EntryHistoryRecord_changes(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryHistoryRecord_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []calendar.FieldChange) graphql.Marshaler {
+			return ec.marshalNFieldChange2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐFieldChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryHistoryRecord_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EntryHistoryRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FieldChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _EntryView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14898,6 +15680,98 @@ func (ec *executionContext) fieldContext_EntryView_entries(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _FieldChange_field(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FieldChange_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FieldChange_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FieldChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FieldChange_before(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FieldChange_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FieldChange().Before(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FieldChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FieldChange", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FieldChange_after(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FieldChange_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FieldChange().After(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FieldChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FieldChange", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FieldChange_truncated(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FieldChange_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FieldChange_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FieldChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _FindTimesGroupReason_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
@@ -17388,6 +18262,82 @@ func (ec *executionContext) _MultiDayEntry_endDate(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _MultiDayEntry_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_updatedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MultiDayEntry().UpdatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_updatedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MultiDayEntry_history(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultiDayEntry_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.MultiDayEntry().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryHistoryConnection) graphql.Marshaler {
+			return ec.marshalOEntryHistoryConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MultiDayEntry_history(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MultiDayEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryHistoryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_MultiDayEntry_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Mutation_snoozeReminder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -22354,6 +23304,82 @@ func (ec *executionContext) fieldContext_Task_completedAt(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _Task_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_updatedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().UpdatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_updatedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_history(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Task().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryHistoryConnection) graphql.Marshaler {
+			return ec.marshalOEntryHistoryConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_history(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryHistoryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Task_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23553,6 +24579,82 @@ func (ec *executionContext) _TimedEntry_localStart(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_TimedEntry_localStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedEntry_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_updatedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimedEntry().UpdatedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *calendar.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_updatedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedEntry_history(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedEntry_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.TimedEntry().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryHistoryConnection) graphql.Marshaler {
+			return ec.marshalOEntryHistoryConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimedEntry_history(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryHistoryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_TimedEntry_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _TrashConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TrashConnection) (ret graphql.Marshaler) {
@@ -29590,6 +30692,82 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "updatedBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_updatedBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "history":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AllDayEntry_history(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31938,6 +33116,216 @@ func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel
 	return out
 }
 
+var entryHistoryConnectionImplementors = []string{"EntryHistoryConnection"}
+
+func (ec *executionContext) _EntryHistoryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EntryHistoryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EntryHistoryConnection")
+		case "edges":
+			out.Values[i] = ec._EntryHistoryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._EntryHistoryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var entryHistoryEdgeImplementors = []string{"EntryHistoryEdge"}
+
+func (ec *executionContext) _EntryHistoryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EntryHistoryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EntryHistoryEdge")
+		case "cursor":
+			out.Values[i] = ec._EntryHistoryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._EntryHistoryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var entryHistoryRecordImplementors = []string{"EntryHistoryRecord"}
+
+func (ec *executionContext) _EntryHistoryRecord(ctx context.Context, sel ast.SelectionSet, obj *calendar.HistoryRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EntryHistoryRecord")
+		case "at":
+			out.Values[i] = ec._EntryHistoryRecord_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "by":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EntryHistoryRecord_by(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "action":
+			out.Values[i] = ec._EntryHistoryRecord_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "originalStart":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EntryHistoryRecord_originalStart(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "changes":
+			out.Values[i] = ec._EntryHistoryRecord_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var entryViewImplementors = []string{"EntryView"}
 
 func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet, obj *model.EntryView) graphql.Marshaler {
@@ -31969,6 +33357,125 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 			out.Values[i] = ec._EntryView_entries(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     deferredPath(ctx, deferLabelToView),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var fieldChangeImplementors = []string{"FieldChange"}
+
+func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionSet, obj *calendar.FieldChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fieldChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FieldChange")
+		case "field":
+			out.Values[i] = ec._FieldChange_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "before":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FieldChange_before(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "after":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FieldChange_after(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "truncated":
+			out.Values[i] = ec._FieldChange_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -33539,6 +35046,82 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "updatedBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_updatedBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "history":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MultiDayEntry_history(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35887,6 +37470,82 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "updatedBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_updatedBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "history":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_history(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36584,6 +38243,82 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "updatedBy":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_updatedBy(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "history":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TimedEntry_history(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38870,6 +40605,76 @@ func (ec *executionContext) marshalNEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraph�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction(ctx context.Context, v any) (calendar.HistoryAction, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction(ctx context.Context, sel ast.SelectionSet, v calendar.HistoryAction) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction = map[string]calendar.HistoryAction{
+		"CREATED":            calendar.HistoryCreated,
+		"UPDATED":            calendar.HistoryUpdated,
+		"MOVED":              calendar.HistoryMoved,
+		"DELETED":            calendar.HistoryDeleted,
+		"OCCURRENCE_CHANGED": calendar.HistoryOccurrence,
+	}
+	marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction = map[calendar.HistoryAction]string{
+		calendar.HistoryCreated:    "CREATED",
+		calendar.HistoryUpdated:    "UPDATED",
+		calendar.HistoryMoved:      "MOVED",
+		calendar.HistoryDeleted:    "DELETED",
+		calendar.HistoryOccurrence: "OCCURRENCE_CHANGED",
+	}
+)
+
+func (ec *executionContext) marshalNEntryHistoryEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EntryHistoryEdge) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEntryHistoryEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEntryHistoryEdge2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryEdge(ctx context.Context, sel ast.SelectionSet, v *model.EntryHistoryEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EntryHistoryEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEntryHistoryRecord2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryRecord(ctx context.Context, sel ast.SelectionSet, v *calendar.HistoryRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EntryHistoryRecord(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx context.Context, v any) (calendar.Kind, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind[tmp]
@@ -38925,6 +40730,26 @@ func (ec *executionContext) marshalNEntryView2ᚖgithubᚗcomᚋcalgraphᚋcalgr
 		return graphql.Null
 	}
 	return ec._EntryView(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFieldChange2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐFieldChange(ctx context.Context, sel ast.SelectionSet, v calendar.FieldChange) graphql.Marshaler {
+	return ec._FieldChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFieldChange2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐFieldChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []calendar.FieldChange) graphql.Marshaler {
+	ret := marshalList(ctx, sel, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFieldChange2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐFieldChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNFindTimesGroupInput2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupInputᚄ(ctx context.Context, v any) ([]*model.FindTimesGroupInput, error) {
@@ -40847,6 +42672,13 @@ func (ec *executionContext) unmarshalOEntryFilter2ᚖgithubᚗcomᚋcalgraphᚋc
 	}
 	res, err := ec.unmarshalInputEntryFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEntryHistoryConnection2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryConnection(ctx context.Context, sel ast.SelectionSet, v *model.EntryHistoryConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EntryHistoryConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOEntryKind2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKindᚄ(ctx context.Context, v any) ([]calendar.Kind, error) {

@@ -50,6 +50,14 @@ func (r *allDayEntryResolver) MyRemindersVersion(ctx context.Context, obj *model
 	return myRemindersVersion(ctx, obj.Domain())
 }
 
+func (r *allDayEntryResolver) UpdatedBy(ctx context.Context, obj *model.AllDayEntry) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().UpdatedBy)
+}
+
+func (r *allDayEntryResolver) History(ctx context.Context, obj *model.AllDayEntry, first *int, after *string) (*model.EntryHistoryConnection, error) {
+	return historyOut(ctx, r.Service, obj, first, after)
+}
+
 func (r *attendeeResolver) User(ctx context.Context, obj *calendar.Attendee) (*calendar.User, error) {
 	return userOrNil(ctx, obj.UserID)
 }
@@ -174,6 +182,22 @@ func (r *changeDeliveryResolver) Changes(ctx context.Context, obj *model.ChangeD
 	return deliveryChanges(ctx, obj), nil
 }
 
+func (r *entryHistoryRecordResolver) By(ctx context.Context, obj *calendar.HistoryRecord) (*calendar.User, error) {
+	return userOrNil(ctx, obj.By)
+}
+
+func (r *entryHistoryRecordResolver) OriginalStart(ctx context.Context, obj *calendar.HistoryRecord) (*time.Time, error) {
+	return timeOrNil(obj.OriginalStart), nil
+}
+
+func (r *fieldChangeResolver) Before(ctx context.Context, obj *calendar.FieldChange) (*string, error) {
+	return historyValue(obj.Field, obj.Before)
+}
+
+func (r *fieldChangeResolver) After(ctx context.Context, obj *calendar.FieldChange) (*string, error) {
+	return historyValue(obj.Field, obj.After)
+}
+
 func (r *invitationResolver) ID(ctx context.Context, obj *calendar.Invitation) (string, error) {
 	return model.InvitationGID(obj.Key()), nil
 }
@@ -232,6 +256,14 @@ func (r *multiDayEntryResolver) MyRemindersSet(ctx context.Context, obj *model.M
 
 func (r *multiDayEntryResolver) MyRemindersVersion(ctx context.Context, obj *model.MultiDayEntry) (int, error) {
 	return myRemindersVersion(ctx, obj.Domain())
+}
+
+func (r *multiDayEntryResolver) UpdatedBy(ctx context.Context, obj *model.MultiDayEntry) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().UpdatedBy)
+}
+
+func (r *multiDayEntryResolver) History(ctx context.Context, obj *model.MultiDayEntry, first *int, after *string) (*model.EntryHistoryConnection, error) {
+	return historyOut(ctx, r.Service, obj, first, after)
 }
 
 func (r *mutationResolver) SnoozeReminder(ctx context.Context, input model.SnoozeReminderInput) (*model.ReminderAlertPayload, error) {
@@ -775,6 +807,14 @@ func (r *taskResolver) MyRemindersVersion(ctx context.Context, obj *model.Task) 
 	return myRemindersVersion(ctx, obj.Domain())
 }
 
+func (r *taskResolver) UpdatedBy(ctx context.Context, obj *model.Task) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().UpdatedBy)
+}
+
+func (r *taskResolver) History(ctx context.Context, obj *model.Task, first *int, after *string) (*model.EntryHistoryConnection, error) {
+	return historyOut(ctx, r.Service, obj, first, after)
+}
+
 func (r *timedEntryResolver) MustNotOverlap(ctx context.Context, obj *model.TimedEntry) ([]string, error) {
 	return mustNotOverlapOut(obj.Domain()), nil
 }
@@ -809,6 +849,14 @@ func (r *timedEntryResolver) MyRemindersSet(ctx context.Context, obj *model.Time
 
 func (r *timedEntryResolver) MyRemindersVersion(ctx context.Context, obj *model.TimedEntry) (int, error) {
 	return myRemindersVersion(ctx, obj.Domain())
+}
+
+func (r *timedEntryResolver) UpdatedBy(ctx context.Context, obj *model.TimedEntry) (*calendar.User, error) {
+	return userOrNil(ctx, obj.Domain().UpdatedBy)
+}
+
+func (r *timedEntryResolver) History(ctx context.Context, obj *model.TimedEntry, first *int, after *string) (*model.EntryHistoryConnection, error) {
+	return historyOut(ctx, r.Service, obj, first, after)
 }
 
 func (r *trashedEntryResolver) DeletedBy(ctx context.Context, obj *model.TrashedEntry) (*calendar.User, error) {
@@ -925,6 +973,12 @@ func (r *Resolver) Change() ChangeResolver { return &changeResolver{r} }
 
 func (r *Resolver) ChangeDelivery() ChangeDeliveryResolver { return &changeDeliveryResolver{r} }
 
+func (r *Resolver) EntryHistoryRecord() EntryHistoryRecordResolver {
+	return &entryHistoryRecordResolver{r}
+}
+
+func (r *Resolver) FieldChange() FieldChangeResolver { return &fieldChangeResolver{r} }
+
 func (r *Resolver) Invitation() InvitationResolver { return &invitationResolver{r} }
 
 func (r *Resolver) Membership() MembershipResolver { return &membershipResolver{r} }
@@ -952,23 +1006,25 @@ func (r *Resolver) User() UserResolver { return &userResolver{r} }
 func (r *Resolver) Viewer() ViewerResolver { return &viewerResolver{r} }
 
 type (
-	allDayEntryResolver    struct{ *Resolver }
-	attendeeResolver       struct{ *Resolver }
-	calendarResolver       struct{ *Resolver }
-	calendarBusyResolver   struct{ *Resolver }
-	changeResolver         struct{ *Resolver }
-	changeDeliveryResolver struct{ *Resolver }
-	invitationResolver     struct{ *Resolver }
-	membershipResolver     struct{ *Resolver }
-	multiDayEntryResolver  struct{ *Resolver }
-	mutationResolver       struct{ *Resolver }
-	preferencesResolver    struct{ *Resolver }
-	queryResolver          struct{ *Resolver }
-	reminderAlertResolver  struct{ *Resolver }
-	subscriptionResolver   struct{ *Resolver }
-	taskResolver           struct{ *Resolver }
-	timedEntryResolver     struct{ *Resolver }
-	trashedEntryResolver   struct{ *Resolver }
-	userResolver           struct{ *Resolver }
-	viewerResolver         struct{ *Resolver }
+	allDayEntryResolver        struct{ *Resolver }
+	attendeeResolver           struct{ *Resolver }
+	calendarResolver           struct{ *Resolver }
+	calendarBusyResolver       struct{ *Resolver }
+	changeResolver             struct{ *Resolver }
+	changeDeliveryResolver     struct{ *Resolver }
+	entryHistoryRecordResolver struct{ *Resolver }
+	fieldChangeResolver        struct{ *Resolver }
+	invitationResolver         struct{ *Resolver }
+	membershipResolver         struct{ *Resolver }
+	multiDayEntryResolver      struct{ *Resolver }
+	mutationResolver           struct{ *Resolver }
+	preferencesResolver        struct{ *Resolver }
+	queryResolver              struct{ *Resolver }
+	reminderAlertResolver      struct{ *Resolver }
+	subscriptionResolver       struct{ *Resolver }
+	taskResolver               struct{ *Resolver }
+	timedEntryResolver         struct{ *Resolver }
+	trashedEntryResolver       struct{ *Resolver }
+	userResolver               struct{ *Resolver }
+	viewerResolver             struct{ *Resolver }
 )

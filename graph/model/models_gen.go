@@ -496,6 +496,21 @@ type EntryFilter struct {
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 }
 
+// A page of an entry's history, newest first.
+type EntryHistoryConnection struct {
+	// The changes on this page, each with its cursor.
+	Edges []*EntryHistoryEdge `json:"edges"`
+	// Where this page sits in the whole history.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A change of an entry and its position in the entry's history.
+type EntryHistoryEdge struct {
+	// Pass it as `after` to read the changes made before this one.
+	Cursor string                  `json:"cursor"`
+	Node   *calendar.HistoryRecord `json:"node"`
+}
+
 // When an entry happens, which also sets its kind. Give exactly one.
 type EntryTimingInput struct {
 	// A TIMED entry.

@@ -83,6 +83,11 @@ type Entry struct {
 	// written before it was recorded); a series split off another keeps its
 	// creator. Their stats count it (stats.go).
 	CreatedBy string
+	// UpdatedBy is the ID of the user who made the entry's last change
+	// (its creator until someone changes it); "" on entries not written
+	// since it was recorded (history.go). An occurrence of a series reads
+	// its exception's, else its series'.
+	UpdatedBy string
 
 	// Recurrence is set on a series: the entry's own timing is then that of
 	// its first occurrence (RFC 5545's DTSTART and DTEND).

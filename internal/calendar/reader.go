@@ -90,4 +90,5 @@ type Service interface {
 	MyRemindersService
 	TrashService
 	SearchService
+	HistoryService
 }

@@ -255,6 +255,9 @@ func (o *Entry) Overlay(exc *Entry) *Entry {
 	out.IsException, out.Cancelled, out.Overrides = true, exc.Cancelled, exc.Overrides
 	out.Version, out.Sequence = o.Version+exc.Version, exc.Sequence
 	out.CreatedAt, out.UpdatedAt = exc.CreatedAt, exc.UpdatedAt
+	if exc.UpdatedBy != "" {
+		out.UpdatedBy = exc.UpdatedBy
+	}
 	for _, f := range exc.Overrides {
 		switch f {
 		case FieldTiming:

@@ -43,14 +43,14 @@ func (e *Entry) SeesDetails(viewer string, role Role, invited bool) bool {
 // Redact returns e as those who may not see its details see it: its
 // time, kind, recurrence, transparency, visibility, calendar, version and
 // identifiers, with the title RedactedTitle, and no description, location,
-// tags, reminders, people (organizer, creator, attendees, their summary) or
+// tags, reminders, people (organizer, creator, last editor, attendees, their summary) or
 // color of its own. Redacted is set, so a client never writes "Busy" back
 // (and a viewer below writer cannot write at all).
 func (e *Entry) Redact() *Entry {
 	r := *e
 	r.Title, r.Description, r.Location, r.Color = RedactedTitle, "", "", ""
 	r.Tags, r.Reminders = nil, nil
-	r.CreatedBy = ""
+	r.CreatedBy, r.UpdatedBy = "", ""
 	r.Attendance = Attendance{Epoch: e.Attendance.Epoch, Reset: e.Attendance.Reset}
 	r.Redacted = true
 	return &r

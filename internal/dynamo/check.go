@@ -35,6 +35,10 @@ import (
 //   - every calendar, membership, entry and series changed within the change
 //     log's retention has a change record in its calendar's log, and every
 //     such membership one in its user's log too;
+//   - every entry and series written since history began (it has a last
+//     editor, or records) has the record of its last write, and its records
+//     form one unbroken chain back to where it began or the ring dropped
+//     the older ones (check_history.go);
 //   - every user's own reminders decode whole and within their bounds, in
 //     their entry's calendar, and their entry or series exists;
 //   - every user's stats items count exactly the entries and series they
@@ -267,6 +271,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	var defaults []item
 	var reminders []item
 	var trashed []string
+	histories := map[string][]historyRecord{}
 	for _, it := range items {
 		raw[stringAttr(it, attrSK)] = it
 		switch stringAttr(it, "entityType") {
@@ -328,6 +333,12 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 			reminders = append(reminders, it)
 		case entityTrash: // trash.go: a deleted entry, never a live one
 			trashed = append(trashed, stringAttr(it, "entryId"))
+		case entityHistory:
+			r, err := unmarshal[historyRecord](it)
+			if err != nil {
+				c.problem("calendar %s: history item %s: %v", cal.ID, keyOf(it).SK, err)
+			}
+			histories[r.Root] = append(histories[r.Root], r)
 		case entityInvitation:
 			r, _ := unmarshal[invitationRecord](it)
 			if r.GSI2PK == "" || r.GSI2SK == "" {
@@ -345,6 +356,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		}
 	}
 	c.checkEntries(cal.ID, entries, exceptions, pieces)
+	c.checkHistory(cal.ID, entries, histories)
 	c.checkNeverHeldSeries(cal, entries, exceptions)
 	c.checkBookings(cal, entries, exceptions, slots, days)
 	c.checkAttendees(cal.ID, entries, pieceRecords, attendees)

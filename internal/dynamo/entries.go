@@ -77,6 +77,7 @@ func (s *Store) createEntry(ctx context.Context, n calendar.NewEntry) (*calendar
 	now := s.timestamp()
 	e.ID = s.newID()
 	e.ICalUID, e.Version, e.CreatedAt, e.UpdatedAt, e.CreatedBy = e.ID+"@"+s.icalDomain, 1, now, now, acc.viewer
+	e.UpdatedBy = acc.viewer
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(n.CalendarID, acc.viewer, calendar.ActionWriteEntries))
@@ -198,7 +199,7 @@ func (s *Store) setTaskCompleted(ctx context.Context, acc *access, key calendar.
 // had oldPieces pieces, with the next version number. It returns the entry
 // written and its calendar as acc read it.
 func (s *Store) rewriteEntry(ctx context.Context, acc *access, old *calendar.Entry, e calendar.Entry, expectedVersion, oldPieces int) (*calendar.Entry, *calendar.Calendar, error) {
-	e.Version, e.UpdatedAt = expectedVersion+1, s.timestamp()
+	e.Version, e.UpdatedAt, e.UpdatedBy = expectedVersion+1, s.timestamp(), acc.viewer
 	// A move of its time sends every answer back to NEEDS_ACTION in this
 	// same write: a new answer epoch and summary on the entry item, which
 	// entryAsRead requires unchanged since the read (no attendee item is

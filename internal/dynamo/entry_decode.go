@@ -98,6 +98,8 @@ func decodeEntryRecord(it item) (entryRecord, error) {
 			r.ExDates, err = listAttr(av)
 		case "createdBy":
 			r.CreatedBy, err = sAttr(av)
+		case "updatedBy":
+			r.UpdatedBy, err = sAttr(av)
 		case "previousSeriesId":
 			r.PreviousSeriesID, err = sAttr(av)
 		case "gen":

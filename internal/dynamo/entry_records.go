@@ -60,6 +60,7 @@ type entryRecord struct {
 	CreatedAt   time.Time `dynamodbav:"createdAt"`
 	UpdatedAt   time.Time `dynamodbav:"updatedAt"`
 	CreatedBy   string    `dynamodbav:"createdBy,omitempty"`
+	UpdatedBy   string    `dynamodbav:"updatedBy,omitempty"`
 
 	Rule             string   `dynamodbav:"rrule,omitempty"`
 	RDates           []string `dynamodbav:"rdates,omitempty"`
@@ -167,7 +168,7 @@ func entryRecords(e *calendar.Entry, pl placement) []entryRecord {
 		Transp: string(e.TransparencySet), Vis: string(e.VisibilitySet), Start: formatTime(e.Start), End: formatTime(e.End), TimeZone: e.TimeZone, LocalStart: formatLocal(e.LocalStart),
 		StartDate: formatDate(e.StartDate), EndDate: formatDate(e.EndDate),
 		Completed: e.Completed, CompletedAt: formatTime(e.CompletedAt),
-		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
+		ICalUID: e.ICalUID, Sequence: e.Sequence, Version: e.Version, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy, UpdatedBy: e.UpdatedBy,
 		PreviousSeriesID: e.PreviousSeriesID, Cancelled: e.Cancelled, Overrides: e.Overrides, Holds: e.Holds,
 	}
 	base.setAttendance(e.Attendance)
@@ -270,7 +271,7 @@ func (r entryRecord) entry() (*calendar.Entry, error) {
 		ID: r.ID, CalendarID: r.CalendarID, Kind: calendar.Kind(r.Kind), Title: r.Title,
 		Description: r.Description, Location: r.Location, Color: r.Color, Tags: r.Tags, Reminders: r.Reminders,
 		TransparencySet: calendar.Transparency(r.Transp), VisibilitySet: calendar.Visibility(r.Vis), TimeZone: r.TimeZone, Completed: r.Completed,
-		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy,
+		ICalUID: r.ICalUID, Sequence: r.Sequence, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy,
 		PreviousSeriesID: r.PreviousSeriesID, SeriesID: r.SeriesID, IsException: r.SeriesID != "",
 		Cancelled: r.Cancelled, Overrides: r.Overrides, Attendance: r.attendance(), Holds: r.Holds,
 	}

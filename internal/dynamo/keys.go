@@ -101,6 +101,8 @@ const (
 	entityWorkingHours = "WORKING_HOURS"
 	entityOpeningHours = "OPENING_HOURS"
 
+	entityHistory = "HISTORY" // a record of an entry's history (history.go)
+
 	entityWebhook        = "WEBHOOK"
 	entityWebhookQueued  = "WEBHOOK_QUEUED"
 	entityWebhookWaiting = "WEBHOOK_WAITING"
@@ -127,6 +129,7 @@ const (
 	prefixWaitlist  = "WAIT#"
 	prefixHold      = "HOLD#"
 	prefixTrash     = "TRASH#"
+	prefixHistory   = "HIST#"
 
 	prefixAlert            = "ALERT#"
 	prefixReminderDefaults = "REMDEF#"
@@ -426,6 +429,19 @@ func myRemindersKey(calendarID, rootID, userID string) itemKey {
 // myRemindersPrefix starts the sort keys of every user's reminders on one
 // entry or series.
 func myRemindersPrefix(rootID string) string { return prefixMyRem + rootID + "#" }
+
+// historyKey: slot n of the history of an entry or series (root: the
+// series' ID for the series, its occurrences and exceptions; the entry's
+// otherwise), in its calendar's partition, SK = HIST#<rootId>#<slot>. A
+// record goes to slot seq mod historyKept (history.go): a ring, so each
+// write puts one item and deletes none, one Query of historyPrefix reads
+// an entry's whole history, and the calendar's deletion sweeps it.
+func historyKey(calendarID, rootID string, slot int) itemKey {
+	return itemKey{PK: calendarPartition(calendarID), SK: fmt.Sprintf("%s%s#%02d", prefixHistory, rootID, slot)}
+}
+
+// historyPrefix starts the sort keys of one entry's or series' history.
+func historyPrefix(rootID string) string { return prefixHistory + rootID + "#" }
 
 // invitationKey: an invitation, in its calendar's partition, so that one
 // Query lists a calendar's invitations.

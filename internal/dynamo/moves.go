@@ -42,7 +42,7 @@ func (s *Store) MoveEntry(ctx context.Context, key calendar.EntryKey, expectedVe
 		return nil, to, calendar.Invalidf("id", "an entry with attendees cannot be moved to another calendar yet: remove its attendees first")
 	}
 	moved := *old
-	moved.CalendarID, moved.Version, moved.UpdatedAt = toCalendarID, expectedVersion+1, s.timestamp()
+	moved.CalendarID, moved.Version, moved.UpdatedAt, moved.UpdatedBy = toCalendarID, expectedVersion+1, s.timestamp(), viewer
 	w := newWrite()
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(key.CalendarID, viewer, calendar.ActionWriteEntries))

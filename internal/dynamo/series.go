@@ -151,6 +151,7 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 	if err != nil {
 		return nil, acc.calendar, err
 	}
+	editedBy(edit, acc.viewer)
 	people, err := s.seriesPeople(ctx, st, edit, key.OriginalStart)
 	if err != nil {
 		return nil, acc.calendar, err
@@ -185,12 +186,17 @@ const maxTxActions = 100
 
 // masterUnchanged is the condition on a master as it was read.
 func masterUnchanged(st *storedSeries) expression.ConditionBuilder {
+	return versionIs(st.Master.Version).And(xrevIs(st.xrev))
+}
+
+// xrevIs is the condition that a master's exception revision is xrev.
+func xrevIs(xrev int) expression.ConditionBuilder {
 	x := expression.Name(attrXrev)
-	rev := x.Equal(expression.Value(st.xrev))
-	if st.xrev == 0 {
+	rev := x.Equal(expression.Value(xrev))
+	if xrev == 0 {
 		rev = expression.AttributeNotExists(x).Or(rev)
 	}
-	return versionIs(st.Master.Version).And(rev)
+	return rev
 }
 
 // applySeriesEdit writes a planned change. When it fits in one transaction it
@@ -280,11 +286,16 @@ func seriesWrite(ctx context.Context, viewer string, st *storedSeries, edit *cal
 		w.Add(p...)
 	}
 	w.LogEntry(st.Master.CalendarID, st.Master.ID)
+	w.Revision(st.Master.ID, st.xrev)
 	switch {
 	case edit.Master == nil:
 		w.Tally(viewer, st.Master, nil)
 	case edit.MasterChanged():
 		w.Tally(viewer, st.Master, edit.Master)
+	default:
+		if was, is, ok := occurrenceChanged(st, edit); ok {
+			w.Occurrence(viewer, st.Master, st.xrev, was, is)
+		}
 	}
 	if sp := edit.Split; sp != nil {
 		w.LogEntry(sp.CalendarID, sp.ID)
@@ -374,8 +385,11 @@ func (s *Store) masterWrites(st *storedSeries, edit *calendar.SeriesEdit, gen st
 			ops = append(ops, op)
 			break
 		}
+		// On the revision as read too, so that its history record's seq is
+		// its own (history_write.go): another occurrence's change since the
+		// read has this one built again (resetRaced).
 		ops = append(ops, opUpdate(mk, expression.Add(expression.Name(attrXrev), expression.Value(1)),
-			versionIs(master.Version), seriesChanged("series")))
+			versionIs(master.Version).And(xrevIs(st.xrev)), resetRaced(master)))
 	}
 	if sp := edit.Split; sp != nil {
 		ops = append(ops, opPut(entryKey(cal, sp.ID), entryRecords(sp, s.seriesPlacement(sp, ""))[0], notExists(),

@@ -55,7 +55,7 @@ func readReset(r *entryRecord, name string, av types.AttributeValue) error {
 // has the edit built again), and the attendance the reset leaves, which it
 // returns. Errors: CodeInvalid past calendar.MaxOccurrenceResets or
 // calendar.MaxSeriesAnswerKeys.
-func occurrenceResetWrite(master *calendar.Entry, orig time.Time) (txOp, calendar.Attendance, error) {
+func occurrenceResetWrite(master *calendar.Entry, xrev int, orig time.Time) (txOp, calendar.Attendance, error) {
 	att, d, err := master.Attendance.ResetOccurrence(orig)
 	if err != nil {
 		return txOp{}, att, err
@@ -72,7 +72,7 @@ func occurrenceResetWrite(master *calendar.Entry, orig time.Time) (txOp, calenda
 		Add(expression.Name(attrAttRev), expression.Value(1)).
 		Set(expression.Name(attrAttMoves), expression.Value(att.Moves)).
 		Set(expression.Name(resetAttr(orig)), expression.Value(att.Moves)))
-	cond = and(cond, versionIs(master.Version).And(attendanceAsRead(master.Attendance.Rev)).And(numberIs(attrAttMoves, master.Attendance.Moves)))
+	cond = and(cond, versionIs(master.Version).And(xrevIs(xrev)).And(attendanceAsRead(master.Attendance.Rev)).And(numberIs(attrAttMoves, master.Attendance.Moves)))
 	return opUpdate(entryKey(master.CalendarID, master.ID), upd, cond, resetRaced(master)), att, nil
 }
 
@@ -80,7 +80,7 @@ func occurrenceResetWrite(master *calendar.Entry, orig time.Time) (txOp, calenda
 // THIS edit moving the occurrence originally at orig, and makes the
 // occurrence it returns show the reset (its summary all NEEDS_ACTION).
 func resetMovedOccurrence(st *storedSeries, edit *calendar.SeriesEdit, orig time.Time) (txOp, error) {
-	op, att, err := occurrenceResetWrite(st.Master, orig)
+	op, att, err := occurrenceResetWrite(st.Master, st.xrev, orig)
 	if err != nil {
 		return op, err
 	}

@@ -70,10 +70,10 @@ func TestSplitPlan(t *testing.T) {
 	// attendees, the split's copies to index, the users' own reminders on
 	// the series to carry over (Query; none here, so nothing written).
 	// Writes: the pending
-	// item (PutItem), the copies (4 BatchWriteItem of 25), the switch (8
-	// actions), and the indexing with the log records: 49 attendees to a
+	// item (PutItem), the copies (4 BatchWriteItem of 25), the switch (10
+	// actions: 2 of them the history records of both series), and the indexing with the log records: 49 attendees to a
 	// transaction of 98 actions, the last 2 with the pending item's deletion.
-	want := "map[BatchGetItem:1 BatchWriteItem:4 PutItem:1 Query:4 TransactWriteItems:4] map[BatchGetItem:1 BatchWriteItem:100 PutItem:1 Query:4 TransactWriteItems:209]"
+	want := "map[BatchGetItem:1 BatchWriteItem:4 PutItem:1 Query:4 TransactWriteItems:4] map[BatchGetItem:1 BatchWriteItem:100 PutItem:1 Query:4 TransactWriteItems:211]"
 	if got != want {
 		t.Errorf("a split of 100 attendees, calls and items by operation:\ngot  %s\nwant %s", got, want)
 	}

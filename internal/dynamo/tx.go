@@ -142,8 +142,9 @@ func (s *Store) commit(ctx context.Context, w *write) (err error) {
 	}
 	counted := w.tallyChanges()
 	stats := statsOps(counted)
-	if n := len(ops) + len(stats) + len(refs); n > maxTxActions {
-		return fmt.Errorf("a transaction of %d actions (%d change records, %d for stats)", n, len(refs), len(stats))
+	history := historyOps(w, s.timestamp()) // after stats: a retry rebuilds the stats alone
+	if n := len(ops) + len(stats) + len(history) + len(refs); n > maxTxActions {
+		return fmt.Errorf("a transaction of %d actions (%d change records, %d for stats, %d history records)", n, len(refs), len(stats), len(history))
 	}
 	if s.beforeTransact != nil {
 		s.beforeTransact(ctx)
@@ -155,7 +156,7 @@ func (s *Store) commit(ctx context.Context, w *write) (err error) {
 		// Its change records take a fresh position too (changes.go).
 		in.ClientRequestToken = aws.String(uuid.NewString())
 		in.TransactItems = in.TransactItems[:0]
-		for _, op := range slices.Concat(ops, stats, s.changeOps(refs)) {
+		for _, op := range slices.Concat(ops, stats, history, s.changeOps(refs)) {
 			if op.err != nil {
 				return fmt.Errorf("build change record: %w", op.err)
 			}

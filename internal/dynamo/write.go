@@ -23,7 +23,7 @@ import (
 //	w.Guard(roleCheck(cal, viewer, action)) // conditions on items left as they are
 //	w.Put(key, record, notExists(), explain) // and Update, Delete, Add (helpers' actions), Book
 //	w.LogEntry(cal, entryID)                // a change record, and the calendar's revision raised
-//	w.Tally(viewer, was, is)                // what the entry changes in its creator's stats
+//	w.Tally(viewer, was, is)                // what the entry changes in its creator's stats, and its history record
 //	return s.commit(ctx, w)
 //
 // Size counts the actions the transaction will hold, these included, against
@@ -34,10 +34,12 @@ import (
 // write is one atomic write of the table, built by the calls that describe
 // it (see above); newWrite returns an empty one.
 type write struct {
-	ops     []txOp      // Guard, Put, Update, Delete, Add and Book, in the order made
-	logs    []changeRef // LogCalendar, LogMember, LogEntry: one change record each
-	raises  []string    // the calendars whose revision the logs raise
-	tallies []tallied   // Tally
+	ops     []txOp         // Guard, Put, Update, Delete, Add and Book, in the order made
+	logs    []changeRef    // LogCalendar, LogMember, LogEntry: one change record each
+	raises  []string       // the calendars whose revision the logs raise
+	tallies []tallied      // Tally
+	notes   []noted        // Occurrence: a series' changes of one occurrence
+	xrevs   map[string]int // Revision: a series master's exception revision, by ID
 	req     *calendar.IdempotentRequest
 	asked   bool // Idempotent was called
 	gone    bool // CalendarGone: Log raises no revision
@@ -156,7 +158,8 @@ func (w *write) raise(calendarID string) {
 
 // Tally adds what replacing entry was with is (either nil for none) changes
 // in its users' stats (stats.go), actor making the change: commit adds the
-// updates of their stats items.
+// updates of their stats items, and the entry's history record (history.go)
+// unless the write is a calendar's deletion (CalendarGone).
 func (w *write) Tally(actor string, was, is *calendar.Entry) {
 	if was == nil && is == nil {
 		return
@@ -178,9 +181,10 @@ func (w *write) tallyChanges() map[string]*calendar.Tally {
 
 // Size is how many actions the write's transaction holds: its own, one per
 // revision raise that no action on the calendar's item takes, its stats
-// updates, its change records, and its idempotency marker when asked for.
+// updates, its history records, its change records, and its idempotency
+// marker when asked for.
 func (w *write) Size() int {
-	n := len(w.ops) + len(w.logs) + len(statsOps(w.tallyChanges()))
+	n := len(w.ops) + len(w.logs) + len(statsOps(w.tallyChanges())) + len(w.histories())
 	for _, id := range w.revised() {
 		if opOn(w.ops, calendarKey(id)) < 0 {
 			n++
@@ -206,7 +210,7 @@ func (w *write) revised() []string {
 // single reports whether the write is one Put, Update or Delete and nothing
 // else: a plain single-item call instead of a transaction (commitSmall).
 func (w *write) single() bool {
-	if len(w.ops) != 1 || len(w.logs) > 0 || len(w.tallies) > 0 || len(w.revised()) > 0 || (w.req != nil && !w.req.Marked()) {
+	if len(w.ops) != 1 || len(w.logs) > 0 || len(w.tallies) > 0 || len(w.notes) > 0 || len(w.revised()) > 0 || (w.req != nil && !w.req.Marked()) {
 		return false
 	}
 	op := w.ops[0]
@@ -233,6 +237,10 @@ func (w *write) Plan() []string {
 	}
 	for _, op := range slices.Concat(ops, statsOps(w.tallyChanges())) {
 		lines = append(lines, planLine(op))
+	}
+	for _, h := range w.histories() {
+		k := historyKey(h.calendarID, h.rootID, h.seq%historyKept)
+		lines = append(lines, fmt.Sprintf("Put %s/%s history record %d of %s after %d (%s)", k.PK, k.SK, h.seq, h.rootID, h.prev, h.action))
 	}
 	for _, r := range w.logs {
 		lines = append(lines, fmt.Sprintf("Put %s/%s… change record of %s", r.partition, prefixChange, r.object))

@@ -78,6 +78,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#cal/ENTRY#e1 if attribute_not_exists (PK)",
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\", lastCreated = 1795253400000 ADD events 1 if (attribute_not_exists(lastCreated) OR lastCreated <= 1795253400000)",
+			"Put CAL#cal/HIST#e1#01 history record 1 of e1 after 0 (CREATED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"SetMyReminders", func() error { // the user's own item, checked against the entry and their role; no log, no revision
@@ -105,6 +106,7 @@ func TestWritePlans(t *testing.T) {
 			"Update USER#ann/STATS#N#DD1#2 SET entityType = \"STATS_NODE\" ADD c7 1",
 			"Update USER#ann/STATS#N#DD2#207 SET entityType = \"STATS_NODE\" ADD c81 1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD tasks 1",
+			"Put CAL#cal/HIST#e2#01 history record 1 of e2 after 0 (CREATED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e2",
 		}},
 		{"UpdateEntry", func() (err error) {
@@ -115,6 +117,7 @@ func TestWritePlans(t *testing.T) {
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Put CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 1)) AND ((attribute_not_exists (attRev)) OR (attRev = 0))",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/HIST#e1#02 history record 2 of e1 after 1 (UPDATED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"ChangeAttendees", func() (err error) {
@@ -151,6 +154,7 @@ func TestWritePlans(t *testing.T) {
 			"Update USER#ann/STATS#N#DD1#2 SET entityType = \"STATS_NODE\" ADD c7 -1",
 			"Update USER#ann/STATS#N#DD2#207 SET entityType = \"STATS_NODE\" ADD c81 -1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\", lastCompleted = 1795253400000 if (attribute_not_exists(lastCompleted) OR lastCompleted <= 1795253400000)",
+			"Put CAL#cal/HIST#e2#02 history record 2 of e2 after 1 (UPDATED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e2",
 		}},
 		{"DeleteEntry", func() error {
@@ -165,6 +169,7 @@ func TestWritePlans(t *testing.T) {
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 -1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1",
+			"Put CAL#cal/HIST#e1#03 history record 3 of e1 after 2 (DELETED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 			"Put USER#bob/CHG#… change record of ATT#cal#e1", // his invitation is gone
 		}},
@@ -210,6 +215,7 @@ func TestWritePlans(t *testing.T) {
 			"Update CAL#cal/CAL#cal REMOVE neverHeldSeries ADD rev 1 if attribute_exists (PK)",
 			"Put CAL#cal/ENTRY#s1 if attribute_not_exists (PK)",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\", lastCreated = 1795253400000 ADD events 1 if (attribute_not_exists(lastCreated) OR lastCreated <= 1795253400000)",
+			"Put CAL#cal/HIST#s1#01 history record 1 of s1 after 0 (CREATED)",
 			"Put CAL#cal/CHG#… change record of CAL",
 			"Put CAL#cal/CHG#… change record of ENTRY#s1",
 		}},
@@ -219,9 +225,10 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
-			"Update CAL#cal/ENTRY#s1 ADD xrev 1 if (attribute_exists (PK)) AND (version = 1)",
+			"Update CAL#cal/ENTRY#s1 ADD xrev 1 if ((attribute_exists (PK)) AND (version = 1)) AND ((attribute_not_exists (xrev)) OR (xrev = 0))",
 			"Put CAL#cal/ENTRY#s1#X#2026-11-30T10:00:00.000Z if attribute_not_exists (PK)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/HIST#s1#02 history record 2 of s1 after 1 (OCCURRENCE_CHANGED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#s1",
 		}},
 		{"ChangeAttendees of a series", func() (err error) {
@@ -254,6 +261,7 @@ func TestWritePlans(t *testing.T) {
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
 			"Put CAL#cal/ENTRY#s1 if (((attribute_exists (PK)) AND (version = 1)) AND (xrev = 1)) AND (attRev = 2)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/HIST#s1#03 history record 3 of s1 after 2 (UPDATED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#s1",
 		}},
 		{"UpdateOccurrence moving an answered occurrence alone", func() error {
@@ -263,9 +271,10 @@ func TestWritePlans(t *testing.T) {
 			return err
 		}, []string{ // the reset at it cancels bob's decline there: its share goes
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
-			"Update CAL#cal/ENTRY#s1 ADD xrev 1, attRev 1, attKeys -1 REMOVE ao#O20261207T100000Z#n, ao#O20261207T100000Z#a, ao#O20261207T100000Z#t, ao#O20261207T100000Z#d, ao#O20261207T100000Z#g SET attMoves = 1, rs#20261207T100000Z = 1 if (((((ao#O20261207T100000Z#n = -1) AND ((attribute_not_exists (ao#O20261207T100000Z#a)) OR (ao#O20261207T100000Z#a = 0))) AND ((attribute_not_exists (ao#O20261207T100000Z#t)) OR (ao#O20261207T100000Z#t = 0))) AND (ao#O20261207T100000Z#d = 1)) AND ((attribute_not_exists (ao#O20261207T100000Z#g)) OR (ao#O20261207T100000Z#g = 0))) AND ((((attribute_exists (PK)) AND (version = 2)) AND (attRev = 2)) AND ((attribute_not_exists (attMoves)) OR (attMoves = 0)))",
+			"Update CAL#cal/ENTRY#s1 ADD xrev 1, attRev 1, attKeys -1 REMOVE ao#O20261207T100000Z#n, ao#O20261207T100000Z#a, ao#O20261207T100000Z#t, ao#O20261207T100000Z#d, ao#O20261207T100000Z#g SET attMoves = 1, rs#20261207T100000Z = 1 if (((((ao#O20261207T100000Z#n = -1) AND ((attribute_not_exists (ao#O20261207T100000Z#a)) OR (ao#O20261207T100000Z#a = 0))) AND ((attribute_not_exists (ao#O20261207T100000Z#t)) OR (ao#O20261207T100000Z#t = 0))) AND (ao#O20261207T100000Z#d = 1)) AND ((attribute_not_exists (ao#O20261207T100000Z#g)) OR (ao#O20261207T100000Z#g = 0))) AND (((((attribute_exists (PK)) AND (version = 2)) AND (xrev = 1)) AND (attRev = 2)) AND ((attribute_not_exists (attMoves)) OR (attMoves = 0)))",
 			"Put CAL#cal/ENTRY#s1#X#2026-12-07T10:00:00.000Z if attribute_not_exists (PK)",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#cal/HIST#s1#04 history record 4 of s1 after 3 (OCCURRENCE_CHANGED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#s1",
 		}},
 		{"MoveEntry to a resource calendar", func() (err error) {
@@ -294,6 +303,7 @@ func TestWritePlans(t *testing.T) {
 			"Put CAL#room/SLOT#2026-11-25T14:15:00.000Z if attribute_not_exists (PK)",
 			"Update CAL#room/SLOTDAY#2026-11-25 ADD timed 2 SET entityType = \"SLOT_DAY\", calendarId = \"room\", date = \"2026-11-25\", whole = \"\", wholeEntryId = \"\", wholeOriginalStart = \"0001-01-01T00:00:00Z\", wholeFrom = \"\", wholeTo = \"\" if (attribute_not_exists (whole)) OR (whole = \"\")",
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
+			"Put CAL#room/HIST#e1#02 history record 2 of e1 after 1 (MOVED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 			"Put CAL#room/CHG#… change record of ENTRY#e1",
 		}},
