@@ -8521,6 +8521,8 @@ enum EntryHistoryAction {
   MOVED
   "Deleted."
   DELETED
+  "Brought back from the calendar's trash (restoreEntry), as it was when deleted."
+  RESTORED
   "One occurrence of the series changed on its own (` + "`" + `originalStart` + "`" + `); a cancelled one shows ` + "`" + `cancelled` + "`" + ` set to true."
   OCCURRENCE_CHANGED
 }
@@ -40628,6 +40630,7 @@ var (
 		"UPDATED":            calendar.HistoryUpdated,
 		"MOVED":              calendar.HistoryMoved,
 		"DELETED":            calendar.HistoryDeleted,
+		"RESTORED":           calendar.HistoryRestored,
 		"OCCURRENCE_CHANGED": calendar.HistoryOccurrence,
 	}
 	marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction = map[calendar.HistoryAction]string{
@@ -40635,6 +40638,7 @@ var (
 		calendar.HistoryUpdated:    "UPDATED",
 		calendar.HistoryMoved:      "MOVED",
 		calendar.HistoryDeleted:    "DELETED",
+		calendar.HistoryRestored:   "RESTORED",
 		calendar.HistoryOccurrence: "OCCURRENCE_CHANGED",
 	}
 )

@@ -48,7 +48,7 @@ func TestTrashThroughTheAPI(t *testing.T) {
 	}
 
 	d = e.must(w.writer, restoreMutation, map[string]any{"id": id, "k": "restore-1"})
-	if str(d, "restoreEntry.entry.id") != id || num(d, "restoreEntry.entry.version") != 1 {
+	if str(d, "restoreEntry.entry.id") != id || num(d, "restoreEntry.entry.version") != 3 { // 2 was the deletion's (Entry.history)
 		t.Fatalf("restored: %v", d)
 	}
 	if again := e.must(w.writer, restoreMutation, map[string]any{"id": id, "k": "restore-1"}); str(again, "restoreEntry.entry.id") != id {
@@ -57,7 +57,7 @@ func TestTrashThroughTheAPI(t *testing.T) {
 	if r := e.do(w.writer, restoreMutation, map[string]any{"id": id}); r.code() != "BAD_USER_INPUT" {
 		t.Errorf("restore of a live entry: %s, want BAD_USER_INPUT", r.Raw)
 	}
-	e.must(w.writer, `mutation($id: ID!) { deleteEntry(input: {id: $id, expectedVersion: 1}) { deletedEntryId } }`, map[string]any{"id": id})
+	e.must(w.writer, `mutation($id: ID!) { deleteEntry(input: {id: $id, expectedVersion: 3}) { deletedEntryId } }`, map[string]any{"id": id})
 	e.must(w.writer, restoreMutation, map[string]any{"id": id})
 	if r := e.do(w.writer, `query($c: ID!) { calendar(id: $c) { entries(range: {dates: {start: "2026-12-01", end: "2026-12-02"}}) { entries { id } } } }`,
 		map[string]any{"c": w.calendarID}); r.code() != "" || str(r.Data, "calendar.entries.entries.0.id") != id {

@@ -25,6 +25,10 @@ const (
 	HistoryMoved HistoryAction = "MOVED"
 	// HistoryDeleted: the entry or series was deleted.
 	HistoryDeleted HistoryAction = "DELETED"
+	// HistoryRestored: the entry was brought back from the trash
+	// (restoreEntry), as it was when deleted; its history goes on from the
+	// deletion's record.
+	HistoryRestored HistoryAction = "RESTORED"
 	// HistoryOccurrence: one occurrence of a series changed on its own
 	// (HistoryRecord.OriginalStart says which); a cancelled one shows
 	// "cancelled" changing to true.

@@ -48,6 +48,18 @@ func (w *write) Revision(id string, xrev int) {
 	w.xrevs[id] = xrev
 }
 
+// Restore counts entry e, brought back from the trash by actor, as any
+// write of an entry does (Tally), its history record saying RESTORED and
+// following the deletion's: e's version must be the deletion's record's seq
+// plus one.
+func (w *write) Restore(actor string, e *calendar.Entry) {
+	if w.restored == nil {
+		w.restored = map[string]bool{}
+	}
+	w.restored[e.ID] = true
+	w.Tally(actor, nil, e)
+}
+
 // Occurrence adds the history record of a change of one occurrence of the
 // series master (read with exception revision xrev) from was to is, made
 // by actor: the write raises the revision by one.
@@ -79,6 +91,8 @@ func (w *write) histories() []historyChange {
 		switch was := w.movedFrom(t.is.ID, i); {
 		case was != nil:
 			h.action, h.was, h.prev = calendar.HistoryMoved, was, was.Version
+		case t.was == nil && w.restored[t.is.ID]:
+			h.action, h.prev = calendar.HistoryRestored, h.seq-1 // the deletion's record
 		case t.was == nil:
 			h.action = calendar.HistoryCreated
 		default:

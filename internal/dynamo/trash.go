@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -225,6 +226,23 @@ func (s *Store) restoreEntry(ctx context.Context, key calendar.EntryKey) (*calen
 	if err != nil {
 		return nil, nil, err
 	}
+	// A restore is a change of the entry: its version goes on from the
+	// deletion's history record (seq version+1), so a client holding it as
+	// it was before the deletion gets VERSION_CONFLICT, and updatedBy and
+	// updatedAt say who restored it when. Its fields are otherwise as
+	// deleted.
+	e.Version += 2
+	e.UpdatedBy, e.UpdatedAt = acc.viewer, s.timestamp()
+	changed, err := marshal(struct {
+		Version   int       `dynamodbav:"version"`
+		UpdatedAt time.Time `dynamodbav:"updatedAt"`
+		UpdatedBy string    `dynamodbav:"updatedBy"`
+	}{e.Version, e.UpdatedAt, e.UpdatedBy})
+	if err != nil {
+		return nil, nil, err
+	}
+	restored := maps.Clone(r.Entry)
+	maps.Copy(restored, changed)
 	gone := func(item) error { return errNotInTrash(key.EntryID) }
 	taken := func(item) error {
 		return calendar.Errorf(calendar.CodeAlreadyExists, "entry %s exists again: there is nothing to restore", key.EntryID)
@@ -235,7 +253,7 @@ func (s *Store) restoreEntry(ctx context.Context, key calendar.EntryKey) (*calen
 	w.Delete(tk, expression.AttributeExists(expression.Name(attrPK)), gone)
 	w.Delete(rk, expression.Name("trashSK").Equal(expression.Value(tk.SK)), gone)
 	head := opPut(ek, struct{}{}, notExists(), taken)
-	head.action.Put.Item = r.Entry
+	head.action.Put.Item = restored
 	w.Add(head)
 	w.Add(entryWrites(e, s.placement(e), notExists(), taken, 0)[1:]...) // its pieces
 	for _, at := range r.Attendees {
@@ -249,7 +267,7 @@ func (s *Store) restoreEntry(ctx context.Context, key calendar.EntryKey) (*calen
 		w.LogInvitation(a)
 	}
 	w.LogEntry(e.CalendarID, e.ID)
-	w.Tally(acc.viewer, nil, e)
+	w.Restore(acc.viewer, e)
 	holdWrites(w, nil, e)
 	if err := s.book(ctx, w, acc.calendar, nil, e); err != nil {
 		return nil, acc.calendar, fmt.Errorf("restore entry %s: %w", key.EntryID, err)

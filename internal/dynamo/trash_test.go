@@ -71,8 +71,17 @@ func TestDeleteRestoreMeetingAsBefore(t *testing.T) {
 
 	restored, _, err := f.store.RestoreEntry(m.organizer, before.Key())
 	f.mustDo(err)
-	if !reflect.DeepEqual(restored, before) || !reflect.DeepEqual(f.entryNow(m), before) {
-		t.Errorf("restored %+v, want %+v", f.entryNow(m), before)
+	// As it was, but for what says a change was made: a restore is one.
+	want := *before
+	want.Version, want.UpdatedBy, want.UpdatedAt = before.Version+2, viewer(t, m.organizer), restored.UpdatedAt
+	if !reflect.DeepEqual(restored, &want) || !reflect.DeepEqual(f.entryNow(m), &want) || !restored.UpdatedAt.After(before.UpdatedAt) {
+		t.Errorf("restored %+v, want %+v", f.entryNow(m), &want)
+	}
+	hist, err := f.store.EntryHistory(m.organizer, before.Key(), calendar.Page{First: 2})
+	f.mustDo(err)
+	if len(hist.Records) != 2 || hist.Records[0].Action != calendar.HistoryRestored || hist.Records[1].Action != calendar.HistoryDeleted ||
+		hist.Records[0].By != viewer(t, m.organizer) {
+		t.Errorf("history after the restore = %+v, want RESTORED by the organizer after DELETED", hist.Records)
 	}
 	if got := f.answers(m); !reflect.DeepEqual(got, answers) {
 		t.Errorf("attendees after restore = %+v, want %+v", got, answers)
@@ -86,14 +95,14 @@ func TestDeleteRestoreMeetingAsBefore(t *testing.T) {
 	if c := changeOf(deleted, before.ID); c == nil || !c.Deleted {
 		t.Errorf("log after the deletion = %+v, want the entry deleted", deleted)
 	}
-	if c := changeOf(back, before.ID); c == nil || c.Deleted || !reflect.DeepEqual(c.Entry, before) {
+	if c := changeOf(back, before.ID); c == nil || c.Deleted || !reflect.DeepEqual(c.Entry, &want) {
 		t.Errorf("log after the restore = %+v, want the entry back", back)
 	}
 	if page, err = f.store.Trash(m.organizer, m.cal.ID, calendar.Page{First: 10}); err != nil || len(page.Entries) != 0 {
 		t.Fatalf("trash after restore = %+v, %v; want it empty", page.Entries, err)
 	}
 	// Deleted again, it goes back to the trash.
-	f.mustDo(f.store.DeleteEntry(m.organizer, before.Key(), before.Version))
+	f.mustDo(f.store.DeleteEntry(m.organizer, before.Key(), want.Version))
 	if page, err = f.store.Trash(m.organizer, m.cal.ID, calendar.Page{First: 10}); err != nil || len(page.Entries) != 1 {
 		t.Fatalf("trash after a second deletion = %+v, %v; want the meeting", page.Entries, err)
 	}

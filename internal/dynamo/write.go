@@ -34,15 +34,16 @@ import (
 // write is one atomic write of the table, built by the calls that describe
 // it (see above); newWrite returns an empty one.
 type write struct {
-	ops     []txOp         // Guard, Put, Update, Delete, Add and Book, in the order made
-	logs    []changeRef    // LogCalendar, LogMember, LogEntry: one change record each
-	raises  []string       // the calendars whose revision the logs raise
-	tallies []tallied      // Tally
-	notes   []noted        // Occurrence: a series' changes of one occurrence
-	xrevs   map[string]int // Revision: a series master's exception revision, by ID
-	req     *calendar.IdempotentRequest
-	asked   bool // Idempotent was called
-	gone    bool // CalendarGone: Log raises no revision
+	ops      []txOp          // Guard, Put, Update, Delete, Add and Book, in the order made
+	logs     []changeRef     // LogCalendar, LogMember, LogEntry: one change record each
+	raises   []string        // the calendars whose revision the logs raise
+	tallies  []tallied       // Tally
+	notes    []noted         // Occurrence: a series' changes of one occurrence
+	xrevs    map[string]int  // Revision: a series master's exception revision, by ID
+	restored map[string]bool // Restore: entries brought back from the trash, by ID
+	req      *calendar.IdempotentRequest
+	asked    bool // Idempotent was called
+	gone     bool // CalendarGone: Log raises no revision
 }
 
 // tallied is one entry's change counted in its users' stats; actor makes it.

@@ -186,14 +186,15 @@ func TestWritePlans(t *testing.T) {
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events 1",
+			"Put CAL#cal/HIST#e1#04 history record 4 of e1 after 3 (RESTORED)", // version 4: the deletion's record was 3
 			"Put USER#bob/CHG#… change record of ATT#cal#e1", // his invitation is back
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"DeleteEntry again", func() error {
-			return s.DeleteEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 2)
+			return s.DeleteEntry(ann, calendar.EntryKey{CalendarID: cal.ID, EntryID: e1.ID}, 4)
 		}, []string{
 			"Check CAL#cal/MEMBER#ann if (attribute_exists (PK)) AND (role IN (\"OWNER\", \"WRITER\"))",
-			"Delete CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 2)) AND (attRev = 2)",
+			"Delete CAL#cal/ENTRY#e1 if ((attribute_exists (PK)) AND (version = 4)) AND (attRev = 2)",
 			"Put CAL#cal/TRASH#2026-11-21T09:30:00.000Z#e1",
 			"Put CAL#cal/TRASHREF#e1",
 			"Delete CAL#cal/ATT#e1#E#eve@elsewhere.org if (attribute_exists (PK)) AND (version = 1)",
@@ -201,6 +202,7 @@ func TestWritePlans(t *testing.T) {
 			"Update CAL#cal/CAL#cal ADD rev 1 if attribute_exists(PK)",
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 -1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events -1",
+			"Put CAL#cal/HIST#e1#05 history record 5 of e1 after 4 (DELETED)",
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 			"Put USER#bob/CHG#… change record of ATT#cal#e1",
 		}},
