@@ -187,7 +187,7 @@ func TestWritePlans(t *testing.T) {
 			"Update USER#ann/STATS#N#SI0#20780 SET entityType = \"STATS_NODE\" ADD c9 1",
 			"Update USER#ann/STATS#TOTALS SET entityType = \"STATS_TOTALS\" ADD events 1",
 			"Put CAL#cal/HIST#e1#04 history record 4 of e1 after 3 (RESTORED)", // version 4: the deletion's record was 3
-			"Put USER#bob/CHG#… change record of ATT#cal#e1", // his invitation is back
+			"Put USER#bob/CHG#… change record of ATT#cal#e1",                   // his invitation is back
 			"Put CAL#cal/CHG#… change record of ENTRY#e1",
 		}},
 		{"DeleteEntry again", func() error {
