@@ -74,6 +74,13 @@ func Engine(t testing.TB) *embedded.Engine {
 	return engine
 }
 
+// External reports whether tests run against an engine of their own
+// choosing (EnvEndpoint: DynamoDB Local), not the embedded one. Tests that
+// seed thousands of items through it run smaller there: CI runs every
+// package against both, within go test's 10 minutes per package, and the
+// full size runs on the embedded engine every time.
+func External() bool { return os.Getenv(EnvEndpoint) != "" }
+
 // Endpoint returns the endpoint tests use.
 func Endpoint(t testing.TB) string {
 	t.Helper()
