@@ -31,16 +31,10 @@ func (r calHookRecord) key() itemKey { return itemKey{r.PK, r.SK} }
 
 func (r calHookRecord) webhook() *calendar.CalendarWebhook {
 	h := &calendar.CalendarWebhook{ID: r.ID, OwnerID: r.OwnerID, CalendarID: r.CalendarID, URL: r.URL,
-		Calendars: r.Calendars, State: calendar.WebhookState(r.State), CreatedAt: r.CreatedAt, Log: []calendar.WebhookAttempt{}}
+		Calendars: r.Calendars, State: calendar.WebhookState(r.State), CreatedAt: r.CreatedAt,
+		FailingSince: failingSince(r.FailingSince), Log: attempts(r.Log)}
 	for _, t := range r.Types {
 		h.Types = append(h.Types, calendar.ObjectType(t))
-	}
-	if t, err := time.Parse(time.RFC3339Nano, r.FailingSince); err == nil {
-		h.FailingSince = t
-	}
-	for _, l := range r.Log {
-		h.Log = append(h.Log, calendar.WebhookAttempt{DeliveryID: l.DeliveryID, At: l.At, Status: l.Status,
-			Latency: time.Duration(l.LatencyMs) * time.Millisecond, Error: l.Error})
 	}
 	return h
 }

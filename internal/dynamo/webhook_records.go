@@ -35,16 +35,24 @@ type webhookLogRecord struct {
 }
 
 func (r webhookRecord) webhook() *calendar.Webhook {
-	h := &calendar.Webhook{URL: r.URL, State: calendar.WebhookState(r.State), CreatedAt: r.CreatedAt,
-		Waiting: r.Waiting, Dropped: r.Dropped, Log: []calendar.WebhookAttempt{}}
-	if t, err := time.Parse(time.RFC3339Nano, r.FailingSince); err == nil {
-		h.FailingSince = t
-	}
-	for _, l := range r.Log {
-		h.Log = append(h.Log, calendar.WebhookAttempt{DeliveryID: l.DeliveryID, At: l.At, Status: l.Status,
+	return &calendar.Webhook{URL: r.URL, State: calendar.WebhookState(r.State), CreatedAt: r.CreatedAt,
+		Waiting: r.Waiting, Dropped: r.Dropped, FailingSince: failingSince(r.FailingSince), Log: attempts(r.Log)}
+}
+
+// failingSince reads a webhook's failingSince: zero while it is ACTIVE.
+func failingSince(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// attempts reads a webhook's delivery log (never nil: the API lists it).
+func attempts(log []webhookLogRecord) []calendar.WebhookAttempt {
+	out := []calendar.WebhookAttempt{}
+	for _, l := range log {
+		out = append(out, calendar.WebhookAttempt{DeliveryID: l.DeliveryID, At: l.At, Status: l.Status,
 			Latency: time.Duration(l.LatencyMs) * time.Millisecond, Error: l.Error})
 	}
-	return h
+	return out
 }
 
 // outboxRecord is a delivery, queued (webhookQueueKey) or waiting for a
