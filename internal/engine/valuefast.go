@@ -53,12 +53,6 @@ func (s *scanner) next(c byte) bool {
 	return false
 }
 
-// peek skips white space and reports whether c comes next.
-func (s *scanner) peek(c byte) bool {
-	s.space()
-	return s.i < len(s.b) && s.b[s.i] == c
-}
-
 // object reads a map of attribute values at depth levels of lists and maps.
 func (s *scanner) object(depth int) (item, bool) {
 	if !s.next('{') {
