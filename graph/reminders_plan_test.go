@@ -17,8 +17,11 @@ import (
 // wave): a page of six alerts (three on single entries, three on series
 // occurrences, in two calendars) takes the waves a page of one takes, and
 // one call more per series only.
+//
+// Not parallel: the wave gate holds the store's calls until the process is
+// quiet, which tests running beside it (and a reminder runner) can keep it
+// from being until requests time out (UNAVAILABLE in CI).
 func TestReminderAlertsCostWhatOneDoes(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, withWaveGate(), withoutViewCache())
 	ctx, stop := context.WithCancel(context.Background())
 	ada := e.token("alertplan@example.com")
