@@ -179,8 +179,7 @@ type Subscription struct {
 	out    chan Delivery
 	sub    *subscriber
 	joined []FeedKey
-	errMu  sync.Mutex
-	err    error
+	ended  endReason
 }
 
 // Deliveries returns the channel of deliveries.
@@ -190,16 +189,25 @@ func (s *Subscription) Deliveries() <-chan Delivery { return s.out }
 // or the error of a resumed sync (CodeSyncTokenExpired, for one). It is
 // final once the channel is closed; before, it is nil or already the reason
 // (safe to ask at any time).
-func (s *Subscription) Err() error {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
-	return s.err
+func (s *Subscription) Err() error { return s.ended.get() }
+
+// endReason holds why a subscription's deliveries ended, safe to read and
+// set at any time.
+type endReason struct {
+	mu  sync.Mutex
+	err error
 }
 
-func (s *Subscription) setErr(err error) {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
-	s.err = err
+func (r *endReason) get() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+func (r *endReason) set(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.err = err
 }
 
 func (s *Subscription) keys() []FeedKey {
@@ -230,7 +238,7 @@ func (s *Subscription) run(ctx context.Context, resume map[string]string, invite
 	}
 	if err := s.catchUp(ctx, resume, invited); err != nil {
 		if ctx.Err() == nil {
-			s.setErr(err)
+			s.ended.set(err)
 		}
 		return
 	}
@@ -239,7 +247,7 @@ func (s *Subscription) run(ctx context.Context, resume map[string]string, invite
 		case <-ctx.Done():
 			return
 		case <-s.sub.dropped:
-			s.setErr(ErrTooSlow)
+			s.ended.set(ErrTooSlow)
 			return
 		case b := <-s.sub.ch:
 			for _, d := range s.handle(b) {
@@ -260,7 +268,7 @@ func (s *Subscription) send(ctx context.Context, d Delivery) bool {
 	case <-ctx.Done():
 		return false
 	case <-s.sub.dropped:
-		s.setErr(ErrTooSlow)
+		s.ended.set(ErrTooSlow)
 		return false
 	}
 }

@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"sync"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -33,8 +32,7 @@ type ReminderSubscription struct {
 	key    FeedKey
 	sub    *subscriber
 	out    chan ReminderDelivery
-	errMu  sync.Mutex
-	err    error
+	ended  endReason
 }
 
 // SubscribeReminders starts delivering the viewer's alerts: those changed
@@ -74,17 +72,7 @@ func (s *ReminderSubscription) Deliveries() <-chan ReminderDelivery { return s.o
 
 // Err tells why the deliveries ended: nil when the context ended,
 // ErrTooSlow, or the failure of a read of the backlog.
-func (s *ReminderSubscription) Err() error {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
-	return s.err
-}
-
-func (s *ReminderSubscription) fail(err error) {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
-	s.err = err
-}
+func (s *ReminderSubscription) Err() error { return s.ended.get() }
 
 func (s *ReminderSubscription) run(ctx context.Context, first *calendar.CalendarListPage) {
 	s.hub.subscriptions.Add(1)
@@ -94,7 +82,7 @@ func (s *ReminderSubscription) run(ctx context.Context, first *calendar.Calendar
 	if first != nil {
 		if err := s.catchUp(ctx, first); err != nil {
 			if ctx.Err() == nil {
-				s.fail(err)
+				s.ended.set(err)
 			}
 			return
 		}
@@ -104,7 +92,7 @@ func (s *ReminderSubscription) run(ctx context.Context, first *calendar.Calendar
 		case <-ctx.Done():
 			return
 		case <-s.sub.dropped:
-			s.fail(ErrTooSlow)
+			s.ended.set(ErrTooSlow)
 			return
 		case b := <-s.sub.ch:
 			if !s.send(ctx, b.alerts, b.token) {
@@ -170,7 +158,7 @@ func (s *ReminderSubscription) send(ctx context.Context, alerts []*calendar.Aler
 	case <-ctx.Done():
 		return false
 	case <-s.sub.dropped:
-		s.fail(ErrTooSlow)
+		s.ended.set(ErrTooSlow)
 		return false
 	}
 }
