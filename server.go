@@ -426,7 +426,7 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	// by the GraphQL layer as each webhook's owner.
 	go st.store.RunCalendarWebhookWorker(bgCtx, dynamo.CalendarWebhookWorker{
 		Sender: webhook.NewSender(webhook.Policy{AllowPrivate: st.cfg.WebhookAllowPrivate}, webhook.DefaultTimeout),
-		Render: graph.WebhookChanges(st.gql)})
+		Render: graph.WebhookChanges(st.gql), Sweep: st.cfg.WebhookSweep})
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:

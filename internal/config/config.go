@@ -60,6 +60,8 @@ type Config struct {
 	ServiceName     string   // service.name of traces
 	// WebhookAllowPrivate lets webhooks reach private addresses (webhook.Policy).
 	WebhookAllowPrivate bool
+	// WebhookSweep is how often calendar webhooks read every cursor.
+	WebhookSweep time.Duration
 	// SearchIndexBytes bounds the search indexes an instance keeps; 0: none.
 	SearchIndexBytes int
 

@@ -24,7 +24,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Store != config.StoreEmbedded || !c.DevTokens || !c.CreateTable || c.Addr != "localhost:8080" ||
-		c.Table != "calgraph" || c.DataDir != "calgraph-data" || c.ShutdownTimeout != 20*time.Second || c.MaxBodyBytes != 1<<20 {
+		c.Table != "calgraph" || c.DataDir != "calgraph-data" || c.ShutdownTimeout != 20*time.Second || c.MaxBodyBytes != 1<<20 ||
+		c.WebhookSweep != time.Minute {
 		t.Fatalf("got %+v, want embedded defaults", c)
 	}
 	if !slices.Equal(c.CORSOrigins, []string{"http://localhost:*", "http://127.0.0.1:*"}) {
@@ -87,6 +88,7 @@ func TestInvalid(t *testing.T) {
 		{"negative duration", map[string]string{"CALGRAPH_SHUTDOWN_TIMEOUT": "-1s"}, nil, "SHUTDOWN_TIMEOUT"},
 		{"bad bool", map[string]string{"CALGRAPH_CREATE_TABLE": "maybe"}, nil, "CREATE_TABLE"},
 		{"tiny body limit", map[string]string{"CALGRAPH_MAX_BODY_BYTES": "10"}, nil, "MAX_BODY_BYTES"},
+		{"webhook sweep of zero", map[string]string{"CALGRAPH_WEBHOOK_SWEEP": "0s"}, nil, "WEBHOOK_SWEEP"},
 		{"bad log level", map[string]string{"CALGRAPH_LOG_LEVEL": "loud"}, nil, "LOG_LEVEL"},
 		{"JWKS without issuer", map[string]string{"CALGRAPH_JWKS_URL": "https://id.example/jwks"}, nil, "ISSUER"},
 		{"short secret", map[string]string{"CALGRAPH_JWT_SECRET": "short"}, nil, "32 bytes"},
