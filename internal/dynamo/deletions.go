@@ -45,6 +45,9 @@ type pendingRecord struct {
 	// Abandoned marks a split given up (series_split.go settleSplit): its
 	// switch can no longer be made.
 	Abandoned bool `dynamodbav:"abandoned,omitempty"`
+	// Trash is the SK of the trash item a deletion or restore made in
+	// steps puts or takes (trash_steps.go).
+	Trash string `dynamodbav:"trash,omitempty"`
 }
 
 const (
@@ -122,6 +125,11 @@ func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 				continue
 			}
 			err = s.settleSplit(ctx, r.ID)
+		case pendingTrash, pendingRestore:
+			if s.now().Sub(r.CreatedAt) < splitGrace {
+				continue
+			}
+			err = s.settleTrashStep(ctx, r)
 		default:
 			err = fmt.Errorf("unknown pending deletion %q", r.Kind)
 		}

@@ -218,6 +218,9 @@ func xrevIs(xrev int) expression.ConditionBuilder {
 // Should the process stop between the steps, what is left behind is never
 // read: exceptions of a generation or series that never became current.
 func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit, people seriesPeopleWrites) error {
+	if edit.Master == nil && edit.Split == nil { // the series deleted: to the trash
+		return s.trashSeries(ctx, acc, st, edit, people)
+	}
 	gen := st.gen
 	if edit.Regenerate {
 		gen = s.newID()
@@ -261,7 +264,7 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	switchOver := people.logged(seriesWrite(ctx, acc.viewer, st, edit, ops))
 	if len(people.ops) > 0 && switchOver.Size() > s.maxSeriesActions {
 		if edit.Split == nil || len(inPlace) > 0 {
-			return s.tooManyPeople(ctx, acc, st, edit)
+			return s.tooManyPeople()
 		}
 		rest := slices.Concat(ops[:own], ops[own+len(people.ops):])
 		return s.bookingFailed(ctx, s.splitInSteps(ctx, acc.viewer, st, edit, gen, rest, fresh, people))

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
 )
@@ -214,48 +216,33 @@ func TestCheckFindsALiveEntryInTheTrash(t *testing.T) {
 }
 
 // TestRestoreOfAMeetingTooBigForOneTransaction: a meeting with the most
-// attendees loses some in transactions of their own before its deletion's
-// last (W13); the trash keeps what that last one removed, and the restore
-// brings back a consistent entry: its summary counts the attendees it has
-// (Store.Check passes at the end), every one of them one it had.
+// attendees, whose removals do not fit its deletion's transaction, is
+// deleted in steps (trash_steps.go) and restored in steps: every attendee
+// comes back with their answer, in the guests' inboxes again, and its
+// summary counts them (Store.Check passes at the end).
 func TestRestoreOfAMeetingTooBigForOneTransaction(t *testing.T) {
 	f := newFixture(t)
 	m := f.meeting(calendar.MaxAttendees, 0, false)
-	before := f.answers(m)
-	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), f.entryNow(m).Version))
+	for i := 0; i < len(m.guests); i += 3 {
+		_, err := f.store.Respond(m.guests[i], accept(m, i))
+		f.mustDo(err)
+	}
+	before, entry := f.answers(m), f.entryNow(m)
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), entry.Version))
+	if n := f.countEntities()["ATTENDEE"]; n != 0 {
+		t.Fatalf("%d attendee items left after the deletion", n)
+	}
 	restored, _, err := f.store.RestoreEntry(m.organizer, m.entry.Key())
 	f.mustDo(err)
-	after := f.answers(m)
-	if len(after) == 0 || len(after) > len(before) || restored.Attendance.Summary.Total() != len(after) {
-		t.Fatalf("restored %d of %d attendees, summary %+v", len(after), len(before), restored.Attendance.Summary)
+	if diff := cmp.Diff(before, f.answers(m)); diff != "" {
+		t.Errorf("attendees after restore (-before +after):\n%s", diff)
 	}
-	had := map[string]bool{}
-	for _, a := range before {
-		had[a.Email] = true
+	if restored.Attendance.Summary != entry.Attendance.Summary {
+		t.Errorf("restored summary %+v, want %+v", restored.Attendance.Summary, entry.Attendance.Summary)
 	}
-	for _, a := range after {
-		if !had[a.Email] {
-			t.Errorf("restored attendee %s it never had", a.Email)
+	for _, i := range []int{0, 1, 99} {
+		if n := f.inboxHas(m.guests[i], m.entry.Key()); n != 1 {
+			t.Errorf("guest %d's inbox shows the meeting %d times, want once", i, n)
 		}
 	}
-	t.Logf("restored %d of %d attendees", len(after), len(before))
-}
-
-// TestSeriesDoNotGoToTheTrash: deleting a series is final, as documented
-// (design.md, "Trash"): its trash stays empty.
-func TestSeriesDoNotGoToTheTrash(t *testing.T) {
-	f := newFixture(t)
-	ada := f.user("ada@example.com")
-	cal := f.calendarOf(ada, "Work")
-	s, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
-		Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris), Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=4"}})
-	f.mustDo(err)
-	f.mustDo(f.store.DeleteEntry(ada, s.Key(), s.Version))
-	page, err := f.store.Trash(ada, cal.ID, calendar.Page{First: 10})
-	f.mustDo(err)
-	if len(page.Entries) != 0 {
-		t.Fatalf("trash = %+v, want no series", page.Entries)
-	}
-	_, _, err = f.store.RestoreEntry(ada, s.Key())
-	wantCode(t, err, calendar.CodeNotFound)
 }
