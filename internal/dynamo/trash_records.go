@@ -178,7 +178,7 @@ func (s *Store) trashPuts(actor string, e *calendar.Entry, entryItem item, excep
 	k, ref := trashKey(e.CalendarID, now, e.ID), trashRefKey(e.CalendarID, e.ID)
 	r := trashRecord{PK: k.PK, SK: k.SK, EntityType: entityTrash, EntryID: e.ID, DeletedBy: actor,
 		DeletedAt: now, ExpiresAt: expires, Entry: entryItem}
-	room := trashItemBudget - itemBytes(entryItem)
+	room := s.trashBudget - itemBytes(entryItem)
 	var parts [][]item
 	partRoom := 0
 	for _, it := range append(exceptions[:len(exceptions):len(exceptions)], attendees...) {
@@ -195,7 +195,7 @@ func (s *Store) trashPuts(actor string, e *calendar.Entry, entryItem item, excep
 			partRoom -= n
 			parts[len(parts)-1] = append(parts[len(parts)-1], it)
 		default:
-			parts, partRoom = append(parts, []item{it}), trashItemBudget-n
+			parts, partRoom = append(parts, []item{it}), s.trashBudget-n
 		}
 	}
 	r.Parts = len(parts)

@@ -107,10 +107,15 @@ func TestDeleteRestoreSeriesAsBefore(t *testing.T) {
 		name   string
 		guests int
 		byOcc  bool
-	}{{"small", 4, false}, {"small, deleteOccurrence ALL", 4, true}, {"100 guests", calendar.MaxAttendees, false}} {
+		budget int // of a trash item or part, in bytes; 0: as deployed
+	}{{"small", 4, false, 0}, {"small, deleteOccurrence ALL", 4, true, 0}, {"100 guests", calendar.MaxAttendees, false, 0},
+		{"in parts", 30, false, 4000}} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t)
 			m := f.meetingWithExceptions(c.guests)
+			if c.budget > 0 {
+				dynamo.SetTrashBudget(f.store, c.budget)
+			}
 			before := f.readWhole(m)
 			if len(before.Series.Exceptions) != 2 || len(before.Attendees) != c.guests {
 				t.Fatalf("before: %d exceptions, %d attendees", len(before.Series.Exceptions), len(before.Attendees))
@@ -127,6 +132,9 @@ func TestDeleteRestoreSeriesAsBefore(t *testing.T) {
 				f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), was.Master.Version))
 			}
 			f.gone(m)
+			if parts := f.countEntities()["TRASH_PART"]; (parts > 0) != (c.budget > 0) {
+				t.Errorf("the trash has %d parts (budget %d bytes)", parts, c.budget)
+			}
 			page, err := f.store.Trash(m.organizer, m.cal.ID, calendar.Page{First: 10})
 			f.mustDo(err)
 			if len(page.Entries) != 1 || page.Entries[0].Entry.ID != m.entry.ID || !page.Entries[0].Entry.IsSeries() {
@@ -180,6 +188,7 @@ func TestSeriesTrashCrashes(t *testing.T) {
 			f := newFixture(t)
 			m := f.meetingWithExceptions(30)
 			dynamo.SetMaxSeriesActions(f.store, 20)
+			dynamo.SetTrashBudget(f.store, 4000) // with parts
 			before := f.readWhole(m)
 			was, err := f.store.Series(m.organizer, m.entry.Key())
 			f.mustDo(err)
