@@ -294,7 +294,7 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	if err != nil {
 		return err
 	}
-	return s.dropMyReminders(ctx, key) // users' own reminders go with it
+	return s.trashMyReminders(ctx, key) // users' own reminders go to the trash with it
 }
 
 // deleteEntry is one attempt of DeleteEntry, from its reads. An entry's

@@ -109,7 +109,7 @@ func (s *Store) DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey
 	if err != nil || scope != calendar.ScopeAll {
 		return err
 	}
-	return s.dropMyReminders(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
+	return s.trashMyReminders(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
 }
 
 // editSeries reads the viewer's access and the series, plans the change

@@ -101,5 +101,11 @@ func (s *Store) RestoreEntry(ctx context.Context, key calendar.EntryKey) (*calen
 	if err := validEntryKey(key); err != nil {
 		return nil, nil, err
 	}
-	return retryBooking(func() (*calendar.Entry, *calendar.Calendar, error) { return s.restoreEntry(ctx, key) })
+	e, cal, err := retryBooking(func() (*calendar.Entry, *calendar.Calendar, error) { return s.restoreEntry(ctx, key) })
+	if err == nil {
+		if rerr := s.restoreMyReminders(ctx, key); rerr != nil { // the restore is made: answered as made
+			s.log.ErrorContext(ctx, "keeping users' own reminders of a restored entry", "entry", key.EntryID, "err", rerr)
+		}
+	}
+	return e, cal, err
 }

@@ -41,12 +41,13 @@ func TestSeriesTrashPlan(t *testing.T) {
 	// edit's); the series, its attendees decoded and as stored, its key
 	// range as stored (Query ×4); what is left after the switch: the
 	// exceptions, the attendees (Query ×2); the users' own reminders
-	// (Query). Writes: the pending item (a transaction of 1), the switch
+	// (Query) and the trash ref, whose purge time they get (GetItem).
+	// Writes: the pending item (a transaction of 1), the switch
 	// (10 actions), the exceptions' deletes (BatchWriteItem), the
 	// attendees with their log records (49 to a transaction: 3), the
 	// pending item's delete (DeleteItem).
 	got := measure("the deletion", func() error { return counted.DeleteEntry(m.organizer, m.entry.Key(), was.Master.Version) })
-	want := "map[BatchGetItem:2 BatchWriteItem:1 DeleteItem:1 Query:7 TransactWriteItems:5] map[BatchGetItem:2 BatchWriteItem:2 DeleteItem:1 Query:7 TransactWriteItems:210]"
+	want := "map[BatchGetItem:2 BatchWriteItem:1 DeleteItem:1 GetItem:1 Query:7 TransactWriteItems:5] map[BatchGetItem:2 BatchWriteItem:2 DeleteItem:1 GetItem:1 Query:7 TransactWriteItems:210]"
 	if got != want {
 		t.Errorf("a series deletion in steps, calls and items by operation:\ngot  %s\nwant %s", got, want)
 	}
@@ -59,7 +60,7 @@ func TestSeriesTrashPlan(t *testing.T) {
 	// records (3 transactions of 98, 98 and 4), the pending item's delete
 	// (DeleteItem).
 	got = measure("the restore", func() error { _, _, err := counted.RestoreEntry(m.organizer, m.entry.Key()); return err })
-	want = "map[BatchGetItem:1 BatchWriteItem:5 DeleteItem:1 GetItem:1 Query:2 TransactWriteItems:5] map[BatchGetItem:1 BatchWriteItem:102 DeleteItem:1 GetItem:1 Query:2 TransactWriteItems:211]"
+	want = "map[BatchGetItem:1 BatchWriteItem:5 DeleteItem:1 GetItem:1 Query:3 TransactWriteItems:5] map[BatchGetItem:1 BatchWriteItem:102 DeleteItem:1 GetItem:1 Query:3 TransactWriteItems:211]"
 	if got != want {
 		t.Errorf("a series restore in steps, calls and items by operation:\ngot  %s\nwant %s", got, want)
 	}
