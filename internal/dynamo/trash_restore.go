@@ -153,7 +153,11 @@ func (s *Store) restoreEntry(ctx context.Context, key calendar.EntryKey) (*calen
 		if e.IsSeries() {
 			w.Revision(e.ID, t.record.Xrev)
 		}
-		holdWrites(w, nil, e)
+		// Its holds are checked as a create checks them (booking.go): a
+		// calendar named in mustNotOverlap busy meanwhile is BUSY_CONFLICT.
+		if err := s.guardBooking(ctx, w, acc.viewer, nil, e); err != nil {
+			return w, err
+		}
 		return w, s.addBookings(w, acc.calendar, nil, e, t.exceptions)
 	}
 	whole, err := switchOver()

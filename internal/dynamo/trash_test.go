@@ -246,3 +246,32 @@ func TestRestoreOfAMeetingTooBigForOneTransaction(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreRechecksHolds: a meeting that must not overlap another
+// calendar's busy time, deleted, and that time booked meanwhile, cannot
+// come back (BUSY_CONFLICT, as a create), and nothing is written; once the
+// time is free again it can.
+func TestRestoreRechecksHolds(t *testing.T) {
+	f := newFixture(t)
+	p := f.bookingParty(2, calendar.RoleFreeBusy)
+	first, err := f.bookAt(p.people[0], p.own[0].ID, "2026-03-02T10:00:00Z", "2026-03-02T11:00:00Z", p.target.ID)
+	f.mustDo(err)
+	f.mustDo(f.store.DeleteEntry(p.people[0], first.Key(), first.Version))
+	second, err := f.bookAt(p.people[1], p.own[1].ID, "2026-03-02T10:30:00Z", "2026-03-02T11:30:00Z", p.target.ID)
+	f.mustDo(err)
+	items := f.items()
+	_, _, err = f.store.RestoreEntry(p.people[0], first.Key())
+	wantCode(t, err, calendar.CodeBusyConflict)
+	if diff := cmp.Diff(items, f.items()); diff != "" {
+		t.Errorf("a refused restore wrote (-before +after):\n%s", diff)
+	}
+	f.mustDo(f.store.DeleteEntry(p.people[1], second.Key(), second.Version))
+	restored, _, err := f.store.RestoreEntry(p.people[0], first.Key())
+	f.mustDo(err)
+	if len(restored.Holds) != 1 || restored.Holds[0] != p.target.ID {
+		t.Errorf("restored holding %v, want %s", restored.Holds, p.target.ID)
+	}
+	// Its hold is back: the time is busy for a booking from elsewhere.
+	_, err = f.bookAt(p.people[1], p.own[1].ID, "2026-03-02T10:30:00Z", "2026-03-02T10:45:00Z", p.target.ID)
+	wantCode(t, err, calendar.CodeBusyConflict)
+}
