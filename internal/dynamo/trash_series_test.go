@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -344,5 +345,37 @@ func TestSeriesRestoreRechecksSlots(t *testing.T) {
 				t.Errorf("restored with %d attendees, want %d", e.Attendance.Summary.Total(), 2*calendar.MaxAttendeeDelta)
 			}
 		})
+	}
+}
+
+// TestTrashedSeriesExportedAndImported: an export carries a series in the
+// trash, its parts too, and an import of it into an empty table restores
+// whole (Store.Check passes on both).
+func TestTrashedSeriesExportedAndImported(t *testing.T) {
+	f := newFixture(t)
+	m := f.meetingWithExceptions(30)
+	dynamo.SetTrashBudget(f.store, 4000) // with parts
+	before := f.readWhole(m)
+	was, err := f.store.Series(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), was.Master.Version))
+	var buf bytes.Buffer
+	_, err = f.store.Export(context.Background(), &buf)
+	f.mustDo(err)
+
+	g := newFixture(t)
+	_, err = g.store.Import(context.Background(), &buf)
+	g.mustDo(err)
+	if n := g.countEntities()["TRASH_PART"]; n == 0 {
+		t.Fatal("the import holds no trash part")
+	}
+	_, _, err = g.store.RestoreEntry(m.organizer, m.entry.Key())
+	g.mustDo(err)
+	exported := f.store
+	f.store = g.store // read the imported table as f read the exported one
+	after := f.readWhole(m)
+	f.store = exported
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("restored from the import (-before +after):\n%s", diff)
 	}
 }
