@@ -12,10 +12,15 @@ func (c *checker) moving(calendarID, entryID string) bool {
 
 // checkTrash reports an entry both live and in the trash (a restore or
 // deletion half done), and trash parts without their trash item or fewer
-// or more than it counts, unless a step under way vouches for them.
+// or more than it counts, unless a step under way vouches for them. Items
+// past their purge time count as purged: TTL deletes a trash item and its
+// parts late, each in its own time.
 func (c *checker) checkTrash(calendarID string, entries map[string]entryRecord, heads, parts []item) {
 	counted := map[string]int{}
 	for _, it := range heads {
+		if c.store.purged(it) {
+			continue
+		}
 		r, err := unmarshal[trashRecord](it)
 		if err != nil {
 			c.problem("calendar %s: trash item %s: %v", calendarID, keyOf(it).SK, err)
@@ -28,6 +33,9 @@ func (c *checker) checkTrash(calendarID string, entries map[string]entryRecord, 
 	}
 	found := map[string]int{}
 	for _, it := range parts {
+		if c.store.purged(it) {
+			continue
+		}
 		r, err := unmarshal[trashPartRecord](it)
 		if err != nil {
 			c.problem("calendar %s: trash part %s: %v", calendarID, keyOf(it).SK, err)

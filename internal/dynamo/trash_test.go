@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -274,4 +275,27 @@ func TestRestoreRechecksHolds(t *testing.T) {
 	// Its hold is back: the time is busy for a booking from elsewhere.
 	_, err = f.bookAt(p.people[1], p.own[1].ID, "2026-03-02T10:30:00Z", "2026-03-02T10:45:00Z", p.target.ID)
 	wantCode(t, err, calendar.CodeBusyConflict)
+}
+
+// TestCheckFindsTrashPartsWithoutTheirItem: Store.Check reports a trash
+// part whose trash item is missing, unless a deletion or restore of its
+// entry under way (its pending item) vouches for it.
+func TestCheckFindsTrashPartsWithoutTheirItem(t *testing.T) {
+	f := newFixture(t)
+	f.messy = true
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Work")
+	const entry = "01a22300-0000-7000-8000-000000000001"
+	f.putItem(map[string]any{"PK": "CAL#" + cal.ID, "SK": "TRASHPART#2026-03-01T00:00:00.000Z#" + entry + "#001", "entityType": "TRASH_PART",
+		"entryId": entry, "expiresAt": time.Now().Add(time.Hour).Unix()})
+	problems, err := f.store.Check(context.Background())
+	f.mustDo(err)
+	if len(problems) != 1 || !strings.Contains(problems[0], "has no trash item") {
+		t.Fatalf("problems = %q, want the part without its trash item", problems)
+	}
+	f.putItem(map[string]any{"PK": "PENDING", "SK": "restore#" + cal.ID + "/" + entry, "entityType": "PENDING_DELETION",
+		"kind": "restore", "id": cal.ID + "/" + entry, "createdAt": time.Now().UTC().Format(time.RFC3339Nano)})
+	if problems, err = f.store.Check(context.Background()); err != nil || len(problems) != 0 {
+		t.Fatalf("problems = %q, %v; want none while a restore is under way", problems, err)
+	}
 }
