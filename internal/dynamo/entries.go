@@ -302,13 +302,17 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 // removed first by transactions of their own (each a consistent state: the
 // entry with fewer attendees), and the entry is read again.
 func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int) error {
-	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
+	restoring := pendingKey(pendingRestore, trashPendingID(key.CalendarID, key.EntryID))
+	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID), restoring)
 	if err != nil {
 		return err
 	}
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
 		return err
+	}
+	if acc.items[restoring] != nil { // its restore is being finished (trash_restore.go)
+		return errBeingMoved(key.EntryID)
 	}
 	if old.IsSeries() { // its attendees go with it (seriesPeople)
 		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{

@@ -131,11 +131,18 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 		}
 		extra = append(extra, emailKey(email))
 	}
+	restoring := pendingKey(pendingRestore, trashPendingID(key.CalendarID, key.SeriesID))
+	if in.Delete { // a deletion of the whole series waits for its restore to be finished (trash_restore.go)
+		extra = append(extra, restoring)
+	}
 	acc, defaults, err := s.entryAccess(ctx, key.CalendarID, extra...)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(extra) > 0 { // the organizer handed the series to, found as a single entry's
+	if acc.items[restoring] != nil {
+		return nil, acc.calendar, errBeingMoved(key.SeriesID)
+	}
+	if in.Update.OrganizerEmail.Set { // the organizer handed the series to, found as a single entry's
 		if in.Organizer = stringAttr(acc.items[extra[0]], "userId"); in.Organizer == "" {
 			return nil, acc.calendar, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: an organizer must have signed in once", in.Update.OrganizerEmail.Value)
 		}

@@ -210,11 +210,35 @@ func restoredItems(t *trashed, taken explainFunc) ([]txOp, []*calendar.Attendee,
 			return nil, nil, err
 		}
 		put := opPut(keyOf(it), struct{}{}, notExists(), taken)
-		put.action.Put.Item = it
+		if put.action.Put.Item, err = indexedAttendee(it); err != nil {
+			return nil, nil, err
+		}
 		ops = append(ops, put)
 		invited = append(invited, a)
 	}
 	return ops, invited, nil
+}
+
+// indexedAttendee is a trashed attendee item as it goes back: as stored,
+// but for one a restore or split under way had not indexed yet when the
+// entry was deleted again (marked splitPending, off GSI1), which gets its
+// GSI1 keys and loses the mark, as finishing that step would have done.
+func indexedAttendee(it item) (item, error) {
+	if it[attrSplitPending] == nil {
+		return it, nil
+	}
+	r, err := unmarshal[attendeeRecord](it)
+	if err != nil {
+		return nil, err
+	}
+	out := maps.Clone(it)
+	delete(out, attrSplitPending)
+	if r.UserID != "" {
+		ik := attendeeIndexKey(r.UserID, r.InvitedAt, r.CalendarID, r.EntryID)
+		out[attrGSI1PK] = &types.AttributeValueMemberS{Value: ik.PK}
+		out[attrGSI1SK] = &types.AttributeValueMemberS{Value: ik.SK}
+	}
+	return out, nil
 }
 
 // restoreInSteps makes restore switchOver (step 2) of t onto calendar cal in

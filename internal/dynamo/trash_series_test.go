@@ -379,3 +379,45 @@ func TestTrashedSeriesExportedAndImported(t *testing.T) {
 		t.Errorf("restored from the import (-before +after):\n%s", diff)
 	}
 }
+
+// TestDeleteWaitsForARestoreUnderWay: a series whose restore stopped after
+// its switch (its attendees not all indexed yet) cannot be deleted again
+// (VERSION_CONFLICT, nothing written) until ResumeDeletions finishes the
+// restore; then it can, and comes back whole again.
+func TestDeleteWaitsForARestoreUnderWay(t *testing.T) {
+	f := newFixture(t)
+	m := f.meetingWithExceptions(30)
+	dynamo.SetMaxSeriesActions(f.store, 20)
+	before := f.readWhole(m)
+	was, err := f.store.Series(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), was.Master.Version))
+	dynamo.SetSplitHook(f.store, func(at string) error {
+		if at == "switched" {
+			return fmt.Errorf("stopped")
+		}
+		return nil
+	})
+	if _, _, err := f.store.RestoreEntry(m.organizer, m.entry.Key()); err == nil {
+		t.Fatal("the restore did not stop")
+	}
+	dynamo.SetSplitHook(f.store, nil)
+	now, err := f.store.Series(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	items := f.items()
+	wantCode(t, f.store.DeleteEntry(m.organizer, m.entry.Key(), now.Master.Version), calendar.CodeVersionConflict)
+	wantCode(t, f.store.DeleteOccurrence(m.organizer, calendar.OccurrenceKey{CalendarID: m.cal.ID, SeriesID: m.entry.ID,
+		OriginalStart: dayOf(8)}, calendar.ScopeAll, now.Master.Version), calendar.CodeVersionConflict)
+	if diff := cmp.Diff(items, f.items()); diff != "" {
+		t.Errorf("a refused deletion wrote (-before +after):\n%s", diff)
+	}
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(10 * time.Minute) }))
+	_, err = later.ResumeDeletions(context.Background())
+	f.mustDo(err)
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), now.Master.Version))
+	_, _, err = f.store.RestoreEntry(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	if diff := cmp.Diff(before, f.readWhole(m)); diff != "" {
+		t.Errorf("after delete, restore, delete, restore (-before +now):\n%s", diff)
+	}
+}
