@@ -11,28 +11,25 @@ import (
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
-// The trash (docs/design.md, "Trash"). Deleting a task or an event
-// (deleteEntry) puts, in the deletion's own transaction, a trash item
-// holding the entry item and its attendee items exactly as they were, and a
-// ref item naming it by the entry's ID. Both carry expiresAt, so DynamoDB's
-// TTL purges them calendar.TrashRetention later: nothing scans for them.
-// TTL deletes late (within days on DynamoDB, within a minute of sweeping on
-// the embedded engine, never on DynamoDB Local), so every read counts an item
-// past expiresAt as purged already, as idempotency markers do.
+// The trash (docs/design.md, "Trash"). Deleting a task, an event or a
+// whole series puts a trash item holding the entry's items exactly as they
+// were (trash_records.go: its item, a series' exceptions, its attendees,
+// in parts beyond 350 KB), and a ref item naming it by the entry's ID. All
+// carry expiresAt, so DynamoDB's TTL purges them calendar.TrashRetention
+// later: nothing scans for them. TTL deletes late (within days on DynamoDB,
+// within a minute of sweeping on the embedded engine, never on DynamoDB
+// Local), so every read counts an item past expiresAt as purged already, as
+// idempotency markers do.
 //
-// A restore puts the items back as they were (the entry keeps its version
-// and fields; attendees keep their answers and their place in the invited
-// index), deletes the trash and ref items, and writes what a write of the
-// entry writes: its change record and its attendees' invitation records,
-// the calendar's revision, stats, holds and, on a resource calendar, its
-// slots, which a booking made meanwhile refuses with SLOT_CONFLICT.
-//
-// Bounded: a trash item holds one entry item and at most
-// calendar.MaxAttendees attendee items (a few hundred bytes each: well
-// under 400 KB), and a restore writes what the deletion's last transaction
-// removed, so it fits one transaction as that did. An entry whose attendees
-// did not fit its deletion's transaction lost some in transactions of their
-// own before it (entries.go deleteEntry); those are not in the trash.
+// A restore (trash_restore.go) puts the items back as they were (the entry
+// keeps its ID and fields, its version goes on by two; attendees keep their
+// answers and their place in the invited index), deletes the trash items,
+// and writes what a write of the entry writes: its change record and its
+// attendees' invitation records, the calendar's revision, stats, history,
+// its mustNotOverlap calendars checked as a create checks them and, on a
+// resource calendar, its slots, which a booking made meanwhile refuses with
+// SLOT_CONFLICT. Either is one transaction when it fits, else made in steps
+// (trash_steps.go).
 
 // rawAttendees reads e's attendee items as stored (at most
 // calendar.MaxAttendees), strongly.

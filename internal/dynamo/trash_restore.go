@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -297,51 +296,4 @@ func (s *Store) restoreInSteps(ctx context.Context, cal *calendar.Calendar, key 
 		return err
 	}
 	return s.finishRestore(finish, key.CalendarID, key.EntryID, t.key.SK)
-}
-
-// settleRestore settles the restore pending as id of the trash item at
-// trashSK: finishes it when its switch was made, else abandons it and
-// removes what its step 1 wrote (the entry does not exist, so every
-// exception and attendee under its ID is a copy).
-func (s *Store) settleRestore(ctx context.Context, id, trashSK string) error {
-	calendarID, entryID, ok := strings.Cut(id, "/")
-	if !ok {
-		return fmt.Errorf("a pending restore named %q", id)
-	}
-	pk := pendingKey(pendingRestore, id)
-	w := newWrite()
-	w.Update(pk, expression.Set(expression.Name(attrAbandoned), expression.Value(true)), exists(),
-		func(item) error { return errTrashSettled })
-	w.Guard(opCheck(entryKey(calendarID, entryID), notExists(), func(item) error { return errTrashMade }))
-	switch err := s.commit(ctx, w); {
-	case errors.Is(err, errTrashMade):
-		return s.finishRestore(ctx, calendarID, entryID, trashSK)
-	case errors.Is(err, errTrashSettled):
-		return nil
-	case err != nil:
-		return err
-	}
-	first, last := seriesKeyRange(entryID)
-	if err := s.removeBetween(ctx, calendarID, first, last); err != nil {
-		return err
-	}
-	if err := s.removePrefix(ctx, calendarID, attendeePrefix(entryID)); err != nil {
-		return err
-	}
-	gone := newWrite()
-	gone.Delete(pk, noCondition(), nil)
-	return s.commitSmall(ctx, gone)
-}
-
-// finishRestore makes step 3 of a restore whose switch was made.
-func (s *Store) finishRestore(ctx context.Context, calendarID, entryID, trashSK string) error {
-	if err := s.finishCopies(ctx, calendarID, entryID, itemKey{}); err != nil {
-		return err
-	}
-	if err := s.removePrefix(ctx, calendarID, trashPartPrefix(trashSK)); err != nil {
-		return err
-	}
-	gone := newWrite()
-	gone.Delete(pendingKey(pendingRestore, trashPendingID(calendarID, entryID)), noCondition(), nil)
-	return s.commitSmall(ctx, gone)
 }
