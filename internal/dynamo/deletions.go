@@ -98,8 +98,9 @@ func (s *Store) finishLater(ctx context.Context, ids ...string) {
 
 // ResumeDeletions finishes the deletions that were cut off halfway (for a
 // user's, begun at least userDeletionGrace ago), and settles the series
-// splits made in steps that were cut off (begun at least splitGrace ago:
-// series_split.go), and returns how many it finished.
+// splits, and the deletions into and restores from the trash, made in
+// steps that were cut off (begun at least splitGrace ago: series_split.go,
+// trash_steps.go), and returns how many it finished.
 func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 	lo, hi := pendingRange()
 	items, err := s.queryBetween(ctx, "", attrSK, pendingPartition, lo, hi, filter{}, math.MaxInt)

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -233,6 +236,11 @@ func TestRestoreOfAMeetingTooBigForOneTransaction(t *testing.T) {
 	if n := f.countEntities()["ATTENDEE"]; n != 0 {
 		t.Fatalf("%d attendee items left after the deletion", n)
 	}
+	trash, parts := f.trashItems(), f.countEntities()["TRASH_PART"]
+	if len(trash) != 1 || parts != 0 || itemBytes(trash[0]) > 350_000 {
+		t.Fatalf("%d trash items, %d parts: want one item under 350 KB", len(trash), parts)
+	}
+	t.Logf("the trash item of a meeting with %d attendees: %d bytes", len(before), itemBytes(trash[0]))
 	restored, _, err := f.store.RestoreEntry(m.organizer, m.entry.Key())
 	f.mustDo(err)
 	if diff := cmp.Diff(before, f.answers(m)); diff != "" {
@@ -298,4 +306,13 @@ func TestCheckFindsTrashPartsWithoutTheirItem(t *testing.T) {
 	if problems, err = f.store.Check(context.Background()); err != nil || len(problems) != 0 {
 		t.Fatalf("problems = %q, %v; want none while a restore is under way", problems, err)
 	}
+}
+
+// trashItems returns the trash items of the table as stored.
+func (f *fixture) trashItems() []map[string]types.AttributeValue {
+	f.t.Helper()
+	out, err := f.db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.store.Table()), ConsistentRead: aws.Bool(true),
+		FilterExpression: aws.String("entityType = :t"), ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: "TRASH"}}})
+	f.mustDo(err)
+	return out.Items
 }
