@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -315,4 +316,54 @@ func (f *fixture) trashItems() []map[string]types.AttributeValue {
 		FilterExpression: aws.String("entityType = :t"), ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: "TRASH"}}})
 	f.mustDo(err)
 	return out.Items
+}
+
+// TestMeetingDeletionCutOffAfterItsSwitch: a 100-attendee meeting's
+// deletion (in steps) stopped after its switch is gone at once, its
+// attendees removed by ResumeDeletions (each with its user's log record),
+// and it comes back whole.
+func TestMeetingDeletionCutOffAfterItsSwitch(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(calendar.MaxAttendees, 0, false)
+	before, entry := f.answers(m), f.entryNow(m)
+	guest := "USER#" + viewer(t, m.guests[7])
+	logged := func() int { // records in guest 7's own log of their invitation
+		n := 0
+		for _, it := range f.allItems() {
+			if it["entityType"] == "CHANGE" && it["PK"] == guest && it["object"] == "ATT#"+m.cal.ID+"#"+m.entry.ID {
+				n++
+			}
+		}
+		return n
+	}
+	dynamo.SetSplitHook(f.store, func(at string) error {
+		if at == "switched" {
+			return fmt.Errorf("stopped")
+		}
+		return nil
+	})
+	if err := f.store.DeleteEntry(m.organizer, m.entry.Key(), entry.Version); err == nil {
+		t.Fatal("the deletion did not stop")
+	}
+	dynamo.SetSplitHook(f.store, nil)
+	if f.entryNow(m) != nil {
+		t.Fatal("the meeting shows after its switch")
+	}
+	f.consistent()
+	was := logged()
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(10 * time.Minute) }))
+	if n, err := later.ResumeDeletions(context.Background()); err != nil || n != 1 {
+		t.Fatalf("resumed %d, %v; want the deletion", n, err)
+	}
+	if n := f.countEntities()["ATTENDEE"]; n != 0 {
+		t.Errorf("%d attendee items left after ResumeDeletions", n)
+	}
+	if n := logged(); n != was+1 {
+		t.Errorf("guest 7's log holds %d records of the invitation after ResumeDeletions, want %d: its removal", n, was+1)
+	}
+	_, _, err := f.store.RestoreEntry(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	if diff := cmp.Diff(before, f.answers(m)); diff != "" {
+		t.Errorf("attendees after restore (-before +after):\n%s", diff)
+	}
 }
