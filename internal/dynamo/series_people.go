@@ -46,6 +46,7 @@ func masterChanged(st *storedSeries) explainFunc {
 type seriesPeopleWrites struct {
 	ops     []txOp
 	invited []*calendar.Attendee
+	raw     []item // a deletion's attendee items as stored (trash_series.go)
 }
 
 // logged adds the invitation records of p to w and returns w.
@@ -64,16 +65,25 @@ func (s *Store) seriesPeople(ctx context.Context, st *storedSeries, edit *calend
 	if st.Master.Attendance.Summary.Total() == 0 || (edit.Master != nil && edit.Split == nil) {
 		return out, nil
 	}
+	if edit.Master == nil { // deleted: read as stored, for the trash too
+		raw, err := s.rawAttendees(ctx, st.Master)
+		if err != nil {
+			return out, err
+		}
+		for _, it := range raw {
+			a, err := decodeAttendeeAt(it, st.Master.Attendance.Epoch)
+			if err != nil {
+				return out, err
+			}
+			out.ops = append(out.ops, opDelete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved))
+			out.invited = append(out.invited, a)
+		}
+		out.raw = raw
+		return out, nil
+	}
 	people, err := s.allAttendees(ctx, st.Master)
 	if err != nil {
 		return out, err
-	}
-	if edit.Master == nil {
-		for _, a := range people {
-			out.ops = append(out.ops, opDelete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved))
-		}
-		out.invited = people
-		return out, nil
 	}
 	now := s.timestamp()
 	for _, a := range people {

@@ -22,13 +22,7 @@ func (s *Store) trashSeries(ctx context.Context, acc *access, st *storedSeries, 
 	if err != nil {
 		return err
 	}
-	var attendees []item
-	if st.Master.Attendance.Summary.Total() > 0 {
-		if attendees, err = s.rawAttendees(ctx, st.Master); err != nil {
-			return err
-		}
-	}
-	t := s.trashPuts(acc.viewer, st.Master, master, exceptions, attendees)
+	t := s.trashPuts(acc.viewer, st.Master, master, exceptions, people.raw)
 	ops, err := s.masterWrites(st, edit, st.gen) // the master's delete, as read
 	if err != nil {
 		return err
