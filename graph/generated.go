@@ -8317,12 +8317,12 @@ type DeleteCalendarWebhookPayload {
 
 extend type Calendar {
   """
-  The calendar's trash: its tasks and single events deleted in the last 30
+  The calendar's trash: its tasks, events and series deleted in the last 30
   days, newest deletion first, each restorable (restoreEntry) until its
   purgeAt, then purged. WRITER and OWNER only (FORBIDDEN for READER and
-  FREE_BUSY). A deleted series, a deleted occurrence and the occurrences a
-  THIS_AND_FOLLOWING deletion cuts off do not go to the trash; deleting the
-  calendar empties it.
+  FREE_BUSY). A cancelled occurrence and the occurrences a THIS_AND_FOLLOWING
+  deletion cuts off are edits of their series and do not go to the trash;
+  deleting the calendar empties it.
   """
   trash(first: Int, after: String): TrashConnection!
 }
@@ -8360,13 +8360,16 @@ type TrashedEntry {
 
 extend type Mutation {
   """
-  Brings a deleted entry back from its calendar's trash under its own ID,
-  with its attendees and their answers, as it was deleted (same version): a
-  change like any other (sync, subscriptions). WRITER and OWNER only. An
-  entry not in the trash (never deleted, restored already, or purged) is
-  NOT_FOUND; one that is not deleted is BAD_USER_INPUT; on a resource
-  calendar whose time was booked meanwhile, SLOT_CONFLICT. Nothing is
-  written when it fails.
+  Brings a deleted entry or series back from its calendar's trash under its
+  own ID, as it was deleted: a series with its exceptions, every attendee
+  with their answers (to single occurrences too), the users' own reminders.
+  A change like any other (sync, subscriptions, history): its version is two
+  more than when deleted. WRITER and OWNER only. An entry not in the trash
+  (never deleted, restored already, or purged) is NOT_FOUND; one that is not
+  deleted is BAD_USER_INPUT; one being deleted or restored at this moment is
+  VERSION_CONFLICT; on a resource calendar whose time was booked meanwhile,
+  SLOT_CONFLICT; a time taken meanwhile on a calendar it must not overlap,
+  BUSY_CONFLICT. Nothing is written when it fails.
   """
   restoreEntry(input: RestoreEntryInput!): RestoreEntryPayload!
 }

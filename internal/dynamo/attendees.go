@@ -242,34 +242,4 @@ func (s *Store) allAttendees(ctx context.Context, e *calendar.Entry) ([]*calenda
 	return page.Attendees, nil
 }
 
-// removeAttendees removes some of e's attendees in a transaction of their
-// own, with what they leave in the summary, on condition that the summary
-// is as read (a deletion of the entry removes the rest with it).
-func (s *Store) removeAttendees(ctx context.Context, viewer string, e *calendar.Entry, pieces int, gone []*calendar.Attendee) error {
-	w := newWrite()
-	w.Idempotent(ctx)
-	w.Guard(roleCheck(e.CalendarID, viewer, calendar.ActionWriteEntries))
-	var d calendar.AttendeeSummary
-	shareSum := map[calendar.AnswerKey]calendar.AttendeeSummary{}
-	for _, a := range gone {
-		d.Count(a, -1)
-		_, keys := calendar.ShareChange(a, nil, e.Attendance.Resets)
-		for k, s := range keys {
-			shareSum[k] = addSummaries(shareSum[k], s)
-		}
-		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)
-		w.LogInvitation(a)
-	}
-	shares, cond, err := shareWrites(e, shareSum)
-	if err != nil {
-		return err
-	}
-	w.Add(summaryWrites(e, pieces, d, and(cond, attendanceAsRead(e.Attendance.Rev)), shares)...)
-	w.LogEntry(e.CalendarID, e.ID)
-	if err := s.commit(ctx, w); err != nil {
-		return fmt.Errorf("remove attendees of entry %s: %w", e.ID, err)
-	}
-	return nil
-}
-
 var _ calendar.AttendeeService = (*Store)(nil)

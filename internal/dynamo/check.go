@@ -270,7 +270,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	members, raw := map[string][]calendar.Reminder{}, map[string]item{}
 	var defaults []item
 	var reminders []item
-	var trashed []string
+	var trashed, trashParts []item
 	histories := map[string][]historyRecord{}
 	for _, it := range items {
 		raw[stringAttr(it, attrSK)] = it
@@ -332,7 +332,9 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 		case entityMyReminder:
 			reminders = append(reminders, it)
 		case entityTrash: // trash.go: a deleted entry, never a live one
-			trashed = append(trashed, stringAttr(it, "entryId"))
+			trashed = append(trashed, it)
+		case entityTrashPart:
+			trashParts = append(trashParts, it)
 		case entityHistory:
 			r, err := unmarshal[historyRecord](it)
 			if err != nil {
@@ -350,11 +352,7 @@ func (c *checker) calendarCheck(cal calendarRecord, items []item) calendarCheck 
 	if tally != owners || owners < 1 {
 		c.problem("calendar %s has %d owners and an owner tally of %d", cal.ID, owners, tally)
 	}
-	for _, id := range trashed {
-		if _, live := entries[id]; live {
-			c.problem("calendar %s: entry %s is in the trash and not deleted", cal.ID, id)
-		}
-	}
+	c.checkTrash(cal.ID, entries, trashed, trashParts)
 	c.checkEntries(cal.ID, entries, exceptions, pieces)
 	c.checkHistory(cal.ID, entries, histories)
 	c.checkNeverHeldSeries(cal, entries, exceptions)

@@ -13,11 +13,14 @@ func (c *checker) checkAttendees(calendarID string, entries map[string]entryReco
 		e, ok := entries[r.EntryID]
 		// A split under way copies attendees before its series exists, off
 		// GSI1 (series_split.go): its pending item vouches for them.
-		underWay := r.SplitPending && c.pending[pendingSplit+"#"+splitPendingID(calendarID, r.EntryID)]
+		// So does a restore's, and a deletion's made in steps vouches for
+		// the attendees it has yet to remove (trash_steps.go).
+		underWay := r.SplitPending && (c.pending[pendingSplit+"#"+splitPendingID(calendarID, r.EntryID)] ||
+			c.pending[pendingRestore+"#"+trashPendingID(calendarID, r.EntryID)])
 		if r.SplitPending && !underWay {
 			c.problem("calendar %s: attendee %s is a split's copy, but no split is under way", calendarID, r.SK)
 		}
-		if !ok && underWay {
+		if !ok && (underWay || c.moving(calendarID, r.EntryID)) {
 			continue
 		}
 		if !ok {

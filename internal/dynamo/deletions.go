@@ -45,6 +45,9 @@ type pendingRecord struct {
 	// Abandoned marks a split given up (series_split.go settleSplit): its
 	// switch can no longer be made.
 	Abandoned bool `dynamodbav:"abandoned,omitempty"`
+	// Trash is the SK of the trash item a deletion or restore made in
+	// steps puts or takes (trash_steps.go).
+	Trash string `dynamodbav:"trash,omitempty"`
 }
 
 const (
@@ -95,8 +98,9 @@ func (s *Store) finishLater(ctx context.Context, ids ...string) {
 
 // ResumeDeletions finishes the deletions that were cut off halfway (for a
 // user's, begun at least userDeletionGrace ago), and settles the series
-// splits made in steps that were cut off (begun at least splitGrace ago:
-// series_split.go), and returns how many it finished.
+// splits, and the deletions into and restores from the trash, made in
+// steps that were cut off (begun at least splitGrace ago: series_split.go,
+// trash_steps.go), and returns how many it finished.
 func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 	lo, hi := pendingRange()
 	items, err := s.queryBetween(ctx, "", attrSK, pendingPartition, lo, hi, filter{}, math.MaxInt)
@@ -122,6 +126,11 @@ func (s *Store) ResumeDeletions(ctx context.Context) (int, error) {
 				continue
 			}
 			err = s.settleSplit(ctx, r.ID)
+		case pendingTrash, pendingRestore:
+			if s.now().Sub(r.CreatedAt) < splitGrace {
+				continue
+			}
+			err = s.settleTrashStep(ctx, r)
 		default:
 			err = fmt.Errorf("unknown pending deletion %q", r.Kind)
 		}

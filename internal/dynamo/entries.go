@@ -243,11 +243,24 @@ func (s *Store) book(ctx context.Context, w *write, cal *calendar.Calendar, befo
 	if !cal.IsResource {
 		return s.commit(ctx, w)
 	}
+	if err := s.addBookings(w, cal, before, after, nil); err != nil {
+		return err
+	}
+	return s.commitBooking(ctx, w)
+}
+
+// addBookings adds to w the bookings that moving an entry of cal from
+// before to after (either may be nil; after a series with exceptions xs)
+// takes and releases on a resource calendar.
+func (s *Store) addBookings(w *write, cal *calendar.Calendar, before, after *calendar.Entry, xs []*calendar.Entry) error {
+	if !cal.IsResource {
+		return nil
+	}
 	was, err := s.bookings(before, nil)
 	if err != nil {
 		return err
 	}
-	will, err := s.bookings(after, nil)
+	will, err := s.bookings(after, xs)
 	if err != nil {
 		return err
 	}
@@ -256,7 +269,7 @@ func (s *Store) book(ctx context.Context, w *write, cal *calendar.Calendar, befo
 		return err
 	}
 	w.Book(slots...)
-	return s.commitBooking(ctx, w)
+	return nil
 }
 
 // commitBooking commits a write that may take resource bookings, refusing
@@ -281,7 +294,7 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	if err != nil {
 		return err
 	}
-	return s.dropMyReminders(ctx, key) // users' own reminders go with it
+	return s.trashMyReminders(ctx, key) // users' own reminders go to the trash with it
 }
 
 // deleteEntry is one attempt of DeleteEntry, from its reads. An entry's
@@ -289,13 +302,17 @@ func (s *Store) DeleteEntry(ctx context.Context, key calendar.EntryKey, expected
 // removed first by transactions of their own (each a consistent state: the
 // entry with fewer attendees), and the entry is read again.
 func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expectedVersion int) error {
-	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID))
+	restoring := pendingKey(pendingRestore, trashPendingID(key.CalendarID, key.EntryID))
+	acc, _, err := s.entryAccess(ctx, key.CalendarID, entryKey(key.CalendarID, key.EntryID), restoring)
 	if err != nil {
 		return err
 	}
 	old, pieces, err := existingEntry(acc, key, expectedVersion)
 	if err != nil {
 		return err
+	}
+	if acc.items[restoring] != nil { // its restore is being finished (trash_restore.go)
+		return errBeingMoved(key.EntryID)
 	}
 	if old.IsSeries() { // its attendees go with it (seriesPeople)
 		_, _, err := s.editSeries(ctx, wholeSeries(key), calendar.SeriesEditInput{
@@ -321,16 +338,18 @@ func (s *Store) deleteEntry(ctx context.Context, key calendar.EntryKey, expected
 	w.Idempotent(ctx)
 	w.Guard(roleCheck(key.CalendarID, acc.viewer, calendar.ActionWriteEntries))
 	w.Add(entryDeletes(old, pieces, entryAsRead(old, expectedVersion), entryChanged(expectedVersion))...)
-	w.Add(s.trashPuts(acc.viewer, old, acc.items[entryKey(key.CalendarID, key.EntryID)], raw)...) // trash.go
+	t := s.trashPuts(acc.viewer, old, acc.items[entryKey(key.CalendarID, key.EntryID)], nil, raw) // trash.go
+	w.Add(t.head...)
 	w.LogEntry(old.CalendarID, old.ID)
 	w.Tally(acc.viewer, old, nil)
-	if fit := attendeesFitting(attendees, w.Room()-attendeeDeleteSlack); fit < len(attendees) {
-		first := attendees[:len(attendees)-fit] // as many as one transaction of their own holds
-		first = first[len(first)-attendeesFitting(first, maxTxActions-pieces-1-removalOverhead):]
-		if err := s.removeAttendees(ctx, acc.viewer, old, pieces, first); err != nil {
+	if len(t.parts) > 0 || len(attendees) > attendeesFitting(attendees, w.Room()-attendeeDeleteSlack) {
+		// Too many attendees for one transaction: the deletion is made
+		// in steps (trash_steps.go), its attendees removed after the switch.
+		holdWrites(w, old, nil)
+		if err := s.addBookings(w, acc.calendar, old, nil, nil); err != nil {
 			return err
 		}
-		return errAttendanceMoved // read again, with fewer attendees
+		return s.bookingFailed(ctx, s.trashInSteps(ctx, acc.calendar, old, t, w))
 	}
 	for _, a := range attendees {
 		w.Delete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved)

@@ -23,6 +23,10 @@ func SetPlanHook(s *Store, hook func(plan []string)) { s.onWrite = hook }
 // its calendar's revision).
 func SetMaxSeriesActions(s *Store, n int) { s.maxSeriesActions = n + 4 }
 
+// SetTrashBudget lowers how many bytes a trash item or part holds, so tests
+// reach trash parts with a few attendees.
+func SetTrashBudget(s *Store, bytes int) { s.trashBudget = bytes }
+
 // SetChangeRecords turns change records off (false) or on, for the
 // benchmark of their cost.
 func SetChangeRecords(s *Store, on bool) { s.noChangeRecords = !on }

@@ -63,11 +63,6 @@ func attendeesFitting(attendees []*calendar.Attendee, room int) int {
 	return n
 }
 
-// removalOverhead is what removeAttendees' transaction holds beside the
-// attendees and the entry's items: the role check, the calendar's change
-// record and revision raise, and an idempotency marker.
-const removalOverhead = 4
-
 // InvitationChanges implements calendar.InvitationSyncService. Without a
 // token it reads the viewer's invitations from GSI1 a page at a time (its
 // lag is covered as fullList's is: the token after the last page starts

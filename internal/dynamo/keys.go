@@ -110,8 +110,9 @@ const (
 	entityCalHookCursor  = "CALENDAR_WEBHOOK_CURSOR" // where it stands in one calendar's log
 	entityCalHookCount   = "CALENDAR_WEBHOOK_COUNT"  // how many a user has
 
-	entityTrash    = "TRASH"     // a deleted entry kept for restore (trash.go)
-	entityTrashRef = "TRASH_REF" // where a trashed entry's item is, by its ID
+	entityTrash     = "TRASH"      // a deleted entry kept for restore (trash.go)
+	entityTrashRef  = "TRASH_REF"  // where a trashed entry's item is, by its ID
+	entityTrashPart = "TRASH_PART" // what of a trashed entry its trash item had no room for
 )
 
 // Key prefixes that queries match with begins_with.
@@ -500,6 +501,19 @@ func trashKey(calendarID string, deletedAt time.Time, entryID string) itemKey {
 // the entry's ID. Its prefix sorts outside prefixTrash's range.
 func trashRefKey(calendarID, entryID string) itemKey {
 	return itemKey{PK: prefixCalendar + calendarID, SK: "TRASHREF#" + entryID}
+}
+
+// trashPartKey: part n (1-based) of the trash item at trashSK (a trashKey's
+// SK), holding what that item had no room for (trash_parts.go). Its prefix
+// sorts outside prefixTrash's range, and the trash item's instant and
+// entry ID keep two deletions' parts apart.
+func trashPartKey(calendarID, trashSK string, n int) itemKey {
+	return itemKey{PK: prefixCalendar + calendarID, SK: fmt.Sprintf("%s#%03d", trashPartPrefix(trashSK), n)}
+}
+
+// trashPartPrefix: the sort keys of the parts of the trash item at trashSK.
+func trashPartPrefix(trashSK string) string {
+	return "TRASHPART#" + strings.TrimPrefix(trashSK, prefixTrash)
 }
 
 // pendingPartition holds the deletions under way (see deletions.go).

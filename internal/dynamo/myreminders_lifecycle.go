@@ -2,20 +2,28 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // What becomes of users' reminders when their entry goes:
 //
-//   - Deleting an entry or a whole series deletes every user's setting on it
-//     (dropMyReminders), right after the deletion commits. SetMyReminders
-//     checks in its transaction that the entry exists, so once the deletion
-//     has committed no new setting can appear, and the one Query after it
-//     finds them all. (A crash between the two leaves settings on a gone
-//     entry, which nothing reads and Store.Check reports.)
+//   - Deleting an entry or a whole series keeps every user's setting on it
+//     with its trash (trashMyReminders): right after the deletion commits,
+//     each gets the trash item's expiresAt, so TTL purges them with it.
+//     SetMyReminders checks in its transaction that the entry exists, so
+//     once the deletion has committed no new setting can appear, and the
+//     one Query after it finds them all. Nothing reads a setting of an
+//     entry that is not live (the scheduler starts from live entries), and
+//     a restore clears expiresAt again right after it commits
+//     (restoreMyReminders). A crash between the two leaves settings with
+//     expiresAt on a gone entry (purged in time) or on a live one (purged
+//     with the trash it left): Store.Check reports both.
 //   - Moving an entry to another calendar moves the settings with it
 //     (moveMyReminders): each is put under the new calendar, then the old
 //     one deleted.
@@ -43,6 +51,43 @@ func (s *Store) dropMyReminders(ctx context.Context, root calendar.EntryKey) err
 	}
 	return nil
 }
+
+// trashMyReminders keeps every user's setting on root, just deleted into
+// its calendar's trash, until the trash item's purge time (expiresAt):
+// one Update each, on condition that it exists (an Update would make it).
+func (s *Store) trashMyReminders(ctx context.Context, root calendar.EntryKey) error {
+	ref, found, err := s.getItem(ctx, trashRefKey(root.CalendarID, root.EntryID))
+	if err != nil || !found {
+		return errors.Join(err, s.dropMyReminders(ctx, root))
+	}
+	return s.expireMyReminders(ctx, root, expression.Set(expression.Name(attrExpiresAt), expression.Value(ref[attrExpiresAt])))
+}
+
+// restoreMyReminders keeps every user's setting on root, restored from the
+// trash, for good again.
+func (s *Store) restoreMyReminders(ctx context.Context, root calendar.EntryKey) error {
+	return s.expireMyReminders(ctx, root, expression.Remove(expression.Name(attrExpiresAt)))
+}
+
+// expireMyReminders applies upd to every user's setting on root.
+func (s *Store) expireMyReminders(ctx context.Context, root calendar.EntryKey, upd expression.UpdateBuilder) error {
+	sets, err := s.RemindersOfEntry(ctx, root)
+	if err != nil {
+		return err
+	}
+	for _, set := range sets {
+		w := newWrite()
+		w.Update(myRemindersKey(root.CalendarID, root.EntryID, set.UserID), upd, exists(), func(item) error { return errSettingGone })
+		if err := s.commitSmall(ctx, w); err != nil && !errors.Is(err, errSettingGone) {
+			return fmt.Errorf("keep reminders of %s with the trash: %w", root.EntryID, err)
+		}
+	}
+	return nil
+}
+
+// errSettingGone: a setting was deleted meanwhile (by another deletion's
+// clean-up): nothing to keep.
+var errSettingGone = errors.New("the setting is gone")
 
 // moveMyReminders puts every user's setting on entry from under the entry's
 // new key to, then deletes the old ones.

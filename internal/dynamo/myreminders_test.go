@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -64,8 +65,9 @@ func TestMyRemindersNoLostUpdate(t *testing.T) {
 
 // TestMyRemindersLifecycle: the scheduler's one Query reads every user's
 // setting on an entry; a move takes them along; a deletion, of an entry or
-// a series, removes them (Store.Check, run after the test, finds none left
-// on a gone entry).
+// a series, keeps them to expire with its trash item, and a restore keeps
+// them for good again (Store.Check, run after each, finds none on a gone
+// entry but those kept with the trash).
 func TestMyRemindersLifecycle(t *testing.T) {
 	f := newFixture(t)
 	ann, bob := f.user("ann-life@example.com"), f.user("bob-life@example.com")
@@ -91,8 +93,12 @@ func TestMyRemindersLifecycle(t *testing.T) {
 		t.Errorf("left behind by the move: %d settings", len(sets))
 	}
 	f.mustDo(f.store.DeleteEntry(ann, moved.Key(), moved.Version))
-	if got := f.countEntities()["MY_REMINDERS"]; got != 0 {
-		t.Errorf("after the deletion: %d settings left", got)
+	f.wantKeptWithTrash(moved.ID, 2, true)
+	_, _, err = f.store.RestoreEntry(ann, moved.Key())
+	f.mustDo(err)
+	f.wantKeptWithTrash(moved.ID, 2, false)
+	if sets, _ := f.store.RemindersOfEntry(context.Background(), moved.Key()); len(sets) != 2 {
+		t.Errorf("after the restore: got %d settings, want 2", len(sets))
 	}
 
 	series, _, err := f.store.CreateEntry(ann, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
@@ -101,8 +107,43 @@ func TestMyRemindersLifecycle(t *testing.T) {
 	_, err = f.store.SetMyReminders(bob, calendar.MyRemindersChange{Key: series.Key(), Occurrence: at("2026-12-08T09:00:00Z"), Reminders: own(5)})
 	f.mustDo(err)
 	f.mustDo(f.store.DeleteOccurrence(ann, calendar.OccurrenceKey{CalendarID: cal.ID, SeriesID: series.ID, OriginalStart: at("2026-12-08T09:00:00Z")}, calendar.ScopeAll, series.Version))
-	if got := f.countEntities()["MY_REMINDERS"]; got != 0 {
-		t.Errorf("after the series' deletion: %d settings left", got)
+	f.wantKeptWithTrash(series.ID, 1, true)
+	f.consistent()
+	_, _, err = f.store.RestoreEntry(ann, series.Key())
+	f.mustDo(err)
+	f.wantKeptWithTrash(series.ID, 1, false)
+	mine, err := f.store.RemindersOfEntry(context.Background(), series.Key())
+	f.mustDo(err)
+	if len(mine) != 1 || len(mine[0].Overrides) != 1 {
+		t.Errorf("bob's setting on the restored series = %+v, want his override of December 8", mine)
+	}
+}
+
+// wantKeptWithTrash checks that n settings on entry exist, each expiring
+// with its trash item (kept) or not expiring (!kept).
+func (f *fixture) wantKeptWithTrash(entry string, n int, kept bool) {
+	f.t.Helper()
+	refs, got := map[string]any{}, 0
+	for _, it := range f.items() {
+		if it["entityType"] == "TRASH_REF" {
+			refs[fmt.Sprint(it["SK"])[len("TRASHREF#"):]] = it["expiresAt"]
+		}
+	}
+	for _, it := range f.items() {
+		if it["entityType"] != "MY_REMINDERS" || it["entryId"] != entry {
+			continue
+		}
+		got++
+		exp, has := it["expiresAt"]
+		switch {
+		case kept && (!has || fmt.Sprint(exp) != fmt.Sprint(refs[fmt.Sprint(it["entryId"])])):
+			f.t.Errorf("setting %s expires at %v, want its trash's %v", it["SK"], exp, refs[fmt.Sprint(it["entryId"])])
+		case !kept && has:
+			f.t.Errorf("setting %s of a live entry expires at %v", it["SK"], exp)
+		}
+	}
+	if got != n {
+		f.t.Errorf("%d settings, want %d", got, n)
 	}
 }
 

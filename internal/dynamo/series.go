@@ -109,7 +109,7 @@ func (s *Store) DeleteOccurrence(ctx context.Context, key calendar.OccurrenceKey
 	if err != nil || scope != calendar.ScopeAll {
 		return err
 	}
-	return s.dropMyReminders(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
+	return s.trashMyReminders(ctx, calendar.EntryKey{CalendarID: key.CalendarID, EntryID: key.SeriesID})
 }
 
 // editSeries reads the viewer's access and the series, plans the change
@@ -131,11 +131,18 @@ func (s *Store) editSeries(ctx context.Context, key calendar.OccurrenceKey, in c
 		}
 		extra = append(extra, emailKey(email))
 	}
+	restoring := pendingKey(pendingRestore, trashPendingID(key.CalendarID, key.SeriesID))
+	if in.Delete { // a deletion of the whole series waits for its restore to be finished (trash_restore.go)
+		extra = append(extra, restoring)
+	}
 	acc, defaults, err := s.entryAccess(ctx, key.CalendarID, extra...)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(extra) > 0 { // the organizer handed the series to, found as a single entry's
+	if acc.items[restoring] != nil {
+		return nil, acc.calendar, errBeingMoved(key.SeriesID)
+	}
+	if in.Update.OrganizerEmail.Set { // the organizer handed the series to, found as a single entry's
 		if in.Organizer = stringAttr(acc.items[extra[0]], "userId"); in.Organizer == "" {
 			return nil, acc.calendar, calendar.Errorf(calendar.CodeNotFound, "no user has the email %s: an organizer must have signed in once", in.Update.OrganizerEmail.Value)
 		}
@@ -218,6 +225,9 @@ func xrevIs(xrev int) expression.ConditionBuilder {
 // Should the process stop between the steps, what is left behind is never
 // read: exceptions of a generation or series that never became current.
 func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit, people seriesPeopleWrites) error {
+	if edit.Master == nil && edit.Split == nil { // the series deleted: to the trash
+		return s.trashSeries(ctx, acc, st, edit, people)
+	}
 	gen := st.gen
 	if edit.Regenerate {
 		gen = s.newID()
@@ -261,7 +271,7 @@ func (s *Store) applySeriesEdit(ctx context.Context, acc *access, st *storedSeri
 	switchOver := people.logged(seriesWrite(ctx, acc.viewer, st, edit, ops))
 	if len(people.ops) > 0 && switchOver.Size() > s.maxSeriesActions {
 		if edit.Split == nil || len(inPlace) > 0 {
-			return s.tooManyPeople(ctx, acc, st, edit)
+			return s.tooManyPeople()
 		}
 		rest := slices.Concat(ops[:own], ops[own+len(people.ops):])
 		return s.bookingFailed(ctx, s.splitInSteps(ctx, acc.viewer, st, edit, gen, rest, fresh, people))

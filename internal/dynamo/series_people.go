@@ -14,7 +14,8 @@ import (
 // of the series as a whole, or of its end by a split) carries its summary
 // and shares as read, so it requires them unchanged (masterAsRead), and an
 // answer given meanwhile has the edit built again, never refused. A
-// deletion of the series deletes its attendees in its transaction; a
+// deletion of the series deletes its attendees (in its transaction, or
+// after its switch: trash_steps.go) and keeps them in the trash; a
 // split copies them to the series split off (calendar.SplitAttendee), in
 // the transaction that creates it when they fit it, else in steps around
 // it (series_split.go).
@@ -45,6 +46,7 @@ func masterChanged(st *storedSeries) explainFunc {
 type seriesPeopleWrites struct {
 	ops     []txOp
 	invited []*calendar.Attendee
+	raw     []item // a deletion's attendee items as stored (trash_series.go)
 }
 
 // logged adds the invitation records of p to w and returns w.
@@ -63,16 +65,25 @@ func (s *Store) seriesPeople(ctx context.Context, st *storedSeries, edit *calend
 	if st.Master.Attendance.Summary.Total() == 0 || (edit.Master != nil && edit.Split == nil) {
 		return out, nil
 	}
+	if edit.Master == nil { // deleted: read as stored, for the trash too
+		raw, err := s.rawAttendees(ctx, st.Master)
+		if err != nil {
+			return out, err
+		}
+		for _, it := range raw {
+			a, err := decodeAttendeeAt(it, st.Master.Attendance.Epoch)
+			if err != nil {
+				return out, err
+			}
+			out.ops = append(out.ops, opDelete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved))
+			out.invited = append(out.invited, a)
+		}
+		out.raw = raw
+		return out, nil
+	}
 	people, err := s.allAttendees(ctx, st.Master)
 	if err != nil {
 		return out, err
-	}
-	if edit.Master == nil {
-		for _, a := range people {
-			out.ops = append(out.ops, opDelete(attendeeKey(a.CalendarID, a.EntryID, attendeeWho(a.UserID, a.Email)), versionIs(a.Version), attendanceMoved))
-		}
-		out.invited = people
-		return out, nil
 	}
 	now := s.timestamp()
 	for _, a := range people {
@@ -86,24 +97,12 @@ func (s *Store) seriesPeople(ctx context.Context, st *storedSeries, edit *calend
 	return out, nil
 }
 
-// tooManyPeople answers a series edit whose attendee writes do not fit one
-// transaction: a deletion removes some attendees first, in a transaction of
-// their own (each a consistent state: the series with fewer attendees),
-// and is built again. A split is made in steps (splitInSteps) unless it
-// also rewrites exceptions of the series it splits (none does today),
-// which is refused.
-func (s *Store) tooManyPeople(ctx context.Context, acc *access, st *storedSeries, edit *calendar.SeriesEdit) error {
-	if edit.Master != nil {
-		return calendar.Invalidf("scope", "this series has too many attendees to split in one step: remove some, or change ALL occurrences")
-	}
-	people, err := s.allAttendees(ctx, st.Master)
-	if err != nil {
-		return err
-	}
-	if err := s.removeAttendees(ctx, acc.viewer, st.Master, 1, people[:min(len(people), calendar.MaxAttendeeDelta*2)]); err != nil {
-		return err
-	}
-	return errAttendanceMoved
+// tooManyPeople refuses a split whose attendee copies do not fit its
+// switch when it also rewrites exceptions of the series it splits (none
+// does today): other splits are made in steps (splitInSteps), and a
+// deletion never comes here (trashSeries).
+func (s *Store) tooManyPeople() error {
+	return calendar.Invalidf("scope", "this series has too many attendees to split in one step: remove some, or change ALL occurrences")
 }
 
 // retrySeriesEdit is retryAttendance for series edits: one whose master's

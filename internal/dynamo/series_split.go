@@ -196,6 +196,13 @@ func (s *Store) splitCopies(ctx context.Context, calendarID, seriesID string) ([
 // the same transaction, as many to a transaction as fit, and deletes the
 // pending item with the last of them.
 func (s *Store) finishSplit(ctx context.Context, calendarID, seriesID string) error {
+	return s.finishCopies(ctx, calendarID, seriesID, pendingKey(pendingSplit, splitPendingID(calendarID, seriesID)))
+}
+
+// finishCopies indexes the copies of entry seriesID still marked (a split's,
+// or a restore's: trash_restore.go), as finishSplit says, and deletes the
+// pending item done (none when zero) with the last of them.
+func (s *Store) finishCopies(ctx context.Context, calendarID, seriesID string, done itemKey) error {
 	items, err := s.splitCopies(ctx, calendarID, seriesID)
 	if err != nil {
 		return err
@@ -210,10 +217,9 @@ func (s *Store) finishSplit(ctx context.Context, calendarID, seriesID string) er
 			marked = append(marked, r)
 		}
 	}
-	done := splitPendingID(calendarID, seriesID)
 	per := max(1, (min(s.maxSeriesActions, maxTxActions)-1)/2) // an update and a log record each; one for the pending item
 	for len(marked) > per {
-		if err := s.indexCopies(ctx, marked[:per], ""); err != nil {
+		if err := s.indexCopies(ctx, marked[:per], itemKey{}); err != nil {
 			return err
 		}
 		if err := s.splitStep("indexed"); err != nil {
@@ -243,16 +249,16 @@ func indexCopy(w *write, r attendeeRecord) {
 var errCopyRemoved = errors.New("a split's copy was removed")
 
 // indexCopies indexes copies (indexCopy) in one transaction, with the
-// deletion of the pending item done when not "". When an attendee was
+// deletion of the pending item done when not zero. When an attendee was
 // removed meanwhile, each is indexed alone instead, the removed ones left
 // out.
-func (s *Store) indexCopies(ctx context.Context, copies []attendeeRecord, done string) error {
+func (s *Store) indexCopies(ctx context.Context, copies []attendeeRecord, done itemKey) error {
 	w := newWrite()
 	for _, r := range copies {
 		indexCopy(w, r)
 	}
-	if done != "" {
-		w.Delete(pendingKey(pendingSplit, done), noCondition(), nil)
+	if done != (itemKey{}) {
+		w.Delete(done, noCondition(), nil)
 	}
 	err := s.commit(ctx, w)
 	if !errors.Is(err, errCopyRemoved) {
@@ -265,7 +271,7 @@ func (s *Store) indexCopies(ctx context.Context, copies []attendeeRecord, done s
 			return err
 		}
 	}
-	if done == "" {
+	if done == (itemKey{}) {
 		return nil
 	}
 	return s.indexCopies(ctx, nil, done)

@@ -37,6 +37,9 @@ type Store struct {
 	// transaction (write.Size, all included); larger changes take three
 	// steps (see applySeriesEdit). DynamoDB's limit, but in tests.
 	maxSeriesActions int
+	// trashBudget is the most a trash item or part holds, in bytes
+	// (trash_records.go): trashItemBudget, but in tests.
+	trashBudget int
 
 	// clock positions change records; retention is how long they are kept;
 	// onCommit is told of each write that added some (changes.go).
@@ -117,6 +120,7 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 		instance:   uuid.NewString(),
 
 		maxSeriesActions: maxTxActions,
+		trashBudget:      trashItemBudget,
 		clock:            newStoreClock(time.Now),
 		retention:        calendar.DefaultChangeRetention,
 		views:            newViewCache(DefaultViewCacheItems),

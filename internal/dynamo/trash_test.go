@@ -2,10 +2,17 @@ package dynamo_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -214,48 +221,149 @@ func TestCheckFindsALiveEntryInTheTrash(t *testing.T) {
 }
 
 // TestRestoreOfAMeetingTooBigForOneTransaction: a meeting with the most
-// attendees loses some in transactions of their own before its deletion's
-// last (W13); the trash keeps what that last one removed, and the restore
-// brings back a consistent entry: its summary counts the attendees it has
-// (Store.Check passes at the end), every one of them one it had.
+// attendees, whose removals do not fit its deletion's transaction, is
+// deleted in steps (trash_steps.go) and restored in steps: every attendee
+// comes back with their answer, in the guests' inboxes again, and its
+// summary counts them (Store.Check passes at the end).
 func TestRestoreOfAMeetingTooBigForOneTransaction(t *testing.T) {
 	f := newFixture(t)
 	m := f.meeting(calendar.MaxAttendees, 0, false)
-	before := f.answers(m)
-	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), f.entryNow(m).Version))
+	for i := 0; i < len(m.guests); i += 3 {
+		_, err := f.store.Respond(m.guests[i], accept(m, i))
+		f.mustDo(err)
+	}
+	before, entry := f.answers(m), f.entryNow(m)
+	f.mustDo(f.store.DeleteEntry(m.organizer, m.entry.Key(), entry.Version))
+	if n := f.countEntities()["ATTENDEE"]; n != 0 {
+		t.Fatalf("%d attendee items left after the deletion", n)
+	}
+	trash, parts := f.trashItems(), f.countEntities()["TRASH_PART"]
+	if len(trash) != 1 || parts != 0 || itemBytes(trash[0]) > 350_000 {
+		t.Fatalf("%d trash items, %d parts: want one item under 350 KB", len(trash), parts)
+	}
+	t.Logf("the trash item of a meeting with %d attendees: %d bytes", len(before), itemBytes(trash[0]))
 	restored, _, err := f.store.RestoreEntry(m.organizer, m.entry.Key())
 	f.mustDo(err)
-	after := f.answers(m)
-	if len(after) == 0 || len(after) > len(before) || restored.Attendance.Summary.Total() != len(after) {
-		t.Fatalf("restored %d of %d attendees, summary %+v", len(after), len(before), restored.Attendance.Summary)
+	if diff := cmp.Diff(before, f.answers(m)); diff != "" {
+		t.Errorf("attendees after restore (-before +after):\n%s", diff)
 	}
-	had := map[string]bool{}
-	for _, a := range before {
-		had[a.Email] = true
+	if restored.Attendance.Summary != entry.Attendance.Summary {
+		t.Errorf("restored summary %+v, want %+v", restored.Attendance.Summary, entry.Attendance.Summary)
 	}
-	for _, a := range after {
-		if !had[a.Email] {
-			t.Errorf("restored attendee %s it never had", a.Email)
+	for _, i := range []int{0, 1, 99} {
+		if n := f.inboxHas(m.guests[i], m.entry.Key()); n != 1 {
+			t.Errorf("guest %d's inbox shows the meeting %d times, want once", i, n)
 		}
 	}
-	t.Logf("restored %d of %d attendees", len(after), len(before))
 }
 
-// TestSeriesDoNotGoToTheTrash: deleting a series is final, as documented
-// (design.md, "Trash"): its trash stays empty.
-func TestSeriesDoNotGoToTheTrash(t *testing.T) {
+// TestRestoreRechecksHolds: a meeting that must not overlap another
+// calendar's busy time, deleted, and that time booked meanwhile, cannot
+// come back (BUSY_CONFLICT, as a create), and nothing is written; once the
+// time is free again it can.
+func TestRestoreRechecksHolds(t *testing.T) {
 	f := newFixture(t)
+	p := f.bookingParty(2, calendar.RoleFreeBusy)
+	first, err := f.bookAt(p.people[0], p.own[0].ID, "2026-03-02T10:00:00Z", "2026-03-02T11:00:00Z", p.target.ID)
+	f.mustDo(err)
+	f.mustDo(f.store.DeleteEntry(p.people[0], first.Key(), first.Version))
+	second, err := f.bookAt(p.people[1], p.own[1].ID, "2026-03-02T10:30:00Z", "2026-03-02T11:30:00Z", p.target.ID)
+	f.mustDo(err)
+	items := f.items()
+	_, _, err = f.store.RestoreEntry(p.people[0], first.Key())
+	wantCode(t, err, calendar.CodeBusyConflict)
+	if diff := cmp.Diff(items, f.items()); diff != "" {
+		t.Errorf("a refused restore wrote (-before +after):\n%s", diff)
+	}
+	f.mustDo(f.store.DeleteEntry(p.people[1], second.Key(), second.Version))
+	restored, _, err := f.store.RestoreEntry(p.people[0], first.Key())
+	f.mustDo(err)
+	if len(restored.Holds) != 1 || restored.Holds[0] != p.target.ID {
+		t.Errorf("restored holding %v, want %s", restored.Holds, p.target.ID)
+	}
+	// Its hold is back: the time is busy for a booking from elsewhere.
+	_, err = f.bookAt(p.people[1], p.own[1].ID, "2026-03-02T10:30:00Z", "2026-03-02T10:45:00Z", p.target.ID)
+	wantCode(t, err, calendar.CodeBusyConflict)
+}
+
+// TestCheckFindsTrashPartsWithoutTheirItem: Store.Check reports a trash
+// part whose trash item is missing, unless a deletion or restore of its
+// entry under way (its pending item) vouches for it.
+func TestCheckFindsTrashPartsWithoutTheirItem(t *testing.T) {
+	f := newFixture(t)
+	f.messy = true
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Work")
-	s, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Weekly",
-		Timing: timed("2026-03-02T09:00:00Z", "2026-03-02T10:00:00Z", paris), Recurrence: &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=4"}})
+	const entry = "01a22300-0000-7000-8000-000000000001"
+	f.putItem(map[string]any{"PK": "CAL#" + cal.ID, "SK": "TRASHPART#2026-03-01T00:00:00.000Z#" + entry + "#001", "entityType": "TRASH_PART",
+		"entryId": entry, "expiresAt": time.Now().Add(time.Hour).Unix()})
+	problems, err := f.store.Check(context.Background())
 	f.mustDo(err)
-	f.mustDo(f.store.DeleteEntry(ada, s.Key(), s.Version))
-	page, err := f.store.Trash(ada, cal.ID, calendar.Page{First: 10})
-	f.mustDo(err)
-	if len(page.Entries) != 0 {
-		t.Fatalf("trash = %+v, want no series", page.Entries)
+	if len(problems) != 1 || !strings.Contains(problems[0], "has no trash item") {
+		t.Fatalf("problems = %q, want the part without its trash item", problems)
 	}
-	_, _, err = f.store.RestoreEntry(ada, s.Key())
-	wantCode(t, err, calendar.CodeNotFound)
+	f.putItem(map[string]any{"PK": "PENDING", "SK": "restore#" + cal.ID + "/" + entry, "entityType": "PENDING_DELETION",
+		"kind": "restore", "id": cal.ID + "/" + entry, "createdAt": time.Now().UTC().Format(time.RFC3339Nano)})
+	if problems, err = f.store.Check(context.Background()); err != nil || len(problems) != 0 {
+		t.Fatalf("problems = %q, %v; want none while a restore is under way", problems, err)
+	}
+}
+
+// trashItems returns the trash items of the table as stored.
+func (f *fixture) trashItems() []map[string]types.AttributeValue {
+	f.t.Helper()
+	out, err := f.db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.store.Table()), ConsistentRead: aws.Bool(true),
+		FilterExpression: aws.String("entityType = :t"), ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: "TRASH"}}})
+	f.mustDo(err)
+	return out.Items
+}
+
+// TestMeetingDeletionCutOffAfterItsSwitch: a 100-attendee meeting's
+// deletion (in steps) stopped after its switch is gone at once, its
+// attendees removed by ResumeDeletions (each with its user's log record),
+// and it comes back whole.
+func TestMeetingDeletionCutOffAfterItsSwitch(t *testing.T) {
+	f := newFixture(t)
+	m := f.meeting(calendar.MaxAttendees, 0, false)
+	before, entry := f.answers(m), f.entryNow(m)
+	guest := "USER#" + viewer(t, m.guests[7])
+	logged := func() int { // records in guest 7's own log of their invitation
+		n := 0
+		for _, it := range f.allItems() {
+			if it["entityType"] == "CHANGE" && it["PK"] == guest && it["object"] == "ATT#"+m.cal.ID+"#"+m.entry.ID {
+				n++
+			}
+		}
+		return n
+	}
+	dynamo.SetSplitHook(f.store, func(at string) error {
+		if at == "switched" {
+			return fmt.Errorf("stopped")
+		}
+		return nil
+	})
+	if err := f.store.DeleteEntry(m.organizer, m.entry.Key(), entry.Version); err == nil {
+		t.Fatal("the deletion did not stop")
+	}
+	dynamo.SetSplitHook(f.store, nil)
+	if f.entryNow(m) != nil {
+		t.Fatal("the meeting shows after its switch")
+	}
+	f.consistent()
+	was := logged()
+	later := dynamo.New(f.db, f.store.Table(), engine, dynamo.WithClock(func() time.Time { return time.Now().Add(10 * time.Minute) }))
+	if n, err := later.ResumeDeletions(context.Background()); err != nil || n != 1 {
+		t.Fatalf("resumed %d, %v; want the deletion", n, err)
+	}
+	if n := f.countEntities()["ATTENDEE"]; n != 0 {
+		t.Errorf("%d attendee items left after ResumeDeletions", n)
+	}
+	if n := logged(); n != was+1 {
+		t.Errorf("guest 7's log holds %d records of the invitation after ResumeDeletions, want %d: its removal", n, was+1)
+	}
+	_, _, err := f.store.RestoreEntry(m.organizer, m.entry.Key())
+	f.mustDo(err)
+	if diff := cmp.Diff(before, f.answers(m)); diff != "" {
+		t.Errorf("attendees after restore (-before +after):\n%s", diff)
+	}
 }
