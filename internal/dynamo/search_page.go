@@ -73,14 +73,16 @@ func searchOffset(q calendar.SearchQuery) (int, error) {
 
 // searchPage cuts the page after offset out of the ranked hits (of which
 // pages reach the first calendar.MaxSearchHits), and makes
-// the highlights of its single entries (a series' come with its match).
-func searchPage(hits []calendar.SearchHit, q calendar.SearchQuery, sq search.Query, offset int, cals map[string]*calendar.Calendar) *calendar.SearchPage {
+// the highlights of its single entries, with their attendees' (a series'
+// come with its match).
+func searchPage(hits []calendar.SearchHit, q calendar.SearchQuery, sq search.Query, offset int, cals map[string]*calendar.Calendar, people map[calendar.EntryKey][]searchPerson) *calendar.SearchPage {
 	p := &calendar.SearchPage{Calendars: map[string]*calendar.Calendar{}}
 	end := min(offset+q.Page.First, len(hits), calendar.MaxSearchHits)
 	for i := offset; i < end; i++ {
 		if hits[i].Highlights == nil {
-			_, hl, _ := search.Match(sq, searchFields(hits[i].Entry))
-			hits[i].Highlights = highlights(hl)
+			ps := people[hits[i].Entry.Key()]
+			_, hl, _ := search.Match(sq, append(searchFields(hits[i].Entry), peopleFields(ps)...))
+			hits[i].Highlights = highlights(hl, ps)
 		}
 		e := *hits[i].Entry // the index's own stays shared by no caller
 		e.Tags, e.Reminders = slices.Clone(e.Tags), slices.Clone(e.Reminders)

@@ -26,7 +26,7 @@ type fieldSet uint8
 // weight is the best Weight among the fields of s.
 func (s fieldSet) weight() int {
 	best := 0
-	for k := FieldTitle; k <= FieldDescription; k++ {
+	for k := FieldTitle; k <= lastField; k++ {
 		if s&(1<<k) != 0 {
 			best = max(best, k.Weight())
 		}

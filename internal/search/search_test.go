@@ -61,6 +61,8 @@ func TestMatch(t *testing.T) {
 		{Kind: FieldLocation, Text: "Rue de l'Église"},
 		{Kind: FieldTag, Index: 1, Text: "santé"},
 		{Kind: FieldDescription, Text: "Bring the dentist's form"},
+		{Kind: FieldAttendeeName, Index: 1, Text: "Dana Scully"},
+		{Kind: FieldAttendeeEmail, Index: 1, Text: "dana.scully"},
 	}
 	for _, tc := range []struct {
 		q     string
@@ -72,6 +74,8 @@ func TestMatch(t *testing.T) {
 		{"DENTIST", true, 9, []Highlight{{FieldTitle, 0, 0, 7}, {FieldDescription, 0, 10, 7}}},
 		{"eglise dent", true, 5 + 8, []Highlight{{FieldTitle, 0, 0, 7}, {FieldLocation, 0, 9, 6}, {FieldDescription, 0, 10, 7}}},
 		{"sante form", true, 5 + 3, []Highlight{{FieldTag, 1, 0, 5}, {FieldDescription, 0, 20, 4}}},
+		{"scully", true, 2, []Highlight{{FieldAttendeeName, 1, 5, 6}, {FieldAttendeeEmail, 1, 5, 6}}},
+		{"dent scu", true, 8 + 1, []Highlight{{FieldTitle, 0, 0, 7}, {FieldDescription, 0, 10, 7}, {FieldAttendeeName, 1, 5, 6}, {FieldAttendeeEmail, 1, 5, 6}}},
 		{"dentist lunch", false, 0, nil},
 		{"ntist", false, 0, nil}, // only beginnings of words
 		{"", false, 0, nil},
@@ -138,7 +142,8 @@ func TestIndexScoresAsMatch(t *testing.T) {
 	for i := range 200 {
 		id := fmt.Sprint(i)
 		docs[id] = []Field{{Kind: FieldTitle, Text: text()}, {Kind: FieldLocation, Text: text()},
-			{Kind: FieldTag, Index: 0, Text: text()}, {Kind: FieldDescription, Text: text()}}
+			{Kind: FieldTag, Index: 0, Text: text()}, {Kind: FieldDescription, Text: text()},
+			{Kind: FieldAttendeeName, Index: 0, Text: text()}, {Kind: FieldAttendeeEmail, Index: 0, Text: text()}}
 		x.Put(id, docs[id]...)
 	}
 	for range 300 {
