@@ -181,6 +181,12 @@ func (s *Store) refresh(ctx context.Context, ci *calendarIndex, cal *calendar.Ca
 		if t, err = decodeToken(page.Token, ci.calendarID, false); err != nil {
 			return err
 		}
+		if !build {
+			// Exact up to t: a search refused later (its budget spent by a
+			// burst of writes) leaves the next one less to read, so that
+			// searches go on catching up rather than failing alike.
+			ci.token = t
+		}
 		if !page.More {
 			break
 		}
