@@ -56,8 +56,8 @@ func (s *Store) Search(ctx context.Context, q calendar.SearchQuery) (*calendar.S
 	if r != nil {
 		anchor = r.Start
 	}
-	rankHits(hits, anchor)
-	return searchPage(hits, q, sq, offset, cals, people), nil
+	top := rankHits(hits, anchor, min(offset+q.Page.First, calendar.MaxSearchHits))
+	return searchPage(top, len(hits), q, sq, offset, cals, people), nil
 }
 
 // searchParallel bounds the calendars one search reads at once.
@@ -166,7 +166,8 @@ func (s *Store) searchCalendar(ctx context.Context, cal *calendar.Calendar, q se
 	}
 	var hits []calendar.SearchHit
 	people := map[calendar.EntryKey][]searchPerson{}
-	for id, score := range ci.words.Candidates(q) {
+	for _, c := range ci.words.Candidates(q) {
+		id, score := c.ID, c.Score
 		var hit *calendar.SearchHit
 		var err error
 		ps := ci.people[id] // replaced, never changed in place: safe to keep past the lock

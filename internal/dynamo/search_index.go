@@ -58,11 +58,16 @@ type calendarIndex struct {
 
 // DefaultSearchIndexBytes is how much memory an instance's search indexes
 // take at most unless WithSearchIndex says otherwise: 256 MiB, the indexes
-// of about 200,000 entries like the benchmark's.
+// of about 85,000 entries like the benchmark's (counted 3.1 KB each).
 const DefaultSearchIndexBytes = 256 << 20
 
-// entryBytes is about what an entry held in an index costs beyond its text.
-const entryBytes = 600
+// entryBytes is about what an entry held in an index costs beyond its text
+// and its words' postings (search.Index.Bytes): the calendar.Entry, its map
+// slots and its document. Measured by TestSearchCost: the heap grew 156 MB
+// for 50,000 entries and 38 MB for 5,000 (2.6 KB an entry beyond a fixed
+// part), where the index counted 1.5 KB an entry besides this: with it,
+// 3.1 KB, a little over.
+const entryBytes = 2200
 
 // WithSearchIndex sets how many bytes of search indexes the store keeps
 // (0 keeps none: each search reads its calendars whole).
