@@ -176,7 +176,7 @@ func (s *Store) refresh(ctx context.Context, ci *calendarIndex, cal *calendar.Ca
 		}
 		people := map[string][]searchPerson{}
 		if !build {
-			if people, err = s.changedPeople(ctx, ci.calendarID, page.Changes); err != nil {
+			if people, err = s.changedPeople(ctx, ci, page.Changes); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/search"
@@ -23,8 +26,8 @@ import (
 // calendar's attendee key range (attendeeKeyRange, the calendar partition's
 // ATT# items, paged, only the four attributes search uses), whatever the
 // number of entries, and none when no entry has attendees; a catch-up reads
-// those of each changed entry that has any (one Query each, at most
-// calendar.MaxAttendees items). Bounded: at most calendar.MaxAttendees an
+// those of each changed entry whose attendees changed (one Query each, at
+// most calendar.MaxAttendees items). Bounded: at most calendar.MaxAttendees an
 // entry, counted into the index's bytes.
 
 // searchPerson is an attendee as search sees them.
@@ -73,32 +76,57 @@ func hasAttendees(c calendar.ObjectChange) bool {
 	return c.Entry.Attendance.Summary.Total() > 0
 }
 
-// changedPeople reads the attendees of the changed entries and series that
-// have any, by ID (a catch-up's: one Query each).
-func (s *Store) changedPeople(ctx context.Context, calendarID string, changes []calendar.ObjectChange) (map[string][]searchPerson, error) {
+// changedPeople returns the attendees of the changed entries and series
+// that have any, by ID: those ci holds at the same attendance revision as
+// they are now (calendar.Attendance.Rev, which every attendee write
+// raises: the change was of something else, or a record read again within
+// the log's 30 s window) as held, the others read (one Query each, a few
+// at once). The caller holds ci.mu.
+func (s *Store) changedPeople(ctx context.Context, ci *calendarIndex, changes []calendar.ObjectChange) (map[string][]searchPerson, error) {
+	var mu sync.Mutex
 	out := map[string][]searchPerson{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(searchParallel)
 	for _, c := range changes {
-		if c.Type != calendar.ObjectEntry || !hasAttendees(c) || (c.Entry != nil && c.Entry.IsException) {
-			continue
-		}
-		if _, ok := out[c.ID]; ok {
+		if c.Type != calendar.ObjectEntry || !hasAttendees(c) || c.Entry.IsException {
 			continue
 		}
 		master := c.Entry
 		if c.Series != nil {
 			master = c.Series.Master
 		}
-		as, err := s.allAttendees(ctx, master)
-		if err != nil {
-			return nil, fmt.Errorf("read the attendees of entry %s: %w", c.ID, err)
+		if held, ok := ci.heldRev(c.ID); ok && held == master.Attendance.Rev {
+			out[c.ID] = ci.people[c.ID]
+			continue
 		}
-		ps := make([]searchPerson, len(as))
-		for i, a := range as {
-			ps[i] = personOf(a)
-		}
-		out[c.ID] = ps
+		g.Go(func() error {
+			as, err := s.allAttendees(gctx, master)
+			if err != nil {
+				return fmt.Errorf("read the attendees of entry %s: %w", c.ID, err)
+			}
+			ps := make([]searchPerson, len(as))
+			for i, a := range as {
+				ps[i] = personOf(a)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			out[c.ID] = ps
+			return nil
+		})
 	}
-	return out, nil
+	return out, g.Wait()
+}
+
+// heldRev is the attendance revision of the entry or series id as ci holds
+// it.
+func (ci *calendarIndex) heldRev(id string) (int, bool) {
+	if e := ci.entries[id]; e != nil {
+		return e.Attendance.Rev, true
+	}
+	if st := ci.series[id]; st != nil {
+		return st.Master.Attendance.Rev, true
+	}
+	return 0, false
 }
 
 // searchPeopleAttrs are the attributes of an attendee item search reads.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
+	"github.com/calgraph/calgraph/internal/dynamotest"
 	"github.com/calgraph/calgraph/internal/recurrence"
 )
 
@@ -143,4 +144,46 @@ func TestSearchInvitedReader(t *testing.T) {
 	f.mustDo(err)
 	want("withdrawn", "salary")
 	want("withdrawn", "mentoring", "Mentoring") // the series' invitation stands
+}
+
+// TestSearchReadsOnlyChangedAttendees: a catch-up reads the attendees of a
+// changed entry only when they changed (its attendance revision rose), not
+// for an edit of its text, nor for records the log returns again within
+// its 30 s window.
+func TestSearchReadsOnlyChangedAttendees(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rec := &dynamo.Recorder{}
+	s := dynamo.New(dynamotest.Client(t, dynamo.WithRecorder(rec)), f.store.Table(), recurrence.Engine{})
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Team")
+	e, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Review", Timing: soon(2)})
+	f.mustDo(err)
+	e, err = f.store.ChangeAttendees(ada, calendar.AttendeeDelta{Key: e.Key(), Add: []calendar.NewAttendee{{Email: "dana.scully@fbi.example"}}})
+	f.mustDo(err)
+	queries := func(step, q string, want int) {
+		t.Helper()
+		rec.Reset()
+		if got := found(t, s, ada, text(q)); len(got) != 1 {
+			t.Errorf("%s: %q finds %q", step, q, got)
+		}
+		n := 0
+		for _, c := range rec.Calls() {
+			if c.Op == "Query" && c.Index == "" {
+				n++
+			}
+		}
+		if n != want {
+			t.Errorf("%s: %d Queries of the table, want %d", step, n, want)
+		}
+	}
+	queries("build", "scully", 3) // the entries, the attendees, and the log
+	_, _, err = f.store.UpdateEntry(ada, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: e.Version, Title: calendar.Set("Retro")})
+	f.mustDo(err)
+	queries("a new title", "retro scully", 1) // the log
+	queries("nothing new", "retro scully", 1) // the log, the records again
+	_, err = f.store.ChangeAttendees(ada, calendar.AttendeeDelta{Key: e.Key(), Add: []calendar.NewAttendee{{Email: "fox.mulder@fbi.example"}}})
+	f.mustDo(err)
+	queries("an attendee more", "retro mulder", 2) // the log and the entry's attendees
+	queries("nothing new", "retro mulder", 1)
 }
