@@ -129,3 +129,30 @@ func TestSearchBudget(t *testing.T) {
 		t.Errorf("a search reading 8 changed entries on a budget of 5: %s", r.Raw)
 	}
 }
+
+// TestSearchInvitedReader: a READER invited to a PRIVATE entry and to a
+// PRIVATE series finds both, shown whole, as Entry shows them to them; a
+// reader not invited finds neither.
+func TestSearchInvitedReader(t *testing.T) {
+	e := newEnv(t)
+	w := e.world("search-invited")
+	other := e.token("other-reader-search@example.com")
+	e.must(other, provision, nil)
+	e.must(w.owner, `mutation($c: ID!) { addMember(input: {calendarId: $c, email: "other-reader-search@example.com", role: READER}) { membership { id } } }`,
+		map[string]any{"c": w.calendarID})
+	for _, tc := range []struct{ title, recurrence string }{{"Salary talk", ""}, {"Salary mentoring", `, recurrence: {rule: "FREQ=WEEKLY;COUNT=10"}`}} {
+		d := e.must(w.writer, fmt.Sprintf(`mutation($c: ID!) { createEntry(input: {calendarId: $c, title: %q, visibility: PRIVATE%s,
+			timing: {timed: {start: "2030-12-01T10:00:00Z", end: "2030-12-01T11:00:00Z"}}}) { entry { id } } }`, tc.title, tc.recurrence),
+			map[string]any{"c": w.calendarID})
+		e.must(w.writer, `mutation($id: ID!) { changeAttendees(input: {entryId: $id, add: [{email: "reader-search-invited@example.com"}]}) { entry { id } } }`,
+			map[string]any{"id": str(d, "createEntry.entry.id")})
+	}
+	const q = `query { viewer { search(query: "salary", range: {dates: {start: "2030-11-01", end: "2030-12-31"}}) { edges { node { title redacted } } } } }`
+	if got := fmt.Sprint(get(e.must(w.reader, q, nil), "viewer.search.edges")); got != "[map[node:map[redacted:false title:Salary mentoring]] map[node:map[redacted:false title:Salary talk]]]" &&
+		got != "[map[node:map[redacted:false title:Salary talk]] map[node:map[redacted:false title:Salary mentoring]]]" {
+		t.Errorf("the invited reader's hits: %s", got)
+	}
+	if got := fmt.Sprint(get(e.must(other, q, nil), "viewer.search.edges")); got != "[]" {
+		t.Errorf("a reader not invited finds: %s", got)
+	}
+}
