@@ -668,10 +668,11 @@ type ComplexityRoot struct {
 	}
 
 	SearchHighlight struct {
-		Field    func(childComplexity int) int
-		Length   func(childComplexity int) int
-		Start    func(childComplexity int) int
-		TagIndex func(childComplexity int) int
+		AttendeeEmail func(childComplexity int) int
+		Field         func(childComplexity int) int
+		Length        func(childComplexity int) int
+		Start         func(childComplexity int) int
+		TagIndex      func(childComplexity int) int
 	}
 
 	SetMyRemindersPayload struct {
@@ -3702,6 +3703,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchEdge.Score(childComplexity), true
 
+	case "SearchHighlight.attendeeEmail":
+		if e.ComplexityRoot.SearchHighlight.AttendeeEmail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHighlight.AttendeeEmail(childComplexity), true
 	case "SearchHighlight.field":
 		if e.ComplexityRoot.SearchHighlight.Field == nil {
 			break
@@ -8392,15 +8399,19 @@ type RestoreEntryPayload {
 
 extend type Viewer {
   """
-  Entries and series whose title, location, tags or description hold the
+  Entries and series whose title, location, tags or description, or whose
+  attendees' display names or email local parts (before the @), hold the
   query's words, across the calendars the viewer reads in full (never a
-  FREE_BUSY calendar; a PRIVATE entry only for those who see its details).
-  Every word of the query must begin a word of the entry, case and accents
-  aside (` + "`" + `dent café` + "`" + ` finds "Dentist at Café Lumière"). A series shows once,
-  at its first matching occurrence in ` + "`" + `range` + "`" + `, or without one its next
-  occurrence (within a year; else its first). Ranked by score (title over
-  location and tags over description), then nearest to the range's start
+  FREE_BUSY calendar; a PRIVATE entry only for those who see its details:
+  writers, its organizer, and readers invited to it). Every word of the
+  query must begin a word of the entry, case and accents aside (` + "`" + `dent café` + "`" + `
+  finds "Dentist at Café Lumière"). A series shows once, at its first
+  matching occurrence in ` + "`" + `range` + "`" + `, or without one its next occurrence
+  (within a year; else its first). Ranked by score (title over location and
+  tags over description over attendees), then nearest to the range's start
   (or now). Exact: a write acknowledged before the search is found by it.
+  Its reads of entries changed since the calendar was last searched count
+  against the request's budget (REQUEST_TOO_LARGE).
   """
   search(
     "The words to find: at most 256 bytes and 8 words."
@@ -8441,6 +8452,12 @@ type SearchHighlight {
   field: SearchField!
   "For TAG: which of the entry's ` + "`" + `tags` + "`" + ` (from 0); else 0."
   tagIndex: Int!
+  """
+  For ATTENDEE_NAME and ATTENDEE_EMAIL: the email of the attendee whose
+  ` + "`" + `displayName` + "`" + ` or ` + "`" + `email` + "`" + ` holds the word (as ` + "`" + `Entry.attendees` + "`" + ` lists it);
+  else null.
+  """
+  attendeeEmail: String
   "Where the word starts in the field's text, in UTF-16 code units (JavaScript string indexes)."
   start: Int!
   "The word's length in UTF-16 code units: the whole word, not only the part the query gave."
@@ -8453,6 +8470,10 @@ enum SearchField {
   LOCATION
   TAG
   DESCRIPTION
+  "An attendee's ` + "`" + `displayName` + "`" + ` (see ` + "`" + `SearchHighlight.attendeeEmail` + "`" + `)."
+  ATTENDEE_NAME
+  "The local part of an attendee's ` + "`" + `email` + "`" + `: offsets count from the start of the email."
+  ATTENDEE_EMAIL
 }
 
 # --- History (issue 28): who changed an entry, and which fields, when. ---
@@ -9526,6 +9547,8 @@ func (ec *executionContext) childFields_SearchHighlight(ctx context.Context, fie
 		return ec.fieldContext_SearchHighlight_field(ctx, field)
 	case "tagIndex":
 		return ec.fieldContext_SearchHighlight_tagIndex(ctx, field)
+	case "attendeeEmail":
+		return ec.fieldContext_SearchHighlight_attendeeEmail(ctx, field)
 	case "start":
 		return ec.fieldContext_SearchHighlight_start(ctx, field)
 	case "length":
@@ -22018,6 +22041,29 @@ func (ec *executionContext) _SearchHighlight_tagIndex(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_SearchHighlight_tagIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHighlight_attendeeEmail(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHighlight_attendeeEmail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttendeeEmail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHighlight_attendeeEmail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _SearchHighlight_start(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
@@ -36820,6 +36866,11 @@ func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.Select
 		case "tagIndex":
 			out.Values[i] = ec._SearchHighlight_tagIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attendeeEmail":
+			out.Values[i] = ec._SearchHighlight_attendeeEmail(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "start":

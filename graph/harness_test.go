@@ -64,6 +64,7 @@ type envOptions struct {
 	origins  []string      // -cors-origins, for CORS and WebSocket alike
 	initWait time.Duration // how long a WebSocket may wait for connection_init (graph's default if zero)
 	deadline time.Duration // each request's deadline (httpapi.Deadline), as -request-timeout; none if zero
+	budget   int           // each request's budget of entries (graph.Options.MaxEntries); the default if zero
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -127,7 +128,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		// and steadyPlan measures again with longer ones (e.again).
 		wait = cmp.Or(o.window, gateWindows[0])
 	}
-	api := authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget,
+	api := authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget, MaxEntries: o.budget,
 		Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
 			PingInterval: o.ping, IdleTimeout: o.idle, InitTimeout: o.initWait},
 		NewLoaders: func(scope calendar.ReadScope) *loader.Loaders {

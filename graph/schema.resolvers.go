@@ -950,7 +950,7 @@ func (r *viewerResolver) Webhooks(ctx context.Context, obj *model.Viewer) ([]*mo
 }
 
 func (r *viewerResolver) Search(ctx context.Context, obj *model.Viewer, query string, calendarIds []string, rangeArg *model.TimeRangeInput, filter *model.EntryFilter, first *int, after *string) (*model.SearchConnection, error) {
-	q, err := searchQuery(query, calendarIds, rangeArg, filter, first, after)
+	q, err := searchQuery(ctx, query, calendarIds, rangeArg, filter, first, after)
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/calgraph/calgraph/internal/loader"
 )
 
-// searchQuery unpacks Viewer.search's arguments.
-func searchQuery(query string, calendarIDs []string, rng *model.TimeRangeInput, filter *model.EntryFilter, first *int, after *string) (calendar.SearchQuery, error) {
-	q := calendar.SearchQuery{Text: query, Filter: entryFilter(filter, nil), Page: page(first, after)}
+// searchQuery unpacks Viewer.search's arguments, with the request's read
+// budget, which the search's reads are charged to.
+func searchQuery(ctx context.Context, query string, calendarIDs []string, rng *model.TimeRangeInput, filter *model.EntryFilter, first *int, after *string) (calendar.SearchQuery, error) {
+	q := calendar.SearchQuery{Text: query, Filter: entryFilter(filter, nil), Page: page(first, after), Budget: loader.For(ctx).Scope().Budget}
 	ids, err := decodeCalendarIDs("calendarIds", calendarIDs)
 	if err != nil {
 		return q, err
@@ -53,7 +54,8 @@ func searchConnection(ctx context.Context, p *calendar.SearchPage) (*model.Searc
 		}
 		edge := &model.SearchEdge{Cursor: p.Cursors[i], Node: nodes[i], Score: h.Score, Highlights: make([]*model.SearchHighlight, len(h.Highlights))}
 		for j, hl := range h.Highlights {
-			edge.Highlights[j] = &model.SearchHighlight{Field: model.SearchField(hl.Field), TagIndex: hl.TagIndex, Start: hl.Start, Length: hl.Length}
+			edge.Highlights[j] = &model.SearchHighlight{Field: model.SearchField(hl.Field), TagIndex: hl.TagIndex,
+				AttendeeEmail: textOrNil(hl.AttendeeEmail), Start: hl.Start, Length: hl.Length}
 		}
 		conn.Edges = append(conn.Edges, edge)
 	}

@@ -1149,6 +1149,10 @@ type SearchHighlight struct {
 	Field SearchField `json:"field"`
 	// For TAG: which of the entry's `tags` (from 0); else 0.
 	TagIndex int `json:"tagIndex"`
+	// For ATTENDEE_NAME and ATTENDEE_EMAIL: the email of the attendee whose
+	// `displayName` or `email` holds the word (as `Entry.attendees` lists it);
+	// else null.
+	AttendeeEmail *string `json:"attendeeEmail,omitempty"`
 	// Where the word starts in the field's text, in UTF-16 code units (JavaScript string indexes).
 	Start int `json:"start"`
 	// The word's length in UTF-16 code units: the whole word, not only the part the query gave.
@@ -1968,6 +1972,10 @@ const (
 	SearchFieldLocation    SearchField = "LOCATION"
 	SearchFieldTag         SearchField = "TAG"
 	SearchFieldDescription SearchField = "DESCRIPTION"
+	// An attendee's `displayName` (see `SearchHighlight.attendeeEmail`).
+	SearchFieldAttendeeName SearchField = "ATTENDEE_NAME"
+	// The local part of an attendee's `email`: offsets count from the start of the email.
+	SearchFieldAttendeeEmail SearchField = "ATTENDEE_EMAIL"
 )
 
 var AllSearchField = []SearchField{
@@ -1975,11 +1983,13 @@ var AllSearchField = []SearchField{
 	SearchFieldLocation,
 	SearchFieldTag,
 	SearchFieldDescription,
+	SearchFieldAttendeeName,
+	SearchFieldAttendeeEmail,
 }
 
 func (e SearchField) IsValid() bool {
 	switch e {
-	case SearchFieldTitle, SearchFieldLocation, SearchFieldTag, SearchFieldDescription:
+	case SearchFieldTitle, SearchFieldLocation, SearchFieldTag, SearchFieldDescription, SearchFieldAttendeeName, SearchFieldAttendeeEmail:
 		return true
 	}
 	return false

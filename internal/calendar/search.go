@@ -12,7 +12,8 @@ import (
 // SearchQuery is one search.
 type SearchQuery struct {
 	// Text holds the words to find: each must begin a word of the entry's
-	// title, location, tags or description (case and accents aside).
+	// title, location, tags or description, or of an attendee's display
+	// name or the local part of their email (case and accents aside).
 	Text string
 	// CalendarIDs limits the search to these calendars; nil: every calendar
 	// the viewer reads (up to MaxSearchCalendars).
@@ -22,6 +23,9 @@ type SearchQuery struct {
 	Range  *RangeSpec
 	Filter Filter
 	Page   Page
+	// Budget is the request's read budget (ReadScope.Budget), which the
+	// search's reads of changed entries are charged to; nil: none.
+	Budget *Budget
 }
 
 // Search bounds.
@@ -66,14 +70,21 @@ const (
 	SearchLocation    SearchField = "LOCATION"
 	SearchTag         SearchField = "TAG"
 	SearchDescription SearchField = "DESCRIPTION"
+	// SearchAttendeeName is an attendee's display name (Attendee.DisplayName)
+	// and SearchAttendeeEmail the local part of their email: offsets count
+	// from the start of Attendee.Email.
+	SearchAttendeeName  SearchField = "ATTENDEE_NAME"
+	SearchAttendeeEmail SearchField = "ATTENDEE_EMAIL"
 )
 
 // SearchHighlight is a word a search matched: in which field (for a tag,
-// which one: TagIndex into Entry.Tags), where it starts and how long it
-// is, in UTF-16 code units of that field's text.
+// which one: TagIndex into Entry.Tags; for an attendee, whose:
+// AttendeeEmail, the key of the entry's attendee list), where it starts and
+// how long it is, in UTF-16 code units of that field's text.
 type SearchHighlight struct {
 	Field         SearchField
 	TagIndex      int
+	AttendeeEmail string
 	Start, Length int
 }
 
@@ -97,9 +108,12 @@ type SearchPage struct {
 
 // SearchService searches entries. Authorization: each calendar needs
 // ActionRead (FREE_BUSY members never search one), and a PRIVATE entry
-// matches only for those who see its details (Entry.SeesDetails). Errors:
-// CodeUnauthenticated, CodeInvalid (the query's text, words, calendarIds,
-// range, first, after).
+// matches only for those who see its details (Entry.SeesDetails, an
+// invitation to it included). Those members see the attendees of every
+// entry whose details they see (AttendeesVisible), so its attendees match
+// exactly when its text does. Errors: CodeUnauthenticated, CodeInvalid (the
+// query's text, words, calendarIds, range, first, after), CodeTooLarge (the
+// request's budget).
 type SearchService interface {
 	Search(ctx context.Context, q SearchQuery) (*SearchPage, error)
 }

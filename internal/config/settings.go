@@ -107,7 +107,7 @@ var settings = []Setting{
 			}
 			return err
 		}},
-	{"search-index-bytes", "CALGRAPH_SEARCH_INDEX_BYTES", "268435456", "how many bytes of search indexes (of the calendars searched lately, about 2.6 KB an entry) this instance keeps; a calendar not held is read whole at its next search; 0 keeps none",
+	{"search-index-bytes", "CALGRAPH_SEARCH_INDEX_BYTES", "268435456", "how many bytes of search indexes (of the calendars searched lately, counted as about 3.1 KB an entry) this instance keeps; a calendar not held is read whole at its next search; 0 keeps none",
 		func(c *Config, v string) (err error) {
 			if c.SearchIndexBytes, err = strconv.Atoi(v); err != nil || c.SearchIndexBytes < 0 {
 				err = fmt.Errorf("%q is not a whole number, 0 or more", v)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -28,6 +29,9 @@ import (
 // within 30 s of the load and after are reported apart (see below). Run:
 //
 //	CALGRAPH_SEARCH_BENCH=5000 go test ./internal/dynamo -run TestSearchCost -v
+//
+// CALGRAPH_SEARCH_PROFILE=<file> writes a CPU profile of the steady
+// searches there (go tool pprof <file>).
 func TestSearchCost(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("CALGRAPH_SEARCH_BENCH"))
 	if n == 0 {
@@ -81,7 +85,12 @@ func TestSearchCost(t *testing.T) {
 		if phase == "steady" {
 			time.Sleep(time.Until(seeded.Add(31 * time.Second)))
 		}
+		stop := func() {}
+		if path := os.Getenv("CALGRAPH_SEARCH_PROFILE"); path != "" && phase == "steady" {
+			stop = cpuProfile(t, path)
+		}
 		warm, cpu := measure(t, s, ada, queries)
+		stop()
 		slices.Sort(warm)
 		t.Logf("warm searches %s: p50 %s, p90 %s, max %s; CPU per search %s", phase,
 			warm[len(warm)/2], warm[len(warm)*9/10], warm[len(warm)-1], cpu/time.Duration(len(queries)))
@@ -107,6 +116,24 @@ func measure(t *testing.T, s *dynamo.Store, ctx context.Context, qs []calendar.S
 		took = append(took, time.Since(began))
 	}
 	return took, cpuTime() - before
+}
+
+// cpuProfile starts a CPU profile into path and returns what stops it.
+func cpuProfile(t *testing.T, path string) func() {
+	t.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := out.Close(); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 // heapInUse is the live heap after a collection.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -35,14 +36,16 @@ func (s *Store) Search(ctx context.Context, q calendar.SearchQuery) (*calendar.S
 	now := s.now()
 	var mu sync.Mutex
 	var hits []calendar.SearchHit
+	people := map[calendar.EntryKey][]searchPerson{}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(searchParallel)
 	for id, cal := range cals {
 		g.Go(func() error {
-			found, err := s.searchCalendar(gctx, cal, sq, searcher{viewer: viewer, role: roles[id], r: r, now: now, f: q.Filter})
+			found, ps, err := s.searchCalendar(gctx, cal, sq, searcher{viewer: viewer, role: roles[id], r: r, now: now, f: q.Filter}, q.Budget)
 			mu.Lock()
 			defer mu.Unlock()
 			hits = append(hits, found...)
+			maps.Copy(people, ps)
 			return err
 		})
 	}
@@ -53,8 +56,8 @@ func (s *Store) Search(ctx context.Context, q calendar.SearchQuery) (*calendar.S
 	if r != nil {
 		anchor = r.Start
 	}
-	rankHits(hits, anchor)
-	return searchPage(hits, q, sq, offset, cals), nil
+	top := rankHits(hits, anchor, min(offset+q.Page.First, calendar.MaxSearchHits))
+	return searchPage(top, len(hits), q, sq, offset, cals, people), nil
 }
 
 // searchParallel bounds the calendars one search reads at once.
@@ -151,65 +154,86 @@ type searcher struct {
 	f      calendar.Filter
 }
 
-// searchCalendar brings cal's index up to date and returns its hits.
-func (s *Store) searchCalendar(ctx context.Context, cal *calendar.Calendar, q search.Query, sr searcher) ([]calendar.SearchHit, error) {
+// searchCalendar brings cal's index up to date and returns its hits, with
+// the attendees of the single entries among them that have any (for their
+// highlights, made later for the page shown).
+func (s *Store) searchCalendar(ctx context.Context, cal *calendar.Calendar, q search.Query, sr searcher, budget *calendar.Budget) ([]calendar.SearchHit, map[calendar.EntryKey][]searchPerson, error) {
 	ci := s.searches.get(cal.ID)
 	ci.mu.Lock()
 	defer ci.mu.Unlock()
-	if err := s.refresh(ctx, ci, cal); err != nil {
-		return nil, fmt.Errorf("search calendar %s: %w", cal.ID, err)
+	if err := s.refresh(ctx, ci, cal, budget); err != nil {
+		return nil, nil, fmt.Errorf("search calendar %s: %w", cal.ID, err)
 	}
 	var hits []calendar.SearchHit
-	for id, score := range ci.words.Candidates(q) {
+	people := map[calendar.EntryKey][]searchPerson{}
+	for _, c := range ci.words.Candidates(q) {
+		id, score := c.ID, c.Score
 		var hit *calendar.SearchHit
 		var err error
+		ps := ci.people[id] // replaced, never changed in place: safe to keep past the lock
 		if e := ci.entries[id]; e != nil {
-			hit = sr.single(e, score)
+			hit = sr.single(e, score, ps)
 		} else if series := ci.series[id]; series != nil {
-			hit, err = sr.series(s.recur, series, q)
+			hit, err = sr.series(s.recur, series, q, ps)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if hit != nil {
 			hits = append(hits, *hit)
+			if hit.Highlights == nil && len(ps) > 0 {
+				people[hit.Entry.Key()] = ps
+			}
 		}
 	}
-	return hits, nil
+	return hits, people, nil
 }
 
 // single returns e, which the index found with score, as a hit (its
 // highlights made only if it is shown, by searchPage), or nil.
-func (sr searcher) single(e *calendar.Entry, score int) *calendar.SearchHit {
-	if sr.r != nil && !e.Overlaps(sr.r.Start, sr.r.End, sr.r.Zone) || !sr.may(e) {
+func (sr searcher) single(e *calendar.Entry, score int, people []searchPerson) *calendar.SearchHit {
+	if sr.r != nil && !e.Overlaps(sr.r.Start, sr.r.End, sr.r.Zone) || !sr.may(e, people) {
 		return nil
 	}
 	return &calendar.SearchHit{Entry: e, Score: score}
 }
 
 // may reports whether e may be a hit but for its words: the viewer sees
-// its details and the filter keeps it.
-func (sr searcher) may(e *calendar.Entry) bool {
-	return e.SeesDetails(sr.viewer, sr.role, false) && sr.f.Keeps(e) && (!e.Cancelled || sr.f.IncludeCancelled)
+// its details (by their role, as its organizer, or invited to it: people
+// are its attendees, or its series') and the filter keeps it. Whoever
+// search covers (a member who reads the calendar) sees the attendees of
+// every entry whose details they see (calendar.AttendeesVisible), so no
+// other rule decides whether its attendees' names match.
+func (sr searcher) may(e *calendar.Entry, people []searchPerson) bool {
+	return e.SeesDetails(sr.viewer, sr.role, invites(people, sr.viewer)) && sr.f.Keeps(e) && (!e.Cancelled || sr.f.IncludeCancelled)
 }
 
 // match returns e (an occurrence of a series, its exception laid over it)
-// as a hit when it may be one and its text matches q.
-func (sr searcher) match(e *calendar.Entry, q search.Query) *calendar.SearchHit {
-	if !sr.may(e) {
+// as a hit when it may be one and its text or its series' attendees match
+// q.
+func (sr searcher) match(e *calendar.Entry, q search.Query, people []searchPerson) *calendar.SearchHit {
+	if !sr.may(e, people) {
 		return nil
 	}
-	score, hl, ok := search.Match(q, searchFields(e))
+	score, hl, ok := search.Match(q, append(searchFields(e), peopleFields(people)...))
 	if !ok {
 		return nil
 	}
-	return &calendar.SearchHit{Entry: e, Score: score, Highlights: highlights(hl)}
+	return &calendar.SearchHit{Entry: e, Score: score, Highlights: highlights(hl, people)}
 }
 
-func highlights(hl []search.Highlight) []calendar.SearchHighlight {
+// highlights converts matched words; an attendee's names the attendee by
+// email, as Entry.attendees lists them.
+func highlights(hl []search.Highlight, people []searchPerson) []calendar.SearchHighlight {
 	out := make([]calendar.SearchHighlight, len(hl))
 	for i, h := range hl {
-		out[i] = calendar.SearchHighlight{Field: searchField[h.Kind], TagIndex: h.Index, Start: h.Start, Length: h.Len}
+		out[i] = calendar.SearchHighlight{Field: searchField[h.Kind], Start: h.Start, Length: h.Len}
+		switch h.Kind {
+		case search.FieldTag:
+			out[i].TagIndex = h.Index
+		case search.FieldAttendeeName, search.FieldAttendeeEmail:
+			out[i].AttendeeEmail = people[h.Index].email
+		}
 	}
 	return out
 }
@@ -217,13 +241,14 @@ func highlights(hl []search.Highlight) []calendar.SearchHighlight {
 var searchField = map[search.FieldKind]calendar.SearchField{
 	search.FieldTitle: calendar.SearchTitle, search.FieldLocation: calendar.SearchLocation,
 	search.FieldTag: calendar.SearchTag, search.FieldDescription: calendar.SearchDescription,
+	search.FieldAttendeeName: calendar.SearchAttendeeName, search.FieldAttendeeEmail: calendar.SearchAttendeeEmail,
 }
 
 // series returns the series' first occurrence in the range that matches
 // (its exceptions laid over it), or without a range its next one within
 // SearchLookahead of now, or when it has none there, its first from its
 // start. A series too dense to expand is left out.
-func (sr searcher) series(eng calendar.RecurrenceEngine, st *calendar.Series, q search.Query) (*calendar.SearchHit, error) {
+func (sr searcher) series(eng calendar.RecurrenceEngine, st *calendar.Series, q search.Query, people []searchPerson) (*calendar.SearchHit, error) {
 	windows := []calendar.Range{{Start: sr.now, End: sr.now.Add(calendar.SearchLookahead), Zone: time.UTC}}
 	if sr.r != nil {
 		windows = []calendar.Range{*sr.r}
@@ -240,7 +265,7 @@ func (sr searcher) series(eng calendar.RecurrenceEngine, st *calendar.Series, q 
 		occs := slices.DeleteFunc(x.Entries, func(e *calendar.Entry) bool { return !e.Overlaps(w.Start, w.End, w.Zone) })
 		slices.SortFunc(occs, func(a, b *calendar.Entry) int { return startOf(a).Compare(startOf(b)) })
 		for _, occ := range occs {
-			if hit := sr.match(occ, q); hit != nil {
+			if hit := sr.match(occ, q, people); hit != nil {
 				return hit, nil
 			}
 		}

@@ -60,6 +60,33 @@ type seeded struct {
 	start           time.Time        // the (first) start
 	count           int              // a daily series' occurrences
 	exceptions      map[int][]string // occurrence index → its texts
+	people          []calendar.NewAttendee
+	bobInvited      bool // bob is among people: he sees it whole even when private
+}
+
+// peopleTexts are what search matches of s's attendees: their names and
+// their emails' local parts.
+func (s *seeded) peopleTexts() []string {
+	var out []string
+	for _, p := range s.people {
+		local, _, _ := strings.Cut(p.Email, "@")
+		out = append(out, p.DisplayName, local)
+	}
+	return out
+}
+
+// randomPeople is one or two external attendees named by the words, with
+// emails of their folded ASCII words (the domain is never matched).
+func randomPeople(r *rand.Rand, n int) []calendar.NewAttendee {
+	var out []calendar.NewAttendee
+	for i := range n {
+		w := bruteFold(bruteWords[r.IntN(len(bruteWords))])
+		if strings.IndexFunc(w, func(c rune) bool { return c > unicode.MaxASCII }) >= 0 {
+			w = "guest"
+		}
+		out = append(out, calendar.NewAttendee{Email: fmt.Sprintf("%s.%d@brute.example", w, i), DisplayName: randomText(r, r.IntN(3))})
+	}
+	return out
 }
 
 func randomText(r *rand.Rand, n int) string {
@@ -75,7 +102,8 @@ func randomText(r *rand.Rand, n int) string {
 }
 
 // TestSearchAgainstBruteForce seeds 5,000 entries and series (some private,
-// some with retitled exceptions) in three calendars: one the searcher owns,
+// some with retitled exceptions, some with attendees, the searcher invited
+// to some private ones) in three calendars: one the searcher owns,
 // one they read, one they see free/busy. 500 random queries (prefixes of
 // the words, in random case, with and without their accents, some within a
 // range) must find exactly what a scan of the seeded set finds.
@@ -124,6 +152,12 @@ func TestSearchAgainstBruteForce(t *testing.T) {
 		s.texts = []string{randomText(r, 1+r.IntN(3)), randomText(r, r.IntN(2)), randomText(r, r.IntN(8))}
 		for range r.IntN(3) {
 			s.texts = append(s.texts, bruteWords[r.IntN(len(bruteWords))])
+		}
+		if r.IntN(25) == 0 || s.private && r.IntN(3) == 0 { // 4% have attendees; a third of private ones
+			s.people = randomPeople(r, 1+r.IntN(2))
+			if s.private && cal == read && r.IntN(2) == 0 {
+				s.people, s.bobInvited = append(s.people, calendar.NewAttendee{Email: "bob@example.com"}), true
+			}
 		}
 		if s.series {
 			s.count, s.exceptions = 2+r.IntN(10), map[int][]string{}
@@ -176,11 +210,12 @@ func TestSearchAgainstBruteForce(t *testing.T) {
 }
 
 // bruteHit returns the ID of s when a scan says bob finds it: in a calendar
-// he reads, not private (Ada made everything in the calendar he reads), and
-// its text (or, for a series, an occurrence's: the master's or its
-// exception's) matches, within [from, to) when given.
+// he reads, not private unless he is invited to it (Ada made everything in
+// the calendar he reads), and its text (or, for a series, an occurrence's:
+// the master's or its exception's) or its attendees' match, within
+// [from, to) when given.
 func bruteHit(s *seeded, own, read, query string, from, to time.Time) string {
-	if (s.calendar != own && s.calendar != read) || (s.private && s.calendar == read) {
+	if (s.calendar != own && s.calendar != read) || (s.private && s.calendar == read && !s.bobInvited) {
 		return ""
 	}
 	n := max(1, s.count)
@@ -193,7 +228,7 @@ func bruteHit(s *seeded, own, read, query string, from, to time.Time) string {
 		if x, ok := s.exceptions[k]; ok {
 			texts = append(append([]string{}, x...), s.texts[1:]...)
 		}
-		if bruteMatches(query, texts...) {
+		if bruteMatches(query, append(slices.Clone(texts), s.peopleTexts()...)...) {
 			return s.id
 		}
 	}
@@ -276,6 +311,11 @@ func seedOne(t *testing.T, f *fixture, ctx context.Context, s *seeded) {
 		u.ExpectedVersion = occ.Version
 		if _, _, err := f.store.UpdateOccurrence(ctx, occKey(occ), calendar.ScopeThis, u); err != nil {
 			t.Errorf("seed exception: %v", err)
+		}
+	}
+	if len(s.people) > 0 {
+		if _, err := f.store.ChangeAttendees(ctx, calendar.AttendeeDelta{Key: e.Key(), Add: s.people}); err != nil {
+			t.Errorf("seed attendees: %v", err)
 		}
 	}
 }

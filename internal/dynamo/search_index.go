@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"sync"
@@ -50,17 +51,23 @@ type calendarIndex struct {
 	words   *search.Index
 	entries map[string]*calendar.Entry  // single entries, by ID
 	series  map[string]*calendar.Series // series, by their master's ID
-	text    int                         // the bytes of the entries held
+	people  map[string][]searchPerson   // the attendees of entries and series that have any, by ID (search_people.go)
+	text    int                         // the bytes of the entries and attendees held
 	size    int                         // as last counted into searchIndexes.held
 }
 
 // DefaultSearchIndexBytes is how much memory an instance's search indexes
 // take at most unless WithSearchIndex says otherwise: 256 MiB, the indexes
-// of about 200,000 entries like the benchmark's.
+// of about 85,000 entries like the benchmark's (counted 3.1 KB each).
 const DefaultSearchIndexBytes = 256 << 20
 
-// entryBytes is about what an entry held in an index costs beyond its text.
-const entryBytes = 600
+// entryBytes is about what an entry held in an index costs beyond its text
+// and its words' postings (search.Index.Bytes): the calendar.Entry, its map
+// slots and its document. Measured by TestSearchCost: the heap grew 156 MB
+// for 50,000 entries and 38 MB for 5,000 (2.6 KB an entry beyond a fixed
+// part), where the index counted 1.5 KB an entry besides this: with it,
+// 3.1 KB, a little over.
+const entryBytes = 2200
 
 // WithSearchIndex sets how many bytes of search indexes the store keeps
 // (0 keeps none: each search reads its calendars whole).
@@ -140,15 +147,20 @@ func (x *searchIndexes) resize(ci *calendarIndex, size int, built bool) {
 const searchBuildPage = 500
 
 // refresh makes ci exact as of now: a whole read of its calendar the first
-// time (or when its log position is old), else the changes since its
-// token. The caller holds ci.mu.
-func (s *Store) refresh(ctx context.Context, ci *calendarIndex, cal *calendar.Calendar) error {
+// time (or when its log position is old), with its attendees, else the
+// changes since its token, with the attendees of those changed. The
+// changed objects a catch-up reads are charged to budget (the request's);
+// a build is not: what it reads the index holds, for every later search on
+// this instance, within the index's own bound (searchIndexes.max), and a
+// calendar larger than a request's budget would otherwise be searchable by
+// no one. The caller holds ci.mu.
+func (s *Store) refresh(ctx context.Context, ci *calendarIndex, cal *calendar.Calendar, budget *calendar.Budget) error {
 	now := s.clock.readNow()
 	build := !ci.built || now.Sub(ci.caught) > s.retention/2
 	t := ci.token
 	if build {
 		t = s.startToken(ci.calendarID, false)
-		ci.words, ci.entries, ci.series, ci.text = search.NewIndex(), map[string]*calendar.Entry{}, map[string]*calendar.Series{}, 0
+		ci.words, ci.entries, ci.series, ci.people, ci.text = search.NewIndex(), map[string]*calendar.Entry{}, map[string]*calendar.Series{}, map[string][]searchPerson{}, 0
 		ci.built = false
 	}
 	for {
@@ -157,19 +169,36 @@ func (s *Store) refresh(ctx context.Context, ci *calendarIndex, cal *calendar.Ca
 		if t.full {
 			page, err = s.fullRead(ctx, &access{calendar: cal}, t, searchBuildPage)
 		} else {
-			page, err = s.readCalendarLog(ctx, t, calendar.MaxChangePage, cal)
+			page, err = s.catchUpPage(ctx, t, cal, budget)
 		}
 		if err != nil {
 			return err
 		}
+		people := map[string][]searchPerson{}
+		if !build {
+			if people, err = s.changedPeople(ctx, ci, page.Changes); err != nil {
+				return err
+			}
+		}
 		for _, c := range page.Changes {
-			ci.apply(c)
+			ci.apply(c, people[c.ID])
 		}
 		if t, err = decodeToken(page.Token, ci.calendarID, false); err != nil {
 			return err
 		}
+		if !build {
+			// Exact up to t: a search refused later (its budget spent by a
+			// burst of writes) leaves the next one less to read, so that
+			// searches go on catching up rather than failing alike.
+			ci.token = t
+		}
 		if !page.More {
 			break
+		}
+	}
+	if build {
+		if err := s.readPeople(ctx, ci); err != nil {
+			return err
 		}
 	}
 	ci.token, ci.caught, ci.built = t, now, true
@@ -177,10 +206,26 @@ func (s *Store) refresh(ctx context.Context, ci *calendarIndex, cal *calendar.Ca
 	return nil
 }
 
-// apply puts one change into ci: an entry or series as it is now, or its
-// removal. An exception's own item comes in a whole read as well as with
-// its series: the series' whole counts.
-func (ci *calendarIndex) apply(c calendar.ObjectChange) {
+// catchUpPage reads one page of t's log, as many objects as budget lets it
+// (charged as they arrive, as a view's reads are).
+func (s *Store) catchUpPage(ctx context.Context, t syncToken, cal *calendar.Calendar, budget *calendar.Budget) (*calendar.ChangePage, error) {
+	n, settle, err := budget.Reserve(ctx, calendar.MaxChangePage)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.readCalendarLog(ctx, t, cmp.Or(n, calendar.MaxChangePage), cal)
+	if err != nil {
+		settle(0)
+		return nil, err
+	}
+	settle(len(page.Changes))
+	return page, nil
+}
+
+// apply puts one change into ci: an entry or series as it is now, with its
+// attendees, or its removal. An exception's own item comes in a whole read
+// as well as with its series: the series' whole counts.
+func (ci *calendarIndex) apply(c calendar.ObjectChange, people []searchPerson) {
 	if c.Type != calendar.ObjectEntry || (c.Entry != nil && c.Entry.IsException) {
 		return
 	}
@@ -188,7 +233,13 @@ func (ci *calendarIndex) apply(c calendar.ObjectChange) {
 	if c.Deleted || c.Entry == nil {
 		return
 	}
-	var fields []search.Field
+	if len(people) > 0 {
+		ci.people[c.ID] = people
+		for _, p := range people {
+			ci.text += p.size()
+		}
+	}
+	fields := peopleFields(people)
 	if c.Series != nil {
 		ci.series[c.ID] = c.Series
 		for _, e := range append([]*calendar.Entry{c.Series.Master}, c.Series.Exceptions...) {
@@ -197,13 +248,17 @@ func (ci *calendarIndex) apply(c calendar.ObjectChange) {
 		}
 	} else {
 		ci.entries[c.ID] = c.Entry
-		fields = searchFields(c.Entry)
+		fields = append(fields, searchFields(c.Entry)...)
 		ci.text += int(c.Entry.TextSize())
 	}
 	ci.words.Put(c.ID, fields...)
 }
 
 func (ci *calendarIndex) remove(id string) {
+	for _, p := range ci.people[id] {
+		ci.text -= p.size()
+	}
+	delete(ci.people, id)
 	if e, ok := ci.entries[id]; ok {
 		ci.text -= int(e.TextSize())
 		delete(ci.entries, id)

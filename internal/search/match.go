@@ -43,17 +43,22 @@ func Parse(q string) Query {
 // FieldKind names the field of a document a word is in.
 type FieldKind int
 
-// The fields of an entry, from the heaviest.
+// The fields of an entry, from the heaviest. An attendee's name and the
+// local part of their email (before the @) weigh least: they say who is
+// there, not what the entry is.
 const (
 	FieldTitle FieldKind = iota
 	FieldLocation
 	FieldTag
 	FieldDescription
+	FieldAttendeeName
+	FieldAttendeeEmail
+	lastField = FieldAttendeeEmail
 )
 
 // Weight is how much a query word matched in a field adds to a hit's
 // score: a title counts most, then location and tags, then the
-// description. A word equal to the whole document word (not only its
+// description, then attendees. A word equal to the whole document word (not only its
 // beginning) adds one more.
 func (k FieldKind) Weight() int {
 	switch k {
@@ -61,12 +66,14 @@ func (k FieldKind) Weight() int {
 		return 8
 	case FieldLocation, FieldTag:
 		return 4
-	default:
+	case FieldDescription:
 		return 2
+	default:
+		return 1
 	}
 }
 
-// Field is one text of a document; Index tells tags apart.
+// Field is one text of a document; Index tells tags (and attendees) apart.
 type Field struct {
 	Kind  FieldKind
 	Index int

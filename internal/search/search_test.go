@@ -61,6 +61,8 @@ func TestMatch(t *testing.T) {
 		{Kind: FieldLocation, Text: "Rue de l'Église"},
 		{Kind: FieldTag, Index: 1, Text: "santé"},
 		{Kind: FieldDescription, Text: "Bring the dentist's form"},
+		{Kind: FieldAttendeeName, Index: 1, Text: "Dana Scully"},
+		{Kind: FieldAttendeeEmail, Index: 1, Text: "dana.scully"},
 	}
 	for _, tc := range []struct {
 		q     string
@@ -72,6 +74,8 @@ func TestMatch(t *testing.T) {
 		{"DENTIST", true, 9, []Highlight{{FieldTitle, 0, 0, 7}, {FieldDescription, 0, 10, 7}}},
 		{"eglise dent", true, 5 + 8, []Highlight{{FieldTitle, 0, 0, 7}, {FieldLocation, 0, 9, 6}, {FieldDescription, 0, 10, 7}}},
 		{"sante form", true, 5 + 3, []Highlight{{FieldTag, 1, 0, 5}, {FieldDescription, 0, 20, 4}}},
+		{"scully", true, 2, []Highlight{{FieldAttendeeName, 1, 5, 6}, {FieldAttendeeEmail, 1, 5, 6}}},
+		{"dent scu", true, 8 + 1, []Highlight{{FieldTitle, 0, 0, 7}, {FieldDescription, 0, 10, 7}, {FieldAttendeeName, 1, 5, 6}, {FieldAttendeeEmail, 1, 5, 6}}},
 		{"dentist lunch", false, 0, nil},
 		{"ntist", false, 0, nil}, // only beginnings of words
 		{"", false, 0, nil},
@@ -101,17 +105,17 @@ func TestIndex(t *testing.T) {
 		{"air lun", map[string]int{"c": 2 + 8}},
 		{"nothing", nil},
 	} {
-		got := x.Candidates(Parse(tc.q))
+		got := candidates(x, tc.q)
 		if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("Candidates(%q) (-want +got):\n%s", tc.q, diff)
 		}
 	}
 	x.Put("a", Field{Kind: FieldTitle, Text: "Lunch"}) // replaces its words
 	x.Remove("b")
-	if got := x.Candidates(Parse("dent")); len(got) != 0 {
+	if got := candidates(x, "dent"); len(got) != 0 {
 		t.Errorf("after the update, Candidates(dent) = %v, want none", got)
 	}
-	if got := x.Candidates(Parse("lunch")); len(got) != 2 {
+	if got := candidates(x, "lunch"); len(got) != 2 {
 		t.Errorf("Candidates(lunch) = %v, want a and c", got)
 	}
 	x.Remove("a")
@@ -121,8 +125,18 @@ func TestIndex(t *testing.T) {
 	}
 }
 
-// TestIndexScoresAsMatch: for random documents and queries, the index
-// finds exactly the documents Match accepts, with Match's score.
+// candidates is x.Candidates of q by ID.
+func candidates(x *Index, q string) map[string]int {
+	out := map[string]int{}
+	for _, c := range x.Candidates(Parse(q)) {
+		out[c.ID] = c.Score
+	}
+	return out
+}
+
+// TestIndexScoresAsMatch: for random documents and queries, documents
+// replaced and removed between them, the index finds exactly the documents
+// Match accepts, with Match's score.
 func TestIndexScoresAsMatch(t *testing.T) {
 	words := strings.Fields("Café cafe Caféteria Zürich zurich Zug dent Dentist dental Straße strasse a ab abc")
 	r := rand.New(rand.NewPCG(1, 2))
@@ -138,10 +152,20 @@ func TestIndexScoresAsMatch(t *testing.T) {
 	for i := range 200 {
 		id := fmt.Sprint(i)
 		docs[id] = []Field{{Kind: FieldTitle, Text: text()}, {Kind: FieldLocation, Text: text()},
-			{Kind: FieldTag, Index: 0, Text: text()}, {Kind: FieldDescription, Text: text()}}
+			{Kind: FieldTag, Index: 0, Text: text()}, {Kind: FieldDescription, Text: text()},
+			{Kind: FieldAttendeeName, Index: 0, Text: text()}, {Kind: FieldAttendeeEmail, Index: 0, Text: text()}}
 		x.Put(id, docs[id]...)
 	}
 	for range 300 {
+		// Documents come and go, so that handles are freed and reused.
+		switch id := fmt.Sprint(r.IntN(250)); r.IntN(3) {
+		case 0:
+			x.Remove(id)
+			delete(docs, id)
+		case 1:
+			docs[id] = []Field{{Kind: FieldTitle, Text: text()}, {Kind: FieldAttendeeName, Index: 0, Text: text()}}
+			x.Put(id, docs[id]...)
+		}
 		q := Parse(text())
 		want := map[string]int{}
 		for id, fs := range docs {
@@ -149,7 +173,11 @@ func TestIndexScoresAsMatch(t *testing.T) {
 				want[id] = score
 			}
 		}
-		if diff := cmp.Diff(want, x.Candidates(q), cmpopts.EquateEmpty()); diff != "" {
+		got := map[string]int{}
+		for _, c := range x.Candidates(q) {
+			got[c.ID] = c.Score
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("query %q (-Match +Index):\n%s", q.Words, diff)
 		}
 	}
