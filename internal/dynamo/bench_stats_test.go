@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,59 +74,8 @@ func (m *keyMeter) take() []map[string]types.AttributeValue {
 	return k
 }
 
-// itemBytes is an item's size as DynamoDB counts it (against the 400 KB
-// limit, and in KB per write): attribute names and values, a number one
-// byte per two significant digits plus one.
-func itemBytes(it map[string]types.AttributeValue) int {
-	n := 0
-	for name, v := range it {
-		n += len(name) + valueBytes(v)
-	}
-	return n
-}
-
-func valueBytes(v types.AttributeValue) int {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(v.Value)
-	case *types.AttributeValueMemberN:
-		return numberBytes(v.Value)
-	case *types.AttributeValueMemberB:
-		return len(v.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
-	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numberBytes(s)
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueBytes(e)
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		n := 3
-		for k, e := range v.Value {
-			n += 1 + len(k) + valueBytes(e)
-		}
-		return n
-	}
-	return 0
-}
-
-func numberBytes(s string) int {
-	digits := strings.Trim(strings.NewReplacer("-", "", ".", "").Replace(s), "0")
-	return (len(digits)+1)/2 + 1
-}
+// itemBytes is an item's size as DynamoDB counts it (itemsize.go).
+var itemBytes = dynamo.ItemBytes
 
 // writtenItems reads back the items of keys (or of items: their PK and SK; once each) and returns their
 // sizes by key, "PK/SK"; items gone since count 0.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
@@ -134,3 +136,6 @@ func ClaimDueReminders(ctx context.Context, s *Store, now time.Time) (int, error
 // MarkLegacyWakes marks the table as EnsureTable does when it adds GSI5 to
 // a table of an earlier version.
 func MarkLegacyWakes(ctx context.Context, s *Store) error { return markLegacyWakes(ctx, s.db, s.table) }
+
+// ItemBytes is an item's size as DynamoDB counts it.
+func ItemBytes(it map[string]types.AttributeValue) int { return itemBytes(it) }
