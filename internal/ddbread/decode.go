@@ -162,17 +162,19 @@ func decodeItems(v *fastjson.Value) ([]map[string]types.AttributeValue, error) {
 // decodeItem decodes an item. A view decodes hundreds of items of a dozen or
 // two attributes each, and one allocation per attribute name, per value and
 // per string was most of the decoder's cost: the names are interned (see
-// attrName), and the item's string and number values share one slab of
-// members and one string, so an item costs a handful of allocations however
-// many attributes it has. Values of other types (sets, lists, maps, binaries)
-// are decoded one by one, as decodeValue does.
+// attrName), and the item's string and number members share one slab each,
+// so an item costs about one allocation per string. (The strings are not cut
+// from one string per item: what the view cache keeps of an entry would then
+// hold on to the whole item's text, keys included, and its size in bytes
+// could not be counted from the entry.) Values of other types (sets, lists,
+// maps, binaries) are decoded one by one, as decodeValue does.
 func decodeItem(v *fastjson.Value) (map[string]types.AttributeValue, error) {
 	o, err := v.Object()
 	if err != nil {
 		return nil, err
 	}
 	// One pass over the attributes finds the scalars and sizes the slabs.
-	var nS, nN, text int
+	var nS, nN int
 	fp := fieldPool.Get().(*[]field)
 	defer fieldPool.Put(fp)
 	fields := (*fp)[:0]
@@ -186,22 +188,14 @@ func decodeItem(v *fastjson.Value) (map[string]types.AttributeValue, error) {
 		case 'N':
 			nN++
 		}
-		text += len(f.text)
 		fields = append(fields, f)
 	})
 	ss := make([]types.AttributeValueMemberS, 0, nS)
 	ns := make([]types.AttributeValueMemberN, 0, nN)
-	buf := make([]byte, 0, text)
-	for _, f := range fields {
-		buf = append(buf, f.text...)
-	}
-	all := string(buf)
 	it := make(map[string]types.AttributeValue, len(fields))
-	at := 0
 	for _, f := range fields {
 		name := attrName(f.name)
-		value := all[at : at+len(f.text)]
-		at += len(f.text)
+		value := string(f.text)
 		switch f.typ {
 		case 'S':
 			ss = append(ss, types.AttributeValueMemberS{Value: value})
