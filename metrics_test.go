@@ -51,6 +51,7 @@ func TestMetrics(t *testing.T) {
 		`calgraph_view_cache_hits_total 0`, // one week view: every range read once
 		"calgraph_view_cache_misses_total ",
 		"calgraph_view_cache_items ",
+		"calgraph_view_cache_bytes ",
 		"calgraph_search_index_builds_total ",
 		"calgraph_search_index_bytes ",
 		"go_goroutines ",

@@ -208,7 +208,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger, cmd comma
 	var hub *live.Hub
 	opts := []dynamo.Option{dynamo.WithLogger(logger), dynamo.WithICalDomain(cfg.ICalDomain),
 		dynamo.WithChangeRetention(cfg.ChangeRetention), dynamo.WithCommitHook(func(l []calendar.LogRef) { hub.Notify(l) }),
-		dynamo.WithViewCache(cfg.ViewCacheItems), dynamo.WithSearchIndex(cfg.SearchIndexBytes), dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: cfg.WebhookAllowPrivate}),
+		dynamo.WithViewCache(cfg.ViewCacheBytes), dynamo.WithSearchIndex(cfg.SearchIndexBytes), dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: cfg.WebhookAllowPrivate}),
 		dynamo.WithAlertBody(graph.ReminderWebhookBody)}
 	if clockSkew != 0 {
 		opts = append(opts, dynamo.WithChangeClock(func() time.Time { return time.Now().Add(clockSkew) }))
@@ -571,6 +571,8 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 			views(func(s dynamo.ViewCacheStats) int64 { return s.Misses }))
 		st.metrics.GaugeFunc("calgraph_view_cache_items", "Entries and memberships held in this instance's view cache.",
 			views(func(s dynamo.ViewCacheStats) int64 { return int64(s.Items) }))
+		st.metrics.GaugeFunc("calgraph_view_cache_bytes", "Bytes the entries and memberships held in this instance's view cache take, as -view-cache-bytes bounds them.",
+			views(func(s dynamo.ViewCacheStats) int64 { return int64(s.Bytes) }))
 		searches := func(f func(dynamo.SearchIndexStats) int64) func() float64 {
 			return func() float64 { return float64(f(st.store.SearchIndexStats())) }
 		}

@@ -51,7 +51,7 @@ type Config struct {
 	LivePoll        time.Duration // how often live delivery reads the recent writes
 	LiveSweep       time.Duration // how often, at most, it reads every followed log
 	ReminderPoll    time.Duration // how often the reminder schedule is read
-	ViewCacheItems  int           // entries and memberships the view cache holds; 0: off
+	ViewCacheBytes  int           // bytes of entries and memberships the view cache holds; 0: off
 	MaxEntries      int
 	MaxResponseSize int64
 	CORSHeaders     []string // allowed request headers beyond the built-in list
@@ -90,10 +90,16 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, 
 		}
 		fs.Func(s.Flag, s.Usage+" (env "+s.Env+")", func(v string) error { raw[s.Flag] = v; return nil })
 	}
+	var errs []error
+	for _, r := range removed {
+		if getenv(r.env) != "" {
+			errs = append(errs, fmt.Errorf("%s is no longer read: %s", r.env, r.why))
+		}
+		fs.Func(r.flag, "no longer taken: "+r.why, func(string) error { return errors.New(r.why) })
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
-	var errs []error
 	for _, s := range settings {
 		if err := s.set(&c, raw[s.Flag]); err != nil {
 			errs = append(errs, fmt.Errorf("-%s / %s: %w", s.Flag, s.Env, err))

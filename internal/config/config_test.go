@@ -97,6 +97,8 @@ func TestInvalid(t *testing.T) {
 		{"dev tokens against AWS", map[string]string{"CALGRAPH_STORE": "dynamodb", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not against AWS"},
 		{"dev tokens against an https endpoint", map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "https://dynamodb.eu-west-1.amazonaws.com", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not against AWS"},
 		{"unknown flag", nil, []string{"-nope"}, "nope"},
+		{"the view cache in items, by flag", nil, []string{"-view-cache-items", "0"}, "-view-cache-bytes"},
+		{"the view cache in items, by environment", map[string]string{"CALGRAPH_VIEW_CACHE_ITEMS": "0"}, nil, "CALGRAPH_VIEW_CACHE_BYTES"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,6 +20,13 @@ type Setting struct {
 	set     func(c *Config, v string) error
 }
 
+// removed are settings calgraph no longer takes: setting one, by flag or
+// environment, is refused with why, rather than ignored (an operator who
+// turned the view cache off with -view-cache-items 0 must not find it on).
+var removed = []struct{ flag, env, why string }{
+	{"view-cache-items", "CALGRAPH_VIEW_CACHE_ITEMS", "the view cache is bounded in bytes now: use -view-cache-bytes / CALGRAPH_VIEW_CACHE_BYTES (an entry takes about 1 KB; 0 still turns it off)"},
+}
+
 // Settings lists every setting, in the order the README documents them.
 func Settings() []Setting { return slices.Clone(settings) }
 
@@ -100,9 +107,9 @@ var settings = []Setting{
 		func(c *Config, v string) (err error) { c.ReminderPoll, err = parseDuration(v); return err }},
 	{"live-sweep", "CALGRAPH_LIVE_SWEEP", "30s", "how often, at most, live delivery reads every change log subscriptions follow, in case the recent writes missed one (at most 8 logs a poll)",
 		func(c *Config, v string) (err error) { c.LiveSweep, err = parseDuration(v); return err }},
-	{"view-cache-items", "CALGRAPH_VIEW_CACHE_ITEMS", "100000", "how many entries and memberships this instance keeps of recent views, exact by each calendar's revision, to answer a repeated view without reading its calendars' entries again; 0 turns it off",
+	{"view-cache-bytes", "CALGRAPH_VIEW_CACHE_BYTES", "67108864", "how many bytes of entries and memberships (about 1 KB an entry) this instance keeps of recent views, exact by each calendar's revision, to answer a repeated view without reading its calendars' entries again; 0 turns it off",
 		func(c *Config, v string) (err error) {
-			if c.ViewCacheItems, err = strconv.Atoi(v); err != nil || c.ViewCacheItems < 0 {
+			if c.ViewCacheBytes, err = strconv.Atoi(v); err != nil || c.ViewCacheBytes < 0 {
 				err = fmt.Errorf("%q is not a whole number, 0 or more", v)
 			}
 			return err

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -157,24 +159,138 @@ func decodeItems(v *fastjson.Value) ([]map[string]types.AttributeValue, error) {
 	return items, nil
 }
 
+// decodeItem decodes an item. A view decodes hundreds of items of a dozen or
+// two attributes each, and one allocation per attribute name, per value and
+// per string was most of the decoder's cost: the names are interned (see
+// attrName), and the item's string and number members share one slab each,
+// so an item costs about one allocation per string. (The strings are not cut
+// from one string per item: what the view cache keeps of an entry would then
+// hold on to the whole item's text, keys included, and its size in bytes
+// could not be counted from the entry.) Values of other types (sets, lists,
+// maps, binaries) are decoded one by one, as decodeValue does.
 func decodeItem(v *fastjson.Value) (map[string]types.AttributeValue, error) {
 	o, err := v.Object()
 	if err != nil {
 		return nil, err
 	}
-	it := make(map[string]types.AttributeValue, o.Len())
+	// One pass over the attributes finds the scalars and sizes the slabs.
+	var nS, nN int
+	fp := fieldPool.Get().(*[]field)
+	defer fieldPool.Put(fp)
+	fields := (*fp)[:0]
+	defer func() { clear(fields); *fp = fields[:0] }()
 	o.Visit(func(k []byte, v *fastjson.Value) {
-		if err != nil {
-			return
+		f := field{name: k, v: v}
+		f.typ, f.text, _ = scalar(v)
+		switch f.typ {
+		case 'S':
+			nS++
+		case 'N':
+			nN++
 		}
-		var av types.AttributeValue
-		if av, err = decodeValue(v); err != nil {
-			err = fmt.Errorf("%s: %w", k, err)
-			return
-		}
-		it[string(k)] = av
+		fields = append(fields, f)
 	})
-	return it, err
+	ss := make([]types.AttributeValueMemberS, 0, nS)
+	ns := make([]types.AttributeValueMemberN, 0, nN)
+	it := make(map[string]types.AttributeValue, len(fields))
+	for _, f := range fields {
+		name := attrName(f.name)
+		value := string(f.text)
+		switch f.typ {
+		case 'S':
+			ss = append(ss, types.AttributeValueMemberS{Value: value})
+			it[name] = &ss[len(ss)-1]
+		case 'N':
+			ns = append(ns, types.AttributeValueMemberN{Value: value})
+			it[name] = &ns[len(ns)-1]
+		default:
+			av, err := decodeValue(f.v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.name, err)
+			}
+			it[name] = av
+		}
+	}
+	return it, nil
+}
+
+// fieldPool keeps decodeItem's scratch lists of fields between items.
+var fieldPool = sync.Pool{New: func() any { return new([]field) }}
+
+// field is one attribute of an item being decoded: typ is 'S' or 'N' for a
+// string or number, with its text; 0 for any other value, decoded from v.
+type field struct {
+	name []byte
+	v    *fastjson.Value
+	typ  byte
+	text []byte
+}
+
+// scalar reports whether v is a well-formed string ('S') or number ('N')
+// attribute value, and its text. Anything else, malformed ones included, is
+// left to decodeValue, which says what is wrong with it.
+func scalar(v *fastjson.Value) (typ byte, s []byte, ok bool) {
+	o, err := v.Object()
+	if err != nil || o.Len() != 1 {
+		return 0, nil, false
+	}
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		if len(k) != 1 || (k[0] != 'S' && k[0] != 'N') {
+			return
+		}
+		if s, err = v.StringBytes(); err == nil {
+			typ, ok = k[0], true
+		}
+	})
+	return typ, s, ok
+}
+
+// maxNames bounds the attribute names attrName keeps: calgraph's items use a
+// few dozen; names beyond the bound are allocated per use, as before.
+const maxNames = 1024
+
+// names holds the attribute names met so far, copied on write (rarely: the
+// set stops growing after the first reads), so lookups take no lock.
+var (
+	names   atomic.Pointer[map[string]string]
+	namesMu sync.Mutex
+)
+
+// attrName returns k as a string, the same string for every item.
+func attrName(k []byte) string {
+	if m := names.Load(); m != nil {
+		if s, ok := (*m)[string(k)]; ok {
+			return s
+		}
+	}
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	old := names.Load()
+	if old != nil {
+		if s, ok := (*old)[string(k)]; ok {
+			return s
+		}
+		if len(*old) >= maxNames {
+			return string(k)
+		}
+	}
+	m := make(map[string]string, 1+lenOf(old))
+	if old != nil {
+		for n := range *old {
+			m[n] = n
+		}
+	}
+	s := string(k)
+	m[s] = s
+	names.Store(&m)
+	return s
+}
+
+func lenOf(m *map[string]string) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
 }
 
 // decodeValue decodes one attribute value: an object with exactly one key

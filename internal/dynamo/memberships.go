@@ -288,7 +288,7 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 // the page at the calendar's revision.
 func (s *Store) MembershipsOfCalendar(ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
 	return cachedRead(s.views, scope, cal, membersKey(cal, p), clonePage,
-		func(p *calendar.MembershipPage) int { return len(p.Memberships) },
+		func(p *calendar.MembershipPage) (int, int) { return len(p.Memberships), membersBytes(p) },
 		func() (*calendar.MembershipPage, error) {
 			page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))
 			if page != nil {

@@ -173,7 +173,8 @@ func mayKeep(scope calendar.ReadScope, r *calendar.RangeRead) bool {
 // the read was sent.
 func (s *Store) keepRange(scope calendar.ReadScope, r *calendar.RangeRead) {
 	if r.Err == nil && mayKeep(scope, r) && s.views.settled(r.Calendar.ID, r.Calendar.Revision, r.Sent) {
-		s.views.put(rangeKey(r.Calendar, r.From, r.To), slices.Clone(r.Entries), len(r.Entries))
+		held := slices.Clone(r.Entries)
+		s.views.put(rangeKey(r.Calendar, r.From, r.To), held, len(held), rangeBytes(held))
 	}
 }
 

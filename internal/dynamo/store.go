@@ -94,15 +94,17 @@ func WithICalDomain(domain string) Option { return func(s *Store) { s.icalDomain
 // as removing a deleted calendar's memberships.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
-// DefaultViewCacheItems is how many entries and memberships a store's view
-// cache holds unless WithViewCache says otherwise: with the benchmark's data
-// (about 5 entries per calendar and week) the weeks of some 20,000 calendars,
-// about 80 MB (an entry like the benchmark's takes about 800 bytes in memory).
-const DefaultViewCacheItems = 100_000
+// DefaultViewCacheBytes is how many bytes of entries and memberships a
+// store's view cache holds unless WithViewCache says otherwise: an entry like
+// the benchmark's takes about 1 KB, so some 60,000 entries, the weeks of
+// some 12,000 calendars of the benchmark's data (about 5 entries per
+// calendar and week). See docs/design.md, "The view cache", for what the
+// process takes with a full cache.
+const DefaultViewCacheBytes = 64 << 20
 
-// WithViewCache sets how many entries and memberships the view cache holds
-// (viewcache.go); 0 turns it off.
-func WithViewCache(items int) Option { return func(s *Store) { s.views = newViewCache(items) } }
+// WithViewCache sets how many bytes of entries and memberships the view
+// cache holds (viewcache.go, viewcache_size.go); 0 turns it off.
+func WithViewCache(bytes int) Option { return func(s *Store) { s.views = newViewCache(bytes) } }
 
 // New returns a Store on the named table, expanding series with eng. IDs
 // default to UUIDv7, which sort by creation time, so lists ordered by ID are
@@ -123,7 +125,7 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 		trashBudget:      trashItemBudget,
 		clock:            newStoreClock(time.Now),
 		retention:        calendar.DefaultChangeRetention,
-		views:            newViewCache(DefaultViewCacheItems),
+		views:            newViewCache(DefaultViewCacheBytes),
 		searches:         newSearchIndexes(DefaultSearchIndexBytes),
 	}
 	for _, o := range opts {

@@ -43,17 +43,19 @@ import (
 // mutation's): a calendar read before the request's own write names a
 // revision older than the write.
 //
-// Bounded: at most max items (entries or memberships) are held, the least
-// recently used going first; answers of older revisions are never looked up
+// Bounded: at most max bytes of entries and memberships are held, each read
+// charged what it keeps on the heap (viewcache_size.go), the least recently
+// used going first; answers of older revisions are never looked up
 // again and age out the same way. Everything held is shared between
 // requests and never changed: lookups hand out copies of the slices.
 type viewCache struct {
-	max    int
+	max    int // bytes
 	settle time.Duration
 	now    func() time.Time
 
 	mu    sync.Mutex
-	held  int
+	held  int        // bytes
+	items int        // entries and memberships
 	order *list.List // of *viewCached, most recently used first
 	index map[viewKey]*list.Element
 	seen  map[string]sighting // by calendar ID: the newest revision seen
@@ -104,8 +106,14 @@ const (
 type viewCached struct {
 	key   viewKey
 	value any
-	cost  int
+	cost  int // bytes
+	items int
 }
+
+// sightingBytes is about what one calendar's sighting costs the cache's
+// seen map (its slot, key and ID); the map is bounded to max/sightingBytes/4,
+// a quarter of the bound.
+const sightingBytes = 96
 
 func newViewCache(max int) *viewCache {
 	if max <= 0 {
@@ -136,7 +144,7 @@ func (c *viewCache) settled(calendarID string, revision int64, sent time.Time) b
 	case ok && s.revision > revision: // a read that lost a race with a newer one
 		return false
 	}
-	if len(c.seen) >= c.max { // bounded as the cache is: start over
+	if len(c.seen) >= max(1, c.max/sightingBytes/4) { // bounded with the cache: start over
 		clear(c.seen)
 	}
 	c.seen[calendarID] = sighting{revision, now}
@@ -155,11 +163,11 @@ func (c *viewCache) clock() time.Time {
 // may be served from it, when c holds it at cal's revision. Otherwise it
 // calls read, and holds the answer when cal's revision has settled. clone
 // copies what goes in or out, so that callers never share a slice with the
-// cache; size counts its items. Member pages, one Query each, use it; range
+// cache; size counts its items and bytes. Member pages, one Query each, use it; range
 // reads, which keep what they read only once checked, do the same in steps
 // (range_reads.go).
 func cachedRead[V any](c *viewCache, scope calendar.ReadScope, cal *calendar.Calendar, key viewKey,
-	clone func(V) V, size func(V) int, read func() (V, error)) (V, error) {
+	clone func(V) V, size func(V) (items, bytes int), read func() (V, error)) (V, error) {
 	cacheable := cal.Revision > 0 && scope.Cached
 	if cacheable {
 		if v, ok := c.get(key); ok {
@@ -169,7 +177,9 @@ func cachedRead[V any](c *viewCache, scope calendar.ReadScope, cal *calendar.Cal
 	}
 	v, err := read()
 	if err == nil && cacheable {
-		c.put(key, clone(v), size(v))
+		held := clone(v)
+		items, bytes := size(held)
+		c.put(key, held, items, bytes)
 	}
 	return v, err
 }
@@ -191,30 +201,32 @@ func (c *viewCache) get(k viewKey) (any, bool) {
 	return el.Value.(*viewCached).value, true
 }
 
-// put holds v, made of n items, under k, making room by dropping the least
-// recently used. A read larger than the whole cache is not held.
-func (c *viewCache) put(k viewKey, v any, n int) {
+// put holds v, made of n items taking size bytes, under k, making room by
+// dropping the least recently used. A read larger than the whole cache is not
+// held.
+func (c *viewCache) put(k viewKey, v any, n, size int) {
 	if c == nil {
 		return
 	}
-	cost := n + 1
+	cost := size + heldOverhead
 	if cost > c.max {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.index[k]; ok { // a concurrent read of the same thing
-		c.held -= el.Value.(*viewCached).cost
+		old := el.Value.(*viewCached)
+		c.held, c.items = c.held-old.cost, c.items-old.items
 		c.order.Remove(el)
 	}
-	c.index[k] = c.order.PushFront(&viewCached{key: k, value: v, cost: cost})
-	c.held += cost
+	c.index[k] = c.order.PushFront(&viewCached{key: k, value: v, cost: cost, items: n})
+	c.held, c.items = c.held+cost, c.items+n
 	for c.held > c.max {
 		last := c.order.Back()
 		old := last.Value.(*viewCached)
 		c.order.Remove(last)
 		delete(c.index, old.key)
-		c.held -= old.cost
+		c.held, c.items = c.held-old.cost, c.items-old.items
 	}
 }
 
@@ -222,6 +234,7 @@ func (c *viewCache) put(k viewKey, v any, n int) {
 type ViewCacheStats struct {
 	Hits, Misses int64
 	Items        int // entries and memberships held
+	Bytes        int // what they take, as the bound counts it
 }
 
 // ViewCacheStats reports the view cache's hits, misses and size.
@@ -232,5 +245,5 @@ func (s *Store) ViewCacheStats() ViewCacheStats {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return ViewCacheStats{Hits: c.hits, Misses: c.misses, Items: c.held}
+	return ViewCacheStats{Hits: c.hits, Misses: c.misses, Items: c.items, Bytes: c.held}
 }

@@ -13,8 +13,8 @@ import (
 type binary struct {
 	label string // "now", or "before <short commit>"
 	path  string
-	debug bool // it serves runtime counters (-debug-addr)
-	cold  bool // it runs without its view cache (-cold, when it has one)
+	debug bool   // it serves runtime counters (-debug-addr)
+	cold  string // the flag it turns its view cache off with, set to 0 (-cold, when it has one)
 }
 
 // revisions says which code the binaries were built from.
@@ -90,7 +90,13 @@ func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bo
 	}
 	for _, b := range bins {
 		b.debug = takesFlag(ctx, b.path, "-debug-addr")
-		b.cold = cold && takesFlag(ctx, b.path, "-view-cache-items")
+		switch {
+		case !cold:
+		case takesFlag(ctx, b.path, "-view-cache-bytes"):
+			b.cold = "-view-cache-bytes"
+		case takesFlag(ctx, b.path, "-view-cache-items"):
+			b.cold = "-view-cache-items"
+		}
 	}
 	return bins, cleanup, nil
 }

@@ -70,7 +70,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.clients, "clients", 1, fmt.Sprintf("concurrent clients sending the measured requests (1 to %d): with more than one, waves per view are not counted, and views/s is the throughput", maxClients))
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, server logs) and the tables")
 	fs.StringVar(&o.out, "out", "", "also write the report to this file")
-	fs.BoolVar(&o.cold, "cold", false, "run servers that have a view cache without it (-view-cache-items 0): every view reads its calendars' entries, as one does after each of its calendars changed")
+	fs.BoolVar(&o.cold, "cold", false, "run servers that have a view cache without it (-view-cache-bytes 0, or -view-cache-items 0 on older commits): every view reads its calendars' entries, as one does after each of its calendars changed")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -50,7 +50,7 @@ func (rep *report) write(w io.Writer) error {
 	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up requests (for %v at least) then %d measured requests of a view, %s\n",
 		rep.rounds, warmUps, warmUpTime, rep.requests, sending)
 	for _, bin := range rep.bins {
-		if bin.cold {
+		if bin.cold != "" {
 			fmt.Fprintf(&b, "- %s: without its view cache (-cold): every view reads its calendars' entries\n", bin.label)
 		}
 	}

@@ -45,8 +45,8 @@ func startServer(ctx context.Context, bin *binary, table, secret, endpoint, logP
 	}
 	args := []string{"serve", "-addr", addr, "-store", "dynamodb", "-table", table, "-create-table", "true",
 		"-jwt-secret", secret, "-dev-tokens", "false", "-log-level", "warn"}
-	if bin.cold {
-		args = append(args, "-view-cache-items", "0")
+	if bin.cold != "" {
+		args = append(args, bin.cold, "0")
 	}
 	s := &server{url: "http://" + addr, logPath: logPath, exited: make(chan struct{})}
 	if bin.debug {
@@ -155,7 +155,7 @@ func mintToken(ctx context.Context, bin *binary, secret, email, dir string) (str
 }
 
 // takesFlag reports whether the binary at path's serve command takes flag
-// (older commits lack -debug-addr and -view-cache-items).
+// (older commits lack -debug-addr and the view cache's flag).
 func takesFlag(ctx context.Context, path, flag string) bool {
 	cmd := exec.CommandContext(ctx, path, "serve", "-h")
 	cmd.Env = childEnv()

@@ -67,7 +67,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := rep.write(&out); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.bins[0].cold || !strings.Contains(out.String(), "without its view cache (-cold)") {
+	if rep.bins[0].cold != "-view-cache-bytes" || !strings.Contains(out.String(), "without its view cache (-cold)") {
 		t.Errorf("the server ran with its view cache, or the report does not say it did not:\n%s", out.String())
 	}
 	for _, v := range views {
