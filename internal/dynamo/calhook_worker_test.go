@@ -135,17 +135,19 @@ func TestCalendarWebhookCosts(t *testing.T) {
 func TestCalendarWebhookTokenExpired(t *testing.T) {
 	t.Parallel()
 	h := newCalHookFixture(t)
-	// A token begins 30 s (the sync overlap) back: with a retention of 33 s,
-	// it expires 3 s later, and a fresh one does not.
+	// A token begins 30 s (the sync overlap) back: with a retention of 60 s,
+	// it expires 30 s later, and the fresh one the expiry gives does not
+	// while the drains run (on a loaded -race machine they took 10 s, and
+	// a margin of 3 s saw the fresh token expire too).
 	h.hooks = dynamo.New(h.db, h.store.Table(), engine, dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: true}),
-		dynamo.WithChangeRetention(33*time.Second))
+		dynamo.WithChangeRetention(60*time.Second))
 	cal := h.calendarOf(h.owner, "work")
 	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID})
 	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: "old",
 		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(4 * time.Second) // the webhook's token is now past the retention
+	time.Sleep(31 * time.Second) // the webhook's token is now past the retention
 	h.drain()
 	h.drain()
 	h.recv.mu.Lock()
