@@ -60,6 +60,8 @@ type Config struct {
 	ServiceName     string   // service.name of traces
 	// WebhookAllowPrivate lets webhooks reach private addresses (webhook.Policy).
 	WebhookAllowPrivate bool
+	// AnswerCacheBytes bounds the answer cache (internal/answercache); 0: off.
+	AnswerCacheBytes int64
 	// SearchIndexBytes bounds the search indexes an instance keeps; 0: none.
 	SearchIndexBytes int
 

@@ -1,0 +1,408 @@
+package dynamo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/calgraph/calgraph/internal/answercache"
+)
+
+// Read sets: what one request read from the table, for the answer cache
+// (internal/answercache). Every call the store's clients make passes
+// recordReads, one Initialize-step middleware on both (the SDK's and
+// ddbread's), so no read of the table can bypass it: with a ReadSet in the
+// call's context (Store.Record) it records
+//
+//   - each item a GetItem or BatchGetItem asked for, as a digest of what it
+//     read (absent included);
+//   - each Query, its input and a digest of the page it returned;
+//   - anything else (a Scan, a write, a failed call, a projected read by
+//     key) as a reason the request cannot be validated.
+//
+// The view cache answers without a call; it records the calendar and the
+// revision it answered at (viewCache.get), which must be the revision a
+// recorded read of the calendar's item showed: the view cache's answer is a
+// function of the calendar's revision (viewcache.go), so that read vouches
+// for it. Store.Unchanged validates a read set: the items again in one
+// strongly consistent BatchGetItem per 100, each Query again as it was sent,
+// all in one wave, every digest compared. A read set is refused
+// (Uncacheable) when validating it would cost more than a few calls.
+type ReadSet struct {
+	mu      sync.Mutex
+	items   map[itemKey]digest
+	queries []recordedQuery
+	revs    map[string]int64 // calendars' revisions as their items were read
+	views   map[string]int64 // calendars the view cache answered for, at that revision
+	why     string
+	bytes   int
+}
+
+// digest is a SHA-256 of an item or a page as read (zero: absent).
+type digest [sha256.Size]byte
+
+type recordedQuery struct {
+	in  dynamodb.QueryInput
+	out digest
+}
+
+// Bounds on what a hit may cost to validate: one BatchGetItem and a few
+// Queries, in one wave.
+const (
+	maxValidatedItems   = batchGetLimit
+	maxValidatedQueries = 4
+)
+
+// Reasons a read set cannot be validated (answer-cache miss reasons).
+const (
+	whyUnrecorded = "unrecorded_read"
+	whyWrite      = "write"
+	whyFailed     = "failed_read"
+	whyTooMany    = "too_many_reads"
+	whyView       = "unvouched_view"
+	whyClock      = "clock"
+	whySearch     = "search_index"
+)
+
+type readSetKey struct{}
+
+// Record implements answercache.Source: ctx with a fresh read set.
+func (s *Store) Record(ctx context.Context) (context.Context, answercache.ReadSet) {
+	rs := &ReadSet{items: map[itemKey]digest{}, revs: map[string]int64{}, views: map[string]int64{}}
+	return context.WithValue(ctx, readSetKey{}, rs), rs
+}
+
+func readSetOf(ctx context.Context) *ReadSet {
+	rs, _ := ctx.Value(readSetKey{}).(*ReadSet)
+	return rs
+}
+
+// Uncacheable implements answercache.ReadSet.
+func (rs *ReadSet) Uncacheable() string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.why != "" {
+		return rs.why
+	}
+	for id, rev := range rs.views {
+		if seen, ok := rs.revs[id]; !ok || seen != rev {
+			return whyView
+		}
+	}
+	if len(rs.items) > maxValidatedItems || len(rs.queries) > maxValidatedQueries {
+		return whyTooMany
+	}
+	return ""
+}
+
+// Bytes implements answercache.ReadSet: keys, digests, Queries' inputs.
+func (rs *ReadSet) Bytes() int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.bytes
+}
+
+func (rs *ReadSet) refuse(why string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.why == "" {
+		rs.why = why
+	}
+}
+
+// noteView records that the view cache answered a read of calendarID at
+// revision: the request must have read the calendar's item at it.
+func noteView(ctx context.Context, calendarID string, revision int64) {
+	if rs := readSetOf(ctx); rs != nil {
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		rs.views[calendarID] = revision
+	}
+}
+
+// Uncacheable marks the request's answer as not to be kept, for reads that
+// answer from memory no read set covers (the search indexes) and answers
+// that depend on the clock.
+func uncacheable(ctx context.Context, why string) {
+	answercache.Mark(ctx, why)
+}
+
+func (rs *ReadSet) addItem(k itemKey, it item) {
+	d := digest{}
+	if it != nil {
+		d = digestOf(func(h *hasher) { h.item(it) })
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if _, ok := rs.items[k]; !ok {
+		rs.bytes += len(k.PK) + len(k.SK) + len(d) + 48
+	}
+	rs.items[k] = d
+	if id, ok := calendarOfItemKey(k); ok && it != nil {
+		rs.revs[id] = revisionOf(it)
+	}
+}
+
+func (rs *ReadSet) addQuery(in *dynamodb.QueryInput, out *dynamodb.QueryOutput) {
+	d := digestOf(func(h *hasher) {
+		for _, it := range out.Items {
+			h.item(it)
+		}
+		h.str("LEK")
+		h.item(out.LastEvaluatedKey)
+	})
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.queries = append(rs.queries, recordedQuery{in: *in, out: d}) // a copy: callers page by changing theirs
+	rs.bytes += 512 + len(d)
+	for _, it := range out.Items {
+		if k := keyOf(it); k.PK != "" {
+			if id, ok := calendarOfItemKey(k); ok {
+				rs.revs[id] = revisionOf(it)
+			}
+		}
+	}
+}
+
+func revisionOf(it item) int64 {
+	if n, ok := it[attrRevision].(*types.AttributeValueMemberN); ok {
+		v, _ := strconv.ParseInt(n.Value, 10, 64)
+		return v
+	}
+	return 0
+}
+
+// observe records one call's reads (see ReadSet).
+func (rs *ReadSet) observe(op string, params, result any, err error) {
+	if err != nil {
+		rs.refuse(whyFailed)
+		return
+	}
+	switch in := params.(type) {
+	case *dynamodb.GetItemInput:
+		out, _ := result.(*dynamodb.GetItemOutput)
+		if out == nil || in.ProjectionExpression != nil {
+			rs.refuse(whyUnrecorded)
+			return
+		}
+		rs.addItem(keyOf(in.Key), out.Item)
+	case *dynamodb.BatchGetItemInput:
+		out, _ := result.(*dynamodb.BatchGetItemOutput)
+		if out == nil {
+			rs.refuse(whyUnrecorded)
+			return
+		}
+		for table, ka := range in.RequestItems {
+			if ka.ProjectionExpression != nil {
+				rs.refuse(whyUnrecorded)
+				return
+			}
+			found := map[itemKey]item{}
+			for _, it := range out.Responses[table] {
+				found[keyOf(it)] = it
+			}
+			unprocessed := map[itemKey]bool{}
+			for _, k := range out.UnprocessedKeys[table].Keys {
+				unprocessed[keyOf(k)] = true
+			}
+			for _, k := range ka.Keys {
+				if key := keyOf(k); !unprocessed[key] {
+					rs.addItem(key, found[key])
+				}
+			}
+		}
+	case *dynamodb.QueryInput:
+		out, _ := result.(*dynamodb.QueryOutput)
+		if out == nil {
+			rs.refuse(whyUnrecorded)
+			return
+		}
+		rs.addQuery(in, out)
+	default:
+		switch op {
+		case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
+			rs.refuse(whyWrite)
+		default:
+			rs.refuse(whyUnrecorded)
+		}
+	}
+}
+
+// recordReads is the one place reads are recorded: an Initialize-step
+// middleware, outermost, so it sees each call's final answer after retries.
+func recordReads(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("calgraph.readSet",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleInitialize(ctx, in)
+				if rs := readSetOf(ctx); rs != nil {
+					rs.observe(middleware.GetOperationName(ctx), in.Parameters, out.Result, err)
+				}
+				return out, md, err
+			}), middleware.Before)
+	})
+}
+
+// Unchanged implements answercache.Source: whether every read of a read
+// set (Record) reads the same now. Its items are read again strongly,
+// 100 keys per BatchGetItem, and its Queries sent again, all at once.
+func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, error) {
+	rs, ok := set.(*ReadSet)
+	if !ok || rs.Uncacheable() != "" {
+		return false, nil
+	}
+	rs.mu.Lock()
+	keys := make([]itemKey, 0, len(rs.items))
+	for k := range rs.items {
+		keys = append(keys, k)
+	}
+	queries := slices.Clone(rs.queries)
+	rs.mu.Unlock()
+
+	var mu sync.Mutex
+	same := true
+	differ := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		same = false
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	if len(keys) > 0 {
+		g.Go(func() error {
+			found, err := s.batchGet(ctx, keys)
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				d := digest{}
+				if it, ok := found[k]; ok {
+					d = digestOf(func(h *hasher) { h.item(it) })
+				}
+				if d != rs.items[k] { // rs.items is not written once the request ended
+					differ()
+				}
+			}
+			return nil
+		})
+	}
+	for _, q := range queries {
+		g.Go(func() error {
+			in := q.in
+			out, err := s.reads.Query(ctx, &in)
+			if err != nil {
+				return err
+			}
+			d := digestOf(func(h *hasher) {
+				for _, it := range out.Items {
+					h.item(it)
+				}
+				h.str("LEK")
+				h.item(out.LastEvaluatedKey)
+			})
+			if d != q.out {
+				differ()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return false, err
+	}
+	return same, nil
+}
+
+// hasher writes attribute values unambiguously (a type tag and lengths
+// before contents, map keys sorted) into a SHA-256.
+type hasher struct {
+	buf []byte
+}
+
+func digestOf(write func(h *hasher)) digest {
+	h := &hasher{buf: make([]byte, 0, 1024)}
+	write(h)
+	return sha256.Sum256(h.buf)
+}
+
+func (h *hasher) str(s string) {
+	h.buf = binary.AppendUvarint(h.buf, uint64(len(s)))
+	h.buf = append(h.buf, s...)
+}
+
+func (h *hasher) item(it map[string]types.AttributeValue) {
+	names := make([]string, 0, len(it))
+	for n := range it {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	h.buf = binary.AppendUvarint(h.buf, uint64(len(names)))
+	for _, n := range names {
+		h.str(n)
+		h.value(it[n])
+	}
+}
+
+func (h *hasher) value(v types.AttributeValue) {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		h.buf = append(h.buf, 'S')
+		h.str(v.Value)
+	case *types.AttributeValueMemberN:
+		h.buf = append(h.buf, 'N')
+		h.str(v.Value)
+	case *types.AttributeValueMemberB:
+		h.buf = append(h.buf, 'B')
+		h.str(string(v.Value))
+	case *types.AttributeValueMemberBOOL:
+		h.buf = append(h.buf, 'T')
+		h.buf = strconv.AppendBool(h.buf, v.Value)
+	case *types.AttributeValueMemberNULL:
+		h.buf = append(h.buf, '0')
+	case *types.AttributeValueMemberM:
+		h.buf = append(h.buf, 'M')
+		h.item(v.Value)
+	case *types.AttributeValueMemberL:
+		h.buf = append(h.buf, 'L')
+		h.buf = binary.AppendUvarint(h.buf, uint64(len(v.Value)))
+		for _, e := range v.Value {
+			h.value(e)
+		}
+	case *types.AttributeValueMemberSS:
+		h.set('s', v.Value)
+	case *types.AttributeValueMemberNS:
+		h.set('n', v.Value)
+	case *types.AttributeValueMemberBS:
+		bs := make([]string, len(v.Value))
+		for i, b := range v.Value {
+			bs[i] = string(b)
+		}
+		h.set('b', bs)
+	default:
+		// An attribute type this does not know: a digest that never
+		// matches again, so the answer is never served.
+		h.buf = append(h.buf, '?')
+		h.str(strconv.Itoa(int(uncomparable.Add(1))))
+	}
+}
+
+// set writes a set in order: DynamoDB does not keep one.
+func (h *hasher) set(tag byte, vs []string) {
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	h.buf = append(h.buf, tag)
+	h.buf = binary.AppendUvarint(h.buf, uint64(len(vs)))
+	for _, s := range vs {
+		h.str(s)
+	}
+}
+
+// uncomparable makes the digest of each unknown attribute type unique.
+var uncomparable atomic.Int64
