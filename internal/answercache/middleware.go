@@ -197,10 +197,12 @@ func (c *capture) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 const maxAnswer = 4 << 20
 
 // verdict is why the response may not be kept: anything but a whole 200
-// body of JSON that no one encoded yet.
+// body of JSON. (What was copied is what next wrote, before the edge's
+// compression, which sets Content-Encoding on the same header: that is not
+// next's doing.)
 func (c *capture) verdict() string {
 	h := c.Header()
-	if c.status != http.StatusOK || c.flushed || c.body.Len() > maxAnswer || h.Get("Content-Encoding") != "" ||
+	if c.status != http.StatusOK || c.flushed || c.body.Len() > maxAnswer ||
 		!strings.Contains(h.Get("Content-Type"), "json") {
 		return ReasonResponse
 	}
