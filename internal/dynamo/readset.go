@@ -70,6 +70,7 @@ const (
 	whyTooMany    = "too_many_reads"
 	whyView       = "unvouched_view"
 	whyClock      = "clock"
+	whyMoved      = "changed_while_read"
 	whySearch     = "search_index"
 )
 
@@ -143,9 +144,15 @@ func (rs *ReadSet) addItem(k itemKey, it item) {
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if _, ok := rs.items[k]; !ok {
-		rs.bytes += len(k.PK) + len(k.SK) + len(d) + 48
+	if was, ok := rs.items[k]; ok {
+		if was != d && rs.why == "" {
+			// Read twice, changed between: the answer may show either, and
+			// no one validation can vouch for both.
+			rs.why = whyMoved
+		}
+		return
 	}
+	rs.bytes += len(k.PK) + len(k.SK) + len(d) + 48
 	rs.items[k] = d
 	if id, ok := calendarOfItemKey(k); ok && it != nil {
 		rs.revs[id] = revisionOf(it)
