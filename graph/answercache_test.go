@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -239,3 +240,42 @@ func (w *answerWorld) changeMembership(at, fresh *env, cal, calOwner string, rnd
 
 // withAnswerCache gives the instance an answer cache of that many bytes.
 func withAnswerCache(bytes int64) func(*envOptions) { return func(o *envOptions) { o.answers = bytes } }
+
+// TestAnswerCacheKeepsCleanQueriesOnly: a repeated query is answered from the
+// cache after one wave that checks its reads (no range read, no second
+// wave); a query answered with an error, a mutation and a query that reads
+// the clock (findTimes) run every time.
+func TestAnswerCacheKeepsCleanQueriesOnly(t *testing.T) {
+	e := newEnv(t, withAnswerCache(1<<20), withWaveGate())
+	tok := e.token("clean@example.com")
+	e.must(tok, provision, nil)
+	cal := str(e.must(tok, `mutation { createCalendar(input: {name: "Mine"}) { calendar { id } } }`, nil), "createCalendar.calendar.id")
+	const list = `{ viewer { calendars(first: 10) { edges { node { role calendar { id name } } } } } }`
+	e.must(tok, list, nil)
+	e.rec.Reset()
+	e.must(tok, list, nil)
+	if s := e.answers.Stats(); s.Hits != 1 {
+		t.Fatalf("repeated query: got %+v, want a hit", s)
+	}
+	for step, n := range planOf(e.rec.Calls()) {
+		if !strings.HasPrefix(step, "wave 1 ") {
+			t.Errorf("a hit's calls: %s ×%d, want every call in one wave", step, n)
+		}
+	}
+	for _, q := range []struct{ query, why string }{
+		{`{ calendar(id: "Q2FsZW5kYXI6bm9uZQ") { name } }`, "not_a_clean_query"},
+		{`mutation($c: ID!) { updateCalendar(input: {id: $c, expectedVersion: 99, name: "x"}) { calendar { id } } }`, "not_a_clean_query"},
+		{`{ findTimes(input: {groups: [{users: ["clean@example.com"]}], durationMinutes: 60, timeZone: "UTC",
+			range: {instants: {start: "2027-02-01T09:00:00Z", end: "2027-02-01T18:00:00Z"}}}) { slots { start } } }`, "clock"},
+	} {
+		before := e.answers.Stats().Misses[q.why]
+		e.do(tok, q.query, map[string]any{"c": cal})
+		e.do(tok, q.query, map[string]any{"c": cal})
+		if got := e.answers.Stats().Misses[q.why] - before; got != 2 {
+			t.Errorf("%s: %d misses for %q, want 2 (never kept)", q.query, got, q.why)
+		}
+	}
+	if s := e.answers.Stats(); s.Hits != 1 {
+		t.Errorf("got %d hits, want only the clean query's", s.Hits)
+	}
+}
