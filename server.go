@@ -37,8 +37,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/graph"
-	"github.com/calgraph/calgraph/internal/atomicfile"
 	"github.com/calgraph/calgraph/internal/answercache"
+	"github.com/calgraph/calgraph/internal/atomicfile"
 	"github.com/calgraph/calgraph/internal/auth"
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/config"

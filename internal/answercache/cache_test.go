@@ -97,14 +97,14 @@ func TestServedOnlyWhileTheReadsAreUnchanged(t *testing.T) {
 func TestNeverKeptWithoutConsent(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, why string
-		src             fakeSource
+		src             *fakeSource
 	}{
-		{"not confirmed (a mutation)", `{"query":"mutation { a }"}`, ReasonNotConfirmed, fakeSource{}},
-		{"marked (the clock)", `{"query":"{ clock }"}`, "clock", fakeSource{}},
-		{"reads the store could not record", `{"query":"{ a }"}`, "unrecorded_read", fakeSource{why: "unrecorded_read"}},
+		{"not confirmed (a mutation)", `{"query":"mutation { a }"}`, ReasonNotConfirmed, &fakeSource{}},
+		{"marked (the clock)", `{"query":"{ clock }"}`, "clock", &fakeSource{}},
+		{"reads the store could not record", `{"query":"{ a }"}`, "unrecorded_read", &fakeSource{why: "unrecorded_read"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := New(&tc.src, 1<<20)
+			c := New(tc.src, 1<<20)
 			var runs atomic.Int64
 			h := c.Middleware(app(&runs, 10))
 			post(t, h, "u1", tc.body)
