@@ -176,12 +176,15 @@ func (rs *ReadSet) addQuery(in *dynamodb.QueryInput, out *dynamodb.QueryOutput) 
 	}
 }
 
+// revisionOf is a calendar item's revision as calendar.Calendar.Revision
+// has it (records.go: the stored rev plus one, 0 meaning unknown), which
+// is what the view cache keys on.
 func revisionOf(it item) int64 {
+	var rev int64
 	if n, ok := it[attrRevision].(*types.AttributeValueMemberN); ok {
-		v, _ := strconv.ParseInt(n.Value, 10, 64)
-		return v
+		rev, _ = strconv.ParseInt(n.Value, 10, 64)
 	}
-	return 0
+	return rev + 1
 }
 
 // observe records one call's reads (see ReadSet).
