@@ -37,6 +37,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/calgraph/calgraph/graph"
+	"github.com/calgraph/calgraph/internal/answercache"
 	"github.com/calgraph/calgraph/internal/atomicfile"
 	"github.com/calgraph/calgraph/internal/auth"
 	"github.com/calgraph/calgraph/internal/calendar"
@@ -538,7 +539,8 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 		}
 		edge.GraphiQLHeaders = map[string]string{"Authorization": "Bearer " + devToken}
 	}
-	api := httpapi.Deadline(st.cfg.RequestTimeout, authn.Middleware(gql))
+	answers := answercache.New(st.store, st.cfg.AnswerCacheBytes)
+	api := httpapi.Deadline(st.cfg.RequestTimeout, authn.Middleware(answers.Middleware(gql)))
 	if st.metrics != nil {
 		api = st.metrics.GraphQL(api)
 	}
@@ -573,6 +575,7 @@ func (st *stack) api(ctx context.Context) (http.Handler, string, error) {
 			views(func(s dynamo.ViewCacheStats) int64 { return int64(s.Items) }))
 		st.metrics.GaugeFunc("calgraph_view_cache_bytes", "Bytes the entries and memberships held in this instance's view cache take, as -view-cache-bytes bounds them.",
 			views(func(s dynamo.ViewCacheStats) int64 { return int64(s.Bytes) }))
+		st.answerMetrics(answers)
 		searches := func(f func(dynamo.SearchIndexStats) int64) func() float64 {
 			return func() float64 { return float64(f(st.store.SearchIndexStats())) }
 		}
@@ -657,4 +660,21 @@ func printBanner(w io.Writer, cfg config.Config, url, devToken string) {
 		dataDir = " -data-dir " + cfg.DataDir
 	}
 	fmt.Fprintf(w, "Tokens for other users: go run . token%s -email bob@example.com\n", dataDir)
+}
+
+// answerMetrics registers the answer cache's metrics (a nil cache counts
+// nothing).
+func (st *stack) answerMetrics(answers *answercache.Cache) {
+	st.metrics.CounterFunc("calgraph_answer_cache_hits_total", "Queries answered from this instance's answer cache after checking that nothing they read changed.",
+		func() float64 { return float64(answers.Stats().Hits) })
+	st.metrics.CounterFuncByLabel("calgraph_answer_cache_misses_total", "Queries the answer cache did not answer, by why: absent (not held), changed (something read changed), or why the answer could not be kept (clock, write, not_a_clean_query, …).",
+		"reason", func() map[string]float64 {
+			out := map[string]float64{}
+			for reason, n := range answers.Stats().Misses {
+				out[reason] = float64(n)
+			}
+			return out
+		})
+	st.metrics.GaugeFunc("calgraph_answer_cache_bytes", "Bytes the answer cache holds: answers, their compressed copies and read sets (-answer-cache-bytes at most).",
+		func() float64 { return float64(answers.Stats().Bytes) })
 }

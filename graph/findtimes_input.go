@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/answercache"
 	"github.com/calgraph/calgraph/internal/availability"
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -104,6 +105,7 @@ func readTimesInput(ctx context.Context, in model.FindTimesInput) (*timesAsk, er
 	ask.req.MinNotice = minutesOr(in.MinimumNoticeMinutes, 0)
 	ask.req.WorkingHours = respect == nil || *respect
 	ask.req.Now = time.Now()
+	answercache.Mark(ctx, "clock")
 	return ask, ask.req.Validate()
 }
 

@@ -89,6 +89,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.Use(extension.Introspection{})
 	srv.Use(requestRecord{})
 	srv.Use(deferNeedsMultipart{})
+	srv.Use(answerConsent{}) // answers.go
 	// Apollo's automatic persisted queries: a client sends a query's SHA-256
 	// alone, and the query with it once if the server answers
 	// PERSISTED_QUERY_NOT_FOUND. The cache keeps the last apqCacheSize

@@ -21,6 +21,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/calgraph/calgraph/graph"
+	"github.com/calgraph/calgraph/internal/answercache"
 	"github.com/calgraph/calgraph/internal/auth"
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -36,14 +37,16 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef-test")
 // env is the whole API wired as server.go wires it, over a fresh table, served
 // by httptest, with every DynamoDB call recorded.
 type env struct {
-	t      testing.TB
-	url    string
-	store  *dynamo.Store
-	rec    *dynamo.Recorder
-	logs   *syncBuffer
-	tokens sync.Map // email -> token
-	messy  bool     // the test leaves the table inconsistent on purpose
-	hub    *live.Hub
+	t     testing.TB
+	url   string
+	store *dynamo.Store
+	// answers is the answer cache (withAnswerCache); nil without one.
+	answers *answercache.Cache
+	rec     *dynamo.Recorder
+	logs    *syncBuffer
+	tokens  sync.Map // email -> token
+	messy   bool     // the test leaves the table inconsistent on purpose
+	hub     *live.Hub
 
 	checked *dynamo.Store // the table through a plain client, for Store.Check
 	opts    []func(*envOptions)
@@ -65,6 +68,7 @@ type envOptions struct {
 	initWait time.Duration // how long a WebSocket may wait for connection_init (graph's default if zero)
 	deadline time.Duration // each request's deadline (httpapi.Deadline), as -request-timeout; none if zero
 	budget   int           // each request's budget of entries (graph.Options.MaxEntries); the default if zero
+	answers  int64         // the answer cache's bytes (-answer-cache-bytes); none if zero
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -128,19 +132,20 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		// and steadyPlan measures again with longer ones (e.again).
 		wait = cmp.Or(o.window, gateWindows[0])
 	}
-	api := authn.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget, MaxEntries: o.budget,
+	answers := answercache.New(store, o.answers)
+	api := authn.Middleware(answers.Middleware(graph.NewHandler(store, logger, graph.Options{MaxBodyBytes: 64 << 10, ForgetIdentity: authn.Forget, MaxEntries: o.budget,
 		Live: &graph.LiveOptions{Hub: hub, Authenticate: authn.Authenticate, AllowedOrigins: o.origins, Shutdown: running,
 			PingInterval: o.ping, IdleTimeout: o.idle, InitTimeout: o.initWait},
 		NewLoaders: func(scope calendar.ReadScope) *loader.Loaders {
 			return loader.NewWithWait(store, recurrence.Engine{}, scope, wait)
-		}}))
+		}})))
 	if o.deadline > 0 {
 		api = httpapi.Deadline(o.deadline, api)
 	}
 	h := httpapi.New(httpapi.Config{AllowedOrigins: o.origins, SDL: []byte("schema"), Feeds: httpapi.FeedHandler(store, recurrence.Engine{}, time.Now, logger)}, api, store.Ping, logger)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, url: srv.URL, store: store, rec: rec, logs: logs, hub: hub, checked: dynamo.New(plain, table, recurrence.Engine{}), opts: opts, window: wait}
+	e := &env{t: t, url: srv.URL, store: store, answers: answers, rec: rec, logs: logs, hub: hub, checked: dynamo.New(plain, table, recurrence.Engine{}), opts: opts, window: wait}
 	if o.table == "" { // a shared table (the benchmarks') is not this test's to check
 		t.Cleanup(func() {
 			if !e.messy && !t.Failed() {

@@ -62,6 +62,8 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// WebhookSweep is how often calendar webhooks read every cursor.
 	WebhookSweep time.Duration
+	// AnswerCacheBytes bounds the answer cache (internal/answercache); 0: off.
+	AnswerCacheBytes int64
 	// SearchIndexBytes bounds the search indexes an instance keeps; 0: none.
 	SearchIndexBytes int
 

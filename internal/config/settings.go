@@ -114,6 +114,13 @@ var settings = []Setting{
 			}
 			return err
 		}},
+	{"answer-cache-bytes", "CALGRAPH_ANSWER_CACHE_BYTES", "67108864", "how many bytes of finished query answers (with what each read) this instance keeps, to answer a repeated query after checking in one wave that nothing it read changed; 0 turns it off",
+		func(c *Config, v string) (err error) {
+			if c.AnswerCacheBytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.AnswerCacheBytes < 0 {
+				err = fmt.Errorf("%q is not a whole number, 0 or more", v)
+			}
+			return err
+		}},
 	{"search-index-bytes", "CALGRAPH_SEARCH_INDEX_BYTES", "268435456", "how many bytes of search indexes (of the calendars searched lately, counted as about 3.1 KB an entry) this instance keeps; a calendar not held is read whole at its next search; 0 keeps none",
 		func(c *Config, v string) (err error) {
 			if c.SearchIndexBytes, err = strconv.Atoi(v); err != nil || c.SearchIndexBytes < 0 {

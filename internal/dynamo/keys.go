@@ -295,6 +295,13 @@ func calendarKey(calendarID string) itemKey {
 	return itemKey{PK: prefixCalendar + calendarID, SK: prefixCalendar + calendarID}
 }
 
+// calendarOfItemKey returns the calendar whose item k is (calendarKey), if
+// it is one.
+func calendarOfItemKey(k itemKey) (string, bool) {
+	id, ok := strings.CutPrefix(k.PK, prefixCalendar)
+	return id, ok && k.SK == k.PK
+}
+
 // ownerTallyKey: the item counting a calendar's owners, so a transaction can
 // refuse to remove the last one. It sits in the calendar's partition.
 func ownerTallyKey(calendarID string) itemKey {

@@ -287,7 +287,7 @@ func (s *Store) AllMembershipsOfUser(ctx context.Context, userID string, max int
 // from the view cache (viewcache.go) for a scope it may serve when it holds
 // the page at the calendar's revision.
 func (s *Store) MembershipsOfCalendar(ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar, p calendar.Page) (*calendar.MembershipPage, error) {
-	return cachedRead(s.views, scope, cal, membersKey(cal, p), clonePage,
+	return cachedRead(ctx, s.views, scope, cal, membersKey(cal, p), clonePage,
 		func(p *calendar.MembershipPage) (int, int) { return len(p.Memberships), membersBytes(p) },
 		func() (*calendar.MembershipPage, error) {
 			page, err := s.membershipPage(ctx, membersQuery(cal.ID, p))

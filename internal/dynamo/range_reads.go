@@ -180,11 +180,11 @@ func (s *Store) keepRange(scope calendar.ReadScope, r *calendar.RangeRead) {
 
 // CachedEntriesReaching implements calendar.EntryReader: the view cache's
 // answer, for a scope that may be served from it.
-func (s *Store) CachedEntriesReaching(_ context.Context, scope calendar.ReadScope, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, bool) {
+func (s *Store) CachedEntriesReaching(ctx context.Context, scope calendar.ReadScope, cal *calendar.Calendar, from, to time.Time) ([]*calendar.Entry, bool) {
 	if cal.Revision == 0 || !scope.Cached {
 		return nil, false
 	}
-	v, ok := s.views.get(rangeKey(cal, from, to))
+	v, ok := s.views.get(ctx, rangeKey(cal, from, to))
 	if !ok {
 		return nil, false
 	}

@@ -21,6 +21,7 @@ import (
 // the hits: by score (search.Match), then by how near their start is to the
 // range's start (or now), then by calendar and entry ID.
 func (s *Store) Search(ctx context.Context, q calendar.SearchQuery) (*calendar.SearchPage, error) {
+	uncacheable(ctx, whySearch) // in-memory indexes, ranked by the clock
 	sq, r, offset, err := checkSearch(q)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 // kept in before the trees, and the tree nodes statsNodesAt names: at most
 // 34 items, whatever the user holds.
 func (s *Store) Stats(ctx context.Context) (calendar.Stats, error) {
+	uncacheable(ctx, whyClock) // the trees it reads are the clock's
 	viewer, err := calendar.ViewerID(ctx)
 	if err != nil {
 		return calendar.Stats{}, err

@@ -131,7 +131,7 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 	for _, o := range opts {
 		o(s)
 	}
-	db = observingDates(db, s.clock)
+	db = dynamodb.New(observingDates(db, s.clock).Options(), recordReads) // readset.go
 	s.db = db
 	s.reads = db
 	if lean, err := ddbread.New(context.Background(), db); err == nil {

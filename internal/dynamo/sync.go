@@ -176,6 +176,7 @@ func (s *Store) HeadToken(id string, user bool) string {
 // log's last overlapWindow (by position) count as seen, the rest (later
 // positions) do not.
 func (s *Store) StartToken(ctx context.Context, id string, user bool) (string, error) {
+	uncacheable(ctx, whyClock) // the token holds the moment of the read
 	at := s.clock.readNow()
 	t := syncToken{owner: id, user: user, low: at.Add(-overlapWindow).UnixMicro()}
 	partition := calendarPartition(id)
@@ -288,6 +289,7 @@ func (s *Store) readCalendarLog(ctx context.Context, t syncToken, first int, cal
 // readLog reads the objects named by the records of partition's log after t,
 // at most first of them, each once, in the order of their first record.
 func (s *Store) readLog(ctx context.Context, partition string, t syncToken, first int) (objects []string, next syncToken, more bool, err error) {
+	uncacheable(ctx, whyClock) // the next token holds the moment of the read
 	at := s.clock.readNow()
 	seen := make(map[seenRecord]bool, len(t.seen))
 	for _, r := range t.seen {

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"container/list"
+	"context"
 	"sync"
 	"time"
 
@@ -166,11 +167,11 @@ func (c *viewCache) clock() time.Time {
 // cache; size counts its items and bytes. Member pages, one Query each, use it; range
 // reads, which keep what they read only once checked, do the same in steps
 // (range_reads.go).
-func cachedRead[V any](c *viewCache, scope calendar.ReadScope, cal *calendar.Calendar, key viewKey,
+func cachedRead[V any](ctx context.Context, c *viewCache, scope calendar.ReadScope, cal *calendar.Calendar, key viewKey,
 	clone func(V) V, size func(V) (items, bytes int), read func() (V, error)) (V, error) {
 	cacheable := cal.Revision > 0 && scope.Cached
 	if cacheable {
-		if v, ok := c.get(key); ok {
+		if v, ok := c.get(ctx, key); ok {
 			return clone(v.(V)), nil
 		}
 		cacheable = c.settled(cal.ID, cal.Revision, time.Time{})
@@ -185,7 +186,9 @@ func cachedRead[V any](c *viewCache, scope calendar.ReadScope, cal *calendar.Cal
 }
 
 // get returns what is held under k, if anything. A nil cache holds nothing.
-func (c *viewCache) get(k viewKey) (any, bool) {
+// An answer is noted in the request's read set (readset.go): it stands for
+// a read of k's calendar at k's revision.
+func (c *viewCache) get(ctx context.Context, k viewKey) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -198,6 +201,7 @@ func (c *viewCache) get(k viewKey) (any, bool) {
 	}
 	c.hits++
 	c.order.MoveToFront(el)
+	noteView(ctx, k.calendarID, k.revision)
 	return el.Value.(*viewCached).value, true
 }
 

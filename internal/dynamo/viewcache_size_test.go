@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -78,7 +79,7 @@ func TestViewCacheStaysWithinItsBytes(t *testing.T) {
 	if c.held > c.max || c.items != 10 || len(c.index) != 10 {
 		t.Fatalf("holds %d bytes in %d reads (%d items), bound %d", c.held, len(c.index), c.items, c.max)
 	}
-	if _, ok := c.get(rangeKey(&calendar.Calendar{ID: "c", Revision: 1}, from.AddDate(0, 0, 24), from.AddDate(0, 0, 25))); !ok {
+	if _, ok := c.get(context.Background(), rangeKey(&calendar.Calendar{ID: "c", Revision: 1}, from.AddDate(0, 0, 24), from.AddDate(0, 0, 25))); !ok {
 		t.Fatal("the last read put is not held")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/calgraph/calgraph/internal/answercache"
 	"github.com/calgraph/calgraph/internal/calendar"
 )
 
@@ -306,6 +307,7 @@ func (l *Loaders) Tasks(ctx context.Context, calendarID string, list calendar.Ta
 			return nil, err
 		}
 		q.ArchivedBefore = u.Preferences.ArchivedBefore(time.Now())
+		answercache.Mark(ctx, "clock")
 	}
 	page, err := l.reader.Tasks(ctx, calendarID, q, p)
 	if err != nil {

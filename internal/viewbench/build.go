@@ -15,6 +15,9 @@ type binary struct {
 	path  string
 	debug bool   // it serves runtime counters (-debug-addr)
 	cold  string // the flag it turns its view cache off with, set to 0 (-cold, when it has one)
+	// answers: it has an answer cache (-answer-cache-bytes), which -cold
+	// turns off too: a cold view is one no cache answers.
+	answers bool
 }
 
 // revisions says which code the binaries were built from.
@@ -90,6 +93,7 @@ func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bo
 	}
 	for _, b := range bins {
 		b.debug = takesFlag(ctx, b.path, "-debug-addr")
+		b.answers = cold && takesFlag(ctx, b.path, "-answer-cache-bytes")
 		switch {
 		case !cold:
 		case takesFlag(ctx, b.path, "-view-cache-bytes"):

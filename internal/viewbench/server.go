@@ -48,6 +48,9 @@ func startServer(ctx context.Context, bin *binary, table, secret, endpoint, logP
 	if bin.cold != "" {
 		args = append(args, bin.cold, "0")
 	}
+	if bin.answers {
+		args = append(args, "-answer-cache-bytes", "0")
+	}
 	s := &server{url: "http://" + addr, logPath: logPath, exited: make(chan struct{})}
 	if bin.debug {
 		debugAddr, err := freeAddr()
