@@ -36,6 +36,8 @@ var contextValues = map[string]struct {
 	"internal/dynamo attemptLogKey":    {observation, "withAttemptLog"},
 	"internal/telemetry sentURL":       {observation, "telemetry.TraceHTTP"},
 	"internal/calendar idempotencyKey": {backChannel, "IdempotencyOf"},
+	"internal/dynamo readSetKey":       {observation, "Store.Record"},
+	"internal/answercache ctxKey":      {observation, "answercache.Mark"},
 }
 
 // TestContextValuesAreNamed holds the package doc's promise that it names

@@ -38,6 +38,15 @@
 //   - The URL a request was sent with (telemetry.TraceHTTP): kept while
 //     the tracer sees only the request's public path, and given back to the
 //     handler.
+//   - The read set (internal/dynamo's Store.Record): what a query read
+//     from the table, recorded by the store's clients' one middleware for
+//     the answer cache; the SDK's middleware stack passes only a context.
+//   - The answer cache's verdict (answercache.Mark, answercache.Confirm):
+//     a field that reads the clock marks its request's answer uncacheable,
+//     and the GraphQL layer confirms a clean query. Like reqinfo, written
+//     below and read only by the middleware that put it there, after the
+//     answer is made: it decides whether the answer is kept, never what it
+//     is.
 //
 // One back-channel: the idempotent request (IdempotentRequest,
 // IdempotencyOf, AfterResult). Once puts it in the context of the mutation
