@@ -172,3 +172,21 @@ func TestServedCompressedAsTheEdgeChose(t *testing.T) {
 		t.Errorf("a client accepting no coding got %v %q", identity.Header(), identity.Body.String()[:40])
 	}
 }
+
+// TestKeyedOnTheMediaTypeSent: the GraphQL handler refuses a POST that is not
+// application/json (4xx, the GraphQL-over-HTTP audit's 9ABE); the same body
+// sent without it must reach the handler, not the answer kept for the JSON
+// one.
+func TestKeyedOnTheMediaTypeSent(t *testing.T) {
+	c := New(&fakeSource{}, 1<<20)
+	var runs atomic.Int64
+	h := c.Middleware(app(&runs, 10))
+	post(t, h, "u1", `{"query":"{ a }"}`)
+	for _, ct := range []string{"", "text/plain"} {
+		before := runs.Load()
+		post(t, h, "u1", `{"query":"{ a }"}`, "Content-Type", ct)
+		if runs.Load() != before+1 {
+			t.Errorf("Content-Type %q: answered from the cache, want the handler to decide", ct)
+		}
+	}
+}

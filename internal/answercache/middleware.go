@@ -124,8 +124,11 @@ func readBody(r *http.Request) (body []byte, whole bool) {
 
 // keyOf names everything that can change the answer besides what the
 // request reads: the viewer whole (as the token gave it), the method, the
-// media type asked for (Accept), the URL's query (GET's operation) and the
-// body (POST's), each length-prefixed so that no two requests share a key.
+// media type asked for (Accept) and sent (Content-Type: a POST without
+// application/json is refused, graph/request.go), the URL's query (GET's
+// operation) and the body (POST's), each length-prefixed so that no two
+// requests share a key. These are every request header the GraphQL
+// handler reads; a new one must be added here.
 func keyOf(r *http.Request, body []byte) key {
 	v := calendar.ViewerOf(r.Context())
 	h := sha256.New()
@@ -145,7 +148,8 @@ func keyOf(r *http.Request, body []byte) key {
 	}
 	for _, s := range []string{v.ID, v.Identity.Provider, v.Identity.Subject, v.Email,
 		strconv.FormatInt(v.Expiry.UnixNano(), 10), signedUp, errText,
-		r.Method, strings.Join(r.Header.Values("Accept"), ","), r.URL.RawQuery, string(body)} {
+		r.Method, strings.Join(r.Header.Values("Accept"), ","), strings.Join(r.Header.Values("Content-Type"), ","),
+		r.URL.RawQuery, string(body)} {
 		field(s)
 	}
 	var k key
