@@ -10,3 +10,7 @@ func (db *DB) ServeUnsigned(w http.ResponseWriter, r *http.Request) {
 		db.serve(w, r, body)
 	}
 }
+
+// ServeHTTP answers one call as the Server's listener does, so a test can
+// send one after Close, as a connection that read it just before does.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r) }

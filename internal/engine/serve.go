@@ -24,6 +24,11 @@ type Server struct {
 	srv     *http.Server
 	url     string
 	served  chan error
+	// gate orders every call's calls.Add before Close's calls.Wait: a
+	// connection that read its request just before srv.Close still runs its
+	// handler afterwards, and must then be refused, not let in behind Wait.
+	gate    sync.Mutex
+	closed  bool
 	calls   sync.WaitGroup
 	stop    context.CancelFunc
 	swept   chan struct{}
@@ -57,7 +62,11 @@ func (s *Server) Credentials() aws.Credentials { return s.auth.creds }
 func (s *Server) DB() *DB { return s.db }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	s.calls.Add(1)
+	if !s.begin() {
+		e := &apiError{Type: "ServiceUnavailable", Status: http.StatusServiceUnavailable, Message: "The engine is shutting down"}
+		writeAnswer(w, e.Status, e.body())
+		return
+	}
 	defer s.calls.Done()
 	body, ok := readBody(w, r)
 	if !ok {
@@ -69,6 +78,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.db.serve(w, r, body)
+}
+
+// begin counts a call in, unless Close has begun waiting for the calls.
+func (s *Server) begin() bool {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if s.closed {
+		return false
+	}
+	s.calls.Add(1)
+	return true
 }
 
 // Close stops serving: it closes the listener and every connection at once
@@ -84,6 +104,9 @@ func (s *Server) Close() error {
 		if serveErr := <-s.served; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
 			err = serveErr
 		}
+		s.gate.Lock()
+		s.closed = true
+		s.gate.Unlock()
 		s.calls.Wait()
 	})
 	if err != nil {
