@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
-	"reflect"
 	"testing"
 	"time"
 
