@@ -85,6 +85,7 @@ func (rep *report) write(w io.Writer) error {
 		}
 		rep.writeRatios(&b, v)
 		rep.writeStoreRatios(&b, v)
+		rep.writeLost(&b, v)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -138,6 +139,20 @@ func (rep *report) writeStoreRatios(b *strings.Builder, view string) {
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(b, "\nServer+engine CPU on embedded / server+DynamoDB Local CPU on dynamodb: %s\n", strings.Join(parts, ", "))
+	}
+}
+
+// writeLost says which rows had DynamoDB calls that got no answer and were
+// retried by the server (counted among their calls).
+func (rep *report) writeLost(b *strings.Builder, view string) {
+	for _, r := range rep.results {
+		if r.view != view {
+			continue
+		}
+		if lost := r.perView(func(s sample) int { return s.lost }); lost > 0 {
+			fmt.Fprintf(b, "\nLost calls: with %d calendars, %s on %s: %d calls got no answer from DynamoDB (the connection reset) and were retried by the server (counted in calls/view).\n",
+				r.calendars, r.binary.label, r.store, int(lost*float64(r.requests())+0.5))
+		}
 	}
 }
 

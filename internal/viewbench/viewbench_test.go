@@ -321,3 +321,32 @@ func TestProxyRefusesEncodedAnswers(t *testing.T) {
 		t.Errorf("got calls %+v, want one with an error", calls)
 	}
 }
+
+// TestLostCallsAreCountedNotFatal: a call DynamoDB never answers (nothing
+// listens) is marked lost, counted, and does not fail the sample, whose
+// request the server retried; any other failed call does.
+func TestLostCallsAreCountedNotFatal(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://" + ln.Addr().String()
+	ln.Close()
+	p := newProxy(t, gone)
+	if status, _, _ := send(t, p, "Query", `{}`); status != http.StatusBadGateway {
+		t.Fatalf("got HTTP %d from a proxy to nothing, want 502", status)
+	}
+	calls := p.Calls()
+	if len(calls) != 1 || !calls[0].Lost {
+		t.Fatalf("got calls %+v, want one, lost", calls)
+	}
+	tg := &target{bin: &binary{label: "now"}}
+	var s sample
+	if err := tg.count(calls, views[0], &s); err != nil || s.calls != 1 || s.lost != 1 {
+		t.Errorf("count of a lost call: %v, %d calls, %d lost; want no error, 1, 1", err, s.calls, s.lost)
+	}
+	calls[0].Lost = false
+	if err := tg.count(calls, views[0], &s); err == nil {
+		t.Error("count of a failed call that was answered succeeded, want an error")
+	}
+}
