@@ -61,8 +61,8 @@
 // key attributes (scanNamed steps over the others without allocating; any
 // record it cannot step over is decoded whole, with the same result). A
 // filter on one attribute had decoded all of every item read: half of the
-// engine's CPU on a cold week view of the embedded default, more than
-// DynamoDB Local spent on the same Queries (internal/viewbench/README.md).
+// engine's CPU on a cold week view of the embedded default
+// (internal/viewbench/README.md).
 // A projection still decodes whole items; calgraph's views project none.
 //
 // # Expressions
