@@ -52,6 +52,19 @@
 // Revisit if sustained durable writes must go well past 1,000 commits per
 // second, or data grows far beyond memory.
 //
+// # Reading items
+//
+// A stored record is the item's DynamoDB JSON behind its size (record.go), so
+// a read's answer copies each item's bytes as they are. Nothing else of an
+// item is decoded unless something reads it: a Query's or Scan's filter
+// decodes only the attributes it names, and the LastEvaluatedKey only the
+// key attributes (scanNamed steps over the others without allocating; any
+// record it cannot step over is decoded whole, with the same result). A
+// filter on one attribute had decoded all of every item read: half of the
+// engine's CPU on a cold week view of the embedded default
+// (internal/viewbench/README.md).
+// A projection still decodes whole items; calgraph's views project none.
+//
 // # Expressions
 //
 // Condition, filter, key condition, projection and update expressions are

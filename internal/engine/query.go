@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
@@ -36,9 +37,12 @@ type scanPlan struct {
 	start   []byte // the exclusive start key, nil for none
 	limit   int
 	filter  *condition
-	proj    *projection
-	count   bool
-	keys    []string // attributes of the LastEvaluatedKey
+	// filterNames are the attributes filter reads: the only ones of an
+	// item decoded to evaluate it (decodeNamed).
+	filterNames []string
+	proj        *projection
+	count       bool
+	keys        []string // attributes of the LastEvaluatedKey
 	// last is the key no item after can have (an inclusive bound of a
 	// table Query in its direction): DynamoDB Local gives no
 	// LastEvaluatedKey when a page ends on it.
@@ -214,7 +218,7 @@ func (db *DB) run(t tbl, plan *scanPlan) (json.RawMessage, error) {
 		}
 		keep := true
 		if plan.filter != nil {
-			it, err := decodeItem(js)
+			it, err := decodeNamed(js, plan.filterNames)
 			if err != nil {
 				return nil, err
 			}
@@ -251,9 +255,14 @@ func (db *DB) run(t tbl, plan *scanPlan) (json.RawMessage, error) {
 		last = nil
 	}
 	if last != nil {
-		it, err := decodeRecord(last)
+		// Only the key attributes are decoded, as for a filter.
+		_, js, err := splitRecord(last)
 		if err != nil {
 			return nil, err
+		}
+		it, err := decodeNamed(js, plan.keys)
+		if err != nil {
+			return nil, fmt.Errorf("corrupt record: %w", err)
 		}
 		lek := item{}
 		for _, attr := range plan.keys {
@@ -367,6 +376,9 @@ func (db *DB) read(in *readParams, filter *condition, proj *projection, forward 
 			return err
 		}
 		plan := &scanPlan{bucket: bucket, forward: forward, filter: filter, proj: proj, count: in.Select == "COUNT", keys: lek}
+		if filter != nil {
+			plan.filterNames = filter.names()
+		}
 		if in.Limit != nil {
 			plan.limit = *in.Limit
 		}

@@ -32,6 +32,16 @@ func decodeItem(raw json.RawMessage) (item, error) {
 	return decodeMap(raw, 0)
 }
 
+// decodeNamed decodes a stored item's attributes that names lists, for a
+// filter that reads only those (condition.names): scanNamed, or when it
+// gives up the whole item, which holds the same values under those names.
+func decodeNamed(raw []byte, names []string) (item, error) {
+	if it, ok := scanNamed(raw, names); ok {
+		return it, nil
+	}
+	return decodeItem(raw)
+}
+
 // DynamoDB's limits on nesting: an item's attribute holds at most 31
 // levels of lists and maps, an expression's value 32 (so an update can set
 // one level less than it is sent with).

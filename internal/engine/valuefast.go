@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/base64"
 	"strconv"
 	"unicode/utf16"
@@ -316,4 +317,152 @@ func (s *scanner) escaped(start int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// scanNamed is scanItem for the attributes in names alone, for a filter,
+// which reads no other (condition.names): the others are stepped over
+// without being decoded or allocated. A Query's filter reads one or two
+// attributes of items of a dozen, and decoding them all made half of the
+// engine's CPU on a cold week view. It gives up — ok false — where
+// scanItem would on a named attribute, and on a name it would have to
+// unescape or a value it cannot step over (unbalanced, or nested past
+// maxSkipDepth); decodeNamed then decodes the whole item.
+func scanNamed(b []byte, names []string) (it item, ok bool) {
+	s := scanner{b: b}
+	if !s.next('{') {
+		return nil, false
+	}
+	it = item{}
+	if !s.next('}') {
+		for {
+			raw, ok := s.plainStr()
+			if !ok || !s.next(':') {
+				return nil, false
+			}
+			if name, wanted := lookup(names, raw); !wanted {
+				if !s.skip(0) {
+					return nil, false
+				}
+			} else {
+				if _, dup := it[name]; dup {
+					return nil, false
+				}
+				if it[name], ok = s.value(0); !ok {
+					return nil, false
+				}
+			}
+			if s.next('}') {
+				break
+			}
+			if !s.next(',') {
+				return nil, false
+			}
+		}
+	}
+	s.space()
+	return it, s.i == len(s.b)
+}
+
+// lookup returns the name in names that raw spells, without allocating.
+func lookup(names []string, raw []byte) (string, bool) {
+	for _, n := range names {
+		if n == string(raw) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// plainStr reads a JSON string that holds no escape, as the bytes between
+// its quotes (no copy); ok is false for one that holds an escape or a
+// control character.
+func (s *scanner) plainStr() ([]byte, bool) {
+	if !s.next('"') {
+		return nil, false
+	}
+	for start := s.i; s.i < len(s.b); s.i++ {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			s.i++
+			return s.b[start : s.i-1], true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// maxSkipDepth bounds the nesting skip steps into: an attribute value of
+// maxItemDepth levels of lists and maps is two JSON levels a level.
+const maxSkipDepth = 2*maxValueDepth + 4
+
+// skip steps over one JSON value without decoding it: strings to their
+// closing quote (escapes stepped over whole), objects and arrays to their
+// closing bracket, numbers and literals to the next delimiter. It checks
+// structure only: a value it skips is never read.
+func (s *scanner) skip(depth int) bool {
+	s.space()
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; c {
+	case '"':
+		return s.skipStr()
+	case '{', '[':
+		if depth >= maxSkipDepth {
+			return false
+		}
+		end := byte(']')
+		if c == '{' {
+			end = '}'
+		}
+		s.i++
+		if s.next(end) {
+			return true
+		}
+		for {
+			if c == '{' && (!s.skipStr() || !s.next(':')) {
+				return false
+			}
+			if !s.skip(depth + 1) {
+				return false
+			}
+			if s.next(end) {
+				return true
+			}
+			if !s.next(',') {
+				return false
+			}
+		}
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return s.i > start
+		}
+		s.i++
+	}
+	return false
+}
+
+// skipStr steps over a JSON string: to the next quote at once (a stored
+// string rarely holds an escape), byte by byte past escapes.
+func (s *scanner) skipStr() bool {
+	if !s.next('"') {
+		return false
+	}
+	for s.i < len(s.b) {
+		q := bytes.IndexByte(s.b[s.i:], '"')
+		if q < 0 {
+			return false
+		}
+		if e := bytes.IndexByte(s.b[s.i:s.i+q], '\\'); e >= 0 {
+			s.i += e + 2 // the escape and the byte it escapes, a quote maybe
+			continue
+		}
+		s.i += q + 1
+		return true
+	}
+	return false
 }

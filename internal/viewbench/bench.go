@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,7 +43,12 @@ func bench(ctx context.Context, o options, progress io.Writer) (rep *report, err
 	if err != nil {
 		return nil, err
 	}
-	rep = &report{rev: rev, store: o.store, perCalendar: o.perCalendar, requests: o.n, rounds: o.rounds, clients: o.clients,
+	if slices.Contains(o.stores, storeDynamoDB) && o.storePID == 0 {
+		if o.storePID, err = listenerPID(o.endpoint); err != nil {
+			fmt.Fprintf(progress, "DynamoDB Local's CPU is not measured: %v (name its process with -store-pid)\n", err)
+		}
+	}
+	rep = &report{rev: rev, endpoint: o.endpoint, stores: o.stores, storePID: o.storePID, perCalendar: o.perCalendar, requests: o.n, rounds: o.rounds, clients: o.clients,
 		tick: clockTick(ctx), calendars: o.calendars, bins: bins}
 	for _, v := range o.views {
 		rep.views = append(rep.views, v.name)
@@ -67,30 +73,32 @@ func benchDataSet(ctx context.Context, o options, bins []*binary, calendars int,
 		for _, t := range targets {
 			err = errors.Join(err, t.close())
 			if t.table != "" && !o.keep {
-				err = errors.Join(err, dropTable(o.store, t.table))
+				err = errors.Join(err, dropTable(o.endpoint, t.table))
 			}
 		}
 	}()
 	run := time.Now().UnixNano()
-	for _, bin := range bins {
-		table := fmt.Sprintf("viewbench-%d-%s-%d", run, strings.Fields(bin.label)[0], calendars)
-		t, err := startTarget(ctx, bin, o.store, table, tmp)
-		if t != nil {
-			targets = append(targets, t)
+	for _, store := range o.stores {
+		for _, bin := range bins {
+			table := fmt.Sprintf("viewbench-%d-%s-%s-%d", run, store, strings.Fields(bin.label)[0], calendars)
+			t, err := startTarget(ctx, bin, store, o.endpoint, o.storePID, table, tmp)
+			if t != nil {
+				targets = append(targets, t)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("start %s on %s: %w", bin.label, store, err)
+			}
+			start := time.Now()
+			if err := seed(ctx, t.owner, t.member, calendars, o.perCalendar); err != nil {
+				return nil, fmt.Errorf("seed %s on %s (%s): %w", bin.label, store, table, err)
+			}
+			fmt.Fprintf(progress, "%s on %s: seeded %d calendars × %d entries in %s (%s)\n",
+				bin.label, store, calendars, o.perCalendar, time.Since(start).Round(time.Second), table)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("start %s: %w", bin.label, err)
-		}
-		start := time.Now()
-		if err := seed(ctx, t.owner, t.member, calendars, o.perCalendar); err != nil {
-			return nil, fmt.Errorf("seed %s's table %s: %w", bin.label, table, err)
-		}
-		fmt.Fprintf(progress, "%s: seeded %d calendars × %d entries in %s (table %s)\n",
-			bin.label, calendars, o.perCalendar, time.Since(start).Round(time.Second), table)
 	}
 	for _, v := range o.views {
 		for _, t := range targets {
-			results = append(results, &result{calendars: calendars, binary: t.bin, view: v.name})
+			results = append(results, &result{calendars: calendars, binary: t.bin, store: t.store, view: v.name})
 		}
 	}
 	for round := range o.rounds {
@@ -104,8 +112,8 @@ func benchDataSet(ctx context.Context, o options, bins []*binary, calendars int,
 				}
 				r := results[i*len(targets)+k]
 				r.samples = append(r.samples, s)
-				fmt.Fprintf(progress, "%d calendars, round %d/%d, %s, %s: %.2f ms server CPU/view\n",
-					calendars, round+1, o.rounds, v.name, r.binary.label, millis(s.cpu)/float64(s.requests))
+				fmt.Fprintf(progress, "%d calendars, round %d/%d, %s, %s on %s: %.2f ms server CPU/view\n",
+					calendars, round+1, o.rounds, v.name, r.binary.label, r.store, millis(s.cpu)/float64(s.requests))
 			}
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,9 +43,11 @@ const maxClients = 64
 
 // options are the command's flags, checked.
 type options struct {
-	before      string // a commit to compare with; "" for none
-	store       string // DynamoDB's endpoint
-	calendars   []int  // the data sets' sizes
+	before      string   // a commit to compare with; "" for none
+	endpoint    string   // DynamoDB Local's endpoint
+	stores      []string // the stores each binary runs on: storeDynamoDB, storeEmbedded
+	storePID    int      // DynamoDB Local's process, whose CPU is measured too; 0: found from endpoint
+	calendars   []int    // the data sets' sizes
 	perCalendar int
 	views       []view
 	n           int // measured requests per view, binary and round
@@ -61,7 +64,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("viewbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.before, "before", "", "a commit to build and measure beside the current tree")
-	fs.StringVar(&o.store, "store", "http://127.0.0.1:8000", "DynamoDB Local's endpoint")
+	stores := fs.String("store", storeDynamoDB, "comma-separated stores each binary runs on: dynamodb (DynamoDB Local at -endpoint, through a counting proxy) and embedded (the embedded default, a data directory of its own per binary; its engine's CPU is the server's); a URL is taken as -endpoint with dynamodb, as before -endpoint existed")
+	fs.StringVar(&o.endpoint, "endpoint", "http://127.0.0.1:8000", "DynamoDB Local's endpoint")
+	fs.IntVar(&o.storePID, "store-pid", 0, "DynamoDB Local's process id, whose CPU is measured around each binary's requests too; 0 finds the process listening on -endpoint's port (none found: its CPU is not reported)")
 	calendars := fs.String("calendars", "20", "comma-separated data set sizes, in calendars (1 to 100)")
 	fs.IntVar(&o.perCalendar, "entries-per-calendar", 250, "entries seeded per calendar")
 	viewNames := fs.String("views", "week,agenda,members", "comma-separated views: week, agenda, members")
@@ -84,6 +89,19 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			errs = append(errs, fmt.Errorf("-calendars: %q is not a number from 1 to %d", s, calendar.MaxPageSize))
 		}
 		o.calendars = append(o.calendars, n)
+	}
+	for _, s := range strings.Split(*stores, ",") {
+		switch s = strings.TrimSpace(s); {
+		case s == storeDynamoDB || s == storeEmbedded:
+		case strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://"):
+			o.endpoint, s = s, storeDynamoDB
+		default:
+			errs = append(errs, fmt.Errorf("-store: %q is neither dynamodb, embedded nor a URL", s))
+			continue
+		}
+		if !slices.Contains(o.stores, s) {
+			o.stores = append(o.stores, s)
+		}
 	}
 	var err error
 	if o.views, err = findViews(*viewNames); err != nil {

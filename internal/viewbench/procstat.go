@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -58,4 +59,68 @@ func clockTick(ctx context.Context) time.Duration {
 		return time.Second / time.Duration(hz)
 	}
 	return 10 * time.Millisecond
+}
+
+// listenerPID finds the process listening on endpoint's TCP port on this
+// machine (DynamoDB Local's java, for one): the inode of the listening
+// socket in /proc/net/tcp or tcp6, then the process holding it among
+// /proc/<pid>/fd. Only processes of this user can be searched.
+func listenerPID(endpoint string) (int, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return 0, err
+	}
+	port, err := strconv.ParseUint(u.Port(), 10, 16)
+	if err != nil {
+		return 0, fmt.Errorf("no port in %q", endpoint)
+	}
+	var inodes []string
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		inodes = append(inodes, listeningInodes(string(b), uint16(port))...)
+	}
+	if len(inodes) == 0 {
+		return 0, fmt.Errorf("nothing listens on port %d", port)
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)) // another user's: unreadable
+		for _, fd := range fds {
+			link, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+			for _, inode := range inodes {
+				if link == "socket:["+inode+"]" {
+					return pid, nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("no process of this user holds the socket listening on port %d", port)
+}
+
+// listeningInodes returns the inodes of the sockets listening on port in
+// a /proc/net/tcp or tcp6 table: lines of "sl local_address rem_address
+// st ... inode", the address as hex IP:PORT, the state 0A for LISTEN.
+func listeningInodes(table string, port uint16) []string {
+	var inodes []string
+	for _, line := range strings.Split(table, "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != "0A" {
+			continue
+		}
+		_, hexPort, ok := strings.Cut(f[1], ":")
+		if p, err := strconv.ParseUint(hexPort, 16, 16); ok && err == nil && uint16(p) == port {
+			inodes = append(inodes, f[9])
+		}
+	}
+	return inodes
 }

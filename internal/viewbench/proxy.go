@@ -21,6 +21,9 @@ type call struct {
 	Items       int // items DynamoDB read to answer it (itemsRead)
 	Bytes       int // bytes of DynamoDB's answer
 	Err         error
+	// Lost: the call never got an answer from DynamoDB (a connection reset
+	// by a loaded DynamoDB Local, say); the server got a 502 and may retry.
+	Lost bool
 }
 
 // proxy forwards a server's DynamoDB calls to the real endpoint and records
@@ -106,7 +109,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	res, body, err := p.forward(r, req)
 	if err != nil {
-		c.Err = err
+		c.Err, c.Lost = err, true
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}

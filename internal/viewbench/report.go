@@ -11,7 +11,9 @@ import (
 type report struct {
 	command     string
 	rev         revisions
-	store       string
+	endpoint    string   // DynamoDB Local's
+	stores      []string // storeDynamoDB, storeEmbedded
+	storePID    int      // DynamoDB Local's process; 0 when its CPU was not measured
 	perCalendar int
 	requests    int
 	rounds      int
@@ -24,9 +26,9 @@ type report struct {
 }
 
 // find returns the result of one row, nil when it was not measured.
-func (rep *report) find(calendars int, bin *binary, view string) *result {
+func (rep *report) find(calendars int, bin *binary, store, view string) *result {
 	for _, r := range rep.results {
-		if r.calendars == calendars && r.binary == bin && r.view == view {
+		if r.calendars == calendars && r.binary == bin && r.store == store && r.view == view {
 			return r
 		}
 	}
@@ -42,7 +44,20 @@ func (rep *report) write(w io.Writer) error {
 	if rep.rev.before != "" {
 		fmt.Fprintf(&b, "- before: %s\n", rep.rev.before)
 	}
-	fmt.Fprintf(&b, "- store: %s, reached by each server through a counting proxy; %d entries per calendar\n", rep.store, rep.perCalendar)
+	for _, store := range rep.stores {
+		switch store {
+		case storeDynamoDB:
+			measured := fmt.Sprintf("its CPU (utime+stime of its process, pid %d) measured around each binary's requests as the server's is", rep.storePID)
+			if rep.storePID == 0 {
+				measured = "its CPU not measured (no process found listening on its port)"
+			}
+			fmt.Fprintf(&b, "- store dynamodb: DynamoDB Local at %s, reached by each server through a counting proxy; %s\n", rep.endpoint, measured)
+		case storeEmbedded:
+			b.WriteString("- store embedded: the embedded default, a data directory per binary; its engine runs in the server's process, so server CPU includes it; " +
+				"its calls go over the engine's loopback port without a proxy, so calls, waves, items read and bytes are not counted (–)\n")
+		}
+	}
+	fmt.Fprintf(&b, "- %d entries per calendar\n", rep.perCalendar)
 	sending := "one at a time"
 	if rep.clients > 1 {
 		sending = fmt.Sprintf("from %d concurrent clients (waves per view are then not counted; views/s is the throughput)", rep.clients)
@@ -57,16 +72,20 @@ func (rep *report) write(w io.Writer) error {
 	fmt.Fprintf(&b, "- server CPU: utime+stime of the server process (/proc, clock tick %s), median over rounds [min–max]; latency as the client sees it\n", rep.tick)
 	for _, v := range rep.views {
 		fmt.Fprintf(&b, "\n## %s\n\n", v)
-		b.WriteString("| calendars | binary | server CPU ms/view | views/s | p50 ms | p99 ms | DynamoDB calls/view | waves/view | items read/view | items returned/view | read amplification | KB read from DynamoDB/view | response KB/view | allocs/view | KB allocated/view | goroutines/view | GC/view |\n")
-		b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| calendars | store | binary | server CPU ms/view | DynamoDB Local CPU ms/view | server+store CPU ms/view | views/s | p50 ms | p99 ms | DynamoDB calls/view | waves/view | items read/view | items returned/view | read amplification | KB read from DynamoDB/view | response KB/view | allocs/view | KB allocated/view | goroutines/view | GC/view |\n")
+		b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, n := range rep.calendars {
-			for _, bin := range rep.bins {
-				if r := rep.find(n, bin, v); r != nil {
-					b.WriteString(row(r) + "\n")
+			for _, store := range rep.stores {
+				for _, bin := range rep.bins {
+					if r := rep.find(n, bin, store, v); r != nil {
+						b.WriteString(row(r) + "\n")
+					}
 				}
 			}
 		}
 		rep.writeRatios(&b, v)
+		rep.writeStoreRatios(&b, v)
+		rep.writeLost(&b, v)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -81,20 +100,59 @@ func (rep *report) writeRatios(b *strings.Builder, view string) {
 	}
 	var parts []string
 	for _, n := range rep.calendars {
-		now, before := rep.find(n, rep.bins[0], view), rep.find(n, rep.bins[1], view)
-		if now == nil || before == nil {
-			continue
-		}
-		if before.medianCPU() > 0 {
-			parts = append(parts, fmt.Sprintf("%d calendars %.2f×", n, now.medianCPU()/before.medianCPU()))
-		}
-		returned := func(s sample) int { return s.returned }
-		if nowItems, beforeItems := now.perView(returned), before.perView(returned); nowItems != beforeItems {
-			fmt.Fprintf(b, "\nWarning: with %d calendars now returns %.1f items per view and before %.1f.\n", n, nowItems, beforeItems)
+		for _, store := range rep.stores {
+			now, before := rep.find(n, rep.bins[0], store, view), rep.find(n, rep.bins[1], store, view)
+			if now == nil || before == nil {
+				continue
+			}
+			if before.medianCPU() > 0 {
+				parts = append(parts, fmt.Sprintf("%d calendars on %s %.2f×", n, store, now.medianCPU()/before.medianCPU()))
+			}
+			returned := func(s sample) int { return s.returned }
+			if nowItems, beforeItems := now.perView(returned), before.perView(returned); nowItems != beforeItems {
+				fmt.Fprintf(b, "\nWarning: with %d calendars on %s now returns %.1f items per view and before %.1f.\n", n, store, nowItems, beforeItems)
+			}
 		}
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(b, "\nServer CPU now/before: %s\n", strings.Join(parts, ", "))
+	}
+}
+
+// writeStoreRatios prints, per data set and binary run on both stores, the
+// embedded default's server+engine CPU over the server's plus DynamoDB
+// Local's: what issue 29 asks to be at most 1.
+func (rep *report) writeStoreRatios(b *strings.Builder, view string) {
+	var parts []string
+	for _, n := range rep.calendars {
+		for _, bin := range rep.bins {
+			embedded, local := rep.find(n, bin, storeEmbedded, view), rep.find(n, bin, storeDynamoDB, view)
+			if embedded == nil || local == nil {
+				continue
+			}
+			e, _ := embedded.totalCPUPerView()
+			l, ok := local.totalCPUPerView()
+			if ok && median(l) > 0 {
+				parts = append(parts, fmt.Sprintf("%d calendars, %s %.2f×", n, bin.label, median(e)/median(l)))
+			}
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(b, "\nServer+engine CPU on embedded / server+DynamoDB Local CPU on dynamodb: %s\n", strings.Join(parts, ", "))
+	}
+}
+
+// writeLost says which rows had DynamoDB calls that got no answer and were
+// retried by the server (counted among their calls).
+func (rep *report) writeLost(b *strings.Builder, view string) {
+	for _, r := range rep.results {
+		if r.view != view {
+			continue
+		}
+		if lost := r.perView(func(s sample) int { return s.lost }); lost > 0 {
+			fmt.Fprintf(b, "\nLost calls: with %d calendars, %s on %s: %d calls got no answer from DynamoDB (the connection reset) and were retried by the server (counted in calls/view).\n",
+				r.calendars, r.binary.label, r.store, int(lost*float64(r.requests())+0.5))
+		}
 	}
 }
 
@@ -103,15 +161,24 @@ func row(r *result) string {
 	cpu := r.cpuPerView()
 	read := r.perView(func(s sample) int { return s.itemsRead })
 	returned := r.perView(func(s sample) int { return s.returned })
+	proxied := func(format string, count func(s sample) int, unit float64) string {
+		if r.store == storeEmbedded {
+			return "–"
+		}
+		return fmt.Sprintf(format, r.perView(count)/unit)
+	}
 	cells := []string{
-		fmt.Sprint(r.calendars), r.binary.label,
-		fmt.Sprintf("%.2f [%.2f–%.2f]", median(cpu), cpu[0], cpu[len(cpu)-1]),
+		fmt.Sprint(r.calendars), r.store, r.binary.label,
+		spread(cpu, true),
+		spread(r.storeCPUPerView()),
+		spread(r.totalCPUPerView()),
 		fmt.Sprintf("%.0f", r.throughput()),
 		fmt.Sprintf("%.2f", r.latency(50)), fmt.Sprintf("%.2f", r.latency(99)),
-		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.calls })),
+		proxied("%.1f", func(s sample) int { return s.calls }, 1),
 		wavesCell(r),
-		fmt.Sprintf("%.1f", read), fmt.Sprintf("%.1f", returned), amplification(read, returned),
-		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.bytesRead })/1024),
+		proxied("%.1f", func(s sample) int { return s.itemsRead }, 1),
+		fmt.Sprintf("%.1f", returned), amplificationCell(r, read, returned),
+		proxied("%.1f", func(s sample) int { return s.bytesRead }, 1024),
 		fmt.Sprintf("%.1f", r.perView(func(s sample) int { return s.answerBytes })/1024),
 		runtimeCell(r, "%.0f", 1, func(d runtimeDelta) uint64 { return d.mallocs }),
 		runtimeCell(r, "%.1f", 1024, func(d runtimeDelta) uint64 { return d.allocBytes }),
@@ -119,6 +186,24 @@ func row(r *result) string {
 		runtimeCell(r, "%.3f", 1, func(d runtimeDelta) uint64 { return d.gcs }),
 	}
 	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// spread is the median of sorted per-round values with their range,
+// "–" when they were not measured.
+func spread(sorted []float64, ok bool) string {
+	if !ok || len(sorted) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f [%.2f–%.2f]", median(sorted), sorted[0], sorted[len(sorted)-1])
+}
+
+// amplificationCell is the read amplification, "–" on the embedded store,
+// whose reads are not counted.
+func amplificationCell(r *result, read, returned float64) string {
+	if r.store == storeEmbedded {
+		return "–"
+	}
+	return amplification(read, returned)
 }
 
 // amplification is items read per item returned: ∞ when a view read items
@@ -146,6 +231,9 @@ func runtimeCell(r *result, format string, unit float64, count func(runtimeDelta
 // wavesCell is the waves per view, "–" when the requests were concurrent
 // (their calls' waves cannot be told apart).
 func wavesCell(r *result) string {
+	if r.store == storeEmbedded {
+		return "–"
+	}
 	for _, s := range r.samples {
 		if s.clients > 1 {
 			return "–"

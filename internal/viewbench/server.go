@@ -35,16 +35,18 @@ type server struct {
 	err      error // how it ended, once exited is closed
 }
 
-// startServer starts bin serving table, with its DynamoDB calls sent to
-// endpoint, and waits until it answers /readyz. Tokens signed with secret
-// are valid on it. The caller must stop it, also when startServer fails.
-func startServer(ctx context.Context, bin *binary, table, secret, endpoint, logPath string) (*server, error) {
+// startServer starts bin's serve command with the store's flags and
+// environment (storeArgs, env), and waits until it answers /readyz. Tokens
+// signed with secret are valid on it. The caller must stop it, also when
+// startServer fails.
+func startServer(ctx context.Context, bin *binary, secret, logPath string, storeArgs, env []string) (*server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"serve", "-addr", addr, "-store", "dynamodb", "-table", table, "-create-table", "true",
+	args := []string{"serve", "-addr", addr, "-create-table", "true",
 		"-jwt-secret", secret, "-dev-tokens", "false", "-log-level", "warn"}
+	args = append(args, storeArgs...)
 	if bin.cold != "" {
 		args = append(args, bin.cold, "0")
 	}
@@ -65,8 +67,7 @@ func startServer(ctx context.Context, bin *binary, table, secret, endpoint, logP
 		return nil, err
 	}
 	s.cmd = exec.Command(bin.path, args...)
-	s.cmd.Env = childEnv("AWS_ENDPOINT_URL_DYNAMODB="+endpoint, "AWS_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local")
+	s.cmd.Env = childEnv(env...)
 	s.cmd.Stdout, s.cmd.Stderr = log, log
 	// Should the benchmark itself be killed, the kernel ends the server too.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -10,6 +10,7 @@ import (
 type result struct {
 	calendars int
 	binary    *binary
+	store     string // storeDynamoDB or storeEmbedded
 	view      string
 	samples   []sample // one per round
 }
@@ -35,6 +36,36 @@ func (r *result) cpuPerView() []float64 {
 
 // medianCPU is the median over rounds of the server's CPU milliseconds per view.
 func (r *result) medianCPU() float64 { return median(r.cpuPerView()) }
+
+// storeCPUPerView is DynamoDB Local's CPU milliseconds per view in each
+// round, sorted, and whether it was measured (never on the embedded store,
+// whose engine's CPU is the server's).
+func (r *result) storeCPUPerView() ([]float64, bool) {
+	var ms []float64
+	for _, s := range r.samples {
+		if !s.storeMeasured {
+			return nil, false
+		}
+		ms = append(ms, millis(s.storeCPU)/float64(s.requests))
+	}
+	slices.Sort(ms)
+	return ms, true
+}
+
+// totalCPUPerView is the CPU milliseconds per view of the server and its
+// store together in each round, sorted: the server's plus DynamoDB Local's,
+// or on the embedded store the server's alone (its engine runs inside it).
+// ok is false when DynamoDB Local's was not measured.
+func (r *result) totalCPUPerView() (ms []float64, ok bool) {
+	for _, s := range r.samples {
+		if r.store == storeDynamoDB && !s.storeMeasured {
+			return nil, false
+		}
+		ms = append(ms, millis(s.cpu+s.storeCPU)/float64(s.requests))
+	}
+	slices.Sort(ms)
+	return ms, true
+}
 
 // latency is the latency percentile p over every measured request, in
 // milliseconds, taken as graph/bench_test.go takes its p50 and p99.

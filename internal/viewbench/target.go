@@ -14,14 +14,28 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
-// target is one server under measurement, with the proxy before its
-// DynamoDB and clients signed in as the data set's users. The views are the
-// owner's.
+// The stores a binary can run on.
+const (
+	// storeDynamoDB is DynamoDB Local, in a process of its own, reached
+	// through a counting proxy.
+	storeDynamoDB = "dynamodb"
+	// storeEmbedded is calgraph's embedded default: internal/engine in the
+	// server's own process, on a data directory of its own. Its calls go
+	// over the engine's loopback port, not through a proxy: they are not
+	// counted, and the engine's CPU is the server's.
+	storeEmbedded = "embedded"
+)
+
+// target is one server under measurement on one store, with the proxy
+// before its DynamoDB (none on the embedded store) and clients signed in as
+// the data set's users. The views are the owner's.
 type target struct {
 	bin           *binary
+	store         string // storeDynamoDB or storeEmbedded
 	srv           *server
-	proxy         *proxy
-	table         string // set once the server has created it
+	proxy         *proxy // nil on the embedded store
+	storePID      int    // DynamoDB Local's process, whose CPU is measured too; 0 when none
+	table         string // set once the server has created it on DynamoDB Local
 	owner, member gqlClient
 }
 
@@ -35,24 +49,38 @@ const (
 // the benchmark was interrupted.
 const dropWait = 30 * time.Second
 
-// startTarget starts bin serving a fresh table behind a new proxy to store,
-// with clients for the data set's owner and member; tmp receives its log and
+// startTarget starts bin on store: on storeDynamoDB serving a fresh table
+// behind a new proxy to endpoint (DynamoDB Local, whose process is
+// storePID), on storeEmbedded on a fresh data directory under tmp; with
+// clients for the data set's owner and member. tmp receives its log and
 // token key. The caller must close the target, also when startTarget fails
 // (a nil target needs no closing).
-func startTarget(ctx context.Context, bin *binary, store, table, tmp string) (*target, error) {
-	p, err := startProxy(store)
-	if err != nil {
-		return nil, err
-	}
-	t := &target{bin: bin, proxy: p}
+func startTarget(ctx context.Context, bin *binary, store, endpoint string, storePID int, table, tmp string) (*target, error) {
+	t := &target{bin: bin, store: store}
 	secret := make([]byte, 32)
 	rand.Read(secret) // never fails: it crashes the program instead
 	key := hex.EncodeToString(secret)
-	t.srv, err = startServer(ctx, bin, table, key, p.url, filepath.Join(tmp, table+".log"))
-	if err != nil {
-		return t, err
+	logPath := filepath.Join(tmp, table+".log")
+	if store == storeEmbedded {
+		var err error
+		t.srv, err = startServer(ctx, bin, key, logPath,
+			[]string{"-store", "embedded", "-data-dir", filepath.Join(tmp, table+"-data")}, nil)
+		if err != nil {
+			return t, err
+		}
+	} else {
+		p, err := startProxy(endpoint)
+		if err != nil {
+			return nil, err
+		}
+		t.proxy, t.storePID = p, storePID
+		t.srv, err = startServer(ctx, bin, key, logPath, []string{"-store", "dynamodb", "-table", table},
+			[]string{"AWS_ENDPOINT_URL_DYNAMODB=" + p.url, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local"})
+		if err != nil {
+			return t, err
+		}
+		t.table = table
 	}
-	t.table = table
 	keyDir := filepath.Join(tmp, table+"-key")
 	for _, c := range []struct {
 		client *gqlClient
@@ -73,7 +101,10 @@ func (t *target) close() error {
 	if t.srv != nil {
 		err = t.srv.stop()
 	}
-	return errors.Join(err, t.proxy.Close())
+	if t.proxy != nil {
+		err = errors.Join(err, t.proxy.Close())
+	}
+	return err
 }
 
 // dropTable deletes a table the benchmark created, straight at the store:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,15 +30,31 @@ func TestEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options{store: store, calendars: []int{1}, perCalendar: 250, views: views, n: 5, rounds: 1, cold: true}
+	o := options{endpoint: store, stores: []string{storeDynamoDB, storeEmbedded}, calendars: []int{1}, perCalendar: 250, views: views, n: 5, rounds: 1, cold: true}
 	rep, err := bench(ctx, o, t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(rep.results), len(views); got != want {
-		t.Fatalf("got %d results, want %d (one binary, every view)", got, want)
+	if got, want := len(rep.results), 2*len(views); got != want {
+		t.Fatalf("got %d results, want %d (one binary on two stores, every view)", got, want)
+	}
+	if rep.storePID == 0 {
+		t.Errorf("DynamoDB Local's process at %s was not found: its CPU is not measured", store)
 	}
 	for _, r := range rep.results {
+		if r.store == storeEmbedded {
+			if len(r.samples) != 1 || r.medianCPU() < 0 || r.perView(func(s sample) int { return s.returned }) <= 0 || r.latency(50) <= 0 {
+				t.Errorf("%s on embedded: %d samples, %.2f ms CPU/view, %.1f items returned/view, p50 %.2f ms; want 1, at least 0 (5 requests may take less than a clock tick), positive, positive",
+					r.view, len(r.samples), r.medianCPU(), r.perView(func(s sample) int { return s.returned }), r.latency(50))
+			}
+			if cells := strings.Split(row(r), " | "); cells[9] != "–" || cells[4] != "–" {
+				t.Errorf("%s on embedded: calls/view %q, DynamoDB Local CPU %q; want – for both: neither is counted there", r.view, cells[9], cells[4])
+			}
+			continue
+		}
+		if _, ok := r.storeCPUPerView(); !ok {
+			t.Errorf("%s on dynamodb: DynamoDB Local's CPU not measured", r.view)
+		}
 		if got := len(r.samples); got != 1 {
 			t.Errorf("%s: got %d samples, want 1", r.view, got)
 			continue
@@ -78,7 +95,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// Concurrent clients: every request answered and counted, the
 	// throughput reported, waves not.
-	o = options{store: store, calendars: []int{1}, perCalendar: 50, views: views[:1], n: 12, rounds: 1, clients: 4}
+	o = options{endpoint: store, stores: []string{storeDynamoDB}, calendars: []int{1}, perCalendar: 50, views: views[:1], n: 12, rounds: 1, clients: 4}
 	if rep, err = bench(ctx, o, t.Output()); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +147,27 @@ func TestProcessCPU(t *testing.T) {
 	}
 	if cpu < 0 {
 		t.Errorf("got %v of CPU, want at least 0", cpu)
+	}
+}
+
+// TestListenerPID finds this very process by a port it listens on, as it
+// finds DynamoDB Local's.
+func TestListenerPID(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	pid, err := listenerPID("http://" + ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid != os.Getpid() {
+		t.Errorf("got pid %d, want this process's, %d", pid, os.Getpid())
+	}
+	ln.Close()
+	if pid, err := listenerPID("http://" + ln.Addr().String()); err == nil {
+		t.Errorf("found pid %d listening on a closed port", pid)
 	}
 }
 
@@ -281,5 +319,34 @@ func TestProxyRefusesEncodedAnswers(t *testing.T) {
 	send(t, p, "Query", `{}`)
 	if calls := p.Calls(); len(calls) != 1 || calls[0].Err == nil {
 		t.Errorf("got calls %+v, want one with an error", calls)
+	}
+}
+
+// TestLostCallsAreCountedNotFatal: a call DynamoDB never answers (nothing
+// listens) is marked lost, counted, and does not fail the sample, whose
+// request the server retried; any other failed call does.
+func TestLostCallsAreCountedNotFatal(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://" + ln.Addr().String()
+	ln.Close()
+	p := newProxy(t, gone)
+	if status, _, _ := send(t, p, "Query", `{}`); status != http.StatusBadGateway {
+		t.Fatalf("got HTTP %d from a proxy to nothing, want 502", status)
+	}
+	calls := p.Calls()
+	if len(calls) != 1 || !calls[0].Lost {
+		t.Fatalf("got calls %+v, want one, lost", calls)
+	}
+	tg := &target{bin: &binary{label: "now"}}
+	var s sample
+	if err := tg.count(calls, views[0], &s); err != nil || s.calls != 1 || s.lost != 1 {
+		t.Errorf("count of a lost call: %v, %d calls, %d lost; want no error, 1, 1", err, s.calls, s.lost)
+	}
+	calls[0].Lost = false
+	if err := tg.count(calls, views[0], &s); err == nil {
+		t.Error("count of a failed call that was answered succeeded, want an error")
 	}
 }
