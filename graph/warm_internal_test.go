@@ -1,0 +1,113 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// TestWarmWorkersAreReusedAndBounded checks that warmWorkers runs work on
+// goroutines it started before when they are idle, never waits for one, and
+// keeps at most maxIdle of them.
+func TestWarmWorkersAreReusedAndBounded(t *testing.T) {
+	w := &warmWorkers{work: make(chan func()), maxIdle: 4}
+	together := func(n int) { // n functions that each wait until all n run: n goroutines at once
+		var started, done sync.WaitGroup
+		started.Add(n)
+		done.Add(n)
+		for range n {
+			w.run(func() { started.Done(); started.Wait(); done.Done() })
+		}
+		done.Wait()
+	}
+	together(8) // run may not wait for a worker: had it, this would never end
+	waitIdle(t, w, 4)
+	before := goroutinesCreated()
+	together(4)
+	waitIdle(t, w, 4)
+	if created := goroutinesCreated() - before; created != 0 {
+		t.Errorf("%d goroutines started for 4 functions while 4 workers were idle, want 0", created)
+	}
+	together(6)
+	waitIdle(t, w, 4)
+}
+
+// waitIdle waits until w has want idle workers, and fails if it ever has more.
+func waitIdle(t *testing.T, w *warmWorkers, want int32) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		n := w.idle.Load()
+		if n > want {
+			t.Fatalf("%d idle workers, want at most %d", n, want)
+		}
+		if n == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle workers after 10 s, want %d", n, want)
+		}
+	}
+}
+
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestMarshalConcurrentlyAsGqlgen checks that marshalConcurrently answers as
+// graphql.MarshalSliceConcurrently does: the elements in order, each with its
+// index in its field context, and a list that panics null with the panic
+// recorded once as an error.
+func TestMarshalConcurrentlyAsGqlgen(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		length int
+		panics int // the element that panics, or -1
+	}{{"two", 2, -1}, {"hundred", 100, -1}, {"one panics", 20, 7}} {
+		t.Run(tc.name, func(t *testing.T) {
+			marshal := func(ctx context.Context, i int) graphql.Marshaler {
+				if i == tc.panics {
+					panic(fmt.Sprint("element ", i))
+				}
+				return graphql.MarshalString(fmt.Sprint(i, "@", *graphql.GetFieldContext(ctx).Index))
+			}
+			render := func(list func(context.Context) graphql.Array) (string, gqlerror.List) {
+				ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter,
+					func(_ context.Context, r any) error { return fmt.Errorf("recovered: %v", r) })
+				ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{}})
+				arr := list(ctx)
+				var out string
+				if arr == nil {
+					out = "null"
+				} else {
+					var b stringsBuilder
+					arr.MarshalGQL(&b)
+					out = b.String()
+				}
+				return out, graphql.GetErrors(ctx)
+			}
+			want, wantErrs := render(func(ctx context.Context) graphql.Array {
+				return graphql.MarshalSliceConcurrently(ctx, tc.length, 0, false, marshal)
+			})
+			got, gotErrs := render(func(ctx context.Context) graphql.Array {
+				return marshalConcurrently(ctx, tc.length, 0, false, marshal)
+			})
+			if got != want || fmt.Sprint(gotErrs) != fmt.Sprint(wantErrs) {
+				t.Errorf("got %s %v\nwant %s %v", got, gotErrs, want, wantErrs)
+			}
+		})
+	}
+}
+
+// stringsBuilder is a strings.Builder as an io.Writer for MarshalGQL.
+type stringsBuilder struct{ b []byte }
+
+func (s *stringsBuilder) Write(p []byte) (int, error) { s.b = append(s.b, p...); return len(p), nil }
+func (s *stringsBuilder) String() string              { return string(s.b) }
