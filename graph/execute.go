@@ -19,7 +19,7 @@ import (
 // any depth, the elements run inline, in order, without the goroutines (a
 // week view's 100 entries took a tenth less CPU). Otherwise gqlgen's
 // marshaling runs as it would have, except that the elements' goroutines
-// are warm workers (warm.go), whose stacks have grown already.
+// are warm workers (internal/warm), whose stacks have grown already.
 func marshalList(ctx context.Context, sel ast.SelectionSet, length int, workerLimit int64, omitPanicHandler bool, marshal func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
 	if length <= 1 {
 		return graphql.MarshalSliceConcurrently(ctx, length, workerLimit, omitPanicHandler, marshal)

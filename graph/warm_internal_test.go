@@ -3,63 +3,11 @@ package graph
 import (
 	"context"
 	"fmt"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
-
-// TestWarmWorkersAreReusedAndBounded checks that warmWorkers runs work on
-// goroutines it started before when they are idle, never waits for one, and
-// keeps at most maxIdle of them.
-func TestWarmWorkersAreReusedAndBounded(t *testing.T) {
-	w := &warmWorkers{work: make(chan func()), maxIdle: 4}
-	together := func(n int) { // n functions that each wait until all n run: n goroutines at once
-		var started, done sync.WaitGroup
-		started.Add(n)
-		done.Add(n)
-		for range n {
-			w.run(func() { started.Done(); started.Wait(); done.Done() })
-		}
-		done.Wait()
-	}
-	together(8) // run may not wait for a worker: had it, this would never end
-	waitIdle(t, w, 4)
-	before := goroutinesCreated()
-	together(4)
-	waitIdle(t, w, 4)
-	if created := goroutinesCreated() - before; created != 0 {
-		t.Errorf("%d goroutines started for 4 functions while 4 workers were idle, want 0", created)
-	}
-	together(6)
-	waitIdle(t, w, 4)
-}
-
-// waitIdle waits until w has want idle workers, and fails if it ever has more.
-func waitIdle(t *testing.T, w *warmWorkers, want int32) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		n := w.idle.Load()
-		if n > want {
-			t.Fatalf("%d idle workers, want at most %d", n, want)
-		}
-		if n == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d idle workers after 10 s, want %d", n, want)
-		}
-	}
-}
-
-func goroutinesCreated() uint64 {
-	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
 
 // TestMarshalConcurrentlyAsGqlgen checks that marshalConcurrently answers as
 // graphql.MarshalSliceConcurrently does: the elements in order, each with its
