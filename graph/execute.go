@@ -5,6 +5,8 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -18,10 +20,14 @@ import (
 // do (settledFields): when the elements' selection set holds none that may, at
 // any depth, the elements run inline, in order, without the goroutines (a
 // week view's 100 entries took a tenth less CPU). Otherwise gqlgen's
-// marshaling runs as it would have.
+// marshaling runs as it would have, except that the elements' goroutines
+// are warm workers (internal/warm), whose stacks have grown already.
 func marshalList(ctx context.Context, sel ast.SelectionSet, length int, workerLimit int64, omitPanicHandler bool, marshal func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
-	if length <= 1 || selectionMayWait(sel) {
+	if length <= 1 {
 		return graphql.MarshalSliceConcurrently(ctx, length, workerLimit, omitPanicHandler, marshal)
+	}
+	if selectionMayWait(sel) {
+		return marshalConcurrently(ctx, length, workerLimit, omitPanicHandler, marshal)
 	}
 	ret := make(graphql.Array, length)
 	for i := range length {
@@ -101,4 +107,26 @@ func deferredPath(ctx context.Context, defers map[string]*graphql.FieldSetView) 
 		return nil
 	}
 	return graphql.GetPath(ctx)
+}
+
+// scalarFieldContext is graphql.NewScalarFieldContext for a field of the
+// scalar (or enum) type typ; generated.go calls it where gqlgen would call
+// that. gqlgen's made an error and a closure returning it for every scalar
+// field resolved — a third of the allocations of a week view's 1,500 field
+// contexts — for FieldContext.Child, which nothing calls on a scalar. Here
+// each type's Child is made once, with the same error message.
+func scalarFieldContext(object string, field graphql.CollectedField, isMethod, isResolver bool, typ string) (*graphql.FieldContext, error) {
+	return &graphql.FieldContext{Object: object, Field: field, IsMethod: isMethod, IsResolver: isResolver, Child: noChildFields(typ)}, nil
+}
+
+// childless holds each scalar type's FieldContext.Child (scalarFieldContext).
+var childless sync.Map // type name → func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error)
+
+func noChildFields(typ string) func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error) {
+	if f, ok := childless.Load(typ); ok {
+		return f.(func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error))
+	}
+	err := fmt.Errorf("field of type %s does not have child fields", typ)
+	f, _ := childless.LoadOrStore(typ, func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error) { return nil, err })
+	return f.(func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error))
 }

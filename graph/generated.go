@@ -11463,7 +11463,7 @@ func (ec *executionContext) _AllDayEntry_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "ID")
 }
 
 func (ec *executionContext) _AllDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11518,7 +11518,7 @@ func (ec *executionContext) _AllDayEntry_kind(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "EntryKind")
 }
 
 func (ec *executionContext) _AllDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11541,7 +11541,7 @@ func (ec *executionContext) _AllDayEntry_title(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _AllDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11564,7 +11564,7 @@ func (ec *executionContext) _AllDayEntry_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _AllDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11587,7 +11587,7 @@ func (ec *executionContext) _AllDayEntry_location(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _AllDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11610,7 +11610,7 @@ func (ec *executionContext) _AllDayEntry_color(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _AllDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11633,7 +11633,7 @@ func (ec *executionContext) _AllDayEntry_tags(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _AllDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11656,7 +11656,7 @@ func (ec *executionContext) _AllDayEntry_reminders(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Int")
 }
 
 func (ec *executionContext) _AllDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11679,7 +11679,7 @@ func (ec *executionContext) _AllDayEntry_transparency(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Transparency")
 }
 
 func (ec *executionContext) _AllDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11702,7 +11702,7 @@ func (ec *executionContext) _AllDayEntry_visibility(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Visibility")
 }
 
 func (ec *executionContext) _AllDayEntry_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11725,7 +11725,7 @@ func (ec *executionContext) _AllDayEntry_mustNotOverlap(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, true, "ID")
 }
 
 func (ec *executionContext) _AllDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11748,7 +11748,7 @@ func (ec *executionContext) _AllDayEntry_redacted(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11771,7 +11771,7 @@ func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _AllDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11794,7 +11794,7 @@ func (ec *executionContext) _AllDayEntry_sequence(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AllDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11817,7 +11817,7 @@ func (ec *executionContext) _AllDayEntry_version(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AllDayEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11840,7 +11840,7 @@ func (ec *executionContext) _AllDayEntry_createdAt(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _AllDayEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11863,7 +11863,7 @@ func (ec *executionContext) _AllDayEntry_updatedAt(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _AllDayEntry_series(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11950,7 +11950,7 @@ func (ec *executionContext) _AllDayEntry_originalStart(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _AllDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11973,7 +11973,7 @@ func (ec *executionContext) _AllDayEntry_isException(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _AllDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -11996,7 +11996,7 @@ func (ec *executionContext) _AllDayEntry_status(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "EntryStatus")
 }
 
 func (ec *executionContext) _AllDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12019,7 +12019,7 @@ func (ec *executionContext) _AllDayEntry_previousSeriesId(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "ID")
 }
 
 func (ec *executionContext) _AllDayEntry_organizer(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12106,7 +12106,7 @@ func (ec *executionContext) _AllDayEntry_capacity(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Int")
 }
 
 func (ec *executionContext) _AllDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12129,7 +12129,7 @@ func (ec *executionContext) _AllDayEntry_waitlist(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _AllDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12152,7 +12152,7 @@ func (ec *executionContext) _AllDayEntry_hideAttendees(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _AllDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12315,7 +12315,7 @@ func (ec *executionContext) _AllDayEntry_myRemindersSet(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _AllDayEntry_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12338,7 +12338,7 @@ func (ec *executionContext) _AllDayEntry_myRemindersVersion(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, true, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, true, "Int")
 }
 
 func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12361,7 +12361,7 @@ func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Date")
 }
 
 func (ec *executionContext) _AllDayEntry_originalDate(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12384,7 +12384,7 @@ func (ec *executionContext) _AllDayEntry_originalDate(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_AllDayEntry_originalDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AllDayEntry", field, true, false, errors.New("field of type Date does not have child fields"))
+	return scalarFieldContext("AllDayEntry", field, true, false, "Date")
 }
 
 func (ec *executionContext) _AllDayEntry_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
@@ -12483,7 +12483,7 @@ func (ec *executionContext) _Attendee_email(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Attendee", field, false, false, "String")
 }
 
 func (ec *executionContext) _Attendee_user(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12538,7 +12538,7 @@ func (ec *executionContext) _Attendee_displayName(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Attendee", field, true, true, "String")
 }
 
 func (ec *executionContext) _Attendee_optional(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12561,7 +12561,7 @@ func (ec *executionContext) _Attendee_optional(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_optional(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Attendee", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Attendee_response(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12584,7 +12584,7 @@ func (ec *executionContext) _Attendee_response(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_response(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type AttendeeResponse does not have child fields"))
+	return scalarFieldContext("Attendee", field, false, false, "AttendeeResponse")
 }
 
 func (ec *executionContext) _Attendee_comment(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12607,7 +12607,7 @@ func (ec *executionContext) _Attendee_comment(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Attendee", field, true, true, "String")
 }
 
 func (ec *executionContext) _Attendee_additionalGuests(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12630,7 +12630,7 @@ func (ec *executionContext) _Attendee_additionalGuests(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_additionalGuests(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Attendee", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Attendee_respondedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12653,7 +12653,7 @@ func (ec *executionContext) _Attendee_respondedAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_respondedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Attendee", field, true, true, "DateTime")
 }
 
 func (ec *executionContext) _Attendee_proposedStart(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12676,7 +12676,7 @@ func (ec *executionContext) _Attendee_proposedStart(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_proposedStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Attendee", field, true, true, "DateTime")
 }
 
 func (ec *executionContext) _Attendee_proposedEnd(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12699,7 +12699,7 @@ func (ec *executionContext) _Attendee_proposedEnd(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_proposedEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Attendee", field, true, true, "DateTime")
 }
 
 func (ec *executionContext) _Attendee_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12722,7 +12722,7 @@ func (ec *executionContext) _Attendee_waitlisted(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_waitlisted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Attendee", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Attendee_waitlistTicket(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12745,7 +12745,7 @@ func (ec *executionContext) _Attendee_waitlistTicket(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_waitlistTicket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Attendee", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Attendee_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12768,7 +12768,7 @@ func (ec *executionContext) _Attendee_version(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Attendee", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Attendee_entryId(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12791,7 +12791,7 @@ func (ec *executionContext) _Attendee_entryId(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Attendee_entryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Attendee", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Attendee", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Attendee_entry(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
@@ -12910,7 +12910,7 @@ func (ec *executionContext) _AttendeeEdge_cursor(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("AttendeeEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _AttendeeEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeEdge) (ret graphql.Marshaler) {
@@ -12965,7 +12965,7 @@ func (ec *executionContext) _AttendeeSummary_needsAction(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeSummary_needsAction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AttendeeSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AttendeeSummary_accepted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
@@ -12988,7 +12988,7 @@ func (ec *executionContext) _AttendeeSummary_accepted(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeSummary_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AttendeeSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AttendeeSummary_tentative(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
@@ -13011,7 +13011,7 @@ func (ec *executionContext) _AttendeeSummary_tentative(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeSummary_tentative(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AttendeeSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AttendeeSummary_declined(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
@@ -13034,7 +13034,7 @@ func (ec *executionContext) _AttendeeSummary_declined(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeSummary_declined(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AttendeeSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AttendeeSummary_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
@@ -13057,7 +13057,7 @@ func (ec *executionContext) _AttendeeSummary_waitlisted(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeSummary_waitlisted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AttendeeSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AttendeeSummary_headCount(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
@@ -13080,7 +13080,7 @@ func (ec *executionContext) _AttendeeSummary_headCount(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeSummary_headCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeSummary", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AttendeeSummary", field, true, false, "Int")
 }
 
 func (ec *executionContext) _AttendeeSummary_total(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
@@ -13103,7 +13103,7 @@ func (ec *executionContext) _AttendeeSummary_total(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_AttendeeSummary_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AttendeeSummary", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("AttendeeSummary", field, true, false, "Int")
 }
 
 func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
@@ -13126,7 +13126,7 @@ func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_BusyInterval_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("BusyInterval", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
@@ -13149,7 +13149,7 @@ func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_BusyInterval_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("BusyInterval", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _BusyInterval_status(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
@@ -13172,7 +13172,7 @@ func (ec *executionContext) _BusyInterval_status(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_BusyInterval_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BusyInterval", field, false, false, errors.New("field of type Transparency does not have child fields"))
+	return scalarFieldContext("BusyInterval", field, false, false, "Transparency")
 }
 
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13195,7 +13195,7 @@ func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Calendar", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13218,7 +13218,7 @@ func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Calendar", field, false, false, "String")
 }
 
 func (ec *executionContext) _Calendar_color(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13241,7 +13241,7 @@ func (ec *executionContext) _Calendar_color(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Calendar", field, false, false, "String")
 }
 
 func (ec *executionContext) _Calendar_description(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13264,7 +13264,7 @@ func (ec *executionContext) _Calendar_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, true, true, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Calendar", field, true, true, "String")
 }
 
 func (ec *executionContext) _Calendar_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13287,7 +13287,7 @@ func (ec *executionContext) _Calendar_timeZone(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Calendar", field, false, false, "String")
 }
 
 func (ec *executionContext) _Calendar_isResource(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13310,7 +13310,7 @@ func (ec *executionContext) _Calendar_isResource(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_isResource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Calendar", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Calendar_version(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13333,7 +13333,7 @@ func (ec *executionContext) _Calendar_version(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Calendar", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Calendar_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13356,7 +13356,7 @@ func (ec *executionContext) _Calendar_createdAt(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Calendar", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Calendar_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13379,7 +13379,7 @@ func (ec *executionContext) _Calendar_updatedAt(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Calendar", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Calendar_viewerRole(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13402,7 +13402,7 @@ func (ec *executionContext) _Calendar_viewerRole(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Calendar_viewerRole(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Calendar", field, true, true, errors.New("field of type Role does not have child fields"))
+	return scalarFieldContext("Calendar", field, true, true, "Role")
 }
 
 func (ec *executionContext) _Calendar_entries(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
@@ -13849,7 +13849,7 @@ func (ec *executionContext) _CalendarListChange_calendarId(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_CalendarListChange_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarListChange", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("CalendarListChange", field, false, false, "ID")
 }
 
 func (ec *executionContext) _CalendarListChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
@@ -13872,7 +13872,7 @@ func (ec *executionContext) _CalendarListChange_removed(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_CalendarListChange_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarListChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("CalendarListChange", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _CalendarListChange_membership(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
@@ -13959,7 +13959,7 @@ func (ec *executionContext) _CalendarListChangePage_hasMore(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_CalendarListChangePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarListChangePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("CalendarListChangePage", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _CalendarListChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
@@ -13982,7 +13982,7 @@ func (ec *executionContext) _CalendarListChangePage_syncToken(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_CalendarListChangePage_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarListChangePage", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarListChangePage", field, false, false, "String")
 }
 
 func (ec *executionContext) _CalendarSettings_color(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14005,7 +14005,7 @@ func (ec *executionContext) _CalendarSettings_color(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "String")
 }
 
 func (ec *executionContext) _CalendarSettings_displayColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14028,7 +14028,7 @@ func (ec *executionContext) _CalendarSettings_displayColor(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_displayColor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "String")
 }
 
 func (ec *executionContext) _CalendarSettings_textColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14051,7 +14051,7 @@ func (ec *executionContext) _CalendarSettings_textColor(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_textColor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "String")
 }
 
 func (ec *executionContext) _CalendarSettings_name(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14074,7 +14074,7 @@ func (ec *executionContext) _CalendarSettings_name(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "String")
 }
 
 func (ec *executionContext) _CalendarSettings_displayName(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14097,7 +14097,7 @@ func (ec *executionContext) _CalendarSettings_displayName(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "String")
 }
 
 func (ec *executionContext) _CalendarSettings_hidden(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14120,7 +14120,7 @@ func (ec *executionContext) _CalendarSettings_hidden(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _CalendarSettings_selected(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14143,7 +14143,7 @@ func (ec *executionContext) _CalendarSettings_selected(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_selected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _CalendarSettings_sortKey(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14166,7 +14166,7 @@ func (ec *executionContext) _CalendarSettings_sortKey(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_sortKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "String")
 }
 
 func (ec *executionContext) _CalendarSettings_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14221,7 +14221,7 @@ func (ec *executionContext) _CalendarSettings_version(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "Int")
 }
 
 func (ec *executionContext) _CalendarSettings_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
@@ -14244,7 +14244,7 @@ func (ec *executionContext) _CalendarSettings_updatedAt(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_CalendarSettings_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarSettings", field, true, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("CalendarSettings", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _CalendarWebhook_id(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14267,7 +14267,7 @@ func (ec *executionContext) _CalendarWebhook_id(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "ID")
 }
 
 func (ec *executionContext) _CalendarWebhook_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14290,7 +14290,7 @@ func (ec *executionContext) _CalendarWebhook_calendarId(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "ID")
 }
 
 func (ec *executionContext) _CalendarWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14313,7 +14313,7 @@ func (ec *executionContext) _CalendarWebhook_url(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "String")
 }
 
 func (ec *executionContext) _CalendarWebhook_calendarIds(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14336,7 +14336,7 @@ func (ec *executionContext) _CalendarWebhook_calendarIds(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_calendarIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "ID")
 }
 
 func (ec *executionContext) _CalendarWebhook_types(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14359,7 +14359,7 @@ func (ec *executionContext) _CalendarWebhook_types(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_types(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type ChangeType does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "ChangeType")
 }
 
 func (ec *executionContext) _CalendarWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14382,7 +14382,7 @@ func (ec *executionContext) _CalendarWebhook_state(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type WebhookState does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "WebhookState")
 }
 
 func (ec *executionContext) _CalendarWebhook_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14405,7 +14405,7 @@ func (ec *executionContext) _CalendarWebhook_createdAt(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _CalendarWebhook_failingSince(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14428,7 +14428,7 @@ func (ec *executionContext) _CalendarWebhook_failingSince(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhook_failingSince(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("CalendarWebhook", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _CalendarWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
@@ -14547,7 +14547,7 @@ func (ec *executionContext) _CalendarWebhookSecretPayload_secret(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_CalendarWebhookSecretPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CalendarWebhookSecretPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CalendarWebhookSecretPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _Change_type(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
@@ -14570,7 +14570,7 @@ func (ec *executionContext) _Change_type(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Change_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Change", field, false, false, errors.New("field of type ChangeType does not have child fields"))
+	return scalarFieldContext("Change", field, false, false, "ChangeType")
 }
 
 func (ec *executionContext) _Change_id(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
@@ -14593,7 +14593,7 @@ func (ec *executionContext) _Change_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Change_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Change", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Change", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Change_deleted(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
@@ -14616,7 +14616,7 @@ func (ec *executionContext) _Change_deleted(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Change_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Change", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Change", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Change_node(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
@@ -14735,7 +14735,7 @@ func (ec *executionContext) _ChangeDelivery_kind(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ChangeDelivery_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChangeDelivery", field, false, false, errors.New("field of type DeliveryKind does not have child fields"))
+	return scalarFieldContext("ChangeDelivery", field, false, false, "DeliveryKind")
 }
 
 func (ec *executionContext) _ChangeDelivery_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
@@ -14758,7 +14758,7 @@ func (ec *executionContext) _ChangeDelivery_calendarId(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ChangeDelivery_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChangeDelivery", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("ChangeDelivery", field, false, false, "ID")
 }
 
 func (ec *executionContext) _ChangeDelivery_changes(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
@@ -14813,7 +14813,7 @@ func (ec *executionContext) _ChangeDelivery_syncToken(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ChangeDelivery_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChangeDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ChangeDelivery", field, false, false, "String")
 }
 
 func (ec *executionContext) _ChangeEmailPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEmailPayload) (ret graphql.Marshaler) {
@@ -14932,7 +14932,7 @@ func (ec *executionContext) _ChangePage_hasMore(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ChangePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChangePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("ChangePage", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
@@ -14955,7 +14955,7 @@ func (ec *executionContext) _ChangePage_syncToken(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ChangePage_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChangePage", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ChangePage", field, false, false, "String")
 }
 
 func (ec *executionContext) _CompleteTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.CompleteTaskPayload) (ret graphql.Marshaler) {
@@ -15138,7 +15138,7 @@ func (ec *executionContext) _CreateInvitationPayload_token(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_CreateInvitationPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CreateInvitationPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("CreateInvitationPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _DatedWorkingDay_date(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
@@ -15161,7 +15161,7 @@ func (ec *executionContext) _DatedWorkingDay_date(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_DatedWorkingDay_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DatedWorkingDay", field, false, false, errors.New("field of type Date does not have child fields"))
+	return scalarFieldContext("DatedWorkingDay", field, false, false, "Date")
 }
 
 func (ec *executionContext) _DatedWorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
@@ -15216,7 +15216,7 @@ func (ec *executionContext) _DeleteAccountPayload_deletedUserId(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteAccountPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("DeleteAccountPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteAccountPayload_deletedCalendarIds(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
@@ -15239,7 +15239,7 @@ func (ec *executionContext) _DeleteAccountPayload_deletedCalendarIds(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedCalendarIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteAccountPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("DeleteAccountPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarPayload) (ret graphql.Marshaler) {
@@ -15262,7 +15262,7 @@ func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_DeleteCalendarPayload_deletedCalendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteCalendarPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("DeleteCalendarPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteCalendarWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarWebhookPayload) (ret graphql.Marshaler) {
@@ -15285,7 +15285,7 @@ func (ec *executionContext) _DeleteCalendarWebhookPayload_deleted(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_DeleteCalendarWebhookPayload_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteCalendarWebhookPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("DeleteCalendarWebhookPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _DeleteEntryPayload_deletedEntryId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteEntryPayload) (ret graphql.Marshaler) {
@@ -15308,7 +15308,7 @@ func (ec *executionContext) _DeleteEntryPayload_deletedEntryId(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_DeleteEntryPayload_deletedEntryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteEntryPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("DeleteEntryPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteReminderWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteReminderWebhookPayload) (ret graphql.Marshaler) {
@@ -15331,7 +15331,7 @@ func (ec *executionContext) _DeleteReminderWebhookPayload_deleted(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_DeleteReminderWebhookPayload_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteReminderWebhookPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("DeleteReminderWebhookPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _DisableCalendarFeedPayload_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.DisableCalendarFeedPayload) (ret graphql.Marshaler) {
@@ -15354,7 +15354,7 @@ func (ec *executionContext) _DisableCalendarFeedPayload_calendarId(ctx context.C
 	)
 }
 func (ec *executionContext) fieldContext_DisableCalendarFeedPayload_calendarId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DisableCalendarFeedPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("DisableCalendarFeedPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _EntryHistoryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryConnection) (ret graphql.Marshaler) {
@@ -15441,7 +15441,7 @@ func (ec *executionContext) _EntryHistoryEdge_cursor(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_EntryHistoryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EntryHistoryEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("EntryHistoryEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _EntryHistoryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryEdge) (ret graphql.Marshaler) {
@@ -15496,7 +15496,7 @@ func (ec *executionContext) _EntryHistoryRecord_at(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_EntryHistoryRecord_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EntryHistoryRecord", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("EntryHistoryRecord", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _EntryHistoryRecord_by(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
@@ -15551,7 +15551,7 @@ func (ec *executionContext) _EntryHistoryRecord_action(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_EntryHistoryRecord_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EntryHistoryRecord", field, false, false, errors.New("field of type EntryHistoryAction does not have child fields"))
+	return scalarFieldContext("EntryHistoryRecord", field, false, false, "EntryHistoryAction")
 }
 
 func (ec *executionContext) _EntryHistoryRecord_originalStart(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
@@ -15574,7 +15574,7 @@ func (ec *executionContext) _EntryHistoryRecord_originalStart(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_EntryHistoryRecord_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EntryHistoryRecord", field, true, true, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("EntryHistoryRecord", field, true, true, "DateTime")
 }
 
 func (ec *executionContext) _EntryHistoryRecord_changes(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
@@ -15629,7 +15629,7 @@ func (ec *executionContext) _EntryView_timeZone(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_EntryView_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EntryView", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("EntryView", field, false, false, "String")
 }
 
 func (ec *executionContext) _EntryView_start(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
@@ -15652,7 +15652,7 @@ func (ec *executionContext) _EntryView_start(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_EntryView_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EntryView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("EntryView", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _EntryView_end(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
@@ -15675,7 +15675,7 @@ func (ec *executionContext) _EntryView_end(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_EntryView_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EntryView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("EntryView", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _EntryView_entries(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
@@ -15730,7 +15730,7 @@ func (ec *executionContext) _FieldChange_field(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FieldChange_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FieldChange", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("FieldChange", field, false, false, "String")
 }
 
 func (ec *executionContext) _FieldChange_before(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
@@ -15753,7 +15753,7 @@ func (ec *executionContext) _FieldChange_before(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_FieldChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FieldChange", field, true, true, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("FieldChange", field, true, true, "String")
 }
 
 func (ec *executionContext) _FieldChange_after(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
@@ -15776,7 +15776,7 @@ func (ec *executionContext) _FieldChange_after(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FieldChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FieldChange", field, true, true, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("FieldChange", field, true, true, "String")
 }
 
 func (ec *executionContext) _FieldChange_truncated(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
@@ -15799,7 +15799,7 @@ func (ec *executionContext) _FieldChange_truncated(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_FieldChange_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FieldChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("FieldChange", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _FindTimesGroupReason_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
@@ -15822,7 +15822,7 @@ func (ec *executionContext) _FindTimesGroupReason_group(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesGroupReason_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesGroupReason", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("FindTimesGroupReason", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FindTimesGroupReason_reason(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
@@ -15845,7 +15845,7 @@ func (ec *executionContext) _FindTimesGroupReason_reason(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesGroupReason_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesGroupReason", field, false, false, errors.New("field of type FindTimesReason does not have child fields"))
+	return scalarFieldContext("FindTimesGroupReason", field, false, false, "FindTimesReason")
 }
 
 func (ec *executionContext) _FindTimesParticipant_email(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
@@ -15868,7 +15868,7 @@ func (ec *executionContext) _FindTimesParticipant_email(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesParticipant_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesParticipant", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("FindTimesParticipant", field, false, false, "String")
 }
 
 func (ec *executionContext) _FindTimesParticipant_calendar(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
@@ -15923,7 +15923,7 @@ func (ec *executionContext) _FindTimesParticipant_group(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesParticipant_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesParticipant", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("FindTimesParticipant", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FindTimesResult_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
@@ -15946,7 +15946,7 @@ func (ec *executionContext) _FindTimesResult_timeZone(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesResult_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("FindTimesResult", field, false, false, "String")
 }
 
 func (ec *executionContext) _FindTimesResult_participants(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
@@ -16033,7 +16033,7 @@ func (ec *executionContext) _FindTimesResult_maxSlots(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesResult_maxSlots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("FindTimesResult", field, false, false, "Int")
 }
 
 func (ec *executionContext) _FindTimesResult_truncated(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
@@ -16056,7 +16056,7 @@ func (ec *executionContext) _FindTimesResult_truncated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesResult_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("FindTimesResult", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _FindTimesResult_groupReasons(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
@@ -16111,7 +16111,7 @@ func (ec *executionContext) _FindTimesResult_reason(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesResult_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesResult", field, false, false, errors.New("field of type FindTimesReason does not have child fields"))
+	return scalarFieldContext("FindTimesResult", field, false, false, "FindTimesReason")
 }
 
 func (ec *executionContext) _FindTimesSlot_start(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
@@ -16134,7 +16134,7 @@ func (ec *executionContext) _FindTimesSlot_start(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesSlot_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesSlot", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("FindTimesSlot", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _FindTimesSlot_end(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
@@ -16157,7 +16157,7 @@ func (ec *executionContext) _FindTimesSlot_end(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesSlot_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesSlot", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("FindTimesSlot", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _FindTimesSlot_states(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
@@ -16180,7 +16180,7 @@ func (ec *executionContext) _FindTimesSlot_states(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_FindTimesSlot_states(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FindTimesSlot", field, false, false, errors.New("field of type ParticipantState does not have child fields"))
+	return scalarFieldContext("FindTimesSlot", field, false, false, "ParticipantState")
 }
 
 func (ec *executionContext) _FreeBusyView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
@@ -16203,7 +16203,7 @@ func (ec *executionContext) _FreeBusyView_timeZone(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_FreeBusyView_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FreeBusyView", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("FreeBusyView", field, false, false, "String")
 }
 
 func (ec *executionContext) _FreeBusyView_start(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
@@ -16226,7 +16226,7 @@ func (ec *executionContext) _FreeBusyView_start(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_FreeBusyView_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FreeBusyView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("FreeBusyView", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _FreeBusyView_end(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
@@ -16249,7 +16249,7 @@ func (ec *executionContext) _FreeBusyView_end(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_FreeBusyView_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FreeBusyView", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("FreeBusyView", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _FreeBusyView_calendars(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
@@ -16400,7 +16400,7 @@ func (ec *executionContext) _ImportError_index(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_ImportError_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ImportError", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ImportError_uid(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
@@ -16423,7 +16423,7 @@ func (ec *executionContext) _ImportError_uid(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ImportError_uid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ImportError", field, false, false, "String")
 }
 
 func (ec *executionContext) _ImportError_message(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
@@ -16446,7 +16446,7 @@ func (ec *executionContext) _ImportError_message(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ImportError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ImportError", field, false, false, "String")
 }
 
 func (ec *executionContext) _ImportError_code(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
@@ -16469,7 +16469,7 @@ func (ec *executionContext) _ImportError_code(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ImportError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ImportError", field, false, false, "String")
 }
 
 func (ec *executionContext) _ImportError_imported(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
@@ -16492,7 +16492,7 @@ func (ec *executionContext) _ImportError_imported(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ImportError_imported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ImportError", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("ImportError", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
@@ -16515,7 +16515,7 @@ func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Invitation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Invitation", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Invitation", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Invitation_calendar(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
@@ -16570,7 +16570,7 @@ func (ec *executionContext) _Invitation_role(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Invitation_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type Role does not have child fields"))
+	return scalarFieldContext("Invitation", field, false, false, "Role")
 }
 
 func (ec *executionContext) _Invitation_validUntil(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
@@ -16593,7 +16593,7 @@ func (ec *executionContext) _Invitation_validUntil(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Invitation_validUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Invitation", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Invitation_maxUses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
@@ -16616,7 +16616,7 @@ func (ec *executionContext) _Invitation_maxUses(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Invitation_maxUses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Invitation", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Invitation_uses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
@@ -16639,7 +16639,7 @@ func (ec *executionContext) _Invitation_uses(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Invitation_uses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Invitation", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Invitation_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
@@ -16662,7 +16662,7 @@ func (ec *executionContext) _Invitation_createdAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Invitation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Invitation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Invitation", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _InvitationChange_entryId(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
@@ -16685,7 +16685,7 @@ func (ec *executionContext) _InvitationChange_entryId(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_InvitationChange_entryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InvitationChange", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("InvitationChange", field, false, false, "ID")
 }
 
 func (ec *executionContext) _InvitationChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
@@ -16708,7 +16708,7 @@ func (ec *executionContext) _InvitationChange_removed(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_InvitationChange_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InvitationChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("InvitationChange", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _InvitationChange_invitation(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
@@ -16795,7 +16795,7 @@ func (ec *executionContext) _InvitationChangePage_hasMore(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_InvitationChangePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InvitationChangePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("InvitationChangePage", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _InvitationChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
@@ -16818,7 +16818,7 @@ func (ec *executionContext) _InvitationChangePage_syncToken(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_InvitationChangePage_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InvitationChangePage", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("InvitationChangePage", field, false, false, "String")
 }
 
 func (ec *executionContext) _InvitationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
@@ -16905,7 +16905,7 @@ func (ec *executionContext) _InvitationEdge_cursor(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_InvitationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InvitationEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("InvitationEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _InvitationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.InvitationEdge) (ret graphql.Marshaler) {
@@ -16960,7 +16960,7 @@ func (ec *executionContext) _LeaveCalendarPayload_removedMembershipId(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_LeaveCalendarPayload_removedMembershipId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("LeaveCalendarPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("LeaveCalendarPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Membership_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
@@ -16983,7 +16983,7 @@ func (ec *executionContext) _Membership_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Membership_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Membership", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Membership", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Membership_role(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
@@ -17006,7 +17006,7 @@ func (ec *executionContext) _Membership_role(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Membership_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Membership", field, false, false, errors.New("field of type Role does not have child fields"))
+	return scalarFieldContext("Membership", field, false, false, "Role")
 }
 
 func (ec *executionContext) _Membership_calendar(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
@@ -17093,7 +17093,7 @@ func (ec *executionContext) _Membership_version(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Membership_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Membership", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Membership", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Membership_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
@@ -17116,7 +17116,7 @@ func (ec *executionContext) _Membership_createdAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Membership_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Membership", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Membership", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Membership_updatedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
@@ -17139,7 +17139,7 @@ func (ec *executionContext) _Membership_updatedAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Membership_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Membership", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Membership", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Membership_settings(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
@@ -17258,7 +17258,7 @@ func (ec *executionContext) _MembershipEdge_cursor(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_MembershipEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MembershipEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("MembershipEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _MembershipEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
@@ -17345,7 +17345,7 @@ func (ec *executionContext) _MoveEntryPayload_previousId(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_MoveEntryPayload_previousId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MoveEntryPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("MoveEntryPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _MultiDayEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17368,7 +17368,7 @@ func (ec *executionContext) _MultiDayEntry_id(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "ID")
 }
 
 func (ec *executionContext) _MultiDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17423,7 +17423,7 @@ func (ec *executionContext) _MultiDayEntry_kind(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "EntryKind")
 }
 
 func (ec *executionContext) _MultiDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17446,7 +17446,7 @@ func (ec *executionContext) _MultiDayEntry_title(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _MultiDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17469,7 +17469,7 @@ func (ec *executionContext) _MultiDayEntry_description(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _MultiDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17492,7 +17492,7 @@ func (ec *executionContext) _MultiDayEntry_location(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _MultiDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17515,7 +17515,7 @@ func (ec *executionContext) _MultiDayEntry_color(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _MultiDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17538,7 +17538,7 @@ func (ec *executionContext) _MultiDayEntry_tags(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _MultiDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17561,7 +17561,7 @@ func (ec *executionContext) _MultiDayEntry_reminders(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "Int")
 }
 
 func (ec *executionContext) _MultiDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17584,7 +17584,7 @@ func (ec *executionContext) _MultiDayEntry_transparency(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "Transparency")
 }
 
 func (ec *executionContext) _MultiDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17607,7 +17607,7 @@ func (ec *executionContext) _MultiDayEntry_visibility(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "Visibility")
 }
 
 func (ec *executionContext) _MultiDayEntry_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17630,7 +17630,7 @@ func (ec *executionContext) _MultiDayEntry_mustNotOverlap(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, true, "ID")
 }
 
 func (ec *executionContext) _MultiDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17653,7 +17653,7 @@ func (ec *executionContext) _MultiDayEntry_redacted(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17676,7 +17676,7 @@ func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _MultiDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17699,7 +17699,7 @@ func (ec *executionContext) _MultiDayEntry_sequence(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "Int")
 }
 
 func (ec *executionContext) _MultiDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17722,7 +17722,7 @@ func (ec *executionContext) _MultiDayEntry_version(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "Int")
 }
 
 func (ec *executionContext) _MultiDayEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17745,7 +17745,7 @@ func (ec *executionContext) _MultiDayEntry_createdAt(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _MultiDayEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17768,7 +17768,7 @@ func (ec *executionContext) _MultiDayEntry_updatedAt(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _MultiDayEntry_series(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17855,7 +17855,7 @@ func (ec *executionContext) _MultiDayEntry_originalStart(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _MultiDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17878,7 +17878,7 @@ func (ec *executionContext) _MultiDayEntry_isException(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _MultiDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17901,7 +17901,7 @@ func (ec *executionContext) _MultiDayEntry_status(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "EntryStatus")
 }
 
 func (ec *executionContext) _MultiDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -17924,7 +17924,7 @@ func (ec *executionContext) _MultiDayEntry_previousSeriesId(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "ID")
 }
 
 func (ec *executionContext) _MultiDayEntry_organizer(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -18011,7 +18011,7 @@ func (ec *executionContext) _MultiDayEntry_capacity(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "Int")
 }
 
 func (ec *executionContext) _MultiDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -18034,7 +18034,7 @@ func (ec *executionContext) _MultiDayEntry_waitlist(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _MultiDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -18057,7 +18057,7 @@ func (ec *executionContext) _MultiDayEntry_hideAttendees(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _MultiDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -18220,7 +18220,7 @@ func (ec *executionContext) _MultiDayEntry_myRemindersSet(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _MultiDayEntry_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -18243,7 +18243,7 @@ func (ec *executionContext) _MultiDayEntry_myRemindersVersion(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, true, true, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, true, true, "Int")
 }
 
 func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -18266,7 +18266,7 @@ func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Date does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "Date")
 }
 
 func (ec *executionContext) _MultiDayEntry_endDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -18289,7 +18289,7 @@ func (ec *executionContext) _MultiDayEntry_endDate(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_MultiDayEntry_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MultiDayEntry", field, false, false, errors.New("field of type Date does not have child fields"))
+	return scalarFieldContext("MultiDayEntry", field, false, false, "Date")
 }
 
 func (ec *executionContext) _MultiDayEntry_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
@@ -20104,7 +20104,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -20127,7 +20127,7 @@ func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -20150,7 +20150,7 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -20173,7 +20173,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _PersonBusy_email(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
@@ -20196,7 +20196,7 @@ func (ec *executionContext) _PersonBusy_email(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_PersonBusy_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PersonBusy", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("PersonBusy", field, false, false, "String")
 }
 
 func (ec *executionContext) _PersonBusy_busy(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
@@ -20283,7 +20283,7 @@ func (ec *executionContext) _Preferences_timeZone(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "String")
 }
 
 func (ec *executionContext) _Preferences_weekStart(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20306,7 +20306,7 @@ func (ec *executionContext) _Preferences_weekStart(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_weekStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Weekday does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Weekday")
 }
 
 func (ec *executionContext) _Preferences_defaultEntryDurationMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20329,7 +20329,7 @@ func (ec *executionContext) _Preferences_defaultEntryDurationMinutes(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_defaultEntryDurationMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Preferences_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20352,7 +20352,7 @@ func (ec *executionContext) _Preferences_defaultReminders(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_defaultReminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Preferences_theme(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20375,7 +20375,7 @@ func (ec *executionContext) _Preferences_theme(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_theme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Theme does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Theme")
 }
 
 func (ec *executionContext) _Preferences_calendarIncrementMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20398,7 +20398,7 @@ func (ec *executionContext) _Preferences_calendarIncrementMinutes(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_calendarIncrementMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Preferences_autoArchiveCompletedTasks(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20421,7 +20421,7 @@ func (ec *executionContext) _Preferences_autoArchiveCompletedTasks(ctx context.C
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_autoArchiveCompletedTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Preferences_autoArchiveDelayHours(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20444,7 +20444,7 @@ func (ec *executionContext) _Preferences_autoArchiveDelayHours(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_autoArchiveDelayHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Preferences_browserNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20467,7 +20467,7 @@ func (ec *executionContext) _Preferences_browserNotifications(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_browserNotifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Preferences_soundNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20490,7 +20490,7 @@ func (ec *executionContext) _Preferences_soundNotifications(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_Preferences_soundNotifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Preferences", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Preferences", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Preferences_workingHours(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
@@ -20829,7 +20829,7 @@ func (ec *executionContext) _Recurrence_rule(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Recurrence_rule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Recurrence", field, false, false, "String")
 }
 
 func (ec *executionContext) _Recurrence_rdates(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
@@ -20852,7 +20852,7 @@ func (ec *executionContext) _Recurrence_rdates(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Recurrence_rdates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Recurrence", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Recurrence_exdates(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
@@ -20875,7 +20875,7 @@ func (ec *executionContext) _Recurrence_exdates(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Recurrence_exdates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Recurrence", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Recurrence", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _RegisterReminderWebhookPayload_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.RegisterReminderWebhookPayload) (ret graphql.Marshaler) {
@@ -20930,7 +20930,7 @@ func (ec *executionContext) _RegisterReminderWebhookPayload_secret(ctx context.C
 	)
 }
 func (ec *executionContext) fieldContext_RegisterReminderWebhookPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RegisterReminderWebhookPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("RegisterReminderWebhookPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _Reminder_minutes(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
@@ -20953,7 +20953,7 @@ func (ec *executionContext) _Reminder_minutes(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Reminder_minutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Reminder", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Reminder", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Reminder_method(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
@@ -20976,7 +20976,7 @@ func (ec *executionContext) _Reminder_method(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Reminder_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Reminder", field, false, false, errors.New("field of type ReminderMethod does not have child fields"))
+	return scalarFieldContext("Reminder", field, false, false, "ReminderMethod")
 }
 
 func (ec *executionContext) _ReminderAlert_id(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -20999,7 +20999,7 @@ func (ec *executionContext) _ReminderAlert_id(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, true, true, "ID")
 }
 
 func (ec *executionContext) _ReminderAlert_state(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21022,7 +21022,7 @@ func (ec *executionContext) _ReminderAlert_state(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type ReminderAlertState does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, false, false, "ReminderAlertState")
 }
 
 func (ec *executionContext) _ReminderAlert_reminder(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21077,7 +21077,7 @@ func (ec *executionContext) _ReminderAlert_dueAt(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_dueAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ReminderAlert_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21100,7 +21100,7 @@ func (ec *executionContext) _ReminderAlert_start(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ReminderAlert_firedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21123,7 +21123,7 @@ func (ec *executionContext) _ReminderAlert_firedAt(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_firedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ReminderAlert_snoozedUntil(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21146,7 +21146,7 @@ func (ec *executionContext) _ReminderAlert_snoozedUntil(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_snoozedUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, true, true, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, true, true, "DateTime")
 }
 
 func (ec *executionContext) _ReminderAlert_timesFired(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21169,7 +21169,7 @@ func (ec *executionContext) _ReminderAlert_timesFired(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_timesFired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, true, true, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, true, true, "Int")
 }
 
 func (ec *executionContext) _ReminderAlert_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21192,7 +21192,7 @@ func (ec *executionContext) _ReminderAlert_version(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlert_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlert", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ReminderAlert", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ReminderAlert_entry(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
@@ -21311,7 +21311,7 @@ func (ec *executionContext) _ReminderAlertEdge_cursor(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ReminderAlertEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderAlertEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ReminderAlertEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ReminderAlertEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertEdge) (ret graphql.Marshaler) {
@@ -21430,7 +21430,7 @@ func (ec *executionContext) _ReminderDelivery_syncToken(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_ReminderDelivery_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ReminderDelivery", field, false, false, "String")
 }
 
 func (ec *executionContext) _ReminderWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
@@ -21453,7 +21453,7 @@ func (ec *executionContext) _ReminderWebhook_url(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ReminderWebhook_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("ReminderWebhook", field, false, false, "String")
 }
 
 func (ec *executionContext) _ReminderWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
@@ -21476,7 +21476,7 @@ func (ec *executionContext) _ReminderWebhook_state(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_ReminderWebhook_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type WebhookState does not have child fields"))
+	return scalarFieldContext("ReminderWebhook", field, false, false, "WebhookState")
 }
 
 func (ec *executionContext) _ReminderWebhook_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
@@ -21499,7 +21499,7 @@ func (ec *executionContext) _ReminderWebhook_createdAt(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ReminderWebhook_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ReminderWebhook", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ReminderWebhook_failingSince(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
@@ -21522,7 +21522,7 @@ func (ec *executionContext) _ReminderWebhook_failingSince(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_ReminderWebhook_failingSince(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ReminderWebhook", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ReminderWebhook_waitingDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
@@ -21545,7 +21545,7 @@ func (ec *executionContext) _ReminderWebhook_waitingDeliveries(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ReminderWebhook_waitingDeliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ReminderWebhook", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ReminderWebhook_droppedDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
@@ -21568,7 +21568,7 @@ func (ec *executionContext) _ReminderWebhook_droppedDeliveries(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ReminderWebhook_droppedDeliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderWebhook", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ReminderWebhook", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ReminderWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
@@ -21623,7 +21623,7 @@ func (ec *executionContext) _RemoveMemberPayload_removedMembershipId(ctx context
 	)
 }
 func (ec *executionContext) fieldContext_RemoveMemberPayload_removedMembershipId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RemoveMemberPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("RemoveMemberPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _ReopenTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.ReopenTaskPayload) (ret graphql.Marshaler) {
@@ -21774,7 +21774,7 @@ func (ec *executionContext) _RevokeInvitationPayload_revokedInvitationId(ctx con
 	)
 }
 func (ec *executionContext) fieldContext_RevokeInvitationPayload_revokedInvitationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RevokeInvitationPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("RevokeInvitationPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RotateCalendarFeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
@@ -21797,7 +21797,7 @@ func (ec *executionContext) _RotateCalendarFeedPayload_url(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("RotateCalendarFeedPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _RotateCalendarFeedPayload_path(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
@@ -21820,7 +21820,7 @@ func (ec *executionContext) _RotateCalendarFeedPayload_path(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RotateCalendarFeedPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("RotateCalendarFeedPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
@@ -21907,7 +21907,7 @@ func (ec *executionContext) _SearchEdge_cursor(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("SearchEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
@@ -21962,7 +21962,7 @@ func (ec *executionContext) _SearchEdge_score(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_SearchEdge_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchEdge", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("SearchEdge", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SearchEdge_highlights(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
@@ -22017,7 +22017,7 @@ func (ec *executionContext) _SearchHighlight_field(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SearchHighlight_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type SearchField does not have child fields"))
+	return scalarFieldContext("SearchHighlight", field, false, false, "SearchField")
 }
 
 func (ec *executionContext) _SearchHighlight_tagIndex(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
@@ -22040,7 +22040,7 @@ func (ec *executionContext) _SearchHighlight_tagIndex(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SearchHighlight_tagIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("SearchHighlight", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SearchHighlight_attendeeEmail(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
@@ -22063,7 +22063,7 @@ func (ec *executionContext) _SearchHighlight_attendeeEmail(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SearchHighlight_attendeeEmail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("SearchHighlight", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHighlight_start(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
@@ -22086,7 +22086,7 @@ func (ec *executionContext) _SearchHighlight_start(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SearchHighlight_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("SearchHighlight", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SearchHighlight_length(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
@@ -22109,7 +22109,7 @@ func (ec *executionContext) _SearchHighlight_length(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_SearchHighlight_length(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHighlight", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("SearchHighlight", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SetMyRemindersPayload_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
@@ -22164,7 +22164,7 @@ func (ec *executionContext) _SetMyRemindersPayload_myRemindersSet(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_SetMyRemindersPayload_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SetMyRemindersPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("SetMyRemindersPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _SetMyRemindersPayload_version(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
@@ -22187,7 +22187,7 @@ func (ec *executionContext) _SetMyRemindersPayload_version(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SetMyRemindersPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SetMyRemindersPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("SetMyRemindersPayload", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SetOpeningHoursPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
@@ -22362,7 +22362,7 @@ func (ec *executionContext) _Task_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Task_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Task_calendar(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22417,7 +22417,7 @@ func (ec *executionContext) _Task_kind(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Task_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "EntryKind")
 }
 
 func (ec *executionContext) _Task_title(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22440,7 +22440,7 @@ func (ec *executionContext) _Task_title(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Task_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "String")
 }
 
 func (ec *executionContext) _Task_description(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22463,7 +22463,7 @@ func (ec *executionContext) _Task_description(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Task_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "String")
 }
 
 func (ec *executionContext) _Task_location(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22486,7 +22486,7 @@ func (ec *executionContext) _Task_location(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Task_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "String")
 }
 
 func (ec *executionContext) _Task_color(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22509,7 +22509,7 @@ func (ec *executionContext) _Task_color(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Task_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "String")
 }
 
 func (ec *executionContext) _Task_tags(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22532,7 +22532,7 @@ func (ec *executionContext) _Task_tags(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Task_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "String")
 }
 
 func (ec *executionContext) _Task_reminders(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22555,7 +22555,7 @@ func (ec *executionContext) _Task_reminders(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Task_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Task_transparency(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22578,7 +22578,7 @@ func (ec *executionContext) _Task_transparency(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Task_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Transparency does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "Transparency")
 }
 
 func (ec *executionContext) _Task_visibility(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22601,7 +22601,7 @@ func (ec *executionContext) _Task_visibility(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Task_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Visibility does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "Visibility")
 }
 
 func (ec *executionContext) _Task_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22624,7 +22624,7 @@ func (ec *executionContext) _Task_mustNotOverlap(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Task_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Task", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Task_redacted(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22647,7 +22647,7 @@ func (ec *executionContext) _Task_redacted(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Task_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22670,7 +22670,7 @@ func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Task_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "String")
 }
 
 func (ec *executionContext) _Task_sequence(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22693,7 +22693,7 @@ func (ec *executionContext) _Task_sequence(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Task_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Task_version(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22716,7 +22716,7 @@ func (ec *executionContext) _Task_version(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Task_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Task_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22739,7 +22739,7 @@ func (ec *executionContext) _Task_createdAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Task_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Task_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22762,7 +22762,7 @@ func (ec *executionContext) _Task_updatedAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Task_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Task_series(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22849,7 +22849,7 @@ func (ec *executionContext) _Task_originalStart(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Task_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Task_isException(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22872,7 +22872,7 @@ func (ec *executionContext) _Task_isException(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Task_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Task_status(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22895,7 +22895,7 @@ func (ec *executionContext) _Task_status(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Task_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "EntryStatus")
 }
 
 func (ec *executionContext) _Task_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -22918,7 +22918,7 @@ func (ec *executionContext) _Task_previousSeriesId(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Task_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Task_organizer(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23005,7 +23005,7 @@ func (ec *executionContext) _Task_capacity(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Task_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Task_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23028,7 +23028,7 @@ func (ec *executionContext) _Task_waitlist(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Task_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Task_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23051,7 +23051,7 @@ func (ec *executionContext) _Task_hideAttendees(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Task_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Task_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23214,7 +23214,7 @@ func (ec *executionContext) _Task_myRemindersSet(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Task_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Task", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Task_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23237,7 +23237,7 @@ func (ec *executionContext) _Task_myRemindersVersion(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Task_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("Task", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23260,7 +23260,7 @@ func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Task_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type Date does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "Date")
 }
 
 func (ec *executionContext) _Task_due(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23283,7 +23283,7 @@ func (ec *executionContext) _Task_due(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Task_due(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Task_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23306,7 +23306,7 @@ func (ec *executionContext) _Task_timeZone(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Task_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "String")
 }
 
 func (ec *executionContext) _Task_completed(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23329,7 +23329,7 @@ func (ec *executionContext) _Task_completed(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Task_completed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("Task", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Task_completedAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23352,7 +23352,7 @@ func (ec *executionContext) _Task_completedAt(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Task_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("Task", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Task_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -23515,7 +23515,7 @@ func (ec *executionContext) _TaskEdge_cursor(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_TaskEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TaskEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TaskEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _TaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
@@ -23570,7 +23570,7 @@ func (ec *executionContext) _TimeInterval_start(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_TimeInterval_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimeInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TimeInterval", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _TimeInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
@@ -23593,7 +23593,7 @@ func (ec *executionContext) _TimeInterval_end(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TimeInterval_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimeInterval", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TimeInterval", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
@@ -23616,7 +23616,7 @@ func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TimeWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimeWindow", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimeWindow", field, false, false, "String")
 }
 
 func (ec *executionContext) _TimeWindow_end(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
@@ -23639,7 +23639,7 @@ func (ec *executionContext) _TimeWindow_end(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_TimeWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimeWindow", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimeWindow", field, false, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23662,7 +23662,7 @@ func (ec *executionContext) _TimedEntry_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "ID")
 }
 
 func (ec *executionContext) _TimedEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23717,7 +23717,7 @@ func (ec *executionContext) _TimedEntry_kind(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type EntryKind does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "EntryKind")
 }
 
 func (ec *executionContext) _TimedEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23740,7 +23740,7 @@ func (ec *executionContext) _TimedEntry_title(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23763,7 +23763,7 @@ func (ec *executionContext) _TimedEntry_description(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23786,7 +23786,7 @@ func (ec *executionContext) _TimedEntry_location(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23809,7 +23809,7 @@ func (ec *executionContext) _TimedEntry_color(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23832,7 +23832,7 @@ func (ec *executionContext) _TimedEntry_tags(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23855,7 +23855,7 @@ func (ec *executionContext) _TimedEntry_reminders(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_reminders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "Int")
 }
 
 func (ec *executionContext) _TimedEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23878,7 +23878,7 @@ func (ec *executionContext) _TimedEntry_transparency(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_transparency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Transparency does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "Transparency")
 }
 
 func (ec *executionContext) _TimedEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23901,7 +23901,7 @@ func (ec *executionContext) _TimedEntry_visibility(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Visibility does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "Visibility")
 }
 
 func (ec *executionContext) _TimedEntry_mustNotOverlap(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23924,7 +23924,7 @@ func (ec *executionContext) _TimedEntry_mustNotOverlap(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_mustNotOverlap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, true, "ID")
 }
 
 func (ec *executionContext) _TimedEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23947,7 +23947,7 @@ func (ec *executionContext) _TimedEntry_redacted(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_redacted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23970,7 +23970,7 @@ func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_icalUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -23993,7 +23993,7 @@ func (ec *executionContext) _TimedEntry_sequence(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "Int")
 }
 
 func (ec *executionContext) _TimedEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24016,7 +24016,7 @@ func (ec *executionContext) _TimedEntry_version(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "Int")
 }
 
 func (ec *executionContext) _TimedEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24039,7 +24039,7 @@ func (ec *executionContext) _TimedEntry_createdAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _TimedEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24062,7 +24062,7 @@ func (ec *executionContext) _TimedEntry_updatedAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _TimedEntry_series(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24149,7 +24149,7 @@ func (ec *executionContext) _TimedEntry_originalStart(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_originalStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _TimedEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24172,7 +24172,7 @@ func (ec *executionContext) _TimedEntry_isException(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_isException(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TimedEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24195,7 +24195,7 @@ func (ec *executionContext) _TimedEntry_status(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type EntryStatus does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "EntryStatus")
 }
 
 func (ec *executionContext) _TimedEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24218,7 +24218,7 @@ func (ec *executionContext) _TimedEntry_previousSeriesId(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_previousSeriesId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "ID")
 }
 
 func (ec *executionContext) _TimedEntry_organizer(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24305,7 +24305,7 @@ func (ec *executionContext) _TimedEntry_capacity(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "Int")
 }
 
 func (ec *executionContext) _TimedEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24328,7 +24328,7 @@ func (ec *executionContext) _TimedEntry_waitlist(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _TimedEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24351,7 +24351,7 @@ func (ec *executionContext) _TimedEntry_hideAttendees(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_hideAttendees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _TimedEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24514,7 +24514,7 @@ func (ec *executionContext) _TimedEntry_myRemindersSet(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_myRemindersSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _TimedEntry_myRemindersVersion(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24537,7 +24537,7 @@ func (ec *executionContext) _TimedEntry_myRemindersVersion(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_myRemindersVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, true, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, true, "Int")
 }
 
 func (ec *executionContext) _TimedEntry_start(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24560,7 +24560,7 @@ func (ec *executionContext) _TimedEntry_start(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _TimedEntry_end(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24583,7 +24583,7 @@ func (ec *executionContext) _TimedEntry_end(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _TimedEntry_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24606,7 +24606,7 @@ func (ec *executionContext) _TimedEntry_timeZone(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_localStart(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24629,7 +24629,7 @@ func (ec *executionContext) _TimedEntry_localStart(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_TimedEntry_localStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimedEntry", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TimedEntry", field, true, false, "String")
 }
 
 func (ec *executionContext) _TimedEntry_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
@@ -24792,7 +24792,7 @@ func (ec *executionContext) _TrashEdge_cursor(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TrashEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TrashEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("TrashEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _TrashEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TrashEdge) (ret graphql.Marshaler) {
@@ -24911,7 +24911,7 @@ func (ec *executionContext) _TrashedEntry_deletedAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_TrashedEntry_deletedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TrashedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TrashedEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _TrashedEntry_purgeAt(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
@@ -24934,7 +24934,7 @@ func (ec *executionContext) _TrashedEntry_purgeAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_TrashedEntry_purgeAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TrashedEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("TrashedEntry", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _UpdateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarPayload) (ret graphql.Marshaler) {
@@ -25149,7 +25149,7 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type ID does not have child fields"))
+	return scalarFieldContext("User", field, true, true, "ID")
 }
 
 func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
@@ -25172,7 +25172,7 @@ func (ec *executionContext) _User_name(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_User_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
@@ -25195,7 +25195,7 @@ func (ec *executionContext) _User_email(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_version(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
@@ -25218,7 +25218,7 @@ func (ec *executionContext) _User_version(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_User_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("User", field, false, false, "Int")
 }
 
 func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
@@ -25241,7 +25241,7 @@ func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("User", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _User_updatedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
@@ -25264,7 +25264,7 @@ func (ec *executionContext) _User_updatedAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_User_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("User", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Viewer_calendarListChanges(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
@@ -25755,7 +25755,7 @@ func (ec *executionContext) _ViewerStats_totalEvents(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ViewerStats_totalEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ViewerStats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ViewerStats_totalTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
@@ -25778,7 +25778,7 @@ func (ec *executionContext) _ViewerStats_totalTasks(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_ViewerStats_totalTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ViewerStats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ViewerStats_upcomingEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
@@ -25801,7 +25801,7 @@ func (ec *executionContext) _ViewerStats_upcomingEvents(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_ViewerStats_upcomingEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ViewerStats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ViewerStats_overdueTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
@@ -25824,7 +25824,7 @@ func (ec *executionContext) _ViewerStats_overdueTasks(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ViewerStats_overdueTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("ViewerStats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ViewerStats_lastEventCreated(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
@@ -25847,7 +25847,7 @@ func (ec *executionContext) _ViewerStats_lastEventCreated(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_ViewerStats_lastEventCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ViewerStats", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ViewerStats_lastTaskCompleted(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
@@ -25870,7 +25870,7 @@ func (ec *executionContext) _ViewerStats_lastTaskCompleted(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_ViewerStats_lastTaskCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerStats", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("ViewerStats", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _WebhookAttempt_deliveryId(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
@@ -25893,7 +25893,7 @@ func (ec *executionContext) _WebhookAttempt_deliveryId(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_deliveryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("WebhookAttempt", field, false, false, "String")
 }
 
 func (ec *executionContext) _WebhookAttempt_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
@@ -25916,7 +25916,7 @@ func (ec *executionContext) _WebhookAttempt_attemptedAt(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_attemptedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return scalarFieldContext("WebhookAttempt", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _WebhookAttempt_httpStatus(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
@@ -25939,7 +25939,7 @@ func (ec *executionContext) _WebhookAttempt_httpStatus(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("WebhookAttempt", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WebhookAttempt_latencyMs(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
@@ -25962,7 +25962,7 @@ func (ec *executionContext) _WebhookAttempt_latencyMs(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_latencyMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
+	return scalarFieldContext("WebhookAttempt", field, false, false, "Int")
 }
 
 func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
@@ -25985,7 +25985,7 @@ func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_WebhookAttempt_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("WebhookAttempt", field, false, false, "String")
 }
 
 func (ec *executionContext) _WorkingDay_day(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
@@ -26008,7 +26008,7 @@ func (ec *executionContext) _WorkingDay_day(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_WorkingDay_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WorkingDay", field, false, false, errors.New("field of type Weekday does not have child fields"))
+	return scalarFieldContext("WorkingDay", field, false, false, "Weekday")
 }
 
 func (ec *executionContext) _WorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
@@ -26063,7 +26063,7 @@ func (ec *executionContext) _WorkingHours_timeZone(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_WorkingHours_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WorkingHours", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("WorkingHours", field, false, false, "String")
 }
 
 func (ec *executionContext) _WorkingHours_days(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
@@ -26150,7 +26150,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -26173,7 +26173,7 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -26196,7 +26196,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("__Directive", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -26219,7 +26219,7 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type __DirectiveLocation does not have child fields"))
+	return scalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -26285,7 +26285,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -26308,7 +26308,7 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -26331,7 +26331,7 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -26354,7 +26354,7 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -26377,7 +26377,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -26400,7 +26400,7 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -26498,7 +26498,7 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -26521,7 +26521,7 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -26544,7 +26544,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -26567,7 +26567,7 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -26622,7 +26622,7 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -26645,7 +26645,7 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -26668,7 +26668,7 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -26691,7 +26691,7 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -26874,7 +26874,7 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type __TypeKind does not have child fields"))
+	return scalarFieldContext("__Type", field, true, false, "__TypeKind")
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -26897,7 +26897,7 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -26920,7 +26920,7 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -26943,7 +26943,7 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return scalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -27182,7 +27182,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return scalarFieldContext("__Type", field, true, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************

@@ -80,7 +80,7 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.MultipartMixed{}) // before POST: @defer, for clients that accept multipart/mixed
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(postTransport{})            // transport.go: gqlgen's POST, data-only answers written without re-compacting them
 	srv.SetValidationRulesFn(validationRules)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	// Validation compares fields pairwise: without a bound on the tokens, one

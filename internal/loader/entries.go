@@ -6,10 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/calgraph/calgraph/internal/answercache"
 	"github.com/calgraph/calgraph/internal/calendar"
+	"github.com/calgraph/calgraph/internal/warm"
 )
 
 // View is what a range view shows: the range as read (with its zone), the
@@ -146,11 +145,13 @@ func (l *Loaders) Agenda(ctx context.Context, ids []string, spec calendar.RangeS
 // maxAgendaCandidates bounds what an agenda holds in memory across calendars.
 const maxAgendaCandidates = 4 * calendar.MaxViewEntries
 
-// agendaCandidates queries the calendars' entries concurrently.
+// agendaCandidates queries the calendars' entries concurrently, on warm
+// workers (internal/warm), whose stacks have grown already: each read runs
+// deep (the store, ddbread, net/http).
 func (l *Loaders) agendaCandidates(ctx context.Context, cals []*calendar.Calendar, from, to time.Time) ([]*calendar.Entry, error) {
 	var mu sync.Mutex
 	var candidates []*calendar.Entry
-	g, gctx := errgroup.WithContext(ctx)
+	g, gctx := warm.WithContext(ctx)
 	g.SetLimit(maxAgendaCalendars)
 	for _, c := range cals {
 		g.Go(func() error {
