@@ -63,23 +63,7 @@ func start(t *testing.T) *dynamodb.Client {
 // with a 503, not counted in behind Close's wait (which -race reported as a
 // race, and which would let a write reach a DB its owner is closing).
 func TestCloseRefusesLateCalls(t *testing.T) {
-	db, err := engine.Open(filepath.Join(t.TempDir(), "e.db"), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	srv, err := engine.Serve(db, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("AWS_CA_BUNDLE", "")
-	c, err := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: srv.URL(), Local: true, Credentials: credentialsOf(srv)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dynamo.EnsureTable(context.Background(), c, table); err != nil {
-		t.Fatal(err)
-	}
+	srv, c, _ := serveSigned(t)
 	ctx, stop := context.WithCancel(context.Background()) // no retries once closed
 	var writers sync.WaitGroup
 	for w := range 4 { // calls racing the Close, each failing or succeeding whole
