@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/calgraph/calgraph/internal/ddbread"
 )
 
 // Call is one DynamoDB API call as seen by a Recorder.
@@ -133,6 +135,9 @@ func itemsRead(out any) int {
 	case *dynamodb.ScanOutput:
 		return int(o.ScannedCount)
 	case *dynamodb.BatchGetItemOutput:
+		if seen, ok := ddbread.SeenOf(o.ResultMetadata); ok { // not decoded: as the answer it repeats
+			return seen.Items
+		}
 		n := 0
 		for _, items := range o.Responses {
 			n += len(items)

@@ -41,6 +41,7 @@ type ReadSet struct {
 	views   map[string]int64 // calendars the view cache answered for, at that revision
 	why     string
 	bytes   int
+	check   *check // how hits validate the set, made at the first (readset_check.go)
 }
 
 // digest is a SHA-256 of an item or a page as read (zero: absent).
@@ -155,19 +156,24 @@ func (rs *ReadSet) addItem(k itemKey, it item) {
 	}
 }
 
+// pageDigest is a Query page's digest: its items and LastEvaluatedKey.
+func pageDigest(out *dynamodb.QueryOutput) digest {
+	return digestOf(func(h *hasher) {
+		for _, it := range out.Items {
+			h.item(it)
+		}
+		h.str("LEK")
+		h.item(out.LastEvaluatedKey)
+	})
+}
+
 func (rs *ReadSet) addQuery(in *dynamodb.QueryInput, out *dynamodb.QueryOutput) {
 	rs.mu.Lock()
 	validated := len(rs.queries) < maxValidatedQueries
 	rs.mu.Unlock()
 	var d digest
 	if validated { // past the bound the set is too_many_reads: no digest is ever compared
-		d = digestOf(func(h *hasher) {
-			for _, it := range out.Items {
-				h.item(it)
-			}
-			h.str("LEK")
-			h.item(out.LastEvaluatedKey)
-		})
+		d = pageDigest(out)
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()

@@ -2,30 +2,41 @@ package dynamo
 
 import (
 	"context"
+	"crypto/sha256"
+	"maps"
 	"slices"
 	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/calgraph/calgraph/internal/answercache"
+	"github.com/calgraph/calgraph/internal/ddbread"
 )
 
 // Unchanged implements answercache.Source: whether every read of a read
-// set (Record) reads the same now. Its items are read again strongly,
-// 100 keys per BatchGetItem, and its Queries sent again, all at once.
+// set (Record) reads the same now. Its items are read again strongly in one
+// BatchGetItem (Uncacheable bounds them to 100) and its Queries sent again,
+// all at once, each answer compared with what the request read.
+//
+// A hit sends the same calls every time, so each call's answer is usually
+// the same bytes as the last one checked: the check (below) keeps the
+// SHA-256 of the last answer to each call that was found unchanged, and an
+// answer with those bytes is not decoded or compared again (ddbread.Seen).
+// An answer with other bytes is decoded and compared item by item with the
+// read set's digests, as the first check of a set always is; only when it
+// compares the same, and is whole (no unprocessed keys), does it become the
+// answer seen. So a "same" from the bytes is always a "same" that was once
+// proven item by item for the same request.
 func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, error) {
 	rs, ok := set.(*ReadSet)
 	if !ok || rs.Uncacheable() != "" {
 		return false, nil
 	}
-	rs.mu.Lock()
-	keys := make([]itemKey, 0, len(rs.items))
-	for k := range rs.items {
-		keys = append(keys, k)
-	}
-	queries := slices.Clone(rs.queries)
-	rs.mu.Unlock()
-
+	c := rs.checkOf(s.table)
+	r := s.seenReader()
 	var mu sync.Mutex
 	same := true
 	differ := func() {
@@ -33,47 +44,159 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 		defer mu.Unlock()
 		same = false
 	}
-	g, ctx := errgroup.WithContext(ctx)
-	if len(keys) > 0 {
+	g, gctx := errgroup.WithContext(ctx)
+	for i, q := range c.queries {
 		g.Go(func() error {
-			found, err := s.batchGet(ctx, keys)
-			if err != nil {
-				return err
-			}
-			for _, k := range keys {
-				d := digest{}
-				if it, ok := found[k]; ok {
-					d = digestOf(func(h *hasher) { h.item(it) })
-				}
-				if d != rs.items[k] { // rs.items is not written once the request ended
-					differ()
-				}
-			}
-			return nil
-		})
-	}
-	for _, q := range queries {
-		g.Go(func() error {
-			in := q.in
-			out, err := s.reads.Query(ctx, &in)
-			if err != nil {
-				return err
-			}
-			d := digestOf(func(h *hasher) {
-				for _, it := range out.Items {
-					h.item(it)
-				}
-				h.str("LEK")
-				h.item(out.LastEvaluatedKey)
-			})
-			if d != q.out {
+			unchanged, err := c.queryUnchanged(gctx, r, i, q)
+			if err == nil && !unchanged {
 				differ()
 			}
-			return nil
+			return err
 		})
+	}
+	if c.batch != nil { // on this goroutine: the usual hit has one Query and this
+		unchanged, err := s.itemsUnchanged(gctx, r, c)
+		if err == nil && !unchanged {
+			differ()
+		}
+		if err != nil {
+			_ = g.Wait()
+			return false, err
+		}
 	}
 	if err := g.Wait(); err != nil {
 		return false, err
 	}
 	return same, nil
+}
+
+// check is how a read set is validated: made once, when the set is first
+// checked (the request that recorded it has ended), from a copy of what it
+// recorded, and shared by every hit on it.
+type check struct {
+	items   map[itemKey]digest // the set's items as read (zero: absent)
+	keys    []itemKey          // in the order the BatchGetItem asks for them
+	batch   *dynamodb.BatchGetItemInput
+	queries []recordedQuery
+
+	mu   sync.Mutex
+	seen []ddbread.Seen // the last answer found unchanged: [0] the batch's, [1+i] query i's
+}
+
+// checkOf returns rs's check, making it the first time.
+func (rs *ReadSet) checkOf(table string) *check {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.check != nil {
+		return rs.check
+	}
+	c := &check{items: maps.Clone(rs.items), queries: slices.Clone(rs.queries), seen: make([]ddbread.Seen, 1+len(rs.queries))}
+	if len(c.items) > 0 {
+		c.keys = slices.Collect(maps.Keys(c.items))
+		avs := make([]item, len(c.keys))
+		for i, k := range c.keys {
+			avs[i] = k.av()
+		}
+		c.batch = &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			table: {Keys: avs, ConsistentRead: aws.Bool(true)}}}
+	}
+	rs.check = c
+	return c
+}
+
+func (c *check) lastSeen(i int) ddbread.Seen {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[i]
+}
+
+func (c *check) sawSame(i int, s ddbread.Seen) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen[i] = s
+}
+
+// itemsUnchanged reads c's items again and compares them with the set's.
+func (s *Store) itemsUnchanged(ctx context.Context, r seenReader, c *check) (bool, error) {
+	out, sum, err := r.BatchGetItemSeen(ctx, c.batch, c.lastSeen(0))
+	if err != nil {
+		return false, err
+	}
+	if _, ok := ddbread.SeenOf(out.ResultMetadata); ok {
+		return true, nil
+	}
+	found := make(map[itemKey]item, len(c.keys))
+	for _, it := range out.Responses[s.table] {
+		found[keyOf(it)] = it
+	}
+	whole := true
+	if left := out.UnprocessedKeys[s.table].Keys; len(left) > 0 {
+		whole = false
+		keys := make([]itemKey, len(left))
+		for i, k := range left {
+			keys[i] = keyOf(k)
+		}
+		rest, err := s.batchGet(ctx, keys) // re-sent with backoff
+		if err != nil {
+			return false, err
+		}
+		maps.Copy(found, rest)
+	}
+	for _, k := range c.keys {
+		d := digest{}
+		if it, ok := found[k]; ok {
+			d = digestOf(func(h *hasher) { h.item(it) })
+		}
+		if d != c.items[k] {
+			return false, nil
+		}
+	}
+	if whole {
+		c.sawSame(0, ddbread.Seen{Sum: sum, Items: len(out.Responses[s.table])})
+	}
+	return true, nil
+}
+
+// queryUnchanged sends query i again and compares its page with the set's.
+func (c *check) queryUnchanged(ctx context.Context, r seenReader, i int, q recordedQuery) (bool, error) {
+	in := q.in // a copy: the reader may not keep it, and hits share q
+	out, sum, err := r.QuerySeen(ctx, &in, c.lastSeen(1+i))
+	if err != nil {
+		return false, err
+	}
+	if _, ok := ddbread.SeenOf(out.ResultMetadata); ok {
+		return true, nil
+	}
+	if pageDigest(out) != q.out {
+		return false, nil
+	}
+	c.sawSame(1+i, ddbread.Seen{Sum: sum, Items: int(out.ScannedCount)})
+	return true, nil
+}
+
+// seenReader is what Unchanged reads with: ddbread's client, or (when the
+// store reads through the SDK) one that decodes every answer.
+type seenReader interface {
+	BatchGetItemSeen(context.Context, *dynamodb.BatchGetItemInput, ddbread.Seen) (*dynamodb.BatchGetItemOutput, [sha256.Size]byte, error)
+	QuerySeen(context.Context, *dynamodb.QueryInput, ddbread.Seen) (*dynamodb.QueryOutput, [sha256.Size]byte, error)
+}
+
+func (s *Store) seenReader() seenReader {
+	if r, ok := s.reads.(seenReader); ok {
+		return r
+	}
+	return decodingReader{s.reads}
+}
+
+// decodingReader decodes every answer and has no sums: nothing is seen.
+type decodingReader struct{ r reader }
+
+func (d decodingReader) BatchGetItemSeen(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ddbread.Seen) (*dynamodb.BatchGetItemOutput, [sha256.Size]byte, error) {
+	out, err := d.r.BatchGetItem(ctx, in)
+	return out, [sha256.Size]byte{}, err
+}
+
+func (d decodingReader) QuerySeen(ctx context.Context, in *dynamodb.QueryInput, _ ddbread.Seen) (*dynamodb.QueryOutput, [sha256.Size]byte, error) {
+	out, err := d.r.Query(ctx, in)
+	return out, [sha256.Size]byte{}, err
 }
