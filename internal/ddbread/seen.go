@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 )
 
@@ -32,28 +33,62 @@ func SeenOf(md middleware.Metadata) (Seen, bool) {
 	return s, ok
 }
 
-// BatchGetItemSeen is BatchGetItem for a caller that checked an answer to
-// the same input before (seen; zero: none). When this answer's bytes are
+// Prepared is a read encoded once, to be sent again and again (the answer
+// cache's checks send the same reads on every hit): its body is not encoded
+// again for each call. Its input must not change once prepared.
+type Prepared struct {
+	op   string
+	in   any
+	body []byte
+}
+
+// Input is the read's input: a *dynamodb.BatchGetItemInput or a
+// *dynamodb.QueryInput.
+func (p *Prepared) Input() any { return p.in }
+
+// PrepareBatchGetItem encodes in once, for BatchGetItemSeen.
+func PrepareBatchGetItem(in *dynamodb.BatchGetItemInput) (*Prepared, error) {
+	return prepare("BatchGetItem", in, encodeBatchGetItem)
+}
+
+// PrepareQuery encodes in once, for QuerySeen.
+func PrepareQuery(in *dynamodb.QueryInput) (*Prepared, error) {
+	return prepare("Query", in, encodeQuery)
+}
+
+func prepare(op string, in any, encode func(any) ([]byte, error)) (*Prepared, error) {
+	body, err := encode(in)
+	if err != nil {
+		return nil, &smithy.OperationError{ServiceID: "DynamoDB", OperationName: op, Err: err}
+	}
+	return &Prepared{op: op, in: in, body: body}, nil
+}
+
+// BatchGetItemSeen sends a prepared BatchGetItem for a caller that checked
+// an answer to it before (seen; zero: none). When this answer's bytes are
 // those, out has no items and SeenOf(out.ResultMetadata) is true; otherwise
 // out is decoded. sum is this answer's SHA-256 either way.
-func (c *Client) BatchGetItemSeen(ctx context.Context, in *dynamodb.BatchGetItemInput, seen Seen) (out *dynamodb.BatchGetItemOutput, sum [sha256.Size]byte, err error) {
-	return sendSeen[dynamodb.BatchGetItemOutput](ctx, c, "BatchGetItem", in, seen, encodeBatchGetItem, decodeBatchGetItem,
+func (c *Client) BatchGetItemSeen(ctx context.Context, p *Prepared, seen Seen) (out *dynamodb.BatchGetItemOutput, sum [sha256.Size]byte, err error) {
+	return sendSeen[dynamodb.BatchGetItemOutput](ctx, c, p, "BatchGetItem", seen, decodeBatchGetItem,
 		func(md middleware.Metadata) any { return &dynamodb.BatchGetItemOutput{ResultMetadata: md} })
 }
 
-// QuerySeen is Query as BatchGetItemSeen is BatchGetItem. An answer seen
-// before has no items; its ScannedCount is seen.Items.
-func (c *Client) QuerySeen(ctx context.Context, in *dynamodb.QueryInput, seen Seen) (out *dynamodb.QueryOutput, sum [sha256.Size]byte, err error) {
-	return sendSeen[dynamodb.QueryOutput](ctx, c, "Query", in, seen, encodeQuery, decodeQuery,
+// QuerySeen is a prepared Query as BatchGetItemSeen is a BatchGetItem. An
+// answer seen before has no items; its ScannedCount is seen.Items.
+func (c *Client) QuerySeen(ctx context.Context, p *Prepared, seen Seen) (out *dynamodb.QueryOutput, sum [sha256.Size]byte, err error) {
+	return sendSeen[dynamodb.QueryOutput](ctx, c, p, "Query", seen, decodeQuery,
 		func(md middleware.Metadata) any {
 			return &dynamodb.QueryOutput{ScannedCount: int32(seen.Items), ResultMetadata: md}
 		})
 }
 
-func sendSeen[O any](ctx context.Context, c *Client, op string, in any, seen Seen,
-	encode func(any) ([]byte, error), decode func([]byte) (any, error), undecoded func(middleware.Metadata) any) (*O, [sha256.Size]byte, error) {
+func sendSeen[O any](ctx context.Context, c *Client, p *Prepared, op string, seen Seen,
+	decode func([]byte) (any, error), undecoded func(middleware.Metadata) any) (*O, [sha256.Size]byte, error) {
 	var sum [sha256.Size]byte
-	out, err := c.call(ctx, op, in, encode, func(data []byte) (any, error) {
+	if p.op != op {
+		return nil, sum, &smithy.OperationError{ServiceID: "DynamoDB", OperationName: op, Err: errUnsupported(op, "a read prepared for "+p.op)}
+	}
+	out, err := c.call(ctx, op, p.in, func(any) ([]byte, error) { return p.body, nil }, func(data []byte) (any, error) {
 		sum = sha256.Sum256(data)
 		if seen.Sum != ([sha256.Size]byte{}) && sum == seen.Sum {
 			var md middleware.Metadata

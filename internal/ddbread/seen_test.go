@@ -18,11 +18,17 @@ import (
 func TestSeenAnswersAreNotDecoded(t *testing.T) {
 	ctx := context.Background()
 	db, lean, table := seeded(t)
-	batch := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-		table: {Keys: []map[string]types.AttributeValue{key("K#01"), key("K#02"), key("K#99")}, ConsistentRead: aws.Bool(true)}}}
-	query := &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("PK = :p"),
+	batch, err := ddbread.PrepareBatchGetItem(&dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+		table: {Keys: []map[string]types.AttributeValue{key("K#01"), key("K#02"), key("K#99")}, ConsistentRead: aws.Bool(true)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	query, err := ddbread.PrepareQuery(&dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("PK = :p"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "P"}},
-		Limit: aws.Int32(5), ConsistentRead: aws.Bool(true)}
+		Limit: aws.Int32(5), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	first, sum1, err := lean.BatchGetItemSeen(ctx, batch, ddbread.Seen{})
 	if err != nil {
@@ -80,5 +86,22 @@ func TestSeenAnswersAreNotDecoded(t *testing.T) {
 	}
 	if _, seen := ddbread.SeenOf(qchanged.ResultMetadata); seen || qsum2 == qsum || len(qchanged.Items) != 5 {
 		t.Fatalf("changed page: seen %v, same sum %v, %d items; want decoded with a new sum", seen, qsum2 == qsum, len(qchanged.Items))
+	}
+}
+
+// TestPreparedReadsAreChecked: a read this package cannot send is refused
+// when prepared, and a prepared read is sent only as what it was prepared for.
+func TestPreparedReadsAreChecked(t *testing.T) {
+	_, lean, table := seeded(t)
+	if _, err := ddbread.PrepareQuery(&dynamodb.QueryInput{TableName: &table, Select: types.SelectCount}); err == nil {
+		t.Error("a Query with Select was prepared, want it refused")
+	}
+	q, err := ddbread.PrepareQuery(&dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("PK = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "P"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := lean.BatchGetItemSeen(context.Background(), q, ddbread.Seen{}); err == nil {
+		t.Error("a prepared Query was sent as a BatchGetItem, want it refused")
 	}
 }

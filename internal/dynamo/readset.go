@@ -41,7 +41,10 @@ type ReadSet struct {
 	views   map[string]int64 // calendars the view cache answered for, at that revision
 	why     string
 	bytes   int
-	check   *check // how hits validate the set, made at the first (readset_check.go)
+	// how hits validate the set, made at the first (readset_check.go), or
+	// why it cannot be
+	check    *check
+	checkErr error
 }
 
 // digest is a SHA-256 of an item or a page as read (zero: absent).

@@ -10,10 +10,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/calgraph/calgraph/internal/answercache"
 	"github.com/calgraph/calgraph/internal/ddbread"
+	"github.com/calgraph/calgraph/internal/warm"
 )
 
 // Unchanged implements answercache.Source: whether every read of a read
@@ -35,7 +35,10 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 	if !ok || rs.Uncacheable() != "" {
 		return false, nil
 	}
-	c := rs.checkOf(s.table)
+	c, err := rs.checkOf(s.table)
+	if err != nil {
+		return false, err
+	}
 	r := s.seenReader()
 	var mu sync.Mutex
 	same := true
@@ -44,10 +47,10 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 		defer mu.Unlock()
 		same = false
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	for i, q := range c.queries {
+	g, gctx := warm.WithContext(ctx)
+	for i := range c.queries {
 		g.Go(func() error {
-			unchanged, err := c.queryUnchanged(gctx, r, i, q)
+			unchanged, err := c.queryUnchanged(gctx, r, i)
 			if err == nil && !unchanged {
 				differ()
 			}
@@ -74,34 +77,50 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 // checked (the request that recorded it has ended), from a copy of what it
 // recorded, and shared by every hit on it.
 type check struct {
-	items   map[itemKey]digest // the set's items as read (zero: absent)
-	keys    []itemKey          // in the order the BatchGetItem asks for them
-	batch   *dynamodb.BatchGetItemInput
-	queries []recordedQuery
+	items   map[itemKey]digest  // the set's items as read (zero: absent)
+	keys    []itemKey           // in the order the BatchGetItem asks for them
+	batch   *ddbread.Prepared   // nil: no items
+	queries []*ddbread.Prepared // as recorded
+	pages   []digest            // what each Query's page was
 
 	mu   sync.Mutex
 	seen []ddbread.Seen // the last answer found unchanged: [0] the batch's, [1+i] query i's
 }
 
-// checkOf returns rs's check, making it the first time.
-func (rs *ReadSet) checkOf(table string) *check {
+// checkOf returns rs's check, making it the first time. A read the check
+// cannot encode makes it fail, as every check after it.
+func (rs *ReadSet) checkOf(table string) (*check, error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if rs.check != nil {
-		return rs.check
+	if rs.check != nil || rs.checkErr != nil {
+		return rs.check, rs.checkErr
 	}
-	c := &check{items: maps.Clone(rs.items), queries: slices.Clone(rs.queries), seen: make([]ddbread.Seen, 1+len(rs.queries))}
+	c := &check{items: maps.Clone(rs.items), seen: make([]ddbread.Seen, 1+len(rs.queries))}
+	var err error
 	if len(c.items) > 0 {
 		c.keys = slices.Collect(maps.Keys(c.items))
 		avs := make([]item, len(c.keys))
 		for i, k := range c.keys {
 			avs[i] = k.av()
 		}
-		c.batch = &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-			table: {Keys: avs, ConsistentRead: aws.Bool(true)}}}
+		c.batch, err = ddbread.PrepareBatchGetItem(&dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			table: {Keys: avs, ConsistentRead: aws.Bool(true)}}})
+	}
+	for _, q := range rs.queries {
+		if err != nil {
+			break
+		}
+		in := q.in // the check's own copy, never changed
+		var p *ddbread.Prepared
+		p, err = ddbread.PrepareQuery(&in)
+		c.queries, c.pages = append(c.queries, p), append(c.pages, q.out)
+	}
+	if err != nil {
+		rs.checkErr = err
+		return nil, err
 	}
 	rs.check = c
-	return c
+	return c, nil
 }
 
 func (c *check) lastSeen(i int) ddbread.Seen {
@@ -158,16 +177,15 @@ func (s *Store) itemsUnchanged(ctx context.Context, r seenReader, c *check) (boo
 }
 
 // queryUnchanged sends query i again and compares its page with the set's.
-func (c *check) queryUnchanged(ctx context.Context, r seenReader, i int, q recordedQuery) (bool, error) {
-	in := q.in // a copy: the reader may not keep it, and hits share q
-	out, sum, err := r.QuerySeen(ctx, &in, c.lastSeen(1+i))
+func (c *check) queryUnchanged(ctx context.Context, r seenReader, i int) (bool, error) {
+	out, sum, err := r.QuerySeen(ctx, c.queries[i], c.lastSeen(1+i))
 	if err != nil {
 		return false, err
 	}
 	if _, ok := ddbread.SeenOf(out.ResultMetadata); ok {
 		return true, nil
 	}
-	if pageDigest(out) != q.out {
+	if pageDigest(out) != c.pages[i] {
 		return false, nil
 	}
 	c.sawSame(1+i, ddbread.Seen{Sum: sum, Items: int(out.ScannedCount)})
@@ -177,8 +195,8 @@ func (c *check) queryUnchanged(ctx context.Context, r seenReader, i int, q recor
 // seenReader is what Unchanged reads with: ddbread's client, or (when the
 // store reads through the SDK) one that decodes every answer.
 type seenReader interface {
-	BatchGetItemSeen(context.Context, *dynamodb.BatchGetItemInput, ddbread.Seen) (*dynamodb.BatchGetItemOutput, [sha256.Size]byte, error)
-	QuerySeen(context.Context, *dynamodb.QueryInput, ddbread.Seen) (*dynamodb.QueryOutput, [sha256.Size]byte, error)
+	BatchGetItemSeen(context.Context, *ddbread.Prepared, ddbread.Seen) (*dynamodb.BatchGetItemOutput, [sha256.Size]byte, error)
+	QuerySeen(context.Context, *ddbread.Prepared, ddbread.Seen) (*dynamodb.QueryOutput, [sha256.Size]byte, error)
 }
 
 func (s *Store) seenReader() seenReader {
@@ -191,12 +209,12 @@ func (s *Store) seenReader() seenReader {
 // decodingReader decodes every answer and has no sums: nothing is seen.
 type decodingReader struct{ r reader }
 
-func (d decodingReader) BatchGetItemSeen(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ddbread.Seen) (*dynamodb.BatchGetItemOutput, [sha256.Size]byte, error) {
-	out, err := d.r.BatchGetItem(ctx, in)
+func (d decodingReader) BatchGetItemSeen(ctx context.Context, p *ddbread.Prepared, _ ddbread.Seen) (*dynamodb.BatchGetItemOutput, [sha256.Size]byte, error) {
+	out, err := d.r.BatchGetItem(ctx, p.Input().(*dynamodb.BatchGetItemInput))
 	return out, [sha256.Size]byte{}, err
 }
 
-func (d decodingReader) QuerySeen(ctx context.Context, in *dynamodb.QueryInput, _ ddbread.Seen) (*dynamodb.QueryOutput, [sha256.Size]byte, error) {
-	out, err := d.r.Query(ctx, in)
+func (d decodingReader) QuerySeen(ctx context.Context, p *ddbread.Prepared, _ ddbread.Seen) (*dynamodb.QueryOutput, [sha256.Size]byte, error) {
+	out, err := d.r.Query(ctx, p.Input().(*dynamodb.QueryInput))
 	return out, [sha256.Size]byte{}, err
 }
