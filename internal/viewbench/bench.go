@@ -94,11 +94,14 @@ func benchDataSet(ctx context.Context, o options, bins []*binary, calendars int,
 			}
 			fmt.Fprintf(progress, "%s on %s: seeded %d calendars × %d entries in %s (%s)\n",
 				bin.label, store, calendars, o.perCalendar, time.Since(start).Round(time.Second), table)
+			if err := t.measureIdle(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, v := range o.views {
 		for _, t := range targets {
-			results = append(results, &result{calendars: calendars, binary: t.bin, store: t.store, view: v.name})
+			results = append(results, &result{calendars: calendars, binary: t.bin, store: t.store, view: v.name, idleCalls: t.idleCalls})
 		}
 	}
 	for round := range o.rounds {

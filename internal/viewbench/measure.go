@@ -36,6 +36,14 @@ type sample struct {
 	storeMeasured bool
 	latencies     []time.Duration
 	calls         int // DynamoDB calls
+	// counted is how long calls were counted for: the requests' latencies
+	// one at a time, the wall time with concurrent clients. The server's
+	// idle call rate over it estimates the background calls among calls.
+	counted time.Duration
+	// background is the server's idle call rate (target.idleCalls) times
+	// counted: the calls its polls would have made meanwhile without a
+	// request, left out of calls per view.
+	background float64
 	lost          int // of which DynamoDB never answered: the server retried them (its answer was whole)
 	waves         int // sequential rounds of DynamoDB calls, summed per request; not counted with concurrent clients
 	itemsRead     int // items DynamoDB read
@@ -86,6 +94,7 @@ func measure(ctx context.Context, t *target, body []byte, v view, n, clients int
 		return s, err
 	}
 	s.wall = time.Since(start)
+	s.background = t.idleCalls * s.counted.Seconds()
 	cpu1, err := processCPU(pid, tick)
 	if err != nil {
 		return s, err
@@ -119,10 +128,12 @@ func (t *target) request(ctx context.Context, body []byte, v view, s *sample) er
 		return t.answer(ctx, body, v, s)
 	}
 	t.proxy.Reset()
+	start := time.Now()
 	if err := t.answer(ctx, body, v, s); err != nil {
 		return err
 	}
 	calls := t.proxy.Calls()
+	s.counted += time.Since(start)
 	s.waves += waves(calls)
 	return t.count(calls, v, s)
 }
@@ -142,6 +153,7 @@ func (t *target) load(ctx context.Context, body []byte, v view, n, clients int, 
 	if t.proxy != nil {
 		t.proxy.Reset()
 	}
+	start := time.Now()
 	var mu sync.Mutex
 	var sent atomic.Int64
 	g, ctx := errgroup.WithContext(ctx)
@@ -164,7 +176,9 @@ func (t *target) load(ctx context.Context, body []byte, v view, n, clients int, 
 	if err := g.Wait(); err != nil || t.proxy == nil {
 		return err
 	}
-	return t.count(t.proxy.Calls(), v, s)
+	calls := t.proxy.Calls()
+	s.counted += time.Since(start)
+	return t.count(calls, v, s)
 }
 
 // answer sends one request and adds its latency and what it returned to s.

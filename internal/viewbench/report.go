@@ -86,6 +86,7 @@ func (rep *report) write(w io.Writer) error {
 		rep.writeRatios(&b, v)
 		rep.writeStoreRatios(&b, v)
 		rep.writeLost(&b, v)
+		rep.writeBackground(&b, v)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -142,6 +143,23 @@ func (rep *report) writeStoreRatios(b *strings.Builder, view string) {
 	}
 }
 
+// writeBackground says how many calls each server made without requests,
+// which calls per view leaves out (callsCell).
+func (rep *report) writeBackground(b *strings.Builder, view string) {
+	var rates []string
+	for _, n := range rep.calendars {
+		for _, bin := range rep.bins {
+			if r := rep.find(n, bin, storeDynamoDB, view); r != nil {
+				rates = append(rates, fmt.Sprintf("%s %.1f/s", bin.label, r.idleCalls))
+			}
+		}
+	}
+	if len(rates) > 0 {
+		fmt.Fprintf(b, "\nBackground calls: without requests (%s idle after seeding) each server made DynamoDB calls of its own, its live hub's and reminders' polls: %s. "+
+			"Calls per view leave out that rate over the time calls were counted; waves and items read include the few that fell during a request.\n", idleWindow, strings.Join(rates, ", "))
+	}
+}
+
 // writeLost says which rows had DynamoDB calls that got no answer and were
 // retried by the server (counted among their calls).
 func (rep *report) writeLost(b *strings.Builder, view string) {
@@ -174,7 +192,7 @@ func row(r *result) string {
 		spread(r.totalCPUPerView()),
 		fmt.Sprintf("%.0f", r.throughput()),
 		fmt.Sprintf("%.2f", r.latency(50)), fmt.Sprintf("%.2f", r.latency(99)),
-		proxied("%.1f", func(s sample) int { return s.calls }, 1),
+		callsCell(r),
 		wavesCell(r),
 		proxied("%.1f", func(s sample) int { return s.itemsRead }, 1),
 		fmt.Sprintf("%.1f", returned), amplificationCell(r, read, returned),
@@ -186,6 +204,21 @@ func row(r *result) string {
 		runtimeCell(r, "%.3f", 1, func(d runtimeDelta) uint64 { return d.gcs }),
 	}
 	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// callsCell is the DynamoDB calls per view, less the background calls the
+// server would have made meanwhile without a request (sample.background);
+// "–" on the embedded store.
+func callsCell(r *result) string {
+	if r.store == storeEmbedded {
+		return "–"
+	}
+	calls, background := 0.0, 0.0
+	for _, s := range r.samples {
+		calls += float64(s.calls)
+		background += s.background
+	}
+	return fmt.Sprintf("%.1f", max(0, calls-background)/float64(r.requests()))
 }
 
 // spread is the median of sorted per-round values with their range,

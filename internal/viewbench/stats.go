@@ -13,6 +13,7 @@ type result struct {
 	store     string // storeDynamoDB or storeEmbedded
 	view      string
 	samples   []sample // one per round
+	idleCalls float64  // the server's calls per second without requests (target.idleCalls)
 }
 
 // requests is the number of measured requests over every round.

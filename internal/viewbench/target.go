@@ -37,6 +37,31 @@ type target struct {
 	storePID      int    // DynamoDB Local's process, whose CPU is measured too; 0 when none
 	table         string // set once the server has created it on DynamoDB Local
 	owner, member gqlClient
+	// idleCalls is the server's own call rate, per second, when no request
+	// is made: its background work (the live hub's and the reminders'
+	// polls). Calls counted during requests include some of them
+	// (sample.background).
+	idleCalls float64
+}
+
+// idleWindow is how long measureIdle listens to an idle server.
+const idleWindow = 3 * time.Second
+
+// measureIdle counts the calls t's server makes in idleWindow with no
+// request in flight.
+func (t *target) measureIdle(ctx context.Context) error {
+	if t.proxy == nil {
+		return nil
+	}
+	t.proxy.Reset()
+	start := time.Now()
+	select {
+	case <-time.After(idleWindow):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	t.idleCalls = float64(len(t.proxy.Calls())) / time.Since(start).Seconds()
+	return nil
 }
 
 // The users of the data set.
