@@ -81,6 +81,8 @@ type Verifier struct {
 	methods []string
 	parser  *jwt.Parser
 	leeway  time.Duration
+	now     func() time.Time
+	checked *verifiedCache // tokens accepted lately (verified.go)
 }
 
 // NewVerifier returns a Verifier for cfg. With a JWKS URL it fetches the key set
@@ -90,7 +92,10 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("new verifier: %w", err)
 	}
-	v := &Verifier{leeway: cmp.Or(cfg.Leeway, DefaultLeeway)}
+	v := &Verifier{leeway: cmp.Or(cfg.Leeway, DefaultLeeway), now: cfg.Now, checked: newVerifiedCache()}
+	if v.now == nil {
+		v.now = time.Now
+	}
 	if len(cfg.HMACSecret) > 0 {
 		v.secret = slices.Clone(cfg.HMACSecret)
 		v.methods = append(v.methods, jwt.SigningMethodHS256.Alg())
@@ -152,12 +157,24 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 	if raw == "" {
 		return Claims{}, &verifyError{kind: ErrInvalid, reason: "empty token"}
 	}
+	now := v.now()
+	keyOf := v.keyfunc(ctx)
+	if e, ok := v.checked.get(raw, now); ok {
+		if key, err := keyOf(e.header); err == nil && sameKey(e.key, key) {
+			return e.claims, nil
+		}
+	}
 	var c tokenClaims
-	tok, err := v.parser.ParseWithClaims(raw, &c, v.keyfunc(ctx))
+	var used any
+	tok, err := v.parser.ParseWithClaims(raw, &c, func(t *jwt.Token) (any, error) {
+		key, err := keyOf(t)
+		used = key
+		return key, err
+	})
 	if err != nil {
 		return Claims{}, v.classify(tok, err)
 	}
-	return Claims{
+	cl := Claims{
 		Issuer:          c.Issuer,
 		Subject:         c.Subject,
 		Email:           c.Email,
@@ -165,7 +182,9 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		ExpiresAt:       c.ExpiresAt.Time,
 		ValidUntil:      c.ExpiresAt.Add(v.leeway),
 		EmailUnverified: c.EmailVerified == false || c.EmailVerified == "false",
-	}, nil
+	}
+	v.checked.put(raw, tok, used, cl, now)
+	return cl, nil
 }
 
 // keyfunc pins each algorithm to its own kind of key: HS256 only ever gets the
