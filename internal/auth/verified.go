@@ -47,8 +47,8 @@ type verifiedEntry struct {
 	claims   Claims
 	header   *jwt.Token // alg and kid only, to look its key up again
 	key      any        // the key that verified it
-	verified time.Time // when it was checked
-	until    time.Time // when it stops being accepted from here
+	verified time.Time  // when it was checked
+	until    time.Time  // when it stops being accepted from here
 	size     int
 }
 

@@ -25,7 +25,7 @@ func TestSeenAnswersAreNotDecoded(t *testing.T) {
 	}
 	query, err := ddbread.PrepareQuery(&dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("PK = :p"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "P"}},
-		Limit: aws.Int32(5), ConsistentRead: aws.Bool(true)})
+		Limit:                     aws.Int32(5), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		t.Fatal(err)
 	}

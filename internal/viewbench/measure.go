@@ -43,14 +43,14 @@ type sample struct {
 	// background is the server's idle call rate (target.idleCalls) times
 	// counted: the calls its polls would have made meanwhile without a
 	// request, left out of calls per view.
-	background float64
-	lost          int // of which DynamoDB never answered: the server retried them (its answer was whole)
-	waves         int // sequential rounds of DynamoDB calls, summed per request; not counted with concurrent clients
-	itemsRead     int // items DynamoDB read
-	bytesRead     int // bytes of DynamoDB's answers
-	returned      int // items in the GraphQL answers
-	answerBytes   int // bytes of the GraphQL answers
-	runtime       *runtimeDelta
+	background  float64
+	lost        int // of which DynamoDB never answered: the server retried them (its answer was whole)
+	waves       int // sequential rounds of DynamoDB calls, summed per request; not counted with concurrent clients
+	itemsRead   int // items DynamoDB read
+	bytesRead   int // bytes of DynamoDB's answers
+	returned    int // items in the GraphQL answers
+	answerBytes int // bytes of the GraphQL answers
+	runtime     *runtimeDelta
 }
 
 // runtimeDelta is what the server's runtime counted during a sample; only
