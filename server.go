@@ -400,6 +400,8 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	go st.hub.Run(ctx)
+	st.log.Info("caches", "cache_bytes", st.cfg.CacheBytes, "view_cache_bytes", st.cfg.ViewCacheBytes,
+		"answer_cache_bytes", st.cfg.AnswerCacheBytes, "search_index_bytes", st.cfg.SearchIndexBytes)
 	if st.metrics != nil {
 		addr, err := st.metrics.Serve(ctx, st.cfg.MetricsAddr)
 		if err != nil {

@@ -67,7 +67,13 @@ type Config struct {
 	// SearchIndexBytes bounds the search indexes an instance keeps; 0: none.
 	SearchIndexBytes int
 
+	// CacheBytes is what the three caches above hold together at most, when
+	// none is set on its own (resolveCaches).
+	CacheBytes int64
+
 	devTokens string // "auto", "true" or "false" until resolved
+	// The cache sizes as given: autoBytes ("auto") until resolved.
+	cacheBytes, viewCacheBytes, answerCacheBytes, searchIndexBytes int64
 	cors      string // "auto", "none" or a list until resolved
 }
 
@@ -117,6 +123,7 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, 
 // settings against each other.
 func (c Config) resolve(getenv func(string) string) (Config, error) {
 	c.resolveStore(getenv)
+	c.resolveCaches()
 	if c.OTLPEndpoint == "" { // OpenTelemetry's standard variables
 		c.OTLPEndpoint = cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
 	}

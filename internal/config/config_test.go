@@ -97,6 +97,8 @@ func TestInvalid(t *testing.T) {
 		{"dev tokens against AWS", map[string]string{"CALGRAPH_STORE": "dynamodb", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not against AWS"},
 		{"dev tokens against an https endpoint", map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "https://dynamodb.eu-west-1.amazonaws.com", "CALGRAPH_DEV_TOKENS": "true"}, nil, "not against AWS"},
 		{"unknown flag", nil, []string{"-nope"}, "nope"},
+		{"negative cache bytes", map[string]string{"CALGRAPH_CACHE_BYTES": "-1"}, nil, "CACHE_BYTES"},
+		{"cache bytes in words", nil, []string{"-answer-cache-bytes", "lots"}, "answer-cache-bytes"},
 		{"the view cache in items, by flag", nil, []string{"-view-cache-items", "0"}, "-view-cache-bytes"},
 		{"the view cache in items, by environment", map[string]string{"CALGRAPH_VIEW_CACHE_ITEMS": "0"}, nil, "CALGRAPH_VIEW_CACHE_BYTES"},
 	}
