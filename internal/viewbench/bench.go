@@ -38,7 +38,7 @@ func bench(ctx context.Context, o options, progress io.Writer) (rep *report, err
 	if rev.before != "" {
 		fmt.Fprintf(progress, "building before (%s) in %s\n", rev.before, tmp)
 	}
-	bins, removeWorktree, err := buildBinaries(ctx, root, tmp, rev, o.cold)
+	bins, removeWorktree, err := buildBinaries(ctx, root, tmp, rev, o.cold, o.cacheBytes)
 	defer func() { err = errors.Join(err, removeWorktree()) }()
 	if err != nil {
 		return nil, err
@@ -106,10 +106,9 @@ func benchDataSet(ctx context.Context, o options, bins []*binary, calendars int,
 	}
 	for round := range o.rounds {
 		for i, v := range o.views {
-			body := gqlBody(v.query(calendars), nil)
 			for j := range targets {
 				k := (j + round) % len(targets)
-				s, err := measure(ctx, targets[k], body, v, o.n, o.clients, tick)
+				s, err := measure(ctx, targets[k], calendars, v, o.n, o.clients, tick)
 				if err != nil {
 					return nil, err
 				}

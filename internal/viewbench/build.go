@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +19,9 @@ type binary struct {
 	// answers: it has an answer cache (-answer-cache-bytes), which -cold
 	// turns off too: a cold view is one no cache answers.
 	answers bool
+	// cacheBytes is the -cache-bytes it runs with, when it takes the flag
+	// and one was given ("": its default).
+	cacheBytes string
 }
 
 // revisions says which code the binaries were built from.
@@ -68,7 +72,7 @@ func readRevisions(ctx context.Context, root, before string) (revisions, error) 
 // rev.before is set, from that commit checked out in a detached worktree
 // under tmp. The returned cleanup removes the worktree; it must run even
 // when buildBinaries fails.
-func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bool) (bins []*binary, cleanup func() error, err error) {
+func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bool, cacheBytes int64) (bins []*binary, cleanup func() error, err error) {
 	cleanup = func() error { return nil }
 	now := &binary{label: "now", path: filepath.Join(tmp, "calgraph-now")}
 	if err := goBuild(ctx, root, now.path); err != nil {
@@ -94,6 +98,9 @@ func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bo
 	for _, b := range bins {
 		b.debug = takesFlag(ctx, b.path, "-debug-addr")
 		b.answers = cold && takesFlag(ctx, b.path, "-answer-cache-bytes")
+		if cacheBytes >= 0 && takesFlag(ctx, b.path, "-cache-bytes") {
+			b.cacheBytes = strconv.FormatInt(cacheBytes, 10)
+		}
 		switch {
 		case !cold:
 		case takesFlag(ctx, b.path, "-view-cache-bytes"):

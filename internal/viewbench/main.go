@@ -55,6 +55,7 @@ type options struct {
 	clients     int    // sending the measured requests at once
 	keep        bool   // keep the temporary directory and the tables
 	cold        bool   // servers without a view cache
+	cacheBytes  int64  // -cache-bytes for servers that take it; -1: none given
 	out         string // a file to write the report to as well
 }
 
@@ -69,12 +70,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.storePID, "store-pid", 0, "DynamoDB Local's process id, whose CPU is measured around each binary's requests too; 0 finds the process listening on -endpoint's port (none found: its CPU is not reported)")
 	calendars := fs.String("calendars", "20", "comma-separated data set sizes, in calendars (1 to 100)")
 	fs.IntVar(&o.perCalendar, "entries-per-calendar", 250, "entries seeded per calendar")
-	viewNames := fs.String("views", "week,agenda,members", "comma-separated views: week, agenda, members")
+	viewNames := fs.String("views", "week,agenda,members", "comma-separated views: week, agenda, members, sweep (the week view over another range each request, to fill the caches)")
 	fs.IntVar(&o.n, "n", 300, "measured requests per view, binary and round")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds")
 	fs.IntVar(&o.clients, "clients", 1, fmt.Sprintf("concurrent clients sending the measured requests (1 to %d): with more than one, waves per view are not counted, and views/s is the throughput", maxClients))
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, server logs) and the tables")
 	fs.StringVar(&o.out, "out", "", "also write the report to this file")
+	fs.Int64Var(&o.cacheBytes, "cache-bytes", -1, "run servers that take -cache-bytes with it (the bytes their caches hold together); -1: their default")
 	fs.BoolVar(&o.cold, "cold", false, "run servers that have a view cache without it (-view-cache-bytes 0, or -view-cache-items 0 on older commits): every view reads its calendars' entries, as one does after each of its calendars changed")
 	if err := fs.Parse(args); err != nil {
 		return o, err

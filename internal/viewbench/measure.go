@@ -51,6 +51,9 @@ type sample struct {
 	returned    int // items in the GraphQL answers
 	answerBytes int // bytes of the GraphQL answers
 	runtime     *runtimeDelta
+	// rss and peakRSS are the server process's resident set after the
+	// sample's requests and its highest so far (VmRSS, VmHWM), in bytes.
+	rss, peakRSS uint64
 }
 
 // runtimeDelta is what the server's runtime counted during a sample; only
@@ -59,13 +62,13 @@ type runtimeDelta struct {
 	mallocs, allocBytes, gcs, goroutines uint64
 }
 
-// measure sends warmUps requests of body (for warmUpTime at least), then n
+// measure sends warmUps requests of v (for warmUpTime at least), then n
 // measured ones from clients concurrent clients (one at a time for 1), and
 // returns their cost. v counts what the answers return.
-func measure(ctx context.Context, t *target, body []byte, v view, n, clients int, tick time.Duration) (s sample, err error) {
+func measure(ctx context.Context, t *target, calendars int, v view, n, clients int, tick time.Duration) (s sample, err error) {
 	s = sample{requests: n, clients: clients, latencies: make([]time.Duration, 0, n)}
 	for start, i := time.Now(), 0; i < warmUps || time.Since(start) < warmUpTime; i++ {
-		if err := t.request(ctx, body, v, &sample{}); err != nil {
+		if err := t.request(ctx, calendars, v, &sample{}); err != nil {
 			return s, err
 		}
 	}
@@ -90,7 +93,7 @@ func measure(ctx context.Context, t *target, body []byte, v view, n, clients int
 		return s, err
 	}
 	start := time.Now()
-	if err := t.load(ctx, body, v, n, clients, &s); err != nil {
+	if err := t.load(ctx, calendars, v, n, clients, &s); err != nil {
 		return s, err
 	}
 	s.wall = time.Since(start)
@@ -100,6 +103,9 @@ func measure(ctx context.Context, t *target, body []byte, v view, n, clients int
 		return s, err
 	}
 	s.cpu = cpu1 - cpu0
+	if s.rss, s.peakRSS, err = processMemory(pid); err != nil {
+		return s, err
+	}
 	if t.storePID != 0 {
 		if store1, err = processCPU(t.storePID, tick); err != nil {
 			return s, err
@@ -123,13 +129,13 @@ func measure(ctx context.Context, t *target, body []byte, v view, n, clients int
 // request sends one request and adds what it cost to s: its DynamoDB calls
 // and their waves too, the only request in flight (none counted without a
 // proxy, on the embedded store).
-func (t *target) request(ctx context.Context, body []byte, v view, s *sample) error {
+func (t *target) request(ctx context.Context, calendars int, v view, s *sample) error {
 	if t.proxy == nil {
-		return t.answer(ctx, body, v, s)
+		return t.answer(ctx, calendars, v, s)
 	}
 	t.proxy.Reset()
 	start := time.Now()
-	if err := t.answer(ctx, body, v, s); err != nil {
+	if err := t.answer(ctx, calendars, v, s); err != nil {
 		return err
 	}
 	calls := t.proxy.Calls()
@@ -141,10 +147,10 @@ func (t *target) request(ctx context.Context, body []byte, v view, s *sample) er
 // load sends n requests from clients concurrent clients (one at a time for
 // 1), and adds what they cost to s: the DynamoDB calls of them all, whose
 // waves cannot be told apart.
-func (t *target) load(ctx context.Context, body []byte, v view, n, clients int, s *sample) error {
+func (t *target) load(ctx context.Context, calendars int, v view, n, clients int, s *sample) error {
 	if clients <= 1 {
 		for range n {
-			if err := t.request(ctx, body, v, s); err != nil {
+			if err := t.request(ctx, calendars, v, s); err != nil {
 				return err
 			}
 		}
@@ -161,7 +167,7 @@ func (t *target) load(ctx context.Context, body []byte, v view, n, clients int, 
 		g.Go(func() error {
 			for sent.Add(1) <= int64(n) {
 				var one sample
-				if err := t.answer(ctx, body, v, &one); err != nil {
+				if err := t.answer(ctx, calendars, v, &one); err != nil {
 					return err
 				}
 				mu.Lock()
@@ -183,7 +189,8 @@ func (t *target) load(ctx context.Context, body []byte, v view, n, clients int, 
 
 // answer sends one request and adds its latency and what it returned to s.
 // The answer must be HTTP 200 without errors.
-func (t *target) answer(ctx context.Context, body []byte, v view, s *sample) error {
+func (t *target) answer(ctx context.Context, calendars int, v view, s *sample) error {
+	body := t.body(v, calendars)
 	start := time.Now()
 	answer, err := t.owner.post(ctx, body)
 	latency := time.Since(start)

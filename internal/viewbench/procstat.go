@@ -124,3 +124,39 @@ func listeningInodes(table string, port uint16) []string {
 	}
 	return inodes
 }
+
+// processMemory returns the resident set of process pid now and at its
+// peak (VmRSS and VmHWM of /proc/<pid>/status), in bytes.
+func processMemory(pid int) (rss, peak uint64, err error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("read the server's memory: %w", err)
+	}
+	return parseStatusMemory(string(status))
+}
+
+// parseStatusMemory reads VmRSS and VmHWM ("VmRSS:	  12345 kB") from a
+// /proc/<pid>/status text.
+func parseStatusMemory(status string) (rss, peak uint64, err error) {
+	found := 0
+	for _, line := range strings.Split(status, "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "VmRSS" && name != "VmHWM") {
+			continue
+		}
+		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", name, err)
+		}
+		if name == "VmRSS" {
+			rss = kb << 10
+		} else {
+			peak = kb << 10
+		}
+		found++
+	}
+	if found != 2 {
+		return 0, 0, fmt.Errorf("no VmRSS and VmHWM in /proc status")
+	}
+	return rss, peak, nil
+}

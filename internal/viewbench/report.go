@@ -65,6 +65,9 @@ func (rep *report) write(w io.Writer) error {
 	fmt.Fprintf(&b, "- rounds: %d; in each, each binary in turn (alternating which goes first) gets %d warm-up requests (for %v at least) then %d measured requests of a view, %s\n",
 		rep.rounds, warmUps, warmUpTime, rep.requests, sending)
 	for _, bin := range rep.bins {
+		if bin.cacheBytes != "" {
+			fmt.Fprintf(&b, "- %s: -cache-bytes %s (its caches together)\n", bin.label, bin.cacheBytes)
+		}
 		if bin.cold != "" {
 			fmt.Fprintf(&b, "- %s: without its view cache (-cold): every view reads its calendars' entries\n", bin.label)
 		}
@@ -72,8 +75,8 @@ func (rep *report) write(w io.Writer) error {
 	fmt.Fprintf(&b, "- server CPU: utime+stime of the server process (/proc, clock tick %s), median over rounds [min–max]; latency as the client sees it\n", rep.tick)
 	for _, v := range rep.views {
 		fmt.Fprintf(&b, "\n## %s\n\n", v)
-		b.WriteString("| calendars | store | binary | server CPU ms/view | DynamoDB Local CPU ms/view | server+store CPU ms/view | views/s | p50 ms | p99 ms | DynamoDB calls/view | waves/view | items read/view | items returned/view | read amplification | KB read from DynamoDB/view | response KB/view | allocs/view | KB allocated/view | goroutines/view | GC/view |\n")
-		b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| calendars | store | binary | server CPU ms/view | DynamoDB Local CPU ms/view | server+store CPU ms/view | views/s | p50 ms | p99 ms | DynamoDB calls/view | waves/view | items read/view | items returned/view | read amplification | KB read from DynamoDB/view | response KB/view | allocs/view | KB allocated/view | goroutines/view | GC/view | RSS MiB [peak] |\n")
+		b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, n := range rep.calendars {
 			for _, store := range rep.stores {
 				for _, bin := range rep.bins {
@@ -202,6 +205,7 @@ func row(r *result) string {
 		runtimeCell(r, "%.1f", 1024, func(d runtimeDelta) uint64 { return d.allocBytes }),
 		runtimeCell(r, "%.1f", 1, func(d runtimeDelta) uint64 { return d.goroutines }),
 		runtimeCell(r, "%.3f", 1, func(d runtimeDelta) uint64 { return d.gcs }),
+		memoryCell(r),
 	}
 	return "| " + strings.Join(cells, " | ") + " |"
 }
@@ -219,6 +223,19 @@ func callsCell(r *result) string {
 		background += s.background
 	}
 	return fmt.Sprintf("%.1f", max(0, calls-background)/float64(r.requests()))
+}
+
+// memoryCell is the server's resident set after its last sample, and the
+// highest it reached, in MiB.
+func memoryCell(r *result) string {
+	var peak uint64
+	for _, s := range r.samples {
+		peak = max(peak, s.peakRSS)
+	}
+	if len(r.samples) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f [%.0f]", float64(r.samples[len(r.samples)-1].rss)/(1<<20), float64(peak)/(1<<20))
 }
 
 // spread is the median of sorted per-round values with their range,

@@ -53,6 +53,9 @@ func startServer(ctx context.Context, bin *binary, secret, logPath string, store
 	if bin.answers {
 		args = append(args, "-answer-cache-bytes", "0")
 	}
+	if bin.cacheBytes != "" {
+		args = append(args, "-cache-bytes", bin.cacheBytes)
+	}
 	s := &server{url: "http://" + addr, logPath: logPath, exited: make(chan struct{})}
 	if bin.debug {
 		debugAddr, err := freeAddr()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -42,6 +43,17 @@ type target struct {
 	// polls). Calls counted during requests include some of them
 	// (sample.background).
 	idleCalls float64
+	sent      atomic.Int64 // requests sent to it so far, warm-ups included: the next one's index
+}
+
+// body is the next request's body for v on t: its query for that many
+// calendars, with the variables of its index when v has them.
+func (t *target) body(v view, calendars int) []byte {
+	i := t.sent.Add(1) - 1
+	if v.vars == nil {
+		return gqlBody(v.query(calendars), nil)
+	}
+	return gqlBody(v.query(calendars), v.vars(int(i)))
 }
 
 // idleWindow is how long measureIdle listens to an idle server.

@@ -350,3 +350,30 @@ func TestLostCallsAreCountedNotFatal(t *testing.T) {
 		t.Error("count of a failed call that was answered succeeded, want an error")
 	}
 }
+
+func TestParseStatusMemory(t *testing.T) {
+	status := "Name:\tcalgraph\nVmPeak:\t 2000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\nThreads:\t9\n"
+	rss, peak, err := parseStatusMemory(status)
+	if err != nil || rss != 40<<20 || peak != 50<<20 {
+		t.Fatalf("got %d, %d, %v; want 40 MiB, 50 MiB", rss, peak, err)
+	}
+	for _, bad := range []string{"Name:\tx\n", "VmHWM:\t1 kB\nVmRSS:\tmany kB\n"} {
+		if _, _, err := parseStatusMemory(bad); err == nil {
+			t.Errorf("%q: got no error", bad)
+		}
+	}
+}
+
+// TestSweepRangesDiffer: the sweep view's first 1,825 requests are each
+// over a range of their own, of 7 to 11 days.
+func TestSweepRangesDiffer(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 365 * 5 {
+		r := sweepRange(i)
+		k := r["start"].(string) + "/" + r["end"].(string)
+		if seen[k] {
+			t.Fatalf("request %d repeats the range %s", i, k)
+		}
+		seen[k] = true
+	}
+}

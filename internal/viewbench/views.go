@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // view is one GraphQL document under measurement.
@@ -13,6 +14,9 @@ type view struct {
 	query func(calendars int) string
 	// returned counts the items an answer's data holds: entries, or members.
 	returned func(data any) int
+	// vars, when set, gives the i-th request to a server its variables:
+	// each a different request.
+	vars func(i int) map[string]any
 }
 
 // The documents are graph/bench_test.go's weekViewQuery, agendaQuery and
@@ -29,6 +33,13 @@ const (
 	__typename id title calendar { id name color viewerRole }
 	... on TimedEntry { start end } ... on AllDayEntry { date } ... on MultiDayEntry { startDate endDate } ... on Task { dueDate due } } } } }`
 
+	// sweepQuery is the week view over a range of the request's own.
+	sweepQuery = `query($start: Date!, $end: Date!) { viewer { calendars(first: %d) { edges { node { role calendar { id name color
+	entries(range: {dates: {start: $start, end: $end}}) { timeZone entries {
+		__typename id title color tags calendar { id name }
+		... on TimedEntry { start end timeZone } ... on AllDayEntry { date }
+		... on MultiDayEntry { startDate endDate } ... on Task { dueDate due completed } } } } } } } } }`
+
 	membersQuery = `{ viewer { calendars(first: %d) { edges { node { role calendar { id name
 	members(first: 20) { edges { node { role user { name email } } } } } } } } } }`
 )
@@ -41,6 +52,19 @@ var views = []view{
 		returned: func(data any) int { return length(field(data, "viewer", "agenda", "entries")) }},
 	{name: "members", query: func(n int) string { return fmt.Sprintf(membersQuery, n) },
 		returned: func(data any) int { return perCalendar(data, "members", "edges") }},
+	// sweep fills the caches: the week view, each request over another range
+	// (every start day of 2026, then the same with a day more, up to 11 days),
+	// so that each is an answer and ranges of its own until the 1,825th.
+	{name: "sweep", query: func(n int) string { return fmt.Sprintf(sweepQuery, n) },
+		returned: func(data any) int { return perCalendar(data, "entries", "entries") },
+		vars:     sweepRange},
+}
+
+// sweepRange is the sweep view's i-th range.
+func sweepRange(i int) map[string]any {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%365)
+	days := 7 + (i/365)%5
+	return map[string]any{"start": start.Format(time.DateOnly), "end": start.AddDate(0, 0, days).Format(time.DateOnly)}
 }
 
 // findViews returns the views named in a comma-separated list.
@@ -50,7 +74,7 @@ func findViews(names string) ([]view, error) {
 		name = strings.TrimSpace(name)
 		i := slices.IndexFunc(views, func(v view) bool { return v.name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("unknown view %q: want week, agenda or members", name)
+			return nil, fmt.Errorf("unknown view %q: want week, agenda, members or sweep", name)
 		}
 		out = append(out, views[i])
 	}
