@@ -89,7 +89,7 @@ func benchDataSet(ctx context.Context, o options, bins []*binary, calendars int,
 				return nil, fmt.Errorf("start %s on %s: %w", bin.label, store, err)
 			}
 			start := time.Now()
-			if err := seed(ctx, t.owner, t.member, calendars, o.perCalendar); err != nil {
+			if t.calendars, err = seed(ctx, t.owner, t.member, calendars, o.perCalendar); err != nil {
 				return nil, fmt.Errorf("seed %s on %s (%s): %w", bin.label, store, table, err)
 			}
 			fmt.Fprintf(progress, "%s on %s: seeded %d calendars × %d entries in %s (%s)\n",

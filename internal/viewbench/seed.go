@@ -27,28 +27,29 @@ const (
 // seed fills a fresh server's table through its own API with the data set of
 // graph/bench_test.go: owner's calendars "cal 0" to "cal <calendars-1>",
 // each shared with member as a READER, and perCalendar entries each, entry
-// i in calendar i % calendars, from benchdata.Entry's generator.
-func seed(ctx context.Context, owner, member gqlClient, calendars, perCalendar int) error {
+// i in calendar i % calendars, from benchdata.Entry's generator. It returns
+// the calendars' IDs.
+func seed(ctx context.Context, owner, member gqlClient, calendars, perCalendar int) ([]string, error) {
 	for _, c := range []gqlClient{owner, member} {
 		if _, err := c.do(ctx, provisionQuery, nil); err != nil {
-			return fmt.Errorf("sign in: %w", err)
+			return nil, fmt.Errorf("sign in: %w", err)
 		}
 	}
 	cals := make([]string, calendars)
 	for i := range cals {
 		data, err := owner.do(ctx, createCalendarMutation, map[string]any{"input": map[string]any{"name": fmt.Sprint("cal ", i)}})
 		if err != nil {
-			return fmt.Errorf("create calendar %d: %w", i, err)
+			return nil, fmt.Errorf("create calendar %d: %w", i, err)
 		}
 		if cals[i], _ = field(data, "createCalendar", "calendar", "id").(string); cals[i] == "" {
-			return fmt.Errorf("create calendar %d: no ID in the answer", i)
+			return nil, fmt.Errorf("create calendar %d: no ID in the answer", i)
 		}
 		share := map[string]any{"calendarId": cals[i], "email": memberEmail, "role": "READER"}
 		if _, err := owner.do(ctx, addMemberMutation, map[string]any{"input": share}); err != nil {
-			return fmt.Errorf("share calendar %d: %w", i, err)
+			return nil, fmt.Errorf("share calendar %d: %w", i, err)
 		}
 	}
-	return seedEntries(ctx, owner, cals, calendars*perCalendar)
+	return cals, seedEntries(ctx, owner, cals, calendars*perCalendar)
 }
 
 // seedEntries creates total entries from seedClients clients at once. The

@@ -44,6 +44,7 @@ type target struct {
 	// (sample.background).
 	idleCalls float64
 	sent      atomic.Int64 // requests sent to it so far, warm-ups included: the next one's index
+	calendars []string     // the data set's calendars, by global ID
 }
 
 // body is the next request's body for v on t: its query for that many
@@ -53,7 +54,7 @@ func (t *target) body(v view, calendars int) []byte {
 	if v.vars == nil {
 		return gqlBody(v.query(calendars), nil)
 	}
-	return gqlBody(v.query(calendars), v.vars(int(i)))
+	return gqlBody(v.query(calendars), v.vars(int(i), t.calendars))
 }
 
 // idleWindow is how long measureIdle listens to an idle server.

@@ -369,7 +369,7 @@ func TestParseStatusMemory(t *testing.T) {
 func TestSweepRangesDiffer(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range 365 * 5 {
-		r := sweepRange(i)
+		r := sweepRange(i, nil)
 		k := r["start"].(string) + "/" + r["end"].(string)
 		if seen[k] {
 			t.Fatalf("request %d repeats the range %s", i, k)

@@ -14,9 +14,9 @@ type view struct {
 	query func(calendars int) string
 	// returned counts the items an answer's data holds: entries, or members.
 	returned func(data any) int
-	// vars, when set, gives the i-th request to a server its variables:
-	// each a different request.
-	vars func(i int) map[string]any
+	// vars, when set, gives the i-th request to a server (whose data set
+	// has calendars) its variables: each a different request.
+	vars func(i int, calendars []string) map[string]any
 }
 
 // The documents are graph/bench_test.go's weekViewQuery, agendaQuery and
@@ -61,7 +61,7 @@ var views = []view{
 }
 
 // sweepRange is the sweep view's i-th range.
-func sweepRange(i int) map[string]any {
+func sweepRange(i int, _ []string) map[string]any {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%365)
 	days := 7 + (i/365)%5
 	return map[string]any{"start": start.Format(time.DateOnly), "end": start.AddDate(0, 0, days).Format(time.DateOnly)}
@@ -74,7 +74,7 @@ func findViews(names string) ([]view, error) {
 		name = strings.TrimSpace(name)
 		i := slices.IndexFunc(views, func(v view) bool { return v.name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("unknown view %q: want week, agenda, members or sweep", name)
+			return nil, fmt.Errorf("unknown view %q: want week, agenda, members, sweep or create", name)
 		}
 		out = append(out, views[i])
 	}
