@@ -377,3 +377,11 @@ func TestSweepRangesDiffer(t *testing.T) {
 		seen[k] = true
 	}
 }
+
+func TestEveryViewIsFound(t *testing.T) {
+	for _, name := range []string{"week", "agenda", "members", "sweep", "create"} {
+		if v, err := findViews(name); err != nil || len(v) != 1 || v[0].name != name {
+			t.Errorf("%s: got %v, %v", name, v, err)
+		}
+	}
+}

@@ -58,6 +58,23 @@ var views = []view{
 	{name: "sweep", query: func(n int) string { return fmt.Sprintf(sweepQuery, n) },
 		returned: func(data any) int { return perCalendar(data, "entries", "entries") },
 		vars:     sweepRange},
+	// create is a write: createEntry of a timed entry in 2027 (outside the
+	// views' ranges), in each calendar in turn.
+	{name: "create", query: func(int) string { return createEntryMutation },
+		returned: func(data any) int {
+			if id, _ := field(data, "createEntry", "entry", "id").(string); id != "" {
+				return 1
+			}
+			return 0
+		},
+		vars: newEntry},
+}
+
+// newEntry is the create view's i-th entry.
+func newEntry(i int, calendars []string) map[string]any {
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+	return map[string]any{"input": map[string]any{"calendarId": calendars[i%len(calendars)], "title": fmt.Sprint("created ", i),
+		"timing": map[string]any{"timed": map[string]any{"start": start.Format(time.RFC3339), "end": start.Add(30 * time.Minute).Format(time.RFC3339), "timeZone": "UTC"}}}}
 }
 
 // sweepRange is the sweep view's i-th range.
