@@ -72,9 +72,9 @@ type Config struct {
 	CacheBytes int64
 
 	devTokens string // "auto", "true" or "false" until resolved
+	cors      string // "auto", "none" or a list until resolved
 	// The cache sizes as given: autoBytes ("auto") until resolved.
 	cacheBytes, viewCacheBytes, answerCacheBytes, searchIndexBytes int64
-	cors                                                           string // "auto", "none" or a list until resolved
 }
 
 // DevKeyPath is the file holding the local signing key for dev tokens.
