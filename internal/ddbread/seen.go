@@ -42,6 +42,9 @@ type Prepared struct {
 	body []byte
 }
 
+// Size is the bytes p holds beyond its input: its encoded body.
+func (p *Prepared) Size() int { return len(p.body) }
+
 // Input is the read's input: a *dynamodb.BatchGetItemInput or a
 // *dynamodb.QueryInput.
 func (p *Prepared) Input() any { return p.in }

@@ -139,3 +139,13 @@ func MarkLegacyWakes(ctx context.Context, s *Store) error { return markLegacyWak
 
 // ItemBytes is an item's size as DynamoDB counts it.
 func ItemBytes(it map[string]types.AttributeValue) int { return itemBytes(it) }
+
+// ReadUsers reads users' items by key in one batch, as the loaders do.
+func ReadUsers(ctx context.Context, s *Store, ids ...string) error {
+	keys := make([]itemKey, len(ids))
+	for i, id := range ids {
+		keys[i] = userKey(id)
+	}
+	_, err := s.batchGet(ctx, keys)
+	return err
+}

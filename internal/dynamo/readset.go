@@ -41,10 +41,12 @@ type ReadSet struct {
 	views   map[string]int64 // calendars the view cache answered for, at that revision
 	why     string
 	bytes   int
-	// how hits validate the set, made at the first (readset_check.go), or
-	// why it cannot be
-	check    *check
-	checkErr error
+	table   string
+	// check is how hits validate the set (readset_check.go), made when the
+	// set is first found cacheable, once its request ended: from then on
+	// the set records nothing more (a late read made no part of the answer)
+	// and its bytes count the check's encoded requests too.
+	check *check
 }
 
 // digest is a SHA-256 of an item or a page as read (zero: absent).
@@ -78,7 +80,7 @@ type readSetKey struct{}
 
 // Record implements answercache.Source: ctx with a fresh read set.
 func (s *Store) Record(ctx context.Context) (context.Context, answercache.ReadSet) {
-	rs := &ReadSet{items: map[itemKey]digest{}, revs: map[string]int64{}, views: map[string]int64{}}
+	rs := &ReadSet{table: s.table, items: map[itemKey]digest{}, revs: map[string]int64{}, views: map[string]int64{}}
 	return context.WithValue(ctx, readSetKey{}, rs), rs
 }
 
@@ -101,6 +103,15 @@ func (rs *ReadSet) Uncacheable() string {
 	}
 	if len(rs.items) > maxValidatedItems || len(rs.queries) > maxValidatedQueries {
 		return whyTooMany
+	}
+	if rs.check == nil {
+		c, err := newCheck(rs.table, rs.items, rs.queries)
+		if err != nil { // a read the check cannot send again
+			rs.why = whyUnrecorded
+			return rs.why
+		}
+		rs.check = c
+		rs.bytes += c.bytes()
 	}
 	return ""
 }
@@ -144,6 +155,9 @@ func (rs *ReadSet) addItem(k itemKey, it item) {
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	if rs.check != nil {
+		return // the set is checked as it was when its request ended
+	}
 	if was, ok := rs.items[k]; ok {
 		if was != d && rs.why == "" {
 			// Read twice, changed between: the answer may show either, and
@@ -180,6 +194,9 @@ func (rs *ReadSet) addQuery(in *dynamodb.QueryInput, out *dynamodb.QueryOutput) 
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	if rs.check != nil {
+		return
+	}
 	rs.queries = append(rs.queries, recordedQuery{in: *in, out: d}) // a copy: callers page by changing theirs
 	rs.bytes += 512 + len(d)
 	for _, it := range out.Items {

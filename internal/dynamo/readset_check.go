@@ -35,10 +35,7 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 	if !ok || rs.Uncacheable() != "" {
 		return false, nil
 	}
-	c, err := rs.checkOf(s.table)
-	if err != nil {
-		return false, err
-	}
+	c := rs.checkOf()
 	r := s.seenReader()
 	var mu sync.Mutex
 	same := true
@@ -74,8 +71,8 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 }
 
 // check is how a read set is validated: made once, when the set is first
-// checked (the request that recorded it has ended), from a copy of what it
-// recorded, and shared by every hit on it.
+// found cacheable after its request ended (ReadSet.Uncacheable), and shared
+// by every hit on it.
 type check struct {
 	items   map[itemKey]digest  // the set's items as read (zero: absent)
 	keys    []itemKey           // in the order the BatchGetItem asks for them
@@ -87,40 +84,44 @@ type check struct {
 	seen []ddbread.Seen // the last answer found unchanged: [0] the batch's, [1+i] query i's
 }
 
-// checkOf returns rs's check, making it the first time. A read the check
-// cannot encode makes it fail, as every check after it.
-func (rs *ReadSet) checkOf(table string) (*check, error) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.check != nil || rs.checkErr != nil {
-		return rs.check, rs.checkErr
-	}
-	c := &check{items: maps.Clone(rs.items), seen: make([]ddbread.Seen, 1+len(rs.queries))}
-	var err error
-	if len(c.items) > 0 {
-		c.keys = slices.Collect(maps.Keys(c.items))
+// newCheck makes the check of a read set whose request ended: items and
+// queries are the set's own, never written again (ReadSet.Uncacheable).
+func newCheck(table string, items map[itemKey]digest, queries []recordedQuery) (*check, error) {
+	c := &check{items: items, seen: make([]ddbread.Seen, 1+len(queries))}
+	if len(items) > 0 {
+		c.keys = slices.Collect(maps.Keys(items))
 		avs := make([]item, len(c.keys))
 		for i, k := range c.keys {
 			avs[i] = k.av()
 		}
-		c.batch, err = ddbread.PrepareBatchGetItem(&dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-			table: {Keys: avs, ConsistentRead: aws.Bool(true)}}})
-	}
-	for _, q := range rs.queries {
-		if err != nil {
-			break
+		var err error
+		if c.batch, err = ddbread.PrepareBatchGetItem(&dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			table: {Keys: avs, ConsistentRead: aws.Bool(true)}}}); err != nil {
+			return nil, err
 		}
-		in := q.in // the check's own copy, never changed
-		var p *ddbread.Prepared
-		p, err = ddbread.PrepareQuery(&in)
+	}
+	for _, q := range queries {
+		in := q.in // the check's own copy
+		p, err := ddbread.PrepareQuery(&in)
+		if err != nil {
+			return nil, err
+		}
 		c.queries, c.pages = append(c.queries, p), append(c.pages, q.out)
 	}
-	if err != nil {
-		rs.checkErr = err
-		return nil, err
-	}
-	rs.check = c
 	return c, nil
+}
+
+// bytes is about what c holds beyond its read set: its encoded requests,
+// their keys' order and the sums of answers seen.
+func (c *check) bytes() int {
+	n := 128 + len(c.keys)*16 + len(c.seen)*48
+	if c.batch != nil {
+		n += c.batch.Size()
+	}
+	for _, q := range c.queries {
+		n += q.Size() + 64
+	}
+	return n
 }
 
 func (c *check) lastSeen(i int) ddbread.Seen {
@@ -217,4 +218,11 @@ func (d decodingReader) BatchGetItemSeen(ctx context.Context, p *ddbread.Prepare
 func (d decodingReader) QuerySeen(ctx context.Context, p *ddbread.Prepared, _ ddbread.Seen) (*dynamodb.QueryOutput, [sha256.Size]byte, error) {
 	out, err := d.r.Query(ctx, p.Input().(*dynamodb.QueryInput))
 	return out, [sha256.Size]byte{}, err
+}
+
+// checkOf returns rs's check: Uncacheable made it.
+func (rs *ReadSet) checkOf() *check {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.check
 }
