@@ -129,8 +129,11 @@ func TestFrozenStore(t *testing.T) {
 
 	setMode(store.URL, storeAnswers)
 	retry := post(t, in, create("lostlost-answer-key", "lost-answer-key"))
-	if len(retry) > 0 && codeOf(retry) != "VERSION_CONFLICT" {
-		t.Errorf("retry with the same key: got %v, want the entry or VERSION_CONFLICT (applied by the first attempt)", retry)
+	// On a machine so loaded that the retry's read of the first attempt's
+	// record misses its own deadline, UNAVAILABLE is a safe answer too: the
+	// titles below still show the entry applied once.
+	if code := codeOf(retry); len(retry) > 0 && code != "VERSION_CONFLICT" && code != "UNAVAILABLE" {
+		t.Errorf("retry with the same key: got %v, want the entry, VERSION_CONFLICT (applied by the first attempt) or UNAVAILABLE", retry)
 	}
 	titles := map[string]int{}
 	for _, e := range in.query(t, week)["data"].(map[string]any)["node"].(map[string]any)["entries"].(map[string]any)["entries"].([]any) {

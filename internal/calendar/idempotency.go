@@ -215,7 +215,8 @@ func (r *IdempotentRequest) runAfter(ctx context.Context) {
 }
 
 // replay answers with the outcome of an earlier attempt, waiting up to wait
-// for it to be kept; found is false when there was none.
+// for it to be kept; found is false only when there was none (a record that
+// cannot be read answers with the read's error).
 func replay[T any](ctx context.Context, svc IdempotencyService, k sealedKey, fingerprint string, wait time.Duration) (v T, found bool, err error) {
 	deadline := time.Now().Add(wait)
 	if end, ok := ctx.Deadline(); ok && end.Add(-replayMargin).Before(deadline) {
@@ -227,7 +228,11 @@ func replay[T any](ctx context.Context, svc IdempotencyService, k sealedKey, fin
 			return v, false, nil
 		}
 		if err != nil {
-			return v, false, err
+			// The earlier attempt's record cannot be read (the store did
+			// not answer in time): this attempt's own outcome is that error,
+			// never the refusal of its marker, which says nothing a client
+			// can act on.
+			return v, true, err
 		}
 		if rec.Fingerprint != fingerprint {
 			return v, true, Invalidf("idempotencyKey", "this idempotencyKey was used for another mutation or input")
