@@ -29,18 +29,14 @@ const (
 // (internal/memlimit), read once when settings resolve; tests replace it.
 var ContainerLimit = func() (int64, bool) { return memlimit.Container(os.ReadFile) }
 
-// parseBytes reads a size in bytes, 0 or more, or "auto" when auto is
-// allowed.
-func parseBytes(v string, auto bool) (int64, error) {
-	if auto && v == "auto" {
+// parseBytes reads a size in bytes, 0 or more, or "auto".
+func parseBytes(v string) (int64, error) {
+	if v == "auto" {
 		return autoBytes, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		if auto {
-			return 0, fmt.Errorf("%q is not auto or a whole number, 0 or more", v)
-		}
-		return 0, fmt.Errorf("%q is not a whole number, 0 or more", v)
+		return 0, fmt.Errorf("%q is not auto or a whole number, 0 or more", v)
 	}
 	return n, nil
 }

@@ -109,22 +109,22 @@ var settings = []Setting{
 		func(c *Config, v string) (err error) { c.LiveSweep, err = parseDuration(v); return err }},
 	{"cache-bytes", "CALGRAPH_CACHE_BYTES", "auto", "how many bytes this instance's caches hold together: the view cache, the answer cache and the search indexes, a sixth, a sixth and two thirds of it unless one is set on its own below; auto: a quarter of the container's memory limit when there is one, else 402653184 (384 MiB)",
 		func(c *Config, v string) (err error) {
-			c.cacheBytes, err = parseBytes(v, true)
+			c.cacheBytes, err = parseBytes(v)
 			return err
 		}},
 	{"view-cache-bytes", "CALGRAPH_VIEW_CACHE_BYTES", "auto", "how many bytes of entries and memberships (about 1 KB an entry) this instance keeps of recent views, exact by each calendar's revision, to answer a repeated view without reading its calendars' entries again; 0 turns it off; auto: a sixth of -cache-bytes",
 		func(c *Config, v string) (err error) {
-			c.viewCacheBytes, err = parseBytes(v, true)
+			c.viewCacheBytes, err = parseBytes(v)
 			return err
 		}},
 	{"answer-cache-bytes", "CALGRAPH_ANSWER_CACHE_BYTES", "auto", "how many bytes of finished query answers (with what each read) this instance keeps, to answer a repeated query after checking in one wave that nothing it read changed; 0 turns it off; auto: a sixth of -cache-bytes",
 		func(c *Config, v string) (err error) {
-			c.answerCacheBytes, err = parseBytes(v, true)
+			c.answerCacheBytes, err = parseBytes(v)
 			return err
 		}},
 	{"search-index-bytes", "CALGRAPH_SEARCH_INDEX_BYTES", "auto", "how many bytes of search indexes (of the calendars searched lately, counted as about 3.1 KB an entry) this instance keeps; a calendar not held is read whole at its next search; 0 keeps none; auto: two thirds of -cache-bytes",
 		func(c *Config, v string) (err error) {
-			c.searchIndexBytes, err = parseBytes(v, true)
+			c.searchIndexBytes, err = parseBytes(v)
 			return err
 		}},
 	{"max-entries", "CALGRAPH_MAX_ENTRIES", "10000", "most entries one request may return, counted across all its views, aliases included; more is REQUEST_TOO_LARGE",

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -37,19 +38,13 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 	}
 	c := rs.checkOf()
 	r := s.seenReader()
-	var mu sync.Mutex
-	same := true
-	differ := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		same = false
-	}
+	var changed atomic.Bool
 	g, gctx := warm.WithContext(ctx)
 	for i := range c.queries {
 		g.Go(func() error {
 			unchanged, err := c.queryUnchanged(gctx, r, i)
 			if err == nil && !unchanged {
-				differ()
+				changed.Store(true)
 			}
 			return err
 		})
@@ -57,7 +52,7 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 	if c.batch != nil { // on this goroutine: the usual hit has one Query and this
 		unchanged, err := s.itemsUnchanged(gctx, r, c)
 		if err == nil && !unchanged {
-			differ()
+			changed.Store(true)
 		}
 		if err != nil {
 			_ = g.Wait()
@@ -67,7 +62,7 @@ func (s *Store) Unchanged(ctx context.Context, set answercache.ReadSet) (bool, e
 	if err := g.Wait(); err != nil {
 		return false, err
 	}
-	return same, nil
+	return !changed.Load(), nil
 }
 
 // check is how a read set is validated: made once, when the set is first
