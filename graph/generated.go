@@ -11522,6 +11522,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_kind(_ context.Context, fie
 }
 
 func (ec *executionContext) _AllDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11729,6 +11732,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_mustNotOverlap(_ context.Co
 }
 
 func (ec *executionContext) _AllDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11752,6 +11758,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_redacted(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11775,6 +11784,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_icalUid(_ context.Context, 
 }
 
 func (ec *executionContext) _AllDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11798,6 +11810,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_sequence(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11954,6 +11969,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_originalStart(_ context.Con
 }
 
 func (ec *executionContext) _AllDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12464,6 +12482,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_history(ctx context.Context
 }
 
 func (ec *executionContext) _Attendee_email(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12542,6 +12563,9 @@ func (ec *executionContext) fieldContext_Attendee_displayName(_ context.Context,
 }
 
 func (ec *executionContext) _Attendee_optional(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Optional)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12611,6 +12635,9 @@ func (ec *executionContext) fieldContext_Attendee_comment(_ context.Context, fie
 }
 
 func (ec *executionContext) _Attendee_additionalGuests(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.AdditionalGuests)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12703,6 +12730,9 @@ func (ec *executionContext) fieldContext_Attendee_proposedEnd(_ context.Context,
 }
 
 func (ec *executionContext) _Attendee_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Waitlisted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12749,6 +12779,9 @@ func (ec *executionContext) fieldContext_Attendee_waitlistTicket(_ context.Conte
 }
 
 func (ec *executionContext) _Attendee_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12891,6 +12924,9 @@ func (ec *executionContext) fieldContext_AttendeeConnection_pageInfo(_ context.C
 }
 
 func (ec *executionContext) _AttendeeEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12946,6 +12982,9 @@ func (ec *executionContext) fieldContext_AttendeeEdge_node(_ context.Context, fi
 }
 
 func (ec *executionContext) _AttendeeSummary_needsAction(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.NeedsAction)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12969,6 +13008,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_needsAction(_ context.C
 }
 
 func (ec *executionContext) _AttendeeSummary_accepted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Accepted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12992,6 +13034,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_accepted(_ context.Cont
 }
 
 func (ec *executionContext) _AttendeeSummary_tentative(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Tentative)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13015,6 +13060,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_tentative(_ context.Con
 }
 
 func (ec *executionContext) _AttendeeSummary_declined(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Declined)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13038,6 +13086,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_declined(_ context.Cont
 }
 
 func (ec *executionContext) _AttendeeSummary_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Waitlisted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13199,6 +13250,9 @@ func (ec *executionContext) fieldContext_Calendar_id(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13222,6 +13276,9 @@ func (ec *executionContext) fieldContext_Calendar_name(_ context.Context, field 
 }
 
 func (ec *executionContext) _Calendar_color(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Color)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13268,6 +13325,9 @@ func (ec *executionContext) fieldContext_Calendar_description(_ context.Context,
 }
 
 func (ec *executionContext) _Calendar_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13291,6 +13351,9 @@ func (ec *executionContext) fieldContext_Calendar_timeZone(_ context.Context, fi
 }
 
 func (ec *executionContext) _Calendar_isResource(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsResource)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13314,6 +13377,9 @@ func (ec *executionContext) fieldContext_Calendar_isResource(_ context.Context, 
 }
 
 func (ec *executionContext) _Calendar_version(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13830,6 +13896,9 @@ func (ec *executionContext) fieldContext_CalendarBusy_closed(_ context.Context, 
 }
 
 func (ec *executionContext) _CalendarListChange_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13853,6 +13922,9 @@ func (ec *executionContext) fieldContext_CalendarListChange_calendarId(_ context
 }
 
 func (ec *executionContext) _CalendarListChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Removed)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13940,6 +14012,9 @@ func (ec *executionContext) fieldContext_CalendarListChangePage_changes(_ contex
 }
 
 func (ec *executionContext) _CalendarListChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasMore)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13963,6 +14038,9 @@ func (ec *executionContext) fieldContext_CalendarListChangePage_hasMore(_ contex
 }
 
 func (ec *executionContext) _CalendarListChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14248,6 +14326,9 @@ func (ec *executionContext) fieldContext_CalendarSettings_updatedAt(_ context.Co
 }
 
 func (ec *executionContext) _CalendarWebhook_id(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14294,6 +14375,9 @@ func (ec *executionContext) fieldContext_CalendarWebhook_calendarId(_ context.Co
 }
 
 func (ec *executionContext) _CalendarWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.URL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14528,6 +14612,9 @@ func (ec *executionContext) fieldContext_CalendarWebhookSecretPayload_webhook(_ 
 }
 
 func (ec *executionContext) _CalendarWebhookSecretPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookSecretPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Secret)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14574,6 +14661,9 @@ func (ec *executionContext) fieldContext_Change_type(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Change_id(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14597,6 +14687,9 @@ func (ec *executionContext) fieldContext_Change_id(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Change_deleted(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Deleted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14739,6 +14832,9 @@ func (ec *executionContext) fieldContext_ChangeDelivery_kind(_ context.Context, 
 }
 
 func (ec *executionContext) _ChangeDelivery_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14913,6 +15009,9 @@ func (ec *executionContext) fieldContext_ChangePage_changes(_ context.Context, f
 }
 
 func (ec *executionContext) _ChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasMore)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14936,6 +15035,9 @@ func (ec *executionContext) fieldContext_ChangePage_hasMore(_ context.Context, f
 }
 
 func (ec *executionContext) _ChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15119,6 +15221,9 @@ func (ec *executionContext) fieldContext_CreateInvitationPayload_invitation(_ co
 }
 
 func (ec *executionContext) _CreateInvitationPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.CreateInvitationPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Token)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15197,6 +15302,9 @@ func (ec *executionContext) fieldContext_DatedWorkingDay_windows(_ context.Conte
 }
 
 func (ec *executionContext) _DeleteAccountPayload_deletedUserId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.DeletedUserID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15243,6 +15351,9 @@ func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedCalendarIds
 }
 
 func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.DeletedCalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15266,6 +15377,9 @@ func (ec *executionContext) fieldContext_DeleteCalendarPayload_deletedCalendarId
 }
 
 func (ec *executionContext) _DeleteCalendarWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Deleted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15289,6 +15403,9 @@ func (ec *executionContext) fieldContext_DeleteCalendarWebhookPayload_deleted(_ 
 }
 
 func (ec *executionContext) _DeleteEntryPayload_deletedEntryId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.DeletedEntryID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15312,6 +15429,9 @@ func (ec *executionContext) fieldContext_DeleteEntryPayload_deletedEntryId(_ con
 }
 
 func (ec *executionContext) _DeleteReminderWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteReminderWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Deleted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15335,6 +15455,9 @@ func (ec *executionContext) fieldContext_DeleteReminderWebhookPayload_deleted(_ 
 }
 
 func (ec *executionContext) _DisableCalendarFeedPayload_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.DisableCalendarFeedPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15422,6 +15545,9 @@ func (ec *executionContext) fieldContext_EntryHistoryConnection_pageInfo(_ conte
 }
 
 func (ec *executionContext) _EntryHistoryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15610,6 +15736,9 @@ func (ec *executionContext) fieldContext_EntryHistoryRecord_changes(_ context.Co
 }
 
 func (ec *executionContext) _EntryView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15711,6 +15840,9 @@ func (ec *executionContext) fieldContext_EntryView_entries(_ context.Context, fi
 }
 
 func (ec *executionContext) _FieldChange_field(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Field)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15780,6 +15912,9 @@ func (ec *executionContext) fieldContext_FieldChange_after(_ context.Context, fi
 }
 
 func (ec *executionContext) _FieldChange_truncated(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Truncated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15803,6 +15938,9 @@ func (ec *executionContext) fieldContext_FieldChange_truncated(_ context.Context
 }
 
 func (ec *executionContext) _FindTimesGroupReason_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Group)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15927,6 +16065,9 @@ func (ec *executionContext) fieldContext_FindTimesParticipant_group(_ context.Co
 }
 
 func (ec *executionContext) _FindTimesResult_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16014,6 +16155,9 @@ func (ec *executionContext) fieldContext_FindTimesResult_slots(_ context.Context
 }
 
 func (ec *executionContext) _FindTimesResult_maxSlots(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.MaxSlots)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16037,6 +16181,9 @@ func (ec *executionContext) fieldContext_FindTimesResult_maxSlots(_ context.Cont
 }
 
 func (ec *executionContext) _FindTimesResult_truncated(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Truncated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16184,6 +16331,9 @@ func (ec *executionContext) fieldContext_FindTimesSlot_states(_ context.Context,
 }
 
 func (ec *executionContext) _FreeBusyView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16381,6 +16531,9 @@ func (ec *executionContext) fieldContext_ImportCalendarPayload_errors(_ context.
 }
 
 func (ec *executionContext) _ImportError_index(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Index)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16427,6 +16580,9 @@ func (ec *executionContext) fieldContext_ImportError_uid(_ context.Context, fiel
 }
 
 func (ec *executionContext) _ImportError_message(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Message)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16450,6 +16606,9 @@ func (ec *executionContext) fieldContext_ImportError_message(_ context.Context, 
 }
 
 func (ec *executionContext) _ImportError_code(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Code)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16473,6 +16632,9 @@ func (ec *executionContext) fieldContext_ImportError_code(_ context.Context, fie
 }
 
 func (ec *executionContext) _ImportError_imported(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Imported)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16597,6 +16759,9 @@ func (ec *executionContext) fieldContext_Invitation_validUntil(_ context.Context
 }
 
 func (ec *executionContext) _Invitation_maxUses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.MaxUses)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16620,6 +16785,9 @@ func (ec *executionContext) fieldContext_Invitation_maxUses(_ context.Context, f
 }
 
 func (ec *executionContext) _Invitation_uses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Uses)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16666,6 +16834,9 @@ func (ec *executionContext) fieldContext_Invitation_createdAt(_ context.Context,
 }
 
 func (ec *executionContext) _InvitationChange_entryId(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.EntryID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16689,6 +16860,9 @@ func (ec *executionContext) fieldContext_InvitationChange_entryId(_ context.Cont
 }
 
 func (ec *executionContext) _InvitationChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Removed)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16776,6 +16950,9 @@ func (ec *executionContext) fieldContext_InvitationChangePage_changes(_ context.
 }
 
 func (ec *executionContext) _InvitationChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasMore)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16799,6 +16976,9 @@ func (ec *executionContext) fieldContext_InvitationChangePage_hasMore(_ context.
 }
 
 func (ec *executionContext) _InvitationChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16886,6 +17066,9 @@ func (ec *executionContext) fieldContext_InvitationConnection_pageInfo(_ context
 }
 
 func (ec *executionContext) _InvitationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InvitationEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16941,6 +17124,9 @@ func (ec *executionContext) fieldContext_InvitationEdge_node(_ context.Context, 
 }
 
 func (ec *executionContext) _LeaveCalendarPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.LeaveCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.RemovedMembershipID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17074,6 +17260,9 @@ func (ec *executionContext) fieldContext_Membership_user(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Membership_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17239,6 +17428,9 @@ func (ec *executionContext) fieldContext_MembershipConnection_pageInfo(_ context
 }
 
 func (ec *executionContext) _MembershipEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17326,6 +17518,9 @@ func (ec *executionContext) fieldContext_MoveEntryPayload_entry(_ context.Contex
 }
 
 func (ec *executionContext) _MoveEntryPayload_previousId(ctx context.Context, field graphql.CollectedField, obj *model.MoveEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.PreviousID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17427,6 +17622,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_kind(_ context.Context, f
 }
 
 func (ec *executionContext) _MultiDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17634,6 +17832,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_mustNotOverlap(_ context.
 }
 
 func (ec *executionContext) _MultiDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17657,6 +17858,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_redacted(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17680,6 +17884,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_icalUid(_ context.Context
 }
 
 func (ec *executionContext) _MultiDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17703,6 +17910,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_sequence(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17859,6 +18069,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_originalStart(_ context.C
 }
 
 func (ec *executionContext) _MultiDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20085,6 +20298,9 @@ func (ec *executionContext) fieldContext_Mutation_restoreEntry(ctx context.Conte
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20108,6 +20324,9 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasPreviousPage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20177,6 +20396,9 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 }
 
 func (ec *executionContext) _PersonBusy_email(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20310,6 +20532,9 @@ func (ec *executionContext) fieldContext_Preferences_weekStart(_ context.Context
 }
 
 func (ec *executionContext) _Preferences_defaultEntryDurationMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.DefaultEntryDurationMinutes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20379,6 +20604,9 @@ func (ec *executionContext) fieldContext_Preferences_theme(_ context.Context, fi
 }
 
 func (ec *executionContext) _Preferences_calendarIncrementMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.CalendarIncrementMinutes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20402,6 +20630,9 @@ func (ec *executionContext) fieldContext_Preferences_calendarIncrementMinutes(_ 
 }
 
 func (ec *executionContext) _Preferences_autoArchiveCompletedTasks(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoArchiveCompletedTasks)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20425,6 +20656,9 @@ func (ec *executionContext) fieldContext_Preferences_autoArchiveCompletedTasks(_
 }
 
 func (ec *executionContext) _Preferences_autoArchiveDelayHours(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.AutoArchiveDelayHours)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20448,6 +20682,9 @@ func (ec *executionContext) fieldContext_Preferences_autoArchiveDelayHours(_ con
 }
 
 func (ec *executionContext) _Preferences_browserNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.BrowserNotifications)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20471,6 +20708,9 @@ func (ec *executionContext) fieldContext_Preferences_browserNotifications(_ cont
 }
 
 func (ec *executionContext) _Preferences_soundNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.SoundNotifications)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20810,6 +21050,9 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 }
 
 func (ec *executionContext) _Recurrence_rule(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Rule)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20911,6 +21154,9 @@ func (ec *executionContext) fieldContext_RegisterReminderWebhookPayload_reminder
 }
 
 func (ec *executionContext) _RegisterReminderWebhookPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.RegisterReminderWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Secret)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20934,6 +21180,9 @@ func (ec *executionContext) fieldContext_RegisterReminderWebhookPayload_secret(_
 }
 
 func (ec *executionContext) _Reminder_minutes(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Minutes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21173,6 +21422,9 @@ func (ec *executionContext) fieldContext_ReminderAlert_timesFired(_ context.Cont
 }
 
 func (ec *executionContext) _ReminderAlert_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21292,6 +21544,9 @@ func (ec *executionContext) fieldContext_ReminderAlertConnection_pageInfo(_ cont
 }
 
 func (ec *executionContext) _ReminderAlertEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21411,6 +21666,9 @@ func (ec *executionContext) fieldContext_ReminderDelivery_alerts(_ context.Conte
 }
 
 func (ec *executionContext) _ReminderDelivery_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ReminderDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21434,6 +21692,9 @@ func (ec *executionContext) fieldContext_ReminderDelivery_syncToken(_ context.Co
 }
 
 func (ec *executionContext) _ReminderWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.URL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21526,6 +21787,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_failingSince(_ context.
 }
 
 func (ec *executionContext) _ReminderWebhook_waitingDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.WaitingDeliveries)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21549,6 +21813,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_waitingDeliveries(_ con
 }
 
 func (ec *executionContext) _ReminderWebhook_droppedDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.DroppedDeliveries)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21604,6 +21871,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_deliveryLog(_ context.C
 }
 
 func (ec *executionContext) _RemoveMemberPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.RemoveMemberPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.RemovedMembershipID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21755,6 +22025,9 @@ func (ec *executionContext) fieldContext_ResumeReminderWebhookPayload_reminderWe
 }
 
 func (ec *executionContext) _RevokeInvitationPayload_revokedInvitationId(ctx context.Context, field graphql.CollectedField, obj *model.RevokeInvitationPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.RevokedInvitationID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21778,6 +22051,9 @@ func (ec *executionContext) fieldContext_RevokeInvitationPayload_revokedInvitati
 }
 
 func (ec *executionContext) _RotateCalendarFeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.URL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21801,6 +22077,9 @@ func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_url(_ context
 }
 
 func (ec *executionContext) _RotateCalendarFeedPayload_path(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Path)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21888,6 +22167,9 @@ func (ec *executionContext) fieldContext_SearchConnection_pageInfo(_ context.Con
 }
 
 func (ec *executionContext) _SearchEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21943,6 +22225,9 @@ func (ec *executionContext) fieldContext_SearchEdge_node(_ context.Context, fiel
 }
 
 func (ec *executionContext) _SearchEdge_score(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Score)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22021,6 +22306,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_field(_ context.Context
 }
 
 func (ec *executionContext) _SearchHighlight_tagIndex(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.TagIndex)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22067,6 +22355,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_attendeeEmail(_ context
 }
 
 func (ec *executionContext) _SearchHighlight_start(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22090,6 +22381,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_start(_ context.Context
 }
 
 func (ec *executionContext) _SearchHighlight_length(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Length)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22145,6 +22439,9 @@ func (ec *executionContext) fieldContext_SetMyRemindersPayload_myReminders(_ con
 }
 
 func (ec *executionContext) _SetMyRemindersPayload_myRemindersSet(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.MyRemindersSet)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22168,6 +22465,9 @@ func (ec *executionContext) fieldContext_SetMyRemindersPayload_myRemindersSet(_ 
 }
 
 func (ec *executionContext) _SetMyRemindersPayload_version(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22421,6 +22721,9 @@ func (ec *executionContext) fieldContext_Task_kind(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Task_title(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22628,6 +22931,9 @@ func (ec *executionContext) fieldContext_Task_mustNotOverlap(_ context.Context, 
 }
 
 func (ec *executionContext) _Task_redacted(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22651,6 +22957,9 @@ func (ec *executionContext) fieldContext_Task_redacted(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22674,6 +22983,9 @@ func (ec *executionContext) fieldContext_Task_icalUid(_ context.Context, field g
 }
 
 func (ec *executionContext) _Task_sequence(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22697,6 +23009,9 @@ func (ec *executionContext) fieldContext_Task_sequence(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_version(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22853,6 +23168,9 @@ func (ec *executionContext) fieldContext_Task_originalStart(_ context.Context, f
 }
 
 func (ec *executionContext) _Task_isException(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23310,6 +23628,9 @@ func (ec *executionContext) fieldContext_Task_timeZone(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_completed(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Completed)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23496,6 +23817,9 @@ func (ec *executionContext) fieldContext_TaskConnection_pageInfo(_ context.Conte
 }
 
 func (ec *executionContext) _TaskEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23597,6 +23921,9 @@ func (ec *executionContext) fieldContext_TimeInterval_end(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23620,6 +23947,9 @@ func (ec *executionContext) fieldContext_TimeWindow_start(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimeWindow_end(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23721,6 +24051,9 @@ func (ec *executionContext) fieldContext_TimedEntry_kind(_ context.Context, fiel
 }
 
 func (ec *executionContext) _TimedEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23928,6 +24261,9 @@ func (ec *executionContext) fieldContext_TimedEntry_mustNotOverlap(_ context.Con
 }
 
 func (ec *executionContext) _TimedEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23951,6 +24287,9 @@ func (ec *executionContext) fieldContext_TimedEntry_redacted(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23974,6 +24313,9 @@ func (ec *executionContext) fieldContext_TimedEntry_icalUid(_ context.Context, f
 }
 
 func (ec *executionContext) _TimedEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23997,6 +24339,9 @@ func (ec *executionContext) fieldContext_TimedEntry_sequence(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24153,6 +24498,9 @@ func (ec *executionContext) fieldContext_TimedEntry_originalStart(_ context.Cont
 }
 
 func (ec *executionContext) _TimedEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24773,6 +25121,9 @@ func (ec *executionContext) fieldContext_TrashConnection_pageInfo(_ context.Cont
 }
 
 func (ec *executionContext) _TrashEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TrashEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25153,6 +25504,9 @@ func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphq
 }
 
 func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25176,6 +25530,9 @@ func (ec *executionContext) fieldContext_User_name(_ context.Context, field grap
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25199,6 +25556,9 @@ func (ec *executionContext) fieldContext_User_email(_ context.Context, field gra
 }
 
 func (ec *executionContext) _User_version(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25736,6 +26096,9 @@ func (ec *executionContext) fieldContext_Viewer_search(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _ViewerStats_totalEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.TotalEvents)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25759,6 +26122,9 @@ func (ec *executionContext) fieldContext_ViewerStats_totalEvents(_ context.Conte
 }
 
 func (ec *executionContext) _ViewerStats_totalTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.TotalTasks)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25782,6 +26148,9 @@ func (ec *executionContext) fieldContext_ViewerStats_totalTasks(_ context.Contex
 }
 
 func (ec *executionContext) _ViewerStats_upcomingEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.UpcomingEvents)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25805,6 +26174,9 @@ func (ec *executionContext) fieldContext_ViewerStats_upcomingEvents(_ context.Co
 }
 
 func (ec *executionContext) _ViewerStats_overdueTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.OverdueTasks)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25874,6 +26246,9 @@ func (ec *executionContext) fieldContext_ViewerStats_lastTaskCompleted(_ context
 }
 
 func (ec *executionContext) _WebhookAttempt_deliveryId(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.DeliveryID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25943,6 +26318,9 @@ func (ec *executionContext) fieldContext_WebhookAttempt_httpStatus(_ context.Con
 }
 
 func (ec *executionContext) _WebhookAttempt_latencyMs(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.LatencyMs)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26044,6 +26422,9 @@ func (ec *executionContext) fieldContext_WorkingDay_windows(_ context.Context, f
 }
 
 func (ec *executionContext) _WorkingHours_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26131,6 +26512,9 @@ func (ec *executionContext) fieldContext_WorkingHours_exceptions(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26177,6 +26561,9 @@ func (ec *executionContext) fieldContext___Directive_description(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsRepeatable)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26266,6 +26653,9 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26358,6 +26748,9 @@ func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26525,6 +26918,9 @@ func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,

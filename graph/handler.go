@@ -67,7 +67,12 @@ type Options struct {
 // clients that accept it and application/json otherwise (no Accept, */*).
 // Reads need Options.NewLoaders.
 func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Handler {
-	res := &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity, present: presentError(logger)}
+	// Scalar struct fields skip gqlgen's field resolution unless an
+	// extension below intercepts fields (executionContext.plainFields).
+	own := []graphql.HandlerExtension{extension.Introspection{}, requestRecord{}, deferNeedsMultipart{}, answerConsent{},
+		extension.AutomaticPersistedQuery{}, complexityLimit(), requestScope{}}
+	res := &Resolver{Service: svc, PublicURL: opts.PublicURL, ForgetIdentity: opts.ForgetIdentity, present: presentError(logger),
+		plainFields: !interceptsFields(own) && !interceptsFields(opts.Extensions)}
 	cfg := Config{Resolvers: res}
 	setComplexity(&cfg)
 	srv := handler.New(NewExecutableSchema(cfg))
