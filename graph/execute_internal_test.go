@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,6 +84,25 @@ func TestPlainScalarFieldsSkipOnlyUninterceptedResolution(t *testing.T) {
 			if n := testing.AllocsPerRun(100, func() { marshalerSink = ec._TimedEntry_title(ctx, field, obj) }); n > 1 {
 				t.Errorf("a plain scalar field allocates %v times, want 1", n)
 			}
+		}
+		// A method's value (the ID), a nil pointer (a null), and a method
+		// that panics (an entry without its domain entry): the last takes
+		// gqlgen's path whatever plainFields says, which reports the panic.
+		intercepted = 0
+		b.Reset()
+		ec._TimedEntry_id(ctx, field, obj).MarshalGQL(&b)
+		ec._TimedEntry_description(ctx, field, obj).MarshalGQL(&b)
+		if want := strconv.Quote(obj.ID()) + "null"; b.String() != want {
+			t.Errorf("plainFields %v: id and description marshaled as %s, want %s", plain, b.String(), want)
+		}
+		if wantCalls := map[bool]int{true: 0, false: 2}[plain]; intercepted != wantCalls {
+			t.Errorf("plainFields %v: field middleware ran %d times for id and description, want %d", plain, intercepted, wantCalls)
+		}
+		intercepted = 0
+		rctx := graphql.WithResponseContext(ctx, graphql.DefaultErrorPresenter, oc.RecoverFunc)
+		if m := ec._TimedEntry_id(rctx, field, &model.TimedEntry{}); m != graphql.Null || intercepted != 1 || len(graphql.GetErrors(rctx)) != 1 {
+			t.Errorf("plainFields %v: a panicking id gave %v, field middleware ran %d times, errors %v; want null, once, one error",
+				plain, m, intercepted, graphql.GetErrors(rctx))
 		}
 	}
 }

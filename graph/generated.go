@@ -11444,6 +11444,11 @@ func (ec *executionContext) fieldContext_AddMemberPayload_membership(_ context.C
 }
 
 func (ec *executionContext) _AllDayEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11548,6 +11553,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_title(_ context.Context, fi
 }
 
 func (ec *executionContext) _AllDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11571,6 +11581,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_description(_ context.Conte
 }
 
 func (ec *executionContext) _AllDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11594,6 +11609,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_location(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12018,6 +12038,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_status(_ context.Context, f
 }
 
 func (ec *executionContext) _AllDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12105,6 +12130,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_createdBy(_ context.Context
 }
 
 func (ec *executionContext) _AllDayEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12128,6 +12158,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_capacity(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12151,6 +12186,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_waitlist(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13112,6 +13152,11 @@ func (ec *executionContext) fieldContext_AttendeeSummary_waitlisted(_ context.Co
 }
 
 func (ec *executionContext) _AttendeeSummary_headCount(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() int { return obj.HeadCount() }); ok {
+			return ec.marshalNInt2int(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13135,6 +13180,11 @@ func (ec *executionContext) fieldContext_AttendeeSummary_headCount(_ context.Con
 }
 
 func (ec *executionContext) _AttendeeSummary_total(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() int { return obj.Total() }); ok {
+			return ec.marshalNInt2int(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13227,6 +13277,11 @@ func (ec *executionContext) fieldContext_BusyInterval_status(_ context.Context, 
 }
 
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14064,6 +14119,11 @@ func (ec *executionContext) fieldContext_CalendarListChangePage_syncToken(_ cont
 }
 
 func (ec *executionContext) _CalendarSettings_color(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14087,6 +14147,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_color(_ context.Contex
 }
 
 func (ec *executionContext) _CalendarSettings_displayColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.DisplayColor() }); ok {
+			return ec.marshalNString2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14110,6 +14175,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_displayColor(_ context
 }
 
 func (ec *executionContext) _CalendarSettings_textColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.TextColor() }); ok {
+			return ec.marshalNString2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14133,6 +14203,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_textColor(_ context.Co
 }
 
 func (ec *executionContext) _CalendarSettings_name(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Name() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14156,6 +14231,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_name(_ context.Context
 }
 
 func (ec *executionContext) _CalendarSettings_displayName(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.DisplayName() }); ok {
+			return ec.marshalNString2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14179,6 +14259,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_displayName(_ context.
 }
 
 func (ec *executionContext) _CalendarSettings_hidden(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Hidden() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14202,6 +14287,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_hidden(_ context.Conte
 }
 
 func (ec *executionContext) _CalendarSettings_selected(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Selected() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14225,6 +14315,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_selected(_ context.Con
 }
 
 func (ec *executionContext) _CalendarSettings_sortKey(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.SortKey() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14280,6 +14375,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_defaultReminders(_ con
 }
 
 func (ec *executionContext) _CalendarSettings_version(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() int { return obj.Version() }); ok {
+			return ec.marshalNInt2int(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14352,6 +14452,9 @@ func (ec *executionContext) fieldContext_CalendarWebhook_id(_ context.Context, f
 }
 
 func (ec *executionContext) _CalendarWebhook_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14890,6 +14993,9 @@ func (ec *executionContext) fieldContext_ChangeDelivery_changes(_ context.Contex
 }
 
 func (ec *executionContext) _ChangeDelivery_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15987,6 +16093,9 @@ func (ec *executionContext) fieldContext_FindTimesGroupReason_reason(_ context.C
 }
 
 func (ec *executionContext) _FindTimesParticipant_email(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16042,6 +16151,9 @@ func (ec *executionContext) fieldContext_FindTimesParticipant_calendar(_ context
 }
 
 func (ec *executionContext) _FindTimesParticipant_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Group)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16557,6 +16669,9 @@ func (ec *executionContext) fieldContext_ImportError_index(_ context.Context, fi
 }
 
 func (ec *executionContext) _ImportError_uid(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.UID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17544,6 +17659,11 @@ func (ec *executionContext) fieldContext_MoveEntryPayload_previousId(_ context.C
 }
 
 func (ec *executionContext) _MultiDayEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17648,6 +17768,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_title(_ context.Context, 
 }
 
 func (ec *executionContext) _MultiDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17671,6 +17796,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_description(_ context.Con
 }
 
 func (ec *executionContext) _MultiDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17694,6 +17824,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_location(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18118,6 +18253,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_status(_ context.Context,
 }
 
 func (ec *executionContext) _MultiDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18205,6 +18345,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_createdBy(_ context.Conte
 }
 
 func (ec *executionContext) _MultiDayEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18228,6 +18373,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_capacity(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18251,6 +18401,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_waitlist(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20350,6 +20505,9 @@ func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Cont
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.StartCursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20373,6 +20531,9 @@ func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.EndCursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20486,6 +20647,9 @@ func (ec *executionContext) fieldContext_PersonBusy_outsideWorkingHours(_ contex
 }
 
 func (ec *executionContext) _Preferences_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22332,6 +22496,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_tagIndex(_ context.Cont
 }
 
 func (ec *executionContext) _SearchHighlight_attendeeEmail(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.AttendeeEmail)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22643,6 +22810,11 @@ func (ec *executionContext) fieldContext_Subscription_reminders(ctx context.Cont
 }
 
 func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22747,6 +22919,11 @@ func (ec *executionContext) fieldContext_Task_title(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Task_description(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22770,6 +22947,11 @@ func (ec *executionContext) fieldContext_Task_description(_ context.Context, fie
 }
 
 func (ec *executionContext) _Task_location(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22793,6 +22975,11 @@ func (ec *executionContext) fieldContext_Task_location(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_color(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23217,6 +23404,11 @@ func (ec *executionContext) fieldContext_Task_status(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Task_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23304,6 +23496,11 @@ func (ec *executionContext) fieldContext_Task_createdBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Task_capacity(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23327,6 +23524,11 @@ func (ec *executionContext) fieldContext_Task_capacity(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23350,6 +23552,11 @@ func (ec *executionContext) fieldContext_Task_waitlist(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23605,6 +23812,11 @@ func (ec *executionContext) fieldContext_Task_due(_ context.Context, field graph
 }
 
 func (ec *executionContext) _Task_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.TimeZone() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23973,6 +24185,11 @@ func (ec *executionContext) fieldContext_TimeWindow_end(_ context.Context, field
 }
 
 func (ec *executionContext) _TimedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24077,6 +24294,11 @@ func (ec *executionContext) fieldContext_TimedEntry_title(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimedEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24100,6 +24322,11 @@ func (ec *executionContext) fieldContext_TimedEntry_description(_ context.Contex
 }
 
 func (ec *executionContext) _TimedEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24123,6 +24350,11 @@ func (ec *executionContext) fieldContext_TimedEntry_location(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24547,6 +24779,11 @@ func (ec *executionContext) fieldContext_TimedEntry_status(_ context.Context, fi
 }
 
 func (ec *executionContext) _TimedEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24634,6 +24871,11 @@ func (ec *executionContext) fieldContext_TimedEntry_createdBy(_ context.Context,
 }
 
 func (ec *executionContext) _TimedEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24657,6 +24899,11 @@ func (ec *executionContext) fieldContext_TimedEntry_capacity(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24680,6 +24927,11 @@ func (ec *executionContext) fieldContext_TimedEntry_waitlist(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24935,6 +25187,9 @@ func (ec *executionContext) fieldContext_TimedEntry_end(_ context.Context, field
 }
 
 func (ec *executionContext) _TimedEntry_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24958,6 +25213,11 @@ func (ec *executionContext) fieldContext_TimedEntry_timeZone(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_localStart(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.LocalStart() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26295,6 +26555,9 @@ func (ec *executionContext) fieldContext_WebhookAttempt_attemptedAt(_ context.Co
 }
 
 func (ec *executionContext) _WebhookAttempt_httpStatus(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.HTTPStatus)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26344,6 +26607,9 @@ func (ec *executionContext) fieldContext_WebhookAttempt_latencyMs(_ context.Cont
 }
 
 func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Error)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26538,6 +26804,11 @@ func (ec *executionContext) fieldContext___Directive_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26679,6 +26950,11 @@ func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26702,6 +26978,11 @@ func (ec *executionContext) fieldContext___EnumValue_description(_ context.Conte
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.IsDeprecated() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26725,6 +27006,11 @@ func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Cont
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.DeprecationReason() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26774,6 +27060,11 @@ func (ec *executionContext) fieldContext___Field_name(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26872,6 +27163,11 @@ func (ec *executionContext) fieldContext___Field_type(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.IsDeprecated() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26895,6 +27191,11 @@ func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context,
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.DeprecationReason() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26944,6 +27245,11 @@ func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26999,6 +27305,9 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DefaultValue)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27022,6 +27331,11 @@ func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.IsDeprecated() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27045,6 +27359,11 @@ func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.DeprecationReason() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27068,6 +27387,11 @@ func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ contex
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27274,6 +27598,11 @@ func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Name() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27297,6 +27626,11 @@ func (ec *executionContext) fieldContext___Type_name(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27320,6 +27654,11 @@ func (ec *executionContext) fieldContext___Type_description(_ context.Context, f
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.SpecifiedByURL() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,

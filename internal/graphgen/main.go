@@ -24,9 +24,9 @@
 //     which allocates the context alone: gqlgen's made an error and a closure
 //     too, for every scalar field of every object (a third of a week view's
 //     field contexts' allocations), to answer a call that never comes;
-//   - gives each non-null String, ID, Boolean or Int field read straight from
-//     a struct field (no resolver, no method) a path that marshals the value
-//     alone, taken when graph's plainFields says no extension intercepts
+//   - gives each String, ID, Boolean or Int field read straight from a struct
+//     field or a method without a context (no resolver) a path that marshals
+//     the value alone, taken when graph's plainFields says no extension intercepts
 //     fields: gqlgen's path made a field context, a context, two closures and
 //     two boxed copies of the value per field (about half a cold week view's
 //     allocations), none of which such a field's answer can depend on (its
@@ -109,9 +109,11 @@ func rewrite(file string) error {
 	return os.WriteFile(file, src, 0o644)
 }
 
-// plainScalar is gqlgen's resolution of a non-null String, ID, Boolean or Int
-// field read from a struct field: no resolver, no middleware, a marshaler that
-// cannot produce null.
+// plainScalar is gqlgen's resolution of a String, ID, Boolean or Int field
+// read from a struct field or a method without a context: no resolver, no
+// middleware, and a marshaler that reads its context only for a non-null
+// field's null, which these values (not pointers) cannot be; nullable ones
+// are pointers, marshaled as null when nil, without a context.
 var plainScalar = regexp.MustCompile(`(?m)^\treturn graphql\.ResolveField\(
 \t\tctx,
 \t\tec\.OperationContext,
@@ -120,14 +122,14 @@ var plainScalar = regexp.MustCompile(`(?m)^\treturn graphql\.ResolveField\(
 \t\t\treturn ec\.fieldContext_\w+\(ctx, field\)
 \t\t\},
 \t\tfunc\(ctx context\.Context\) \(any, error\) \{
-\t\t\treturn (obj\.\w+), nil
+\t\t\treturn (obj\.\w+)(\(\))?, nil
 \t\t\},
 \t\tnil,
-\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v (?:string|bool|int)\) graphql\.Marshaler \{
-\t\t\treturn ec\.(marshalN(?:String2string|ID2string|Boolean2bool|Int2int))\(ctx, selections, v\)
+\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v (\*?(?:string|bool|int))\) graphql\.Marshaler \{
+\t\t\treturn ec\.(marshal(?:N(?:String2string|ID2string|Boolean2bool|Int2int)|O(?:String2ᚖstring|ID2ᚖstring|Boolean2ᚖbool|Int2ᚖint|String2string)))\(ctx, selections, v\)
 \t\t\},
 \t\ttrue,
-\t\ttrue,
+\t\t(?:true|false),
 \t\)
 `)
 
@@ -139,7 +141,16 @@ func plainScalars(src []byte) ([]byte, int) {
 	out := plainScalar.ReplaceAllFunc(src, func(m []byte) []byte {
 		n++
 		sub := plainScalar.FindSubmatch(m)
-		return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\treturn ec.%s(ctx, field.Selections, %s)\n\t}\n", sub[2], sub[1])), m...)
+		value, call, typ, marshal := sub[1], len(sub[2]) > 0, sub[3], sub[4]
+		if !call {
+			return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\treturn ec.%s(ctx, field.Selections, %s)\n\t}\n", marshal, value)), m...)
+		}
+		// A method may panic: plainCall says so, and gqlgen's path then
+		// calls it again and reports the panic on the field, as before.
+		// The call is made inside plainCall's function, so that any panic on
+		// the way (a nil embedded pointer) is plainCall's to catch.
+		return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\tif v, ok := plainCall(func() %s { return %s() }); ok {\n\t\t\treturn ec.%s(ctx, field.Selections, v)\n\t\t}\n\t}\n",
+			typ, value, marshal)), m...)
 	})
 	return out, n
 }
