@@ -6,6 +6,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -129,4 +130,38 @@ func noChildFields(typ string) func(context.Context, graphql.CollectedField) (*g
 	err := fmt.Errorf("field of type %s does not have child fields", typ)
 	f, _ := childless.LoadOrStore(typ, func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error) { return nil, err })
 	return f.(func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error))
+}
+
+// plainFields reports whether scalar fields may be marshaled without gqlgen's
+// field resolution (internal/graphgen writes the path that asks): a String,
+// ID, Boolean or Int read from a struct field or a method without a context
+// has no resolver, no middleware and a marshaler that reads its context only
+// for a non-null field's null (which a non-pointer value cannot be), so what gqlgen made for it (a field context in a new context, the
+// closures, the value boxed twice) could matter only to an extension that
+// intercepts fields (graphql.FieldInterceptor). NewHandler says whether its
+// server has one; a schema served some other way takes gqlgen's path.
+func (ec *executionContext) plainFields() bool {
+	r, ok := ec.Resolvers.(*Resolver)
+	return ok && r.plainFields
+}
+
+// interceptsFields reports whether any of exts intercepts fields.
+func interceptsFields(exts []graphql.HandlerExtension) bool {
+	return slices.ContainsFunc(exts, func(e graphql.HandlerExtension) bool {
+		_, ok := e.(graphql.FieldInterceptor)
+		return ok
+	})
+}
+
+// plainCall returns the value of a field's method (plainFields' path), or
+// false if it panicked: the caller then resolves the field gqlgen's way,
+// which calls the method again and reports its panic on the field. Such
+// methods take no context and only read their object.
+func plainCall[T any](f func() T) (v T, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return f(), true
 }

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/calgraph/calgraph/graph/model"
+	"github.com/calgraph/calgraph/internal/calendar"
 )
 
 // TestScalarFieldContextIsGqlgens checks that scalarFieldContext makes the
@@ -38,3 +43,77 @@ func TestScalarFieldContextIsGqlgens(t *testing.T) {
 // fieldContextSink keeps the contexts AllocsPerRun measures on the heap, as
 // gqlgen's execution does.
 var fieldContextSink *graphql.FieldContext
+
+// TestPlainScalarFieldsSkipOnlyUninterceptedResolution checks the path
+// internal/graphgen writes for scalar struct fields: with plainFields the
+// value is marshaled as gqlgen would, with no field middleware run and one
+// allocation (the marshaler); without it (a handler with an extension that
+// intercepts fields) gqlgen's resolution runs, middleware included.
+func TestPlainScalarFieldsSkipOnlyUninterceptedResolution(t *testing.T) {
+	if interceptsFields(nil) || !interceptsFields([]graphql.HandlerExtension{fieldCounter{}}) {
+		t.Fatal("interceptsFields does not tell a field interceptor")
+	}
+	field := graphql.CollectedField{Field: &ast.Field{Name: "title", Alias: "title"}}
+	obj, ok := model.EntryOf(&calendar.Entry{Title: `Stand-up "é"`, Kind: calendar.KindTimed}, &calendar.Calendar{}).(*model.TimedEntry)
+	if !ok {
+		t.Fatal("a timed entry is not a *model.TimedEntry")
+	}
+	for _, plain := range []bool{true, false} {
+		intercepted := 0
+		oc := &graphql.OperationContext{
+			ResolverMiddleware: func(ctx context.Context, next graphql.Resolver) (any, error) {
+				intercepted++
+				return next(ctx)
+			},
+			RecoverFunc: func(context.Context, any) error { return errors.New("panic") },
+		}
+		ec := &executionContext{ExecutionContextState: &graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]{
+			OperationContext:      oc,
+			ExecutableSchemaState: &graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]{Resolvers: &Resolver{plainFields: plain}},
+		}}
+		ctx := graphql.WithOperationContext(context.Background(), oc)
+		var b strings.Builder
+		ec._TimedEntry_title(ctx, field, obj).MarshalGQL(&b)
+		if want := `"Stand-up \"é\""`; b.String() != want {
+			t.Errorf("plainFields %v: title marshaled as %s, want %s", plain, b.String(), want)
+		}
+		if wantCalls := map[bool]int{true: 0, false: 1}[plain]; intercepted != wantCalls {
+			t.Errorf("plainFields %v: field middleware ran %d times, want %d", plain, intercepted, wantCalls)
+		}
+		if plain {
+			if n := testing.AllocsPerRun(100, func() { marshalerSink = ec._TimedEntry_title(ctx, field, obj) }); n > 1 {
+				t.Errorf("a plain scalar field allocates %v times, want 1", n)
+			}
+		}
+		// A method's value (the ID), a nil pointer (a null), and a method
+		// that panics (an entry without its domain entry): the last takes
+		// gqlgen's path whatever plainFields says, which reports the panic.
+		intercepted = 0
+		b.Reset()
+		ec._TimedEntry_id(ctx, field, obj).MarshalGQL(&b)
+		ec._TimedEntry_description(ctx, field, obj).MarshalGQL(&b)
+		if want := strconv.Quote(obj.ID()) + "null"; b.String() != want {
+			t.Errorf("plainFields %v: id and description marshaled as %s, want %s", plain, b.String(), want)
+		}
+		if wantCalls := map[bool]int{true: 0, false: 2}[plain]; intercepted != wantCalls {
+			t.Errorf("plainFields %v: field middleware ran %d times for id and description, want %d", plain, intercepted, wantCalls)
+		}
+		intercepted = 0
+		rctx := graphql.WithResponseContext(ctx, graphql.DefaultErrorPresenter, oc.RecoverFunc)
+		if m := ec._TimedEntry_id(rctx, field, &model.TimedEntry{}); m != graphql.Null || intercepted != 1 || len(graphql.GetErrors(rctx)) != 1 {
+			t.Errorf("plainFields %v: a panicking id gave %v, field middleware ran %d times, errors %v; want null, once, one error",
+				plain, m, intercepted, graphql.GetErrors(rctx))
+		}
+	}
+}
+
+// fieldCounter is an extension that intercepts fields.
+type fieldCounter struct{}
+
+func (fieldCounter) ExtensionName() string                   { return "fieldCounter" }
+func (fieldCounter) Validate(graphql.ExecutableSchema) error { return nil }
+func (fieldCounter) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
+	return next(ctx)
+}
+
+var marshalerSink graphql.Marshaler

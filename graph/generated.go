@@ -11444,6 +11444,11 @@ func (ec *executionContext) fieldContext_AddMemberPayload_membership(_ context.C
 }
 
 func (ec *executionContext) _AllDayEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11522,6 +11527,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_kind(_ context.Context, fie
 }
 
 func (ec *executionContext) _AllDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11545,6 +11553,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_title(_ context.Context, fi
 }
 
 func (ec *executionContext) _AllDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11568,6 +11581,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_description(_ context.Conte
 }
 
 func (ec *executionContext) _AllDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11591,6 +11609,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_location(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11729,6 +11752,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_mustNotOverlap(_ context.Co
 }
 
 func (ec *executionContext) _AllDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11752,6 +11778,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_redacted(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11775,6 +11804,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_icalUid(_ context.Context, 
 }
 
 func (ec *executionContext) _AllDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11798,6 +11830,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_sequence(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11954,6 +11989,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_originalStart(_ context.Con
 }
 
 func (ec *executionContext) _AllDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12000,6 +12038,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_status(_ context.Context, f
 }
 
 func (ec *executionContext) _AllDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12087,6 +12130,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_createdBy(_ context.Context
 }
 
 func (ec *executionContext) _AllDayEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12110,6 +12158,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_capacity(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12133,6 +12186,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_waitlist(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12464,6 +12522,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_history(ctx context.Context
 }
 
 func (ec *executionContext) _Attendee_email(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12542,6 +12603,9 @@ func (ec *executionContext) fieldContext_Attendee_displayName(_ context.Context,
 }
 
 func (ec *executionContext) _Attendee_optional(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Optional)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12611,6 +12675,9 @@ func (ec *executionContext) fieldContext_Attendee_comment(_ context.Context, fie
 }
 
 func (ec *executionContext) _Attendee_additionalGuests(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.AdditionalGuests)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12703,6 +12770,9 @@ func (ec *executionContext) fieldContext_Attendee_proposedEnd(_ context.Context,
 }
 
 func (ec *executionContext) _Attendee_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Waitlisted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12749,6 +12819,9 @@ func (ec *executionContext) fieldContext_Attendee_waitlistTicket(_ context.Conte
 }
 
 func (ec *executionContext) _Attendee_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12891,6 +12964,9 @@ func (ec *executionContext) fieldContext_AttendeeConnection_pageInfo(_ context.C
 }
 
 func (ec *executionContext) _AttendeeEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12946,6 +13022,9 @@ func (ec *executionContext) fieldContext_AttendeeEdge_node(_ context.Context, fi
 }
 
 func (ec *executionContext) _AttendeeSummary_needsAction(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.NeedsAction)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12969,6 +13048,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_needsAction(_ context.C
 }
 
 func (ec *executionContext) _AttendeeSummary_accepted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Accepted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12992,6 +13074,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_accepted(_ context.Cont
 }
 
 func (ec *executionContext) _AttendeeSummary_tentative(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Tentative)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13015,6 +13100,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_tentative(_ context.Con
 }
 
 func (ec *executionContext) _AttendeeSummary_declined(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Declined)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13038,6 +13126,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_declined(_ context.Cont
 }
 
 func (ec *executionContext) _AttendeeSummary_waitlisted(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Waitlisted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13061,6 +13152,11 @@ func (ec *executionContext) fieldContext_AttendeeSummary_waitlisted(_ context.Co
 }
 
 func (ec *executionContext) _AttendeeSummary_headCount(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() int { return obj.HeadCount() }); ok {
+			return ec.marshalNInt2int(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13084,6 +13180,11 @@ func (ec *executionContext) fieldContext_AttendeeSummary_headCount(_ context.Con
 }
 
 func (ec *executionContext) _AttendeeSummary_total(ctx context.Context, field graphql.CollectedField, obj *calendar.AttendeeSummary) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() int { return obj.Total() }); ok {
+			return ec.marshalNInt2int(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13176,6 +13277,11 @@ func (ec *executionContext) fieldContext_BusyInterval_status(_ context.Context, 
 }
 
 func (ec *executionContext) _Calendar_id(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13199,6 +13305,9 @@ func (ec *executionContext) fieldContext_Calendar_id(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Calendar_name(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13222,6 +13331,9 @@ func (ec *executionContext) fieldContext_Calendar_name(_ context.Context, field 
 }
 
 func (ec *executionContext) _Calendar_color(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Color)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13268,6 +13380,9 @@ func (ec *executionContext) fieldContext_Calendar_description(_ context.Context,
 }
 
 func (ec *executionContext) _Calendar_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13291,6 +13406,9 @@ func (ec *executionContext) fieldContext_Calendar_timeZone(_ context.Context, fi
 }
 
 func (ec *executionContext) _Calendar_isResource(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsResource)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13314,6 +13432,9 @@ func (ec *executionContext) fieldContext_Calendar_isResource(_ context.Context, 
 }
 
 func (ec *executionContext) _Calendar_version(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13830,6 +13951,9 @@ func (ec *executionContext) fieldContext_CalendarBusy_closed(_ context.Context, 
 }
 
 func (ec *executionContext) _CalendarListChange_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13853,6 +13977,9 @@ func (ec *executionContext) fieldContext_CalendarListChange_calendarId(_ context
 }
 
 func (ec *executionContext) _CalendarListChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Removed)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13940,6 +14067,9 @@ func (ec *executionContext) fieldContext_CalendarListChangePage_changes(_ contex
 }
 
 func (ec *executionContext) _CalendarListChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasMore)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13963,6 +14093,9 @@ func (ec *executionContext) fieldContext_CalendarListChangePage_hasMore(_ contex
 }
 
 func (ec *executionContext) _CalendarListChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13986,6 +14119,11 @@ func (ec *executionContext) fieldContext_CalendarListChangePage_syncToken(_ cont
 }
 
 func (ec *executionContext) _CalendarSettings_color(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14009,6 +14147,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_color(_ context.Contex
 }
 
 func (ec *executionContext) _CalendarSettings_displayColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.DisplayColor() }); ok {
+			return ec.marshalNString2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14032,6 +14175,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_displayColor(_ context
 }
 
 func (ec *executionContext) _CalendarSettings_textColor(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.TextColor() }); ok {
+			return ec.marshalNString2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14055,6 +14203,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_textColor(_ context.Co
 }
 
 func (ec *executionContext) _CalendarSettings_name(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Name() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14078,6 +14231,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_name(_ context.Context
 }
 
 func (ec *executionContext) _CalendarSettings_displayName(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.DisplayName() }); ok {
+			return ec.marshalNString2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14101,6 +14259,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_displayName(_ context.
 }
 
 func (ec *executionContext) _CalendarSettings_hidden(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Hidden() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14124,6 +14287,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_hidden(_ context.Conte
 }
 
 func (ec *executionContext) _CalendarSettings_selected(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Selected() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14147,6 +14315,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_selected(_ context.Con
 }
 
 func (ec *executionContext) _CalendarSettings_sortKey(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.SortKey() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14202,6 +14375,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_defaultReminders(_ con
 }
 
 func (ec *executionContext) _CalendarSettings_version(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() int { return obj.Version() }); ok {
+			return ec.marshalNInt2int(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14248,6 +14426,9 @@ func (ec *executionContext) fieldContext_CalendarSettings_updatedAt(_ context.Co
 }
 
 func (ec *executionContext) _CalendarWebhook_id(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14271,6 +14452,9 @@ func (ec *executionContext) fieldContext_CalendarWebhook_id(_ context.Context, f
 }
 
 func (ec *executionContext) _CalendarWebhook_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14294,6 +14478,9 @@ func (ec *executionContext) fieldContext_CalendarWebhook_calendarId(_ context.Co
 }
 
 func (ec *executionContext) _CalendarWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.URL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14528,6 +14715,9 @@ func (ec *executionContext) fieldContext_CalendarWebhookSecretPayload_webhook(_ 
 }
 
 func (ec *executionContext) _CalendarWebhookSecretPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookSecretPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Secret)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14574,6 +14764,9 @@ func (ec *executionContext) fieldContext_Change_type(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Change_id(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14597,6 +14790,9 @@ func (ec *executionContext) fieldContext_Change_id(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Change_deleted(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Deleted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14739,6 +14935,9 @@ func (ec *executionContext) fieldContext_ChangeDelivery_kind(_ context.Context, 
 }
 
 func (ec *executionContext) _ChangeDelivery_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14794,6 +14993,9 @@ func (ec *executionContext) fieldContext_ChangeDelivery_changes(_ context.Contex
 }
 
 func (ec *executionContext) _ChangeDelivery_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14913,6 +15115,9 @@ func (ec *executionContext) fieldContext_ChangePage_changes(_ context.Context, f
 }
 
 func (ec *executionContext) _ChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasMore)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14936,6 +15141,9 @@ func (ec *executionContext) fieldContext_ChangePage_hasMore(_ context.Context, f
 }
 
 func (ec *executionContext) _ChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15119,6 +15327,9 @@ func (ec *executionContext) fieldContext_CreateInvitationPayload_invitation(_ co
 }
 
 func (ec *executionContext) _CreateInvitationPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.CreateInvitationPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Token)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15197,6 +15408,9 @@ func (ec *executionContext) fieldContext_DatedWorkingDay_windows(_ context.Conte
 }
 
 func (ec *executionContext) _DeleteAccountPayload_deletedUserId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.DeletedUserID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15243,6 +15457,9 @@ func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedCalendarIds
 }
 
 func (ec *executionContext) _DeleteCalendarPayload_deletedCalendarId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.DeletedCalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15266,6 +15483,9 @@ func (ec *executionContext) fieldContext_DeleteCalendarPayload_deletedCalendarId
 }
 
 func (ec *executionContext) _DeleteCalendarWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteCalendarWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Deleted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15289,6 +15509,9 @@ func (ec *executionContext) fieldContext_DeleteCalendarWebhookPayload_deleted(_ 
 }
 
 func (ec *executionContext) _DeleteEntryPayload_deletedEntryId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.DeletedEntryID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15312,6 +15535,9 @@ func (ec *executionContext) fieldContext_DeleteEntryPayload_deletedEntryId(_ con
 }
 
 func (ec *executionContext) _DeleteReminderWebhookPayload_deleted(ctx context.Context, field graphql.CollectedField, obj *model.DeleteReminderWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Deleted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15335,6 +15561,9 @@ func (ec *executionContext) fieldContext_DeleteReminderWebhookPayload_deleted(_ 
 }
 
 func (ec *executionContext) _DisableCalendarFeedPayload_calendarId(ctx context.Context, field graphql.CollectedField, obj *model.DisableCalendarFeedPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.CalendarID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15422,6 +15651,9 @@ func (ec *executionContext) fieldContext_EntryHistoryConnection_pageInfo(_ conte
 }
 
 func (ec *executionContext) _EntryHistoryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15610,6 +15842,9 @@ func (ec *executionContext) fieldContext_EntryHistoryRecord_changes(_ context.Co
 }
 
 func (ec *executionContext) _EntryView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15711,6 +15946,9 @@ func (ec *executionContext) fieldContext_EntryView_entries(_ context.Context, fi
 }
 
 func (ec *executionContext) _FieldChange_field(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Field)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15780,6 +16018,9 @@ func (ec *executionContext) fieldContext_FieldChange_after(_ context.Context, fi
 }
 
 func (ec *executionContext) _FieldChange_truncated(ctx context.Context, field graphql.CollectedField, obj *calendar.FieldChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Truncated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15803,6 +16044,9 @@ func (ec *executionContext) fieldContext_FieldChange_truncated(_ context.Context
 }
 
 func (ec *executionContext) _FindTimesGroupReason_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Group)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15849,6 +16093,9 @@ func (ec *executionContext) fieldContext_FindTimesGroupReason_reason(_ context.C
 }
 
 func (ec *executionContext) _FindTimesParticipant_email(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15904,6 +16151,9 @@ func (ec *executionContext) fieldContext_FindTimesParticipant_calendar(_ context
 }
 
 func (ec *executionContext) _FindTimesParticipant_group(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Group)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15927,6 +16177,9 @@ func (ec *executionContext) fieldContext_FindTimesParticipant_group(_ context.Co
 }
 
 func (ec *executionContext) _FindTimesResult_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16014,6 +16267,9 @@ func (ec *executionContext) fieldContext_FindTimesResult_slots(_ context.Context
 }
 
 func (ec *executionContext) _FindTimesResult_maxSlots(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.MaxSlots)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16037,6 +16293,9 @@ func (ec *executionContext) fieldContext_FindTimesResult_maxSlots(_ context.Cont
 }
 
 func (ec *executionContext) _FindTimesResult_truncated(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Truncated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16184,6 +16443,9 @@ func (ec *executionContext) fieldContext_FindTimesSlot_states(_ context.Context,
 }
 
 func (ec *executionContext) _FreeBusyView_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16381,6 +16643,9 @@ func (ec *executionContext) fieldContext_ImportCalendarPayload_errors(_ context.
 }
 
 func (ec *executionContext) _ImportError_index(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Index)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16404,6 +16669,9 @@ func (ec *executionContext) fieldContext_ImportError_index(_ context.Context, fi
 }
 
 func (ec *executionContext) _ImportError_uid(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.UID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16427,6 +16695,9 @@ func (ec *executionContext) fieldContext_ImportError_uid(_ context.Context, fiel
 }
 
 func (ec *executionContext) _ImportError_message(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Message)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16450,6 +16721,9 @@ func (ec *executionContext) fieldContext_ImportError_message(_ context.Context, 
 }
 
 func (ec *executionContext) _ImportError_code(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Code)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16473,6 +16747,9 @@ func (ec *executionContext) fieldContext_ImportError_code(_ context.Context, fie
 }
 
 func (ec *executionContext) _ImportError_imported(ctx context.Context, field graphql.CollectedField, obj *model.ImportError) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Imported)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16597,6 +16874,9 @@ func (ec *executionContext) fieldContext_Invitation_validUntil(_ context.Context
 }
 
 func (ec *executionContext) _Invitation_maxUses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.MaxUses)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16620,6 +16900,9 @@ func (ec *executionContext) fieldContext_Invitation_maxUses(_ context.Context, f
 }
 
 func (ec *executionContext) _Invitation_uses(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Uses)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16666,6 +16949,9 @@ func (ec *executionContext) fieldContext_Invitation_createdAt(_ context.Context,
 }
 
 func (ec *executionContext) _InvitationChange_entryId(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.EntryID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16689,6 +16975,9 @@ func (ec *executionContext) fieldContext_InvitationChange_entryId(_ context.Cont
 }
 
 func (ec *executionContext) _InvitationChange_removed(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Removed)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16776,6 +17065,9 @@ func (ec *executionContext) fieldContext_InvitationChangePage_changes(_ context.
 }
 
 func (ec *executionContext) _InvitationChangePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasMore)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16799,6 +17091,9 @@ func (ec *executionContext) fieldContext_InvitationChangePage_hasMore(_ context.
 }
 
 func (ec *executionContext) _InvitationChangePage_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16886,6 +17181,9 @@ func (ec *executionContext) fieldContext_InvitationConnection_pageInfo(_ context
 }
 
 func (ec *executionContext) _InvitationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InvitationEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16941,6 +17239,9 @@ func (ec *executionContext) fieldContext_InvitationEdge_node(_ context.Context, 
 }
 
 func (ec *executionContext) _LeaveCalendarPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.LeaveCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.RemovedMembershipID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17074,6 +17375,9 @@ func (ec *executionContext) fieldContext_Membership_user(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Membership_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17239,6 +17543,9 @@ func (ec *executionContext) fieldContext_MembershipConnection_pageInfo(_ context
 }
 
 func (ec *executionContext) _MembershipEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17326,6 +17633,9 @@ func (ec *executionContext) fieldContext_MoveEntryPayload_entry(_ context.Contex
 }
 
 func (ec *executionContext) _MoveEntryPayload_previousId(ctx context.Context, field graphql.CollectedField, obj *model.MoveEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.PreviousID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17349,6 +17659,11 @@ func (ec *executionContext) fieldContext_MoveEntryPayload_previousId(_ context.C
 }
 
 func (ec *executionContext) _MultiDayEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17427,6 +17742,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_kind(_ context.Context, f
 }
 
 func (ec *executionContext) _MultiDayEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17450,6 +17768,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_title(_ context.Context, 
 }
 
 func (ec *executionContext) _MultiDayEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17473,6 +17796,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_description(_ context.Con
 }
 
 func (ec *executionContext) _MultiDayEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17496,6 +17824,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_location(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17634,6 +17967,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_mustNotOverlap(_ context.
 }
 
 func (ec *executionContext) _MultiDayEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17657,6 +17993,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_redacted(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17680,6 +18019,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_icalUid(_ context.Context
 }
 
 func (ec *executionContext) _MultiDayEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17703,6 +18045,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_sequence(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17859,6 +18204,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_originalStart(_ context.C
 }
 
 func (ec *executionContext) _MultiDayEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17905,6 +18253,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_status(_ context.Context,
 }
 
 func (ec *executionContext) _MultiDayEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17992,6 +18345,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_createdBy(_ context.Conte
 }
 
 func (ec *executionContext) _MultiDayEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18015,6 +18373,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_capacity(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18038,6 +18401,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_waitlist(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20085,6 +20453,9 @@ func (ec *executionContext) fieldContext_Mutation_restoreEntry(ctx context.Conte
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20108,6 +20479,9 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasPreviousPage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20131,6 +20505,9 @@ func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Cont
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.StartCursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20154,6 +20531,9 @@ func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.EndCursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20177,6 +20557,9 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 }
 
 func (ec *executionContext) _PersonBusy_email(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20264,6 +20647,9 @@ func (ec *executionContext) fieldContext_PersonBusy_outsideWorkingHours(_ contex
 }
 
 func (ec *executionContext) _Preferences_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20310,6 +20696,9 @@ func (ec *executionContext) fieldContext_Preferences_weekStart(_ context.Context
 }
 
 func (ec *executionContext) _Preferences_defaultEntryDurationMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.DefaultEntryDurationMinutes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20379,6 +20768,9 @@ func (ec *executionContext) fieldContext_Preferences_theme(_ context.Context, fi
 }
 
 func (ec *executionContext) _Preferences_calendarIncrementMinutes(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.CalendarIncrementMinutes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20402,6 +20794,9 @@ func (ec *executionContext) fieldContext_Preferences_calendarIncrementMinutes(_ 
 }
 
 func (ec *executionContext) _Preferences_autoArchiveCompletedTasks(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoArchiveCompletedTasks)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20425,6 +20820,9 @@ func (ec *executionContext) fieldContext_Preferences_autoArchiveCompletedTasks(_
 }
 
 func (ec *executionContext) _Preferences_autoArchiveDelayHours(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.AutoArchiveDelayHours)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20448,6 +20846,9 @@ func (ec *executionContext) fieldContext_Preferences_autoArchiveDelayHours(_ con
 }
 
 func (ec *executionContext) _Preferences_browserNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.BrowserNotifications)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20471,6 +20872,9 @@ func (ec *executionContext) fieldContext_Preferences_browserNotifications(_ cont
 }
 
 func (ec *executionContext) _Preferences_soundNotifications(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.SoundNotifications)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20810,6 +21214,9 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 }
 
 func (ec *executionContext) _Recurrence_rule(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Rule)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20911,6 +21318,9 @@ func (ec *executionContext) fieldContext_RegisterReminderWebhookPayload_reminder
 }
 
 func (ec *executionContext) _RegisterReminderWebhookPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.RegisterReminderWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Secret)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20934,6 +21344,9 @@ func (ec *executionContext) fieldContext_RegisterReminderWebhookPayload_secret(_
 }
 
 func (ec *executionContext) _Reminder_minutes(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Minutes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21173,6 +21586,9 @@ func (ec *executionContext) fieldContext_ReminderAlert_timesFired(_ context.Cont
 }
 
 func (ec *executionContext) _ReminderAlert_version(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21292,6 +21708,9 @@ func (ec *executionContext) fieldContext_ReminderAlertConnection_pageInfo(_ cont
 }
 
 func (ec *executionContext) _ReminderAlertEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21411,6 +21830,9 @@ func (ec *executionContext) fieldContext_ReminderDelivery_alerts(_ context.Conte
 }
 
 func (ec *executionContext) _ReminderDelivery_syncToken(ctx context.Context, field graphql.CollectedField, obj *model.ReminderDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SyncToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21434,6 +21856,9 @@ func (ec *executionContext) fieldContext_ReminderDelivery_syncToken(_ context.Co
 }
 
 func (ec *executionContext) _ReminderWebhook_url(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.URL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21526,6 +21951,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_failingSince(_ context.
 }
 
 func (ec *executionContext) _ReminderWebhook_waitingDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.WaitingDeliveries)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21549,6 +21977,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_waitingDeliveries(_ con
 }
 
 func (ec *executionContext) _ReminderWebhook_droppedDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.DroppedDeliveries)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21604,6 +22035,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_deliveryLog(_ context.C
 }
 
 func (ec *executionContext) _RemoveMemberPayload_removedMembershipId(ctx context.Context, field graphql.CollectedField, obj *model.RemoveMemberPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.RemovedMembershipID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21755,6 +22189,9 @@ func (ec *executionContext) fieldContext_ResumeReminderWebhookPayload_reminderWe
 }
 
 func (ec *executionContext) _RevokeInvitationPayload_revokedInvitationId(ctx context.Context, field graphql.CollectedField, obj *model.RevokeInvitationPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNID2string(ctx, field.Selections, obj.RevokedInvitationID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21778,6 +22215,9 @@ func (ec *executionContext) fieldContext_RevokeInvitationPayload_revokedInvitati
 }
 
 func (ec *executionContext) _RotateCalendarFeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.URL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21801,6 +22241,9 @@ func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_url(_ context
 }
 
 func (ec *executionContext) _RotateCalendarFeedPayload_path(ctx context.Context, field graphql.CollectedField, obj *model.RotateCalendarFeedPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Path)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21888,6 +22331,9 @@ func (ec *executionContext) fieldContext_SearchConnection_pageInfo(_ context.Con
 }
 
 func (ec *executionContext) _SearchEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21943,6 +22389,9 @@ func (ec *executionContext) fieldContext_SearchEdge_node(_ context.Context, fiel
 }
 
 func (ec *executionContext) _SearchEdge_score(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Score)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22021,6 +22470,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_field(_ context.Context
 }
 
 func (ec *executionContext) _SearchHighlight_tagIndex(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.TagIndex)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22044,6 +22496,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_tagIndex(_ context.Cont
 }
 
 func (ec *executionContext) _SearchHighlight_attendeeEmail(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.AttendeeEmail)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22067,6 +22522,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_attendeeEmail(_ context
 }
 
 func (ec *executionContext) _SearchHighlight_start(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22090,6 +22548,9 @@ func (ec *executionContext) fieldContext_SearchHighlight_start(_ context.Context
 }
 
 func (ec *executionContext) _SearchHighlight_length(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Length)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22145,6 +22606,9 @@ func (ec *executionContext) fieldContext_SetMyRemindersPayload_myReminders(_ con
 }
 
 func (ec *executionContext) _SetMyRemindersPayload_myRemindersSet(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.MyRemindersSet)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22168,6 +22632,9 @@ func (ec *executionContext) fieldContext_SetMyRemindersPayload_myRemindersSet(_ 
 }
 
 func (ec *executionContext) _SetMyRemindersPayload_version(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22343,6 +22810,11 @@ func (ec *executionContext) fieldContext_Subscription_reminders(ctx context.Cont
 }
 
 func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22421,6 +22893,9 @@ func (ec *executionContext) fieldContext_Task_kind(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Task_title(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22444,6 +22919,11 @@ func (ec *executionContext) fieldContext_Task_title(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Task_description(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22467,6 +22947,11 @@ func (ec *executionContext) fieldContext_Task_description(_ context.Context, fie
 }
 
 func (ec *executionContext) _Task_location(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22490,6 +22975,11 @@ func (ec *executionContext) fieldContext_Task_location(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_color(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22628,6 +23118,9 @@ func (ec *executionContext) fieldContext_Task_mustNotOverlap(_ context.Context, 
 }
 
 func (ec *executionContext) _Task_redacted(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22651,6 +23144,9 @@ func (ec *executionContext) fieldContext_Task_redacted(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22674,6 +23170,9 @@ func (ec *executionContext) fieldContext_Task_icalUid(_ context.Context, field g
 }
 
 func (ec *executionContext) _Task_sequence(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22697,6 +23196,9 @@ func (ec *executionContext) fieldContext_Task_sequence(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_version(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22853,6 +23355,9 @@ func (ec *executionContext) fieldContext_Task_originalStart(_ context.Context, f
 }
 
 func (ec *executionContext) _Task_isException(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22899,6 +23404,11 @@ func (ec *executionContext) fieldContext_Task_status(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Task_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22986,6 +23496,11 @@ func (ec *executionContext) fieldContext_Task_createdBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Task_capacity(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23009,6 +23524,11 @@ func (ec *executionContext) fieldContext_Task_capacity(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23032,6 +23552,11 @@ func (ec *executionContext) fieldContext_Task_waitlist(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23287,6 +23812,11 @@ func (ec *executionContext) fieldContext_Task_due(_ context.Context, field graph
 }
 
 func (ec *executionContext) _Task_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.TimeZone() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23310,6 +23840,9 @@ func (ec *executionContext) fieldContext_Task_timeZone(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_completed(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Completed)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23496,6 +24029,9 @@ func (ec *executionContext) fieldContext_TaskConnection_pageInfo(_ context.Conte
 }
 
 func (ec *executionContext) _TaskEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23597,6 +24133,9 @@ func (ec *executionContext) fieldContext_TimeInterval_end(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimeWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23620,6 +24159,9 @@ func (ec *executionContext) fieldContext_TimeWindow_start(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimeWindow_end(ctx context.Context, field graphql.CollectedField, obj *model.TimeWindow) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23643,6 +24185,11 @@ func (ec *executionContext) fieldContext_TimeWindow_end(_ context.Context, field
 }
 
 func (ec *executionContext) _TimedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.ID() }); ok {
+			return ec.marshalNID2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23721,6 +24268,9 @@ func (ec *executionContext) fieldContext_TimedEntry_kind(_ context.Context, fiel
 }
 
 func (ec *executionContext) _TimedEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23744,6 +24294,11 @@ func (ec *executionContext) fieldContext_TimedEntry_title(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimedEntry_description(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23767,6 +24322,11 @@ func (ec *executionContext) fieldContext_TimedEntry_description(_ context.Contex
 }
 
 func (ec *executionContext) _TimedEntry_location(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Location() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23790,6 +24350,11 @@ func (ec *executionContext) fieldContext_TimedEntry_location(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_color(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Color() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23928,6 +24493,9 @@ func (ec *executionContext) fieldContext_TimedEntry_mustNotOverlap(_ context.Con
 }
 
 func (ec *executionContext) _TimedEntry_redacted(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Redacted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23951,6 +24519,9 @@ func (ec *executionContext) fieldContext_TimedEntry_redacted(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_icalUid(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ICalUID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23974,6 +24545,9 @@ func (ec *executionContext) fieldContext_TimedEntry_icalUid(_ context.Context, f
 }
 
 func (ec *executionContext) _TimedEntry_sequence(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Sequence)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23997,6 +24571,9 @@ func (ec *executionContext) fieldContext_TimedEntry_sequence(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_version(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24153,6 +24730,9 @@ func (ec *executionContext) fieldContext_TimedEntry_originalStart(_ context.Cont
 }
 
 func (ec *executionContext) _TimedEntry_isException(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsException)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24199,6 +24779,11 @@ func (ec *executionContext) fieldContext_TimedEntry_status(_ context.Context, fi
 }
 
 func (ec *executionContext) _TimedEntry_previousSeriesId(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.PreviousSeriesID() }); ok {
+			return ec.marshalOID2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24286,6 +24871,11 @@ func (ec *executionContext) fieldContext_TimedEntry_createdBy(_ context.Context,
 }
 
 func (ec *executionContext) _TimedEntry_capacity(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *int { return obj.Capacity() }); ok {
+			return ec.marshalOInt2ᚖint(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24309,6 +24899,11 @@ func (ec *executionContext) fieldContext_TimedEntry_capacity(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.Waitlist() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24332,6 +24927,11 @@ func (ec *executionContext) fieldContext_TimedEntry_waitlist(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_hideAttendees(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.HideAttendees() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24587,6 +25187,9 @@ func (ec *executionContext) fieldContext_TimedEntry_end(_ context.Context, field
 }
 
 func (ec *executionContext) _TimedEntry_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24610,6 +25213,11 @@ func (ec *executionContext) fieldContext_TimedEntry_timeZone(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_localStart(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.LocalStart() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24773,6 +25381,9 @@ func (ec *executionContext) fieldContext_TrashConnection_pageInfo(_ context.Cont
 }
 
 func (ec *executionContext) _TrashEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TrashEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25153,6 +25764,9 @@ func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphq
 }
 
 func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25176,6 +25790,9 @@ func (ec *executionContext) fieldContext_User_name(_ context.Context, field grap
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25199,6 +25816,9 @@ func (ec *executionContext) fieldContext_User_email(_ context.Context, field gra
 }
 
 func (ec *executionContext) _User_version(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25736,6 +26356,9 @@ func (ec *executionContext) fieldContext_Viewer_search(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _ViewerStats_totalEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.TotalEvents)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25759,6 +26382,9 @@ func (ec *executionContext) fieldContext_ViewerStats_totalEvents(_ context.Conte
 }
 
 func (ec *executionContext) _ViewerStats_totalTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.TotalTasks)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25782,6 +26408,9 @@ func (ec *executionContext) fieldContext_ViewerStats_totalTasks(_ context.Contex
 }
 
 func (ec *executionContext) _ViewerStats_upcomingEvents(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.UpcomingEvents)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25805,6 +26434,9 @@ func (ec *executionContext) fieldContext_ViewerStats_upcomingEvents(_ context.Co
 }
 
 func (ec *executionContext) _ViewerStats_overdueTasks(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.OverdueTasks)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25874,6 +26506,9 @@ func (ec *executionContext) fieldContext_ViewerStats_lastTaskCompleted(_ context
 }
 
 func (ec *executionContext) _WebhookAttempt_deliveryId(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.DeliveryID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25920,6 +26555,9 @@ func (ec *executionContext) fieldContext_WebhookAttempt_attemptedAt(_ context.Co
 }
 
 func (ec *executionContext) _WebhookAttempt_httpStatus(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.HTTPStatus)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25943,6 +26581,9 @@ func (ec *executionContext) fieldContext_WebhookAttempt_httpStatus(_ context.Con
 }
 
 func (ec *executionContext) _WebhookAttempt_latencyMs(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.LatencyMs)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25966,6 +26607,9 @@ func (ec *executionContext) fieldContext_WebhookAttempt_latencyMs(_ context.Cont
 }
 
 func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Error)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26044,6 +26688,9 @@ func (ec *executionContext) fieldContext_WorkingDay_windows(_ context.Context, f
 }
 
 func (ec *executionContext) _WorkingHours_timeZone(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimeZone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26131,6 +26778,9 @@ func (ec *executionContext) fieldContext_WorkingHours_exceptions(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26154,6 +26804,11 @@ func (ec *executionContext) fieldContext___Directive_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26177,6 +26832,9 @@ func (ec *executionContext) fieldContext___Directive_description(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsRepeatable)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26266,6 +26924,9 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26289,6 +26950,11 @@ func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26312,6 +26978,11 @@ func (ec *executionContext) fieldContext___EnumValue_description(_ context.Conte
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.IsDeprecated() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26335,6 +27006,11 @@ func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Cont
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.DeprecationReason() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26358,6 +27034,9 @@ func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26381,6 +27060,11 @@ func (ec *executionContext) fieldContext___Field_name(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26479,6 +27163,11 @@ func (ec *executionContext) fieldContext___Field_type(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.IsDeprecated() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26502,6 +27191,11 @@ func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context,
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.DeprecationReason() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26525,6 +27219,9 @@ func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26548,6 +27245,11 @@ func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26603,6 +27305,9 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DefaultValue)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26626,6 +27331,11 @@ func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.IsDeprecated() }); ok {
+			return ec.marshalNBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26649,6 +27359,11 @@ func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.DeprecationReason() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26672,6 +27387,11 @@ func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ contex
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26878,6 +27598,11 @@ func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Name() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26901,6 +27626,11 @@ func (ec *executionContext) fieldContext___Type_name(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.Description() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26924,6 +27654,11 @@ func (ec *executionContext) fieldContext___Type_description(_ context.Context, f
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *string { return obj.SpecifiedByURL() }); ok {
+			return ec.marshalOString2ᚖstring(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,

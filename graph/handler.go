@@ -86,23 +86,29 @@ func NewHandler(svc calendar.Service, logger *slog.Logger, opts Options) http.Ha
 	// Validation compares fields pairwise: without a bound on the tokens, one
 	// request of repeated fields costs seconds to minutes of CPU.
 	srv.SetParserTokenLimit(MaxTokens)
-	srv.Use(extension.Introspection{})
-	srv.Use(requestRecord{})
-	srv.Use(deferNeedsMultipart{})
-	srv.Use(answerConsent{}) // answers.go
-	// Apollo's automatic persisted queries: a client sends a query's SHA-256
-	// alone, and the query with it once if the server answers
-	// PERSISTED_QUERY_NOT_FOUND. The cache keeps the last apqCacheSize
-	// queries, parsed and validated ones aside (SetQueryCache).
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](apqCacheSize)})
-	srv.Use(complexityLimit())
+	exts := []graphql.HandlerExtension{
+		extension.Introspection{},
+		requestRecord{},
+		deferNeedsMultipart{},
+		answerConsent{}, // answers.go
+		// Apollo's automatic persisted queries: a client sends a query's SHA-256
+		// alone, and the query with it once if the server answers
+		// PERSISTED_QUERY_NOT_FOUND. The cache keeps the last apqCacheSize
+		// queries, parsed and validated ones aside (SetQueryCache).
+		extension.AutomaticPersistedQuery{Cache: lru.New[string](apqCacheSize)},
+		complexityLimit(),
+	}
 	if opts.NewLoaders != nil {
-		srv.Use(requestScope{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes),
+		exts = append(exts, requestScope{maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries), maxBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes),
 			newLoaders: opts.NewLoaders})
 	}
-	for _, ext := range opts.Extensions {
+	exts = append(exts, opts.Extensions...)
+	for _, ext := range exts {
 		srv.Use(ext)
 	}
+	// Scalar struct fields skip gqlgen's field resolution unless one of the
+	// extensions intercepts fields (executionContext.plainFields).
+	res.plainFields = !interceptsFields(exts)
 	srv.SetErrorPresenter(presentError(logger))
 	srv.SetRecoverFunc(recoverPanic(logger))
 	h := checkRequest(opts.MaxBodyBytes, specStatuses(srv))

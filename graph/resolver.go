@@ -25,4 +25,7 @@ type Resolver struct {
 	// present shapes an error as the client sees it (presentError), for
 	// the errors that end a subscription.
 	present graphql.ErrorPresenterFunc
+	// plainFields is set by NewHandler when none of its extensions
+	// intercepts fields (executionContext.plainFields).
+	plainFields bool
 }
