@@ -424,12 +424,12 @@ func (st *stack) serve(ctx context.Context, stdout io.Writer) error {
 	// Webhook deliveries, posted under the same policy they were registered
 	// under; stopped with the other background work, before the drain.
 	go st.store.RunWebhookWorker(bgCtx, dynamo.WebhookWorker{
-		Sender: webhook.NewSender(webhook.Policy{AllowPrivate: st.cfg.WebhookAllowPrivate}, webhook.DefaultTimeout)})
+		Sender: webhook.NewSender(webhook.Policy{AllowPrivate: st.cfg.WebhookAllowPrivate}, webhook.DefaultTimeout), Poll: st.cfg.WebhookPoll})
 	// Calendar webhooks follow the change logs; their changes are rendered
 	// by the GraphQL layer as each webhook's owner.
 	go st.store.RunCalendarWebhookWorker(bgCtx, dynamo.CalendarWebhookWorker{
 		Sender: webhook.NewSender(webhook.Policy{AllowPrivate: st.cfg.WebhookAllowPrivate}, webhook.DefaultTimeout),
-		Render: graph.WebhookChanges(st.gql), Sweep: st.cfg.WebhookSweep})
+		Render: graph.WebhookChanges(st.gql), Poll: st.cfg.WebhookPoll, Sweep: st.cfg.WebhookSweep})
 	printBanner(stdout, st.cfg, baseURL(ln.Addr()), devToken)
 	select {
 	case err := <-served:

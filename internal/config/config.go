@@ -60,6 +60,9 @@ type Config struct {
 	ServiceName     string   // service.name of traces
 	// WebhookAllowPrivate lets webhooks reach private addresses (webhook.Policy).
 	WebhookAllowPrivate bool
+	// WebhookPoll is how often the webhook workers read what fell due and
+	// the recent writes.
+	WebhookPoll time.Duration
 	// WebhookSweep is how often calendar webhooks read every cursor.
 	WebhookSweep time.Duration
 	// AnswerCacheBytes bounds the answer cache (internal/answercache); 0: off.

@@ -25,7 +25,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.Store != config.StoreEmbedded || !c.DevTokens || !c.CreateTable || c.Addr != "localhost:8080" ||
 		c.Table != "calgraph" || c.DataDir != "calgraph-data" || c.ShutdownTimeout != 20*time.Second || c.MaxBodyBytes != 1<<20 ||
-		c.WebhookSweep != time.Minute {
+		c.WebhookSweep != time.Minute || c.WebhookPoll != time.Second {
 		t.Fatalf("got %+v, want embedded defaults", c)
 	}
 	if !slices.Equal(c.CORSOrigins, []string{"http://localhost:*", "http://127.0.0.1:*"}) {

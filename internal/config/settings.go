@@ -137,6 +137,8 @@ var settings = []Setting{
 		}},
 	{"webhook-allow-private", "CALGRAPH_WEBHOOK_ALLOW_PRIVATE", "false", "let webhooks reach localhost, loopback and private (RFC 1918, ULA) addresses, for receivers inside your own network; link-local (169.254.169.254) and multicast stay refused",
 		func(c *Config, v string) (err error) { c.WebhookAllowPrivate, err = parseBool(v); return err }},
+	{"webhook-poll", "CALGRAPH_WEBHOOK_POLL", "1s", "how often webhook deliveries read what fell due and the table's recent writes: a delivery is sent within about this much of its write",
+		func(c *Config, v string) (err error) { c.WebhookPoll, err = parseDuration(v); return err }},
 	{"webhook-sweep", "CALGRAPH_WEBHOOK_SWEEP", "1m", "how often calendar webhooks read every cursor, for writes the recent-writes index did not name and calendars their owners joined; each cursor costs about 5 read units a sweep",
 		func(c *Config, v string) (err error) { c.WebhookSweep, err = parseDuration(v); return err }},
 	{"cors-headers", "CALGRAPH_CORS_HEADERS", "", "comma-separated request headers browsers may send beyond the built-in list (Authorization, Content-Type, tracing and Apollo headers; see README)",

@@ -38,7 +38,7 @@ func bench(ctx context.Context, o options, progress io.Writer) (rep *report, err
 	if rev.before != "" {
 		fmt.Fprintf(progress, "building before (%s) in %s\n", rev.before, tmp)
 	}
-	bins, removeWorktree, err := buildBinaries(ctx, root, tmp, rev, o.cold, o.cacheBytes)
+	bins, removeWorktree, err := buildBinaries(ctx, root, tmp, rev, o.cold, o.background, o.cacheBytes)
 	defer func() { err = errors.Join(err, removeWorktree()) }()
 	if err != nil {
 		return nil, err

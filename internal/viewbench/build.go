@@ -22,7 +22,17 @@ type binary struct {
 	// cacheBytes is the -cache-bytes it runs with, when it takes the flag
 	// and one was given ("": its default).
 	cacheBytes string
+	// quiet are the flags, with their values, that put its background polls
+	// (live delivery's, reminders', webhooks') an hour apart, of those it
+	// takes; none with -background.
+	quiet []string
 }
+
+// backgroundPolls are the server flags of its own periodic reads of the
+// table, which fall during requests: without -background the benchmark sets
+// each that a binary takes to an hour, so that calls and waves per view are
+// the view's own.
+var backgroundPolls = []string{"-live-poll", "-live-sweep", "-reminder-poll", "-webhook-poll", "-webhook-sweep"}
 
 // revisions says which code the binaries were built from.
 type revisions struct {
@@ -72,7 +82,7 @@ func readRevisions(ctx context.Context, root, before string) (revisions, error) 
 // rev.before is set, from that commit checked out in a detached worktree
 // under tmp. The returned cleanup removes the worktree; it must run even
 // when buildBinaries fails.
-func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bool, cacheBytes int64) (bins []*binary, cleanup func() error, err error) {
+func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold, background bool, cacheBytes int64) (bins []*binary, cleanup func() error, err error) {
 	cleanup = func() error { return nil }
 	now := &binary{label: "now", path: filepath.Join(tmp, "calgraph-now")}
 	if err := goBuild(ctx, root, now.path); err != nil {
@@ -98,6 +108,11 @@ func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold bo
 	for _, b := range bins {
 		b.debug = takesFlag(ctx, b.path, "-debug-addr")
 		b.answers = cold && takesFlag(ctx, b.path, "-answer-cache-bytes")
+		for _, f := range backgroundPolls {
+			if !background && takesFlag(ctx, b.path, f) {
+				b.quiet = append(b.quiet, f, "1h")
+			}
+		}
 		if cacheBytes >= 0 && takesFlag(ctx, b.path, "-cache-bytes") {
 			b.cacheBytes = strconv.FormatInt(cacheBytes, 10)
 		}

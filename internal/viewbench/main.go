@@ -55,6 +55,7 @@ type options struct {
 	clients     int    // sending the measured requests at once
 	keep        bool   // keep the temporary directory and the tables
 	cold        bool   // servers without a view cache
+	background  bool   // servers keep their background polls (-background)
 	cacheBytes  int64  // -cache-bytes for servers that take it; -1: none given
 	out         string // a file to write the report to as well
 }
@@ -77,6 +78,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, server logs) and the tables")
 	fs.StringVar(&o.out, "out", "", "also write the report to this file")
 	fs.Int64Var(&o.cacheBytes, "cache-bytes", -1, "run servers that take -cache-bytes with it (the bytes their caches hold together); -1: their default")
+	fs.BoolVar(&o.background, "background", false, "keep the servers' background polls (live delivery's, reminders', webhooks') at their defaults; without it, each poll flag a binary takes is set to an hour, so that calls and waves per view are the view's own")
 	fs.BoolVar(&o.cold, "cold", false, "run servers that have a view cache without it (-view-cache-bytes 0, or -view-cache-items 0 on older commits): every view reads its calendars' entries, as one does after each of its calendars changed")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -72,6 +72,11 @@ func (rep *report) write(w io.Writer) error {
 			fmt.Fprintf(&b, "- %s: without its view cache (-cold): every view reads its calendars' entries\n", bin.label)
 		}
 	}
+	for _, bin := range rep.bins {
+		if len(bin.quiet) > 0 {
+			fmt.Fprintf(&b, "- %s: background polls an hour apart (%s), so that calls and waves per view are the view's own (-background keeps their defaults)\n", bin.label, strings.Join(bin.quiet, " "))
+		}
+	}
 	fmt.Fprintf(&b, "- server CPU: utime+stime of the server process (/proc, clock tick %s), median over rounds [min–max]; latency as the client sees it\n", rep.tick)
 	for _, v := range rep.views {
 		fmt.Fprintf(&b, "\n## %s\n\n", v)
@@ -158,7 +163,7 @@ func (rep *report) writeBackground(b *strings.Builder, view string) {
 		}
 	}
 	if len(rates) > 0 {
-		fmt.Fprintf(b, "\nBackground calls: without requests (%s idle after seeding) each server made DynamoDB calls of its own, its live hub's and reminders' polls: %s. "+
+		fmt.Fprintf(b, "\nBackground calls: without requests (%s idle after seeding) each server made DynamoDB calls of its own, its live hub's, reminders' and webhooks' polls: %s. "+
 			"Calls per view leave out that rate over the time calls were counted; waves and items read include the few that fell during a request.\n", idleWindow, strings.Join(rates, ", "))
 	}
 }

@@ -56,6 +56,7 @@ func startServer(ctx context.Context, bin *binary, secret, logPath string, store
 	if bin.cacheBytes != "" {
 		args = append(args, "-cache-bytes", bin.cacheBytes)
 	}
+	args = append(args, bin.quiet...)
 	s := &server{url: "http://" + addr, logPath: logPath, exited: make(chan struct{})}
 	if bin.debug {
 		debugAddr, err := freeAddr()
