@@ -71,7 +71,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.storePID, "store-pid", 0, "DynamoDB Local's process id, whose CPU is measured around each binary's requests too; 0 finds the process listening on -endpoint's port (none found: its CPU is not reported)")
 	calendars := fs.String("calendars", "20", "comma-separated data set sizes, in calendars (1 to 100)")
 	fs.IntVar(&o.perCalendar, "entries-per-calendar", 250, "entries seeded per calendar")
-	viewNames := fs.String("views", "week,agenda,members", "comma-separated views: week, agenda, members, sweep (the week view over another range each request, to fill the caches), create (createEntry, a write)")
+	viewNames := fs.String("views", "week,agenda,members", "comma-separated views: week, agenda, members, sweep (the week view over another range each request, to fill the caches), search (one calendar each request, in turn, to fill the search indexes), create (createEntry, a write)")
 	fs.IntVar(&o.n, "n", 300, "measured requests per view, binary and round")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds")
 	fs.IntVar(&o.clients, "clients", 1, fmt.Sprintf("concurrent clients sending the measured requests (1 to %d): with more than one, waves per view are not counted, and views/s is the throughput", maxClients))

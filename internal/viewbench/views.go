@@ -40,6 +40,10 @@ const (
 		... on TimedEntry { start end timeZone } ... on AllDayEntry { date }
 		... on MultiDayEntry { startDate endDate } ... on Task { dueDate due completed } } } } } } } } }`
 
+	// searchQuery is a search of one calendar of the viewer's.
+	searchQuery = `query($q: String!, $cal: ID!) { viewer { search(query: $q, calendarIds: [$cal], first: 20) {
+	edges { score node { __typename id title calendar { id name } } } } } }`
+
 	membersQuery = `{ viewer { calendars(first: %d) { edges { node { role calendar { id name
 	members(first: 20) { edges { node { role user { name email } } } } } } } } } }`
 )
@@ -58,6 +62,13 @@ var views = []view{
 	{name: "sweep", query: func(n int) string { return fmt.Sprintf(sweepQuery, n) },
 		returned: func(data any) int { return perCalendar(data, "entries", "entries") },
 		vars:     sweepRange},
+	// search fills the search indexes: each request searches one calendar,
+	// each in turn, for the titles beginning "entry <i mod 25>" (the seeded
+	// titles are "entry 0" to "entry 249"), so that with more calendars than
+	// the indexes hold it keeps them full and rebuilding.
+	{name: "search", query: func(int) string { return searchQuery },
+		returned: func(data any) int { return length(field(data, "viewer", "search", "edges")) },
+		vars:     searchOne},
 	// create is a write: createEntry of a timed entry in 2027 (outside the
 	// views' ranges), in each calendar in turn.
 	{name: "create", query: func(int) string { return createEntryMutation },
@@ -77,6 +88,11 @@ func newEntry(i int, calendars []string) map[string]any {
 		"timing": map[string]any{"timed": map[string]any{"start": start.Format(time.RFC3339), "end": start.Add(30 * time.Minute).Format(time.RFC3339), "timeZone": "UTC"}}}}
 }
 
+// searchOne is the search view's i-th search.
+func searchOne(i int, calendars []string) map[string]any {
+	return map[string]any{"q": fmt.Sprint("entry ", i%25), "cal": calendars[i%len(calendars)]}
+}
+
 // sweepRange is the sweep view's i-th range.
 func sweepRange(i int, _ []string) map[string]any {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%365)
@@ -91,7 +107,7 @@ func findViews(names string) ([]view, error) {
 		name = strings.TrimSpace(name)
 		i := slices.IndexFunc(views, func(v view) bool { return v.name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("unknown view %q: want week, agenda, members, sweep or create", name)
+			return nil, fmt.Errorf("unknown view %q: want week, agenda, members, sweep, search or create", name)
 		}
 		out = append(out, views[i])
 	}
