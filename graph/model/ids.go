@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/base64"
 	"strings"
+	"unsafe"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -21,9 +22,15 @@ const (
 	KindInvitation = "Invitation"
 )
 
-// GlobalID encodes a global ID.
+// GlobalID encodes a global ID. A view renders one or two per entry, so it
+// allocates the answer alone: the text is put together on the stack when it
+// fits, and the encoding is written into the string's own bytes.
 func GlobalID(kind, key string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(kind + ":" + key))
+	var scratch [128]byte
+	raw := append(append(append(scratch[:0], kind...), ':'), key...)
+	out := make([]byte, base64.RawURLEncoding.EncodedLen(len(raw)))
+	base64.RawURLEncoding.Encode(out, raw)
+	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not written again
 }
 
 // UserGID is a user's global ID.

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"unicode/utf8"
 
@@ -30,10 +29,22 @@ func AppendItem(b []byte, item map[string]types.AttributeValue) ([]byte, error) 
 // AppendString appends s, which must be valid UTF-8, as a JSON string.
 func AppendString(b []byte, s string) []byte { return appendString(b, s) }
 
+// SortedNames appends m's keys to names (whose spare capacity a caller may
+// keep on its stack) and sorts them: requests are encoded in one order, so
+// that the same request is the same bytes.
+func SortedNames[V any](m map[string]V, names []string) []string {
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // appendItem appends the JSON object of item, whose values are at level.
 func appendItem(b []byte, item map[string]types.AttributeValue, level int) ([]byte, error) {
 	b = append(b, '{')
-	for i, name := range slices.Sorted(maps.Keys(item)) {
+	var scratch [32]string // an item's names, sorted without allocating for most items
+	for i, name := range SortedNames(item, scratch[:0]) {
 		if err := checkName(name); err != nil {
 			return b, err
 		}

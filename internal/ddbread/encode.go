@@ -73,7 +73,8 @@ func (o *object) names(name string, m map[string]string) {
 		return
 	}
 	o.begin(name)
-	for _, k := range slices.Sorted(maps.Keys(m)) {
+	var scratch [16]string
+	for _, k := range ddbjson.SortedNames(m, scratch[:0]) {
 		v := m[k]
 		o.str(k, &v)
 	}
