@@ -20,8 +20,7 @@ import (
 // when there is nothing to deliver; one without a body when it moved the
 // token past changes the filter drops, taking no lease).
 func (s *Store) claimCursor(ctx context.Context, w CalendarWebhookWorker, hook calHookRecord, c cursorRecord, now time.Time, by string) (*hookDelivery, error) {
-	free := expression.AttributeNotExists(expression.Name("leaseUntil")).
-		Or(expression.Name("leaseUntil").LessThan(expression.Value(now.UnixMilli())))
+	free := leaseFree(now)
 	lease := expression.Set(expression.Name("leaseUntil"), expression.Value(now.Add(w.Lease).UnixMilli())).
 		Set(expression.Name("leaseBy"), expression.Value(by))
 	if p := c.Pending; p != nil {
@@ -36,20 +35,20 @@ func (s *Store) claimCursor(ctx context.Context, w CalendarWebhookWorker, hook c
 			p = lost
 			lease = lease.Set(expression.Name("pending"), expression.Value(p))
 		}
-		cond := exists().And(free).And(expression.Name("pending.id").Equal(expression.Value(c.Pending.ID)))
+		cond := exists().And(free.And(expression.Name("pending.id").Equal(expression.Value(c.Pending.ID))).Or(claimedBy(by)))
 		return p, s.updateCursor(ctx, c.key(), lease, cond)
 	}
 	p, err := s.render(ctx, w, hook, c, calendar.HookChanges, c.Token, now)
 	if err != nil || p == nil {
 		return nil, err
 	}
-	cond := exists().And(free).And(expression.AttributeNotExists(expression.Name("pending"))).
+	fresh := free.And(expression.AttributeNotExists(expression.Name("pending"))).
 		And(expression.Name("token").Equal(expression.Value(c.Token)))
 	if p.Body == nil { // only changes the filter drops: move past them
 		upd := expression.Set(expression.Name("token"), expression.Value(p.Next))
-		return p, s.updateCursor(ctx, c.key(), upd, cond)
+		return p, s.updateCursor(ctx, c.key(), upd, exists().And(fresh))
 	}
-	return p, s.updateCursor(ctx, c.key(), lease.Set(expression.Name("pending"), expression.Value(p)), cond)
+	return p, s.updateCursor(ctx, c.key(), lease.Set(expression.Name("pending"), expression.Value(p)), exists().And(fresh.Or(claimedBy(by))))
 }
 
 // render renders a delivery of kind from token: nil when the log holds no

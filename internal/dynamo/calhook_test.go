@@ -283,3 +283,31 @@ func TestCalendarWebhookRefusals(t *testing.T) {
 		t.Errorf("delete = %v, %v", deleted, err)
 	}
 }
+
+// TestCalendarWebhookClaimAppliedBeforeItsConnectionFailed: a cursor's
+// claim applied but answered by a connection reset is sent again by the SDK,
+// and the repeat finds its own lease and pending delivery: the delivery is
+// made in the same pass, once (TestWebhookClaimAppliedBeforeItsConnectionFailed
+// for reminder webhooks).
+func TestCalendarWebhookClaimAppliedBeforeItsConnectionFailed(t *testing.T) {
+	t.Parallel()
+	h := newCalHookFixture(t)
+	cal := h.calendarOf(h.owner, "work")
+	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID})
+	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: "standup",
+		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
+		t.Fatal(err)
+	}
+	db, claims := cutFirstClaim(h.db)
+	cutting := dynamo.New(db, h.store.Table(), engine, dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: true}))
+	if _, err := cutting.DeliverCalendarWebhooks(context.Background(), h.worker); err != nil {
+		t.Fatalf("DeliverCalendarWebhooks: %v", err)
+	}
+	if claims.Load() < 2 {
+		t.Fatalf("%d claim attempts: the claim was not sent again, the test cut nothing", claims.Load())
+	}
+	if n := len(h.recv.bodies); n != 1 || h.recv.repeat != 0 {
+		t.Fatalf("the receiver has %d deliveries (%d repeated) after the pass, want 1: the claim's repeat must hold its lease", n, h.recv.repeat)
+	}
+	diffReplica(t, h.recv.calendar(cal.ID), h.fullRead(h.owner, cal.ID))
+}

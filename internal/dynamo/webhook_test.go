@@ -8,13 +8,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 	"github.com/calgraph/calgraph/internal/dynamo"
@@ -433,4 +440,61 @@ func TestWebhookDeleteWhileWaiting(t *testing.T) {
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "counts 2 deliveries waiting, 1 do") {
 		t.Errorf("Check = %q, %v; want the waiting count off", problems, err)
 	}
+}
+
+// TestWebhookClaimAppliedBeforeItsConnectionFailed: a claim whose update was
+// applied but whose connection failed before the answer is sent again by
+// the SDK (a connection reset is retryable for any call); the repeat must
+// find the lease it took, so the delivery is made in the same pass, once,
+// rather than left leased to no one until the lease runs out.
+func TestWebhookClaimAppliedBeforeItsConnectionFailed(t *testing.T) {
+	t.Parallel()
+	h := newHookFixture(t)
+	db, claims := cutFirstClaim(h.db)
+	cutting := dynamo.New(db, h.store.Table(), engine, dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: true}))
+	h.queue("rem-cut", h.clock.Now())
+	n, err := cutting.DeliverWebhooks(context.Background(), h.worker)
+	if err != nil {
+		t.Fatalf("DeliverWebhooks: %v", err)
+	}
+	if claims.Load() < 2 {
+		t.Fatalf("%d claim attempts: the claim was not sent again, the test cut nothing", claims.Load())
+	}
+	if got := h.recv.accepted()["rem-cut"]; n != 1 || got != 1 {
+		t.Fatalf("%d attempts, delivered %d times; want the claim's repeat to hold its lease and deliver once", n, got)
+	}
+}
+
+// cutFirstClaim returns a client on db's table whose first claim of a lease
+// (an UpdateItem that sets leaseBy) is applied and then fails as a connection
+// reset before its answer, which the SDK sends again; and the count of claim
+// attempts.
+func cutFirstClaim(db *dynamodb.Client) (*dynamodb.Client, *atomic.Int32) {
+	type claimKey struct{}
+	var claims atomic.Int32
+	return dynamodb.New(db.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			// The call's parameters are seen before the retry loop...
+			err := st.Initialize.Add(middleware.InitializeMiddlewareFunc("markClaims",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					if u, ok := in.Parameters.(*dynamodb.UpdateItemInput); ok && slices.Contains(slices.Collect(maps.Values(u.ExpressionAttributeNames)), "leaseBy") &&
+						strings.Contains(aws.ToString(u.UpdateExpression), "SET") {
+						ctx = context.WithValue(ctx, claimKey{}, true)
+					}
+					return next.HandleInitialize(ctx, in)
+				}), middleware.Before)
+			if err != nil {
+				return err
+			}
+			// ...and each attempt last in the Finalize step, inside it.
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("cutFirstClaim",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					out, md, err := next.HandleFinalize(ctx, in)
+					if ctx.Value(claimKey{}) != nil && claims.Add(1) == 1 && err == nil {
+						return out, md, &smithyhttp.RequestSendError{Err: errors.New("read tcp: connection reset by peer")}
+					}
+					return out, md, err
+				}), middleware.After)
+		})
+	}), &claims
 }
