@@ -162,6 +162,19 @@ func (h *calHookFixture) register(ctx context.Context, in calendar.NewCalendarWe
 	return hook
 }
 
+// watchedWithEntry creates the owner's calendar "work", a webhook on it and
+// one entry in it, and returns the calendar.
+func (h *calHookFixture) watchedWithEntry() *calendar.Calendar {
+	h.t.Helper()
+	cal := h.calendarOf(h.owner, "work")
+	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID})
+	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: "standup",
+		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
+		h.t.Fatal(err)
+	}
+	return cal
+}
+
 // drain runs sweeps until one makes no attempt.
 func (h *calHookFixture) drain(stores ...*dynamo.Store) {
 	h.t.Helper()

@@ -106,12 +106,7 @@ func TestCalendarWebhookReplica(t *testing.T) {
 func TestCalendarWebhookStoppedAfterPost(t *testing.T) {
 	t.Parallel()
 	h := newCalHookFixture(t)
-	cal := h.calendarOf(h.owner, "work")
-	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID})
-	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: "standup",
-		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
-		t.Fatal(err)
-	}
+	cal := h.watchedWithEntry()
 	ctx, cancel := context.WithCancel(context.Background())
 	stopping := h.worker
 	stopping.Sender = senderFunc(func(c context.Context, url, secret string, d webhook.Delivery, now time.Time) webhook.Result {
@@ -292,12 +287,7 @@ func TestCalendarWebhookRefusals(t *testing.T) {
 func TestCalendarWebhookClaimAppliedBeforeItsConnectionFailed(t *testing.T) {
 	t.Parallel()
 	h := newCalHookFixture(t)
-	cal := h.calendarOf(h.owner, "work")
-	h.register(h.owner, calendar.NewCalendarWebhook{CalendarID: cal.ID})
-	if _, _, err := h.store.CreateEntry(h.owner, calendar.NewEntry{CalendarID: cal.ID, Title: "standup",
-		Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T09:15:00Z", "UTC")}); err != nil {
-		t.Fatal(err)
-	}
+	cal := h.watchedWithEntry()
 	db, claims := cutFirstClaim(h.db)
 	cutting := dynamo.New(db, h.store.Table(), engine, dynamo.WithWebhookPolicy(webhook.Policy{AllowPrivate: true}))
 	if _, err := cutting.DeliverCalendarWebhooks(context.Background(), h.worker); err != nil {
