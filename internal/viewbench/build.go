@@ -106,21 +106,22 @@ func buildBinaries(ctx context.Context, root, tmp string, rev revisions, cold, b
 		bins = append(bins, before)
 	}
 	for _, b := range bins {
-		b.debug = takesFlag(ctx, b.path, "-debug-addr")
-		b.answers = cold && takesFlag(ctx, b.path, "-answer-cache-bytes")
+		takesFlag := serveFlags(ctx, b.path)
+		b.debug = takesFlag("-debug-addr")
+		b.answers = cold && takesFlag("-answer-cache-bytes")
 		for _, f := range backgroundPolls {
-			if !background && takesFlag(ctx, b.path, f) {
+			if !background && takesFlag(f) {
 				b.quiet = append(b.quiet, f, "1h")
 			}
 		}
-		if cacheBytes >= 0 && takesFlag(ctx, b.path, "-cache-bytes") {
+		if cacheBytes >= 0 && takesFlag("-cache-bytes") {
 			b.cacheBytes = strconv.FormatInt(cacheBytes, 10)
 		}
 		switch {
 		case !cold:
-		case takesFlag(ctx, b.path, "-view-cache-bytes"):
+		case takesFlag("-view-cache-bytes"):
 			b.cold = "-view-cache-bytes"
-		case takesFlag(ctx, b.path, "-view-cache-items"):
+		case takesFlag("-view-cache-items"):
 			b.cold = "-view-cache-items"
 		}
 	}

@@ -162,13 +162,17 @@ func mintToken(ctx context.Context, bin *binary, secret, email, dir string) (str
 	return strings.TrimSpace(string(out)), nil
 }
 
-// takesFlag reports whether the binary at path's serve command takes flag
-// (older commits lack -debug-addr and the view cache's flag).
-func takesFlag(ctx context.Context, path, flag string) bool {
+// serveFlags returns whether the binary at path's serve command takes a flag
+// (older commits lack -debug-addr, the view cache's flag, the polls'...),
+// from its usage, read once.
+func serveFlags(ctx context.Context, path string) (takes func(flag string) bool) {
 	cmd := exec.CommandContext(ctx, path, "serve", "-h")
 	cmd.Env = childEnv()
 	out, _ := cmd.CombinedOutput() // -h exits non-zero
-	return strings.Contains(string(out), flag+" ") || strings.Contains(string(out), flag+"\n")
+	usage := string(out)
+	return func(flag string) bool {
+		return strings.Contains(usage, flag+" ") || strings.Contains(usage, flag+"\n")
+	}
 }
 
 // childEnv is this process's environment for a calgraph child without any
