@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
 
 	"github.com/calgraph/calgraph/internal/calendar"
 )
@@ -158,17 +158,23 @@ func (s *Store) DoReminderTask(ctx context.Context, t calendar.ReminderTask, now
 	return nil
 }
 
-// claim leases a due item to this store until now + reminderLease, unless
-// another holds a lease that has not run out (ok false), and returns it as
-// claimed.
+// claim leases a due item until now + reminderLease, unless another claim
+// holds a lease that has not run out (ok false), and returns it as claimed,
+// its LeaseBy naming this claim. Each claim is its own holder (a new UUID),
+// not the instance: a claim the SDK sends again, its first attempt applied
+// but its answer lost with the connection, finds the lease it took and goes
+// on (claimedBy), where "free" alone would refuse it and leave the reminder
+// until the lease ran out; and another claim of the same instance, which
+// must be refused, never matches it
+// (TestReminderClaimAppliedBeforeItsConnectionFailed).
 func (s *Store) claim(ctx context.Context, k itemKey, now time.Time) (dueRecord, bool, error) {
 	until := instantKey(now.Add(reminderLease))
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: k.av(),
 		UpdateExpression:         aws.String("SET #lu = :until, #lb = :me"),
-		ConditionExpression:      aws.String("attribute_exists(#pk) AND (attribute_not_exists(#lu) OR #lu < :now)"),
+		ConditionExpression:      aws.String("attribute_exists(#pk) AND (attribute_not_exists(#lu) OR #lu < :now OR #lb = :me)"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#lu": "leaseUntil", "#lb": "leaseBy"},
-		ExpressionAttributeValues: item{":until": str(until), ":me": str(s.instance),
+		ExpressionAttributeValues: item{":until": str(until), ":me": str(uuid.NewString()),
 			":now": str(instantKey(now))},
 		ReturnValues: types.ReturnValueAllNew,
 	})
@@ -182,16 +188,11 @@ func (s *Store) claim(ctx context.Context, k itemKey, now time.Time) (dueRecord,
 	return d, err == nil, err
 }
 
-// leaseHeld is the condition that this store still holds d's lease.
-func (s *Store) leaseHeld() expression.ConditionBuilder {
-	return expression.Name("leaseBy").Equal(expression.Value(s.instance))
-}
-
-// finishDue deletes a due item this store holds the lease of; one whose
-// lease ran out and passed to another instance is left to it.
+// finishDue deletes a due item its claim still holds; one whose lease ran
+// out and passed to another claim is left to it.
 func (s *Store) finishDue(ctx context.Context, d dueRecord) error {
 	w := newWrite()
-	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errDueLeaseLost })
+	w.Delete(itemKey{PK: d.PK, SK: d.SK}, leaseHeld(d.LeaseBy), func(item) error { return errDueLeaseLost })
 	err := s.commitSmall(ctx, w)
 	if errors.Is(err, errDueLeaseLost) {
 		return nil

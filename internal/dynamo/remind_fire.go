@@ -85,7 +85,7 @@ func (s *Store) fire(ctx context.Context, d dueRecord, now time.Time) error {
 		State: string(calendar.AlertFired), Fired: 1, Version: 1, ExpiresAt: id.DueAt.Add(alertRetention).Unix()}
 	w := newWrite()
 	w.Put(k, rec, notExists(), func(item) error { return errAlreadyFired })
-	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errDueLeaseLost })
+	w.Delete(itemKey{PK: d.PK, SK: d.SK}, leaseHeld(d.LeaseBy), func(item) error { return errDueLeaseLost })
 	w.log(changeRef{userPartition(d.UserID), changedAlert + id.String()})
 	a, err := rec.alert(d.UserID)
 	if err != nil {
@@ -192,7 +192,7 @@ func (s *Store) snoozeRanOut(ctx context.Context, d dueRecord, now time.Time) er
 		And(expression.Name("snoozedUntil").Equal(expression.Value(formatTime(at))))
 	w := newWrite()
 	w.Update(alertKey(d.UserID, id), upd, cond, func(item) error { return errAlreadyFired })
-	w.Delete(itemKey{PK: d.PK, SK: d.SK}, s.leaseHeld(), func(item) error { return errDueLeaseLost })
+	w.Delete(itemKey{PK: d.PK, SK: d.SK}, leaseHeld(d.LeaseBy), func(item) error { return errDueLeaseLost })
 	w.log(changeRef{userPartition(d.UserID), changedAlert + id.String()})
 	switch err := s.commit(ctx, w); {
 	case errors.Is(err, errAlreadyFired):

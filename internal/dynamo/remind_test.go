@@ -172,6 +172,35 @@ func TestReminderLeftByAStoppedInstance(t *testing.T) {
 	f.consistentAt(due.Add(31 * time.Second))
 }
 
+// TestReminderClaimAppliedBeforeItsConnectionFailed: a claim of a due item
+// that DynamoDB applied but whose answer was lost with its connection is sent
+// again by the SDK; the repeat must find the lease it took and go on, so the
+// reminder fires when due rather than when the lease runs out. The reminder,
+// armed an hour before, is claimed when due through a client that cuts the
+// first claim so.
+func TestReminderClaimAppliedBeforeItsConnectionFailed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada := f.user("ada@example.com")
+	cal := f.calendarOf(ada, "Home")
+	f.mustDo(dynamo.SetReminderDefaults(ada, f.store, cal.ID, []calendar.Reminder{{Minutes: 30}}))
+	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Dentist",
+		Timing: timed("2027-05-03T09:00:00Z", "2027-05-03T10:00:00Z", "UTC")})
+	f.mustDo(err)
+	db, claims := cutFirstClaim(f.db)
+	cutting := dynamo.New(db, f.store.Table(), engine)
+	due := at("2027-05-03T08:30:00Z")
+	runReminders(t, due.Add(-time.Hour), f.store)
+	runReminders(t, due, cutting)
+	if claims.Load() < 2 {
+		t.Fatalf("%d claim attempts: the claim was not sent again, the test cut nothing", claims.Load())
+	}
+	if got := alertsOf(t, f.store, ada); len(got) != 1 || !got[0].DueAt.Equal(due) {
+		t.Fatalf("at %s: alerts %+v; want the reminder fired, once, its claim's repeat holding the lease", due, got)
+	}
+	f.consistentAt(due)
+}
+
 // TestSnoozeAndDismiss: a fired alert snoozed fires again when the snooze
 // runs out, dismissed it is done on every device; bad input and another
 // user's alert change nothing.

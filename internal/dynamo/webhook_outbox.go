@@ -71,7 +71,8 @@ var (
 
 func explainWith(err error) explainFunc { return func(item) error { return err } }
 
-// leaseHeld holds while the worker by holds the item's lease.
+// leaseHeld holds while the claim by holds the item's lease (a webhook
+// delivery's, a calendar webhook's cursor, a due reminder's).
 func leaseHeld(by string) expression.ConditionBuilder {
 	return exists().And(claimedBy(by))
 }
@@ -103,9 +104,10 @@ func leaseFree(now time.Time) expression.ConditionBuilder {
 // before the answer, although the update may have been applied, and that
 // repeat must find the lease it took rather than refuse it and leave the item
 // to wait for the lease's end (a webhook delivery two minutes late, or never
-// within a test's frozen clock): each claim's condition is "free, and what
-// else it needs, or claimedBy"
-// (TestWebhookClaimAppliedBeforeItsConnectionFailed).
+// within a test's frozen clock, a reminder half a minute late): each claim's
+// condition is "free, and what else it needs, or claimedBy"
+// (TestWebhookClaimAppliedBeforeItsConnectionFailed and its kin for calendar
+// webhooks and reminders).
 func claimedBy(by string) expression.ConditionBuilder {
 	return expression.Name("leaseBy").Equal(expression.Value(by))
 }
