@@ -20,8 +20,8 @@ import (
 // (its key is the reminder's identity: a reminder fires once, whatever
 // arms it again or however many instances try), a record of it in the
 // user's log (how the `reminders` subscription and the user's other
-// devices hear of it), and deletes the fire item, on condition that this
-// instance still holds its lease. Snoozing and dismissing change the alert
+// devices hear of it), and deletes the fire item, on condition that its
+// claim still holds its lease. Snoozing and dismissing change the alert
 // and record it in the log the same way.
 
 // alertRetention is how long an alert is kept after it fell due (DynamoDB's

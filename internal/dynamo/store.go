@@ -25,9 +25,6 @@ type Store struct {
 	log        *slog.Logger
 	icalDomain string
 	recur      calendar.RecurrenceEngine
-	// instance names this store in the leases it takes on due reminders
-	// (remind_due.go): one per process, so two never share a lease.
-	instance string
 	// alertBody renders reminders' webhook deliveries (remind_webhook.go).
 	alertBody AlertBody
 	// hooks is which addresses webhooks may be registered for.
@@ -119,7 +116,6 @@ func New(db *dynamodb.Client, table string, eng calendar.RecurrenceEngine, opts 
 
 		icalDomain: "calgraph.local",
 		recur:      eng,
-		instance:   uuid.NewString(),
 
 		maxSeriesActions: maxTxActions,
 		trashBudget:      trashItemBudget,
