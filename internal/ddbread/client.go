@@ -66,7 +66,7 @@ func New(ctx context.Context, db *dynamodb.Client) (*Client, error) {
 		hooks = append(hooks, m)
 	}
 	c := &Client{
-		http: o.HTTPClient, endpoint: ep.URI.String(), region: o.Region, creds: creds,
+		http: ownConns(o.HTTPClient, ep.URI.String()), endpoint: ep.URI.String(), region: o.Region, creds: creds,
 		signer: v4.NewSigner(), retryer: o.Retryer, hooks: hooks,
 	}
 	if m, ok := stack.Finalize.Get(attemptTimeout{}.ID()); ok {

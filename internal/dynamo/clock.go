@@ -80,6 +80,14 @@ func (d dateReader) Do(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// Unwrap and Rewrap make it a ddbread.Wrapping, so that the reads ddbread
+// sends on its own connections are observed too.
+func (d dateReader) Unwrap() dynamodb.HTTPClient { return d.next }
+
+func (d dateReader) Rewrap(next dynamodb.HTTPClient) dynamodb.HTTPClient {
+	return dateReader{next: next, clock: d.clock}
+}
+
 // observingDates returns a copy of db whose calls (its own, and ddbread's,
 // which shares its HTTP client) set clock.
 func observingDates(db *dynamodb.Client, clock *storeClock) *dynamodb.Client {
