@@ -3,15 +3,12 @@ package ddbread
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
@@ -26,7 +23,7 @@ type Client struct {
 	endpoint string
 	region   string
 	creds    aws.CredentialsProvider
-	signer   *v4.Signer
+	signer   sigv4
 	retryer  aws.Retryer
 	hooks    []middleware.InitializeMiddleware
 	bound    *attemptTimeout // each attempt's, when the SDK client has one (AttemptTimeout)
@@ -67,7 +64,7 @@ func New(ctx context.Context, db *dynamodb.Client) (*Client, error) {
 	}
 	c := &Client{
 		http: ownConns(o.HTTPClient, ep.URI.String()), endpoint: ep.URI.String(), region: o.Region, creds: creds,
-		signer: v4.NewSigner(), retryer: o.Retryer, hooks: hooks,
+		retryer: o.Retryer, hooks: hooks,
 	}
 	if m, ok := stack.Finalize.Get(attemptTimeout{}.ID()); ok {
 		bound := m.(attemptTimeout)
@@ -202,8 +199,7 @@ func (c *Client) attempt(ctx context.Context, op string, body []byte, decode fun
 	if err != nil {
 		return nil, fmt.Errorf("retrieve credentials: %w", err)
 	}
-	sum := sha256.Sum256(body)
-	if err := c.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "dynamodb", c.region, time.Now()); err != nil {
+	if err := c.signer.sign(req, body, creds, c.region, time.Now()); err != nil {
 		return nil, fmt.Errorf("sign the request: %w", err)
 	}
 	// After signing, as it is not sent: it only tells net/http that the request
