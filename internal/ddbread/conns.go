@@ -22,8 +22,11 @@ import (
 // net/http's Transport gives every connection a goroutine that writes and one
 // that reads, and hands each request and answer between them and the caller
 // by channel: three goroutines woken per call. A cold view sends a score of
-// small Queries at once, and those hand-offs were about a third of a call's
-// CPU in this process (BenchmarkConns). conns takes over only calls it can
+// small Queries at once, and those hand-offs were over a third of the CPU of
+// sending them: 20 bare calls at once to DynamoDB Local took 1.16 ms of CPU
+// through net/http and 0.72 ms written and read in place; BenchmarkConns,
+// its stand-in server's CPU included, measures 1.65 against 1.91 ms, and 150
+// against 183 allocations a call. conns takes over only calls it can
 // make as that Transport would: to the endpoint itself, with no proxy, on the
 // transport's own dialer and TLS configuration (AWS_CA_BUNDLE's roots
 // included). Anything else goes to the HTTP client it was made from. A call
