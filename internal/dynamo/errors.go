@@ -90,11 +90,17 @@ func unanswered(ctx context.Context, op string, sent bool, err error, attempts .
 		return &calendar.Error{Code: calendar.CodeOutcomeUnknown, Err: err,
 			Message: "the store did not confirm this change in time: it may or may not have been applied"}
 	}
+	// An attempt the call's own deadline cut short says nothing of the
+	// store: the one before it tells what the attempts met.
+	cause := last
+	if n := len(attempts); n > 1 && ctx.Err() != nil && errors.Is(last, context.DeadlineExceeded) {
+		cause = attempts[n-2]
+	}
 	var why string
 	switch {
-	case dialFailed(last):
+	case dialFailed(cause):
 		why = "the store could not be reached" // refused: nothing listens there
-	case outcomeOf(last) == notApplied:
+	case outcomeOf(cause) == notApplied:
 		why = "the store refused the call for lack of capacity"
 	default:
 		why = "the store did not answer in time"

@@ -56,6 +56,8 @@ func TestUnanswered(t *testing.T) {
 			calendar.CodeOutcomeUnknown, []error{attempt, throttled}, ""},
 		{"read refused until the deadline", live, "Query", true, backoffCut,
 			calendar.CodeUnavailable, []error{dial, dial}, "the store could not be reached; nothing was changed: try again later"},
+		{"read refused until the deadline cut its last attempt", expired, "DescribeTable", true, backoffCut,
+			calendar.CodeUnavailable, []error{dial, dial, backoffCut}, "the store could not be reached; nothing was changed: try again later"},
 		{"connection refused", live, "Query", true, dial, calendar.CodeUnavailable, nil, "the store could not be reached; nothing was changed: try again later"},
 		{"no answer", live, "Query", true, attempt, calendar.CodeUnavailable, nil, "the store did not answer in time; nothing was changed: try again later"},
 	}
