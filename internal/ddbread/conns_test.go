@@ -130,6 +130,19 @@ func getItem(ctx context.Context, lean *ddbread.Client) error {
 	return err
 }
 
+// getItemsAtOnce makes n calls at once and waits for them all.
+func getItemsAtOnce(t testing.TB, ctx context.Context, lean *ddbread.Client, n int) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if err := getItem(ctx, lean); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestOwnConnectionsAreKept: calls go on the client's own connections, not
 // net/http's, over plain HTTP and TLS (verified against the transport's own
 // roots: a client without the test server's certificate is refused), one at
@@ -157,15 +170,7 @@ func TestOwnConnectionsAreKept(t *testing.T) {
 				t.Errorf("20 calls one at a time opened %d connections, want 1", opened)
 			}
 			for range 5 {
-				var wg sync.WaitGroup
-				for range 8 {
-					wg.Go(func() {
-						if err := getItem(ctx, lean); err != nil {
-							t.Error(err)
-						}
-					})
-				}
-				wg.Wait()
+				getItemsAtOnce(t, ctx, lean, 8)
 			}
 			if opened, _, _ := e.counts(); opened > 8 {
 				t.Errorf("rounds of 8 calls at once opened %d connections, want at most 8", opened)
@@ -254,15 +259,7 @@ func TestOwnConnectionsAreLetGo(t *testing.T) {
 func TestOwnConnectionsBound(t *testing.T) {
 	e := newEndpoint(t, false, func(e *endpoint) { e.delay = 20 * time.Millisecond })
 	lean := leanClient(t, e.srv.URL, func(tr *http.Transport) { tr.MaxConnsPerHost = 2 })
-	var wg sync.WaitGroup
-	for range 10 {
-		wg.Go(func() {
-			if err := getItem(context.Background(), lean); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	getItemsAtOnce(t, context.Background(), lean, 10)
 	if _, _, peak := e.counts(); peak > 2 {
 		t.Errorf("%d connections were open at once, want at most MaxConnsPerHost (2)", peak)
 	}
@@ -337,15 +334,7 @@ func BenchmarkConns(b *testing.B) {
 			b.ReportAllocs()
 			before := cpuTime()
 			for b.Loop() {
-				var wg sync.WaitGroup
-				for range 20 {
-					wg.Go(func() {
-						if err := getItem(context.Background(), lean); err != nil {
-							b.Error(err)
-						}
-					})
-				}
-				wg.Wait()
+				getItemsAtOnce(b, context.Background(), lean, 20)
 			}
 			b.ReportMetric(float64(cpuTime()-before)/float64(b.N)/1e3, "cpu-µs/op")
 		})

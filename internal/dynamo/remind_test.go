@@ -140,20 +140,26 @@ func TestRemindersFireOnceAcrossDST(t *testing.T) {
 	}
 }
 
-// TestReminderLeftByAStoppedInstance: an instance that claims a reminder
-// and stops leaves it to another once its lease runs out: late, not lost,
-// and once.
-func TestReminderLeftByAStoppedInstance(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+// dentist makes a user with a calendar whose default reminder is 30 minutes
+// before, and an entry in it; it returns the user and when the reminder is due.
+func (f *fixture) dentist() (context.Context, time.Time) {
 	ada := f.user("ada@example.com")
 	cal := f.calendarOf(ada, "Home")
 	f.mustDo(dynamo.SetReminderDefaults(ada, f.store, cal.ID, []calendar.Reminder{{Minutes: 30}}))
 	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Dentist",
 		Timing: timed("2027-05-03T09:00:00Z", "2027-05-03T10:00:00Z", "UTC")})
 	f.mustDo(err)
+	return ada, at("2027-05-03T08:30:00Z")
+}
+
+// TestReminderLeftByAStoppedInstance: an instance that claims a reminder
+// and stops leaves it to another once its lease runs out: late, not lost,
+// and once.
+func TestReminderLeftByAStoppedInstance(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ada, due := f.dentist()
 	other := dynamo.New(f.db, f.store.Table(), engine)
-	due := at("2027-05-03T08:30:00Z")
 	runReminders(t, due.Add(-time.Hour), f.store)
 	n, err := dynamo.ClaimDueReminders(context.Background(), other, due)
 	f.mustDo(err)
@@ -181,15 +187,9 @@ func TestReminderLeftByAStoppedInstance(t *testing.T) {
 func TestReminderClaimAppliedBeforeItsConnectionFailed(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ada := f.user("ada@example.com")
-	cal := f.calendarOf(ada, "Home")
-	f.mustDo(dynamo.SetReminderDefaults(ada, f.store, cal.ID, []calendar.Reminder{{Minutes: 30}}))
-	_, _, err := f.store.CreateEntry(ada, calendar.NewEntry{CalendarID: cal.ID, Title: "Dentist",
-		Timing: timed("2027-05-03T09:00:00Z", "2027-05-03T10:00:00Z", "UTC")})
-	f.mustDo(err)
+	ada, due := f.dentist()
 	db, claims := cutFirstClaim(f.db)
 	cutting := dynamo.New(db, f.store.Table(), engine)
-	due := at("2027-05-03T08:30:00Z")
 	runReminders(t, due.Add(-time.Hour), f.store)
 	runReminders(t, due, cutting)
 	if claims.Load() < 2 {
