@@ -62,8 +62,9 @@ func New(ctx context.Context, db *dynamodb.Client) (*Client, error) {
 		m, _ := stack.Initialize.Get(id)
 		hooks = append(hooks, m)
 	}
+	endpoint := ep.URI.String()
 	c := &Client{
-		http: ownConns(o.HTTPClient, ep.URI.String()), endpoint: ep.URI.String(), region: o.Region, creds: creds,
+		http: ownConns(o.HTTPClient, endpoint), endpoint: endpoint, region: o.Region, creds: creds,
 		retryer: o.Retryer, hooks: hooks,
 	}
 	if m, ok := stack.Finalize.Get(attemptTimeout{}.ID()); ok {

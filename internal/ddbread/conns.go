@@ -2,6 +2,7 @@ package ddbread
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -94,7 +95,7 @@ func ownConns(h dynamodb.HTTPClient, endpoint string) dynamodb.HTTPClient {
 	}
 	p := &conns{
 		next: h, scheme: u.Scheme, host: u.Host, addr: u.Host, dial: t.DialContext,
-		maxIdle:     cmpOr(t.MaxIdleConnsPerHost, http.DefaultMaxIdleConnsPerHost),
+		maxIdle:     cmp.Or(t.MaxIdleConnsPerHost, http.DefaultMaxIdleConnsPerHost), // as net/http reads it
 		idleTimeout: t.IdleConnTimeout, handshake: t.TLSHandshakeTimeout, kept: make(chan struct{}, 1),
 	}
 	if t.MaxConnsPerHost > 0 {
@@ -118,13 +119,6 @@ func ownConns(h dynamodb.HTTPClient, endpoint string) dynamodb.HTTPClient {
 		p.tls = cfg
 	}
 	return p
-}
-
-func cmpOr(v, otherwise int) int {
-	if v > 0 {
-		return v
-	}
-	return otherwise
 }
 
 // Wrapping is an HTTP client that wraps another, as the store's client that
