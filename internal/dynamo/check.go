@@ -36,7 +36,8 @@ import (
 //     log's retention has a change record in its calendar's log, and every
 //     such membership one in its user's log too;
 //   - every entry and series written since history began (it has a last
-//     editor, or records) has the record of its last write, and its records
+//     editor, or records) has the record of its last write (at seq 1, its
+//     item stands for its CREATED record: history_write.go), and its records
 //     form one unbroken chain back to where it began or the ring dropped
 //     the older ones (check_history.go);
 //   - every user's own reminders decode whole and within their bounds, in

@@ -8,7 +8,8 @@ import (
 
 // checkHistory verifies that no write of an entry or series is missing from
 // its history: the newest record is of the root's current seq (its version
-// plus its exception revision), and each record's prev is the record held
+// plus its exception revision; a root still at seq 1 may have none, its item
+// standing for its CREATED record), and each record's prev is the record held
 // right before it, until the record that begins its stay in the calendar,
 // a chain that ends (history began after the entry was written), or a
 // prev whose ring slot a later record took over (history_write.go).
@@ -25,7 +26,7 @@ func (c *checker) checkHistory(calendarID string, entries map[string]entryRecord
 	for id, e := range entries {
 		records := histories[id]
 		if len(records) == 0 {
-			if e.UpdatedBy != "" {
+			if e.UpdatedBy != "" && e.Version+e.Xrev != 1 { // at seq 1, its CREATED record is derived from its item
 				c.problem("calendar %s: entry %s was written since history began (by %s) but has no history", calendarID, id, e.UpdatedBy)
 			}
 			continue

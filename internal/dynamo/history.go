@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -44,23 +45,30 @@ type storedChange struct {
 	Truncated bool    `dynamodbav:"t,omitempty"`
 }
 
-// historyOps returns the Puts of the records w writes, stamped at.
+// historyOps returns the Puts of the records w writes, stamped at unless
+// they say when they were made.
 func historyOps(w *write, at time.Time) []txOp {
 	var ops []txOp
 	for _, h := range w.histories() {
-		r := historyRecord{Root: h.rootID, Seq: h.seq, Prev: h.prev, At: at, By: h.actor, Action: string(h.action)}
-		r.EntityType = entityHistory
-		k := historyKey(h.calendarID, h.rootID, h.seq%historyKept)
-		r.PK, r.SK = k.PK, k.SK
-		if !h.originalStart.IsZero() {
-			r.OriginalStart = h.originalStart.UTC().Format(time.RFC3339)
-		}
-		for _, c := range calendar.EntryChanges(h.was, h.is) {
-			r.Changes = append(r.Changes, storedChange(c))
-		}
-		ops = append(ops, opPut(k, r, noCondition(), nil))
+		r := h.stored(at)
+		ops = append(ops, opPut(itemKey{r.PK, r.SK}, r, noCondition(), nil))
 	}
 	return ops
+}
+
+// stored is h as its item holds it, made at at unless h says when.
+func (h historyChange) stored(at time.Time) historyRecord {
+	r := historyRecord{Root: h.rootID, Seq: h.seq, Prev: h.prev, At: cmp.Or(h.at, at), By: h.actor, Action: string(h.action)}
+	r.EntityType = entityHistory
+	k := historyKey(h.calendarID, h.rootID, h.seq%historyKept)
+	r.PK, r.SK = k.PK, k.SK
+	if !h.originalStart.IsZero() {
+		r.OriginalStart = h.originalStart.UTC().Format(time.RFC3339)
+	}
+	for _, c := range calendar.EntryChanges(h.was, h.is) {
+		r.Changes = append(r.Changes, storedChange(c))
+	}
+	return r
 }
 
 // record returns r as the domain has it.
@@ -108,12 +116,23 @@ func (s *Store) EntryHistory(ctx context.Context, key calendar.EntryKey, p calen
 		}
 		return nil, err
 	}
-	e, _, err := entryOfItem(acc.items[entryKey(key.CalendarID, key.EntryID)])
+	it := acc.items[entryKey(key.CalendarID, key.EntryID)]
+	if it == nil {
+		return nil, errEntryNotFound()
+	}
+	r, err := decodeEntryRecord(it)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.entry()
 	if err != nil {
 		return nil, err
 	}
 	if !e.SeesDetails(acc.viewer, acc.member.Role, false) {
 		return nil, errEntryNotFound()
+	}
+	if len(records) == 0 && derivedCreated(e, r.Version+r.Xrev) {
+		records = []historyRecord{createdRecord(e).stored(time.Time{})}
 	}
 	return historyPage(currentHistory(records), after, p.First), nil
 }

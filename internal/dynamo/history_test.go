@@ -361,3 +361,125 @@ func TestHistoryKeptWhenStatsAreRebuilt(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatedRecordIsItsItemUntilTheNextWrite: an entry's or series'
+// CREATED record is not written by its creation (one action less); its
+// history derives it from the item, and the next write of the root, of
+// whatever kind, puts the record exactly as it was read before. Store.Check
+// holds at every step.
+func TestCreatedRecordIsItsItemUntilTheNextWrite(t *testing.T) {
+	f := newFixture(t)
+	ann, bob := f.user("ann@example.com"), f.user("bob@example.com")
+	cal, other := f.calendarOf(ann, "Team"), f.calendarOf(ann, "Other")
+	f.share(ann, cal, bob, "bob@example.com", calendar.RoleWriter)
+	weekly := &calendar.Recurrence{Rule: "FREQ=WEEKLY;COUNT=10"}
+	occ := func(s *calendar.Entry, day string) calendar.OccurrenceKey {
+		return calendar.OccurrenceKey{CalendarID: cal.ID, SeriesID: s.ID, OriginalStart: at(day + "T09:00:00Z")}
+	}
+	for _, tc := range []struct {
+		name  string
+		entry calendar.NewEntry
+		// next writes the root a second time as bob, and returns the key
+		// its history is read at afterwards (nil: it has no history there).
+		next func(e *calendar.Entry) *calendar.EntryKey
+	}{
+		{"update", calendar.NewEntry{Title: "Review", Description: "the plan", Location: "Room 2", Tags: []string{"q4"},
+			Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T10:00:00Z", "Europe/Paris")},
+			func(e *calendar.Entry) *calendar.EntryKey {
+				_, _, err := f.store.UpdateEntry(bob, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Title: calendar.Set("Review, again")})
+				f.mustDo(err)
+				return new(e.Key())
+			}},
+		{"task completed", calendar.NewEntry{Title: "File taxes", Timing: dueOn("2026-12-24")},
+			func(e *calendar.Entry) *calendar.EntryKey {
+				_, _, err := f.store.SetTaskCompleted(bob, e.Key(), 1, true)
+				f.mustDo(err)
+				return new(e.Key())
+			}},
+		{"deleted, then restored", calendar.NewEntry{Title: "Lunch", Timing: timed("2026-12-02T12:00:00Z", "2026-12-02T13:00:00Z", "UTC")},
+			func(e *calendar.Entry) *calendar.EntryKey {
+				f.mustDo(f.store.DeleteEntry(bob, e.Key(), 1))
+				_, _, err := f.store.RestoreEntry(ann, e.Key())
+				f.mustDo(err)
+				return new(e.Key())
+			}},
+		{"moved away", calendar.NewEntry{Title: "Offsite", Timing: timed("2026-12-03T09:00:00Z", "2026-12-03T17:00:00Z", "UTC")},
+			func(e *calendar.Entry) *calendar.EntryKey {
+				_, _, err := f.store.MoveEntry(ann, e.Key(), 1, other.ID)
+				f.mustDo(err)
+				return nil // its history here is not read again; there it starts with MOVED
+			}},
+		{"series as a whole", calendar.NewEntry{Title: "Weekly", Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T10:00:00Z", "UTC"), Recurrence: weekly},
+			func(e *calendar.Entry) *calendar.EntryKey {
+				_, _, err := f.store.UpdateEntry(bob, calendar.EntryUpdate{Key: e.Key(), ExpectedVersion: 1, Location: calendar.Set("Room 1")})
+				f.mustDo(err)
+				return new(e.Key())
+			}},
+		{"one occurrence", calendar.NewEntry{Title: "Weekly", Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T10:00:00Z", "UTC"), Recurrence: weekly},
+			func(e *calendar.Entry) *calendar.EntryKey {
+				f.mustDo(f.store.DeleteOccurrence(bob, occ(e, "2026-12-15"), calendar.ScopeThis, 1))
+				return new(e.Key())
+			}},
+		{"split", calendar.NewEntry{Title: "Weekly", Timing: timed("2026-12-01T09:00:00Z", "2026-12-01T10:00:00Z", "UTC"), Recurrence: weekly},
+			func(e *calendar.Entry) *calendar.EntryKey {
+				_, _, err := f.store.UpdateOccurrence(bob, occ(e, "2026-12-29"), calendar.ScopeThisAndFollowing,
+					calendar.EntryUpdate{ExpectedVersion: 1, Title: calendar.Set("Weekly, later")})
+				f.mustDo(err)
+				return new(e.Key())
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := tc.entry
+			n.CalendarID = cal.ID
+			e, _, err := f.store.CreateEntry(ann, n)
+			f.mustDo(err)
+			if got := f.historyItems(e.ID); len(got) != 0 {
+				t.Fatalf("history items after the creation: %v, want none", got)
+			}
+			page, err := f.store.EntryHistory(bob, e.Key(), calendar.Page{First: 10})
+			f.mustDo(err)
+			if len(page.Records) != 1 || page.Records[0].Action != calendar.HistoryCreated || page.HasNextPage || page.EndCursor != "1" {
+				t.Fatalf("history after the creation: %+v, want its CREATED record alone", page)
+			}
+			created := page.Records[0]
+			if created.Seq != 1 || created.By != viewer(t, ann) || !created.At.Equal(e.CreatedAt) ||
+				!gocmp.Equal(created.Changes, calendar.EntryChanges(nil, e)) {
+				t.Errorf("derived record %+v, want seq 1 by ann at %v with the entry's values", created, e.CreatedAt)
+			}
+			f.consistent()
+
+			key := tc.next(e)
+			got := f.historyItems(e.ID)
+			f.consistent()
+			if key == nil { // moved: the record that starts its history in the other calendar alone
+				if len(got) != 1 || got[0] != "HIST#"+e.ID+"#02" {
+					t.Errorf("history items after the move: %v, want the MOVED record alone", got)
+				}
+				return
+			}
+			if len(got) == 0 || got[0] != "HIST#"+e.ID+"#01" {
+				t.Errorf("history items after the next write: %v, want the CREATED record's first", got)
+			}
+			page, err = f.store.EntryHistory(bob, *key, calendar.Page{First: 10})
+			f.mustDo(err)
+			if n := len(page.Records); n < 2 {
+				t.Fatalf("history after the next write: %d records, want the CREATED record and at least one after it", n)
+			}
+			if diff := gocmp.Diff(created, page.Records[len(page.Records)-1]); diff != "" {
+				t.Errorf("the CREATED record written by the next write differs from the one derived before it (-derived +written):\n%s", diff)
+			}
+		})
+	}
+}
+
+// historyItems lists the sort keys of root's history items in the table.
+func (f *fixture) historyItems(root string) []string {
+	f.t.Helper()
+	var out []string
+	for _, it := range f.allItems() {
+		if sk, _ := it["SK"].(string); strings.HasPrefix(sk, "HIST#"+root+"#") {
+			out = append(out, sk)
+		}
+	}
+	return out
+}

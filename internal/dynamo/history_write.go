@@ -19,6 +19,15 @@ import (
 // write of a root raises seq, and the record names the seq it follows
 // (prev). A change of one occurrence is conditioned on the revision as read
 // (series.go), so two such changes cannot both take the same seq.
+//
+// A root's first record, CREATED at seq 1, is not written by the write that
+// creates it: until the root is next written, its item at seq 1 holds
+// exactly what that record would say (its fields, updatedBy, updatedAt), so
+// EntryHistory derives the record from the item (createdRecord). The next
+// write of the root, which rewrites or deletes that item, puts the derived
+// record beside its own, from the root as it read it. An entry created and
+// never changed, most of a calendar, so costs its creation one action and
+// two WCU less, and one changed costs the same as before, one write later.
 
 // noted is one occurrence's change, made by actor, in the series whose
 // master (as read, with exception revision xrev) the write keeps.
@@ -37,6 +46,23 @@ type historyChange struct {
 	action             calendar.HistoryAction
 	originalStart      time.Time
 	was, is            *calendar.Entry
+	at                 time.Time // when the change was made; zero: the write's own moment
+}
+
+// createdRecord is the CREATED record of root e as its item holds it at seq
+// 1, unchanged since the write that created it: made by e's updatedBy at
+// its updatedAt, from no values to e's.
+func createdRecord(e *calendar.Entry) historyChange {
+	return historyChange{calendarID: e.CalendarID, rootID: e.ID, seq: 1, actor: e.UpdatedBy,
+		action: calendar.HistoryCreated, is: e, at: e.UpdatedAt}
+}
+
+// derivedCreated reports whether root e, at seq, has its CREATED record
+// only in its item, derived (createdRecord): it is at seq 1 and was
+// written since history began. An entry written before history (no
+// updatedBy) has none, and starts its history with its next change.
+func derivedCreated(e *calendar.Entry, seq int) bool {
+	return seq == 1 && e.UpdatedBy != ""
 }
 
 // Revision says that the series master id was read with exception revision
@@ -82,7 +108,7 @@ func (w *write) histories() []historyChange {
 			continue // its record is the move's, where it goes
 		case t.is == nil:
 			seq := t.was.Version + w.xrevs[t.was.ID]
-			out = append(out, historyChange{calendarID: t.was.CalendarID, rootID: t.was.ID, seq: seq + 1, prev: seq,
+			out = appendFollowing(out, t.was, seq, historyChange{calendarID: t.was.CalendarID, rootID: t.was.ID, seq: seq + 1, prev: seq,
 				actor: t.actor, action: calendar.HistoryDeleted, was: t.was})
 			continue
 		}
@@ -94,18 +120,32 @@ func (w *write) histories() []historyChange {
 		case t.was == nil && w.restored[t.is.ID]:
 			h.action, h.prev = calendar.HistoryRestored, h.seq-1 // the deletion's record
 		case t.was == nil:
-			h.action = calendar.HistoryCreated
+			if h.action = calendar.HistoryCreated; derivedCreated(t.is, h.seq) {
+				continue // its item holds it until the next write
+			}
 		default:
 			h.prev = t.was.Version + w.xrevs[t.was.ID]
+			out = appendFollowing(out, t.was, h.prev, h)
+			continue
 		}
 		out = append(out, h)
 	}
 	for _, n := range w.notes {
 		seq := n.master.Version + n.xrev
-		out = append(out, historyChange{calendarID: n.master.CalendarID, rootID: n.master.ID, seq: seq + 1, prev: seq,
+		out = appendFollowing(out, n.master, seq, historyChange{calendarID: n.master.CalendarID, rootID: n.master.ID, seq: seq + 1, prev: seq,
 			actor: n.actor, action: calendar.HistoryOccurrence, originalStart: occurrenceStart(n), was: n.was, is: n.is})
 	}
 	return out
+}
+
+// appendFollowing appends h, a record that follows root at seq as the
+// write read it, to out, after root's CREATED record when that is still
+// only derived from root's item, which this write rewrites or deletes.
+func appendFollowing(out []historyChange, root *calendar.Entry, seq int, h historyChange) []historyChange {
+	if derivedCreated(root, seq) {
+		out = append(out, createdRecord(root))
+	}
+	return append(out, h)
 }
 
 // movedTo returns the entry that tally i's deleted entry id becomes in
