@@ -8553,7 +8553,7 @@ enum EntryHistoryAction {
 
 "One change of an entry: who made it, when, and which fields it changed."
 type EntryHistoryRecord {
-  "When the change was committed."
+  "When the change was made (for CREATED, the entry's ` + "`" + `createdAt` + "`" + `)."
   at: DateTime!
   "Who made it; null when that account is gone."
   by: User
