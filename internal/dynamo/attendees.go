@@ -110,18 +110,22 @@ func summaryWrites(e *calendar.Entry, pieces int, d calendar.AttendeeSummary, co
 // entryOfItem decodes an entry item as read, with the number of its
 // pieces: NOT_FOUND when there is none.
 func entryOfItem(it item) (*calendar.Entry, int, error) {
+	r, e, err := entryRecordOfItem(it)
+	return e, r.Pieces, err
+}
+
+// entryRecordOfItem decodes an entry item as read, as stored and as the
+// domain has it.
+func entryRecordOfItem(it item) (entryRecord, *calendar.Entry, error) {
 	if it == nil {
-		return nil, 0, errEntryNotFound()
+		return entryRecord{}, nil, errEntryNotFound()
 	}
 	r, err := decodeEntryRecord(it)
 	if err != nil {
-		return nil, 0, err
+		return r, nil, err
 	}
 	e, err := r.entry()
-	if err != nil {
-		return nil, 0, err
-	}
-	return e, r.Pieces, nil
+	return r, e, err
 }
 
 // errSeriesAttendance refuses what a series does not take: a capacity and

@@ -116,15 +116,7 @@ func (s *Store) EntryHistory(ctx context.Context, key calendar.EntryKey, p calen
 		}
 		return nil, err
 	}
-	it := acc.items[entryKey(key.CalendarID, key.EntryID)]
-	if it == nil {
-		return nil, errEntryNotFound()
-	}
-	r, err := decodeEntryRecord(it)
-	if err != nil {
-		return nil, err
-	}
-	e, err := r.entry()
+	r, e, err := entryRecordOfItem(acc.items[entryKey(key.CalendarID, key.EntryID)])
 	if err != nil {
 		return nil, err
 	}

@@ -120,7 +120,8 @@ func (w *write) histories() []historyChange {
 		case t.was == nil && w.restored[t.is.ID]:
 			h.action, h.prev = calendar.HistoryRestored, h.seq-1 // the deletion's record
 		case t.was == nil:
-			if h.action = calendar.HistoryCreated; derivedCreated(t.is, h.seq) {
+			h.action = calendar.HistoryCreated
+			if derivedCreated(t.is, h.seq) {
 				continue // its item holds it until the next write
 			}
 		default:
