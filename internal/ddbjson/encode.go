@@ -219,7 +219,14 @@ const hexDigits = "0123456789abcdef"
 // appendString appends s, which must be valid UTF-8, as a JSON string.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
+	// Most strings (keys, IDs, times) need no escape: they are copied whole,
+	// up to their first byte that does.
+	clean := 0
+	for clean < len(s) && s[clean] >= 0x20 && s[clean] != '"' && s[clean] != '\\' {
+		clean++
+	}
+	b = append(b, s[:clean]...)
+	for i := clean; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"' || c == '\\':
 			b = append(b, '\\', c)

@@ -2,6 +2,7 @@ package ddbread
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -94,6 +95,23 @@ func TestDecodeItemAllocatesPerItemNotPerAttribute(t *testing.T) {
 
 func BenchmarkDecodeQuery(b *testing.B) {
 	data := entryAnswer(100)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := decodeQuery(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeStoredEntries decodes an answer DynamoDB Local gave: a
+// calendar's entries of a month (12 items of 21 or 22 attributes, each item's
+// attributes in an order of its own).
+func BenchmarkDecodeStoredEntries(b *testing.B) {
+	data, err := os.ReadFile("testdata/query-entries.json")
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
