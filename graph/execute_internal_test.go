@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -54,9 +55,14 @@ func TestPlainScalarFieldsSkipOnlyUninterceptedResolution(t *testing.T) {
 		t.Fatal("interceptsFields does not tell a field interceptor")
 	}
 	field := graphql.CollectedField{Field: &ast.Field{Name: "title", Alias: "title"}}
-	obj, ok := model.EntryOf(&calendar.Entry{Title: `Stand-up "é"`, Kind: calendar.KindTimed}, &calendar.Calendar{}).(*model.TimedEntry)
+	obj, ok := model.EntryOf(&calendar.Entry{Title: `Stand-up "é"`, Kind: calendar.KindTimed, Tags: []string{"a", `"b"`},
+		Start: time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)}, &calendar.Calendar{}).(*model.TimedEntry)
 	if !ok {
 		t.Fatal("a timed entry is not a *model.TimedEntry")
+	}
+	allDay, ok := model.EntryOf(&calendar.Entry{Kind: calendar.KindAllDay, StartDate: calendar.Date{Year: 2026, Month: 6, Day: 15}}, &calendar.Calendar{}).(*model.AllDayEntry)
+	if !ok {
+		t.Fatal("an all-day entry is not a *model.AllDayEntry")
 	}
 	for _, plain := range []bool{true, false} {
 		intercepted := 0
@@ -97,6 +103,19 @@ func TestPlainScalarFieldsSkipOnlyUninterceptedResolution(t *testing.T) {
 		}
 		if wantCalls := map[bool]int{true: 0, false: 2}[plain]; intercepted != wantCalls {
 			t.Errorf("plainFields %v: field middleware ran %d times for id and description, want %d", plain, intercepted, wantCalls)
+		}
+		// A DateTime read from a struct field, a list of strings and a Date
+		// read by methods: the same answers either way.
+		intercepted = 0
+		b.Reset()
+		ec._TimedEntry_start(ctx, field, obj).MarshalGQL(&b)
+		ec._TimedEntry_tags(ctx, field, obj).MarshalGQL(&b)
+		ec._AllDayEntry_date(ctx, field, allDay).MarshalGQL(&b)
+		if want := `"2026-06-15T09:00:00Z"["a","\"b\""]"2026-06-15"`; b.String() != want {
+			t.Errorf("plainFields %v: start, tags and date marshaled as %s, want %s", plain, b.String(), want)
+		}
+		if wantCalls := map[bool]int{true: 0, false: 3}[plain]; intercepted != wantCalls {
+			t.Errorf("plainFields %v: field middleware ran %d times for start, tags and date, want %d", plain, intercepted, wantCalls)
 		}
 		intercepted = 0
 		rctx := graphql.WithResponseContext(ctx, graphql.DefaultErrorPresenter, oc.RecoverFunc)

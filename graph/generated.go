@@ -11637,6 +11637,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_color(_ context.Context, fi
 }
 
 func (ec *executionContext) _AllDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
+			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11856,6 +11861,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_version(_ context.Context, 
 }
 
 func (ec *executionContext) _AllDayEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11879,6 +11887,9 @@ func (ec *executionContext) fieldContext_AllDayEntry_createdAt(_ context.Context
 }
 
 func (ec *executionContext) _AllDayEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11966,6 +11977,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_recurrence(_ context.Contex
 }
 
 func (ec *executionContext) _AllDayEntry_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *time.Time { return obj.OriginalStart() }); ok {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12400,6 +12416,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_myRemindersVersion(_ contex
 }
 
 func (ec *executionContext) _AllDayEntry_date(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Date { return obj.Date() }); ok {
+			return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12423,6 +12444,11 @@ func (ec *executionContext) fieldContext_AllDayEntry_date(_ context.Context, fie
 }
 
 func (ec *executionContext) _AllDayEntry_originalDate(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *calendar.Date { return obj.OriginalDate() }); ok {
+			return ec.marshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13208,6 +13234,9 @@ func (ec *executionContext) fieldContext_AttendeeSummary_total(_ context.Context
 }
 
 func (ec *executionContext) _BusyInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13231,6 +13260,9 @@ func (ec *executionContext) fieldContext_BusyInterval_start(_ context.Context, f
 }
 
 func (ec *executionContext) _BusyInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13458,6 +13490,9 @@ func (ec *executionContext) fieldContext_Calendar_version(_ context.Context, fie
 }
 
 func (ec *executionContext) _Calendar_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13481,6 +13516,9 @@ func (ec *executionContext) fieldContext_Calendar_createdAt(_ context.Context, f
 }
 
 func (ec *executionContext) _Calendar_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Calendar) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14403,6 +14441,11 @@ func (ec *executionContext) fieldContext_CalendarSettings_version(_ context.Cont
 }
 
 func (ec *executionContext) _CalendarSettings_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *time.Time { return obj.UpdatedAt() }); ok {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14573,6 +14616,9 @@ func (ec *executionContext) fieldContext_CalendarWebhook_state(_ context.Context
 }
 
 func (ec *executionContext) _CalendarWebhook_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14596,6 +14642,9 @@ func (ec *executionContext) fieldContext_CalendarWebhook_createdAt(_ context.Con
 }
 
 func (ec *executionContext) _CalendarWebhook_failingSince(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.FailingSince)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15353,6 +15402,9 @@ func (ec *executionContext) fieldContext_CreateInvitationPayload_token(_ context
 }
 
 func (ec *executionContext) _DatedWorkingDay_date(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, field.Selections, obj.Date)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15709,6 +15761,9 @@ func (ec *executionContext) fieldContext_EntryHistoryEdge_node(_ context.Context
 }
 
 func (ec *executionContext) _EntryHistoryRecord_at(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.At)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15868,6 +15923,9 @@ func (ec *executionContext) fieldContext_EntryView_timeZone(_ context.Context, f
 }
 
 func (ec *executionContext) _EntryView_start(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15891,6 +15949,9 @@ func (ec *executionContext) fieldContext_EntryView_start(_ context.Context, fiel
 }
 
 func (ec *executionContext) _EntryView_end(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16374,6 +16435,9 @@ func (ec *executionContext) fieldContext_FindTimesResult_reason(_ context.Contex
 }
 
 func (ec *executionContext) _FindTimesSlot_start(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16397,6 +16461,9 @@ func (ec *executionContext) fieldContext_FindTimesSlot_start(_ context.Context, 
 }
 
 func (ec *executionContext) _FindTimesSlot_end(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16469,6 +16536,9 @@ func (ec *executionContext) fieldContext_FreeBusyView_timeZone(_ context.Context
 }
 
 func (ec *executionContext) _FreeBusyView_start(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16492,6 +16562,9 @@ func (ec *executionContext) fieldContext_FreeBusyView_start(_ context.Context, f
 }
 
 func (ec *executionContext) _FreeBusyView_end(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16851,6 +16924,9 @@ func (ec *executionContext) fieldContext_Invitation_role(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Invitation_validUntil(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ValidUntil)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16926,6 +17002,9 @@ func (ec *executionContext) fieldContext_Invitation_uses(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Invitation_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17401,6 +17480,9 @@ func (ec *executionContext) fieldContext_Membership_version(_ context.Context, f
 }
 
 func (ec *executionContext) _Membership_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17424,6 +17506,9 @@ func (ec *executionContext) fieldContext_Membership_createdAt(_ context.Context,
 }
 
 func (ec *executionContext) _Membership_updatedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17852,6 +17937,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_color(_ context.Context, 
 }
 
 func (ec *executionContext) _MultiDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
+			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18071,6 +18161,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_version(_ context.Context
 }
 
 func (ec *executionContext) _MultiDayEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18094,6 +18187,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_createdAt(_ context.Conte
 }
 
 func (ec *executionContext) _MultiDayEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18181,6 +18277,11 @@ func (ec *executionContext) fieldContext_MultiDayEntry_recurrence(_ context.Cont
 }
 
 func (ec *executionContext) _MultiDayEntry_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *time.Time { return obj.OriginalStart() }); ok {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18615,6 +18716,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_myRemindersVersion(_ cont
 }
 
 func (ec *executionContext) _MultiDayEntry_startDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, field.Selections, obj.StartDate)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18638,6 +18742,9 @@ func (ec *executionContext) fieldContext_MultiDayEntry_startDate(_ context.Conte
 }
 
 func (ec *executionContext) _MultiDayEntry_endDate(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDate2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, field.Selections, obj.EndDate)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21240,6 +21347,9 @@ func (ec *executionContext) fieldContext_Recurrence_rule(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Recurrence_rdates(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2ᚕtimeᚐTimeᚄ(ctx, field.Selections, obj.RDates)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21263,6 +21373,9 @@ func (ec *executionContext) fieldContext_Recurrence_rdates(_ context.Context, fi
 }
 
 func (ec *executionContext) _Recurrence_exdates(ctx context.Context, field graphql.CollectedField, obj *calendar.Recurrence) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2ᚕtimeᚐTimeᚄ(ctx, field.Selections, obj.ExDates)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21471,6 +21584,9 @@ func (ec *executionContext) fieldContext_ReminderAlert_reminder(_ context.Contex
 }
 
 func (ec *executionContext) _ReminderAlert_dueAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.DueAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21494,6 +21610,9 @@ func (ec *executionContext) fieldContext_ReminderAlert_dueAt(_ context.Context, 
 }
 
 func (ec *executionContext) _ReminderAlert_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21517,6 +21636,9 @@ func (ec *executionContext) fieldContext_ReminderAlert_start(_ context.Context, 
 }
 
 func (ec *executionContext) _ReminderAlert_firedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.FiredAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21905,6 +22027,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_state(_ context.Context
 }
 
 func (ec *executionContext) _ReminderWebhook_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21928,6 +22053,9 @@ func (ec *executionContext) fieldContext_ReminderWebhook_createdAt(_ context.Con
 }
 
 func (ec *executionContext) _ReminderWebhook_failingSince(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.FailingSince)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23003,6 +23131,11 @@ func (ec *executionContext) fieldContext_Task_color(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Task_tags(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
+			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23222,6 +23355,9 @@ func (ec *executionContext) fieldContext_Task_version(_ context.Context, field g
 }
 
 func (ec *executionContext) _Task_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23245,6 +23381,9 @@ func (ec *executionContext) fieldContext_Task_createdAt(_ context.Context, field
 }
 
 func (ec *executionContext) _Task_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23332,6 +23471,11 @@ func (ec *executionContext) fieldContext_Task_recurrence(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Task_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *time.Time { return obj.OriginalStart() }); ok {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23766,6 +23910,11 @@ func (ec *executionContext) fieldContext_Task_myRemindersVersion(_ context.Conte
 }
 
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *calendar.Date { return obj.DueDate() }); ok {
+			return ec.marshalODate2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23789,6 +23938,11 @@ func (ec *executionContext) fieldContext_Task_dueDate(_ context.Context, field g
 }
 
 func (ec *executionContext) _Task_due(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *time.Time { return obj.Due() }); ok {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23866,6 +24020,11 @@ func (ec *executionContext) fieldContext_Task_completed(_ context.Context, field
 }
 
 func (ec *executionContext) _Task_completedAt(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *time.Time { return obj.CompletedAt() }); ok {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24087,6 +24246,9 @@ func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field 
 }
 
 func (ec *executionContext) _TimeInterval_start(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24110,6 +24272,9 @@ func (ec *executionContext) fieldContext_TimeInterval_start(_ context.Context, f
 }
 
 func (ec *executionContext) _TimeInterval_end(ctx context.Context, field graphql.CollectedField, obj *calendar.Interval) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24378,6 +24543,11 @@ func (ec *executionContext) fieldContext_TimedEntry_color(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimedEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
+			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24597,6 +24767,9 @@ func (ec *executionContext) fieldContext_TimedEntry_version(_ context.Context, f
 }
 
 func (ec *executionContext) _TimedEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24620,6 +24793,9 @@ func (ec *executionContext) fieldContext_TimedEntry_createdAt(_ context.Context,
 }
 
 func (ec *executionContext) _TimedEntry_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24707,6 +24883,11 @@ func (ec *executionContext) fieldContext_TimedEntry_recurrence(_ context.Context
 }
 
 func (ec *executionContext) _TimedEntry_originalStart(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *time.Time { return obj.OriginalStart() }); ok {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25141,6 +25322,9 @@ func (ec *executionContext) fieldContext_TimedEntry_myRemindersVersion(_ context
 }
 
 func (ec *executionContext) _TimedEntry_start(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Start)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25164,6 +25348,9 @@ func (ec *executionContext) fieldContext_TimedEntry_start(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimedEntry_end(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.End)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25503,6 +25690,9 @@ func (ec *executionContext) fieldContext_TrashedEntry_deletedBy(_ context.Contex
 }
 
 func (ec *executionContext) _TrashedEntry_deletedAt(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.DeletedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25526,6 +25716,9 @@ func (ec *executionContext) fieldContext_TrashedEntry_deletedAt(_ context.Contex
 }
 
 func (ec *executionContext) _TrashedEntry_purgeAt(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.PurgeAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25842,6 +26035,9 @@ func (ec *executionContext) fieldContext_User_version(_ context.Context, field g
 }
 
 func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25865,6 +26061,9 @@ func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field
 }
 
 func (ec *executionContext) _User_updatedAt(ctx context.Context, field graphql.CollectedField, obj *calendar.User) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26460,6 +26659,9 @@ func (ec *executionContext) fieldContext_ViewerStats_overdueTasks(_ context.Cont
 }
 
 func (ec *executionContext) _ViewerStats_lastEventCreated(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.LastEventCreated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26483,6 +26685,9 @@ func (ec *executionContext) fieldContext_ViewerStats_lastEventCreated(_ context.
 }
 
 func (ec *executionContext) _ViewerStats_lastTaskCompleted(ctx context.Context, field graphql.CollectedField, obj *model.ViewerStats) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.LastTaskCompleted)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26532,6 +26737,9 @@ func (ec *executionContext) fieldContext_WebhookAttempt_deliveryId(_ context.Con
 }
 
 func (ec *executionContext) _WebhookAttempt_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookAttempt) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.AttemptedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,

@@ -109,11 +109,14 @@ func rewrite(file string) error {
 	return os.WriteFile(file, src, 0o644)
 }
 
-// plainScalar is gqlgen's resolution of a String, ID, Boolean or Int field
-// read from a struct field or a method without a context: no resolver, no
-// middleware, and a marshaler that reads its context only for a non-null
-// field's null, which these values (not pointers) cannot be; nullable ones
-// are pointers, marshaled as null when nil, without a context.
+// plainScalar is gqlgen's resolution of a String, ID, Boolean, Int,
+// DateTime or Date field, or a list of String or DateTime, read from a
+// struct field or a method without a context: no resolver, no middleware,
+// and a marshaler that reads its context only for a non-null field's null,
+// which these values (not pointers) cannot be (model.MarshalDateTime and
+// MarshalDate, as MarshalString, never make one; a nil list is an empty
+// one); nullable ones are pointers, marshaled as null when nil, without a
+// context.
 var plainScalar = regexp.MustCompile(`(?m)^\treturn graphql\.ResolveField\(
 \t\tctx,
 \t\tec\.OperationContext,
@@ -125,13 +128,19 @@ var plainScalar = regexp.MustCompile(`(?m)^\treturn graphql\.ResolveField\(
 \t\t\treturn (obj\.\w+)(\(\))?, nil
 \t\t\},
 \t\tnil,
-\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v (\*?(?:string|bool|int))\) graphql\.Marshaler \{
-\t\t\treturn ec\.(marshal(?:N(?:String2string|ID2string|Boolean2bool|Int2int)|O(?:String2ᚖstring|ID2ᚖstring|Boolean2ᚖbool|Int2ᚖint|String2string)))\(ctx, selections, v\)
+\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v (\*?(?:string|bool|int|time\.Time|calendar\.Date)|\[\](?:string|time\.Time))\) graphql\.Marshaler \{
+\t\t\treturn ec\.(marshal(?:N(?:String2string|ID2string|Boolean2bool|Int2int|`+plainTimes+`|String2ᚕstringᚄ)|O(?:String2ᚖstring|ID2ᚖstring|Boolean2ᚖbool|Int2ᚖint|String2string|DateTime2ᚖtimeᚐTime|Date2ᚖ`+datePkg+`)))\(ctx, selections, v\)
 \t\t\},
 \t\ttrue,
 \t\t(?:true|false),
 \t\)
 `)
+
+// The marshalers of DateTime and Date values and lists, as gqlgen names them.
+const (
+	datePkg    = `githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐDate`
+	plainTimes = `DateTime2timeᚐTime|DateTime2ᚕtimeᚐTimeᚄ|Date2` + datePkg
+)
 
 // plainScalars puts a fast path before every plainScalar: when graph's
 // plainFields holds, the field's value is marshaled as it is, without a field
