@@ -31151,7 +31151,7 @@ func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var addMemberPayloadImplementors = []string{"AddMemberPayload"}
@@ -31189,7 +31189,7 @@ func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var allDayEntryImplementors = []string{"AllDayEntry", "Entry", "Node"}
@@ -31780,7 +31780,7 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var attendeeImplementors = []string{"Attendee"}
@@ -32185,7 +32185,7 @@ func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var attendeeConnectionImplementors = []string{"AttendeeConnection"}
@@ -32228,7 +32228,7 @@ func (ec *executionContext) _AttendeeConnection(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var attendeeEdgeImplementors = []string{"AttendeeEdge"}
@@ -32271,7 +32271,7 @@ func (ec *executionContext) _AttendeeEdge(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var attendeeSummaryImplementors = []string{"AttendeeSummary"}
@@ -32339,7 +32339,7 @@ func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var busyIntervalImplementors = []string{"BusyInterval"}
@@ -32387,7 +32387,7 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarImplementors = []string{"Calendar", "Node"}
@@ -32840,7 +32840,7 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarBusyImplementors = []string{"CalendarBusy"}
@@ -32954,7 +32954,7 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarListChangeImplementors = []string{"CalendarListChange"}
@@ -33002,7 +33002,7 @@ func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarListChangePageImplementors = []string{"CalendarListChangePage"}
@@ -33050,7 +33050,7 @@ func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarSettingsImplementors = []string{"CalendarSettings"}
@@ -33138,7 +33138,7 @@ func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarWebhookImplementors = []string{"CalendarWebhook"}
@@ -33216,7 +33216,7 @@ func (ec *executionContext) _CalendarWebhook(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarWebhookPayloadImplementors = []string{"CalendarWebhookPayload"}
@@ -33254,7 +33254,7 @@ func (ec *executionContext) _CalendarWebhookPayload(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var calendarWebhookSecretPayloadImplementors = []string{"CalendarWebhookSecretPayload"}
@@ -33297,7 +33297,7 @@ func (ec *executionContext) _CalendarWebhookSecretPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var changeImplementors = []string{"Change"}
@@ -33421,7 +33421,7 @@ func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, o
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var changeAttendeesPayloadImplementors = []string{"ChangeAttendeesPayload"}
@@ -33459,7 +33459,7 @@ func (ec *executionContext) _ChangeAttendeesPayload(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var changeDeliveryImplementors = []string{"ChangeDelivery"}
@@ -33545,7 +33545,7 @@ func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var changeEmailPayloadImplementors = []string{"ChangeEmailPayload"}
@@ -33583,7 +33583,7 @@ func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var changeMemberRolePayloadImplementors = []string{"ChangeMemberRolePayload"}
@@ -33621,7 +33621,7 @@ func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var changePageImplementors = []string{"ChangePage"}
@@ -33669,7 +33669,7 @@ func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var completeTaskPayloadImplementors = []string{"CompleteTaskPayload"}
@@ -33707,7 +33707,7 @@ func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.Se
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var createCalendarPayloadImplementors = []string{"CreateCalendarPayload"}
@@ -33750,7 +33750,7 @@ func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var createEntryPayloadImplementors = []string{"CreateEntryPayload"}
@@ -33788,7 +33788,7 @@ func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var createInvitationPayloadImplementors = []string{"CreateInvitationPayload"}
@@ -33831,7 +33831,7 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var datedWorkingDayImplementors = []string{"DatedWorkingDay"}
@@ -33874,7 +33874,7 @@ func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var deleteAccountPayloadImplementors = []string{"DeleteAccountPayload"}
@@ -33917,7 +33917,7 @@ func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var deleteCalendarPayloadImplementors = []string{"DeleteCalendarPayload"}
@@ -33955,7 +33955,7 @@ func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var deleteCalendarWebhookPayloadImplementors = []string{"DeleteCalendarWebhookPayload"}
@@ -33993,7 +33993,7 @@ func (ec *executionContext) _DeleteCalendarWebhookPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var deleteEntryPayloadImplementors = []string{"DeleteEntryPayload"}
@@ -34031,7 +34031,7 @@ func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var deleteReminderWebhookPayloadImplementors = []string{"DeleteReminderWebhookPayload"}
@@ -34069,7 +34069,7 @@ func (ec *executionContext) _DeleteReminderWebhookPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var disableCalendarFeedPayloadImplementors = []string{"DisableCalendarFeedPayload"}
@@ -34107,7 +34107,7 @@ func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var entryHistoryConnectionImplementors = []string{"EntryHistoryConnection"}
@@ -34150,7 +34150,7 @@ func (ec *executionContext) _EntryHistoryConnection(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var entryHistoryEdgeImplementors = []string{"EntryHistoryEdge"}
@@ -34193,7 +34193,7 @@ func (ec *executionContext) _EntryHistoryEdge(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var entryHistoryRecordImplementors = []string{"EntryHistoryRecord"}
@@ -34317,7 +34317,7 @@ func (ec *executionContext) _EntryHistoryRecord(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var entryViewImplementors = []string{"EntryView"}
@@ -34370,7 +34370,7 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var fieldChangeImplementors = []string{"FieldChange"}
@@ -34489,7 +34489,7 @@ func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var findTimesGroupReasonImplementors = []string{"FindTimesGroupReason"}
@@ -34532,7 +34532,7 @@ func (ec *executionContext) _FindTimesGroupReason(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var findTimesParticipantImplementors = []string{"FindTimesParticipant"}
@@ -34580,7 +34580,7 @@ func (ec *executionContext) _FindTimesParticipant(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var findTimesResultImplementors = []string{"FindTimesResult"}
@@ -34648,7 +34648,7 @@ func (ec *executionContext) _FindTimesResult(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var findTimesSlotImplementors = []string{"FindTimesSlot"}
@@ -34696,7 +34696,7 @@ func (ec *executionContext) _FindTimesSlot(ctx context.Context, sel ast.Selectio
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var freeBusyViewImplementors = []string{"FreeBusyView"}
@@ -34754,7 +34754,7 @@ func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var importCalendarPayloadImplementors = []string{"ImportCalendarPayload"}
@@ -34797,7 +34797,7 @@ func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var importErrorImplementors = []string{"ImportError"}
@@ -34855,7 +34855,7 @@ func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var invitationImplementors = []string{"Invitation"}
@@ -34989,7 +34989,7 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var invitationChangeImplementors = []string{"InvitationChange"}
@@ -35037,7 +35037,7 @@ func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var invitationChangePageImplementors = []string{"InvitationChangePage"}
@@ -35085,7 +35085,7 @@ func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var invitationConnectionImplementors = []string{"InvitationConnection"}
@@ -35128,7 +35128,7 @@ func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var invitationEdgeImplementors = []string{"InvitationEdge"}
@@ -35171,7 +35171,7 @@ func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var leaveCalendarPayloadImplementors = []string{"LeaveCalendarPayload"}
@@ -35209,7 +35209,7 @@ func (ec *executionContext) _LeaveCalendarPayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var membershipImplementors = []string{"Membership", "Node"}
@@ -35414,7 +35414,7 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var membershipConnectionImplementors = []string{"MembershipConnection"}
@@ -35457,7 +35457,7 @@ func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var membershipEdgeImplementors = []string{"MembershipEdge"}
@@ -35500,7 +35500,7 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var moveEntryPayloadImplementors = []string{"MoveEntryPayload"}
@@ -35543,7 +35543,7 @@ func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var multiDayEntryImplementors = []string{"MultiDayEntry", "Entry", "Node"}
@@ -36134,7 +36134,7 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var mutationImplementors = []string{"Mutation"}
@@ -36448,7 +36448,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var pageInfoImplementors = []string{"PageInfo"}
@@ -36501,7 +36501,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var personBusyImplementors = []string{"PersonBusy"}
@@ -36549,7 +36549,7 @@ func (ec *executionContext) _PersonBusy(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var preferencesImplementors = []string{"Preferences"}
@@ -36670,7 +36670,7 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var queryImplementors = []string{"Query"}
@@ -36835,7 +36835,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var recurrenceImplementors = []string{"Recurrence"}
@@ -36883,7 +36883,7 @@ func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var registerReminderWebhookPayloadImplementors = []string{"RegisterReminderWebhookPayload"}
@@ -36926,7 +36926,7 @@ func (ec *executionContext) _RegisterReminderWebhookPayload(ctx context.Context,
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reminderImplementors = []string{"Reminder"}
@@ -36969,7 +36969,7 @@ func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reminderAlertImplementors = []string{"ReminderAlert"}
@@ -37184,7 +37184,7 @@ func (ec *executionContext) _ReminderAlert(ctx context.Context, sel ast.Selectio
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reminderAlertConnectionImplementors = []string{"ReminderAlertConnection"}
@@ -37227,7 +37227,7 @@ func (ec *executionContext) _ReminderAlertConnection(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reminderAlertEdgeImplementors = []string{"ReminderAlertEdge"}
@@ -37270,7 +37270,7 @@ func (ec *executionContext) _ReminderAlertEdge(ctx context.Context, sel ast.Sele
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reminderAlertPayloadImplementors = []string{"ReminderAlertPayload"}
@@ -37308,7 +37308,7 @@ func (ec *executionContext) _ReminderAlertPayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reminderDeliveryImplementors = []string{"ReminderDelivery"}
@@ -37351,7 +37351,7 @@ func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reminderWebhookImplementors = []string{"ReminderWebhook"}
@@ -37419,7 +37419,7 @@ func (ec *executionContext) _ReminderWebhook(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
@@ -37457,7 +37457,7 @@ func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.Se
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var reopenTaskPayloadImplementors = []string{"ReopenTaskPayload"}
@@ -37495,7 +37495,7 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var respondToEntryPayloadImplementors = []string{"RespondToEntryPayload"}
@@ -37533,7 +37533,7 @@ func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var restoreEntryPayloadImplementors = []string{"RestoreEntryPayload"}
@@ -37571,7 +37571,7 @@ func (ec *executionContext) _RestoreEntryPayload(ctx context.Context, sel ast.Se
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var resumeReminderWebhookPayloadImplementors = []string{"ResumeReminderWebhookPayload"}
@@ -37609,7 +37609,7 @@ func (ec *executionContext) _ResumeReminderWebhookPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var revokeInvitationPayloadImplementors = []string{"RevokeInvitationPayload"}
@@ -37647,7 +37647,7 @@ func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var rotateCalendarFeedPayloadImplementors = []string{"RotateCalendarFeedPayload"}
@@ -37690,7 +37690,7 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var searchConnectionImplementors = []string{"SearchConnection"}
@@ -37733,7 +37733,7 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var searchEdgeImplementors = []string{"SearchEdge"}
@@ -37786,7 +37786,7 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var searchHighlightImplementors = []string{"SearchHighlight"}
@@ -37844,7 +37844,7 @@ func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var setMyRemindersPayloadImplementors = []string{"SetMyRemindersPayload"}
@@ -37892,7 +37892,7 @@ func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var setOpeningHoursPayloadImplementors = []string{"SetOpeningHoursPayload"}
@@ -37935,7 +37935,7 @@ func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var subscriptionImplementors = []string{"Subscription"}
@@ -38563,7 +38563,7 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var taskConnectionImplementors = []string{"TaskConnection"}
@@ -38606,7 +38606,7 @@ func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var taskEdgeImplementors = []string{"TaskEdge"}
@@ -38649,7 +38649,7 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var timeIntervalImplementors = []string{"TimeInterval"}
@@ -38692,7 +38692,7 @@ func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var timeWindowImplementors = []string{"TimeWindow"}
@@ -38735,7 +38735,7 @@ func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var timedEntryImplementors = []string{"TimedEntry", "Entry", "Node"}
@@ -39336,7 +39336,7 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var trashConnectionImplementors = []string{"TrashConnection"}
@@ -39379,7 +39379,7 @@ func (ec *executionContext) _TrashConnection(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var trashEdgeImplementors = []string{"TrashEdge"}
@@ -39422,7 +39422,7 @@ func (ec *executionContext) _TrashEdge(ctx context.Context, sel ast.SelectionSet
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var trashedEntryImplementors = []string{"TrashedEntry"}
@@ -39508,7 +39508,7 @@ func (ec *executionContext) _TrashedEntry(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var updateCalendarPayloadImplementors = []string{"UpdateCalendarPayload"}
@@ -39546,7 +39546,7 @@ func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var updateCalendarSettingsPayloadImplementors = []string{"UpdateCalendarSettingsPayload"}
@@ -39584,7 +39584,7 @@ func (ec *executionContext) _UpdateCalendarSettingsPayload(ctx context.Context, 
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var updateEntryPayloadImplementors = []string{"UpdateEntryPayload"}
@@ -39622,7 +39622,7 @@ func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var updatePreferencesPayloadImplementors = []string{"UpdatePreferencesPayload"}
@@ -39665,7 +39665,7 @@ func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel a
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var updateProfilePayloadImplementors = []string{"UpdateProfilePayload"}
@@ -39703,7 +39703,7 @@ func (ec *executionContext) _UpdateProfilePayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var userImplementors = []string{"User", "Node"}
@@ -39799,7 +39799,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var viewerImplementors = []string{"Viewer"}
@@ -40288,7 +40288,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var viewerStatsImplementors = []string{"ViewerStats"}
@@ -40351,7 +40351,7 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var webhookAttemptImplementors = []string{"WebhookAttempt"}
@@ -40409,7 +40409,7 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var workingDayImplementors = []string{"WorkingDay"}
@@ -40452,7 +40452,7 @@ func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var workingHoursImplementors = []string{"WorkingHours"}
@@ -40500,7 +40500,7 @@ func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var __DirectiveImplementors = []string{"__Directive"}
@@ -40558,7 +40558,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var __EnumValueImplementors = []string{"__EnumValue"}
@@ -40611,7 +40611,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var __FieldImplementors = []string{"__Field"}
@@ -40674,7 +40674,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var __InputValueImplementors = []string{"__InputValue"}
@@ -40737,7 +40737,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var __SchemaImplementors = []string{"__Schema"}
@@ -40800,7 +40800,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 var __TypeImplementors = []string{"__Type"}
@@ -40888,7 +40888,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		Context:  ctx,
 	})
 
-	return out
+	return fieldSet{fields, out}
 }
 
 // endregion **************************** object.gotpl ****************************
