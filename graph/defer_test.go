@@ -3,6 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -22,7 +23,9 @@ func TestDefer(t *testing.T) {
 	e := newEnv(t)
 	tok := e.token("defer@example.com")
 	e.must(tok, `mutation { createCalendar(input: {name: "Later"}) { calendar { id } } }`, nil)
-	const query = `{ viewer { user { email } ... @defer(label: "cals") { calendars { edges { node { calendar { name } } } } } } }`
+	// Two fields of one object deferred under two labels: each part comes.
+	const query = `{ viewer { user { email } ... @defer(label: "cals") { calendars { edges { node { calendar { name } } } } }
+		... @defer(label: "again") { again: calendars { edges { node { calendar { name } } } } } } }`
 	body, _ := json.Marshal(map[string]any{"query": query})
 	send := func(accept string) *http.Response {
 		req, _ := http.NewRequest(http.MethodPost, e.url+"/query", bytes.NewReader(body))
@@ -68,20 +71,23 @@ func TestDefer(t *testing.T) {
 	if last["hasNext"] != false {
 		t.Errorf("last part: %v, want hasNext false", last)
 	}
-	var names []string
+	names := map[string][]string{} // by label
 	for _, part := range got[1:] {
 		incremental, _ := part["incremental"].([]any)
 		for _, inc := range incremental {
-			if get(inc, "label") != "cals" || strings.Join(pathOf(inc), ".") != "viewer" {
-				t.Errorf("deferred part %v: want label cals at path viewer", inc)
+			label, _ := get(inc, "label").(string)
+			key := map[string]string{"cals": "calendars", "again": "again"}[label]
+			if key == "" || strings.Join(pathOf(inc), ".") != "viewer" {
+				t.Errorf("deferred part %v: want label cals or again at path viewer", inc)
+				continue
 			}
-			for _, edge := range get(inc, "data.calendars.edges").([]any) {
-				names = append(names, get(edge, "node.calendar.name").(string))
+			for _, edge := range get(inc, "data."+key+".edges").([]any) {
+				names[label] = append(names[label], get(edge, "node.calendar.name").(string))
 			}
 		}
 	}
-	if strings.Join(names, ",") != "Later" {
-		t.Errorf("deferred calendars: %v, want [Later]", names)
+	if fmt.Sprint(names) != "map[again:[Later] cals:[Later]]" {
+		t.Errorf("deferred calendars by label: %v, want Later under cals and again", names)
 	}
 
 	res = send("application/graphql-response+json")

@@ -98,6 +98,18 @@ func fieldMayWait(typ, field string) bool {
 	return concurrentFields[typ][field] && !settledFields[typ][field]
 }
 
+// deferring returns an object's set and views of deferred fields, made
+// when its first deferred field needs them: gqlgen made both for every
+// object of an answer, two allocations each, deferred fields or not
+// (generated.go calls it; internal/graphgen writes the calls). Nil ones stand
+// for none: gqlgen's ProcessDeferredGroup does nothing without views.
+func deferring(set *graphql.FieldSet, views map[string]*graphql.FieldSetView) (*graphql.FieldSet, map[string]*graphql.FieldSetView) {
+	if set == nil {
+		return graphql.NewFieldSet(nil), map[string]*graphql.FieldSetView{}
+	}
+	return set, views
+}
+
 // deferredPath is the path in the response an object hands to its deferred
 // fragments (graphql.DeferredGroup.Path); generated.go calls it where gqlgen
 // would call graphql.GetPath. The path costs an allocation per step, and

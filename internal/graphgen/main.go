@@ -36,7 +36,8 @@
 //     (and the paths of their errors) descend from theirs;
 //   - returns each object's fields as graph's fieldSet, which writes them as
 //     gqlgen's FieldSet does without a map per object and an allocation per
-//     field.
+//     field, and makes an object's set and views of deferred fields only when
+//     it has one (graph's deferring).
 //
 // Run it from the module root: `go generate ./...` does.
 package main
@@ -75,6 +76,13 @@ var rewrites = []struct{ from, to, countedBy string }{
 	// An object's answer is written by graph's fieldSet, not FieldSet's own
 	// MarshalGQL (a map per object and an allocation per field).
 	{"\n\treturn out\n}\n", "\n\treturn fieldSet{fields, out}\n}\n", "out := graphql.NewFieldSet(fields)"},
+	// An object's deferred fields' set and views are made by its first
+	// deferred field (deferring), not for every object whatever it defers.
+	{"\tdeferredFieldSet := graphql.NewFieldSet(nil)\n\tdeferLabelToView := make(map[string]*graphql.FieldSetView)\n",
+		"\tvar deferredFieldSet *graphql.FieldSet\n\tvar deferLabelToView map[string]*graphql.FieldSetView\n", "out := graphql.NewFieldSet(fields)"},
+	{"\t\t\t\tdeferredFieldSet.AddField(field)\n",
+		"\t\t\t\tdeferredFieldSet, deferLabelToView = deferring(deferredFieldSet, deferLabelToView)\n\t\t\t\tdeferredFieldSet.AddField(field)\n",
+		"deferredFieldSet.AddField(field)"},
 }
 
 func main() {
