@@ -147,11 +147,13 @@ func noChildFields(typ string) func(context.Context, graphql.CollectedField) (*g
 // plainFields reports whether scalar fields may be marshaled without gqlgen's
 // field resolution (internal/graphgen writes the path that asks): a String,
 // ID, Boolean, Int, DateTime or Date, or a list of String or DateTime, read
-// from a struct field or a method without a context has no resolver, no middleware and a marshaler that reads its context only
-// for a non-null field's null (which a non-pointer value cannot be), so what gqlgen made for it (a field context in a new context, the
-// closures, the value boxed twice) could matter only to an extension that
-// intercepts fields (graphql.FieldInterceptor). NewHandler says whether its
-// server has one; a schema served some other way takes gqlgen's path.
+// from a struct field or a method without a context has no resolver, no
+// middleware and a marshaler that reads its context only for a non-null
+// field's null (which a non-pointer value cannot be), so what gqlgen made for
+// it (a field context in a new context, the closures, the value boxed twice)
+// could matter only to an extension that intercepts fields
+// (graphql.FieldInterceptor). NewHandler says whether its server has one; a
+// schema served some other way takes gqlgen's path.
 func (ec *executionContext) plainFields() bool {
 	r, ok := ec.Resolvers.(*Resolver)
 	return ok && r.plainFields
