@@ -144,19 +144,32 @@ func noChildFields(typ string) func(context.Context, graphql.CollectedField) (*g
 	return f.(func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error))
 }
 
-// plainFields reports whether scalar fields may be marshaled without gqlgen's
-// field resolution (internal/graphgen writes the path that asks): a String,
-// ID, Boolean, Int, DateTime or Date, or a list of String or DateTime, read
-// from a struct field or a method without a context has no resolver, no
-// middleware and a marshaler that reads its context only for a non-null
-// field's null (which a non-pointer value cannot be), so what gqlgen made for
-// it (a field context in a new context, the closures, the value boxed twice)
-// could matter only to an extension that intercepts fields
-// (graphql.FieldInterceptor). NewHandler says whether its server has one; a
-// schema served some other way takes gqlgen's path.
+// plainFields reports whether fields without a resolver may be resolved
+// without gqlgen's machinery (internal/graphgen writes the paths that ask).
+// A field read from a struct field or a method without a context has no
+// resolver and no middleware, so the closures and boxed values gqlgen makes
+// for it could matter only to an extension that intercepts fields
+// (graphql.FieldInterceptor). A String, ID, Boolean, Int, DateTime or Date,
+// or a list of String or DateTime, takes no field context either: its
+// marshaler reads its context only for a non-null field's null, which a
+// non-pointer value cannot be. Any other such field is marshaled in a
+// context holding its field context, as gqlgen does (recoverField). NewHandler
+// says whether its server intercepts fields; a schema served some other way
+// takes gqlgen's path.
 func (ec *executionContext) plainFields() bool {
 	r, ok := ec.Resolvers.(*Resolver)
 	return ok && r.plainFields
+}
+
+// recoverField is gqlgen's recovery of a panic while a field is marshaled,
+// deferred by plainFields' path for fields other than scalars: the panic is
+// the field's error, at its path (ctx holds its field context), and its
+// value null.
+func (ec *executionContext) recoverField(ctx context.Context, ret *graphql.Marshaler) {
+	if r := recover(); r != nil {
+		ec.Error(ctx, ec.Recover(ctx, r))
+		*ret = graphql.Null
+	}
 }
 
 // interceptsFields reports whether any of exts intercepts fields.

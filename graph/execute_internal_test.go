@@ -126,6 +126,85 @@ func TestPlainScalarFieldsSkipOnlyUninterceptedResolution(t *testing.T) {
 	}
 }
 
+// TestPlainValueFieldsResolveAsGqlgen checks the path internal/graphgen
+// writes for the other fields without a resolver (objects, lists, enums):
+// with plainFields the same answer and the same errors, at the same paths,
+// as gqlgen's resolution, without field middleware; the field's own context,
+// with its value as Result, is the one its children's errors descend from.
+func TestPlainValueFieldsResolveAsGqlgen(t *testing.T) {
+	obj, ok := model.EntryOf(&calendar.Entry{ID: "e1", Title: "Stand-up", Kind: calendar.KindTimed,
+		Start: time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)}, &calendar.Calendar{ID: "c1", Name: `Team "A"`}).(*model.TimedEntry)
+	if !ok {
+		t.Fatal("a timed entry is not a *model.TimedEntry")
+	}
+	// entry { calendar { name } calendar { viewerRole } kind }: viewerRole
+	// has a resolver, which fails here (no loaders): its error's path must
+	// run through calendar, and the calendar is null (viewerRole is not).
+	child := func(name string) *ast.Field { return &ast.Field{Name: name, Alias: name} }
+	calendarOf := func(sel ...ast.Selection) graphql.CollectedField {
+		return graphql.CollectedField{Field: &ast.Field{Name: "calendar", Alias: "calendar", SelectionSet: sel}, Selections: sel}
+	}
+	named, role := calendarOf(child("name")), calendarOf(child("viewerRole"))
+	kind := graphql.CollectedField{Field: child("kind")}
+	var answers, errs [2]string
+	for i, plain := range []bool{true, false} {
+		intercepted := 0
+		oc := &graphql.OperationContext{
+			ResolverMiddleware: func(ctx context.Context, next graphql.Resolver) (any, error) {
+				intercepted++
+				return next(ctx)
+			},
+			RecoverFunc: func(_ context.Context, r any) error { return fmt.Errorf("panic: %v", r) },
+		}
+		ec := &executionContext{ExecutionContextState: &graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]{
+			OperationContext:      oc,
+			ExecutableSchemaState: &graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]{Resolvers: &Resolver{plainFields: plain}},
+		}}
+		ctx := graphql.WithResponseContext(graphql.WithOperationContext(context.Background(), oc), graphql.DefaultErrorPresenter, oc.RecoverFunc)
+		var b strings.Builder
+		ec._TimedEntry_calendar(ctx, named, obj).MarshalGQL(&b)
+		ec._TimedEntry_calendar(ctx, role, obj).MarshalGQL(&b)
+		ec._TimedEntry_kind(ctx, kind, obj).MarshalGQL(&b)
+		answers[i] = b.String()
+		for _, e := range graphql.GetErrors(ctx) {
+			errs[i] += fmt.Sprintf("%s at %v; ", e.Message, e.Path)
+		}
+		// gqlgen's path runs the middleware for calendar, name, calendar,
+		// viewerRole and kind; the plain path for viewerRole alone, a
+		// resolver's.
+		if want := map[bool]int{true: 1, false: 5}[plain]; intercepted != want {
+			t.Errorf("plainFields %v: field middleware ran %d times, want %d", plain, intercepted, want)
+		}
+	}
+	if want := `{"name":"Team \"A\""}null"TIMED"`; answers[0] != want || answers[1] != want {
+		t.Errorf("answers:\nplain  %s\ngqlgen %s\nwant   %s", answers[0], answers[1], want)
+	}
+	if errs[0] != errs[1] || !strings.Contains(errs[0], "at calendar.viewerRole") {
+		t.Errorf("errors differ or lack calendar in their path:\nplain  %s\ngqlgen %s", errs[0], errs[1])
+	}
+}
+
+// TestRecoverFieldIsGqlgens checks recoverField, which the plain path of
+// fields other than scalars defers: a panic while the field is marshaled is
+// an error at the field's path, and the field null.
+func TestRecoverFieldIsGqlgens(t *testing.T) {
+	oc := &graphql.OperationContext{RecoverFunc: func(_ context.Context, r any) error { return fmt.Errorf("panic: %v", r) }}
+	ec := &executionContext{ExecutionContextState: &graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]{OperationContext: oc}}
+	ctx := graphql.WithResponseContext(graphql.WithOperationContext(context.Background(), oc), graphql.DefaultErrorPresenter, oc.RecoverFunc)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Alias: "calendar"}}})
+	marshal := func() (ret graphql.Marshaler) {
+		defer ec.recoverField(ctx, &ret)
+		ret = graphql.MarshalString("not null")
+		panic("boom")
+	}
+	if m := marshal(); m != graphql.Null {
+		t.Errorf("a panicking field gave %v, want null", m)
+	}
+	if errs := graphql.GetErrors(ctx); len(errs) != 1 || errs[0].Message != "panic: boom" || fmt.Sprint(errs[0].Path) != "calendar" {
+		t.Errorf("errors %v, want one, \"panic: boom\" at calendar", errs)
+	}
+}
+
 // fieldCounter is an extension that intercepts fields.
 type fieldCounter struct{}
 

@@ -11380,6 +11380,18 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _AcceptInvitationPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.AcceptInvitationPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Membership, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_AcceptInvitationPayload_membership(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11412,6 +11424,18 @@ func (ec *executionContext) fieldContext_AcceptInvitationPayload_membership(_ co
 }
 
 func (ec *executionContext) _AddMemberPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.AddMemberPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Membership, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_AddMemberPayload_membership(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11472,6 +11496,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_id(_ context.Context, field
 }
 
 func (ec *executionContext) _AllDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11504,6 +11540,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_calendar(_ context.Context,
 }
 
 func (ec *executionContext) _AllDayEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Kind, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_kind(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11665,6 +11713,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_tags(_ context.Context, fie
 }
 
 func (ec *executionContext) _AllDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_reminders(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInt2ᚕintᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11688,6 +11748,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_reminders(_ context.Context
 }
 
 func (ec *executionContext) _AllDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_transparency(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11711,6 +11783,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_transparency(_ context.Cont
 }
 
 func (ec *executionContext) _AllDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_visibility(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11945,6 +12029,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_series(_ context.Context, f
 }
 
 func (ec *executionContext) _AllDayEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_recurrence(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12031,6 +12127,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_isException(_ context.Conte
 }
 
 func (ec *executionContext) _AllDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_status(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12230,6 +12338,18 @@ func (ec *executionContext) fieldContext_AllDayEntry_hideAttendees(_ context.Con
 }
 
 func (ec *executionContext) _AllDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_AllDayEntry_attendeeSummary(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12655,6 +12775,18 @@ func (ec *executionContext) fieldContext_Attendee_optional(_ context.Context, fi
 }
 
 func (ec *executionContext) _Attendee_response(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Response, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Attendee_response(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12926,6 +13058,18 @@ func (ec *executionContext) fieldContext_Attendee_entry(_ context.Context, field
 }
 
 func (ec *executionContext) _AttendeeConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_AttendeeConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendeeEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐAttendeeEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12958,6 +13102,18 @@ func (ec *executionContext) fieldContext_AttendeeConnection_edges(_ context.Cont
 }
 
 func (ec *executionContext) _AttendeeConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_AttendeeConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13016,6 +13172,18 @@ func (ec *executionContext) fieldContext_AttendeeEdge_cursor(_ context.Context, 
 }
 
 func (ec *executionContext) _AttendeeEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_AttendeeEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13286,6 +13454,18 @@ func (ec *executionContext) fieldContext_BusyInterval_end(_ context.Context, fie
 }
 
 func (ec *executionContext) _BusyInterval_status(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Status, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_BusyInterval_status(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13925,6 +14105,18 @@ func (ec *executionContext) fieldContext_CalendarBusy_calendar(_ context.Context
 }
 
 func (ec *executionContext) _CalendarBusy_busy(ctx context.Context, field graphql.CollectedField, obj *loader.CalendarBusy) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Busy, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarBusy_busy(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNBusyInterval2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14041,6 +14233,18 @@ func (ec *executionContext) fieldContext_CalendarListChange_removed(_ context.Co
 }
 
 func (ec *executionContext) _CalendarListChange_membership(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Membership, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarListChange_membership(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14073,6 +14277,18 @@ func (ec *executionContext) fieldContext_CalendarListChange_membership(_ context
 }
 
 func (ec *executionContext) _CalendarListChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Changes, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarListChangePage_changes(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendarListChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarListChangeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14381,6 +14597,18 @@ func (ec *executionContext) fieldContext_CalendarSettings_sortKey(_ context.Cont
 }
 
 func (ec *executionContext) _CalendarSettings_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []*calendar.Reminder { return obj.DefaultReminders() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarSettings_defaultReminders(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14547,6 +14775,18 @@ func (ec *executionContext) fieldContext_CalendarWebhook_url(_ context.Context, 
 }
 
 func (ec *executionContext) _CalendarWebhook_calendarIds(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.CalendarIds, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarWebhook_calendarIds(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOID2ᚕstringᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14570,6 +14810,18 @@ func (ec *executionContext) fieldContext_CalendarWebhook_calendarIds(_ context.C
 }
 
 func (ec *executionContext) _CalendarWebhook_types(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Types, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarWebhook_types(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOChangeType2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeTypeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14593,6 +14845,18 @@ func (ec *executionContext) fieldContext_CalendarWebhook_types(_ context.Context
 }
 
 func (ec *executionContext) _CalendarWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.State, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarWebhook_state(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNWebhookState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookState(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14668,6 +14932,18 @@ func (ec *executionContext) fieldContext_CalendarWebhook_failingSince(_ context.
 }
 
 func (ec *executionContext) _CalendarWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.DeliveryLog, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarWebhook_deliveryLog(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNWebhookAttempt2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookAttemptᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14700,6 +14976,18 @@ func (ec *executionContext) fieldContext_CalendarWebhook_deliveryLog(_ context.C
 }
 
 func (ec *executionContext) _CalendarWebhookPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Webhook, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarWebhookPayload_webhook(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendarWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhook(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14732,6 +15020,18 @@ func (ec *executionContext) fieldContext_CalendarWebhookPayload_webhook(_ contex
 }
 
 func (ec *executionContext) _CalendarWebhookSecretPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookSecretPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Webhook, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CalendarWebhookSecretPayload_webhook(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendarWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendarWebhook(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14790,6 +15090,18 @@ func (ec *executionContext) fieldContext_CalendarWebhookSecretPayload_secret(_ c
 }
 
 func (ec *executionContext) _Change_type(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Type, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Change_type(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNChangeType2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeType(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14929,6 +15241,18 @@ func (ec *executionContext) fieldContext_Change_exceptions(_ context.Context, fi
 }
 
 func (ec *executionContext) _ChangeAttendeesPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.ChangeAttendeesPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entry, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ChangeAttendeesPayload_entry(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14961,6 +15285,18 @@ func (ec *executionContext) fieldContext_ChangeAttendeesPayload_entry(_ context.
 }
 
 func (ec *executionContext) _ChangeDelivery_kind(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Kind, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ChangeDelivery_kind(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNDeliveryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDeliveryKind(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15068,6 +15404,18 @@ func (ec *executionContext) fieldContext_ChangeDelivery_syncToken(_ context.Cont
 }
 
 func (ec *executionContext) _ChangeEmailPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEmailPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.User, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ChangeEmailPayload_user(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15100,6 +15448,18 @@ func (ec *executionContext) fieldContext_ChangeEmailPayload_user(_ context.Conte
 }
 
 func (ec *executionContext) _ChangeMemberRolePayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.ChangeMemberRolePayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Membership, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ChangeMemberRolePayload_membership(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15132,6 +15492,18 @@ func (ec *executionContext) fieldContext_ChangeMemberRolePayload_membership(_ co
 }
 
 func (ec *executionContext) _ChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Changes, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ChangePage_changes(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐChangeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15216,6 +15588,18 @@ func (ec *executionContext) fieldContext_ChangePage_syncToken(_ context.Context,
 }
 
 func (ec *executionContext) _CompleteTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.CompleteTaskPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Task, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CompleteTaskPayload_task(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTask(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15248,6 +15632,18 @@ func (ec *executionContext) fieldContext_CompleteTaskPayload_task(_ context.Cont
 }
 
 func (ec *executionContext) _CreateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.CreateCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CreateCalendarPayload_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15280,6 +15676,18 @@ func (ec *executionContext) fieldContext_CreateCalendarPayload_calendar(_ contex
 }
 
 func (ec *executionContext) _CreateCalendarPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.CreateCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Membership, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CreateCalendarPayload_membership(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15312,6 +15720,18 @@ func (ec *executionContext) fieldContext_CreateCalendarPayload_membership(_ cont
 }
 
 func (ec *executionContext) _CreateEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.CreateEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entry, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CreateEntryPayload_entry(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15344,6 +15764,18 @@ func (ec *executionContext) fieldContext_CreateEntryPayload_entry(_ context.Cont
 }
 
 func (ec *executionContext) _CreateInvitationPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *model.CreateInvitationPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Invitation, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_CreateInvitationPayload_invitation(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInvitation2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInvitation(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15428,6 +15860,18 @@ func (ec *executionContext) fieldContext_DatedWorkingDay_date(_ context.Context,
 }
 
 func (ec *executionContext) _DatedWorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Windows, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_DatedWorkingDay_windows(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15486,6 +15930,18 @@ func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedUserId(_ co
 }
 
 func (ec *executionContext) _DeleteAccountPayload_deletedCalendarIds(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.DeletedCalendarIds, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_DeleteAccountPayload_deletedCalendarIds(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNID2ᚕstringᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15639,6 +16095,18 @@ func (ec *executionContext) fieldContext_DisableCalendarFeedPayload_calendarId(_
 }
 
 func (ec *executionContext) _EntryHistoryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_EntryHistoryConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryHistoryEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryHistoryEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15671,6 +16139,18 @@ func (ec *executionContext) fieldContext_EntryHistoryConnection_edges(_ context.
 }
 
 func (ec *executionContext) _EntryHistoryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_EntryHistoryConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15729,6 +16209,18 @@ func (ec *executionContext) fieldContext_EntryHistoryEdge_cursor(_ context.Conte
 }
 
 func (ec *executionContext) _EntryHistoryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_EntryHistoryEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryHistoryRecord2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryRecord(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15819,6 +16311,18 @@ func (ec *executionContext) fieldContext_EntryHistoryRecord_by(_ context.Context
 }
 
 func (ec *executionContext) _EntryHistoryRecord_action(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Action, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_EntryHistoryRecord_action(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15865,6 +16369,18 @@ func (ec *executionContext) fieldContext_EntryHistoryRecord_originalStart(_ cont
 }
 
 func (ec *executionContext) _EntryHistoryRecord_changes(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Changes, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_EntryHistoryRecord_changes(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNFieldChange2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐFieldChangeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15975,6 +16491,18 @@ func (ec *executionContext) fieldContext_EntryView_end(_ context.Context, field 
 }
 
 func (ec *executionContext) _EntryView_entries(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entries, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_EntryView_entries(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16131,6 +16659,18 @@ func (ec *executionContext) fieldContext_FindTimesGroupReason_group(_ context.Co
 }
 
 func (ec *executionContext) _FindTimesGroupReason_reason(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Reason, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FindTimesGroupReason_reason(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNFindTimesReason2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16180,6 +16720,18 @@ func (ec *executionContext) fieldContext_FindTimesParticipant_email(_ context.Co
 }
 
 func (ec *executionContext) _FindTimesParticipant_calendar(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FindTimesParticipant_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16264,6 +16816,18 @@ func (ec *executionContext) fieldContext_FindTimesResult_timeZone(_ context.Cont
 }
 
 func (ec *executionContext) _FindTimesResult_participants(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Participants, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FindTimesResult_participants(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNFindTimesParticipant2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesParticipantᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16296,6 +16860,18 @@ func (ec *executionContext) fieldContext_FindTimesResult_participants(_ context.
 }
 
 func (ec *executionContext) _FindTimesResult_slots(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Slots, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FindTimesResult_slots(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNFindTimesSlot2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesSlotᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16380,6 +16956,18 @@ func (ec *executionContext) fieldContext_FindTimesResult_truncated(_ context.Con
 }
 
 func (ec *executionContext) _FindTimesResult_groupReasons(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.GroupReasons, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FindTimesResult_groupReasons(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNFindTimesGroupReason2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesGroupReasonᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16412,6 +17000,18 @@ func (ec *executionContext) fieldContext_FindTimesResult_groupReasons(_ context.
 }
 
 func (ec *executionContext) _FindTimesResult_reason(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Reason, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FindTimesResult_reason(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOFindTimesReason2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐFindTimesReason(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16487,6 +17087,18 @@ func (ec *executionContext) fieldContext_FindTimesSlot_end(_ context.Context, fi
 }
 
 func (ec *executionContext) _FindTimesSlot_states(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.States, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FindTimesSlot_states(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNParticipantState2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐParticipantStateᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16588,6 +17200,18 @@ func (ec *executionContext) fieldContext_FreeBusyView_end(_ context.Context, fie
 }
 
 func (ec *executionContext) _FreeBusyView_calendars(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Calendars, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FreeBusyView_calendars(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendarBusy2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋloaderᚐCalendarBusyᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16620,6 +17244,18 @@ func (ec *executionContext) fieldContext_FreeBusyView_calendars(_ context.Contex
 }
 
 func (ec *executionContext) _FreeBusyView_people(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.People, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_FreeBusyView_people(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPersonBusy2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPersonBusyᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16652,6 +17288,18 @@ func (ec *executionContext) fieldContext_FreeBusyView_people(_ context.Context, 
 }
 
 func (ec *executionContext) _ImportCalendarPayload_entries(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entries, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ImportCalendarPayload_entries(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2ᚕgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16684,6 +17332,18 @@ func (ec *executionContext) fieldContext_ImportCalendarPayload_entries(_ context
 }
 
 func (ec *executionContext) _ImportCalendarPayload_errors(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Errors, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ImportCalendarPayload_errors(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNImportError2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐImportErrorᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16901,6 +17561,18 @@ func (ec *executionContext) fieldContext_Invitation_calendar(_ context.Context, 
 }
 
 func (ec *executionContext) _Invitation_role(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Role, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Invitation_role(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17080,6 +17752,18 @@ func (ec *executionContext) fieldContext_InvitationChange_removed(_ context.Cont
 }
 
 func (ec *executionContext) _InvitationChange_invitation(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Invitation, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_InvitationChange_invitation(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17112,6 +17796,18 @@ func (ec *executionContext) fieldContext_InvitationChange_invitation(_ context.C
 }
 
 func (ec *executionContext) _InvitationChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Changes, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_InvitationChangePage_changes(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInvitationChange2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationChangeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17196,6 +17892,18 @@ func (ec *executionContext) fieldContext_InvitationChangePage_syncToken(_ contex
 }
 
 func (ec *executionContext) _InvitationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_InvitationConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInvitationEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐInvitationEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17228,6 +17936,18 @@ func (ec *executionContext) fieldContext_InvitationConnection_edges(_ context.Co
 }
 
 func (ec *executionContext) _InvitationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_InvitationConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17286,6 +18006,18 @@ func (ec *executionContext) fieldContext_InvitationEdge_cursor(_ context.Context
 }
 
 func (ec *executionContext) _InvitationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.InvitationEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_InvitationEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInvitation2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐInvitation(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17367,6 +18099,18 @@ func (ec *executionContext) fieldContext_Membership_id(_ context.Context, field 
 }
 
 func (ec *executionContext) _Membership_role(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Role, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Membership_role(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17564,6 +18308,18 @@ func (ec *executionContext) fieldContext_Membership_settings(_ context.Context, 
 }
 
 func (ec *executionContext) _MembershipConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_MembershipConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNMembershipEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐMembershipEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17596,6 +18352,18 @@ func (ec *executionContext) fieldContext_MembershipConnection_edges(_ context.Co
 }
 
 func (ec *executionContext) _MembershipConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17654,6 +18422,18 @@ func (ec *executionContext) fieldContext_MembershipEdge_cursor(_ context.Context
 }
 
 func (ec *executionContext) _MembershipEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_MembershipEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17686,6 +18466,18 @@ func (ec *executionContext) fieldContext_MembershipEdge_node(_ context.Context, 
 }
 
 func (ec *executionContext) _MoveEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.MoveEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entry, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_MoveEntryPayload_entry(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17772,6 +18564,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_id(_ context.Context, fie
 }
 
 func (ec *executionContext) _MultiDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17804,6 +18608,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_calendar(_ context.Contex
 }
 
 func (ec *executionContext) _MultiDayEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Kind, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_kind(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17965,6 +18781,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_tags(_ context.Context, f
 }
 
 func (ec *executionContext) _MultiDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_reminders(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInt2ᚕintᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17988,6 +18816,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_reminders(_ context.Conte
 }
 
 func (ec *executionContext) _MultiDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_transparency(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18011,6 +18851,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_transparency(_ context.Co
 }
 
 func (ec *executionContext) _MultiDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_visibility(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18245,6 +19097,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_series(_ context.Context,
 }
 
 func (ec *executionContext) _MultiDayEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_recurrence(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18331,6 +19195,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_isException(_ context.Con
 }
 
 func (ec *executionContext) _MultiDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_status(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18530,6 +19406,18 @@ func (ec *executionContext) fieldContext_MultiDayEntry_hideAttendees(_ context.C
 }
 
 func (ec *executionContext) _MultiDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_MultiDayEntry_attendeeSummary(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20690,6 +21578,18 @@ func (ec *executionContext) fieldContext_PersonBusy_email(_ context.Context, fie
 }
 
 func (ec *executionContext) _PersonBusy_busy(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Busy, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_PersonBusy_busy(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNBusyInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐBusyIntervalᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20722,6 +21622,18 @@ func (ec *executionContext) fieldContext_PersonBusy_busy(_ context.Context, fiel
 }
 
 func (ec *executionContext) _PersonBusy_outsideWorkingHours(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.OutsideWorkingHours, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_PersonBusy_outsideWorkingHours(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTimeInterval2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐIntervalᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20780,6 +21692,18 @@ func (ec *executionContext) fieldContext_Preferences_timeZone(_ context.Context,
 }
 
 func (ec *executionContext) _Preferences_weekStart(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.WeekStart, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Preferences_weekStart(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20829,6 +21753,18 @@ func (ec *executionContext) fieldContext_Preferences_defaultEntryDurationMinutes
 }
 
 func (ec *executionContext) _Preferences_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.DefaultReminders, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Preferences_defaultReminders(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInt2ᚕintᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20852,6 +21788,18 @@ func (ec *executionContext) fieldContext_Preferences_defaultReminders(_ context.
 }
 
 func (ec *executionContext) _Preferences_theme(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Theme, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Preferences_theme(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21399,6 +22347,18 @@ func (ec *executionContext) fieldContext_Recurrence_exdates(_ context.Context, f
 }
 
 func (ec *executionContext) _RegisterReminderWebhookPayload_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.RegisterReminderWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.ReminderWebhook, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_RegisterReminderWebhookPayload_reminderWebhook(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderWebhook(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21483,6 +22443,18 @@ func (ec *executionContext) fieldContext_Reminder_minutes(_ context.Context, fie
 }
 
 func (ec *executionContext) _Reminder_method(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Method, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Reminder_method(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21529,6 +22501,18 @@ func (ec *executionContext) fieldContext_ReminderAlert_id(_ context.Context, fie
 }
 
 func (ec *executionContext) _ReminderAlert_state(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.State, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderAlert_state(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21552,6 +22536,18 @@ func (ec *executionContext) fieldContext_ReminderAlert_state(_ context.Context, 
 }
 
 func (ec *executionContext) _ReminderAlert_reminder(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Reminder, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderAlert_reminder(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminder2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminder(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21766,6 +22762,18 @@ func (ec *executionContext) fieldContext_ReminderAlert_entry(_ context.Context, 
 }
 
 func (ec *executionContext) _ReminderAlertConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderAlertConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderAlertEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderAlertEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21798,6 +22806,18 @@ func (ec *executionContext) fieldContext_ReminderAlertConnection_edges(_ context
 }
 
 func (ec *executionContext) _ReminderAlertConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderAlertConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21856,6 +22876,18 @@ func (ec *executionContext) fieldContext_ReminderAlertEdge_cursor(_ context.Cont
 }
 
 func (ec *executionContext) _ReminderAlertEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderAlertEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderAlert2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlert(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21888,6 +22920,18 @@ func (ec *executionContext) fieldContext_ReminderAlertEdge_node(_ context.Contex
 }
 
 func (ec *executionContext) _ReminderAlertPayload_alert(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Alert, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderAlertPayload_alert(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderAlert2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlert(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21920,6 +22964,18 @@ func (ec *executionContext) fieldContext_ReminderAlertPayload_alert(_ context.Co
 }
 
 func (ec *executionContext) _ReminderDelivery_alerts(ctx context.Context, field graphql.CollectedField, obj *model.ReminderDelivery) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Alerts, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderDelivery_alerts(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderAlert2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22004,6 +23060,18 @@ func (ec *executionContext) fieldContext_ReminderWebhook_url(_ context.Context, 
 }
 
 func (ec *executionContext) _ReminderWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.State, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderWebhook_state(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNWebhookState2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookState(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22131,6 +23199,18 @@ func (ec *executionContext) fieldContext_ReminderWebhook_droppedDeliveries(_ con
 }
 
 func (ec *executionContext) _ReminderWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.DeliveryLog, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReminderWebhook_deliveryLog(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNWebhookAttempt2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWebhookAttemptᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22189,6 +23269,18 @@ func (ec *executionContext) fieldContext_RemoveMemberPayload_removedMembershipId
 }
 
 func (ec *executionContext) _ReopenTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.ReopenTaskPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Task, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ReopenTaskPayload_task(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTask(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22221,6 +23313,18 @@ func (ec *executionContext) fieldContext_ReopenTaskPayload_task(_ context.Contex
 }
 
 func (ec *executionContext) _RespondToEntryPayload_attendee(ctx context.Context, field graphql.CollectedField, obj *model.RespondToEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Attendee, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_RespondToEntryPayload_attendee(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendee2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendee(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22253,6 +23357,18 @@ func (ec *executionContext) fieldContext_RespondToEntryPayload_attendee(_ contex
 }
 
 func (ec *executionContext) _RestoreEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.RestoreEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entry, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_RestoreEntryPayload_entry(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22285,6 +23401,18 @@ func (ec *executionContext) fieldContext_RestoreEntryPayload_entry(_ context.Con
 }
 
 func (ec *executionContext) _ResumeReminderWebhookPayload_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.ResumeReminderWebhookPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.ReminderWebhook, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_ResumeReminderWebhookPayload_reminderWebhook(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminderWebhook2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐReminderWebhook(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22395,6 +23523,18 @@ func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ contex
 }
 
 func (ec *executionContext) _SearchConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SearchConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNSearchEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22427,6 +23567,18 @@ func (ec *executionContext) fieldContext_SearchConnection_edges(_ context.Contex
 }
 
 func (ec *executionContext) _SearchConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SearchConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22485,6 +23637,18 @@ func (ec *executionContext) fieldContext_SearchEdge_cursor(_ context.Context, fi
 }
 
 func (ec *executionContext) _SearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SearchEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22543,6 +23707,18 @@ func (ec *executionContext) fieldContext_SearchEdge_score(_ context.Context, fie
 }
 
 func (ec *executionContext) _SearchEdge_highlights(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Highlights, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SearchEdge_highlights(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNSearchHighlight2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchHighlightᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22575,6 +23751,18 @@ func (ec *executionContext) fieldContext_SearchEdge_highlights(_ context.Context
 }
 
 func (ec *executionContext) _SearchHighlight_field(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Field, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SearchHighlight_field(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNSearchField2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐSearchField(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22702,6 +23890,18 @@ func (ec *executionContext) fieldContext_SearchHighlight_length(_ context.Contex
 }
 
 func (ec *executionContext) _SetMyRemindersPayload_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.MyReminders, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SetMyRemindersPayload_myReminders(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNReminder2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22786,6 +23986,18 @@ func (ec *executionContext) fieldContext_SetMyRemindersPayload_version(_ context
 }
 
 func (ec *executionContext) _SetOpeningHoursPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SetOpeningHoursPayload_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22818,6 +24030,18 @@ func (ec *executionContext) fieldContext_SetOpeningHoursPayload_calendar(_ conte
 }
 
 func (ec *executionContext) _SetOpeningHoursPayload_openingHours(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.OpeningHours, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_SetOpeningHoursPayload_openingHours(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingHours(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22966,6 +24190,18 @@ func (ec *executionContext) fieldContext_Task_id(_ context.Context, field graphq
 }
 
 func (ec *executionContext) _Task_calendar(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22998,6 +24234,18 @@ func (ec *executionContext) fieldContext_Task_calendar(_ context.Context, field 
 }
 
 func (ec *executionContext) _Task_kind(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Kind, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_kind(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23159,6 +24407,18 @@ func (ec *executionContext) fieldContext_Task_tags(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Task_reminders(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_reminders(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInt2ᚕintᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23182,6 +24442,18 @@ func (ec *executionContext) fieldContext_Task_reminders(_ context.Context, field
 }
 
 func (ec *executionContext) _Task_transparency(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_transparency(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23205,6 +24477,18 @@ func (ec *executionContext) fieldContext_Task_transparency(_ context.Context, fi
 }
 
 func (ec *executionContext) _Task_visibility(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_visibility(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23439,6 +24723,18 @@ func (ec *executionContext) fieldContext_Task_series(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Task_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_recurrence(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23525,6 +24821,18 @@ func (ec *executionContext) fieldContext_Task_isException(_ context.Context, fie
 }
 
 func (ec *executionContext) _Task_status(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_status(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23724,6 +25032,18 @@ func (ec *executionContext) fieldContext_Task_hideAttendees(_ context.Context, f
 }
 
 func (ec *executionContext) _Task_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_Task_attendeeSummary(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24124,6 +25444,18 @@ func (ec *executionContext) fieldContext_Task_history(ctx context.Context, field
 }
 
 func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TaskConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTaskEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTaskEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24156,6 +25488,18 @@ func (ec *executionContext) fieldContext_TaskConnection_edges(_ context.Context,
 }
 
 func (ec *executionContext) _TaskConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TaskConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24214,6 +25558,18 @@ func (ec *executionContext) fieldContext_TaskEdge_cursor(_ context.Context, fiel
 }
 
 func (ec *executionContext) _TaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TaskEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTask(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24378,6 +25734,18 @@ func (ec *executionContext) fieldContext_TimedEntry_id(_ context.Context, field 
 }
 
 func (ec *executionContext) _TimedEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24410,6 +25778,18 @@ func (ec *executionContext) fieldContext_TimedEntry_calendar(_ context.Context, 
 }
 
 func (ec *executionContext) _TimedEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Kind, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_kind(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24571,6 +25951,18 @@ func (ec *executionContext) fieldContext_TimedEntry_tags(_ context.Context, fiel
 }
 
 func (ec *executionContext) _TimedEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_reminders(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNInt2ᚕintᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24594,6 +25986,18 @@ func (ec *executionContext) fieldContext_TimedEntry_reminders(_ context.Context,
 }
 
 func (ec *executionContext) _TimedEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_transparency(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24617,6 +26021,18 @@ func (ec *executionContext) fieldContext_TimedEntry_transparency(_ context.Conte
 }
 
 func (ec *executionContext) _TimedEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_visibility(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24851,6 +26267,18 @@ func (ec *executionContext) fieldContext_TimedEntry_series(_ context.Context, fi
 }
 
 func (ec *executionContext) _TimedEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_recurrence(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalORecurrence2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRecurrence(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24937,6 +26365,18 @@ func (ec *executionContext) fieldContext_TimedEntry_isException(_ context.Contex
 }
 
 func (ec *executionContext) _TimedEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_status(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntryStatus2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntryStatus(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25136,6 +26576,18 @@ func (ec *executionContext) fieldContext_TimedEntry_hideAttendees(_ context.Cont
 }
 
 func (ec *executionContext) _TimedEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext_TimedEntry_attendeeSummary(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNAttendeeSummary2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAttendeeSummary(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25504,6 +26956,18 @@ func (ec *executionContext) fieldContext_TimedEntry_history(ctx context.Context,
 }
 
 func (ec *executionContext) _TrashConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TrashConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Edges, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TrashConnection_edges(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTrashEdge2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashEdgeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25536,6 +27000,18 @@ func (ec *executionContext) fieldContext_TrashConnection_edges(_ context.Context
 }
 
 func (ec *executionContext) _TrashConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TrashConnection) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TrashConnection_pageInfo(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPageInfo(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25594,6 +27070,18 @@ func (ec *executionContext) fieldContext_TrashEdge_cursor(_ context.Context, fie
 }
 
 func (ec *executionContext) _TrashEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TrashEdge) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Node, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TrashEdge_node(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTrashedEntry2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTrashedEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25626,6 +27114,18 @@ func (ec *executionContext) fieldContext_TrashEdge_node(_ context.Context, field
 }
 
 func (ec *executionContext) _TrashedEntry_entry(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entry, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_TrashedEntry_entry(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25742,6 +27242,18 @@ func (ec *executionContext) fieldContext_TrashedEntry_purgeAt(_ context.Context,
 }
 
 func (ec *executionContext) _UpdateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_UpdateCalendarPayload_calendar(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNCalendar2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐCalendar(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25774,6 +27286,18 @@ func (ec *executionContext) fieldContext_UpdateCalendarPayload_calendar(_ contex
 }
 
 func (ec *executionContext) _UpdateCalendarSettingsPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarSettingsPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Membership, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_UpdateCalendarSettingsPayload_membership(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐMembership(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25806,6 +27330,18 @@ func (ec *executionContext) fieldContext_UpdateCalendarSettingsPayload_membershi
 }
 
 func (ec *executionContext) _UpdateEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.UpdateEntryPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Entry, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_UpdateEntryPayload_entry(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNEntry2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐEntry(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25838,6 +27374,18 @@ func (ec *executionContext) fieldContext_UpdateEntryPayload_entry(_ context.Cont
 }
 
 func (ec *executionContext) _UpdatePreferencesPayload_preferences(ctx context.Context, field graphql.CollectedField, obj *model.UpdatePreferencesPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Preferences, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_UpdatePreferencesPayload_preferences(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNPreferences2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐPreferences(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25870,6 +27418,18 @@ func (ec *executionContext) fieldContext_UpdatePreferencesPayload_preferences(_ 
 }
 
 func (ec *executionContext) _UpdatePreferencesPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.UpdatePreferencesPayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.User, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_UpdatePreferencesPayload_user(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25902,6 +27462,18 @@ func (ec *executionContext) fieldContext_UpdatePreferencesPayload_user(_ context
 }
 
 func (ec *executionContext) _UpdateProfilePayload_user(ctx context.Context, field graphql.CollectedField, obj *model.UpdateProfilePayload) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.User, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_UpdateProfilePayload_user(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNUser2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐUser(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26841,6 +28413,18 @@ func (ec *executionContext) fieldContext_WebhookAttempt_error(_ context.Context,
 }
 
 func (ec *executionContext) _WorkingDay_day(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Day, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_WorkingDay_day(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNWeekday2githubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWeekday(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26864,6 +28448,18 @@ func (ec *executionContext) fieldContext_WorkingDay_day(_ context.Context, field
 }
 
 func (ec *executionContext) _WorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Windows, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_WorkingDay_windows(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNTimeWindow2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐTimeWindowᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26922,6 +28518,18 @@ func (ec *executionContext) fieldContext_WorkingHours_timeZone(_ context.Context
 }
 
 func (ec *executionContext) _WorkingHours_days(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Days, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_WorkingHours_days(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐWorkingDayᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26954,6 +28562,18 @@ func (ec *executionContext) fieldContext_WorkingHours_days(_ context.Context, fi
 }
 
 func (ec *executionContext) _WorkingHours_exceptions(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Exceptions, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext_WorkingHours_exceptions(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalNDatedWorkingDay2ᚕᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋgraphᚋmodelᚐDatedWorkingDayᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27066,6 +28686,18 @@ func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Cont
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Locations, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext___Directive_locations(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__DirectiveLocation2ᚕstringᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27089,6 +28721,18 @@ func (ec *executionContext) fieldContext___Directive_locations(_ context.Context
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Args, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext___Directive_args(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27296,6 +28940,18 @@ func (ec *executionContext) fieldContext___Field_description(_ context.Context, 
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Args, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext___Field_args(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27339,6 +28995,18 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 }
 
 func (ec *executionContext) ___Field_type(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Type, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext___Field_type(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27481,6 +29149,18 @@ func (ec *executionContext) fieldContext___InputValue_description(_ context.Cont
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := obj.Type, true; ok && any(v) != nil {
+			fc, err := ec.fieldContext___InputValue_type(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27623,6 +29303,18 @@ func (ec *executionContext) fieldContext___Schema_description(_ context.Context,
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []introspection.Type { return obj.Types() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Schema_types(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27655,6 +29347,18 @@ func (ec *executionContext) fieldContext___Schema_types(_ context.Context, field
 }
 
 func (ec *executionContext) ___Schema_queryType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *introspection.Type { return obj.QueryType() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Schema_queryType(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27687,6 +29391,18 @@ func (ec *executionContext) fieldContext___Schema_queryType(_ context.Context, f
 }
 
 func (ec *executionContext) ___Schema_mutationType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *introspection.Type { return obj.MutationType() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Schema_mutationType(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalO__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27719,6 +29435,18 @@ func (ec *executionContext) fieldContext___Schema_mutationType(_ context.Context
 }
 
 func (ec *executionContext) ___Schema_subscriptionType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *introspection.Type { return obj.SubscriptionType() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Schema_subscriptionType(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalO__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27751,6 +29479,18 @@ func (ec *executionContext) fieldContext___Schema_subscriptionType(_ context.Con
 }
 
 func (ec *executionContext) ___Schema_directives(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []introspection.Directive { return obj.Directives() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Schema_directives(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27783,6 +29523,18 @@ func (ec *executionContext) fieldContext___Schema_directives(_ context.Context, 
 }
 
 func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() string { return obj.Kind() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Type_kind(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalN__TypeKind2string(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27934,6 +29686,18 @@ func (ec *executionContext) fieldContext___Type_fields(ctx context.Context, fiel
 }
 
 func (ec *executionContext) ___Type_interfaces(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []introspection.Type { return obj.Interfaces() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Type_interfaces(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27966,6 +29730,18 @@ func (ec *executionContext) fieldContext___Type_interfaces(_ context.Context, fi
 }
 
 func (ec *executionContext) ___Type_possibleTypes(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []introspection.Type { return obj.PossibleTypes() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Type_possibleTypes(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28042,6 +29818,18 @@ func (ec *executionContext) fieldContext___Type_enumValues(ctx context.Context, 
 }
 
 func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() []introspection.InputValue { return obj.InputFields() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Type_inputFields(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28074,6 +29862,18 @@ func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, f
 }
 
 func (ec *executionContext) ___Type_ofType(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() *introspection.Type { return obj.OfType() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Type_ofType(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalO__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28106,6 +29906,18 @@ func (ec *executionContext) fieldContext___Type_ofType(_ context.Context, field 
 }
 
 func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if v, ok := plainCall(func() bool { return obj.IsOneOf() }); ok && any(v) != nil {
+			fc, err := ec.fieldContext___Type_isOneOf(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.marshalOBoolean2bool(ctx, field.Selections, v)
+		}
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,

@@ -31,9 +31,12 @@
 //     fields: gqlgen's path made a field context, a context, two closures and
 //     two boxed copies of the value per field (about half a cold week view's
 //     allocations), none of which such a field's answer can depend on (its
-//     marshaler reads the context only for a null, which these never are).
-//     Fields of object types keep gqlgen's path: their own fields' contexts
-//     (and the paths of their errors) descend from theirs;
+//     marshaler reads the context only for a null, which these never are);
+//   - gives every other field read from a struct field or a method without
+//     a context (an entry's calendar, a page's entries, an enum) a path that
+//     makes its field context and marshals its value in it, as gqlgen does,
+//     without gqlgen's five closures and two boxed copies: its own fields'
+//     contexts (and the paths of their errors) descend from it;
 //   - returns each object's fields as graph's fieldSet, which writes them as
 //     gqlgen's FieldSet does without a map per object and an allocation per
 //     field, and makes an object's set and views of deferred fields only when
@@ -123,6 +126,10 @@ func rewrite(file string) error {
 	if n == 0 {
 		return fmt.Errorf("%s: no scalar struct field's ResolveField found: gqlgen's templates changed", file)
 	}
+	src, n = plainValues(src)
+	if n == 0 {
+		return fmt.Errorf("%s: no other struct field's ResolveField found: gqlgen's templates changed", file)
+	}
 	return os.WriteFile(file, src, 0o644)
 }
 
@@ -177,6 +184,66 @@ func plainScalars(src []byte) ([]byte, int) {
 		// the way (a nil embedded pointer) is plainCall's to catch.
 		return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\tif v, ok := plainCall(func() %s { return %s() }); ok {\n\t\t\treturn ec.%s(ctx, field.Selections, v)\n\t\t}\n\t}\n",
 			typ, value, marshal)), m...)
+	})
+	return out, n
+}
+
+// plainValue is gqlgen's resolution of any other field read from a struct
+// field or a method without a context (an object, a list, an enum, a custom
+// scalar: an entry's calendar, a page's entries, a membership's role), as the
+// first thing its function does: plainScalars has not put its path before it.
+var plainValue = regexp.MustCompile(`(?m)\(ret graphql\.Marshaler\) \{
+\treturn graphql\.ResolveField\(
+\t\tctx,
+\t\tec\.OperationContext,
+\t\tfield,
+\t\tfunc\(ctx context\.Context, field graphql\.CollectedField\) \(\*graphql\.FieldContext, error\) \{
+\t\t\treturn ec\.(fieldContext_\w+)\(ctx, field\)
+\t\t\},
+\t\tfunc\(ctx context\.Context\) \(any, error\) \{
+\t\t\treturn (obj\.\w+)(\(\))?, nil
+\t\t\},
+\t\tnil,
+\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v ([\w.*\[\]]+)\) graphql\.Marshaler \{
+\t\t\treturn ec\.(marshal[^(]+)\(ctx, selections, v\)
+\t\t\},
+\t\ttrue,
+\t\t(?:true|false),
+\t\)
+`)
+
+// plainValues puts a path before every plainValue that does what gqlgen's
+// does for a field without a resolver when no extension intercepts fields
+// (graph's plainFields), without its two boxed copies of the value and its
+// five closures: the field's context, with the value as its Result, in the
+// context its value is marshaled in (its children's paths and errors
+// descend from it), and gqlgen's recovery of a panic (graph's recoverField).
+// A method that panics, and a nil interface (which gqlgen reports as a null
+// of its own), take gqlgen's path. It returns how many it changed.
+func plainValues(src []byte) ([]byte, int) {
+	n := 0
+	out := plainValue.ReplaceAllFunc(src, func(m []byte) []byte {
+		n++
+		sub := plainValue.FindSubmatch(m)
+		fieldContext, value, call, typ, marshal := sub[1], sub[2], len(sub[3]) > 0, sub[4], sub[5]
+		get := fmt.Sprintf("v, ok := %s, true", value)
+		if call {
+			get = fmt.Sprintf("v, ok := plainCall(func() %s { return %s() })", typ, value)
+		}
+		return append([]byte(fmt.Sprintf(`(ret graphql.Marshaler) {
+	if ec.plainFields() {
+		if %s; ok && any(v) != nil {
+			fc, err := ec.%s(ctx, field)
+			if err != nil {
+				return graphql.Null
+			}
+			fc.Result = v
+			ctx := graphql.WithFieldContext(ctx, fc)
+			defer ec.recoverField(ctx, &ret)
+			return ec.%s(ctx, field.Selections, v)
+		}
+	}
+`, get, fieldContext, marshal)), m[len("(ret graphql.Marshaler) {\n"):]...)
 	})
 	return out, n
 }
