@@ -62,13 +62,13 @@ func (e entryFields) PreviousSeriesID() *string {
 func (e entryFields) Calendar() *Calendar { return e.cal }
 
 // Description is null when empty.
-func (e entryFields) Description() *string { return optional(e.Entry.Description) }
+func (e entryFields) Description() *string { return optional(&e.Entry.Description) }
 
 // Location is null when empty.
-func (e entryFields) Location() *string { return optional(e.Entry.Location) }
+func (e entryFields) Location() *string { return optional(&e.Entry.Location) }
 
 // Color is null when the entry uses its calendar's.
-func (e entryFields) Color() *string { return optional(e.Entry.Color) }
+func (e entryFields) Color() *string { return optional(&e.Entry.Color) }
 
 // Tags is never null.
 func (e entryFields) Tags() []string { return nonNil(e.Entry.Tags) }
@@ -126,7 +126,7 @@ func (t Task) Due() *time.Time {
 }
 
 // TimeZone is the zone of Due, or null.
-func (t Task) TimeZone() *string { return optional(t.Entry.TimeZone) }
+func (t Task) TimeZone() *string { return optional(&t.Entry.TimeZone) }
 
 // CompletedAt is null while the task is open.
 func (t Task) CompletedAt() *time.Time {
@@ -171,11 +171,15 @@ func EntriesOf(es []*calendar.Entry, cals map[string]*calendar.Calendar) []Entry
 // TaskOf wraps a domain task on cal.
 func TaskOf(e *calendar.Entry, cal *Calendar) *Task { return &Task{entryFields{e, cal}} }
 
-func optional(s string) *string {
-	if s == "" {
+// optional is the string s points to, or null when it is empty. It is s
+// itself, a field of the domain entry, not a copy: a week view marshals a
+// hundred entries' colors, and a copy each was an allocation each.
+// Marshalers only read it.
+func optional(s *string) *string {
+	if *s == "" {
 		return nil
 	}
-	return &s
+	return s
 }
 
 func nonNil[T any](s []T) []T {
