@@ -31,9 +31,13 @@ func marshalList(ctx context.Context, sel ast.SelectionSet, length int, workerLi
 		return marshalConcurrently(ctx, length, workerLimit, omitPanicHandler, marshal)
 	}
 	ret := make(graphql.Array, length)
+	// The elements' field contexts and indexes, one allocation each for the
+	// list rather than for each element.
+	fcs, indexes := make([]graphql.FieldContext, length), make([]int, length)
 	for i := range length {
-		fc := &graphql.FieldContext{Index: &i}
-		if !marshalElement(graphql.WithFieldContext(ctx, fc), i, ret, omitPanicHandler, marshal) {
+		indexes[i] = i
+		fcs[i].Index = &indexes[i]
+		if !marshalElement(graphql.WithFieldContext(ctx, &fcs[i]), i, ret, omitPanicHandler, marshal) {
 			return nil
 		}
 	}

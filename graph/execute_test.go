@@ -109,3 +109,26 @@ func TestInlineListElementPanics(t *testing.T) {
 		t.Errorf("got errors %v, want one at entries[1]", errs)
 	}
 }
+
+// TestInlineListElementsHaveTheirOwnPaths: each element marshaled inline
+// has its own index in its path, and the list's field contexts and indexes
+// cost one allocation each for the whole list, not one each per element
+// (what is left per element is its context).
+func TestInlineListElementsHaveTheirOwnPaths(t *testing.T) {
+	ctx := graphql.WithFieldContext(context.Background(), &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Alias: "entries"}}})
+	var paths []string
+	marshalList(ctx, nil, 3, 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		paths = append(paths, graphql.GetFieldContext(ctx).Path().String())
+		return graphql.Null
+	})
+	if want := []string{"entries[0]", "entries[1]", "entries[2]"}; !slices.Equal(paths, want) {
+		t.Errorf("paths %v, want %v", paths, want)
+	}
+	const length = 100
+	allocs := testing.AllocsPerRun(20, func() {
+		marshalList(ctx, nil, length, 0, false, func(context.Context, int) graphql.Marshaler { return graphql.Null })
+	})
+	if most := float64(length + 3); allocs > most {
+		t.Errorf("a list of %d elements marshaled inline allocates %v times, want at most %v", length, allocs, most)
+	}
+}
