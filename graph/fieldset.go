@@ -6,18 +6,60 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-// fieldSet is an object's answer as gqlgen's FieldSet.MarshalGQL writes it:
-// its fields' aliases and values in order, an alias met again left out.
-// FieldSet's own writing made, for every object of an answer, a map of the
-// aliases written and, for every field, a copy of the field for its
-// iterator: some 1,800 allocations of a week view's 18,000. internal/graphgen
-// returns a fieldSet in place of the FieldSet at the end of every object's
-// marshaler, where its values are final (Dispatch has run; deferred fields
-// are another FieldSet's). TestFieldSetWritesAsGqlgen holds the two writers'
-// bytes equal.
-type fieldSet struct {
-	fields []graphql.CollectedField
-	set    *graphql.FieldSet
+// objectSet is an object's fields being resolved (the FieldSet gqlgen's
+// code fills) and, once they are, its answer, written as gqlgen's
+// FieldSet.MarshalGQL writes it: its fields' aliases and values in order, an
+// alias met again left out. gqlgen made, for every object of an answer, the
+// FieldSet, its values, a map of the aliases written and, for every field, a
+// copy of the field for its iterator; internal/graphgen has each object's
+// marshaler make an objectSet instead (newObjectSet), one allocation for an
+// object of up to 16 fields, and return it, values final (Dispatch has run;
+// deferred fields are another FieldSet's). TestFieldSetWritesAsGqlgen holds
+// the two writers' bytes equal.
+type objectSet struct {
+	graphql.FieldSet // its fields are not set: only Values is read (below)
+	fields           []graphql.CollectedField
+}
+
+// objectSet4, 8 and 16 hold an object's values with its objectSet.
+type (
+	objectSet4 struct {
+		objectSet
+		values [4]graphql.Marshaler
+	}
+	objectSet8 struct {
+		objectSet
+		values [8]graphql.Marshaler
+	}
+	objectSet16 struct {
+		objectSet
+		values [16]graphql.Marshaler
+	}
+)
+
+// newObjectSet returns the set of an object's collected fields, with room
+// for their values.
+func newObjectSet(fields []graphql.CollectedField) *objectSet {
+	var s *objectSet
+	switch n := len(fields); {
+	case n <= 4:
+		s4 := &objectSet4{}
+		s = &s4.objectSet
+		s.Values = s4.values[:n]
+	case n <= 8:
+		s8 := &objectSet8{}
+		s = &s8.objectSet
+		s.Values = s8.values[:n]
+	case n <= 16:
+		s16 := &objectSet16{}
+		s = &s16.objectSet
+		s.Values = s16.values[:n]
+	default:
+		s = &objectSet{}
+		s.Values = make([]graphql.Marshaler, n)
+	}
+	s.fields = fields
+	return s
 }
 
 var (
@@ -27,7 +69,7 @@ var (
 	colon      = []byte{':'}
 )
 
-func (f fieldSet) MarshalGQL(w io.Writer) {
+func (f *objectSet) MarshalGQL(w io.Writer) {
 	// An alias said twice is a selection's own doing (gqlgen merges fields
 	// of one alias when it collects them); few objects select many fields,
 	// but a query may alias one field thousands of times, so past a few a
@@ -52,7 +94,7 @@ func (f fieldSet) MarshalGQL(w io.Writer) {
 		}
 		writeAlias(w, alias)
 		_, _ = w.Write(colon)
-		f.set.Values[i].MarshalGQL(w)
+		f.Values[i].MarshalGQL(w)
 	}
 	_, _ = w.Write(closeBrace)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// TestFieldSetWritesAsGqlgen: an object's fields written by fieldSet are the
+// TestFieldSetWritesAsGqlgen: an object's fields written by objectSet are the
 // bytes gqlgen's FieldSet writes: in order, an alias said again left out
 // (whether the aliases are checked by a scan or, past maxScannedAliases, a
 // map), nulls and nested objects as they are, and an alias that is no
@@ -43,7 +43,7 @@ func TestFieldSetWritesAsGqlgen(t *testing.T) {
 		for i, a := range c.aliases {
 			fields[i] = graphql.CollectedField{Field: &ast.Field{Alias: a, Name: "n"}}
 		}
-		set := graphql.NewFieldSet(fields)
+		set, ours := graphql.NewFieldSet(fields), newObjectSet(fields)
 		for i := range fields {
 			switch i % 3 {
 			case 0:
@@ -56,11 +56,32 @@ func TestFieldSetWritesAsGqlgen(t *testing.T) {
 				set.Values[i] = inner
 			}
 		}
+		copy(ours.Values, set.Values)
 		var want, got strings.Builder
 		set.MarshalGQL(&want)
-		fieldSet{fields, set}.MarshalGQL(&got)
+		ours.MarshalGQL(&got)
 		if got.String() != want.String() {
-			t.Errorf("%s: fieldSet wrote\n%s\nFieldSet writes\n%s", c.name, got.String(), want.String())
+			t.Errorf("%s: objectSet wrote\n%s\nFieldSet writes\n%s", c.name, got.String(), want.String())
+		}
+	}
+}
+
+// TestObjectSetAllocatesOnce: an object of up to 16 fields costs one
+// allocation for its set and its values (gqlgen's cost three, with the
+// set's return as a Marshaler); more, two.
+func TestObjectSetAllocatesOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 4, 5, 8, 9, 16, 17, 40} {
+		fields := make([]graphql.CollectedField, n)
+		var set *objectSet
+		allocs := testing.AllocsPerRun(100, func() {
+			set = newObjectSet(fields)
+			marshalerSink = set
+		})
+		if want := map[bool]float64{true: 1, false: 2}[n <= 16]; allocs != want {
+			t.Errorf("%d fields: %v allocations, want %v", n, allocs, want)
+		}
+		if len(set.Values) != n {
+			t.Errorf("%d fields: room for %d values", n, len(set.Values))
 		}
 	}
 }

@@ -32933,7 +32933,8 @@ var acceptInvitationPayloadImplementors = []string{"AcceptInvitationPayload"}
 func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AcceptInvitationPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, acceptInvitationPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -32963,7 +32964,7 @@ func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var addMemberPayloadImplementors = []string{"AddMemberPayload"}
@@ -32971,7 +32972,8 @@ var addMemberPayloadImplementors = []string{"AddMemberPayload"}
 func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AddMemberPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, addMemberPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -33001,7 +33003,7 @@ func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var allDayEntryImplementors = []string{"AllDayEntry", "Entry", "Node"}
@@ -33009,7 +33011,8 @@ var allDayEntryImplementors = []string{"AllDayEntry", "Entry", "Node"}
 func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionSet, obj *model.AllDayEntry) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, allDayEntryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -33603,7 +33606,7 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var attendeeImplementors = []string{"Attendee"}
@@ -33611,7 +33614,8 @@ var attendeeImplementors = []string{"Attendee"}
 func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet, obj *calendar.Attendee) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34017,7 +34021,7 @@ func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var attendeeConnectionImplementors = []string{"AttendeeConnection"}
@@ -34025,7 +34029,8 @@ var attendeeConnectionImplementors = []string{"AttendeeConnection"}
 func (ec *executionContext) _AttendeeConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AttendeeConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34060,7 +34065,7 @@ func (ec *executionContext) _AttendeeConnection(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var attendeeEdgeImplementors = []string{"AttendeeEdge"}
@@ -34068,7 +34073,8 @@ var attendeeEdgeImplementors = []string{"AttendeeEdge"}
 func (ec *executionContext) _AttendeeEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AttendeeEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34103,7 +34109,7 @@ func (ec *executionContext) _AttendeeEdge(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var attendeeSummaryImplementors = []string{"AttendeeSummary"}
@@ -34111,7 +34117,8 @@ var attendeeSummaryImplementors = []string{"AttendeeSummary"}
 func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.SelectionSet, obj *calendar.AttendeeSummary) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeSummaryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34171,7 +34178,7 @@ func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var busyIntervalImplementors = []string{"BusyInterval"}
@@ -34179,7 +34186,8 @@ var busyIntervalImplementors = []string{"BusyInterval"}
 func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.BusyInterval) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, busyIntervalImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34219,7 +34227,7 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarImplementors = []string{"Calendar", "Node"}
@@ -34227,7 +34235,8 @@ var calendarImplementors = []string{"Calendar", "Node"}
 func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet, obj *model.Calendar) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34682,7 +34691,7 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarBusyImplementors = []string{"CalendarBusy"}
@@ -34690,7 +34699,8 @@ var calendarBusyImplementors = []string{"CalendarBusy"}
 func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.SelectionSet, obj *loader.CalendarBusy) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarBusyImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34798,7 +34808,7 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarListChangeImplementors = []string{"CalendarListChange"}
@@ -34806,7 +34816,8 @@ var calendarListChangeImplementors = []string{"CalendarListChange"}
 func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarListChange) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarListChangeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34846,7 +34857,7 @@ func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarListChangePageImplementors = []string{"CalendarListChangePage"}
@@ -34854,7 +34865,8 @@ var calendarListChangePageImplementors = []string{"CalendarListChangePage"}
 func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarListChangePage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarListChangePageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34894,7 +34906,7 @@ func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarSettingsImplementors = []string{"CalendarSettings"}
@@ -34902,7 +34914,8 @@ var calendarSettingsImplementors = []string{"CalendarSettings"}
 func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarSettings) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarSettingsImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -34982,7 +34995,7 @@ func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarWebhookImplementors = []string{"CalendarWebhook"}
@@ -34990,7 +35003,8 @@ var calendarWebhookImplementors = []string{"CalendarWebhook"}
 func (ec *executionContext) _CalendarWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhook) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35060,7 +35074,7 @@ func (ec *executionContext) _CalendarWebhook(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarWebhookPayloadImplementors = []string{"CalendarWebhookPayload"}
@@ -35068,7 +35082,8 @@ var calendarWebhookPayloadImplementors = []string{"CalendarWebhookPayload"}
 func (ec *executionContext) _CalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhookPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35098,7 +35113,7 @@ func (ec *executionContext) _CalendarWebhookPayload(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var calendarWebhookSecretPayloadImplementors = []string{"CalendarWebhookSecretPayload"}
@@ -35106,7 +35121,8 @@ var calendarWebhookSecretPayloadImplementors = []string{"CalendarWebhookSecretPa
 func (ec *executionContext) _CalendarWebhookSecretPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhookSecretPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookSecretPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35141,7 +35157,7 @@ func (ec *executionContext) _CalendarWebhookSecretPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var changeImplementors = []string{"Change"}
@@ -35149,7 +35165,8 @@ var changeImplementors = []string{"Change"}
 func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, obj *model.Change) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35267,7 +35284,7 @@ func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, o
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var changeAttendeesPayloadImplementors = []string{"ChangeAttendeesPayload"}
@@ -35275,7 +35292,8 @@ var changeAttendeesPayloadImplementors = []string{"ChangeAttendeesPayload"}
 func (ec *executionContext) _ChangeAttendeesPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeAttendeesPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeAttendeesPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35305,7 +35323,7 @@ func (ec *executionContext) _ChangeAttendeesPayload(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var changeDeliveryImplementors = []string{"ChangeDelivery"}
@@ -35313,7 +35331,8 @@ var changeDeliveryImplementors = []string{"ChangeDelivery"}
 func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeDelivery) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeDeliveryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35392,7 +35411,7 @@ func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var changeEmailPayloadImplementors = []string{"ChangeEmailPayload"}
@@ -35400,7 +35419,8 @@ var changeEmailPayloadImplementors = []string{"ChangeEmailPayload"}
 func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeEmailPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeEmailPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35430,7 +35450,7 @@ func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var changeMemberRolePayloadImplementors = []string{"ChangeMemberRolePayload"}
@@ -35438,7 +35458,8 @@ var changeMemberRolePayloadImplementors = []string{"ChangeMemberRolePayload"}
 func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeMemberRolePayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeMemberRolePayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35468,7 +35489,7 @@ func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var changePageImplementors = []string{"ChangePage"}
@@ -35476,7 +35497,8 @@ var changePageImplementors = []string{"ChangePage"}
 func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.ChangePage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changePageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35516,7 +35538,7 @@ func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var completeTaskPayloadImplementors = []string{"CompleteTaskPayload"}
@@ -35524,7 +35546,8 @@ var completeTaskPayloadImplementors = []string{"CompleteTaskPayload"}
 func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CompleteTaskPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, completeTaskPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35554,7 +35577,7 @@ func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.Se
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var createCalendarPayloadImplementors = []string{"CreateCalendarPayload"}
@@ -35562,7 +35585,8 @@ var createCalendarPayloadImplementors = []string{"CreateCalendarPayload"}
 func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateCalendarPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, createCalendarPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35597,7 +35621,7 @@ func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var createEntryPayloadImplementors = []string{"CreateEntryPayload"}
@@ -35605,7 +35629,8 @@ var createEntryPayloadImplementors = []string{"CreateEntryPayload"}
 func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateEntryPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, createEntryPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35635,7 +35660,7 @@ func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var createInvitationPayloadImplementors = []string{"CreateInvitationPayload"}
@@ -35643,7 +35668,8 @@ var createInvitationPayloadImplementors = []string{"CreateInvitationPayload"}
 func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateInvitationPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, createInvitationPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35678,7 +35704,7 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var datedWorkingDayImplementors = []string{"DatedWorkingDay"}
@@ -35686,7 +35712,8 @@ var datedWorkingDayImplementors = []string{"DatedWorkingDay"}
 func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.DatedWorkingDay) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, datedWorkingDayImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35721,7 +35748,7 @@ func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var deleteAccountPayloadImplementors = []string{"DeleteAccountPayload"}
@@ -35729,7 +35756,8 @@ var deleteAccountPayloadImplementors = []string{"DeleteAccountPayload"}
 func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteAccountPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteAccountPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35764,7 +35792,7 @@ func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var deleteCalendarPayloadImplementors = []string{"DeleteCalendarPayload"}
@@ -35772,7 +35800,8 @@ var deleteCalendarPayloadImplementors = []string{"DeleteCalendarPayload"}
 func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteCalendarPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteCalendarPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35802,7 +35831,7 @@ func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var deleteCalendarWebhookPayloadImplementors = []string{"DeleteCalendarWebhookPayload"}
@@ -35810,7 +35839,8 @@ var deleteCalendarWebhookPayloadImplementors = []string{"DeleteCalendarWebhookPa
 func (ec *executionContext) _DeleteCalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteCalendarWebhookPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteCalendarWebhookPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35840,7 +35870,7 @@ func (ec *executionContext) _DeleteCalendarWebhookPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var deleteEntryPayloadImplementors = []string{"DeleteEntryPayload"}
@@ -35848,7 +35878,8 @@ var deleteEntryPayloadImplementors = []string{"DeleteEntryPayload"}
 func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteEntryPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEntryPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35878,7 +35909,7 @@ func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var deleteReminderWebhookPayloadImplementors = []string{"DeleteReminderWebhookPayload"}
@@ -35886,7 +35917,8 @@ var deleteReminderWebhookPayloadImplementors = []string{"DeleteReminderWebhookPa
 func (ec *executionContext) _DeleteReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteReminderWebhookPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteReminderWebhookPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35916,7 +35948,7 @@ func (ec *executionContext) _DeleteReminderWebhookPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var disableCalendarFeedPayloadImplementors = []string{"DisableCalendarFeedPayload"}
@@ -35924,7 +35956,8 @@ var disableCalendarFeedPayloadImplementors = []string{"DisableCalendarFeedPayloa
 func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DisableCalendarFeedPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, disableCalendarFeedPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35954,7 +35987,7 @@ func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var entryHistoryConnectionImplementors = []string{"EntryHistoryConnection"}
@@ -35962,7 +35995,8 @@ var entryHistoryConnectionImplementors = []string{"EntryHistoryConnection"}
 func (ec *executionContext) _EntryHistoryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EntryHistoryConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -35997,7 +36031,7 @@ func (ec *executionContext) _EntryHistoryConnection(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var entryHistoryEdgeImplementors = []string{"EntryHistoryEdge"}
@@ -36005,7 +36039,8 @@ var entryHistoryEdgeImplementors = []string{"EntryHistoryEdge"}
 func (ec *executionContext) _EntryHistoryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EntryHistoryEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36040,7 +36075,7 @@ func (ec *executionContext) _EntryHistoryEdge(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var entryHistoryRecordImplementors = []string{"EntryHistoryRecord"}
@@ -36048,7 +36083,8 @@ var entryHistoryRecordImplementors = []string{"EntryHistoryRecord"}
 func (ec *executionContext) _EntryHistoryRecord(ctx context.Context, sel ast.SelectionSet, obj *calendar.HistoryRecord) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryRecordImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36166,7 +36202,7 @@ func (ec *executionContext) _EntryHistoryRecord(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var entryViewImplementors = []string{"EntryView"}
@@ -36174,7 +36210,8 @@ var entryViewImplementors = []string{"EntryView"}
 func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet, obj *model.EntryView) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, entryViewImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36219,7 +36256,7 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var fieldChangeImplementors = []string{"FieldChange"}
@@ -36227,7 +36264,8 @@ var fieldChangeImplementors = []string{"FieldChange"}
 func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionSet, obj *calendar.FieldChange) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, fieldChangeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36340,7 +36378,7 @@ func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var findTimesGroupReasonImplementors = []string{"FindTimesGroupReason"}
@@ -36348,7 +36386,8 @@ var findTimesGroupReasonImplementors = []string{"FindTimesGroupReason"}
 func (ec *executionContext) _FindTimesGroupReason(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesGroupReason) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesGroupReasonImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36383,7 +36422,7 @@ func (ec *executionContext) _FindTimesGroupReason(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var findTimesParticipantImplementors = []string{"FindTimesParticipant"}
@@ -36391,7 +36430,8 @@ var findTimesParticipantImplementors = []string{"FindTimesParticipant"}
 func (ec *executionContext) _FindTimesParticipant(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesParticipant) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesParticipantImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36431,7 +36471,7 @@ func (ec *executionContext) _FindTimesParticipant(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var findTimesResultImplementors = []string{"FindTimesResult"}
@@ -36439,7 +36479,8 @@ var findTimesResultImplementors = []string{"FindTimesResult"}
 func (ec *executionContext) _FindTimesResult(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesResult) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesResultImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36499,7 +36540,7 @@ func (ec *executionContext) _FindTimesResult(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var findTimesSlotImplementors = []string{"FindTimesSlot"}
@@ -36507,7 +36548,8 @@ var findTimesSlotImplementors = []string{"FindTimesSlot"}
 func (ec *executionContext) _FindTimesSlot(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesSlot) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesSlotImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36547,7 +36589,7 @@ func (ec *executionContext) _FindTimesSlot(ctx context.Context, sel ast.Selectio
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var freeBusyViewImplementors = []string{"FreeBusyView"}
@@ -36555,7 +36597,8 @@ var freeBusyViewImplementors = []string{"FreeBusyView"}
 func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.SelectionSet, obj *model.FreeBusyView) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, freeBusyViewImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36605,7 +36648,7 @@ func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var importCalendarPayloadImplementors = []string{"ImportCalendarPayload"}
@@ -36613,7 +36656,8 @@ var importCalendarPayloadImplementors = []string{"ImportCalendarPayload"}
 func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ImportCalendarPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, importCalendarPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36648,7 +36692,7 @@ func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var importErrorImplementors = []string{"ImportError"}
@@ -36656,7 +36700,8 @@ var importErrorImplementors = []string{"ImportError"}
 func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionSet, obj *model.ImportError) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, importErrorImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36706,7 +36751,7 @@ func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var invitationImplementors = []string{"Invitation"}
@@ -36714,7 +36759,8 @@ var invitationImplementors = []string{"Invitation"}
 func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSet, obj *calendar.Invitation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invitationImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36842,7 +36888,7 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var invitationChangeImplementors = []string{"InvitationChange"}
@@ -36850,7 +36896,8 @@ var invitationChangeImplementors = []string{"InvitationChange"}
 func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChange) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36890,7 +36937,7 @@ func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var invitationChangePageImplementors = []string{"InvitationChangePage"}
@@ -36898,7 +36945,8 @@ var invitationChangePageImplementors = []string{"InvitationChangePage"}
 func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChangePage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangePageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36938,7 +36986,7 @@ func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var invitationConnectionImplementors = []string{"InvitationConnection"}
@@ -36946,7 +36994,8 @@ var invitationConnectionImplementors = []string{"InvitationConnection"}
 func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invitationConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -36981,7 +37030,7 @@ func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var invitationEdgeImplementors = []string{"InvitationEdge"}
@@ -36989,7 +37038,8 @@ var invitationEdgeImplementors = []string{"InvitationEdge"}
 func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invitationEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -37024,7 +37074,7 @@ func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var leaveCalendarPayloadImplementors = []string{"LeaveCalendarPayload"}
@@ -37032,7 +37082,8 @@ var leaveCalendarPayloadImplementors = []string{"LeaveCalendarPayload"}
 func (ec *executionContext) _LeaveCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.LeaveCalendarPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, leaveCalendarPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -37062,7 +37113,7 @@ func (ec *executionContext) _LeaveCalendarPayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var membershipImplementors = []string{"Membership", "Node"}
@@ -37070,7 +37121,8 @@ var membershipImplementors = []string{"Membership", "Node"}
 func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSet, obj *calendar.Membership) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, membershipImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -37271,7 +37323,7 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var membershipConnectionImplementors = []string{"MembershipConnection"}
@@ -37279,7 +37331,8 @@ var membershipConnectionImplementors = []string{"MembershipConnection"}
 func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, membershipConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -37314,7 +37367,7 @@ func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var membershipEdgeImplementors = []string{"MembershipEdge"}
@@ -37322,7 +37375,8 @@ var membershipEdgeImplementors = []string{"MembershipEdge"}
 func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, membershipEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -37357,7 +37411,7 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var moveEntryPayloadImplementors = []string{"MoveEntryPayload"}
@@ -37365,7 +37419,8 @@ var moveEntryPayloadImplementors = []string{"MoveEntryPayload"}
 func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MoveEntryPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, moveEntryPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -37400,7 +37455,7 @@ func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var multiDayEntryImplementors = []string{"MultiDayEntry", "Entry", "Node"}
@@ -37408,7 +37463,8 @@ var multiDayEntryImplementors = []string{"MultiDayEntry", "Entry", "Node"}
 func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.SelectionSet, obj *model.MultiDayEntry) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, multiDayEntryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38002,7 +38058,7 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var mutationImplementors = []string{"Mutation"}
@@ -38013,7 +38069,8 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		Object: "Mutation",
 	})
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38316,7 +38373,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var pageInfoImplementors = []string{"PageInfo"}
@@ -38324,7 +38381,8 @@ var pageInfoImplementors = []string{"PageInfo"}
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *model.PageInfo) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38369,7 +38427,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var personBusyImplementors = []string{"PersonBusy"}
@@ -38377,7 +38435,8 @@ var personBusyImplementors = []string{"PersonBusy"}
 func (ec *executionContext) _PersonBusy(ctx context.Context, sel ast.SelectionSet, obj *model.PersonBusy) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, personBusyImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38417,7 +38476,7 @@ func (ec *executionContext) _PersonBusy(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var preferencesImplementors = []string{"Preferences"}
@@ -38425,7 +38484,8 @@ var preferencesImplementors = []string{"Preferences"}
 func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionSet, obj *model.Preferences) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, preferencesImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38539,7 +38599,7 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var queryImplementors = []string{"Query"}
@@ -38550,7 +38610,8 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		Object: "Query",
 	})
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38704,7 +38765,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var recurrenceImplementors = []string{"Recurrence"}
@@ -38712,7 +38773,8 @@ var recurrenceImplementors = []string{"Recurrence"}
 func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSet, obj *calendar.Recurrence) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, recurrenceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38752,7 +38814,7 @@ func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var registerReminderWebhookPayloadImplementors = []string{"RegisterReminderWebhookPayload"}
@@ -38760,7 +38822,8 @@ var registerReminderWebhookPayloadImplementors = []string{"RegisterReminderWebho
 func (ec *executionContext) _RegisterReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RegisterReminderWebhookPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, registerReminderWebhookPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38795,7 +38858,7 @@ func (ec *executionContext) _RegisterReminderWebhookPayload(ctx context.Context,
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reminderImplementors = []string{"Reminder"}
@@ -38803,7 +38866,8 @@ var reminderImplementors = []string{"Reminder"}
 func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet, obj *calendar.Reminder) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -38838,7 +38902,7 @@ func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reminderAlertImplementors = []string{"ReminderAlert"}
@@ -38846,7 +38910,8 @@ var reminderAlertImplementors = []string{"ReminderAlert"}
 func (ec *executionContext) _ReminderAlert(ctx context.Context, sel ast.SelectionSet, obj *calendar.Alert) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39057,7 +39122,7 @@ func (ec *executionContext) _ReminderAlert(ctx context.Context, sel ast.Selectio
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reminderAlertConnectionImplementors = []string{"ReminderAlertConnection"}
@@ -39065,7 +39130,8 @@ var reminderAlertConnectionImplementors = []string{"ReminderAlertConnection"}
 func (ec *executionContext) _ReminderAlertConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39100,7 +39166,7 @@ func (ec *executionContext) _ReminderAlertConnection(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reminderAlertEdgeImplementors = []string{"ReminderAlertEdge"}
@@ -39108,7 +39174,8 @@ var reminderAlertEdgeImplementors = []string{"ReminderAlertEdge"}
 func (ec *executionContext) _ReminderAlertEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39143,7 +39210,7 @@ func (ec *executionContext) _ReminderAlertEdge(ctx context.Context, sel ast.Sele
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reminderAlertPayloadImplementors = []string{"ReminderAlertPayload"}
@@ -39151,7 +39218,8 @@ var reminderAlertPayloadImplementors = []string{"ReminderAlertPayload"}
 func (ec *executionContext) _ReminderAlertPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39181,7 +39249,7 @@ func (ec *executionContext) _ReminderAlertPayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reminderDeliveryImplementors = []string{"ReminderDelivery"}
@@ -39189,7 +39257,8 @@ var reminderDeliveryImplementors = []string{"ReminderDelivery"}
 func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderDelivery) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderDeliveryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39224,7 +39293,7 @@ func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reminderWebhookImplementors = []string{"ReminderWebhook"}
@@ -39232,7 +39301,8 @@ var reminderWebhookImplementors = []string{"ReminderWebhook"}
 func (ec *executionContext) _ReminderWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderWebhook) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderWebhookImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39292,7 +39362,7 @@ func (ec *executionContext) _ReminderWebhook(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
@@ -39300,7 +39370,8 @@ var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
 func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RemoveMemberPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, removeMemberPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39330,7 +39401,7 @@ func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.Se
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var reopenTaskPayloadImplementors = []string{"ReopenTaskPayload"}
@@ -39338,7 +39409,8 @@ var reopenTaskPayloadImplementors = []string{"ReopenTaskPayload"}
 func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReopenTaskPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reopenTaskPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39368,7 +39440,7 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var respondToEntryPayloadImplementors = []string{"RespondToEntryPayload"}
@@ -39376,7 +39448,8 @@ var respondToEntryPayloadImplementors = []string{"RespondToEntryPayload"}
 func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RespondToEntryPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, respondToEntryPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39406,7 +39479,7 @@ func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var restoreEntryPayloadImplementors = []string{"RestoreEntryPayload"}
@@ -39414,7 +39487,8 @@ var restoreEntryPayloadImplementors = []string{"RestoreEntryPayload"}
 func (ec *executionContext) _RestoreEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RestoreEntryPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, restoreEntryPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39444,7 +39518,7 @@ func (ec *executionContext) _RestoreEntryPayload(ctx context.Context, sel ast.Se
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var resumeReminderWebhookPayloadImplementors = []string{"ResumeReminderWebhookPayload"}
@@ -39452,7 +39526,8 @@ var resumeReminderWebhookPayloadImplementors = []string{"ResumeReminderWebhookPa
 func (ec *executionContext) _ResumeReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ResumeReminderWebhookPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, resumeReminderWebhookPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39482,7 +39557,7 @@ func (ec *executionContext) _ResumeReminderWebhookPayload(ctx context.Context, s
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var revokeInvitationPayloadImplementors = []string{"RevokeInvitationPayload"}
@@ -39490,7 +39565,8 @@ var revokeInvitationPayloadImplementors = []string{"RevokeInvitationPayload"}
 func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeInvitationPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, revokeInvitationPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39520,7 +39596,7 @@ func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel as
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var rotateCalendarFeedPayloadImplementors = []string{"RotateCalendarFeedPayload"}
@@ -39528,7 +39604,8 @@ var rotateCalendarFeedPayloadImplementors = []string{"RotateCalendarFeedPayload"
 func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RotateCalendarFeedPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, rotateCalendarFeedPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39563,7 +39640,7 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var searchConnectionImplementors = []string{"SearchConnection"}
@@ -39571,7 +39648,8 @@ var searchConnectionImplementors = []string{"SearchConnection"}
 func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SearchConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39606,7 +39684,7 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var searchEdgeImplementors = []string{"SearchEdge"}
@@ -39614,7 +39692,8 @@ var searchEdgeImplementors = []string{"SearchEdge"}
 func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SearchEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39659,7 +39738,7 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var searchHighlightImplementors = []string{"SearchHighlight"}
@@ -39667,7 +39746,8 @@ var searchHighlightImplementors = []string{"SearchHighlight"}
 func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.SelectionSet, obj *model.SearchHighlight) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchHighlightImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39717,7 +39797,7 @@ func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var setMyRemindersPayloadImplementors = []string{"SetMyRemindersPayload"}
@@ -39725,7 +39805,8 @@ var setMyRemindersPayloadImplementors = []string{"SetMyRemindersPayload"}
 func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetMyRemindersPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, setMyRemindersPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39765,7 +39846,7 @@ func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var setOpeningHoursPayloadImplementors = []string{"SetOpeningHoursPayload"}
@@ -39773,7 +39854,8 @@ var setOpeningHoursPayloadImplementors = []string{"SetOpeningHoursPayload"}
 func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetOpeningHoursPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, setOpeningHoursPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -39808,7 +39890,7 @@ func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var subscriptionImplementors = []string{"Subscription"}
@@ -39838,7 +39920,8 @@ var taskImplementors = []string{"Task", "Entry", "Node"}
 func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *model.Task) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, taskImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -40447,7 +40530,7 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var taskConnectionImplementors = []string{"TaskConnection"}
@@ -40455,7 +40538,8 @@ var taskConnectionImplementors = []string{"TaskConnection"}
 func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TaskConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, taskConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -40490,7 +40574,7 @@ func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var taskEdgeImplementors = []string{"TaskEdge"}
@@ -40498,7 +40582,8 @@ var taskEdgeImplementors = []string{"TaskEdge"}
 func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TaskEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, taskEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -40533,7 +40618,7 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var timeIntervalImplementors = []string{"TimeInterval"}
@@ -40541,7 +40626,8 @@ var timeIntervalImplementors = []string{"TimeInterval"}
 func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.Interval) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, timeIntervalImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -40576,7 +40662,7 @@ func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var timeWindowImplementors = []string{"TimeWindow"}
@@ -40584,7 +40670,8 @@ var timeWindowImplementors = []string{"TimeWindow"}
 func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSet, obj *model.TimeWindow) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, timeWindowImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -40619,7 +40706,7 @@ func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var timedEntryImplementors = []string{"TimedEntry", "Entry", "Node"}
@@ -40627,7 +40714,8 @@ var timedEntryImplementors = []string{"TimedEntry", "Entry", "Node"}
 func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSet, obj *model.TimedEntry) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, timedEntryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41231,7 +41319,7 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var trashConnectionImplementors = []string{"TrashConnection"}
@@ -41239,7 +41327,8 @@ var trashConnectionImplementors = []string{"TrashConnection"}
 func (ec *executionContext) _TrashConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TrashConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trashConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41274,7 +41363,7 @@ func (ec *executionContext) _TrashConnection(ctx context.Context, sel ast.Select
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var trashEdgeImplementors = []string{"TrashEdge"}
@@ -41282,7 +41371,8 @@ var trashEdgeImplementors = []string{"TrashEdge"}
 func (ec *executionContext) _TrashEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TrashEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trashEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41317,7 +41407,7 @@ func (ec *executionContext) _TrashEdge(ctx context.Context, sel ast.SelectionSet
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var trashedEntryImplementors = []string{"TrashedEntry"}
@@ -41325,7 +41415,8 @@ var trashedEntryImplementors = []string{"TrashedEntry"}
 func (ec *executionContext) _TrashedEntry(ctx context.Context, sel ast.SelectionSet, obj *model.TrashedEntry) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trashedEntryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41404,7 +41495,7 @@ func (ec *executionContext) _TrashedEntry(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var updateCalendarPayloadImplementors = []string{"UpdateCalendarPayload"}
@@ -41412,7 +41503,8 @@ var updateCalendarPayloadImplementors = []string{"UpdateCalendarPayload"}
 func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateCalendarPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateCalendarPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41442,7 +41534,7 @@ func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var updateCalendarSettingsPayloadImplementors = []string{"UpdateCalendarSettingsPayload"}
@@ -41450,7 +41542,8 @@ var updateCalendarSettingsPayloadImplementors = []string{"UpdateCalendarSettings
 func (ec *executionContext) _UpdateCalendarSettingsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateCalendarSettingsPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateCalendarSettingsPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41480,7 +41573,7 @@ func (ec *executionContext) _UpdateCalendarSettingsPayload(ctx context.Context, 
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var updateEntryPayloadImplementors = []string{"UpdateEntryPayload"}
@@ -41488,7 +41581,8 @@ var updateEntryPayloadImplementors = []string{"UpdateEntryPayload"}
 func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateEntryPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateEntryPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41518,7 +41612,7 @@ func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.Sel
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var updatePreferencesPayloadImplementors = []string{"UpdatePreferencesPayload"}
@@ -41526,7 +41620,8 @@ var updatePreferencesPayloadImplementors = []string{"UpdatePreferencesPayload"}
 func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdatePreferencesPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, updatePreferencesPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41561,7 +41656,7 @@ func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel a
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var updateProfilePayloadImplementors = []string{"UpdateProfilePayload"}
@@ -41569,7 +41664,8 @@ var updateProfilePayloadImplementors = []string{"UpdateProfilePayload"}
 func (ec *executionContext) _UpdateProfilePayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateProfilePayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateProfilePayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41599,7 +41695,7 @@ func (ec *executionContext) _UpdateProfilePayload(ctx context.Context, sel ast.S
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var userImplementors = []string{"User", "Node"}
@@ -41607,7 +41703,8 @@ var userImplementors = []string{"User", "Node"}
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *calendar.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -41696,7 +41793,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var viewerImplementors = []string{"Viewer"}
@@ -41704,7 +41801,8 @@ var viewerImplementors = []string{"Viewer"}
 func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *model.Viewer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42197,7 +42295,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var viewerStatsImplementors = []string{"ViewerStats"}
@@ -42205,7 +42303,8 @@ var viewerStatsImplementors = []string{"ViewerStats"}
 func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionSet, obj *model.ViewerStats) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, viewerStatsImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42260,7 +42359,7 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var webhookAttemptImplementors = []string{"WebhookAttempt"}
@@ -42268,7 +42367,8 @@ var webhookAttemptImplementors = []string{"WebhookAttempt"}
 func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookAttempt) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookAttemptImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42318,7 +42418,7 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var workingDayImplementors = []string{"WorkingDay"}
@@ -42326,7 +42426,8 @@ var workingDayImplementors = []string{"WorkingDay"}
 func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingDay) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, workingDayImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42361,7 +42462,7 @@ func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSe
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var workingHoursImplementors = []string{"WorkingHours"}
@@ -42369,7 +42470,8 @@ var workingHoursImplementors = []string{"WorkingHours"}
 func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingHours) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42409,7 +42511,7 @@ func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var __DirectiveImplementors = []string{"__Directive"}
@@ -42417,7 +42519,8 @@ var __DirectiveImplementors = []string{"__Directive"}
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42467,7 +42570,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var __EnumValueImplementors = []string{"__EnumValue"}
@@ -42475,7 +42578,8 @@ var __EnumValueImplementors = []string{"__EnumValue"}
 func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42520,7 +42624,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var __FieldImplementors = []string{"__Field"}
@@ -42528,7 +42632,8 @@ var __FieldImplementors = []string{"__Field"}
 func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42583,7 +42688,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var __InputValueImplementors = []string{"__InputValue"}
@@ -42591,7 +42696,8 @@ var __InputValueImplementors = []string{"__InputValue"}
 func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42646,7 +42752,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var __SchemaImplementors = []string{"__Schema"}
@@ -42654,7 +42760,8 @@ var __SchemaImplementors = []string{"__Schema"}
 func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42709,7 +42816,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 var __TypeImplementors = []string{"__Type"}
@@ -42717,7 +42824,8 @@ var __TypeImplementors = []string{"__Type"}
 func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	set := newObjectSet(fields)
+	out := &set.FieldSet
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -42797,7 +42905,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		Context:  ctx,
 	})
 
-	return fieldSet{fields, out}
+	return set
 }
 
 // endregion **************************** object.gotpl ****************************
