@@ -35,7 +35,7 @@ func decodeGetItem(data []byte) (any, error) {
 	return parse(data, func(o *fastjson.Object) (any, error) {
 		out := &dynamodb.GetItemOutput{}
 		if v := o.Get("Item"); v != nil {
-			it, err := decodeItem(v)
+			it, err := decodeItem(v, nil)
 			if err != nil {
 				return nil, fmt.Errorf("Item: %w", err)
 			}
@@ -106,7 +106,7 @@ func decodeQuery(data []byte) (any, error) {
 			}
 		}
 		if v := o.Get("LastEvaluatedKey"); v != nil {
-			if out.LastEvaluatedKey, err = decodeItem(v); err != nil {
+			if out.LastEvaluatedKey, err = decodeItem(v, nil); err != nil {
 				return nil, fmt.Errorf("LastEvaluatedKey: %w", err)
 			}
 		}
@@ -151,12 +151,50 @@ func decodeItems(v *fastjson.Value) ([]map[string]types.AttributeValue, error) {
 		return nil, err
 	}
 	items := make([]map[string]types.AttributeValue, len(arr))
+	r := repeatsPool.Get().(*repeats)
+	defer r.release()
 	for i, v := range arr {
-		if items[i], err = decodeItem(v); err != nil {
+		if items[i], err = decodeItem(v, r); err != nil {
 			return nil, err
 		}
 	}
 	return items, nil
+}
+
+// repeats holds, while a list of items is decoded, each attribute's last
+// string or number value, by its name's index (attrName): an item whose value
+// is the one before's shares its string instead of allocating its own. A
+// calendar's entries repeat about half of theirs (partition key, calendar,
+// entity type, kind, zone, author), which were a third of a cold view's
+// allocations. Sharing costs nothing in what the view cache counts: an
+// entry's strings are counted as its own whoever else holds them.
+type repeats struct{ last []string }
+
+var repeatsPool = sync.Pool{New: func() any { return new(repeats) }}
+
+// value returns text as a string: the last value of the attribute whose
+// name has index i if it is the same, else a new one, kept as the last. A
+// nil r, or a name without an index, shares nothing.
+func (r *repeats) value(i int, text []byte) string {
+	if r == nil || i < 0 {
+		return string(text)
+	}
+	if i >= len(r.last) {
+		r.last = append(r.last, make([]string, i+1-len(r.last))...)
+	}
+	if s := r.last[i]; s == string(text) {
+		return s
+	}
+	s := string(text)
+	r.last[i] = s
+	return s
+}
+
+// release forgets the values (the pool must not keep them alive) and puts r
+// back in the pool.
+func (r *repeats) release() {
+	clear(r.last)
+	repeatsPool.Put(r)
 }
 
 // decodeItem decodes an item. A view decodes hundreds of items of a dozen or
@@ -168,7 +206,7 @@ func decodeItems(v *fastjson.Value) ([]map[string]types.AttributeValue, error) {
 // hold on to the whole item's text, keys included, and its size in bytes
 // could not be counted from the entry.) Values of other types (sets, lists,
 // maps, binaries) are decoded one by one, as decodeValue does.
-func decodeItem(v *fastjson.Value) (map[string]types.AttributeValue, error) {
+func decodeItem(v *fastjson.Value, r *repeats) (map[string]types.AttributeValue, error) {
 	o, err := v.Object()
 	if err != nil {
 		return nil, err
@@ -194,8 +232,11 @@ func decodeItem(v *fastjson.Value) (map[string]types.AttributeValue, error) {
 	ns := make([]types.AttributeValueMemberN, 0, nN)
 	it := make(map[string]types.AttributeValue, len(fields))
 	for _, f := range fields {
-		name := attrName(f.name)
-		value := string(f.text)
+		name, index := attrName(f.name)
+		var value string
+		if f.typ != 0 {
+			value = r.value(index, f.text)
+		}
 		switch f.typ {
 		case 'S':
 			ss = append(ss, types.AttributeValueMemberS{Value: value})
@@ -249,48 +290,50 @@ func scalar(v *fastjson.Value) (typ byte, s []byte, ok bool) {
 // few dozen; names beyond the bound are allocated per use, as before.
 const maxNames = 1024
 
-// names holds the attribute names met so far, copied on write (rarely: the
-// set stops growing after the first reads), so lookups take no lock.
+// names holds the attribute names met so far, each with its index (the
+// order it was met in), copied on write (rarely: the set stops growing after
+// the first reads), so lookups take no lock.
 var (
-	names   atomic.Pointer[map[string]string]
+	names   atomic.Pointer[map[string]attrKey]
 	namesMu sync.Mutex
 )
 
-// attrName returns k as a string, the same string for every item.
-func attrName(k []byte) string {
+// attrKey is an attribute name as every item shares it, and its index.
+type attrKey struct {
+	name  string
+	index int
+}
+
+// attrName returns k as a string, the same string for every item, and its
+// index: -1 for names beyond maxNames, which are not kept.
+func attrName(k []byte) (string, int) {
 	if m := names.Load(); m != nil {
-		if s, ok := (*m)[string(k)]; ok {
-			return s
+		if a, ok := (*m)[string(k)]; ok {
+			return a.name, a.index
 		}
 	}
 	namesMu.Lock()
 	defer namesMu.Unlock()
 	old := names.Load()
+	n := 0
 	if old != nil {
-		if s, ok := (*old)[string(k)]; ok {
-			return s
+		if a, ok := (*old)[string(k)]; ok {
+			return a.name, a.index
 		}
-		if len(*old) >= maxNames {
-			return string(k)
+		if n = len(*old); n >= maxNames {
+			return string(k), -1
 		}
 	}
-	m := make(map[string]string, 1+lenOf(old))
+	m := make(map[string]attrKey, 1+n)
 	if old != nil {
-		for n := range *old {
-			m[n] = n
+		for name, a := range *old {
+			m[name] = a
 		}
 	}
-	s := string(k)
-	m[s] = s
+	a := attrKey{string(k), n}
+	m[a.name] = a
 	names.Store(&m)
-	return s
-}
-
-func lenOf(m *map[string]string) int {
-	if m == nil {
-		return 0
-	}
-	return len(*m)
+	return a.name, a.index
 }
 
 // decodeValue decodes one attribute value: an object with exactly one key
@@ -356,7 +399,7 @@ func decodeTyped(typ string, v *fastjson.Value) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberL{Value: l}, nil
 	case "M":
-		m, err := decodeItem(v)
+		m, err := decodeItem(v, nil)
 		return &types.AttributeValueMemberM{Value: m}, err
 	}
 	return nil, fmt.Errorf("unknown attribute type %q", typ)

@@ -79,7 +79,9 @@ func TestDecodeItemMatchesDecodingEachValue(t *testing.T) {
 // TestDecodeItemAllocatesPerItemNotPerAttribute pins the point of decodeItem:
 // a view decodes hundreds of items, and one allocation per attribute name,
 // value and string was most of the decoder's cost (71 allocations for an
-// item of 21 attributes; 33 now: its 20 strings, and the set and the map).
+// item of 21 attributes; 33 with names interned and values in slabs: its 20
+// strings, and the set and the map; 21 now that a value the item before had
+// for the attribute is shared: 12 of these items' 18 strings repeat).
 func TestDecodeItemAllocatesPerItemNotPerAttribute(t *testing.T) {
 	data := entryAnswer(100)
 	decodeQuery(data) // the names are interned on first use
@@ -88,7 +90,7 @@ func TestDecodeItemAllocatesPerItemNotPerAttribute(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if perItem, most := allocs/100, 36*allocationFactor; perItem > most {
+	if perItem, most := allocs/100, 22*allocationFactor*poolFactor; perItem > most {
 		t.Errorf("decodeQuery: %.1f allocations per item of 21 attributes, want at most %.0f", perItem, most)
 	}
 }
