@@ -92,7 +92,7 @@ func (f *objectSet) MarshalGQL(w io.Writer) {
 		if i > 0 { // the first field is never one said before
 			_, _ = w.Write(comma)
 		}
-		writeAlias(w, alias)
+		writeQuoted(w, alias)
 		_, _ = w.Write(colon)
 		f.Values[i].MarshalGQL(w)
 	}
@@ -110,18 +110,4 @@ func aliasBefore(fields []graphql.CollectedField, alias string) bool {
 		}
 	}
 	return false
-}
-
-// writeAlias writes alias as a JSON string: a GraphQL name needs no escape;
-// anything else is written by gqlgen's string marshaler.
-func writeAlias(w io.Writer, alias string) {
-	for i := 0; i < len(alias); i++ {
-		if c := alias[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			graphql.MarshalString(alias).MarshalGQL(w)
-			return
-		}
-	}
-	_, _ = io.WriteString(w, `"`)
-	_, _ = io.WriteString(w, alias)
-	_, _ = io.WriteString(w, `"`)
 }

@@ -11687,7 +11687,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_color(_ context.Context, fi
 func (ec *executionContext) _AllDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
 		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
-			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+			return stringList(v)
 		}
 	}
 	return graphql.ResolveField(
@@ -18755,7 +18755,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_color(_ context.Context, 
 func (ec *executionContext) _MultiDayEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
 		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
-			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+			return stringList(v)
 		}
 	}
 	return graphql.ResolveField(
@@ -24381,7 +24381,7 @@ func (ec *executionContext) fieldContext_Task_color(_ context.Context, field gra
 func (ec *executionContext) _Task_tags(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
 		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
-			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+			return stringList(v)
 		}
 	}
 	return graphql.ResolveField(
@@ -25925,7 +25925,7 @@ func (ec *executionContext) fieldContext_TimedEntry_color(_ context.Context, fie
 func (ec *executionContext) _TimedEntry_tags(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
 		if v, ok := plainCall(func() []string { return obj.Tags() }); ok {
-			return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, v)
+			return stringList(v)
 		}
 	}
 	return graphql.ResolveField(
@@ -32940,7 +32940,7 @@ func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AcceptInvitationPayload")
+			out.Values[i] = quoted("AcceptInvitationPayload")
 		case "membership":
 			out.Values[i] = ec._AcceptInvitationPayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32979,7 +32979,7 @@ func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AddMemberPayload")
+			out.Values[i] = quoted("AddMemberPayload")
 		case "membership":
 			out.Values[i] = ec._AddMemberPayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33018,7 +33018,7 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AllDayEntry")
+			out.Values[i] = quoted("AllDayEntry")
 		case "id":
 			out.Values[i] = ec._AllDayEntry_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33621,7 +33621,7 @@ func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Attendee")
+			out.Values[i] = quoted("Attendee")
 		case "email":
 			out.Values[i] = ec._Attendee_email(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34036,7 +34036,7 @@ func (ec *executionContext) _AttendeeConnection(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AttendeeConnection")
+			out.Values[i] = quoted("AttendeeConnection")
 		case "edges":
 			out.Values[i] = ec._AttendeeConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34080,7 +34080,7 @@ func (ec *executionContext) _AttendeeEdge(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AttendeeEdge")
+			out.Values[i] = quoted("AttendeeEdge")
 		case "cursor":
 			out.Values[i] = ec._AttendeeEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34124,7 +34124,7 @@ func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AttendeeSummary")
+			out.Values[i] = quoted("AttendeeSummary")
 		case "needsAction":
 			out.Values[i] = ec._AttendeeSummary_needsAction(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34193,7 +34193,7 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BusyInterval")
+			out.Values[i] = quoted("BusyInterval")
 		case "start":
 			out.Values[i] = ec._BusyInterval_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34242,7 +34242,7 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Calendar")
+			out.Values[i] = quoted("Calendar")
 		case "id":
 			out.Values[i] = ec._Calendar_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34706,7 +34706,7 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CalendarBusy")
+			out.Values[i] = quoted("CalendarBusy")
 		case "calendar":
 			field := field
 
@@ -34823,7 +34823,7 @@ func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CalendarListChange")
+			out.Values[i] = quoted("CalendarListChange")
 		case "calendarId":
 			out.Values[i] = ec._CalendarListChange_calendarId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34872,7 +34872,7 @@ func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CalendarListChangePage")
+			out.Values[i] = quoted("CalendarListChangePage")
 		case "changes":
 			out.Values[i] = ec._CalendarListChangePage_changes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34921,7 +34921,7 @@ func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CalendarSettings")
+			out.Values[i] = quoted("CalendarSettings")
 		case "color":
 			out.Values[i] = ec._CalendarSettings_color(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -35010,7 +35010,7 @@ func (ec *executionContext) _CalendarWebhook(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CalendarWebhook")
+			out.Values[i] = quoted("CalendarWebhook")
 		case "id":
 			out.Values[i] = ec._CalendarWebhook_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35089,7 +35089,7 @@ func (ec *executionContext) _CalendarWebhookPayload(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CalendarWebhookPayload")
+			out.Values[i] = quoted("CalendarWebhookPayload")
 		case "webhook":
 			out.Values[i] = ec._CalendarWebhookPayload_webhook(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35128,7 +35128,7 @@ func (ec *executionContext) _CalendarWebhookSecretPayload(ctx context.Context, s
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CalendarWebhookSecretPayload")
+			out.Values[i] = quoted("CalendarWebhookSecretPayload")
 		case "webhook":
 			out.Values[i] = ec._CalendarWebhookSecretPayload_webhook(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35172,7 +35172,7 @@ func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, o
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Change")
+			out.Values[i] = quoted("Change")
 		case "type":
 			out.Values[i] = ec._Change_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35299,7 +35299,7 @@ func (ec *executionContext) _ChangeAttendeesPayload(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ChangeAttendeesPayload")
+			out.Values[i] = quoted("ChangeAttendeesPayload")
 		case "entry":
 			out.Values[i] = ec._ChangeAttendeesPayload_entry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35338,7 +35338,7 @@ func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ChangeDelivery")
+			out.Values[i] = quoted("ChangeDelivery")
 		case "kind":
 			out.Values[i] = ec._ChangeDelivery_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35426,7 +35426,7 @@ func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ChangeEmailPayload")
+			out.Values[i] = quoted("ChangeEmailPayload")
 		case "user":
 			out.Values[i] = ec._ChangeEmailPayload_user(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35465,7 +35465,7 @@ func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ChangeMemberRolePayload")
+			out.Values[i] = quoted("ChangeMemberRolePayload")
 		case "membership":
 			out.Values[i] = ec._ChangeMemberRolePayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35504,7 +35504,7 @@ func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ChangePage")
+			out.Values[i] = quoted("ChangePage")
 		case "changes":
 			out.Values[i] = ec._ChangePage_changes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35553,7 +35553,7 @@ func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.Se
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CompleteTaskPayload")
+			out.Values[i] = quoted("CompleteTaskPayload")
 		case "task":
 			out.Values[i] = ec._CompleteTaskPayload_task(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35592,7 +35592,7 @@ func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CreateCalendarPayload")
+			out.Values[i] = quoted("CreateCalendarPayload")
 		case "calendar":
 			out.Values[i] = ec._CreateCalendarPayload_calendar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35636,7 +35636,7 @@ func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CreateEntryPayload")
+			out.Values[i] = quoted("CreateEntryPayload")
 		case "entry":
 			out.Values[i] = ec._CreateEntryPayload_entry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35675,7 +35675,7 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CreateInvitationPayload")
+			out.Values[i] = quoted("CreateInvitationPayload")
 		case "invitation":
 			out.Values[i] = ec._CreateInvitationPayload_invitation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35719,7 +35719,7 @@ func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("DatedWorkingDay")
+			out.Values[i] = quoted("DatedWorkingDay")
 		case "date":
 			out.Values[i] = ec._DatedWorkingDay_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35763,7 +35763,7 @@ func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("DeleteAccountPayload")
+			out.Values[i] = quoted("DeleteAccountPayload")
 		case "deletedUserId":
 			out.Values[i] = ec._DeleteAccountPayload_deletedUserId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35807,7 +35807,7 @@ func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("DeleteCalendarPayload")
+			out.Values[i] = quoted("DeleteCalendarPayload")
 		case "deletedCalendarId":
 			out.Values[i] = ec._DeleteCalendarPayload_deletedCalendarId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35846,7 +35846,7 @@ func (ec *executionContext) _DeleteCalendarWebhookPayload(ctx context.Context, s
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("DeleteCalendarWebhookPayload")
+			out.Values[i] = quoted("DeleteCalendarWebhookPayload")
 		case "deleted":
 			out.Values[i] = ec._DeleteCalendarWebhookPayload_deleted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35885,7 +35885,7 @@ func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("DeleteEntryPayload")
+			out.Values[i] = quoted("DeleteEntryPayload")
 		case "deletedEntryId":
 			out.Values[i] = ec._DeleteEntryPayload_deletedEntryId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35924,7 +35924,7 @@ func (ec *executionContext) _DeleteReminderWebhookPayload(ctx context.Context, s
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("DeleteReminderWebhookPayload")
+			out.Values[i] = quoted("DeleteReminderWebhookPayload")
 		case "deleted":
 			out.Values[i] = ec._DeleteReminderWebhookPayload_deleted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -35963,7 +35963,7 @@ func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("DisableCalendarFeedPayload")
+			out.Values[i] = quoted("DisableCalendarFeedPayload")
 		case "calendarId":
 			out.Values[i] = ec._DisableCalendarFeedPayload_calendarId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36002,7 +36002,7 @@ func (ec *executionContext) _EntryHistoryConnection(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("EntryHistoryConnection")
+			out.Values[i] = quoted("EntryHistoryConnection")
 		case "edges":
 			out.Values[i] = ec._EntryHistoryConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36046,7 +36046,7 @@ func (ec *executionContext) _EntryHistoryEdge(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("EntryHistoryEdge")
+			out.Values[i] = quoted("EntryHistoryEdge")
 		case "cursor":
 			out.Values[i] = ec._EntryHistoryEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36090,7 +36090,7 @@ func (ec *executionContext) _EntryHistoryRecord(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("EntryHistoryRecord")
+			out.Values[i] = quoted("EntryHistoryRecord")
 		case "at":
 			out.Values[i] = ec._EntryHistoryRecord_at(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36217,7 +36217,7 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("EntryView")
+			out.Values[i] = quoted("EntryView")
 		case "timeZone":
 			out.Values[i] = ec._EntryView_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36271,7 +36271,7 @@ func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FieldChange")
+			out.Values[i] = quoted("FieldChange")
 		case "field":
 			out.Values[i] = ec._FieldChange_field(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36393,7 +36393,7 @@ func (ec *executionContext) _FindTimesGroupReason(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FindTimesGroupReason")
+			out.Values[i] = quoted("FindTimesGroupReason")
 		case "group":
 			out.Values[i] = ec._FindTimesGroupReason_group(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36437,7 +36437,7 @@ func (ec *executionContext) _FindTimesParticipant(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FindTimesParticipant")
+			out.Values[i] = quoted("FindTimesParticipant")
 		case "email":
 			out.Values[i] = ec._FindTimesParticipant_email(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -36486,7 +36486,7 @@ func (ec *executionContext) _FindTimesResult(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FindTimesResult")
+			out.Values[i] = quoted("FindTimesResult")
 		case "timeZone":
 			out.Values[i] = ec._FindTimesResult_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36555,7 +36555,7 @@ func (ec *executionContext) _FindTimesSlot(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FindTimesSlot")
+			out.Values[i] = quoted("FindTimesSlot")
 		case "start":
 			out.Values[i] = ec._FindTimesSlot_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36604,7 +36604,7 @@ func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FreeBusyView")
+			out.Values[i] = quoted("FreeBusyView")
 		case "timeZone":
 			out.Values[i] = ec._FreeBusyView_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36663,7 +36663,7 @@ func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ImportCalendarPayload")
+			out.Values[i] = quoted("ImportCalendarPayload")
 		case "entries":
 			out.Values[i] = ec._ImportCalendarPayload_entries(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36707,7 +36707,7 @@ func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ImportError")
+			out.Values[i] = quoted("ImportError")
 		case "index":
 			out.Values[i] = ec._ImportError_index(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36766,7 +36766,7 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Invitation")
+			out.Values[i] = quoted("Invitation")
 		case "id":
 			field := field
 
@@ -36903,7 +36903,7 @@ func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("InvitationChange")
+			out.Values[i] = quoted("InvitationChange")
 		case "entryId":
 			out.Values[i] = ec._InvitationChange_entryId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36952,7 +36952,7 @@ func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("InvitationChangePage")
+			out.Values[i] = quoted("InvitationChangePage")
 		case "changes":
 			out.Values[i] = ec._InvitationChangePage_changes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37001,7 +37001,7 @@ func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("InvitationConnection")
+			out.Values[i] = quoted("InvitationConnection")
 		case "edges":
 			out.Values[i] = ec._InvitationConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37045,7 +37045,7 @@ func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("InvitationEdge")
+			out.Values[i] = quoted("InvitationEdge")
 		case "cursor":
 			out.Values[i] = ec._InvitationEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37089,7 +37089,7 @@ func (ec *executionContext) _LeaveCalendarPayload(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("LeaveCalendarPayload")
+			out.Values[i] = quoted("LeaveCalendarPayload")
 		case "removedMembershipId":
 			out.Values[i] = ec._LeaveCalendarPayload_removedMembershipId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37128,7 +37128,7 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Membership")
+			out.Values[i] = quoted("Membership")
 		case "id":
 			field := field
 
@@ -37338,7 +37338,7 @@ func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MembershipConnection")
+			out.Values[i] = quoted("MembershipConnection")
 		case "edges":
 			out.Values[i] = ec._MembershipConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37382,7 +37382,7 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MembershipEdge")
+			out.Values[i] = quoted("MembershipEdge")
 		case "cursor":
 			out.Values[i] = ec._MembershipEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37426,7 +37426,7 @@ func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MoveEntryPayload")
+			out.Values[i] = quoted("MoveEntryPayload")
 		case "entry":
 			out.Values[i] = ec._MoveEntryPayload_entry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37470,7 +37470,7 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MultiDayEntry")
+			out.Values[i] = quoted("MultiDayEntry")
 		case "id":
 			out.Values[i] = ec._MultiDayEntry_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -38081,7 +38081,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Mutation")
+			out.Values[i] = quoted("Mutation")
 		case "snoozeReminder":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_snoozeReminder(ctx, field)
@@ -38388,7 +38388,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PageInfo")
+			out.Values[i] = quoted("PageInfo")
 		case "hasNextPage":
 			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -38442,7 +38442,7 @@ func (ec *executionContext) _PersonBusy(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PersonBusy")
+			out.Values[i] = quoted("PersonBusy")
 		case "email":
 			out.Values[i] = ec._PersonBusy_email(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -38491,7 +38491,7 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Preferences")
+			out.Values[i] = quoted("Preferences")
 		case "timeZone":
 			out.Values[i] = ec._Preferences_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -38622,7 +38622,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Query")
+			out.Values[i] = quoted("Query")
 		case "viewer":
 			field := field
 
@@ -38780,7 +38780,7 @@ func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Recurrence")
+			out.Values[i] = quoted("Recurrence")
 		case "rule":
 			out.Values[i] = ec._Recurrence_rule(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -38829,7 +38829,7 @@ func (ec *executionContext) _RegisterReminderWebhookPayload(ctx context.Context,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RegisterReminderWebhookPayload")
+			out.Values[i] = quoted("RegisterReminderWebhookPayload")
 		case "reminderWebhook":
 			out.Values[i] = ec._RegisterReminderWebhookPayload_reminderWebhook(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -38873,7 +38873,7 @@ func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Reminder")
+			out.Values[i] = quoted("Reminder")
 		case "minutes":
 			out.Values[i] = ec._Reminder_minutes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -38917,7 +38917,7 @@ func (ec *executionContext) _ReminderAlert(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReminderAlert")
+			out.Values[i] = quoted("ReminderAlert")
 		case "id":
 			field := field
 
@@ -39137,7 +39137,7 @@ func (ec *executionContext) _ReminderAlertConnection(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReminderAlertConnection")
+			out.Values[i] = quoted("ReminderAlertConnection")
 		case "edges":
 			out.Values[i] = ec._ReminderAlertConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39181,7 +39181,7 @@ func (ec *executionContext) _ReminderAlertEdge(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReminderAlertEdge")
+			out.Values[i] = quoted("ReminderAlertEdge")
 		case "cursor":
 			out.Values[i] = ec._ReminderAlertEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39225,7 +39225,7 @@ func (ec *executionContext) _ReminderAlertPayload(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReminderAlertPayload")
+			out.Values[i] = quoted("ReminderAlertPayload")
 		case "alert":
 			out.Values[i] = ec._ReminderAlertPayload_alert(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39264,7 +39264,7 @@ func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReminderDelivery")
+			out.Values[i] = quoted("ReminderDelivery")
 		case "alerts":
 			out.Values[i] = ec._ReminderDelivery_alerts(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39308,7 +39308,7 @@ func (ec *executionContext) _ReminderWebhook(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReminderWebhook")
+			out.Values[i] = quoted("ReminderWebhook")
 		case "url":
 			out.Values[i] = ec._ReminderWebhook_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39377,7 +39377,7 @@ func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.Se
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RemoveMemberPayload")
+			out.Values[i] = quoted("RemoveMemberPayload")
 		case "removedMembershipId":
 			out.Values[i] = ec._RemoveMemberPayload_removedMembershipId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39416,7 +39416,7 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReopenTaskPayload")
+			out.Values[i] = quoted("ReopenTaskPayload")
 		case "task":
 			out.Values[i] = ec._ReopenTaskPayload_task(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39455,7 +39455,7 @@ func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RespondToEntryPayload")
+			out.Values[i] = quoted("RespondToEntryPayload")
 		case "attendee":
 			out.Values[i] = ec._RespondToEntryPayload_attendee(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39494,7 +39494,7 @@ func (ec *executionContext) _RestoreEntryPayload(ctx context.Context, sel ast.Se
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RestoreEntryPayload")
+			out.Values[i] = quoted("RestoreEntryPayload")
 		case "entry":
 			out.Values[i] = ec._RestoreEntryPayload_entry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39533,7 +39533,7 @@ func (ec *executionContext) _ResumeReminderWebhookPayload(ctx context.Context, s
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ResumeReminderWebhookPayload")
+			out.Values[i] = quoted("ResumeReminderWebhookPayload")
 		case "reminderWebhook":
 			out.Values[i] = ec._ResumeReminderWebhookPayload_reminderWebhook(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39572,7 +39572,7 @@ func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RevokeInvitationPayload")
+			out.Values[i] = quoted("RevokeInvitationPayload")
 		case "revokedInvitationId":
 			out.Values[i] = ec._RevokeInvitationPayload_revokedInvitationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39611,7 +39611,7 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RotateCalendarFeedPayload")
+			out.Values[i] = quoted("RotateCalendarFeedPayload")
 		case "url":
 			out.Values[i] = ec._RotateCalendarFeedPayload_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39655,7 +39655,7 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SearchConnection")
+			out.Values[i] = quoted("SearchConnection")
 		case "edges":
 			out.Values[i] = ec._SearchConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39699,7 +39699,7 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SearchEdge")
+			out.Values[i] = quoted("SearchEdge")
 		case "cursor":
 			out.Values[i] = ec._SearchEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39753,7 +39753,7 @@ func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SearchHighlight")
+			out.Values[i] = quoted("SearchHighlight")
 		case "field":
 			out.Values[i] = ec._SearchHighlight_field(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39812,7 +39812,7 @@ func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SetMyRemindersPayload")
+			out.Values[i] = quoted("SetMyRemindersPayload")
 		case "myReminders":
 			out.Values[i] = ec._SetMyRemindersPayload_myReminders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39861,7 +39861,7 @@ func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SetOpeningHoursPayload")
+			out.Values[i] = quoted("SetOpeningHoursPayload")
 		case "calendar":
 			out.Values[i] = ec._SetOpeningHoursPayload_calendar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39927,7 +39927,7 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Task")
+			out.Values[i] = quoted("Task")
 		case "id":
 			out.Values[i] = ec._Task_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40545,7 +40545,7 @@ func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TaskConnection")
+			out.Values[i] = quoted("TaskConnection")
 		case "edges":
 			out.Values[i] = ec._TaskConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40589,7 +40589,7 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TaskEdge")
+			out.Values[i] = quoted("TaskEdge")
 		case "cursor":
 			out.Values[i] = ec._TaskEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40633,7 +40633,7 @@ func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TimeInterval")
+			out.Values[i] = quoted("TimeInterval")
 		case "start":
 			out.Values[i] = ec._TimeInterval_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40677,7 +40677,7 @@ func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TimeWindow")
+			out.Values[i] = quoted("TimeWindow")
 		case "start":
 			out.Values[i] = ec._TimeWindow_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -40721,7 +40721,7 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TimedEntry")
+			out.Values[i] = quoted("TimedEntry")
 		case "id":
 			out.Values[i] = ec._TimedEntry_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41334,7 +41334,7 @@ func (ec *executionContext) _TrashConnection(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TrashConnection")
+			out.Values[i] = quoted("TrashConnection")
 		case "edges":
 			out.Values[i] = ec._TrashConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41378,7 +41378,7 @@ func (ec *executionContext) _TrashEdge(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TrashEdge")
+			out.Values[i] = quoted("TrashEdge")
 		case "cursor":
 			out.Values[i] = ec._TrashEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41422,7 +41422,7 @@ func (ec *executionContext) _TrashedEntry(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TrashedEntry")
+			out.Values[i] = quoted("TrashedEntry")
 		case "entry":
 			out.Values[i] = ec._TrashedEntry_entry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41510,7 +41510,7 @@ func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("UpdateCalendarPayload")
+			out.Values[i] = quoted("UpdateCalendarPayload")
 		case "calendar":
 			out.Values[i] = ec._UpdateCalendarPayload_calendar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41549,7 +41549,7 @@ func (ec *executionContext) _UpdateCalendarSettingsPayload(ctx context.Context, 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("UpdateCalendarSettingsPayload")
+			out.Values[i] = quoted("UpdateCalendarSettingsPayload")
 		case "membership":
 			out.Values[i] = ec._UpdateCalendarSettingsPayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41588,7 +41588,7 @@ func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("UpdateEntryPayload")
+			out.Values[i] = quoted("UpdateEntryPayload")
 		case "entry":
 			out.Values[i] = ec._UpdateEntryPayload_entry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41627,7 +41627,7 @@ func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel a
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("UpdatePreferencesPayload")
+			out.Values[i] = quoted("UpdatePreferencesPayload")
 		case "preferences":
 			out.Values[i] = ec._UpdatePreferencesPayload_preferences(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41671,7 +41671,7 @@ func (ec *executionContext) _UpdateProfilePayload(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("UpdateProfilePayload")
+			out.Values[i] = quoted("UpdateProfilePayload")
 		case "user":
 			out.Values[i] = ec._UpdateProfilePayload_user(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -41710,7 +41710,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("User")
+			out.Values[i] = quoted("User")
 		case "id":
 			field := field
 
@@ -41808,7 +41808,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Viewer")
+			out.Values[i] = quoted("Viewer")
 		case "calendarListChanges":
 			field := field
 
@@ -42310,7 +42310,7 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ViewerStats")
+			out.Values[i] = quoted("ViewerStats")
 		case "totalEvents":
 			out.Values[i] = ec._ViewerStats_totalEvents(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42374,7 +42374,7 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("WebhookAttempt")
+			out.Values[i] = quoted("WebhookAttempt")
 		case "deliveryId":
 			out.Values[i] = ec._WebhookAttempt_deliveryId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42433,7 +42433,7 @@ func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("WorkingDay")
+			out.Values[i] = quoted("WorkingDay")
 		case "day":
 			out.Values[i] = ec._WorkingDay_day(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42477,7 +42477,7 @@ func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("WorkingHours")
+			out.Values[i] = quoted("WorkingHours")
 		case "timeZone":
 			out.Values[i] = ec._WorkingHours_timeZone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42526,7 +42526,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Directive")
+			out.Values[i] = quoted("__Directive")
 		case "name":
 			out.Values[i] = ec.___Directive_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42585,7 +42585,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__EnumValue")
+			out.Values[i] = quoted("__EnumValue")
 		case "name":
 			out.Values[i] = ec.___EnumValue_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42639,7 +42639,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Field")
+			out.Values[i] = quoted("__Field")
 		case "name":
 			out.Values[i] = ec.___Field_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42703,7 +42703,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__InputValue")
+			out.Values[i] = quoted("__InputValue")
 		case "name":
 			out.Values[i] = ec.___InputValue_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42767,7 +42767,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Schema")
+			out.Values[i] = quoted("__Schema")
 		case "description":
 			out.Values[i] = ec.___Schema_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -42831,7 +42831,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Type")
+			out.Values[i] = quoted("__Type")
 		case "kind":
 			out.Values[i] = ec.___Type_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42996,7 +42996,7 @@ func (ec *executionContext) unmarshalNAttendeeResponse2githubᚗcomᚋcalgraph�
 
 func (ec *executionContext) marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse(ctx context.Context, sel ast.SelectionSet, v calendar.Response) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse[v])
+	res := quoted(marshalNAttendeeResponse2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐResponse[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -43629,7 +43629,7 @@ func (ec *executionContext) unmarshalNEntryHistoryAction2githubᚗcomᚋcalgraph
 
 func (ec *executionContext) marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction(ctx context.Context, sel ast.SelectionSet, v calendar.HistoryAction) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction[v])
+	res := quoted(marshalNEntryHistoryAction2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐHistoryAction[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -43701,7 +43701,7 @@ func (ec *executionContext) unmarshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgra
 
 func (ec *executionContext) marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind(ctx context.Context, sel ast.SelectionSet, v calendar.Kind) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind[v])
+	res := quoted(marshalNEntryKind2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐKind[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -43909,7 +43909,7 @@ func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (str
 
 func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalID(v)
+	res := quoted(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -44417,7 +44417,7 @@ func (ec *executionContext) unmarshalNReminderAlertState2githubᚗcomᚋcalgraph
 
 func (ec *executionContext) marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState(ctx context.Context, sel ast.SelectionSet, v calendar.AlertState) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState[v])
+	res := quoted(marshalNReminderAlertState2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐAlertState[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -44462,7 +44462,7 @@ func (ec *executionContext) unmarshalNReminderMethod2githubᚗcomᚋcalgraphᚋc
 
 func (ec *executionContext) marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod(ctx context.Context, sel ast.SelectionSet, v calendar.ReminderMethod) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[v])
+	res := quoted(marshalNReminderMethod2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -44590,7 +44590,7 @@ func (ec *executionContext) unmarshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋ
 
 func (ec *executionContext) marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole(ctx context.Context, sel ast.SelectionSet, v calendar.Role) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole[v])
+	res := quoted(marshalNRole2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐRole[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -44745,7 +44745,7 @@ func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) 
 
 func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(v)
+	res := quoted(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -44837,7 +44837,7 @@ func (ec *executionContext) unmarshalNTheme2githubᚗcomᚋcalgraphᚋcalgraph�
 
 func (ec *executionContext) marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme(ctx context.Context, sel ast.SelectionSet, v calendar.Theme) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[v])
+	res := quoted(marshalNTheme2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -44948,7 +44948,7 @@ func (ec *executionContext) unmarshalNTransparency2githubᚗcomᚋcalgraphᚋcal
 
 func (ec *executionContext) marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency(ctx context.Context, sel ast.SelectionSet, v calendar.Transparency) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[v])
+	res := quoted(marshalNTransparency2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -45131,7 +45131,7 @@ func (ec *executionContext) unmarshalNVisibility2githubᚗcomᚋcalgraphᚋcalgr
 
 func (ec *executionContext) marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility(ctx context.Context, sel ast.SelectionSet, v calendar.Visibility) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[v])
+	res := quoted(marshalNVisibility2githubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -45269,7 +45269,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2string(ctx context.Con
 
 func (ec *executionContext) marshalN__DirectiveLocation2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(v)
+	res := quoted(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -45373,7 +45373,7 @@ func (ec *executionContext) unmarshalN__TypeKind2string(ctx context.Context, v a
 
 func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(v)
+	res := quoted(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -45641,7 +45641,7 @@ func (ec *executionContext) marshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgr
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(marshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope[*v])
+	res := quoted(marshalOEditScope2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐScope[*v])
 	return res
 }
 
@@ -45839,7 +45839,7 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalID(*v)
+	res := quoted(*v)
 	return res
 }
 
@@ -45990,7 +45990,7 @@ func (ec *executionContext) marshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋ
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(marshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[*v])
+	res := quoted(marshalOReminderMethod2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐReminderMethod[*v])
 	return res
 }
 
@@ -46020,7 +46020,7 @@ func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) 
 func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(v)
+	res := quoted(v)
 	return res
 }
 
@@ -46073,7 +46073,7 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(*v)
+	res := quoted(*v)
 	return res
 }
 
@@ -46100,7 +46100,7 @@ func (ec *executionContext) marshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraph�
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(marshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[*v])
+	res := quoted(marshalOTheme2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTheme[*v])
 	return res
 }
 
@@ -46148,7 +46148,7 @@ func (ec *executionContext) marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋca
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[*v])
+	res := quoted(marshalOTransparency2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐTransparency[*v])
 	return res
 }
 
@@ -46189,7 +46189,7 @@ func (ec *executionContext) marshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalg
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(marshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[*v])
+	res := quoted(marshalOVisibility2ᚖgithubᚗcomᚋcalgraphᚋcalgraphᚋinternalᚋcalendarᚐVisibility[*v])
 	return res
 }
 

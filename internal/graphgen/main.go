@@ -86,6 +86,10 @@ var rewrites = []struct{ from, to, countedBy string }{
 	{"\t\t\t\tdeferredFieldSet.AddField(field)\n",
 		"\t\t\t\tdeferredFieldSet, deferLabelToView = deferring(deferredFieldSet, deferLabelToView)\n\t\t\t\tdeferredFieldSet.AddField(field)\n",
 		"deferredFieldSet.AddField(field)"},
+	// A string is written by graph's quoted, the string itself, not by a
+	// closure around it (an allocation each).
+	{"graphql.MarshalString(", "quoted(", "graphql.MarshalString("},
+	{"graphql.MarshalID(", "quoted(", "graphql.MarshalID("},
 	// An object's FieldSet is graph's objectSet's, with its values: one
 	// allocation where gqlgen made two, and a third to return it. (Last:
 	// the rewrites above are counted by what this one replaces.)
@@ -179,15 +183,21 @@ func plainScalars(src []byte) ([]byte, int) {
 		n++
 		sub := plainScalar.FindSubmatch(m)
 		value, call, typ, marshal := sub[1], len(sub[2]) > 0, sub[3], sub[4]
+		// A list of strings is written by graph's stringList, without an
+		// array and a marshaler per element.
+		ret := fmt.Sprintf("ec.%s(ctx, field.Selections, %%s)", marshal)
+		if string(marshal) == "marshalNString2ᚕstringᚄ" {
+			ret = "stringList(%s)"
+		}
 		if !call {
-			return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\treturn ec.%s(ctx, field.Selections, %s)\n\t}\n", marshal, value)), m...)
+			return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\treturn "+ret+"\n\t}\n", value)), m...)
 		}
 		// A method may panic: plainCall says so, and gqlgen's path then
 		// calls it again and reports the panic on the field, as before.
 		// The call is made inside plainCall's function, so that any panic on
 		// the way (a nil embedded pointer) is plainCall's to catch.
-		return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\tif v, ok := plainCall(func() %s { return %s() }); ok {\n\t\t\treturn ec.%s(ctx, field.Selections, v)\n\t\t}\n\t}\n",
-			typ, value, marshal)), m...)
+		return append([]byte(fmt.Sprintf("\tif ec.plainFields() {\n\t\tif v, ok := plainCall(func() %s { return %s() }); ok {\n\t\t\treturn "+fmt.Sprintf(ret, "v")+"\n\t\t}\n\t}\n",
+			typ, value)), m...)
 	})
 	return out, n
 }
