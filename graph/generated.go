@@ -4836,6 +4836,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 
 type executionContext struct {
 	*graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]
+	collected *collectedFields
 }
 
 func newExecutionContext(
@@ -4844,6 +4845,7 @@ func newExecutionContext(
 	deferredResults chan graphql.DeferredResult,
 ) *executionContext {
 	return &executionContext{
+		collected: new(collectedFields),
 		ExecutionContextState: graphql.NewExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot](
 			opCtx,
 			(*graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot])(execSchema),
@@ -32931,7 +32933,7 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 var acceptInvitationPayloadImplementors = []string{"AcceptInvitationPayload"}
 
 func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AcceptInvitationPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, acceptInvitationPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, acceptInvitationPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -32970,7 +32972,7 @@ func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel as
 var addMemberPayloadImplementors = []string{"AddMemberPayload"}
 
 func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AddMemberPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, addMemberPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, addMemberPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -33009,7 +33011,7 @@ func (ec *executionContext) _AddMemberPayload(ctx context.Context, sel ast.Selec
 var allDayEntryImplementors = []string{"AllDayEntry", "Entry", "Node"}
 
 func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionSet, obj *model.AllDayEntry) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, allDayEntryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, allDayEntryImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -33612,7 +33614,7 @@ func (ec *executionContext) _AllDayEntry(ctx context.Context, sel ast.SelectionS
 var attendeeImplementors = []string{"Attendee"}
 
 func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet, obj *calendar.Attendee) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, attendeeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34027,7 +34029,7 @@ func (ec *executionContext) _Attendee(ctx context.Context, sel ast.SelectionSet,
 var attendeeConnectionImplementors = []string{"AttendeeConnection"}
 
 func (ec *executionContext) _AttendeeConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AttendeeConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, attendeeConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34071,7 +34073,7 @@ func (ec *executionContext) _AttendeeConnection(ctx context.Context, sel ast.Sel
 var attendeeEdgeImplementors = []string{"AttendeeEdge"}
 
 func (ec *executionContext) _AttendeeEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AttendeeEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, attendeeEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34115,7 +34117,7 @@ func (ec *executionContext) _AttendeeEdge(ctx context.Context, sel ast.Selection
 var attendeeSummaryImplementors = []string{"AttendeeSummary"}
 
 func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.SelectionSet, obj *calendar.AttendeeSummary) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, attendeeSummaryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, attendeeSummaryImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34184,7 +34186,7 @@ func (ec *executionContext) _AttendeeSummary(ctx context.Context, sel ast.Select
 var busyIntervalImplementors = []string{"BusyInterval"}
 
 func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.BusyInterval) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, busyIntervalImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, busyIntervalImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34233,7 +34235,7 @@ func (ec *executionContext) _BusyInterval(ctx context.Context, sel ast.Selection
 var calendarImplementors = []string{"Calendar", "Node"}
 
 func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet, obj *model.Calendar) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34697,7 +34699,7 @@ func (ec *executionContext) _Calendar(ctx context.Context, sel ast.SelectionSet,
 var calendarBusyImplementors = []string{"CalendarBusy"}
 
 func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.SelectionSet, obj *loader.CalendarBusy) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarBusyImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarBusyImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34814,7 +34816,7 @@ func (ec *executionContext) _CalendarBusy(ctx context.Context, sel ast.Selection
 var calendarListChangeImplementors = []string{"CalendarListChange"}
 
 func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarListChange) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarListChangeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarListChangeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34863,7 +34865,7 @@ func (ec *executionContext) _CalendarListChange(ctx context.Context, sel ast.Sel
 var calendarListChangePageImplementors = []string{"CalendarListChangePage"}
 
 func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarListChangePage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarListChangePageImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarListChangePageImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -34912,7 +34914,7 @@ func (ec *executionContext) _CalendarListChangePage(ctx context.Context, sel ast
 var calendarSettingsImplementors = []string{"CalendarSettings"}
 
 func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarSettings) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarSettingsImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarSettingsImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35001,7 +35003,7 @@ func (ec *executionContext) _CalendarSettings(ctx context.Context, sel ast.Selec
 var calendarWebhookImplementors = []string{"CalendarWebhook"}
 
 func (ec *executionContext) _CalendarWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhook) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarWebhookImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35080,7 +35082,7 @@ func (ec *executionContext) _CalendarWebhook(ctx context.Context, sel ast.Select
 var calendarWebhookPayloadImplementors = []string{"CalendarWebhookPayload"}
 
 func (ec *executionContext) _CalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhookPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarWebhookPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35119,7 +35121,7 @@ func (ec *executionContext) _CalendarWebhookPayload(ctx context.Context, sel ast
 var calendarWebhookSecretPayloadImplementors = []string{"CalendarWebhookSecretPayload"}
 
 func (ec *executionContext) _CalendarWebhookSecretPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarWebhookSecretPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, calendarWebhookSecretPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, calendarWebhookSecretPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35163,7 +35165,7 @@ func (ec *executionContext) _CalendarWebhookSecretPayload(ctx context.Context, s
 var changeImplementors = []string{"Change"}
 
 func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, obj *model.Change) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, changeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, changeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35290,7 +35292,7 @@ func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, o
 var changeAttendeesPayloadImplementors = []string{"ChangeAttendeesPayload"}
 
 func (ec *executionContext) _ChangeAttendeesPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeAttendeesPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, changeAttendeesPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, changeAttendeesPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35329,7 +35331,7 @@ func (ec *executionContext) _ChangeAttendeesPayload(ctx context.Context, sel ast
 var changeDeliveryImplementors = []string{"ChangeDelivery"}
 
 func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeDelivery) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, changeDeliveryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, changeDeliveryImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35417,7 +35419,7 @@ func (ec *executionContext) _ChangeDelivery(ctx context.Context, sel ast.Selecti
 var changeEmailPayloadImplementors = []string{"ChangeEmailPayload"}
 
 func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeEmailPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, changeEmailPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, changeEmailPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35456,7 +35458,7 @@ func (ec *executionContext) _ChangeEmailPayload(ctx context.Context, sel ast.Sel
 var changeMemberRolePayloadImplementors = []string{"ChangeMemberRolePayload"}
 
 func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeMemberRolePayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, changeMemberRolePayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, changeMemberRolePayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35495,7 +35497,7 @@ func (ec *executionContext) _ChangeMemberRolePayload(ctx context.Context, sel as
 var changePageImplementors = []string{"ChangePage"}
 
 func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.ChangePage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, changePageImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, changePageImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35544,7 +35546,7 @@ func (ec *executionContext) _ChangePage(ctx context.Context, sel ast.SelectionSe
 var completeTaskPayloadImplementors = []string{"CompleteTaskPayload"}
 
 func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CompleteTaskPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, completeTaskPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, completeTaskPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35583,7 +35585,7 @@ func (ec *executionContext) _CompleteTaskPayload(ctx context.Context, sel ast.Se
 var createCalendarPayloadImplementors = []string{"CreateCalendarPayload"}
 
 func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateCalendarPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createCalendarPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, createCalendarPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35627,7 +35629,7 @@ func (ec *executionContext) _CreateCalendarPayload(ctx context.Context, sel ast.
 var createEntryPayloadImplementors = []string{"CreateEntryPayload"}
 
 func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateEntryPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createEntryPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, createEntryPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35666,7 +35668,7 @@ func (ec *executionContext) _CreateEntryPayload(ctx context.Context, sel ast.Sel
 var createInvitationPayloadImplementors = []string{"CreateInvitationPayload"}
 
 func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateInvitationPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createInvitationPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, createInvitationPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35710,7 +35712,7 @@ func (ec *executionContext) _CreateInvitationPayload(ctx context.Context, sel as
 var datedWorkingDayImplementors = []string{"DatedWorkingDay"}
 
 func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.DatedWorkingDay) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, datedWorkingDayImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, datedWorkingDayImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35754,7 +35756,7 @@ func (ec *executionContext) _DatedWorkingDay(ctx context.Context, sel ast.Select
 var deleteAccountPayloadImplementors = []string{"DeleteAccountPayload"}
 
 func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteAccountPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteAccountPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, deleteAccountPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35798,7 +35800,7 @@ func (ec *executionContext) _DeleteAccountPayload(ctx context.Context, sel ast.S
 var deleteCalendarPayloadImplementors = []string{"DeleteCalendarPayload"}
 
 func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteCalendarPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteCalendarPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, deleteCalendarPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35837,7 +35839,7 @@ func (ec *executionContext) _DeleteCalendarPayload(ctx context.Context, sel ast.
 var deleteCalendarWebhookPayloadImplementors = []string{"DeleteCalendarWebhookPayload"}
 
 func (ec *executionContext) _DeleteCalendarWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteCalendarWebhookPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteCalendarWebhookPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, deleteCalendarWebhookPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35876,7 +35878,7 @@ func (ec *executionContext) _DeleteCalendarWebhookPayload(ctx context.Context, s
 var deleteEntryPayloadImplementors = []string{"DeleteEntryPayload"}
 
 func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteEntryPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEntryPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, deleteEntryPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35915,7 +35917,7 @@ func (ec *executionContext) _DeleteEntryPayload(ctx context.Context, sel ast.Sel
 var deleteReminderWebhookPayloadImplementors = []string{"DeleteReminderWebhookPayload"}
 
 func (ec *executionContext) _DeleteReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteReminderWebhookPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteReminderWebhookPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, deleteReminderWebhookPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35954,7 +35956,7 @@ func (ec *executionContext) _DeleteReminderWebhookPayload(ctx context.Context, s
 var disableCalendarFeedPayloadImplementors = []string{"DisableCalendarFeedPayload"}
 
 func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DisableCalendarFeedPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, disableCalendarFeedPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, disableCalendarFeedPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -35993,7 +35995,7 @@ func (ec *executionContext) _DisableCalendarFeedPayload(ctx context.Context, sel
 var entryHistoryConnectionImplementors = []string{"EntryHistoryConnection"}
 
 func (ec *executionContext) _EntryHistoryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EntryHistoryConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, entryHistoryConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36037,7 +36039,7 @@ func (ec *executionContext) _EntryHistoryConnection(ctx context.Context, sel ast
 var entryHistoryEdgeImplementors = []string{"EntryHistoryEdge"}
 
 func (ec *executionContext) _EntryHistoryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EntryHistoryEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, entryHistoryEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36081,7 +36083,7 @@ func (ec *executionContext) _EntryHistoryEdge(ctx context.Context, sel ast.Selec
 var entryHistoryRecordImplementors = []string{"EntryHistoryRecord"}
 
 func (ec *executionContext) _EntryHistoryRecord(ctx context.Context, sel ast.SelectionSet, obj *calendar.HistoryRecord) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, entryHistoryRecordImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, entryHistoryRecordImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36208,7 +36210,7 @@ func (ec *executionContext) _EntryHistoryRecord(ctx context.Context, sel ast.Sel
 var entryViewImplementors = []string{"EntryView"}
 
 func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet, obj *model.EntryView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, entryViewImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, entryViewImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36262,7 +36264,7 @@ func (ec *executionContext) _EntryView(ctx context.Context, sel ast.SelectionSet
 var fieldChangeImplementors = []string{"FieldChange"}
 
 func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionSet, obj *calendar.FieldChange) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, fieldChangeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, fieldChangeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36384,7 +36386,7 @@ func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionS
 var findTimesGroupReasonImplementors = []string{"FindTimesGroupReason"}
 
 func (ec *executionContext) _FindTimesGroupReason(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesGroupReason) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesGroupReasonImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, findTimesGroupReasonImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36428,7 +36430,7 @@ func (ec *executionContext) _FindTimesGroupReason(ctx context.Context, sel ast.S
 var findTimesParticipantImplementors = []string{"FindTimesParticipant"}
 
 func (ec *executionContext) _FindTimesParticipant(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesParticipant) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesParticipantImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, findTimesParticipantImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36477,7 +36479,7 @@ func (ec *executionContext) _FindTimesParticipant(ctx context.Context, sel ast.S
 var findTimesResultImplementors = []string{"FindTimesResult"}
 
 func (ec *executionContext) _FindTimesResult(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesResult) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesResultImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, findTimesResultImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36546,7 +36548,7 @@ func (ec *executionContext) _FindTimesResult(ctx context.Context, sel ast.Select
 var findTimesSlotImplementors = []string{"FindTimesSlot"}
 
 func (ec *executionContext) _FindTimesSlot(ctx context.Context, sel ast.SelectionSet, obj *model.FindTimesSlot) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, findTimesSlotImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, findTimesSlotImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36595,7 +36597,7 @@ func (ec *executionContext) _FindTimesSlot(ctx context.Context, sel ast.Selectio
 var freeBusyViewImplementors = []string{"FreeBusyView"}
 
 func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.SelectionSet, obj *model.FreeBusyView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, freeBusyViewImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, freeBusyViewImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36654,7 +36656,7 @@ func (ec *executionContext) _FreeBusyView(ctx context.Context, sel ast.Selection
 var importCalendarPayloadImplementors = []string{"ImportCalendarPayload"}
 
 func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ImportCalendarPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, importCalendarPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, importCalendarPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36698,7 +36700,7 @@ func (ec *executionContext) _ImportCalendarPayload(ctx context.Context, sel ast.
 var importErrorImplementors = []string{"ImportError"}
 
 func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionSet, obj *model.ImportError) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, importErrorImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, importErrorImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36757,7 +36759,7 @@ func (ec *executionContext) _ImportError(ctx context.Context, sel ast.SelectionS
 var invitationImplementors = []string{"Invitation"}
 
 func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSet, obj *calendar.Invitation) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, invitationImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, invitationImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36894,7 +36896,7 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 var invitationChangeImplementors = []string{"InvitationChange"}
 
 func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChange) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, invitationChangeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36943,7 +36945,7 @@ func (ec *executionContext) _InvitationChange(ctx context.Context, sel ast.Selec
 var invitationChangePageImplementors = []string{"InvitationChangePage"}
 
 func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationChangePage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, invitationChangePageImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, invitationChangePageImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -36992,7 +36994,7 @@ func (ec *executionContext) _InvitationChangePage(ctx context.Context, sel ast.S
 var invitationConnectionImplementors = []string{"InvitationConnection"}
 
 func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, invitationConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, invitationConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -37036,7 +37038,7 @@ func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.S
 var invitationEdgeImplementors = []string{"InvitationEdge"}
 
 func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.InvitationEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, invitationEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, invitationEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -37080,7 +37082,7 @@ func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.Selecti
 var leaveCalendarPayloadImplementors = []string{"LeaveCalendarPayload"}
 
 func (ec *executionContext) _LeaveCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.LeaveCalendarPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, leaveCalendarPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, leaveCalendarPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -37119,7 +37121,7 @@ func (ec *executionContext) _LeaveCalendarPayload(ctx context.Context, sel ast.S
 var membershipImplementors = []string{"Membership", "Node"}
 
 func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSet, obj *calendar.Membership) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, membershipImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, membershipImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -37329,7 +37331,7 @@ func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSe
 var membershipConnectionImplementors = []string{"MembershipConnection"}
 
 func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, membershipConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, membershipConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -37373,7 +37375,7 @@ func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.S
 var membershipEdgeImplementors = []string{"MembershipEdge"}
 
 func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, membershipEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, membershipEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -37417,7 +37419,7 @@ func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.Selecti
 var moveEntryPayloadImplementors = []string{"MoveEntryPayload"}
 
 func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MoveEntryPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, moveEntryPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, moveEntryPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -37461,7 +37463,7 @@ func (ec *executionContext) _MoveEntryPayload(ctx context.Context, sel ast.Selec
 var multiDayEntryImplementors = []string{"MultiDayEntry", "Entry", "Node"}
 
 func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.SelectionSet, obj *model.MultiDayEntry) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, multiDayEntryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, multiDayEntryImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -38064,7 +38066,7 @@ func (ec *executionContext) _MultiDayEntry(ctx context.Context, sel ast.Selectio
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, mutationImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Mutation",
 	})
@@ -38379,7 +38381,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *model.PageInfo) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, pageInfoImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -38433,7 +38435,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 var personBusyImplementors = []string{"PersonBusy"}
 
 func (ec *executionContext) _PersonBusy(ctx context.Context, sel ast.SelectionSet, obj *model.PersonBusy) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, personBusyImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, personBusyImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -38482,7 +38484,7 @@ func (ec *executionContext) _PersonBusy(ctx context.Context, sel ast.SelectionSe
 var preferencesImplementors = []string{"Preferences"}
 
 func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionSet, obj *model.Preferences) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, preferencesImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, preferencesImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -38605,7 +38607,7 @@ func (ec *executionContext) _Preferences(ctx context.Context, sel ast.SelectionS
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, queryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, queryImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Query",
 	})
@@ -38771,7 +38773,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 var recurrenceImplementors = []string{"Recurrence"}
 
 func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSet, obj *calendar.Recurrence) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, recurrenceImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, recurrenceImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -38820,7 +38822,7 @@ func (ec *executionContext) _Recurrence(ctx context.Context, sel ast.SelectionSe
 var registerReminderWebhookPayloadImplementors = []string{"RegisterReminderWebhookPayload"}
 
 func (ec *executionContext) _RegisterReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RegisterReminderWebhookPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, registerReminderWebhookPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, registerReminderWebhookPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -38864,7 +38866,7 @@ func (ec *executionContext) _RegisterReminderWebhookPayload(ctx context.Context,
 var reminderImplementors = []string{"Reminder"}
 
 func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet, obj *calendar.Reminder) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reminderImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reminderImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -38908,7 +38910,7 @@ func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet,
 var reminderAlertImplementors = []string{"ReminderAlert"}
 
 func (ec *executionContext) _ReminderAlert(ctx context.Context, sel ast.SelectionSet, obj *calendar.Alert) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reminderAlertImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39128,7 +39130,7 @@ func (ec *executionContext) _ReminderAlert(ctx context.Context, sel ast.Selectio
 var reminderAlertConnectionImplementors = []string{"ReminderAlertConnection"}
 
 func (ec *executionContext) _ReminderAlertConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reminderAlertConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39172,7 +39174,7 @@ func (ec *executionContext) _ReminderAlertConnection(ctx context.Context, sel as
 var reminderAlertEdgeImplementors = []string{"ReminderAlertEdge"}
 
 func (ec *executionContext) _ReminderAlertEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reminderAlertEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39216,7 +39218,7 @@ func (ec *executionContext) _ReminderAlertEdge(ctx context.Context, sel ast.Sele
 var reminderAlertPayloadImplementors = []string{"ReminderAlertPayload"}
 
 func (ec *executionContext) _ReminderAlertPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderAlertPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reminderAlertPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reminderAlertPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39255,7 +39257,7 @@ func (ec *executionContext) _ReminderAlertPayload(ctx context.Context, sel ast.S
 var reminderDeliveryImplementors = []string{"ReminderDelivery"}
 
 func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderDelivery) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reminderDeliveryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reminderDeliveryImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39299,7 +39301,7 @@ func (ec *executionContext) _ReminderDelivery(ctx context.Context, sel ast.Selec
 var reminderWebhookImplementors = []string{"ReminderWebhook"}
 
 func (ec *executionContext) _ReminderWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderWebhook) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reminderWebhookImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reminderWebhookImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39368,7 +39370,7 @@ func (ec *executionContext) _ReminderWebhook(ctx context.Context, sel ast.Select
 var removeMemberPayloadImplementors = []string{"RemoveMemberPayload"}
 
 func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RemoveMemberPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, removeMemberPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, removeMemberPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39407,7 +39409,7 @@ func (ec *executionContext) _RemoveMemberPayload(ctx context.Context, sel ast.Se
 var reopenTaskPayloadImplementors = []string{"ReopenTaskPayload"}
 
 func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReopenTaskPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reopenTaskPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, reopenTaskPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39446,7 +39448,7 @@ func (ec *executionContext) _ReopenTaskPayload(ctx context.Context, sel ast.Sele
 var respondToEntryPayloadImplementors = []string{"RespondToEntryPayload"}
 
 func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RespondToEntryPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, respondToEntryPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, respondToEntryPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39485,7 +39487,7 @@ func (ec *executionContext) _RespondToEntryPayload(ctx context.Context, sel ast.
 var restoreEntryPayloadImplementors = []string{"RestoreEntryPayload"}
 
 func (ec *executionContext) _RestoreEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RestoreEntryPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, restoreEntryPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, restoreEntryPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39524,7 +39526,7 @@ func (ec *executionContext) _RestoreEntryPayload(ctx context.Context, sel ast.Se
 var resumeReminderWebhookPayloadImplementors = []string{"ResumeReminderWebhookPayload"}
 
 func (ec *executionContext) _ResumeReminderWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ResumeReminderWebhookPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, resumeReminderWebhookPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, resumeReminderWebhookPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39563,7 +39565,7 @@ func (ec *executionContext) _ResumeReminderWebhookPayload(ctx context.Context, s
 var revokeInvitationPayloadImplementors = []string{"RevokeInvitationPayload"}
 
 func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeInvitationPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, revokeInvitationPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, revokeInvitationPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39602,7 +39604,7 @@ func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel as
 var rotateCalendarFeedPayloadImplementors = []string{"RotateCalendarFeedPayload"}
 
 func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RotateCalendarFeedPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, rotateCalendarFeedPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, rotateCalendarFeedPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39646,7 +39648,7 @@ func (ec *executionContext) _RotateCalendarFeedPayload(ctx context.Context, sel 
 var searchConnectionImplementors = []string{"SearchConnection"}
 
 func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SearchConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, searchConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39690,7 +39692,7 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 var searchEdgeImplementors = []string{"SearchEdge"}
 
 func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SearchEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, searchEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39744,7 +39746,7 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 var searchHighlightImplementors = []string{"SearchHighlight"}
 
 func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.SelectionSet, obj *model.SearchHighlight) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchHighlightImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, searchHighlightImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39803,7 +39805,7 @@ func (ec *executionContext) _SearchHighlight(ctx context.Context, sel ast.Select
 var setMyRemindersPayloadImplementors = []string{"SetMyRemindersPayload"}
 
 func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetMyRemindersPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setMyRemindersPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, setMyRemindersPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39852,7 +39854,7 @@ func (ec *executionContext) _SetMyRemindersPayload(ctx context.Context, sel ast.
 var setOpeningHoursPayloadImplementors = []string{"SetOpeningHoursPayload"}
 
 func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetOpeningHoursPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setOpeningHoursPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, setOpeningHoursPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -39896,7 +39898,7 @@ func (ec *executionContext) _SetOpeningHoursPayload(ctx context.Context, sel ast
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, subscriptionImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Subscription",
 	})
@@ -39918,7 +39920,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 var taskImplementors = []string{"Task", "Entry", "Node"}
 
 func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *model.Task) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, taskImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, taskImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -40536,7 +40538,7 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 var taskConnectionImplementors = []string{"TaskConnection"}
 
 func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TaskConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, taskConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, taskConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -40580,7 +40582,7 @@ func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.Selecti
 var taskEdgeImplementors = []string{"TaskEdge"}
 
 func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TaskEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, taskEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, taskEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -40624,7 +40626,7 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 var timeIntervalImplementors = []string{"TimeInterval"}
 
 func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.SelectionSet, obj *calendar.Interval) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, timeIntervalImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, timeIntervalImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -40668,7 +40670,7 @@ func (ec *executionContext) _TimeInterval(ctx context.Context, sel ast.Selection
 var timeWindowImplementors = []string{"TimeWindow"}
 
 func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSet, obj *model.TimeWindow) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, timeWindowImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, timeWindowImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -40712,7 +40714,7 @@ func (ec *executionContext) _TimeWindow(ctx context.Context, sel ast.SelectionSe
 var timedEntryImplementors = []string{"TimedEntry", "Entry", "Node"}
 
 func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSet, obj *model.TimedEntry) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, timedEntryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, timedEntryImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41325,7 +41327,7 @@ func (ec *executionContext) _TimedEntry(ctx context.Context, sel ast.SelectionSe
 var trashConnectionImplementors = []string{"TrashConnection"}
 
 func (ec *executionContext) _TrashConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TrashConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, trashConnectionImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, trashConnectionImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41369,7 +41371,7 @@ func (ec *executionContext) _TrashConnection(ctx context.Context, sel ast.Select
 var trashEdgeImplementors = []string{"TrashEdge"}
 
 func (ec *executionContext) _TrashEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TrashEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, trashEdgeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, trashEdgeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41413,7 +41415,7 @@ func (ec *executionContext) _TrashEdge(ctx context.Context, sel ast.SelectionSet
 var trashedEntryImplementors = []string{"TrashedEntry"}
 
 func (ec *executionContext) _TrashedEntry(ctx context.Context, sel ast.SelectionSet, obj *model.TrashedEntry) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, trashedEntryImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, trashedEntryImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41501,7 +41503,7 @@ func (ec *executionContext) _TrashedEntry(ctx context.Context, sel ast.Selection
 var updateCalendarPayloadImplementors = []string{"UpdateCalendarPayload"}
 
 func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateCalendarPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateCalendarPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, updateCalendarPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41540,7 +41542,7 @@ func (ec *executionContext) _UpdateCalendarPayload(ctx context.Context, sel ast.
 var updateCalendarSettingsPayloadImplementors = []string{"UpdateCalendarSettingsPayload"}
 
 func (ec *executionContext) _UpdateCalendarSettingsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateCalendarSettingsPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateCalendarSettingsPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, updateCalendarSettingsPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41579,7 +41581,7 @@ func (ec *executionContext) _UpdateCalendarSettingsPayload(ctx context.Context, 
 var updateEntryPayloadImplementors = []string{"UpdateEntryPayload"}
 
 func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateEntryPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateEntryPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, updateEntryPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41618,7 +41620,7 @@ func (ec *executionContext) _UpdateEntryPayload(ctx context.Context, sel ast.Sel
 var updatePreferencesPayloadImplementors = []string{"UpdatePreferencesPayload"}
 
 func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdatePreferencesPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updatePreferencesPayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, updatePreferencesPayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41662,7 +41664,7 @@ func (ec *executionContext) _UpdatePreferencesPayload(ctx context.Context, sel a
 var updateProfilePayloadImplementors = []string{"UpdateProfilePayload"}
 
 func (ec *executionContext) _UpdateProfilePayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateProfilePayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateProfilePayloadImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, updateProfilePayloadImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41701,7 +41703,7 @@ func (ec *executionContext) _UpdateProfilePayload(ctx context.Context, sel ast.S
 var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *calendar.User) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, userImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -41799,7 +41801,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 var viewerImplementors = []string{"Viewer"}
 
 func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *model.Viewer) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, viewerImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42301,7 +42303,7 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 var viewerStatsImplementors = []string{"ViewerStats"}
 
 func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionSet, obj *model.ViewerStats) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, viewerStatsImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, viewerStatsImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42365,7 +42367,7 @@ func (ec *executionContext) _ViewerStats(ctx context.Context, sel ast.SelectionS
 var webhookAttemptImplementors = []string{"WebhookAttempt"}
 
 func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookAttempt) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, webhookAttemptImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, webhookAttemptImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42424,7 +42426,7 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 var workingDayImplementors = []string{"WorkingDay"}
 
 func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingDay) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, workingDayImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, workingDayImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42468,7 +42470,7 @@ func (ec *executionContext) _WorkingDay(ctx context.Context, sel ast.SelectionSe
 var workingHoursImplementors = []string{"WorkingHours"}
 
 func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingHours) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, workingHoursImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42517,7 +42519,7 @@ func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.Selection
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, __DirectiveImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42576,7 +42578,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 var __EnumValueImplementors = []string{"__EnumValue"}
 
 func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, __EnumValueImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42630,7 +42632,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 var __FieldImplementors = []string{"__Field"}
 
 func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, __FieldImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42694,7 +42696,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 var __InputValueImplementors = []string{"__InputValue"}
 
 func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, __InputValueImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42758,7 +42760,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 var __SchemaImplementors = []string{"__Schema"}
 
 func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, __SchemaImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet
@@ -42822,7 +42824,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 var __TypeImplementors = []string{"__Type"}
 
 func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
+	fields := collect(ec.collected, ec.OperationContext, sel, __TypeImplementors)
 
 	set := newObjectSet(fields)
 	out := &set.FieldSet

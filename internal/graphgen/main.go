@@ -37,6 +37,8 @@
 //     makes its field context and marshals its value in it, as gqlgen does,
 //     without gqlgen's five closures and two boxed copies: its own fields'
 //     contexts (and the paths of their errors) descend from it;
+//   - collects each object's fields once per operation and selection set
+//     (graph's collect: gqlgen hashed the type's names for every object);
 //   - makes each object's fields a graph objectSet, its values in the same
 //     allocation, which writes them as gqlgen's FieldSet does without a map
 //     per object and an allocation per field, and makes an object's set and
@@ -90,6 +92,14 @@ var rewrites = []struct{ from, to, countedBy string }{
 	// closure around it (an allocation each).
 	{"graphql.MarshalString(", "quoted(", "graphql.MarshalString("},
 	{"graphql.MarshalID(", "quoted(", "graphql.MarshalID("},
+	// An object's fields are collected by graph's collect, which keeps them
+	// for the operation by the addresses of the selection set and the
+	// implementors (collectedFields).
+	{"graphql.CollectFields(ec.OperationContext, sel, ", "collect(ec.collected, ec.OperationContext, sel, ", "graphql.CollectFields(ec.OperationContext, sel, "},
+	{"type executionContext struct {\n\t*graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]\n}",
+		"type executionContext struct {\n\t*graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]\n\tcollected *collectedFields\n}",
+		"type executionContext struct {"},
+	{"\treturn &executionContext{\n\t\tExecutionContextState:", "\treturn &executionContext{\n\t\tcollected: new(collectedFields),\n\t\tExecutionContextState:", "func newExecutionContext("},
 	// An object's FieldSet is graph's objectSet's, with its values: one
 	// allocation where gqlgen made two, and a third to return it. (Last:
 	// the rewrites above are counted by what this one replaces.)
