@@ -176,6 +176,14 @@ func (ec *executionContext) recoverField(ctx context.Context, ret *graphql.Marsh
 	}
 }
 
+// nilInterface reports whether v is a nil interface, which gqlgen's field
+// resolution reports as a null of its own ("must not be null"), so
+// plainFields' path leaves it to gqlgen. A value of any other type, a nil
+// pointer or slice included, never is: gqlgen hands those to their marshaler,
+// as the plain path does. (Generic, so that it costs no allocation and the
+// check is not flagged as always true for the concrete types.)
+func nilInterface[T any](v T) bool { return any(v) == nil }
+
 // interceptsFields reports whether any of exts intercepts fields.
 func interceptsFields(exts []graphql.HandlerExtension) bool {
 	return slices.ContainsFunc(exts, func(e graphql.HandlerExtension) bool {

@@ -66,17 +66,7 @@ func TestPlainScalarFieldsSkipOnlyUninterceptedResolution(t *testing.T) {
 	}
 	for _, plain := range []bool{true, false} {
 		intercepted := 0
-		oc := &graphql.OperationContext{
-			ResolverMiddleware: func(ctx context.Context, next graphql.Resolver) (any, error) {
-				intercepted++
-				return next(ctx)
-			},
-			RecoverFunc: func(context.Context, any) error { return errors.New("panic") },
-		}
-		ec := &executionContext{ExecutionContextState: &graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]{
-			OperationContext:      oc,
-			ExecutableSchemaState: &graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]{Resolvers: &Resolver{plainFields: plain}},
-		}}
+		ec, oc := countingContext(plain, &intercepted)
 		ctx := graphql.WithOperationContext(context.Background(), oc)
 		var b strings.Builder
 		ec._TimedEntry_title(ctx, field, obj).MarshalGQL(&b)
@@ -149,37 +139,30 @@ func TestPlainValueFieldsResolveAsGqlgen(t *testing.T) {
 	var answers, errs [2]string
 	for i, plain := range []bool{true, false} {
 		intercepted := 0
-		oc := &graphql.OperationContext{
-			ResolverMiddleware: func(ctx context.Context, next graphql.Resolver) (any, error) {
-				intercepted++
-				return next(ctx)
-			},
-			RecoverFunc: func(_ context.Context, r any) error { return fmt.Errorf("panic: %v", r) },
-		}
-		ec := &executionContext{ExecutionContextState: &graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]{
-			OperationContext:      oc,
-			ExecutableSchemaState: &graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]{Resolvers: &Resolver{plainFields: plain}},
-		}}
+		ec, oc := countingContext(plain, &intercepted)
 		ctx := graphql.WithResponseContext(graphql.WithOperationContext(context.Background(), oc), graphql.DefaultErrorPresenter, oc.RecoverFunc)
 		var b strings.Builder
 		ec._TimedEntry_calendar(ctx, named, obj).MarshalGQL(&b)
 		ec._TimedEntry_calendar(ctx, role, obj).MarshalGQL(&b)
 		ec._TimedEntry_kind(ctx, kind, obj).MarshalGQL(&b)
+		// A nil interface (a search hit without its entry) is gqlgen's to
+		// report, whatever plainFields says.
+		ec._SearchEdge_node(ctx, graphql.CollectedField{Field: child("node")}, &model.SearchEdge{}).MarshalGQL(&b)
 		answers[i] = b.String()
 		for _, e := range graphql.GetErrors(ctx) {
 			errs[i] += fmt.Sprintf("%s at %v; ", e.Message, e.Path)
 		}
 		// gqlgen's path runs the middleware for calendar, name, calendar,
-		// viewerRole and kind; the plain path for viewerRole alone, a
-		// resolver's.
-		if want := map[bool]int{true: 1, false: 5}[plain]; intercepted != want {
+		// viewerRole, kind and node; the plain path for viewerRole, a
+		// resolver's, and node, a nil interface.
+		if want := map[bool]int{true: 2, false: 6}[plain]; intercepted != want {
 			t.Errorf("plainFields %v: field middleware ran %d times, want %d", plain, intercepted, want)
 		}
 	}
-	if want := `{"name":"Team \"A\""}null"TIMED"`; answers[0] != want || answers[1] != want {
+	if want := `{"name":"Team \"A\""}null"TIMED"null`; answers[0] != want || answers[1] != want {
 		t.Errorf("answers:\nplain  %s\ngqlgen %s\nwant   %s", answers[0], answers[1], want)
 	}
-	if errs[0] != errs[1] || !strings.Contains(errs[0], "at calendar.viewerRole") {
+	if errs[0] != errs[1] || !strings.Contains(errs[0], "at calendar.viewerRole") || !strings.Contains(errs[0], "must not be null at node") {
 		t.Errorf("errors differ or lack calendar in their path:\nplain  %s\ngqlgen %s", errs[0], errs[1])
 	}
 }
@@ -203,6 +186,23 @@ func TestRecoverFieldIsGqlgens(t *testing.T) {
 	if errs := graphql.GetErrors(ctx); len(errs) != 1 || errs[0].Message != "panic: boom" || fmt.Sprint(errs[0].Path) != "calendar" {
 		t.Errorf("errors %v, want one, \"panic: boom\" at calendar", errs)
 	}
+}
+
+// countingContext is an execution context with or without plainFields whose
+// field middleware counts the fields it runs for in *intercepted, and whose
+// recovery makes a panic the error "panic: <value>".
+func countingContext(plain bool, intercepted *int) (*executionContext, *graphql.OperationContext) {
+	oc := &graphql.OperationContext{
+		ResolverMiddleware: func(ctx context.Context, next graphql.Resolver) (any, error) {
+			*intercepted++
+			return next(ctx)
+		},
+		RecoverFunc: func(_ context.Context, r any) error { return fmt.Errorf("panic: %v", r) },
+	}
+	return &executionContext{ExecutionContextState: &graphql.ExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot]{
+		OperationContext:      oc,
+		ExecutableSchemaState: &graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]{Resolvers: &Resolver{plainFields: plain}},
+	}}, oc
 }
 
 // fieldCounter is an extension that intercepts fields.

@@ -11383,7 +11383,7 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 
 func (ec *executionContext) _AcceptInvitationPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.AcceptInvitationPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Membership, true; ok && any(v) != nil {
+		if v, ok := obj.Membership, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AcceptInvitationPayload_membership(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -11427,7 +11427,7 @@ func (ec *executionContext) fieldContext_AcceptInvitationPayload_membership(_ co
 
 func (ec *executionContext) _AddMemberPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.AddMemberPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Membership, true; ok && any(v) != nil {
+		if v, ok := obj.Membership, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AddMemberPayload_membership(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -11499,7 +11499,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_id(_ context.Context, field
 
 func (ec *executionContext) _AllDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -11543,7 +11543,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_calendar(_ context.Context,
 
 func (ec *executionContext) _AllDayEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Kind, true; ok && any(v) != nil {
+		if v, ok := obj.Kind, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_kind(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -11716,7 +11716,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_tags(_ context.Context, fie
 
 func (ec *executionContext) _AllDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_reminders(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -11751,7 +11751,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_reminders(_ context.Context
 
 func (ec *executionContext) _AllDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_transparency(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -11786,7 +11786,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_transparency(_ context.Cont
 
 func (ec *executionContext) _AllDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_visibility(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -12032,7 +12032,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_series(_ context.Context, f
 
 func (ec *executionContext) _AllDayEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+		if v, ok := obj.Recurrence, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_recurrence(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -12130,7 +12130,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_isException(_ context.Conte
 
 func (ec *executionContext) _AllDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_status(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -12341,7 +12341,7 @@ func (ec *executionContext) fieldContext_AllDayEntry_hideAttendees(_ context.Con
 
 func (ec *executionContext) _AllDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.AllDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AllDayEntry_attendeeSummary(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -12778,7 +12778,7 @@ func (ec *executionContext) fieldContext_Attendee_optional(_ context.Context, fi
 
 func (ec *executionContext) _Attendee_response(ctx context.Context, field graphql.CollectedField, obj *calendar.Attendee) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Response, true; ok && any(v) != nil {
+		if v, ok := obj.Response, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Attendee_response(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -13061,7 +13061,7 @@ func (ec *executionContext) fieldContext_Attendee_entry(_ context.Context, field
 
 func (ec *executionContext) _AttendeeConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AttendeeConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -13105,7 +13105,7 @@ func (ec *executionContext) fieldContext_AttendeeConnection_edges(_ context.Cont
 
 func (ec *executionContext) _AttendeeConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AttendeeConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -13175,7 +13175,7 @@ func (ec *executionContext) fieldContext_AttendeeEdge_cursor(_ context.Context, 
 
 func (ec *executionContext) _AttendeeEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AttendeeEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_AttendeeEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -13457,7 +13457,7 @@ func (ec *executionContext) fieldContext_BusyInterval_end(_ context.Context, fie
 
 func (ec *executionContext) _BusyInterval_status(ctx context.Context, field graphql.CollectedField, obj *calendar.BusyInterval) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Status, true; ok && any(v) != nil {
+		if v, ok := obj.Status, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_BusyInterval_status(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14108,7 +14108,7 @@ func (ec *executionContext) fieldContext_CalendarBusy_calendar(_ context.Context
 
 func (ec *executionContext) _CalendarBusy_busy(ctx context.Context, field graphql.CollectedField, obj *loader.CalendarBusy) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Busy, true; ok && any(v) != nil {
+		if v, ok := obj.Busy, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarBusy_busy(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14236,7 +14236,7 @@ func (ec *executionContext) fieldContext_CalendarListChange_removed(_ context.Co
 
 func (ec *executionContext) _CalendarListChange_membership(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChange) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Membership, true; ok && any(v) != nil {
+		if v, ok := obj.Membership, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarListChange_membership(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14280,7 +14280,7 @@ func (ec *executionContext) fieldContext_CalendarListChange_membership(_ context
 
 func (ec *executionContext) _CalendarListChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.CalendarListChangePage) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Changes, true; ok && any(v) != nil {
+		if v, ok := obj.Changes, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarListChangePage_changes(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14600,7 +14600,7 @@ func (ec *executionContext) fieldContext_CalendarSettings_sortKey(_ context.Cont
 
 func (ec *executionContext) _CalendarSettings_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.CalendarSettings) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []*calendar.Reminder { return obj.DefaultReminders() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []*calendar.Reminder { return obj.DefaultReminders() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarSettings_defaultReminders(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14778,7 +14778,7 @@ func (ec *executionContext) fieldContext_CalendarWebhook_url(_ context.Context, 
 
 func (ec *executionContext) _CalendarWebhook_calendarIds(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.CalendarIds, true; ok && any(v) != nil {
+		if v, ok := obj.CalendarIds, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarWebhook_calendarIds(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14813,7 +14813,7 @@ func (ec *executionContext) fieldContext_CalendarWebhook_calendarIds(_ context.C
 
 func (ec *executionContext) _CalendarWebhook_types(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Types, true; ok && any(v) != nil {
+		if v, ok := obj.Types, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarWebhook_types(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14848,7 +14848,7 @@ func (ec *executionContext) fieldContext_CalendarWebhook_types(_ context.Context
 
 func (ec *executionContext) _CalendarWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.State, true; ok && any(v) != nil {
+		if v, ok := obj.State, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarWebhook_state(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14935,7 +14935,7 @@ func (ec *executionContext) fieldContext_CalendarWebhook_failingSince(_ context.
 
 func (ec *executionContext) _CalendarWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhook) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.DeliveryLog, true; ok && any(v) != nil {
+		if v, ok := obj.DeliveryLog, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarWebhook_deliveryLog(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -14979,7 +14979,7 @@ func (ec *executionContext) fieldContext_CalendarWebhook_deliveryLog(_ context.C
 
 func (ec *executionContext) _CalendarWebhookPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Webhook, true; ok && any(v) != nil {
+		if v, ok := obj.Webhook, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarWebhookPayload_webhook(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15023,7 +15023,7 @@ func (ec *executionContext) fieldContext_CalendarWebhookPayload_webhook(_ contex
 
 func (ec *executionContext) _CalendarWebhookSecretPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *model.CalendarWebhookSecretPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Webhook, true; ok && any(v) != nil {
+		if v, ok := obj.Webhook, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CalendarWebhookSecretPayload_webhook(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15093,7 +15093,7 @@ func (ec *executionContext) fieldContext_CalendarWebhookSecretPayload_secret(_ c
 
 func (ec *executionContext) _Change_type(ctx context.Context, field graphql.CollectedField, obj *model.Change) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Type, true; ok && any(v) != nil {
+		if v, ok := obj.Type, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Change_type(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15244,7 +15244,7 @@ func (ec *executionContext) fieldContext_Change_exceptions(_ context.Context, fi
 
 func (ec *executionContext) _ChangeAttendeesPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.ChangeAttendeesPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entry, true; ok && any(v) != nil {
+		if v, ok := obj.Entry, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ChangeAttendeesPayload_entry(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15288,7 +15288,7 @@ func (ec *executionContext) fieldContext_ChangeAttendeesPayload_entry(_ context.
 
 func (ec *executionContext) _ChangeDelivery_kind(ctx context.Context, field graphql.CollectedField, obj *model.ChangeDelivery) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Kind, true; ok && any(v) != nil {
+		if v, ok := obj.Kind, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ChangeDelivery_kind(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15407,7 +15407,7 @@ func (ec *executionContext) fieldContext_ChangeDelivery_syncToken(_ context.Cont
 
 func (ec *executionContext) _ChangeEmailPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEmailPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.User, true; ok && any(v) != nil {
+		if v, ok := obj.User, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ChangeEmailPayload_user(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15451,7 +15451,7 @@ func (ec *executionContext) fieldContext_ChangeEmailPayload_user(_ context.Conte
 
 func (ec *executionContext) _ChangeMemberRolePayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.ChangeMemberRolePayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Membership, true; ok && any(v) != nil {
+		if v, ok := obj.Membership, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ChangeMemberRolePayload_membership(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15495,7 +15495,7 @@ func (ec *executionContext) fieldContext_ChangeMemberRolePayload_membership(_ co
 
 func (ec *executionContext) _ChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.ChangePage) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Changes, true; ok && any(v) != nil {
+		if v, ok := obj.Changes, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ChangePage_changes(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15591,7 +15591,7 @@ func (ec *executionContext) fieldContext_ChangePage_syncToken(_ context.Context,
 
 func (ec *executionContext) _CompleteTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.CompleteTaskPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Task, true; ok && any(v) != nil {
+		if v, ok := obj.Task, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CompleteTaskPayload_task(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15635,7 +15635,7 @@ func (ec *executionContext) fieldContext_CompleteTaskPayload_task(_ context.Cont
 
 func (ec *executionContext) _CreateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.CreateCalendarPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+		if v, ok := obj.Calendar, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CreateCalendarPayload_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15679,7 +15679,7 @@ func (ec *executionContext) fieldContext_CreateCalendarPayload_calendar(_ contex
 
 func (ec *executionContext) _CreateCalendarPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.CreateCalendarPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Membership, true; ok && any(v) != nil {
+		if v, ok := obj.Membership, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CreateCalendarPayload_membership(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15723,7 +15723,7 @@ func (ec *executionContext) fieldContext_CreateCalendarPayload_membership(_ cont
 
 func (ec *executionContext) _CreateEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.CreateEntryPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entry, true; ok && any(v) != nil {
+		if v, ok := obj.Entry, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CreateEntryPayload_entry(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15767,7 +15767,7 @@ func (ec *executionContext) fieldContext_CreateEntryPayload_entry(_ context.Cont
 
 func (ec *executionContext) _CreateInvitationPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *model.CreateInvitationPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Invitation, true; ok && any(v) != nil {
+		if v, ok := obj.Invitation, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_CreateInvitationPayload_invitation(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15863,7 +15863,7 @@ func (ec *executionContext) fieldContext_DatedWorkingDay_date(_ context.Context,
 
 func (ec *executionContext) _DatedWorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.DatedWorkingDay) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Windows, true; ok && any(v) != nil {
+		if v, ok := obj.Windows, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_DatedWorkingDay_windows(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -15933,7 +15933,7 @@ func (ec *executionContext) fieldContext_DeleteAccountPayload_deletedUserId(_ co
 
 func (ec *executionContext) _DeleteAccountPayload_deletedCalendarIds(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAccountPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.DeletedCalendarIds, true; ok && any(v) != nil {
+		if v, ok := obj.DeletedCalendarIds, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_DeleteAccountPayload_deletedCalendarIds(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16098,7 +16098,7 @@ func (ec *executionContext) fieldContext_DisableCalendarFeedPayload_calendarId(_
 
 func (ec *executionContext) _EntryHistoryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_EntryHistoryConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16142,7 +16142,7 @@ func (ec *executionContext) fieldContext_EntryHistoryConnection_edges(_ context.
 
 func (ec *executionContext) _EntryHistoryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_EntryHistoryConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16212,7 +16212,7 @@ func (ec *executionContext) fieldContext_EntryHistoryEdge_cursor(_ context.Conte
 
 func (ec *executionContext) _EntryHistoryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.EntryHistoryEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_EntryHistoryEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16314,7 +16314,7 @@ func (ec *executionContext) fieldContext_EntryHistoryRecord_by(_ context.Context
 
 func (ec *executionContext) _EntryHistoryRecord_action(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Action, true; ok && any(v) != nil {
+		if v, ok := obj.Action, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_EntryHistoryRecord_action(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16372,7 +16372,7 @@ func (ec *executionContext) fieldContext_EntryHistoryRecord_originalStart(_ cont
 
 func (ec *executionContext) _EntryHistoryRecord_changes(ctx context.Context, field graphql.CollectedField, obj *calendar.HistoryRecord) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Changes, true; ok && any(v) != nil {
+		if v, ok := obj.Changes, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_EntryHistoryRecord_changes(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16494,7 +16494,7 @@ func (ec *executionContext) fieldContext_EntryView_end(_ context.Context, field 
 
 func (ec *executionContext) _EntryView_entries(ctx context.Context, field graphql.CollectedField, obj *model.EntryView) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entries, true; ok && any(v) != nil {
+		if v, ok := obj.Entries, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_EntryView_entries(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16662,7 +16662,7 @@ func (ec *executionContext) fieldContext_FindTimesGroupReason_group(_ context.Co
 
 func (ec *executionContext) _FindTimesGroupReason_reason(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesGroupReason) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Reason, true; ok && any(v) != nil {
+		if v, ok := obj.Reason, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FindTimesGroupReason_reason(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16723,7 +16723,7 @@ func (ec *executionContext) fieldContext_FindTimesParticipant_email(_ context.Co
 
 func (ec *executionContext) _FindTimesParticipant_calendar(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesParticipant) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+		if v, ok := obj.Calendar, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FindTimesParticipant_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16819,7 +16819,7 @@ func (ec *executionContext) fieldContext_FindTimesResult_timeZone(_ context.Cont
 
 func (ec *executionContext) _FindTimesResult_participants(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Participants, true; ok && any(v) != nil {
+		if v, ok := obj.Participants, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FindTimesResult_participants(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16863,7 +16863,7 @@ func (ec *executionContext) fieldContext_FindTimesResult_participants(_ context.
 
 func (ec *executionContext) _FindTimesResult_slots(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Slots, true; ok && any(v) != nil {
+		if v, ok := obj.Slots, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FindTimesResult_slots(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -16959,7 +16959,7 @@ func (ec *executionContext) fieldContext_FindTimesResult_truncated(_ context.Con
 
 func (ec *executionContext) _FindTimesResult_groupReasons(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.GroupReasons, true; ok && any(v) != nil {
+		if v, ok := obj.GroupReasons, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FindTimesResult_groupReasons(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17003,7 +17003,7 @@ func (ec *executionContext) fieldContext_FindTimesResult_groupReasons(_ context.
 
 func (ec *executionContext) _FindTimesResult_reason(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesResult) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Reason, true; ok && any(v) != nil {
+		if v, ok := obj.Reason, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FindTimesResult_reason(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17090,7 +17090,7 @@ func (ec *executionContext) fieldContext_FindTimesSlot_end(_ context.Context, fi
 
 func (ec *executionContext) _FindTimesSlot_states(ctx context.Context, field graphql.CollectedField, obj *model.FindTimesSlot) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.States, true; ok && any(v) != nil {
+		if v, ok := obj.States, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FindTimesSlot_states(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17203,7 +17203,7 @@ func (ec *executionContext) fieldContext_FreeBusyView_end(_ context.Context, fie
 
 func (ec *executionContext) _FreeBusyView_calendars(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Calendars, true; ok && any(v) != nil {
+		if v, ok := obj.Calendars, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FreeBusyView_calendars(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17247,7 +17247,7 @@ func (ec *executionContext) fieldContext_FreeBusyView_calendars(_ context.Contex
 
 func (ec *executionContext) _FreeBusyView_people(ctx context.Context, field graphql.CollectedField, obj *model.FreeBusyView) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.People, true; ok && any(v) != nil {
+		if v, ok := obj.People, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_FreeBusyView_people(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17291,7 +17291,7 @@ func (ec *executionContext) fieldContext_FreeBusyView_people(_ context.Context, 
 
 func (ec *executionContext) _ImportCalendarPayload_entries(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entries, true; ok && any(v) != nil {
+		if v, ok := obj.Entries, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ImportCalendarPayload_entries(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17335,7 +17335,7 @@ func (ec *executionContext) fieldContext_ImportCalendarPayload_entries(_ context
 
 func (ec *executionContext) _ImportCalendarPayload_errors(ctx context.Context, field graphql.CollectedField, obj *model.ImportCalendarPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Errors, true; ok && any(v) != nil {
+		if v, ok := obj.Errors, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ImportCalendarPayload_errors(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17564,7 +17564,7 @@ func (ec *executionContext) fieldContext_Invitation_calendar(_ context.Context, 
 
 func (ec *executionContext) _Invitation_role(ctx context.Context, field graphql.CollectedField, obj *calendar.Invitation) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Role, true; ok && any(v) != nil {
+		if v, ok := obj.Role, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Invitation_role(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17755,7 +17755,7 @@ func (ec *executionContext) fieldContext_InvitationChange_removed(_ context.Cont
 
 func (ec *executionContext) _InvitationChange_invitation(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChange) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Invitation, true; ok && any(v) != nil {
+		if v, ok := obj.Invitation, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_InvitationChange_invitation(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17799,7 +17799,7 @@ func (ec *executionContext) fieldContext_InvitationChange_invitation(_ context.C
 
 func (ec *executionContext) _InvitationChangePage_changes(ctx context.Context, field graphql.CollectedField, obj *model.InvitationChangePage) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Changes, true; ok && any(v) != nil {
+		if v, ok := obj.Changes, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_InvitationChangePage_changes(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17895,7 +17895,7 @@ func (ec *executionContext) fieldContext_InvitationChangePage_syncToken(_ contex
 
 func (ec *executionContext) _InvitationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_InvitationConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -17939,7 +17939,7 @@ func (ec *executionContext) fieldContext_InvitationConnection_edges(_ context.Co
 
 func (ec *executionContext) _InvitationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.InvitationConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_InvitationConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18009,7 +18009,7 @@ func (ec *executionContext) fieldContext_InvitationEdge_cursor(_ context.Context
 
 func (ec *executionContext) _InvitationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.InvitationEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_InvitationEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18102,7 +18102,7 @@ func (ec *executionContext) fieldContext_Membership_id(_ context.Context, field 
 
 func (ec *executionContext) _Membership_role(ctx context.Context, field graphql.CollectedField, obj *calendar.Membership) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Role, true; ok && any(v) != nil {
+		if v, ok := obj.Role, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Membership_role(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18311,7 +18311,7 @@ func (ec *executionContext) fieldContext_Membership_settings(_ context.Context, 
 
 func (ec *executionContext) _MembershipConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MembershipConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18355,7 +18355,7 @@ func (ec *executionContext) fieldContext_MembershipConnection_edges(_ context.Co
 
 func (ec *executionContext) _MembershipConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18425,7 +18425,7 @@ func (ec *executionContext) fieldContext_MembershipEdge_cursor(_ context.Context
 
 func (ec *executionContext) _MembershipEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MembershipEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18469,7 +18469,7 @@ func (ec *executionContext) fieldContext_MembershipEdge_node(_ context.Context, 
 
 func (ec *executionContext) _MoveEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.MoveEntryPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entry, true; ok && any(v) != nil {
+		if v, ok := obj.Entry, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MoveEntryPayload_entry(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18567,7 +18567,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_id(_ context.Context, fie
 
 func (ec *executionContext) _MultiDayEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18611,7 +18611,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_calendar(_ context.Contex
 
 func (ec *executionContext) _MultiDayEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Kind, true; ok && any(v) != nil {
+		if v, ok := obj.Kind, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_kind(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18784,7 +18784,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_tags(_ context.Context, f
 
 func (ec *executionContext) _MultiDayEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_reminders(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18819,7 +18819,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_reminders(_ context.Conte
 
 func (ec *executionContext) _MultiDayEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_transparency(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -18854,7 +18854,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_transparency(_ context.Co
 
 func (ec *executionContext) _MultiDayEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_visibility(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -19100,7 +19100,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_series(_ context.Context,
 
 func (ec *executionContext) _MultiDayEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+		if v, ok := obj.Recurrence, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_recurrence(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -19198,7 +19198,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_isException(_ context.Con
 
 func (ec *executionContext) _MultiDayEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_status(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -19409,7 +19409,7 @@ func (ec *executionContext) fieldContext_MultiDayEntry_hideAttendees(_ context.C
 
 func (ec *executionContext) _MultiDayEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.MultiDayEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_MultiDayEntry_attendeeSummary(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -21581,7 +21581,7 @@ func (ec *executionContext) fieldContext_PersonBusy_email(_ context.Context, fie
 
 func (ec *executionContext) _PersonBusy_busy(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Busy, true; ok && any(v) != nil {
+		if v, ok := obj.Busy, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_PersonBusy_busy(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -21625,7 +21625,7 @@ func (ec *executionContext) fieldContext_PersonBusy_busy(_ context.Context, fiel
 
 func (ec *executionContext) _PersonBusy_outsideWorkingHours(ctx context.Context, field graphql.CollectedField, obj *model.PersonBusy) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.OutsideWorkingHours, true; ok && any(v) != nil {
+		if v, ok := obj.OutsideWorkingHours, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_PersonBusy_outsideWorkingHours(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -21695,7 +21695,7 @@ func (ec *executionContext) fieldContext_Preferences_timeZone(_ context.Context,
 
 func (ec *executionContext) _Preferences_weekStart(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.WeekStart, true; ok && any(v) != nil {
+		if v, ok := obj.WeekStart, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Preferences_weekStart(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -21756,7 +21756,7 @@ func (ec *executionContext) fieldContext_Preferences_defaultEntryDurationMinutes
 
 func (ec *executionContext) _Preferences_defaultReminders(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.DefaultReminders, true; ok && any(v) != nil {
+		if v, ok := obj.DefaultReminders, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Preferences_defaultReminders(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -21791,7 +21791,7 @@ func (ec *executionContext) fieldContext_Preferences_defaultReminders(_ context.
 
 func (ec *executionContext) _Preferences_theme(ctx context.Context, field graphql.CollectedField, obj *model.Preferences) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Theme, true; ok && any(v) != nil {
+		if v, ok := obj.Theme, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Preferences_theme(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22350,7 +22350,7 @@ func (ec *executionContext) fieldContext_Recurrence_exdates(_ context.Context, f
 
 func (ec *executionContext) _RegisterReminderWebhookPayload_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.RegisterReminderWebhookPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.ReminderWebhook, true; ok && any(v) != nil {
+		if v, ok := obj.ReminderWebhook, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_RegisterReminderWebhookPayload_reminderWebhook(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22446,7 +22446,7 @@ func (ec *executionContext) fieldContext_Reminder_minutes(_ context.Context, fie
 
 func (ec *executionContext) _Reminder_method(ctx context.Context, field graphql.CollectedField, obj *calendar.Reminder) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Method, true; ok && any(v) != nil {
+		if v, ok := obj.Method, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Reminder_method(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22504,7 +22504,7 @@ func (ec *executionContext) fieldContext_ReminderAlert_id(_ context.Context, fie
 
 func (ec *executionContext) _ReminderAlert_state(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.State, true; ok && any(v) != nil {
+		if v, ok := obj.State, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderAlert_state(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22539,7 +22539,7 @@ func (ec *executionContext) fieldContext_ReminderAlert_state(_ context.Context, 
 
 func (ec *executionContext) _ReminderAlert_reminder(ctx context.Context, field graphql.CollectedField, obj *calendar.Alert) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Reminder, true; ok && any(v) != nil {
+		if v, ok := obj.Reminder, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderAlert_reminder(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22765,7 +22765,7 @@ func (ec *executionContext) fieldContext_ReminderAlert_entry(_ context.Context, 
 
 func (ec *executionContext) _ReminderAlertConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderAlertConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22809,7 +22809,7 @@ func (ec *executionContext) fieldContext_ReminderAlertConnection_edges(_ context
 
 func (ec *executionContext) _ReminderAlertConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderAlertConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22879,7 +22879,7 @@ func (ec *executionContext) fieldContext_ReminderAlertEdge_cursor(_ context.Cont
 
 func (ec *executionContext) _ReminderAlertEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderAlertEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22923,7 +22923,7 @@ func (ec *executionContext) fieldContext_ReminderAlertEdge_node(_ context.Contex
 
 func (ec *executionContext) _ReminderAlertPayload_alert(ctx context.Context, field graphql.CollectedField, obj *model.ReminderAlertPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Alert, true; ok && any(v) != nil {
+		if v, ok := obj.Alert, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderAlertPayload_alert(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -22967,7 +22967,7 @@ func (ec *executionContext) fieldContext_ReminderAlertPayload_alert(_ context.Co
 
 func (ec *executionContext) _ReminderDelivery_alerts(ctx context.Context, field graphql.CollectedField, obj *model.ReminderDelivery) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Alerts, true; ok && any(v) != nil {
+		if v, ok := obj.Alerts, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderDelivery_alerts(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23063,7 +23063,7 @@ func (ec *executionContext) fieldContext_ReminderWebhook_url(_ context.Context, 
 
 func (ec *executionContext) _ReminderWebhook_state(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.State, true; ok && any(v) != nil {
+		if v, ok := obj.State, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderWebhook_state(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23202,7 +23202,7 @@ func (ec *executionContext) fieldContext_ReminderWebhook_droppedDeliveries(_ con
 
 func (ec *executionContext) _ReminderWebhook_deliveryLog(ctx context.Context, field graphql.CollectedField, obj *model.ReminderWebhook) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.DeliveryLog, true; ok && any(v) != nil {
+		if v, ok := obj.DeliveryLog, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReminderWebhook_deliveryLog(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23272,7 +23272,7 @@ func (ec *executionContext) fieldContext_RemoveMemberPayload_removedMembershipId
 
 func (ec *executionContext) _ReopenTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.ReopenTaskPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Task, true; ok && any(v) != nil {
+		if v, ok := obj.Task, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ReopenTaskPayload_task(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23316,7 +23316,7 @@ func (ec *executionContext) fieldContext_ReopenTaskPayload_task(_ context.Contex
 
 func (ec *executionContext) _RespondToEntryPayload_attendee(ctx context.Context, field graphql.CollectedField, obj *model.RespondToEntryPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Attendee, true; ok && any(v) != nil {
+		if v, ok := obj.Attendee, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_RespondToEntryPayload_attendee(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23360,7 +23360,7 @@ func (ec *executionContext) fieldContext_RespondToEntryPayload_attendee(_ contex
 
 func (ec *executionContext) _RestoreEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.RestoreEntryPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entry, true; ok && any(v) != nil {
+		if v, ok := obj.Entry, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_RestoreEntryPayload_entry(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23404,7 +23404,7 @@ func (ec *executionContext) fieldContext_RestoreEntryPayload_entry(_ context.Con
 
 func (ec *executionContext) _ResumeReminderWebhookPayload_reminderWebhook(ctx context.Context, field graphql.CollectedField, obj *model.ResumeReminderWebhookPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.ReminderWebhook, true; ok && any(v) != nil {
+		if v, ok := obj.ReminderWebhook, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_ResumeReminderWebhookPayload_reminderWebhook(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23526,7 +23526,7 @@ func (ec *executionContext) fieldContext_RotateCalendarFeedPayload_path(_ contex
 
 func (ec *executionContext) _SearchConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SearchConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23570,7 +23570,7 @@ func (ec *executionContext) fieldContext_SearchConnection_edges(_ context.Contex
 
 func (ec *executionContext) _SearchConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SearchConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23640,7 +23640,7 @@ func (ec *executionContext) fieldContext_SearchEdge_cursor(_ context.Context, fi
 
 func (ec *executionContext) _SearchEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SearchEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23710,7 +23710,7 @@ func (ec *executionContext) fieldContext_SearchEdge_score(_ context.Context, fie
 
 func (ec *executionContext) _SearchEdge_highlights(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Highlights, true; ok && any(v) != nil {
+		if v, ok := obj.Highlights, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SearchEdge_highlights(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23754,7 +23754,7 @@ func (ec *executionContext) fieldContext_SearchEdge_highlights(_ context.Context
 
 func (ec *executionContext) _SearchHighlight_field(ctx context.Context, field graphql.CollectedField, obj *model.SearchHighlight) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Field, true; ok && any(v) != nil {
+		if v, ok := obj.Field, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SearchHighlight_field(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23893,7 +23893,7 @@ func (ec *executionContext) fieldContext_SearchHighlight_length(_ context.Contex
 
 func (ec *executionContext) _SetMyRemindersPayload_myReminders(ctx context.Context, field graphql.CollectedField, obj *model.SetMyRemindersPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.MyReminders, true; ok && any(v) != nil {
+		if v, ok := obj.MyReminders, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SetMyRemindersPayload_myReminders(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -23989,7 +23989,7 @@ func (ec *executionContext) fieldContext_SetMyRemindersPayload_version(_ context
 
 func (ec *executionContext) _SetOpeningHoursPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+		if v, ok := obj.Calendar, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SetOpeningHoursPayload_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24033,7 +24033,7 @@ func (ec *executionContext) fieldContext_SetOpeningHoursPayload_calendar(_ conte
 
 func (ec *executionContext) _SetOpeningHoursPayload_openingHours(ctx context.Context, field graphql.CollectedField, obj *model.SetOpeningHoursPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.OpeningHours, true; ok && any(v) != nil {
+		if v, ok := obj.OpeningHours, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_SetOpeningHoursPayload_openingHours(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24193,7 +24193,7 @@ func (ec *executionContext) fieldContext_Task_id(_ context.Context, field graphq
 
 func (ec *executionContext) _Task_calendar(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24237,7 +24237,7 @@ func (ec *executionContext) fieldContext_Task_calendar(_ context.Context, field 
 
 func (ec *executionContext) _Task_kind(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Kind, true; ok && any(v) != nil {
+		if v, ok := obj.Kind, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_kind(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24410,7 +24410,7 @@ func (ec *executionContext) fieldContext_Task_tags(_ context.Context, field grap
 
 func (ec *executionContext) _Task_reminders(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_reminders(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24445,7 +24445,7 @@ func (ec *executionContext) fieldContext_Task_reminders(_ context.Context, field
 
 func (ec *executionContext) _Task_transparency(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_transparency(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24480,7 +24480,7 @@ func (ec *executionContext) fieldContext_Task_transparency(_ context.Context, fi
 
 func (ec *executionContext) _Task_visibility(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_visibility(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24726,7 +24726,7 @@ func (ec *executionContext) fieldContext_Task_series(_ context.Context, field gr
 
 func (ec *executionContext) _Task_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+		if v, ok := obj.Recurrence, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_recurrence(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -24824,7 +24824,7 @@ func (ec *executionContext) fieldContext_Task_isException(_ context.Context, fie
 
 func (ec *executionContext) _Task_status(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_status(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25035,7 +25035,7 @@ func (ec *executionContext) fieldContext_Task_hideAttendees(_ context.Context, f
 
 func (ec *executionContext) _Task_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_Task_attendeeSummary(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25447,7 +25447,7 @@ func (ec *executionContext) fieldContext_Task_history(ctx context.Context, field
 
 func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TaskConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25491,7 +25491,7 @@ func (ec *executionContext) fieldContext_TaskConnection_edges(_ context.Context,
 
 func (ec *executionContext) _TaskConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TaskConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25561,7 +25561,7 @@ func (ec *executionContext) fieldContext_TaskEdge_cursor(_ context.Context, fiel
 
 func (ec *executionContext) _TaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TaskEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25737,7 +25737,7 @@ func (ec *executionContext) fieldContext_TimedEntry_id(_ context.Context, field 
 
 func (ec *executionContext) _TimedEntry_calendar(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *model.Calendar { return obj.Calendar() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25781,7 +25781,7 @@ func (ec *executionContext) fieldContext_TimedEntry_calendar(_ context.Context, 
 
 func (ec *executionContext) _TimedEntry_kind(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Kind, true; ok && any(v) != nil {
+		if v, ok := obj.Kind, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_kind(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25954,7 +25954,7 @@ func (ec *executionContext) fieldContext_TimedEntry_tags(_ context.Context, fiel
 
 func (ec *executionContext) _TimedEntry_reminders(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []int { return obj.Reminders() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_reminders(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -25989,7 +25989,7 @@ func (ec *executionContext) fieldContext_TimedEntry_reminders(_ context.Context,
 
 func (ec *executionContext) _TimedEntry_transparency(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Transparency { return obj.Transparency() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_transparency(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -26024,7 +26024,7 @@ func (ec *executionContext) fieldContext_TimedEntry_transparency(_ context.Conte
 
 func (ec *executionContext) _TimedEntry_visibility(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() calendar.Visibility { return obj.Visibility() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_visibility(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -26270,7 +26270,7 @@ func (ec *executionContext) fieldContext_TimedEntry_series(_ context.Context, fi
 
 func (ec *executionContext) _TimedEntry_recurrence(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Recurrence, true; ok && any(v) != nil {
+		if v, ok := obj.Recurrence, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_recurrence(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -26368,7 +26368,7 @@ func (ec *executionContext) fieldContext_TimedEntry_isException(_ context.Contex
 
 func (ec *executionContext) _TimedEntry_status(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() model.EntryStatus { return obj.Status() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_status(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -26579,7 +26579,7 @@ func (ec *executionContext) fieldContext_TimedEntry_hideAttendees(_ context.Cont
 
 func (ec *executionContext) _TimedEntry_attendeeSummary(ctx context.Context, field graphql.CollectedField, obj *model.TimedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *calendar.AttendeeSummary { return obj.AttendeeSummary() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TimedEntry_attendeeSummary(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -26959,7 +26959,7 @@ func (ec *executionContext) fieldContext_TimedEntry_history(ctx context.Context,
 
 func (ec *executionContext) _TrashConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TrashConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Edges, true; ok && any(v) != nil {
+		if v, ok := obj.Edges, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TrashConnection_edges(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27003,7 +27003,7 @@ func (ec *executionContext) fieldContext_TrashConnection_edges(_ context.Context
 
 func (ec *executionContext) _TrashConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TrashConnection) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.PageInfo, true; ok && any(v) != nil {
+		if v, ok := obj.PageInfo, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TrashConnection_pageInfo(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27073,7 +27073,7 @@ func (ec *executionContext) fieldContext_TrashEdge_cursor(_ context.Context, fie
 
 func (ec *executionContext) _TrashEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TrashEdge) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Node, true; ok && any(v) != nil {
+		if v, ok := obj.Node, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TrashEdge_node(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27117,7 +27117,7 @@ func (ec *executionContext) fieldContext_TrashEdge_node(_ context.Context, field
 
 func (ec *executionContext) _TrashedEntry_entry(ctx context.Context, field graphql.CollectedField, obj *model.TrashedEntry) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entry, true; ok && any(v) != nil {
+		if v, ok := obj.Entry, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_TrashedEntry_entry(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27245,7 +27245,7 @@ func (ec *executionContext) fieldContext_TrashedEntry_purgeAt(_ context.Context,
 
 func (ec *executionContext) _UpdateCalendarPayload_calendar(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Calendar, true; ok && any(v) != nil {
+		if v, ok := obj.Calendar, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_UpdateCalendarPayload_calendar(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27289,7 +27289,7 @@ func (ec *executionContext) fieldContext_UpdateCalendarPayload_calendar(_ contex
 
 func (ec *executionContext) _UpdateCalendarSettingsPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCalendarSettingsPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Membership, true; ok && any(v) != nil {
+		if v, ok := obj.Membership, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_UpdateCalendarSettingsPayload_membership(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27333,7 +27333,7 @@ func (ec *executionContext) fieldContext_UpdateCalendarSettingsPayload_membershi
 
 func (ec *executionContext) _UpdateEntryPayload_entry(ctx context.Context, field graphql.CollectedField, obj *model.UpdateEntryPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Entry, true; ok && any(v) != nil {
+		if v, ok := obj.Entry, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_UpdateEntryPayload_entry(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27377,7 +27377,7 @@ func (ec *executionContext) fieldContext_UpdateEntryPayload_entry(_ context.Cont
 
 func (ec *executionContext) _UpdatePreferencesPayload_preferences(ctx context.Context, field graphql.CollectedField, obj *model.UpdatePreferencesPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Preferences, true; ok && any(v) != nil {
+		if v, ok := obj.Preferences, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_UpdatePreferencesPayload_preferences(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27421,7 +27421,7 @@ func (ec *executionContext) fieldContext_UpdatePreferencesPayload_preferences(_ 
 
 func (ec *executionContext) _UpdatePreferencesPayload_user(ctx context.Context, field graphql.CollectedField, obj *model.UpdatePreferencesPayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.User, true; ok && any(v) != nil {
+		if v, ok := obj.User, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_UpdatePreferencesPayload_user(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -27465,7 +27465,7 @@ func (ec *executionContext) fieldContext_UpdatePreferencesPayload_user(_ context
 
 func (ec *executionContext) _UpdateProfilePayload_user(ctx context.Context, field graphql.CollectedField, obj *model.UpdateProfilePayload) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.User, true; ok && any(v) != nil {
+		if v, ok := obj.User, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_UpdateProfilePayload_user(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28416,7 +28416,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_error(_ context.Context,
 
 func (ec *executionContext) _WorkingDay_day(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Day, true; ok && any(v) != nil {
+		if v, ok := obj.Day, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_WorkingDay_day(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28451,7 +28451,7 @@ func (ec *executionContext) fieldContext_WorkingDay_day(_ context.Context, field
 
 func (ec *executionContext) _WorkingDay_windows(ctx context.Context, field graphql.CollectedField, obj *model.WorkingDay) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Windows, true; ok && any(v) != nil {
+		if v, ok := obj.Windows, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_WorkingDay_windows(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28521,7 +28521,7 @@ func (ec *executionContext) fieldContext_WorkingHours_timeZone(_ context.Context
 
 func (ec *executionContext) _WorkingHours_days(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Days, true; ok && any(v) != nil {
+		if v, ok := obj.Days, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_WorkingHours_days(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28565,7 +28565,7 @@ func (ec *executionContext) fieldContext_WorkingHours_days(_ context.Context, fi
 
 func (ec *executionContext) _WorkingHours_exceptions(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHours) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Exceptions, true; ok && any(v) != nil {
+		if v, ok := obj.Exceptions, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext_WorkingHours_exceptions(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28689,7 +28689,7 @@ func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Cont
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Locations, true; ok && any(v) != nil {
+		if v, ok := obj.Locations, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Directive_locations(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28724,7 +28724,7 @@ func (ec *executionContext) fieldContext___Directive_locations(_ context.Context
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Args, true; ok && any(v) != nil {
+		if v, ok := obj.Args, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Directive_args(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28943,7 +28943,7 @@ func (ec *executionContext) fieldContext___Field_description(_ context.Context, 
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Args, true; ok && any(v) != nil {
+		if v, ok := obj.Args, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Field_args(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -28998,7 +28998,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 
 func (ec *executionContext) ___Field_type(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Type, true; ok && any(v) != nil {
+		if v, ok := obj.Type, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Field_type(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29152,7 +29152,7 @@ func (ec *executionContext) fieldContext___InputValue_description(_ context.Cont
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := obj.Type, true; ok && any(v) != nil {
+		if v, ok := obj.Type, true; ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___InputValue_type(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29306,7 +29306,7 @@ func (ec *executionContext) fieldContext___Schema_description(_ context.Context,
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []introspection.Type { return obj.Types() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []introspection.Type { return obj.Types() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Schema_types(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29350,7 +29350,7 @@ func (ec *executionContext) fieldContext___Schema_types(_ context.Context, field
 
 func (ec *executionContext) ___Schema_queryType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *introspection.Type { return obj.QueryType() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *introspection.Type { return obj.QueryType() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Schema_queryType(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29394,7 +29394,7 @@ func (ec *executionContext) fieldContext___Schema_queryType(_ context.Context, f
 
 func (ec *executionContext) ___Schema_mutationType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *introspection.Type { return obj.MutationType() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *introspection.Type { return obj.MutationType() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Schema_mutationType(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29438,7 +29438,7 @@ func (ec *executionContext) fieldContext___Schema_mutationType(_ context.Context
 
 func (ec *executionContext) ___Schema_subscriptionType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *introspection.Type { return obj.SubscriptionType() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *introspection.Type { return obj.SubscriptionType() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Schema_subscriptionType(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29482,7 +29482,7 @@ func (ec *executionContext) fieldContext___Schema_subscriptionType(_ context.Con
 
 func (ec *executionContext) ___Schema_directives(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []introspection.Directive { return obj.Directives() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []introspection.Directive { return obj.Directives() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Schema_directives(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29526,7 +29526,7 @@ func (ec *executionContext) fieldContext___Schema_directives(_ context.Context, 
 
 func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() string { return obj.Kind() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() string { return obj.Kind() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Type_kind(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29689,7 +29689,7 @@ func (ec *executionContext) fieldContext___Type_fields(ctx context.Context, fiel
 
 func (ec *executionContext) ___Type_interfaces(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []introspection.Type { return obj.Interfaces() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []introspection.Type { return obj.Interfaces() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Type_interfaces(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29733,7 +29733,7 @@ func (ec *executionContext) fieldContext___Type_interfaces(_ context.Context, fi
 
 func (ec *executionContext) ___Type_possibleTypes(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []introspection.Type { return obj.PossibleTypes() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []introspection.Type { return obj.PossibleTypes() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Type_possibleTypes(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29821,7 +29821,7 @@ func (ec *executionContext) fieldContext___Type_enumValues(ctx context.Context, 
 
 func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() []introspection.InputValue { return obj.InputFields() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() []introspection.InputValue { return obj.InputFields() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Type_inputFields(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29865,7 +29865,7 @@ func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, f
 
 func (ec *executionContext) ___Type_ofType(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() *introspection.Type { return obj.OfType() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() *introspection.Type { return obj.OfType() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Type_ofType(ctx, field)
 			if err != nil {
 				return graphql.Null
@@ -29909,7 +29909,7 @@ func (ec *executionContext) fieldContext___Type_ofType(_ context.Context, field 
 
 func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if v, ok := plainCall(func() bool { return obj.IsOneOf() }); ok && any(v) != nil {
+		if v, ok := plainCall(func() bool { return obj.IsOneOf() }); ok && !nilInterface(v) {
 			fc, err := ec.fieldContext___Type_isOneOf(ctx, field)
 			if err != nil {
 				return graphql.Null

@@ -256,7 +256,7 @@ func plainValues(src []byte) ([]byte, int) {
 		}
 		return append([]byte(fmt.Sprintf(`(ret graphql.Marshaler) {
 	if ec.plainFields() {
-		if %s; ok && any(v) != nil {
+		if %s; ok && !nilInterface(v) {
 			fc, err := ec.%s(ctx, field)
 			if err != nil {
 				return graphql.Null
