@@ -159,24 +159,35 @@ func rewrite(file string) error {
 // MarshalDate, as MarshalString, never make one; a nil list is an empty
 // one); nullable ones are pointers, marshaled as null when nil, without a
 // context.
-var plainScalar = regexp.MustCompile(`(?m)^\treturn graphql\.ResolveField\(
+var plainScalar = resolveFieldOf(`^`,
+	`\*?(?:string|bool|int|time\.Time|calendar\.Date)|\[\](?:string|time\.Time)`,
+	`marshal(?:N(?:String2string|ID2string|Boolean2bool|Int2int|`+plainTimes+`|String2ᚕstringᚄ)|O(?:String2ᚖstring|ID2ᚖstring|Boolean2ᚖbool|Int2ᚖint|String2string|DateTime2ᚖtimeᚐTime|Date2ᚖ`+datePkg+`))`)
+
+// resolveFieldOf matches gqlgen's graphql.ResolveField call for a field
+// read from a struct field or a method without a context (no middleware,
+// recovering panics), after prefix, with the value's type (typ) and its
+// marshaler's name (marshal) as these patterns say. Its groups: the field context's name, the value (obj.X), "()" for a
+// method, the type, the marshaler.
+func resolveFieldOf(prefix, typ, marshal string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)` + prefix + `\treturn graphql\.ResolveField\(
 \t\tctx,
 \t\tec\.OperationContext,
 \t\tfield,
 \t\tfunc\(ctx context\.Context, field graphql\.CollectedField\) \(\*graphql\.FieldContext, error\) \{
-\t\t\treturn ec\.fieldContext_\w+\(ctx, field\)
+\t\t\treturn ec\.(fieldContext_\w+)\(ctx, field\)
 \t\t\},
 \t\tfunc\(ctx context\.Context\) \(any, error\) \{
 \t\t\treturn (obj\.\w+)(\(\))?, nil
 \t\t\},
 \t\tnil,
-\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v (\*?(?:string|bool|int|time\.Time|calendar\.Date)|\[\](?:string|time\.Time))\) graphql\.Marshaler \{
-\t\t\treturn ec\.(marshal(?:N(?:String2string|ID2string|Boolean2bool|Int2int|` + plainTimes + `|String2ᚕstringᚄ)|O(?:String2ᚖstring|ID2ᚖstring|Boolean2ᚖbool|Int2ᚖint|String2string|DateTime2ᚖtimeᚐTime|Date2ᚖ` + datePkg + `)))\(ctx, selections, v\)
+\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v (` + typ + `)\) graphql\.Marshaler \{
+\t\t\treturn ec\.(` + marshal + `)\(ctx, selections, v\)
 \t\t\},
 \t\ttrue,
 \t\t(?:true|false),
 \t\)
 `)
+}
 
 // The marshalers of DateTime and Date values and lists, as gqlgen names them.
 const (
@@ -192,7 +203,7 @@ func plainScalars(src []byte) ([]byte, int) {
 	out := plainScalar.ReplaceAllFunc(src, func(m []byte) []byte {
 		n++
 		sub := plainScalar.FindSubmatch(m)
-		value, call, typ, marshal := sub[1], len(sub[2]) > 0, sub[3], sub[4]
+		value, call, typ, marshal := sub[2], len(sub[3]) > 0, sub[4], sub[5]
 		// A list of strings is written by graph's stringList, without an
 		// array and a marshaler per element.
 		ret := fmt.Sprintf("ec.%s(ctx, field.Selections, %%s)", marshal)
@@ -216,25 +227,7 @@ func plainScalars(src []byte) ([]byte, int) {
 // field or a method without a context (an object, a list, an enum, a custom
 // scalar: an entry's calendar, a page's entries, a membership's role), as the
 // first thing its function does: plainScalars has not put its path before it.
-var plainValue = regexp.MustCompile(`(?m)\(ret graphql\.Marshaler\) \{
-\treturn graphql\.ResolveField\(
-\t\tctx,
-\t\tec\.OperationContext,
-\t\tfield,
-\t\tfunc\(ctx context\.Context, field graphql\.CollectedField\) \(\*graphql\.FieldContext, error\) \{
-\t\t\treturn ec\.(fieldContext_\w+)\(ctx, field\)
-\t\t\},
-\t\tfunc\(ctx context\.Context\) \(any, error\) \{
-\t\t\treturn (obj\.\w+)(\(\))?, nil
-\t\t\},
-\t\tnil,
-\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v ([\w.*\[\]]+)\) graphql\.Marshaler \{
-\t\t\treturn ec\.(marshal[^(]+)\(ctx, selections, v\)
-\t\t\},
-\t\ttrue,
-\t\t(?:true|false),
-\t\)
-`)
+var plainValue = resolveFieldOf(`\(ret graphql\.Marshaler\) \{\n`, `[\w.*\[\]]+`, `marshal[^(]+`)
 
 // plainValues puts a path before every plainValue that does what gqlgen's
 // does for a field without a resolver when no extension intercepts fields
